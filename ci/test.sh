@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The test command: install, build twice (plain, and ASan+UBSan), run every test in both, and
+# end with one line "N passed, N failed" over both runs.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+"$top/ci/install-deps.sh" || exit 1
+
+status=0
+build_failures=0
+logs=()
+run_suite() { # name builddir [meson setup options...]
+	local name=$1 dir=$2; shift 2
+	echo "== $name: build ($dir)"
+	if ! "$top/ci/build.sh" "$dir" "$@"; then
+		echo "== $name: build FAILED"
+		status=1
+		build_failures=$((build_failures + 1))
+		return
+	fi
+	echo "== $name: test"
+	# Sanitizer settings: abort on the first report so a finding fails the test.
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C "$dir" --print-errorlogs --num-processes 2 -t 3 || status=1
+	logs+=("$dir/meson-logs/testlog.json")
+}
+
+run_suite "plain" build-ci
+run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false
+
+python3 - "$build_failures" "${logs[@]}" <<'PY'
+import json, sys
+passed = skipped = 0
+failed = int(sys.argv[1])  # a build that failed counts as one failure
+for path in sys.argv[2:]:
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                r = json.loads(line).get("result", "")
+                if r in ("OK", "EXPECTEDFAIL"):
+                    passed += 1
+                elif r == "SKIP":
+                    skipped += 1
+                else:
+                    failed += 1
+    except OSError:
+        failed += 1
+print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+sys.exit(1 if failed else 0)
+PY
+py=$?
+[ $status -eq 0 ] && [ $py -eq 0 ]

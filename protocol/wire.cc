@@ -1,0 +1,624 @@
+// The codec between struct ferry_msg (wire.h) and ferry.fbs FlatBuffers: the only C++ in ferry
+// outside generated code. Decoding verifies, checks each message's rules and points into the frame.
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "ferry/wire.h"
+#include "ferry_generated.h"
+
+namespace wire = ferry::wire;
+
+// ---- the C structs and the schema's structs are the same bytes (zero-copy decode) ----
+
+static_assert(FLATBUFFERS_LITTLEENDIAN, "zero-copy arrays assume a little-endian host");
+
+#define SAME_LAYOUT(c_type, fb_type)                                                   \
+	static_assert(sizeof(c_type) == sizeof(fb_type), #c_type " size != " #fb_type); \
+	static_assert(alignof(c_type) == alignof(fb_type), #c_type " align != " #fb_type)
+
+SAME_LAYOUT(struct ferry_msm_submit_bo, wire::MsmSubmitBo);
+SAME_LAYOUT(struct ferry_msm_submit_cmd, wire::MsmSubmitCmd);
+SAME_LAYOUT(struct ferry_msm_submit_reloc, wire::MsmSubmitReloc);
+SAME_LAYOUT(struct ferry_fence_ref, wire::FenceRef);
+SAME_LAYOUT(struct ferry_param, wire::Param);
+static_assert(sizeof(struct ferry_msm_submit_reloc) == 32, "reloc is 32 bytes on the wire");
+static_assert(sizeof(struct ferry_param) == 16, "param is 16 bytes on the wire");
+
+// The union type value is the message kind, so mapping needs no table.
+#define SAME_KIND(kind, member) static_assert((int)(kind) == (int)wire::Body_##member, #kind)
+SAME_KIND(FERRY_MSG_NONE, NONE);
+SAME_KIND(FERRY_MSG_HELLO, Hello);
+SAME_KIND(FERRY_MSG_DEVICE_QUERY, DeviceQuery);
+SAME_KIND(FERRY_MSG_CONTEXT_CREATE, ContextCreate);
+SAME_KIND(FERRY_MSG_CONTEXT_DESTROY, ContextDestroy);
+SAME_KIND(FERRY_MSG_QUEUE_CREATE, QueueCreate);
+SAME_KIND(FERRY_MSG_QUEUE_CLOSE, QueueClose);
+SAME_KIND(FERRY_MSG_BO_CREATE, BoCreate);
+SAME_KIND(FERRY_MSG_BO_CLOSE, BoClose);
+SAME_KIND(FERRY_MSG_BO_INFO, BoInfo);
+SAME_KIND(FERRY_MSG_BO_CPU_PREP, BoCpuPrep);
+SAME_KIND(FERRY_MSG_MSM_SUBMIT, MsmSubmit);
+SAME_KIND(FERRY_MSG_FENCE_WAIT, FenceWait);
+SAME_KIND(FERRY_MSG_HELLO_REPLY, HelloReply);
+SAME_KIND(FERRY_MSG_DEVICE_INFO, DeviceInfo);
+SAME_KIND(FERRY_MSG_CONTEXT_CREATED, ContextCreated);
+SAME_KIND(FERRY_MSG_BO_CREATED, BoCreated);
+SAME_KIND(FERRY_MSG_BO_INFO_REPLY, BoInfoReply);
+SAME_KIND(FERRY_MSG_STATUS_REPLY, StatusReply);
+SAME_KIND(FERRY_MSG_ERROR, Error);
+SAME_KIND(FERRY_MSG_FENCE_SIGNALED, FenceSignaled);
+SAME_KIND(FERRY_MSG_FAULT_REPORT, FaultReport);
+static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
+
+// The largest frame is far below the FlatBuffers limits the Verifier asserts on.
+static_assert(FERRY_MAX_FRAME_SIZE < FLATBUFFERS_MAX_BUFFER_SIZE, "frame limit");
+
+static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
+	"none",           "hello",           "device_query",  "context_create", "context_destroy",
+	"queue_create",   "queue_close",     "bo_create",     "bo_close",       "bo_info",
+	"bo_cpu_prep",    "msm_submit",      "fence_wait",    "hello_reply",    "device_info",
+	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
+	"fence_signaled", "fault_report",
+};
+
+// C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
+// is undefined, so the kind is read as its underlying integer.
+static unsigned kind_number(const enum ferry_msg_kind *kind)
+{
+	std::underlying_type<enum ferry_msg_kind>::type raw;
+	static_assert(sizeof(raw) == sizeof(*kind), "enum size");
+	memcpy(&raw, kind, sizeof(raw));
+	return (unsigned)raw;
+}
+
+extern "C" const char *ferry_msg_kind_name(enum ferry_msg_kind kind)
+{
+	unsigned k = kind_number(&kind);
+	return k < FERRY_MSG_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+// ---- encode ----
+
+namespace {
+
+struct encode_error {
+	int err;
+};
+
+using Builder = flatbuffers::FlatBufferBuilder;
+
+// Optional strings: NULL stays absent.
+flatbuffers::Offset<flatbuffers::String> optional_string(Builder &fbb, const char *s)
+{
+	if (!s)
+		return 0;
+	size_t n = strnlen(s, FERRY_MAX_STRING + 1);
+	if (n > FERRY_MAX_STRING)
+		throw encode_error{-EINVAL};
+	return fbb.CreateString(s, n);
+}
+
+// Required strings: NULL is sent as "" so the receiver always has one.
+flatbuffers::Offset<flatbuffers::String> required_string(Builder &fbb, const char *s)
+{
+	return optional_string(fbb, s ? s : "");
+}
+
+// C records go out byte for byte: the layouts are asserted equal above. Empty arrays stay absent.
+template <typename Wire, typename C>
+flatbuffers::Offset<flatbuffers::Vector<const Wire *>> records(Builder &fbb, const C *items, uint32_t n)
+{
+	if (n == 0)
+		return 0;
+	if (!items)
+		throw encode_error{-EINVAL};
+	return fbb.CreateVectorOfStructs(reinterpret_cast<const Wire *>(items), n);
+}
+
+// Refuse before allocating anything when the arrays alone cannot fit in a frame. Each term is
+// a u32 count times a record size, so the sum cannot overflow 64 bits.
+void check_array_bytes(uint64_t bytes)
+{
+	if (bytes > FERRY_MAX_FRAME_SIZE)
+		throw encode_error{-EMSGSIZE};
+}
+
+flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
+{
+	const auto &u = m->u;
+	switch (m->kind) {
+	case FERRY_MSG_HELLO: {
+		auto token = optional_string(fbb, u.hello.token);
+		return wire::CreateHello(fbb, u.hello.version, u.hello.features, token).Union();
+	}
+	case FERRY_MSG_DEVICE_QUERY:
+		return wire::CreateDeviceQuery(fbb, u.device_query.family).Union();
+	case FERRY_MSG_CONTEXT_CREATE:
+		return wire::CreateContextCreate(fbb, u.context_create.ctx_id, u.context_create.family,
+						 u.context_create.policy)
+			.Union();
+	case FERRY_MSG_CONTEXT_DESTROY:
+		return wire::CreateContextDestroy(fbb, u.context_destroy.ctx_id).Union();
+	case FERRY_MSG_QUEUE_CREATE:
+		return wire::CreateQueueCreate(fbb, u.queue_create.ctx_id, u.queue_create.queue_id,
+					       u.queue_create.priority, u.queue_create.flags)
+			.Union();
+	case FERRY_MSG_QUEUE_CLOSE:
+		return wire::CreateQueueClose(fbb, u.queue_close.ctx_id, u.queue_close.queue_id).Union();
+	case FERRY_MSG_BO_CREATE:
+		return wire::CreateBoCreate(fbb, u.bo_create.ctx_id, u.bo_create.bo_id, u.bo_create.size,
+					    u.bo_create.flags)
+			.Union();
+	case FERRY_MSG_BO_CLOSE:
+		return wire::CreateBoClose(fbb, u.bo_close.ctx_id, u.bo_close.bo_id).Union();
+	case FERRY_MSG_BO_INFO:
+		return wire::CreateBoInfo(fbb, u.bo_info.ctx_id, u.bo_info.bo_id).Union();
+	case FERRY_MSG_BO_CPU_PREP:
+		return wire::CreateBoCpuPrep(fbb, u.bo_cpu_prep.ctx_id, u.bo_cpu_prep.bo_id,
+					     u.bo_cpu_prep.op, u.bo_cpu_prep.timeout_ns)
+			.Union();
+	case FERRY_MSG_MSM_SUBMIT: {
+		const struct ferry_msm_submit &s = u.msm_submit;
+		check_array_bytes((uint64_t)s.nr_bos * sizeof(*s.bos) + (uint64_t)s.nr_cmds * sizeof(*s.cmds) +
+				  (uint64_t)s.nr_relocs * sizeof(*s.relocs) +
+				  (uint64_t)s.nr_in_fences * sizeof(*s.in_fences));
+		auto bos = records<wire::MsmSubmitBo>(fbb, s.bos, s.nr_bos);
+		auto cmds = records<wire::MsmSubmitCmd>(fbb, s.cmds, s.nr_cmds);
+		auto relocs = records<wire::MsmSubmitReloc>(fbb, s.relocs, s.nr_relocs);
+		auto in_fences = records<wire::FenceRef>(fbb, s.in_fences, s.nr_in_fences);
+		return wire::CreateMsmSubmit(fbb, s.ctx_id, s.queue_id, s.seqno, s.flags, bos, cmds, relocs,
+					     in_fences)
+			.Union();
+	}
+	case FERRY_MSG_FENCE_WAIT:
+		return wire::CreateFenceWait(fbb, u.fence_wait.ctx_id, u.fence_wait.queue_id,
+					     u.fence_wait.seqno, u.fence_wait.timeout_ns)
+			.Union();
+	case FERRY_MSG_HELLO_REPLY: {
+		auto server = required_string(fbb, u.hello_reply.server);
+		return wire::CreateHelloReply(fbb, u.hello_reply.version, u.hello_reply.features, server)
+			.Union();
+	}
+	case FERRY_MSG_DEVICE_INFO: {
+		const struct ferry_device_info &d = u.device_info;
+		check_array_bytes((uint64_t)d.nr_params * sizeof(*d.params));
+		auto name = required_string(fbb, d.name);
+		auto params = records<wire::Param>(fbb, d.params, d.nr_params);
+		return wire::CreateDeviceInfo(fbb, d.family, name, params).Union();
+	}
+	case FERRY_MSG_CONTEXT_CREATED:
+		return wire::CreateContextCreated(fbb, u.context_created.ctx_id).Union();
+	case FERRY_MSG_BO_CREATED:
+		return wire::CreateBoCreated(fbb, u.bo_created.ctx_id, u.bo_created.bo_id,
+					     u.bo_created.size, u.bo_created.iova)
+			.Union();
+	case FERRY_MSG_BO_INFO_REPLY:
+		return wire::CreateBoInfoReply(fbb, u.bo_info_reply.ctx_id, u.bo_info_reply.bo_id,
+					       u.bo_info_reply.size, u.bo_info_reply.iova,
+					       u.bo_info_reply.flags)
+			.Union();
+	case FERRY_MSG_STATUS_REPLY:
+		return wire::CreateStatusReply(fbb, u.status_reply.error).Union();
+	case FERRY_MSG_ERROR: {
+		auto message = required_string(fbb, u.error.message);
+		return wire::CreateError(fbb, u.error.request_kind, u.error.error, message).Union();
+	}
+	case FERRY_MSG_FENCE_SIGNALED:
+		return wire::CreateFenceSignaled(fbb, u.fence_signaled.ctx_id, u.fence_signaled.queue_id,
+						 u.fence_signaled.seqno, u.fence_signaled.status)
+			.Union();
+	case FERRY_MSG_FAULT_REPORT: {
+		const struct ferry_fault_report &f = u.fault_report;
+		auto text = required_string(fbb, f.text);
+		return wire::CreateFaultReport(fbb, f.ctx_id, f.queue_id, f.seqno, f.flags, f.iova, f.ib_iova,
+					       f.ib_dword, f.ib_level, f.opcode, f.source, text)
+			.Union();
+	}
+	case FERRY_MSG_NONE:
+	case FERRY_MSG_KIND_COUNT:
+		break;
+	}
+	throw encode_error{-EINVAL};
+}
+
+// A builder per thread, cleared between messages, so steady-state encoding does not allocate.
+// One that grew for a rare large message gives its memory back.
+constexpr size_t kBuilderKeep = 64 * 1024;
+
+} // namespace
+
+extern "C" int ferry_wire_encode(const struct ferry_msg *msg, struct ferry_buf *out)
+{
+	if (!msg || !out)
+		return -EINVAL;
+	unsigned kind = kind_number(&msg->kind);
+	if (kind == FERRY_MSG_NONE || kind >= FERRY_MSG_KIND_COUNT)
+		return -EINVAL;
+
+	int err = 0;
+	try {
+		static thread_local Builder fbb(1024);
+		fbb.Clear();
+		try {
+			auto body = encode_body(fbb, msg);
+			auto root = wire::CreateMessage(fbb, msg->seq, (wire::Body)kind, body);
+			wire::FinishMessageBuffer(fbb, root);
+			size_t size = fbb.GetSize();
+			if (size > FERRY_MAX_FRAME_SIZE) {
+				err = -EMSGSIZE;
+			} else {
+				uint32_t len = (uint32_t)size;
+				uint8_t hdr[FERRY_FRAME_HDR_SIZE] = { (uint8_t)len, (uint8_t)(len >> 8),
+								      (uint8_t)(len >> 16), (uint8_t)(len >> 24) };
+				err = ferry_buf_reserve(out, sizeof(hdr) + size);
+				if (!err) {
+					ferry_buf_append(out, hdr, sizeof(hdr));
+					ferry_buf_append(out, fbb.GetBufferPointer(), size);
+				}
+			}
+		} catch (const encode_error &e) {
+			err = e.err;
+		}
+		// The builder has no capacity accessor; it grows by doubling, so size bounds it.
+		if (fbb.GetSize() > kBuilderKeep / 2)
+			fbb.Reset();
+		else
+			fbb.Clear();
+	} catch (const std::bad_alloc &) {
+		err = -ENOMEM;
+	}
+	return err;
+}
+
+// ---- decode ----
+
+namespace {
+
+struct decode_error {
+	const char *why;
+};
+
+[[noreturn]] void reject(const char *why)
+{
+	throw decode_error{why};
+}
+
+const char *optional_string(const flatbuffers::String *s)
+{
+	if (!s)
+		return nullptr;
+	if (s->size() > FERRY_MAX_STRING)
+		reject("string longer than FERRY_MAX_STRING");
+	// The C side sees a NUL-terminated string: an embedded NUL would silently cut it short.
+	if (memchr(s->c_str(), '\0', s->size()))
+		reject("string contains a NUL byte");
+	return s->c_str();
+}
+
+const char *required_string(const flatbuffers::String *s)
+{
+	// The Verifier already rejects a missing (required) field; this keeps the promise local.
+	if (!s)
+		reject("required string missing");
+	return optional_string(s);
+}
+
+// Points the C array at the records inside the frame. The Verifier checked that the vector lies
+// inside the buffer, but only aligned its length word to 4: records holding u64s need 8.
+template <typename C, typename Wire>
+void records(const flatbuffers::Vector<const Wire *> *v, uint32_t limit, const char *too_many, const C **items,
+	     uint32_t *n)
+{
+	*items = nullptr;
+	*n = 0;
+	if (!v || v->size() == 0)
+		return;
+	if (v->size() > limit)
+		reject(too_many);
+	const uint8_t *data = v->Data();
+	if ((uintptr_t)data % alignof(C) != 0)
+		reject("array of records misaligned");
+	*items = reinterpret_cast<const C *>(data);
+	*n = v->size();
+}
+
+void decode_body(const wire::Message *root, struct ferry_msg *m)
+{
+	auto &u = m->u;
+	switch (root->body_type()) {
+	case wire::Body_Hello: {
+		auto b = root->body_as_Hello();
+		u.hello.version = b->version();
+		u.hello.features = b->features();
+		u.hello.token = optional_string(b->token());
+		return;
+	}
+	case wire::Body_DeviceQuery:
+		u.device_query.family = root->body_as_DeviceQuery()->family();
+		return;
+	case wire::Body_ContextCreate: {
+		auto b = root->body_as_ContextCreate();
+		u.context_create.ctx_id = b->ctx_id();
+		u.context_create.family = b->family();
+		u.context_create.policy = b->policy();
+		return;
+	}
+	case wire::Body_ContextDestroy:
+		u.context_destroy.ctx_id = root->body_as_ContextDestroy()->ctx_id();
+		return;
+	case wire::Body_QueueCreate: {
+		auto b = root->body_as_QueueCreate();
+		u.queue_create.ctx_id = b->ctx_id();
+		u.queue_create.queue_id = b->queue_id();
+		u.queue_create.priority = b->priority();
+		u.queue_create.flags = b->flags();
+		return;
+	}
+	case wire::Body_QueueClose: {
+		auto b = root->body_as_QueueClose();
+		u.queue_close.ctx_id = b->ctx_id();
+		u.queue_close.queue_id = b->queue_id();
+		return;
+	}
+	case wire::Body_BoCreate: {
+		auto b = root->body_as_BoCreate();
+		u.bo_create.ctx_id = b->ctx_id();
+		u.bo_create.bo_id = b->bo_id();
+		u.bo_create.size = b->size();
+		u.bo_create.flags = b->flags();
+		return;
+	}
+	case wire::Body_BoClose: {
+		auto b = root->body_as_BoClose();
+		u.bo_close.ctx_id = b->ctx_id();
+		u.bo_close.bo_id = b->bo_id();
+		return;
+	}
+	case wire::Body_BoInfo: {
+		auto b = root->body_as_BoInfo();
+		u.bo_info.ctx_id = b->ctx_id();
+		u.bo_info.bo_id = b->bo_id();
+		return;
+	}
+	case wire::Body_BoCpuPrep: {
+		auto b = root->body_as_BoCpuPrep();
+		u.bo_cpu_prep.ctx_id = b->ctx_id();
+		u.bo_cpu_prep.bo_id = b->bo_id();
+		u.bo_cpu_prep.op = b->op();
+		u.bo_cpu_prep.timeout_ns = b->timeout_ns();
+		return;
+	}
+	case wire::Body_MsmSubmit: {
+		auto b = root->body_as_MsmSubmit();
+		struct ferry_msm_submit &s = u.msm_submit;
+		s.ctx_id = b->ctx_id();
+		s.queue_id = b->queue_id();
+		s.seqno = b->seqno();
+		s.flags = b->flags();
+		records(b->bos(), FERRY_MAX_SUBMIT_BOS, "submit has more than FERRY_MAX_SUBMIT_BOS bos", &s.bos,
+			&s.nr_bos);
+		records(b->cmds(), FERRY_MAX_SUBMIT_CMDS, "submit has more than FERRY_MAX_SUBMIT_CMDS cmds",
+			&s.cmds, &s.nr_cmds);
+		records(b->relocs(), FERRY_MAX_SUBMIT_RELOCS,
+			"submit has more than FERRY_MAX_SUBMIT_RELOCS relocs", &s.relocs, &s.nr_relocs);
+		records(b->in_fences(), FERRY_MAX_SUBMIT_IN_FENCES,
+			"submit has more than FERRY_MAX_SUBMIT_IN_FENCES in-fences", &s.in_fences,
+			&s.nr_in_fences);
+		return;
+	}
+	case wire::Body_FenceWait: {
+		auto b = root->body_as_FenceWait();
+		u.fence_wait.ctx_id = b->ctx_id();
+		u.fence_wait.queue_id = b->queue_id();
+		u.fence_wait.seqno = b->seqno();
+		u.fence_wait.timeout_ns = b->timeout_ns();
+		return;
+	}
+	case wire::Body_HelloReply: {
+		auto b = root->body_as_HelloReply();
+		u.hello_reply.version = b->version();
+		u.hello_reply.features = b->features();
+		u.hello_reply.server = required_string(b->server());
+		return;
+	}
+	case wire::Body_DeviceInfo: {
+		auto b = root->body_as_DeviceInfo();
+		u.device_info.family = b->family();
+		u.device_info.name = required_string(b->name());
+		records(b->params(), FERRY_MAX_DEVICE_PARAMS, "device info has more than FERRY_MAX_DEVICE_PARAMS params",
+			&u.device_info.params, &u.device_info.nr_params);
+		return;
+	}
+	case wire::Body_ContextCreated:
+		u.context_created.ctx_id = root->body_as_ContextCreated()->ctx_id();
+		return;
+	case wire::Body_BoCreated: {
+		auto b = root->body_as_BoCreated();
+		u.bo_created.ctx_id = b->ctx_id();
+		u.bo_created.bo_id = b->bo_id();
+		u.bo_created.size = b->size();
+		u.bo_created.iova = b->iova();
+		return;
+	}
+	case wire::Body_BoInfoReply: {
+		auto b = root->body_as_BoInfoReply();
+		u.bo_info_reply.ctx_id = b->ctx_id();
+		u.bo_info_reply.bo_id = b->bo_id();
+		u.bo_info_reply.size = b->size();
+		u.bo_info_reply.iova = b->iova();
+		u.bo_info_reply.flags = b->flags();
+		return;
+	}
+	case wire::Body_StatusReply:
+		u.status_reply.error = root->body_as_StatusReply()->error();
+		return;
+	case wire::Body_Error: {
+		auto b = root->body_as_Error();
+		u.error.request_kind = b->request_kind();
+		u.error.error = b->error();
+		u.error.message = required_string(b->message());
+		return;
+	}
+	case wire::Body_FenceSignaled: {
+		auto b = root->body_as_FenceSignaled();
+		u.fence_signaled.ctx_id = b->ctx_id();
+		u.fence_signaled.queue_id = b->queue_id();
+		u.fence_signaled.seqno = b->seqno();
+		u.fence_signaled.status = b->status();
+		return;
+	}
+	case wire::Body_FaultReport: {
+		auto b = root->body_as_FaultReport();
+		struct ferry_fault_report &f = u.fault_report;
+		f.ctx_id = b->ctx_id();
+		f.queue_id = b->queue_id();
+		f.seqno = b->seqno();
+		f.flags = b->flags();
+		f.iova = b->iova();
+		f.ib_iova = b->ib_iova();
+		f.ib_dword = b->ib_dword();
+		f.ib_level = b->ib_level();
+		f.opcode = b->opcode();
+		f.source = b->source();
+		f.text = required_string(b->text());
+		return;
+	}
+	case wire::Body_NONE:
+		break;
+	}
+	reject("message body has an unknown type");
+}
+
+// Message -> body -> vector is the deepest any message goes; a little room for growth.
+constexpr flatbuffers::uoffset_t kMaxDepth = 8;
+constexpr flatbuffers::uoffset_t kMaxTables = 16;
+
+} // namespace
+
+extern "C" int ferry_wire_decode(const void *payload, size_t len, struct ferry_msg *msg, const char **why)
+{
+	const char *reason = nullptr;
+	if (!msg) {
+		if (why)
+			*why = "no message to decode into";
+		return -EBADMSG;
+	}
+	memset(msg, 0, sizeof(*msg));
+	const uint8_t *buf = static_cast<const uint8_t *>(payload);
+
+	if (!buf || len == 0)
+		reason = "empty payload";
+	else if (len > FERRY_MAX_FRAME_SIZE)
+		reason = "payload larger than FERRY_MAX_FRAME_SIZE";
+	else if ((uintptr_t)buf % 8 != 0)
+		reason = "payload not 8-byte aligned";
+
+	if (!reason) {
+		flatbuffers::Verifier::Options opts;
+		opts.max_depth = kMaxDepth;
+		opts.max_tables = kMaxTables;
+		opts.check_alignment = true;
+		flatbuffers::Verifier verifier(buf, len, opts);
+		if (len >= 8 && !wire::MessageBufferHasIdentifier(buf))
+			reason = "not a ferry message (file identifier is not FRY1)";
+		else if (!wire::VerifyMessageBuffer(verifier))
+			reason = "FlatBuffers verification failed";
+	}
+
+	if (!reason) {
+		const wire::Message *root = wire::GetMessage(buf);
+		unsigned type = (unsigned)root->body_type();
+		if (type == wire::Body_NONE)
+			reason = "message has no body";
+		else if (type > wire::Body_MAX)
+			reason = "message body has an unknown type";
+		else if (!root->body())
+			reason = "message body type set but body missing";
+		if (!reason) {
+			msg->kind = (enum ferry_msg_kind)type;
+			msg->seq = root->seq();
+			try {
+				decode_body(root, msg);
+			} catch (const decode_error &e) {
+				reason = e.why;
+			}
+		}
+	}
+
+	if (reason) {
+		memset(msg, 0, sizeof(*msg));
+		if (why)
+			*why = reason;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+// ---- field-order self-check ----
+
+namespace {
+
+template <typename C, typename Wire>
+bool same_bytes(const char *name, const C &c, const Wire &w)
+{
+	if (memcmp(&c, &w, sizeof(c)) == 0)
+		return true;
+	fprintf(stderr, "ferry wire: %s differs between wire.h and ferry.fbs\n", name);
+	return false;
+}
+
+} // namespace
+
+extern "C" int ferry_wire_check_layout(void)
+{
+	bool ok = true;
+	{
+		struct ferry_msm_submit_bo c;
+		memset(&c, 0, sizeof(c));
+		c.bo_id = 0x01020304;
+		c.flags = 0x05060708;
+		ok &= same_bytes("msm_submit_bo", c, wire::MsmSubmitBo(0x01020304, 0x05060708));
+	}
+	{
+		struct ferry_msm_submit_cmd c;
+		memset(&c, 0, sizeof(c));
+		c.type = 1;
+		c.bo_index = 2;
+		c.offset = 3;
+		c.size = 4;
+		ok &= same_bytes("msm_submit_cmd", c, wire::MsmSubmitCmd(1, 2, 3, 4));
+	}
+	{
+		struct ferry_msm_submit_reloc c;
+		memset(&c, 0, sizeof(c));
+		c.cmd_index = 1;
+		c.submit_offset = 2;
+		c.or_value = 3;
+		c.shift = -4;
+		c.bo_index = 5;
+		c.pad = 6;
+		c.bo_offset = 0x0708090a0b0c0d0eull;
+		ok &= same_bytes("msm_submit_reloc", c,
+				 wire::MsmSubmitReloc(1, 2, 3, -4, 5, 6, 0x0708090a0b0c0d0eull));
+	}
+	{
+		struct ferry_fence_ref c;
+		memset(&c, 0, sizeof(c));
+		c.queue_id = 7;
+		c.seqno = 0x80000001u;
+		ok &= same_bytes("fence_ref", c, wire::FenceRef(7, 0x80000001u));
+	}
+	{
+		struct ferry_param c;
+		memset(&c, 0, sizeof(c));
+		c.id = 9;
+		c.pad = 10;
+		c.value = 0x1112131415161718ull;
+		ok &= same_bytes("param", c, wire::Param(9, 10, 0x1112131415161718ull));
+	}
+	return ok ? 0 : -1;
+}
