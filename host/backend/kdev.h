@@ -1,0 +1,42 @@
+/* struct kdev: the kernel driver as the backends see it. A real one wraps a DRM render-node fd;
+ * a simulated one (host/sim) implements the same uAPI in process. Backends call only this. */
+#ifndef FERRY_KDEV_H
+#define FERRY_KDEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct kdev;
+
+struct kdev_ops {
+	/* The DRM ioctl with the kernel's request number and argument struct (uapi_msm.h, DRM core
+	 * ioctls from drm_uapi.h). Returns 0 or a negative errno, as drmIoctl's -errno. */
+	int (*ioctl)(struct kdev *kd, unsigned long request, void *arg);
+	/* mmap of a BO through the fake offset GEM_INFO(GET_OFFSET) returned. MAP_FAILED on error
+	 * with errno set. */
+	void *(*mmap)(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset);
+	int (*munmap)(struct kdev *kd, void *addr, size_t len);
+	/* An fd that becomes readable when some submitted work may have completed (the owner then
+	 * polls fences with WAIT_FENCE timeout=now), or -1 if the owner must poll on a timer. */
+	int (*poll_fd)(struct kdev *kd);
+	/* Acknowledge a poll_fd wakeup (drain it). */
+	void (*poll_ack)(struct kdev *kd);
+	/* The newest devcoredump (text, msm's a6xx format) captured for this device open since the
+	 * last call, copied into buf (NUL-terminated, truncated to len). Returns its length, or
+	 * -ENOENT if none is pending. Real devices read /sys/class/devcoredump/devcd* for it. */
+	ssize_t (*coredump)(struct kdev *kd, char *buf, size_t len);
+	void (*close)(struct kdev *kd);
+};
+
+struct kdev {
+	const struct kdev_ops *ops;
+	const char *name; /* "sim-msm a630", "/dev/dri/renderD128" */
+};
+
+static inline int kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
+{
+	return kd->ops->ioctl(kd, request, arg);
+}
+
+#endif

@@ -1,0 +1,307 @@
+/* The simulated msm device: device lifetime, opens (one per DRM fd, each its own GPU address
+ * space) and the struct kdev vtable that dispatches ioctls to the handlers in sim_msm_*.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_msm_priv.h"
+
+#define DEFAULT_HANGCHECK_MS 500u
+#define DEFAULT_SLICE_BUDGET 65536u
+
+uint64_t sim_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts)
+{
+	if (ts->tv_sec < 0)
+		return 0;
+	if ((uint64_t)ts->tv_sec > UINT64_MAX / 1000000000u - 1)
+		return UINT64_MAX;
+	int64_t nsec = ts->tv_nsec;
+	uint64_t base = (uint64_t)ts->tv_sec * 1000000000u;
+	if (nsec < 0)
+		return (uint64_t)-nsec > base ? 0 : base - (uint64_t)-nsec;
+	return (uint64_t)nsec > UINT64_MAX - base ? UINT64_MAX : base + (uint64_t)nsec;
+}
+
+int sim_msm_device_create(const char *model, struct sim_msm_device **out)
+{
+	*out = NULL;
+	const struct sim_msm_model *m = model ? sim_msm_model_find(model) : NULL;
+	if (!m)
+		return -EINVAL;
+	struct sim_msm_device *dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->model = m;
+	dev->hangcheck_ms = DEFAULT_HANGCHECK_MS;
+	dev->slice_budget = DEFAULT_SLICE_BUDGET;
+	dev->cp.regs = calloc(CP_NUM_REGS, sizeof(uint32_t));
+	if (!dev->cp.regs) {
+		free(dev);
+		return -ENOMEM;
+	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_cond_init(&dev->work_cond, &ca);
+	pthread_cond_init(&dev->done_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	int ret = sim_gpu_start(dev);
+	if (ret) {
+		pthread_cond_destroy(&dev->work_cond);
+		pthread_cond_destroy(&dev->done_cond);
+		pthread_mutex_destroy(&dev->lock);
+		free(dev->cp.regs);
+		free(dev);
+		return ret;
+	}
+	*out = dev;
+	return 0;
+}
+
+void sim_msm_device_destroy(struct sim_msm_device *dev)
+{
+	if (!dev)
+		return;
+	sim_gpu_stop(dev);
+	/* Opens must be closed first; queues left draining belong to no open any more. */
+	while (dev->queues) {
+		struct sim_queue *q = dev->queues;
+		dev->queues = q->dev_next;
+		while (q->head) {
+			struct sim_submit *s = q->head;
+			q->head = s->next;
+			sim_submit_free(s);
+		}
+		free(q);
+	}
+	pthread_cond_destroy(&dev->work_cond);
+	pthread_cond_destroy(&dev->done_cond);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev->cp.regs);
+	free(dev);
+}
+
+const char *sim_msm_model(const struct sim_msm_device *dev)
+{
+	return dev->model->name;
+}
+
+void sim_msm_set_hangcheck_ms(struct sim_msm_device *dev, unsigned ms)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->hangcheck_ms = ms ? ms : DEFAULT_HANGCHECK_MS;
+	pthread_cond_signal(&dev->work_cond);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void sim_msm_set_slice_budget(struct sim_msm_device *dev, uint32_t units)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->slice_budget = units ? units : DEFAULT_SLICE_BUDGET;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out)
+{
+	pthread_mutex_lock(&dev->lock);
+	out->packets = dev->cp.packets;
+	out->type4_packets = dev->cp.type4_packets;
+	memcpy(out->skipped, dev->cp.skipped, sizeof(out->skipped));
+	out->retired = dev->retired;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg)
+{
+	pthread_mutex_lock(&dev->lock);
+	uint32_t v = cp_reg_read(&dev->cp, reg);
+	pthread_mutex_unlock(&dev->lock);
+	return v;
+}
+
+/* --- kdev vtable --- */
+
+static struct sim_open *to_open(struct kdev *kd)
+{
+	return (struct sim_open *)kd;
+}
+
+static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
+{
+	struct sim_open *o = to_open(kd);
+	if (!arg)
+		return -EFAULT;
+	/* Handlers that may sleep (CPU_PREP, WAIT_FENCE) drop the lock while they wait. */
+	pthread_mutex_lock(&o->dev->lock);
+	int ret;
+	switch (request) {
+	case DRM_IOCTL_MSM_GET_PARAM: ret = sim_ioctl_get_param(o, arg); break;
+	case DRM_IOCTL_MSM_SET_PARAM: ret = sim_ioctl_set_param(o, arg); break;
+	case DRM_IOCTL_MSM_GEM_NEW: ret = sim_ioctl_gem_new(o, arg); break;
+	case DRM_IOCTL_MSM_GEM_INFO: ret = sim_ioctl_gem_info(o, arg); break;
+	case DRM_IOCTL_MSM_GEM_CPU_PREP: ret = sim_ioctl_gem_cpu_prep(o, arg); break;
+	case DRM_IOCTL_MSM_GEM_CPU_FINI: ret = sim_ioctl_gem_cpu_fini(o, arg); break;
+	case DRM_IOCTL_MSM_GEM_SUBMIT: ret = sim_ioctl_gem_submit(o, arg); break;
+	case DRM_IOCTL_MSM_WAIT_FENCE: ret = sim_ioctl_wait_fence(o, arg); break;
+	case DRM_IOCTL_MSM_GEM_MADVISE: ret = sim_ioctl_gem_madvise(o, arg); break;
+	case DRM_IOCTL_MSM_SUBMITQUEUE_NEW: ret = sim_ioctl_submitqueue_new(o, arg); break;
+	case DRM_IOCTL_MSM_SUBMITQUEUE_CLOSE: ret = sim_ioctl_submitqueue_close(o, arg); break;
+	case DRM_IOCTL_MSM_SUBMITQUEUE_QUERY: ret = sim_ioctl_submitqueue_query(o, arg); break;
+	case DRM_IOCTL_GEM_CLOSE: ret = sim_ioctl_gem_close(o, arg); break;
+	case DRM_IOCTL_PRIME_HANDLE_TO_FD: ret = sim_ioctl_prime_handle_to_fd(o, arg); break;
+	default:
+		/* drm_ioctl: driver range without a handler -> -EINVAL; anything else -ENOTTY. */
+		ret = (_IOC_TYPE(request) == DRM_IOCTL_BASE && _IOC_NR(request) >= DRM_COMMAND_BASE &&
+		       _IOC_NR(request) < DRM_COMMAND_END) ? -EINVAL : -ENOTTY;
+		break;
+	}
+	pthread_mutex_unlock(&o->dev->lock);
+	return ret;
+}
+
+static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
+{
+	struct sim_open *o = to_open(kd);
+	pthread_mutex_lock(&o->dev->lock);
+	void *p = sim_gem_mmap(o, len, prot, flags, offset);
+	int err = errno;
+	pthread_mutex_unlock(&o->dev->lock);
+	errno = err;
+	return p;
+}
+
+static int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
+{
+	return munmap(addr, len) ? -errno : 0;
+}
+
+static int sim_kdev_poll_fd(struct kdev *kd)
+{
+	return to_open(kd)->eventfd;
+}
+
+static void sim_kdev_poll_ack(struct kdev *kd)
+{
+	uint64_t v;
+	/* Non-blocking eventfd: a read drains every pending wakeup at once. */
+	if (read(to_open(kd)->eventfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		perror("sim-msm: eventfd read");
+}
+
+static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
+{
+	struct sim_open *o = to_open(kd);
+	pthread_mutex_lock(&o->dev->lock);
+	char *text = o->coredump;
+	o->coredump = NULL;
+	pthread_mutex_unlock(&o->dev->lock);
+	if (!text)
+		return -ENOENT;
+	size_t n = strlen(text);
+	if (len) {
+		size_t copy = n < len - 1 ? n : len - 1;
+		memcpy(buf, text, copy);
+		buf[copy] = '\0';
+		n = copy;
+	} else {
+		n = 0;
+	}
+	free(text);
+	return (ssize_t)n;
+}
+
+static void sim_kdev_close(struct kdev *kd)
+{
+	struct sim_open *o = to_open(kd);
+	struct sim_msm_device *dev = o->dev;
+	pthread_mutex_lock(&dev->lock);
+	sim_gpu_cancel_open(o);
+	/* Queues that are now empty go away; sim_gpu_cancel_open left none pending. */
+	for (struct sim_queue **pq = &dev->queues; *pq;) {
+		struct sim_queue *q = *pq;
+		if (q->open == o) {
+			*pq = q->dev_next;
+			free(q);
+		} else {
+			pq = &q->dev_next;
+		}
+	}
+	sim_gem_close_all(o);
+	for (struct sim_open **po = &dev->opens; *po; po = &(*po)->next) {
+		if (*po == o) {
+			*po = o->next;
+			break;
+		}
+	}
+	if (dev->last_ctx == o)
+		dev->last_ctx = NULL;
+	pthread_cond_broadcast(&dev->done_cond);
+	pthread_mutex_unlock(&dev->lock);
+	iova_alloc_fini(&o->vm);
+	close(o->eventfd);
+	free(o->coredump);
+	free(o->bos);
+	free(o);
+}
+
+static const struct kdev_ops sim_msm_kdev_ops = {
+	.ioctl = sim_kdev_ioctl,
+	.mmap = sim_kdev_mmap,
+	.munmap = sim_kdev_munmap,
+	.poll_fd = sim_kdev_poll_fd,
+	.poll_ack = sim_kdev_poll_ack,
+	.coredump = sim_kdev_coredump,
+	.close = sim_kdev_close,
+};
+
+struct kdev *sim_msm_open(struct sim_msm_device *dev)
+{
+	struct sim_open *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->dev = dev;
+	o->eventfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (o->eventfd < 0) {
+		free(o);
+		return NULL;
+	}
+	/* Per-process pagetables: every open gets [VA_START, VA_START + VA_SIZE). */
+	if (iova_alloc_init(&o->vm, 0x100000000ull, dev->model->va_size)) {
+		close(o->eventfd);
+		free(o);
+		return NULL;
+	}
+	o->next_mmap_offset = 0x100000000ull; /* fake offsets, as drm_vma hands out */
+	snprintf(o->name, sizeof(o->name), "sim-msm %s", dev->model->name);
+	snprintf(o->comm, sizeof(o->comm), "%s", "ferry");
+	o->kdev.ops = &sim_msm_kdev_ops;
+	o->kdev.name = o->name;
+
+	pthread_mutex_lock(&dev->lock);
+	/* Queue 0, the default, at the middle priority as msm_submitqueue_init picks. */
+	struct sim_queue *q0 = sim_queue_create(o, (SIM_NR_PRIORITIES - 1 + 1) / 2);
+	if (!q0) {
+		pthread_mutex_unlock(&dev->lock);
+		iova_alloc_fini(&o->vm);
+		close(o->eventfd);
+		free(o);
+		return NULL;
+	}
+	o->next = dev->opens;
+	dev->opens = o;
+	pthread_mutex_unlock(&dev->lock);
+	return &o->kdev;
+}

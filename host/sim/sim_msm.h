@@ -1,0 +1,45 @@
+/* The simulated msm kernel driver + Adreno a6xx GPU, presented as struct kdev opens.
+ * One sim_msm_device is one GPU; each sim_msm_open() is one DRM fd with its own address space. */
+#ifndef FERRY_SIM_MSM_H
+#define FERRY_SIM_MSM_H
+
+#include <stdint.h>
+
+struct kdev;
+struct sim_msm_device;
+
+/* model: "a630" or "a660". Returns 0, -EINVAL for an unknown model, -ENOMEM. Starts the GPU
+ * worker thread. */
+int sim_msm_device_create(const char *model, struct sim_msm_device **out);
+/* Stops the worker (pending submits are cancelled) and frees the device. Every open must have
+ * been closed first. */
+void sim_msm_device_destroy(struct sim_msm_device *dev);
+/* A new open of the device: a fresh GPU address space, submitqueue 0, no BOs. NULL on ENOMEM. */
+struct kdev *sim_msm_open(struct sim_msm_device *dev);
+/* "a630", "a660". */
+const char *sim_msm_model(const struct sim_msm_device *dev);
+
+/* Model names the simulator knows, NULL-terminated. */
+extern const char *const sim_msm_models[];
+
+/* --- Simulator controls (no kernel equivalent; for tests, tools and ferryd options) --- */
+
+/* Hangcheck period: a submit stalled in a CP wait for longer than this is a hang (counted as a
+ * fault, coredump with "hang:", fence retired). Default 500 ms, as DRM_MSM_HANGCHECK_DEFAULT_PERIOD;
+ * 0 restores the default. */
+void sim_msm_set_hangcheck_ms(struct sim_msm_device *dev, unsigned ms);
+/* Work units (about one per dword fetched or moved) the GPU worker runs of one submit before it
+ * looks at other queues. Default 65536; 0 restores the default. */
+void sim_msm_set_slice_budget(struct sim_msm_device *dev, uint32_t units);
+
+struct sim_msm_cp_stats {
+	uint64_t packets;        /* every packet executed or skipped */
+	uint64_t type4_packets;  /* register-write packets */
+	uint64_t skipped[128];   /* type-7 packets the model skipped unexecuted, by opcode */
+	uint64_t retired;        /* submits retired (completed, faulted or hung) */
+};
+void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out);
+/* A register as the CP sees it (CP_ALWAYS_ON_COUNTER is live). */
+uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg);
+
+#endif

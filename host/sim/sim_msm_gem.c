@@ -1,0 +1,317 @@
+/* GEM buffer objects of the simulated msm driver: memfd-backed pages, handles per open, the
+ * open's GPU address space (GET_IOVA / SET_IOVA), fake mmap offsets, CPU_PREP against pending
+ * submits, MADVISE, GEM_CLOSE and PRIME export (a dup of the memfd: how the host hands BO pages
+ * to a guest). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_msm_priv.h"
+
+struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle)
+{
+	if (handle == 0 || handle > o->nr_bo_slots)
+		return NULL;
+	return o->bos[handle - 1];
+}
+
+static void bo_unmap_iova(struct sim_bo *bo)
+{
+	if (bo->iova) {
+		iova_alloc_free(&bo->open->vm, bo->iova);
+		bo->iova = 0;
+	}
+}
+
+void sim_bo_put(struct sim_bo *bo)
+{
+	if (--bo->refs)
+		return;
+	/* The GPU mapping lives as long as the object, as a pinned kernel BO would. */
+	bo_unmap_iova(bo);
+	munmap(bo->map, bo->size);
+	close(bo->memfd);
+	free(bo);
+}
+
+int sim_bo_get_iova(struct sim_bo *bo, uint64_t *iova)
+{
+	if (!bo->iova) {
+		int ret = iova_alloc_alloc(&bo->open->vm, bo->size, SIM_PAGE_SIZE, bo, &bo->iova);
+		if (ret) {
+			bo->iova = 0;
+			return ret;
+		}
+	}
+	*iova = bo->iova;
+	return 0;
+}
+
+static int handle_alloc(struct sim_open *o, struct sim_bo *bo)
+{
+	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
+		if (!o->bos[i]) {
+			o->bos[i] = bo;
+			return (int)(i + 1);
+		}
+	}
+	uint32_t n = o->nr_bo_slots ? o->nr_bo_slots * 2 : 64;
+	if (n > (1u << 24)) /* a bound on handles per open, far above any real workload */
+		return -ENOMEM;
+	struct sim_bo **slots = realloc(o->bos, n * sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	memset(slots + o->nr_bo_slots, 0, (n - o->nr_bo_slots) * sizeof(*slots));
+	o->bos = slots;
+	uint32_t idx = o->nr_bo_slots;
+	o->nr_bo_slots = n;
+	o->bos[idx] = bo;
+	return (int)(idx + 1);
+}
+
+int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
+{
+	if (a->flags & ~MSM_BO_FLAGS)
+		return -EINVAL;
+	switch (a->flags & MSM_BO_CACHE_MASK) {
+	case MSM_BO_CACHED:
+	case MSM_BO_WC:
+	case MSM_BO_UNCACHED: /* deprecated; the kernel treats it as WC */
+	case MSM_BO_CACHED_COHERENT: /* a6xx has cached-coherent */
+		break;
+	default:
+		return -EINVAL; /* no cache mode, or more than one */
+	}
+	if (a->size == 0 || a->size > SIM_MAX_BO_SIZE - SIM_PAGE_SIZE)
+		return -EINVAL;
+	uint64_t size = (a->size + SIM_PAGE_SIZE - 1) & ~(uint64_t)(SIM_PAGE_SIZE - 1);
+
+	struct sim_bo *bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return -ENOMEM;
+	bo->memfd = memfd_create("ferry-msm-bo", MFD_CLOEXEC);
+	if (bo->memfd < 0) {
+		int err = -errno;
+		free(bo);
+		return err;
+	}
+	if (ftruncate(bo->memfd, (off_t)size) < 0) {
+		int err = -errno;
+		close(bo->memfd);
+		free(bo);
+		return err;
+	}
+	bo->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, bo->memfd, 0);
+	if (bo->map == MAP_FAILED) {
+		close(bo->memfd);
+		free(bo);
+		return -ENOMEM;
+	}
+	bo->open = o;
+	bo->refs = 1;
+	bo->size = size;
+	bo->flags = a->flags;
+	bo->madv = MSM_MADV_WILLNEED;
+	bo->mmap_offset = o->next_mmap_offset;
+	o->next_mmap_offset += size;
+	int h = handle_alloc(o, bo);
+	if (h < 0) {
+		munmap(bo->map, size);
+		close(bo->memfd);
+		free(bo);
+		return h;
+	}
+	bo->handle = (uint32_t)h;
+	a->handle = bo->handle;
+	return 0;
+}
+
+static int set_iova(struct sim_bo *bo, uint64_t iova)
+{
+	if (iova == 0) {
+		bo_unmap_iova(bo);
+		return 0;
+	}
+	if (bo->iova)
+		return bo->iova == iova ? 0 : -EBUSY;
+	if (iova & (SIM_PAGE_SIZE - 1))
+		return -ENOSPC; /* drm_mm finds no page-aligned hole starting there */
+	int ret = iova_alloc_reserve(&bo->open->vm, iova, bo->size, bo);
+	if (ret == -ERANGE || ret == -EINVAL)
+		return -ENOSPC; /* outside [VA_START, VA_START + VA_SIZE) */
+	if (ret)
+		return ret; /* -EBUSY: the range is taken */
+	bo->iova = iova;
+	return 0;
+}
+
+int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	switch (a->info) {
+	case MSM_INFO_GET_OFFSET:
+	case MSM_INFO_GET_IOVA:
+	case MSM_INFO_SET_IOVA:
+	case MSM_INFO_GET_FLAGS:
+		if (a->len) /* value is immediate */
+			return -EINVAL;
+		break;
+	case MSM_INFO_SET_NAME:
+	case MSM_INFO_GET_NAME:
+		break;
+	default:
+		return -EINVAL;
+	}
+	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	if (!bo)
+		return -ENOENT;
+	switch (a->info) {
+	case MSM_INFO_GET_OFFSET:
+		a->value = bo->mmap_offset;
+		return 0;
+	case MSM_INFO_GET_IOVA:
+		return sim_bo_get_iova(bo, &a->value);
+	case MSM_INFO_SET_IOVA:
+		return set_iova(bo, a->value);
+	case MSM_INFO_GET_FLAGS:
+		a->value = bo->flags;
+		return 0;
+	case MSM_INFO_SET_NAME: {
+		if (a->len >= sizeof(bo->name))
+			return -EINVAL;
+		const char *src = (const char *)(uintptr_t)a->value;
+		if (a->len && !src)
+			return -EFAULT;
+		memcpy(bo->name, src, a->len);
+		bo->name[a->len] = '\0';
+		for (uint32_t i = 0; i < a->len; i++) {
+			unsigned char c = (unsigned char)bo->name[i];
+			if (c < 0x20 || c > 0x7e) { /* the kernel stops at the first unprintable */
+				bo->name[i] = '\0';
+				break;
+			}
+		}
+		return 0;
+	}
+	case MSM_INFO_GET_NAME: {
+		size_t n = strlen(bo->name);
+		if (a->value && a->len < n)
+			return -EINVAL;
+		a->len = (uint32_t)n;
+		if (a->value)
+			memcpy((void *)(uintptr_t)a->value, bo->name, n);
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+static bool bo_busy(const struct sim_bo *bo, bool write)
+{
+	return bo->active_writers || (write && bo->active_readers);
+}
+
+int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a)
+{
+	if (a->op & ~MSM_PREP_FLAGS)
+		return -EINVAL;
+	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	if (!bo)
+		return -ENOENT;
+	bool write = a->op & MSM_PREP_WRITE;
+	if (!bo_busy(bo, write))
+		return 0;
+	uint64_t deadline = sim_timespec_ns(&a->timeout);
+	/* NOSYNC, or a deadline already past, is a zero-length wait: -EBUSY, as 6.1. */
+	if ((a->op & MSM_PREP_NOSYNC) || deadline <= sim_now_ns())
+		return -EBUSY;
+	struct timespec abs = { .tv_sec = (time_t)(deadline / 1000000000u),
+				.tv_nsec = (long)(deadline % 1000000000u) };
+	bo->refs++; /* the handle may be closed while we sleep */
+	int ret = 0;
+	while (bo_busy(bo, write)) {
+		if (pthread_cond_timedwait(&o->dev->done_cond, &o->dev->lock, &abs) == ETIMEDOUT) {
+			ret = bo_busy(bo, write) ? -ETIMEDOUT : 0;
+			break;
+		}
+	}
+	sim_bo_put(bo);
+	return ret;
+}
+
+int sim_ioctl_gem_cpu_fini(struct sim_open *o, struct drm_msm_gem_cpu_fini *a)
+{
+	/* No cache maintenance to do, as in the kernel; only the handle is checked. */
+	return sim_bo_lookup(o, a->handle) ? 0 : -ENOENT;
+}
+
+int sim_ioctl_gem_madvise(struct sim_open *o, struct drm_msm_gem_madvise *a)
+{
+	if (a->madv != MSM_MADV_WILLNEED && a->madv != MSM_MADV_DONTNEED)
+		return -EINVAL;
+	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	if (!bo)
+		return -ENOENT;
+	/* The simulator never purges (no shrinker), so the pages are always retained. */
+	bo->madv = a->madv;
+	a->retained = 1;
+	return 0;
+}
+
+int sim_ioctl_gem_close(struct sim_open *o, struct drm_gem_close *a)
+{
+	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	if (!bo)
+		return -EINVAL; /* drm_gem_handle_delete */
+	o->bos[a->handle - 1] = NULL;
+	bo->handle = 0;
+	sim_bo_put(bo);
+	return 0;
+}
+
+int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a)
+{
+	if (a->flags & ~(uint32_t)(DRM_CLOEXEC | DRM_RDWR))
+		return -EINVAL;
+	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	if (!bo)
+		return -ENOENT;
+	int fd = fcntl(bo->memfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	a->fd = fd;
+	return 0;
+}
+
+void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t offset)
+{
+	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
+		struct sim_bo *bo = o->bos[i];
+		if (bo && bo->mmap_offset == offset) {
+			if (len == 0 || len > bo->size) {
+				errno = EINVAL;
+				return MAP_FAILED;
+			}
+			return mmap(NULL, len, prot, flags, bo->memfd, 0);
+		}
+	}
+	errno = EINVAL;
+	return MAP_FAILED;
+}
+
+void sim_gem_close_all(struct sim_open *o)
+{
+	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
+		struct sim_bo *bo = o->bos[i];
+		if (bo) {
+			o->bos[i] = NULL;
+			bo->handle = 0;
+			sim_bo_put(bo);
+		}
+	}
+}

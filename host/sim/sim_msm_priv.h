@@ -1,0 +1,175 @@
+/* Internal structures of the simulated msm driver, shared by its files. One device mutex guards
+ * everything below; the GPU worker holds it while it runs a slice of a submit. */
+#ifndef FERRY_SIM_MSM_PRIV_H
+#define FERRY_SIM_MSM_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/kdev.h"
+#include "backend/uapi_msm.h"
+#include "cp.h"
+#include "iova_alloc.h"
+#include "sim_msm.h"
+
+#define SIM_PAGE_SIZE 4096u
+#define SIM_NR_PRIORITIES 3u          /* 1 ring x NR_SCHED_PRIORITIES (6.1) */
+#define SIM_MAX_BO_SIZE (1ull << 32)  /* 6.1 sizes BOs with a uint32_t: cap below 4 GiB */
+#define SIM_MAX_SUBMIT_PACKETS (1ull << 26) /* a submit executing more is treated as hung */
+
+struct sim_msm_model {
+	const char *name;
+	uint32_t gpu_id;
+	uint32_t chip_id;
+	uint32_t gmem_size;
+	uint32_t gmem_base;
+	uint64_t va_size;
+	uint64_t max_freq;
+	uint8_t core, major, minor, patch;
+};
+const struct sim_msm_model *sim_msm_model_find(const char *name);
+
+struct sim_open;
+
+struct sim_bo {
+	struct sim_open *open;
+	uint32_t handle;      /* 0 once the handle is closed */
+	unsigned refs;        /* the handle + each pending submit that lists it */
+	int memfd;
+	uint8_t *map;         /* the simulator's own mapping of the pages */
+	uint64_t size;
+	uint32_t flags;       /* MSM_BO_x */
+	uint64_t iova;        /* 0: not mapped in the open's address space */
+	uint64_t mmap_offset;
+	uint32_t madv;
+	unsigned active_readers, active_writers; /* pending submits, by MSM_SUBMIT_BO_x */
+	char name[32];
+};
+
+struct sim_submit_bo {
+	struct sim_bo *bo;
+	uint32_t flags;
+};
+
+struct sim_cmd {
+	uint32_t type;
+	uint64_t iova;
+	uint32_t size_dw;
+};
+
+struct sim_queue;
+
+struct sim_submit {
+	struct sim_submit *next;
+	struct sim_queue *queue;
+	uint32_t fence;
+	uint32_t nr_bos;
+	struct sim_submit_bo *bos;
+	uint32_t nr_cmds;
+	struct sim_cmd *cmds;
+	uint32_t cmd_index;       /* next command buffer to start */
+	bool running;             /* a command buffer is in cp */
+	struct cp_exec cp;
+	bool stalled;             /* the last slice ended in an unmet wait */
+	uint64_t stall_since_ns;
+};
+
+struct sim_queue {
+	struct sim_open *open;    /* NULL once the open is gone */
+	struct sim_queue *dev_next;
+	uint32_t id;
+	uint32_t prio;
+	uint32_t faults;
+	uint32_t last_fence;      /* the newest fence submitted */
+	uint32_t cyclic_next;     /* idr_alloc_cyclic cursor */
+	bool closed;              /* SUBMITQUEUE_CLOSE'd: freed when drained */
+	uint64_t seq;             /* creation order across the device: the round-robin key */
+	uint64_t next_poll_ns;    /* stalled head: do not retry before this */
+	struct sim_submit *head, *tail;
+};
+
+struct sim_open {
+	struct kdev kdev;         /* first: the kdev pointer is the open */
+	struct sim_msm_device *dev;
+	struct sim_open *next;
+	struct sim_bo **bos;      /* by handle - 1 */
+	uint32_t nr_bo_slots;
+	struct iova_alloc vm;
+	uint32_t next_queue_id;
+	uint32_t faults;          /* faults/hangs attributed to this address space */
+	int eventfd;
+	char *coredump;           /* pending devcoredump text, or NULL */
+	char comm[64];
+	char cmdline[256];
+	uint64_t next_mmap_offset;
+	char name[48];
+};
+
+struct sim_msm_device {
+	const struct sim_msm_model *model;
+	pthread_mutex_t lock;
+	pthread_cond_t work_cond;  /* wakes the GPU worker */
+	pthread_cond_t done_cond;  /* broadcast when a submit retires (CLOCK_MONOTONIC waits) */
+	pthread_t worker;
+	bool worker_running;
+	bool stop;
+	struct sim_open *opens;
+	struct sim_queue *queues;  /* every queue with an open or pending work */
+	uint64_t queue_seq;
+	uint64_t rr_last[SIM_NR_PRIORITIES];
+	struct cp_device cp;
+	uint32_t global_faults;
+	uint32_t suspends;
+	unsigned hangcheck_ms;
+	uint32_t slice_budget;
+	const struct sim_open *last_ctx; /* for CTX_RESTORE_BUF */
+	uint64_t retired;
+};
+
+/* Helpers shared across files (called with dev->lock held unless noted). */
+uint64_t sim_now_ns(void);
+/* Absolute CLOCK_MONOTONIC timespec -> ns, saturating (negative -> 0). */
+uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts);
+struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle);
+void sim_bo_put(struct sim_bo *bo);
+/* Gives bo an iova in its open's address space if it has none. */
+int sim_bo_get_iova(struct sim_bo *bo, uint64_t *iova);
+struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id);
+struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio);
+/* Frees q if it is closed (or orphaned) and has no pending work. Returns true if freed. */
+bool sim_queue_maybe_free(struct sim_queue *q);
+void sim_submit_free(struct sim_submit *s);
+
+/* ioctl handlers (sim_msm_params.c, sim_msm_gem.c, sim_msm_submit.c). */
+int sim_ioctl_get_param(struct sim_open *o, struct drm_msm_param *a);
+int sim_ioctl_set_param(struct sim_open *o, struct drm_msm_param *a);
+int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a);
+int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a);
+int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a);
+int sim_ioctl_gem_cpu_fini(struct sim_open *o, struct drm_msm_gem_cpu_fini *a);
+int sim_ioctl_gem_madvise(struct sim_open *o, struct drm_msm_gem_madvise *a);
+int sim_ioctl_gem_close(struct sim_open *o, struct drm_gem_close *a);
+int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a);
+int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a);
+int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a);
+int sim_ioctl_submitqueue_new(struct sim_open *o, struct drm_msm_submitqueue *a);
+int sim_ioctl_submitqueue_close(struct sim_open *o, uint32_t *id);
+int sim_ioctl_submitqueue_query(struct sim_open *o, struct drm_msm_submitqueue_query *a);
+void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t offset);
+/* Frees every BO of the open (at close, after its submits are gone). */
+void sim_gem_close_all(struct sim_open *o);
+
+/* The GPU (sim_gpu.c). */
+int sim_gpu_start(struct sim_msm_device *dev);
+void sim_gpu_stop(struct sim_msm_device *dev);
+/* Called after queueing work: wakes the worker. */
+void sim_gpu_kick(struct sim_msm_device *dev);
+/* Drops every pending submit of the open's queues without running them. */
+void sim_gpu_cancel_open(struct sim_open *o);
+
+/* Devcoredump text (sim_coredump.c): stores it as the open's pending coredump. */
+void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
+			  const struct cp_fault *f);
+
+#endif

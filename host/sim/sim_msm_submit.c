@@ -1,0 +1,423 @@
+/* Submitqueues, GEM_SUBMIT and WAIT_FENCE of the simulated msm driver, with 6.1's envelope
+ * checks and errnos (msm_gem_submit.c, msm_submitqueue.c). Fences are per-queue seqnos: assigned
+ * cyclically from 1, or chosen by userspace with MSM_SUBMIT_FENCE_SN_IN; a fence is "in use" until
+ * its submit retires. Not supported here: FENCE_FD_IN/OUT (no sync_file in the simulator:
+ * -EOPNOTSUPP) and syncobjs (the simulator has none, so any entry fails its handle lookup as the
+ * kernel's would: -ENOENT in, -EINVAL out). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_msm_priv.h"
+
+struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id)
+{
+	for (struct sim_queue *q = o->dev->queues; q; q = q->dev_next)
+		if (q->open == o && !q->closed && q->id == id)
+			return q;
+	return NULL;
+}
+
+struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio)
+{
+	struct sim_queue *q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	struct sim_msm_device *dev = o->dev;
+	q->open = o;
+	q->id = o->next_queue_id++;
+	q->prio = prio;
+	q->cyclic_next = 1;
+	q->seq = ++dev->queue_seq;
+	/* Append, so round-robin order is creation order. */
+	struct sim_queue **pq = &dev->queues;
+	while (*pq)
+		pq = &(*pq)->dev_next;
+	*pq = q;
+	return q;
+}
+
+bool sim_queue_maybe_free(struct sim_queue *q)
+{
+	if (!q->closed || q->head)
+		return false;
+	struct sim_msm_device *dev = q->open->dev;
+	for (struct sim_queue **pq = &dev->queues; *pq; pq = &(*pq)->dev_next) {
+		if (*pq == q) {
+			*pq = q->dev_next;
+			break;
+		}
+	}
+	free(q);
+	return true;
+}
+
+void sim_submit_free(struct sim_submit *s)
+{
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		struct sim_bo *bo = s->bos[i].bo;
+		if (s->bos[i].flags & MSM_SUBMIT_BO_WRITE)
+			bo->active_writers--;
+		else
+			bo->active_readers--;
+		sim_bo_put(bo);
+	}
+	free(s->bos);
+	free(s->cmds);
+	free(s);
+}
+
+int sim_ioctl_submitqueue_new(struct sim_open *o, struct drm_msm_submitqueue *a)
+{
+	if (a->flags & ~MSM_SUBMITQUEUE_FLAGS)
+		return -EINVAL;
+	if (a->prio >= SIM_NR_PRIORITIES)
+		return -EINVAL;
+	struct sim_queue *q = sim_queue_create(o, a->prio);
+	if (!q)
+		return -ENOMEM;
+	a->id = q->id;
+	return 0;
+}
+
+int sim_ioctl_submitqueue_close(struct sim_open *o, uint32_t *id)
+{
+	if (*id == 0) /* the default queue cannot be closed */
+		return -ENOENT;
+	struct sim_queue *q = sim_queue_lookup(o, *id);
+	if (!q)
+		return -ENOENT;
+	/* Pending work still runs, as the scheduler holds the queue; freed when drained. */
+	q->closed = true;
+	sim_queue_maybe_free(q);
+	return 0;
+}
+
+int sim_ioctl_submitqueue_query(struct sim_open *o, struct drm_msm_submitqueue_query *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	struct sim_queue *q = sim_queue_lookup(o, a->id);
+	if (!q)
+		return -ENOENT;
+	if (a->param != MSM_SUBMITQUEUE_PARAM_FAULTS)
+		return -EINVAL;
+	uint32_t faults = q->faults;
+	if (a->len == 0) { /* asks for the size */
+		a->len = sizeof(faults);
+		return 0;
+	}
+	uint32_t n = a->len < sizeof(faults) ? a->len : (uint32_t)sizeof(faults);
+	a->len = n;
+	if (!a->data)
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)a->data, &faults, n);
+	return 0;
+}
+
+static struct sim_submit *find_fence(const struct sim_queue *q, uint32_t fence)
+{
+	for (struct sim_submit *s = q->head; s; s = s->next)
+		if (s->fence == fence)
+			return s;
+	return NULL;
+}
+
+/* idr_alloc_cyclic(1, INT_MAX): the next free id from the cursor, wrapping. */
+static uint32_t alloc_cyclic_fence(struct sim_queue *q)
+{
+	uint32_t id = q->cyclic_next;
+	for (;;) {
+		if (id == 0 || id > INT32_MAX - 1)
+			id = 1;
+		if (!find_fence(q, id))
+			break;
+		id++;
+	}
+	q->cyclic_next = id + 1;
+	return id;
+}
+
+/* Wrap-aware "a is after b", as the kernel's fence_after(). */
+static bool fence_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static int check_syncobjs(uint64_t array, uint32_t count, uint32_t stride, bool in)
+{
+	struct drm_msm_gem_submit_syncobj desc;
+	for (uint32_t i = 0; i < count; i++) {
+		if (!array)
+			return -EFAULT;
+		memset(&desc, 0, sizeof(desc));
+		size_t n = stride < sizeof(desc) ? stride : sizeof(desc);
+		memcpy(&desc, (const uint8_t *)(uintptr_t)array + (uint64_t)i * stride, n);
+		if (in) {
+			if (desc.point)
+				return -EOPNOTSUPP; /* 6.1 has no DRIVER_SYNCOBJ_TIMELINE */
+			if (desc.flags & ~MSM_SUBMIT_SYNCOBJ_FLAGS)
+				return -EINVAL;
+			return -ENOENT; /* drm_syncobj_find_fence: no such syncobj */
+		}
+		if (desc.flags)
+			return -EINVAL;
+		if (desc.point)
+			return -EOPNOTSUPP;
+		return -EINVAL; /* drm_syncobj_find: no such syncobj */
+	}
+	return 0;
+}
+
+/* Applies one cmd's relocs in its BO as submit_reloc() does (6.1: the presumed-address shortcut
+ * skips relocs whose target BO is where userspace presumed it). */
+static int apply_relocs(struct sim_submit *s, const bool *bo_valid, struct sim_bo *cmd_bo,
+			uint32_t cmd_offset, const struct drm_msm_gem_submit_cmd *c)
+{
+	if (!c->nr_relocs)
+		return 0;
+	if (cmd_offset % 4)
+		return -EINVAL;
+	if (!c->relocs)
+		return -EFAULT;
+	const struct drm_msm_gem_submit_reloc *relocs = (const void *)(uintptr_t)c->relocs;
+	uint32_t last_offset = 0;
+	for (uint32_t i = 0; i < c->nr_relocs; i++) {
+		struct drm_msm_gem_submit_reloc r;
+		memcpy(&r, &relocs[i], sizeof(r));
+		if (r.submit_offset % 4)
+			return -EINVAL;
+		uint32_t off = r.submit_offset / 4;
+		if (off >= cmd_bo->size / 4 || off < last_offset)
+			return -EINVAL;
+		if (r.reloc_idx >= s->nr_bos)
+			return -EINVAL;
+		if (bo_valid[r.reloc_idx])
+			continue;
+		uint64_t iova = s->bos[r.reloc_idx].bo->iova + r.reloc_offset;
+		if (r.shift < 0)
+			iova = r.shift <= -64 ? 0 : iova >> -r.shift;
+		else
+			iova = r.shift >= 64 ? 0 : iova << r.shift;
+		uint32_t v = (uint32_t)iova | r.or;
+		memcpy(cmd_bo->map + 4ull * off, &v, 4);
+		last_offset = off;
+	}
+	return 0;
+}
+
+int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	if (MSM_PIPE_ID(a->flags) != MSM_PIPE_3D0)
+		return -EINVAL;
+	if (MSM_PIPE_FLAGS(a->flags) & ~MSM_SUBMIT_FLAGS)
+		return -EINVAL;
+	/* SUDO needs CONFIG_DRM_MSM_GPU_SUDO and CAP_SYS_RAWIO; 6.1 answers -EINVAL without them. */
+	if (a->flags & MSM_SUBMIT_SUDO)
+		return -EINVAL;
+	struct sim_queue *q = sim_queue_lookup(o, a->queueid);
+	if (!q)
+		return -ENOENT;
+	if (a->flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT))
+		return -EOPNOTSUPP;
+	int ret;
+	if (a->flags & MSM_SUBMIT_SYNCOBJ_IN) {
+		ret = check_syncobjs(a->in_syncobjs, a->nr_in_syncobjs, a->syncobj_stride, true);
+		if (ret)
+			return ret;
+	}
+	if (a->flags & MSM_SUBMIT_SYNCOBJ_OUT) {
+		ret = check_syncobjs(a->out_syncobjs, a->nr_out_syncobjs, a->syncobj_stride, false);
+		if (ret)
+			return ret;
+	}
+
+	struct sim_submit *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->queue = q;
+	bool *bo_valid = NULL;
+	if (a->nr_bos) {
+		s->bos = calloc(a->nr_bos, sizeof(*s->bos));
+		bo_valid = calloc(a->nr_bos, sizeof(*bo_valid));
+		if (!s->bos || !bo_valid) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		if (!a->bos) {
+			ret = -EFAULT;
+			goto fail;
+		}
+	}
+	if (a->nr_cmds) {
+		s->cmds = calloc(a->nr_cmds, sizeof(*s->cmds));
+		if (!s->cmds) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		if (!a->cmds) {
+			ret = -EFAULT;
+			goto fail;
+		}
+	}
+
+	/* BO table: flags first for every entry, then handles (submit_lookup_objects). */
+	const struct drm_msm_gem_submit_bo *ubos = (const void *)(uintptr_t)a->bos;
+	struct drm_msm_gem_submit_bo *in = NULL;
+	if (a->nr_bos) {
+		in = calloc(a->nr_bos, sizeof(*in));
+		if (!in) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		memcpy(in, ubos, (size_t)a->nr_bos * sizeof(*in));
+	}
+	for (uint32_t i = 0; i < a->nr_bos; i++) {
+		if ((in[i].flags & ~MSM_SUBMIT_BO_FLAGS) ||
+		    !(in[i].flags & (MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE))) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		s->bos[i].flags = in[i].flags;
+	}
+	for (uint32_t i = 0; i < a->nr_bos; i++) {
+		struct sim_bo *bo = sim_bo_lookup(o, in[i].handle);
+		if (!bo) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		s->bos[i].bo = bo;
+		bo->refs++;
+		s->nr_bos = i + 1;
+	}
+	/* A handle listed twice: "already on submit list" at ww-lock time. */
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		for (uint32_t j = i + 1; j < s->nr_bos; j++) {
+			if (s->bos[i].bo == s->bos[j].bo) {
+				ret = -EINVAL;
+				goto fail_in;
+			}
+		}
+	}
+	/* Pin: every listed BO gets an iova in this address space. */
+	bool all_valid = true;
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		uint64_t iova;
+		ret = sim_bo_get_iova(s->bos[i].bo, &iova);
+		if (ret)
+			goto fail_in;
+		bo_valid[i] = iova == in[i].presumed;
+		all_valid &= bo_valid[i];
+	}
+
+	const struct drm_msm_gem_submit_cmd *ucmds = (const void *)(uintptr_t)a->cmds;
+	for (uint32_t i = 0; i < a->nr_cmds; i++) {
+		struct drm_msm_gem_submit_cmd c;
+		memcpy(&c, &ucmds[i], sizeof(c));
+		if (c.type != MSM_SUBMIT_CMD_BUF && c.type != MSM_SUBMIT_CMD_IB_TARGET_BUF &&
+		    c.type != MSM_SUBMIT_CMD_CTX_RESTORE_BUF) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		if (c.size % 4) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		if (c.submit_idx >= s->nr_bos) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		struct sim_bo *bo = s->bos[c.submit_idx].bo;
+		uint64_t size_dw = c.size / 4, offset_dw = c.submit_offset / 4;
+		if (size_dw == 0 || size_dw + offset_dw > bo->size / 4) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		s->cmds[i].type = c.type;
+		s->cmds[i].iova = bo->iova + offset_dw * 4;
+		s->cmds[i].size_dw = (uint32_t)size_dw;
+		if (!all_valid) {
+			ret = apply_relocs(s, bo_valid, bo, c.submit_offset, &c);
+			if (ret)
+				goto fail_in;
+		}
+	}
+	s->nr_cmds = a->nr_cmds;
+
+	if (a->flags & MSM_SUBMIT_FENCE_SN_IN) {
+		if (a->fence == 0 || find_fence(q, a->fence)) {
+			ret = -EINVAL;
+			goto fail_in;
+		}
+		s->fence = a->fence;
+	} else {
+		s->fence = alloc_cyclic_fence(q);
+	}
+	free(in);
+	free(bo_valid);
+
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		if (s->bos[i].flags & MSM_SUBMIT_BO_WRITE)
+			s->bos[i].bo->active_writers++;
+		else
+			s->bos[i].bo->active_readers++;
+	}
+	if (q->tail)
+		q->tail->next = s;
+	else
+		q->head = s;
+	q->tail = s;
+	a->fence = s->fence;
+	q->last_fence = s->fence;
+	sim_gpu_kick(o->dev);
+	return 0;
+
+fail_in:
+	free(in);
+fail:
+	free(bo_valid);
+	for (uint32_t i = 0; i < s->nr_bos; i++)
+		sim_bo_put(s->bos[i].bo);
+	free(s->bos);
+	free(s->cmds);
+	free(s);
+	return ret;
+}
+
+int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	struct sim_queue *q = sim_queue_lookup(o, a->queueid);
+	if (!q)
+		return -ENOENT;
+	if (fence_after(a->fence, q->last_fence))
+		return -EINVAL;
+	if (!find_fence(q, a->fence))
+		return 0; /* retired (or never used) */
+	uint64_t deadline = sim_timespec_ns(&a->timeout);
+	struct timespec abs = { .tv_sec = (time_t)(deadline / 1000000000u),
+				.tv_nsec = (long)(deadline % 1000000000u) };
+	struct sim_msm_device *dev = o->dev;
+	uint32_t fence = a->fence;
+	uint64_t seq = q->seq;
+	for (;;) {
+		/* The queue may be closed while we sleep: look it up again by its identity. */
+		struct sim_queue *cur = NULL;
+		for (struct sim_queue *it = dev->queues; it; it = it->dev_next)
+			if (it->seq == seq)
+				cur = it;
+		if (!cur || !find_fence(cur, fence))
+			return 0;
+		if (deadline <= sim_now_ns())
+			return -ETIMEDOUT;
+		if (pthread_cond_timedwait(&dev->done_cond, &dev->lock, &abs) == ETIMEDOUT) {
+			for (cur = dev->queues; cur && cur->seq != seq; cur = cur->dev_next)
+				;
+			return cur && find_fence(cur, fence) ? -ETIMEDOUT : 0;
+		}
+	}
+}
