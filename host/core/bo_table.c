@@ -1,0 +1,200 @@
+/* Per-context BO table keyed by client-chosen ids, and the BO_CREATE / BO_CLOSE / BO_INFO
+ * requests. An id is only ever looked up in its own context's table, so another context's or
+ * another client's id is -ENOENT and never reaches the kernel. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "host_internal.h"
+
+static uint32_t bucket_of(const struct bo_table *t, uint32_t id)
+{
+	return (id * 2654435761u) & (t->nbuckets - 1);
+}
+
+int bo_table_init(struct bo_table *t)
+{
+	t->nbuckets = 64;
+	t->count = 0;
+	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
+	return t->buckets ? 0 : -ENOMEM;
+}
+
+void bo_table_fini(struct bo_table *t)
+{
+	for (uint32_t i = 0; i < t->nbuckets && t->buckets; i++) {
+		struct host_bo *bo = t->buckets[i];
+		while (bo) {
+			struct host_bo *next = bo->hash_next;
+			bo->hash_next = NULL;
+			bo_unref(bo);
+			bo = next;
+		}
+	}
+	free(t->buckets);
+	t->buckets = NULL;
+	t->count = 0;
+}
+
+struct host_bo *bo_table_find(const struct bo_table *t, uint32_t id)
+{
+	for (struct host_bo *bo = t->buckets[bucket_of(t, id)]; bo; bo = bo->hash_next)
+		if (bo->id == id)
+			return bo;
+	return NULL;
+}
+
+static int grow(struct bo_table *t)
+{
+	uint32_t n = t->nbuckets * 2;
+	struct host_bo **b = calloc(n, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	struct bo_table nt = { .buckets = b, .nbuckets = n, .count = t->count };
+	for (uint32_t i = 0; i < t->nbuckets; i++) {
+		struct host_bo *bo = t->buckets[i];
+		while (bo) {
+			struct host_bo *next = bo->hash_next;
+			uint32_t k = bucket_of(&nt, bo->id);
+			bo->hash_next = b[k];
+			b[k] = bo;
+			bo = next;
+		}
+	}
+	free(t->buckets);
+	*t = nt;
+	return 0;
+}
+
+int bo_table_insert(struct bo_table *t, struct host_bo *bo)
+{
+	if (t->count >= t->nbuckets && grow(t) < 0)
+		return -ENOMEM;
+	uint32_t k = bucket_of(t, bo->id);
+	bo->hash_next = t->buckets[k];
+	t->buckets[k] = bo;
+	t->count++;
+	return 0;
+}
+
+void bo_table_remove(struct bo_table *t, struct host_bo *bo)
+{
+	struct host_bo **p = &t->buckets[bucket_of(t, bo->id)];
+	for (; *p; p = &(*p)->hash_next) {
+		if (*p == bo) {
+			*p = bo->hash_next;
+			bo->hash_next = NULL;
+			t->count--;
+			return;
+		}
+	}
+}
+
+void bo_ref(struct host_bo *bo)
+{
+	bo->refs++;
+}
+
+void bo_unref(struct host_bo *bo)
+{
+	if (--bo->refs)
+		return;
+	struct ferry_host *h = bo->ctx->client->host;
+	/* The kernel keeps BOs of in-flight submits alive itself, so closing the handle is safe. */
+	msm_bo_close(bo->ctx->msm, bo->handle);
+	h->stats.bos--;
+	h->stats.bo_bytes -= bo->size;
+	free(bo);
+}
+
+#define FAIL(err, ...)                           \
+	do {                                     \
+		snprintf(why, n, __VA_ARGS__);   \
+		return (err);                    \
+	} while (0)
+
+int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_bo_create *r = &m->u.bo_create;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	if (r->bo_id == 0)
+		FAIL(-EINVAL, "bo id 0 is reserved");
+	if (bo_table_find(&ctx->bos, r->bo_id))
+		FAIL(-EEXIST, "bo id %u already exists in context %u", r->bo_id, r->ctx_id);
+	uint64_t size = msm_bo_round_size(r->size);
+	if (r->size == 0 || size == 0)
+		FAIL(-EINVAL, "bo size %llu must be 1..%llu", (unsigned long long)r->size,
+		     (unsigned long long)MSM_BO_MAX_SIZE);
+	const char *flag_why;
+	if (msm_bo_check_flags(r->flags, &flag_why) < 0)
+		FAIL(-EINVAL, "%s (flags 0x%x)", flag_why, r->flags);
+
+	struct host_bo *bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		FAIL(-ENOMEM, "out of memory");
+	int ret = msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
+	if (ret < 0) {
+		free(bo);
+		FAIL(ret, "kernel could not create a %llu-byte bo", (unsigned long long)size);
+	}
+	bo->ctx = ctx;
+	bo->id = r->bo_id;
+	bo->flags = r->flags;
+	bo->size = size;
+	bo->refs = 1;
+	int fd = -1;
+	ret = msm_bo_export(ctx->msm, bo->handle, &fd);
+	if (ret == 0)
+		ret = bo_table_insert(&ctx->bos, bo);
+	if (ret < 0) {
+		msm_bo_close(ctx->msm, bo->handle);
+		free(bo);
+		if (fd >= 0)
+			close(fd);
+		FAIL(ret, "could not export bo %u", r->bo_id);
+	}
+	c->host->stats.bos++;
+	c->host->stats.bo_bytes += size;
+
+	struct ferry_msg reply = { .kind = FERRY_MSG_BO_CREATED, .seq = m->seq };
+	reply.u.bo_created = (struct ferry_bo_created){
+		.ctx_id = ctx->id, .bo_id = bo->id, .size = size, .iova = bo->iova,
+	};
+	client_send(c, &reply, &fd, 1);
+	close(fd);
+	return 0;
+}
+
+int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_bo_close *r = &m->u.bo_close;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
+	if (!bo)
+		FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+	bo_table_remove(&ctx->bos, bo);
+	bo_unref(bo);
+	return 0;
+}
+
+int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_bo_info *r = &m->u.bo_info;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
+	if (!bo)
+		FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+	struct ferry_msg reply = { .kind = FERRY_MSG_BO_INFO_REPLY, .seq = m->seq };
+	reply.u.bo_info_reply = (struct ferry_bo_info_reply){
+		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova, .flags = bo->flags,
+	};
+	client_send(c, &reply, NULL, 0);
+	return 0;
+}

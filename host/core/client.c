@@ -1,0 +1,206 @@
+/* Per-client dispatch: verify each frame with the codec, route each request kind to its handler,
+ * turn failures into FERRY_MSG_ERROR replies, count malformed frames, drop abusive clients.
+ *
+ * Replies, per request (every reply echoes the request's seq; events carry seq 0):
+ *   HELLO            -> HELLO_REPLY, or ERROR
+ *   DEVICE_QUERY     -> DEVICE_INFO, or ERROR
+ *   CONTEXT_CREATE   -> CONTEXT_CREATED (fds: fence page memfd, eventfd), or ERROR
+ *   CONTEXT_DESTROY  -> nothing on success; ERROR on failure
+ *   QUEUE_CREATE     -> nothing on success; ERROR on failure
+ *   QUEUE_CLOSE      -> nothing on success; ERROR on failure
+ *   BO_CREATE        -> BO_CREATED (fd: the BO's pages), or ERROR
+ *   BO_CLOSE         -> nothing on success; ERROR on failure
+ *   BO_INFO          -> BO_INFO_REPLY, or ERROR
+ *   BO_CPU_PREP      -> STATUS_REPLY (0, -EBUSY for a poll, -ETIMEDOUT, -ECANCELED when the context
+ *                       is destroyed first), or ERROR (bad ids or op)
+ *   MSM_SUBMIT       -> nothing on success; ERROR on failure. Later, as events: FENCE_SIGNALED when
+ *                       the submit asked FERRY_SUBMIT_NOTIFY or completed with an error, preceded
+ *                       by FAULT_REPORT when it faulted or hung.
+ *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
+ *   a malformed frame -> ERROR with seq 0, request_kind NONE, -EBADMSG
+ *   a reply or event kind sent to the host -> ERROR -EINVAL
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host_internal.h"
+
+void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds)
+{
+	if (c->gone)
+		return;
+	struct ferry_host *h = c->host;
+	ferry_buf_reset(&h->out);
+	int ret = ferry_wire_encode(m, &h->out);
+	if (ret < 0) {
+		host_log(h, FERRY_LOG_ERROR, "%s: cannot encode %s: %d", c->peer, ferry_msg_kind_name(m->kind), ret);
+		return;
+	}
+	if (c->ops.send(c->cookie, h->out.data, h->out.len, fds, nfds) != 0) {
+		host_log(h, FERRY_LOG_INFO, "%s: client cannot take more; dropping it", c->peer);
+		c->gone = true;
+	}
+}
+
+void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error)
+{
+	struct ferry_msg m = { .kind = FERRY_MSG_STATUS_REPLY, .seq = seq };
+	m.u.status_reply.error = error;
+	client_send(c, &m, NULL, 0);
+}
+
+static void send_error(struct ferry_host_client *c, uint32_t seq, uint32_t kind, int err, const char *why)
+{
+	struct ferry_msg m = { .kind = FERRY_MSG_ERROR, .seq = seq };
+	m.u.error = (struct ferry_error){ .request_kind = kind, .error = err, .message = why };
+	client_send(c, &m, NULL, 0);
+}
+
+static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	if (m->u.hello.version == 0) {
+		snprintf(why, n, "protocol version 0 is not supported (server speaks %u)", FERRY_PROTOCOL_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	char server[128];
+	snprintf(server, sizeof(server), "ferry-host %s (%s)", FERRY_VERSION, c->host->device_name);
+	struct ferry_msg r = { .kind = FERRY_MSG_HELLO_REPLY, .seq = m->seq };
+	r.u.hello_reply = (struct ferry_hello_reply){
+		.version = FERRY_PROTOCOL_VERSION,
+		.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM,
+		.server = server,
+	};
+	client_send(c, &r, NULL, 0);
+	return 0;
+}
+
+static int handle_device_query(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	uint32_t family = m->u.device_query.family;
+	if (family != FERRY_FAMILY_NONE && family != FERRY_FAMILY_MSM) {
+		snprintf(why, n, "this server has no device of family %u (it serves %s)", family, c->host->device_name);
+		return -ENODEV;
+	}
+	struct ferry_msg r = { .kind = FERRY_MSG_DEVICE_INFO, .seq = m->seq };
+	r.u.device_info = (struct ferry_device_info){
+		.family = FERRY_FAMILY_MSM,
+		.name = c->host->gpu,
+		.nr_params = c->host->dev.nr_params,
+		.params = c->host->dev.params,
+	};
+	client_send(c, &r, NULL, 0);
+	return 0;
+}
+
+typedef int (*request_handler)(struct ferry_host_client *, const struct ferry_msg *, char *, size_t);
+
+static request_handler handler_of(enum ferry_msg_kind kind)
+{
+	switch (kind) {
+	case FERRY_MSG_HELLO: return handle_hello;
+	case FERRY_MSG_DEVICE_QUERY: return handle_device_query;
+	case FERRY_MSG_CONTEXT_CREATE: return ctx_handle_create;
+	case FERRY_MSG_CONTEXT_DESTROY: return ctx_handle_destroy;
+	case FERRY_MSG_QUEUE_CREATE: return queue_handle_create;
+	case FERRY_MSG_QUEUE_CLOSE: return queue_handle_close;
+	case FERRY_MSG_BO_CREATE: return bo_handle_create;
+	case FERRY_MSG_BO_CLOSE: return bo_handle_close;
+	case FERRY_MSG_BO_INFO: return bo_handle_info;
+	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
+	case FERRY_MSG_MSM_SUBMIT: return sched_handle_submit;
+	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
+	default: return NULL;
+	}
+}
+
+static int handle_aligned(struct ferry_host_client *c, const void *payload, size_t len)
+{
+	struct ferry_host *h = c->host;
+	struct ferry_msg m;
+	const char *why = "malformed";
+	if (ferry_wire_decode(payload, len, &m, &why) < 0) {
+		h->stats.bad_messages++;
+		c->bad_frames++;
+		char msg[160];
+		snprintf(msg, sizeof(msg), "malformed frame: %s", why ? why : "rejected by the verifier");
+		host_log(h, FERRY_LOG_WARN, "%s: %s", c->peer, msg);
+		send_error(c, 0, FERRY_MSG_NONE, -EBADMSG, msg);
+		return c->bad_frames > HOST_MAX_BAD_FRAMES ? -EPROTO : 0;
+	}
+
+	char reason[256] = "";
+	int ret;
+	request_handler fn = handler_of(m.kind);
+	if (!fn) {
+		snprintf(reason, sizeof(reason), "%s is not a request", ferry_msg_kind_name(m.kind));
+		ret = -EINVAL;
+	} else {
+		ret = fn(c, &m, reason, sizeof(reason));
+	}
+	if (ret < 0) {
+		if (!reason[0])
+			snprintf(reason, sizeof(reason), "%s", strerror(-ret));
+		host_log(h, FERRY_LOG_DEBUG, "%s: %s seq %u failed: %s", c->peer, ferry_msg_kind_name(m.kind), m.seq,
+			 reason);
+		send_error(c, m.seq, m.kind, ret, reason);
+		if (++c->error_streak > HOST_MAX_ERROR_STREAK)
+			return -EPROTO;
+	} else {
+		c->error_streak = 0;
+	}
+	return c->gone ? -EPIPE : 0;
+}
+
+int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, size_t len, int *fds, int nfds)
+{
+	/* No request carries fds: whatever came along is closed. */
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (c->gone)
+		return -EPIPE;
+	if (((uintptr_t)payload & 7) == 0)
+		return handle_aligned(c, payload, len);
+	/* The codec needs 8-byte alignment; an embedder that cannot give it pays for a copy. */
+	void *copy = aligned_alloc(8, (len + 8) & ~(size_t)7);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, payload, len);
+	int ret = handle_aligned(c, copy, len);
+	free(copy);
+	return ret;
+}
+
+struct ferry_host_client *ferry_host_client_new(struct ferry_host *h, const struct ferry_host_client_ops *ops,
+						void *cookie, const char *peer_name)
+{
+	struct ferry_host_client *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->host = h;
+	c->ops = *ops;
+	c->cookie = cookie;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer_name ? peer_name : "client");
+	list_init(&c->contexts);
+	list_add_tail(&h->clients, &c->link);
+	h->stats.clients++;
+	host_log(h, FERRY_LOG_INFO, "%s: connected", c->peer);
+	return c;
+}
+
+void ferry_host_client_free(struct ferry_host_client *c)
+{
+	if (!c)
+		return;
+	struct ferry_host *h = c->host;
+	c->gone = true; /* teardown sends nothing */
+	while (!list_empty(&c->contexts))
+		ctx_destroy(list_entry(c->contexts.next, struct host_ctx, link), true);
+	list_del(&c->link);
+	h->stats.clients--;
+	host_log(h, FERRY_LOG_INFO, "%s: disconnected", c->peer);
+	free(c);
+}

@@ -1,0 +1,196 @@
+/* Contexts: the per-client table keyed by client-chosen ids; each context is one kdev open (its
+ * own GPU address space), a fence page memfd and an eventfd shared with the guest, its BOs and
+ * queues. Also the progress step run whenever a context's work may have moved, and loss. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "host_internal.h"
+#include "sim/sim_msm.h"
+
+#define FAIL(err, ...)                           \
+	do {                                     \
+		snprintf(why, n, __VA_ARGS__);   \
+		return (err);                    \
+	} while (0)
+
+struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
+{
+	for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
+		struct host_ctx *ctx = list_entry(l, struct host_ctx, link);
+		if (ctx->id == id)
+			return ctx;
+	}
+	return NULL;
+}
+
+static int make_fence_page(struct host_ctx *ctx)
+{
+	ctx->page_fd = memfd_create("ferry-fence-page", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (ctx->page_fd < 0)
+		return -errno;
+	if (ftruncate(ctx->page_fd, FERRY_FENCE_PAGE_SIZE) < 0)
+		return -errno;
+	/* The guest gets this fd: it must not be able to shrink the file under the host's mapping
+	 * (that would SIGBUS the host). */
+	if (fcntl(ctx->page_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		return -errno;
+	void *p = mmap(NULL, FERRY_FENCE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->page_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	ctx->page = p;
+	ctx->page->magic = FERRY_FENCE_PAGE_MAGIC;
+	ctx->page->version = 1;
+	return 0;
+}
+
+int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_context_create *r = &m->u.context_create;
+	struct ferry_host *h = c->host;
+	if (ctx_find(c, r->ctx_id))
+		FAIL(-EEXIST, "context %u already exists", r->ctx_id);
+	if (r->family == FERRY_FAMILY_V3D)
+		FAIL(-ENODEV, "this server has no V3D device (it serves %s)", h->device_name);
+	if (r->family != FERRY_FAMILY_MSM)
+		FAIL(-EINVAL, "unknown family %u", r->family);
+	if (r->policy == FERRY_POLICY_PASSTHROUGH && !h->cfg.allow_passthrough)
+		FAIL(-EPERM, "passthrough policy is not allowed by this server");
+	if (r->policy != FERRY_POLICY_VALIDATED && r->policy != FERRY_POLICY_PASSTHROUGH)
+		FAIL(-EINVAL, "unknown policy %u", r->policy);
+
+	struct host_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		FAIL(-ENOMEM, "out of memory");
+	ctx->client = c;
+	ctx->id = r->ctx_id;
+	ctx->policy = r->policy;
+	ctx->page_fd = ctx->event_fd = ctx->poll_fd = -1;
+	list_init(&ctx->link);
+	list_init(&ctx->timer_link);
+	int ret = bo_table_init(&ctx->bos);
+	struct kdev *kd = ret == 0 ? sim_msm_open(h->sim) : NULL;
+	if (!kd) {
+		ctx_destroy(ctx, true);
+		FAIL(-ENOMEM, "could not open the GPU device");
+	}
+	ret = msm_ctx_create(kd, &ctx->msm);
+	if (ret == 0)
+		ret = make_fence_page(ctx);
+	if (ret == 0) {
+		ctx->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (ctx->event_fd < 0)
+			ret = -errno;
+	}
+	if (ret < 0) {
+		ctx_destroy(ctx, true);
+		FAIL(ret, "could not set up context %u (%s)", r->ctx_id, strerror(-ret));
+	}
+	ctx->poll_fd = msm_ctx_poll_fd(ctx->msm);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ctx };
+	if (ctx->poll_fd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, ctx->poll_fd, &ev) < 0) {
+		ctx->poll_fd = -1; /* poll on a timer instead */
+		list_add_tail(&h->timer_ctxs, &ctx->timer_link);
+	}
+	list_add_tail(&c->contexts, &ctx->link);
+	h->stats.contexts++;
+
+	struct ferry_msg reply = { .kind = FERRY_MSG_CONTEXT_CREATED, .seq = m->seq };
+	reply.u.context_created.ctx_id = ctx->id;
+	int fds[2] = { ctx->page_fd, ctx->event_fd };
+	client_send(c, &reply, fds, 2);
+	/* The mapping stays; the host needs no fd for the page any more. */
+	close(ctx->page_fd);
+	ctx->page_fd = -1;
+	return 0;
+}
+
+int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	struct host_ctx *ctx = ctx_find(c, m->u.context_destroy.ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", m->u.context_destroy.ctx_id);
+	ctx_destroy(ctx, false);
+	return 0;
+}
+
+void ctx_destroy(struct host_ctx *ctx, bool client_gone)
+{
+	struct ferry_host *h = ctx->client->host;
+	wait_drop_ctx(ctx, !client_gone, -ECANCELED);
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
+		if (ctx->queues[id])
+			queue_free(ctx->queues[id]);
+	if (ctx->bos.buckets)
+		bo_table_fini(&ctx->bos);
+	if (ctx->poll_fd >= 0)
+		epoll_ctl(h->epfd, EPOLL_CTL_DEL, ctx->poll_fd, NULL);
+	list_del(&ctx->timer_link);
+	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
+	msm_ctx_destroy(ctx->msm);
+	if (ctx->page)
+		munmap(ctx->page, FERRY_FENCE_PAGE_SIZE);
+	if (ctx->page_fd >= 0)
+		close(ctx->page_fd);
+	if (ctx->event_fd >= 0)
+		close(ctx->event_fd);
+	free(ctx->refs);
+	free(ctx->bo_ptrs);
+	free(ctx->fault_text);
+	if (!list_empty(&ctx->link)) {
+		list_del(&ctx->link);
+		h->stats.contexts--;
+	}
+	free(ctx);
+}
+
+void ctx_mark_lost(struct host_ctx *ctx)
+{
+	if (ctx->lost)
+		return;
+	ctx->lost = true;
+	atomic_fetch_add(&ctx->page->lost, 1);
+	/* Held submits never run on a lost context; they retire in order as cancelled. */
+	sched_cancel(ctx, -ECANCELED);
+}
+
+void ctx_wake_guest(struct host_ctx *ctx)
+{
+	if (!ctx->wake)
+		return;
+	ctx->wake = false;
+	/* The slots were stored seq_cst before this load: a guest that raised waiters after it
+	 * will see them, one that raised it before gets the eventfd. */
+	if (atomic_load(&ctx->page->waiters) != 0) {
+		uint64_t one = 1;
+		if (write(ctx->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			host_log(ctx->client->host, FERRY_LOG_WARN, "eventfd write: %s", strerror(errno));
+	}
+}
+
+void ctx_progress(struct host_ctx *ctx)
+{
+	bool progressed;
+	do {
+		progressed = false;
+		for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
+			struct host_queue *q = ctx->queues[id];
+			if (q && q->tl.count && queue_retire(q))
+				progressed = true;
+		}
+		/* Retired fences may free held submits; released ones that failed retire at once. */
+	} while (sched_release(ctx) || progressed);
+	ctx_wake_guest(ctx);
+	wait_check_ctx(ctx);
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
+		struct host_queue *q = ctx->queues[id];
+		if (q && q->closing && q->tl.count == 0 && list_empty(&q->held))
+			queue_free(q);
+	}
+}

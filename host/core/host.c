@@ -1,0 +1,132 @@
+/* libferry-host's entry points: creating the device (the simulated msm GPU named by cfg->gpu),
+ * the one poll fd holding every context's kdev poll fd, dispatch, deadlines and stats. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "backend/kdev.h"
+#include "host_internal.h"
+#include "sim/sim_msm.h"
+
+int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out)
+{
+	struct ferry_host *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	if (cfg)
+		h->cfg = *cfg;
+	snprintf(h->gpu, sizeof(h->gpu), "%s", h->cfg.gpu ? h->cfg.gpu : "a630");
+	h->cfg.gpu = h->gpu;
+	list_init(&h->clients);
+	list_init(&h->waits);
+	list_init(&h->timer_ctxs);
+	ferry_buf_init(&h->out);
+	h->epfd = -1;
+
+	int ret;
+	if (strncmp(h->gpu, "/dev/", 5) == 0) {
+		host_log(h, FERRY_LOG_ERROR, "render nodes are not supported yet (asked for %s)", h->gpu);
+		ret = -ENODEV;
+		goto fail;
+	}
+	ret = sim_msm_device_create(h->gpu, &h->sim);
+	if (ret < 0) {
+		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
+		goto fail;
+	}
+	/* Probe through a throwaway open: every context's open sees the same device. */
+	struct kdev *kd = sim_msm_open(h->sim);
+	if (!kd) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = msm_probe(kd, &h->dev);
+	kd->ops->close(kd);
+	if (ret < 0) {
+		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
+		goto fail;
+	}
+	if (h->dev.va_size == 0)
+		host_log(h, FERRY_LOG_WARN, "%s has no per-process address spaces: contexts are not isolated", h->gpu);
+	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_msm_model(h->sim));
+	h->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (h->epfd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	host_log(h, FERRY_LOG_INFO, "serving %s (gpu id %llu, chip id 0x%llx)", h->device_name,
+		 (unsigned long long)h->dev.gpu_id, (unsigned long long)h->dev.chip_id);
+	*out = h;
+	return 0;
+fail:
+	ferry_host_destroy(h);
+	return ret;
+}
+
+void ferry_host_destroy(struct ferry_host *h)
+{
+	if (!h)
+		return;
+	while (!list_empty(&h->clients))
+		ferry_host_client_free(list_entry(h->clients.next, struct ferry_host_client, link));
+	if (h->sim)
+		sim_msm_device_destroy(h->sim);
+	if (h->epfd >= 0)
+		close(h->epfd);
+	ferry_buf_free(&h->out);
+	free(h);
+}
+
+int ferry_host_poll_fd(const struct ferry_host *h)
+{
+	return h->epfd;
+}
+
+void ferry_host_dispatch(struct ferry_host *h)
+{
+	struct epoll_event evs[64];
+	int n = epoll_wait(h->epfd, evs, 64, 0);
+	for (int i = 0; i < n; i++) {
+		struct host_ctx *ctx = evs[i].data.ptr;
+		/* Drain first: completions after the check below re-arm the fd. */
+		msm_ctx_poll_ack(ctx->msm);
+		ctx_progress(ctx);
+	}
+	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {
+		struct host_ctx *ctx = list_entry(l, struct host_ctx, timer_link);
+		if (ctx->nr_inflight)
+			ctx_progress(ctx);
+	}
+	wait_expire(h, host_now_ns());
+}
+
+int ferry_host_next_timeout_ms(const struct ferry_host *h)
+{
+	int64_t ms = -1;
+	int64_t deadline = wait_next_deadline(h);
+	if (deadline != INT64_MAX) {
+		int64_t left = deadline - host_now_ns();
+		ms = left <= 0 ? 0 : (left + 999999) / 1000000;
+		if (ms > INT32_MAX)
+			ms = INT32_MAX;
+	}
+	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {
+		const struct host_ctx *ctx = list_entry(l, struct host_ctx, timer_link);
+		if (ctx->nr_inflight && (ms < 0 || ms > HOST_POLL_INTERVAL_MS))
+			ms = HOST_POLL_INTERVAL_MS;
+	}
+	return (int)ms;
+}
+
+const char *ferry_host_device_name(const struct ferry_host *h)
+{
+	return h->device_name;
+}
+
+void ferry_host_get_stats(const struct ferry_host *h, struct ferry_host_stats *out)
+{
+	*out = h->stats;
+}

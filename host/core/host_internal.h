@@ -1,0 +1,206 @@
+/* The objects of libferry-host's core (host, client, context, BO, queue, held submit, wait) and
+ * the functions the core's files call on each other. Not installed: embedders use ferry/host.h. */
+#ifndef FERRY_HOST_INTERNAL_H
+#define FERRY_HOST_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ferry/fence_page.h>
+#include <ferry/host.h>
+#include <ferry/wire.h>
+
+#include "backend/msm.h"
+#include "list.h"
+
+/* A client that sends this many malformed frames, or this many failing requests in a row, is
+ * disconnected. */
+#define HOST_MAX_BAD_FRAMES    64u
+#define HOST_MAX_ERROR_STREAK  4096u
+/* Fault report text kept per context and sent to the guest (the codec caps strings). */
+#define HOST_FAULT_TEXT_MAX    (64u * 1024u)
+/* How often contexts whose kdev has no poll fd are polled while they have work in flight. */
+#define HOST_POLL_INTERVAL_MS  2
+
+struct sim_msm_device;
+
+struct ferry_host {
+	struct ferry_host_config cfg;
+	char gpu[32];
+	struct sim_msm_device *sim;
+	struct msm_dev_info dev;
+	char device_name[64];
+	int epfd;            /* every context's kdev poll fd */
+	struct list clients; /* ferry_host_client.link */
+	struct list waits;   /* host_wait.link: deferred FENCE_WAIT / BO_CPU_PREP replies */
+	struct list timer_ctxs; /* host_ctx.timer_link: contexts without a kdev poll fd */
+	struct ferry_host_stats stats;
+	struct ferry_buf out; /* encode scratch, reused for every frame sent */
+};
+
+struct ferry_host_client {
+	struct ferry_host *host;
+	struct list link;
+	struct ferry_host_client_ops ops;
+	void *cookie;
+	char peer[64];
+	struct list contexts; /* host_ctx.link */
+	bool gone;            /* send failed: nothing more is sent */
+	uint32_t bad_frames;
+	uint32_t error_streak;
+};
+
+struct host_ctx;
+
+struct host_bo {
+	struct host_bo *hash_next;
+	struct host_ctx *ctx;
+	uint32_t id, handle, flags;
+	uint32_t refs; /* the table's, plus held submits' and waits' */
+	uint64_t size, iova;
+	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
+};
+
+struct bo_table {
+	struct host_bo **buckets;
+	uint32_t nbuckets, count;
+};
+
+/* One submitted seqno not yet retired. Entries that never reached the kernel (cancelled, or
+ * refused when released from the scheduler) carry their final status and retire in order. */
+struct pending_fence {
+	uint32_t seqno;
+	uint32_t flags; /* FERRY_SUBMIT_* */
+	int32_t status;
+	bool in_kernel;
+};
+
+struct fence_timeline {
+	struct pending_fence *ring;
+	uint32_t cap, head, count;
+	uint32_t last_submitted; /* newest accepted seqno */
+	/* The host's own record of the last retired seqno: the fence page is guest-writable, so the
+	 * host never reads its state back from there. */
+	uint32_t signaled;
+	uint32_t error_seqno;
+	int32_t error;
+};
+
+struct host_queue {
+	struct host_ctx *ctx;
+	uint32_t id, kernel_id, prio;
+	uint32_t faults; /* last SUBMITQUEUE_QUERY(FAULTS) */
+	struct fence_timeline tl;
+	struct list held; /* held_submit.link, FIFO */
+	bool closing;     /* closed by the guest; freed when its work drained */
+};
+
+struct host_ctx {
+	struct ferry_host_client *client;
+	struct list link;
+	uint32_t id, policy;
+	struct msm_ctx *msm;
+	int poll_fd;
+	struct list timer_link;
+	int page_fd, event_fd;
+	struct ferry_fence_page *page;
+	struct bo_table bos;
+	struct host_queue *queues[FERRY_FENCE_PAGE_QUEUES];
+	uint32_t nr_inflight; /* pending + held submits over all queues */
+	bool lost;
+	bool wake; /* a fence signaled since the eventfd was last considered */
+	uint64_t submit_mark;
+	/* Per-context submit scratch, reused so steady-state submits do not allocate. */
+	struct msm_submit_bo_ref *refs;
+	struct host_bo **bo_ptrs;
+	uint32_t scratch_cap;
+	char *fault_text;
+};
+
+struct host_wait {
+	struct list link;
+	struct ferry_host_client *client;
+	struct host_ctx *ctx;
+	enum ferry_msg_kind kind; /* FENCE_WAIT or BO_CPU_PREP */
+	uint32_t seq;
+	struct host_queue *queue;
+	uint32_t seqno;
+	struct host_bo *bo;
+	uint32_t op;
+	int64_t deadline_ns; /* CLOCK_MONOTONIC; INT64_MAX = none */
+};
+
+/* log.c */
+void host_log(struct ferry_host *h, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int64_t host_now_ns(void);
+
+/* client.c */
+void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds);
+void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error);
+
+/* context.c */
+int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id);
+void ctx_destroy(struct host_ctx *ctx, bool client_gone);
+/* Retires finished work, releases held submits, wakes the guest, answers waits, reaps queues. */
+void ctx_progress(struct host_ctx *ctx);
+void ctx_mark_lost(struct host_ctx *ctx);
+void ctx_wake_guest(struct host_ctx *ctx);
+
+/* bo_table.c */
+int bo_table_init(struct bo_table *t);
+/* Drops the table's reference of every BO. */
+void bo_table_fini(struct bo_table *t);
+struct host_bo *bo_table_find(const struct bo_table *t, uint32_t id);
+int bo_table_insert(struct bo_table *t, struct host_bo *bo);
+void bo_table_remove(struct bo_table *t, struct host_bo *bo);
+void bo_ref(struct host_bo *bo);
+void bo_unref(struct host_bo *bo);
+int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+
+/* queue.c */
+int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id);
+/* Polls the kernel for the queue's finished seqnos, in order. Returns true if any retired. */
+bool queue_retire(struct host_queue *q);
+/* Frees a queue whose work has drained (or whose context is going away). */
+void queue_free(struct host_queue *q);
+
+/* fence_timeline.c */
+void timeline_fini(struct fence_timeline *tl);
+int timeline_push(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status, bool in_kernel);
+struct pending_fence *timeline_head(struct fence_timeline *tl);
+void timeline_pop(struct fence_timeline *tl);
+/* Publishes a retired seqno: fence page slot, FENCE_SIGNALED event when asked for or failed. */
+void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32_t status);
+bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);
+
+/* sched.c */
+int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+/* Sends held submits whose in-fences have signaled. Returns true if any left the scheduler. */
+bool sched_release(struct host_ctx *ctx);
+/* Retires every held submit of the context with status (in order, through the timelines). */
+void sched_cancel(struct host_ctx *ctx, int32_t status);
+/* Frees held submits without signaling (context teardown). */
+void sched_free_queue(struct host_queue *q);
+/* A queue is going away: held submits elsewhere stop waiting on it (its work all retired). */
+void sched_forget_queue(struct host_queue *q);
+bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo);
+
+/* wait.c */
+int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+void wait_check_ctx(struct host_ctx *ctx);
+void wait_expire(struct ferry_host *h, int64_t now_ns);
+/* Ends every wait on ctx: answered with status when reply, else dropped silently. */
+void wait_drop_ctx(struct host_ctx *ctx, bool reply, int32_t status);
+/* A queue is going away: waits on it are answered (its work all retired). */
+void wait_queue_gone(struct host_queue *q);
+int64_t wait_next_deadline(const struct ferry_host *h);
+
+#endif

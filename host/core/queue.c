@@ -1,0 +1,180 @@
+/* Submit queues: QUEUE_CREATE / QUEUE_CLOSE, and retiring a queue's seqnos in order — with the
+ * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: read and report the coredump). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+#define FAIL(err, ...)                           \
+	do {                                     \
+		snprintf(why, n, __VA_ARGS__);   \
+		return (err);                    \
+	} while (0)
+
+struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id)
+{
+	return id < FERRY_FENCE_PAGE_QUEUES ? ctx->queues[id] : NULL;
+}
+
+int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_queue_create *r = &m->u.queue_create;
+	struct ferry_host *h = c->host;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	if (r->queue_id >= FERRY_FENCE_PAGE_QUEUES)
+		FAIL(-EINVAL, "queue id %u must be < %u", r->queue_id, FERRY_FENCE_PAGE_QUEUES);
+	struct host_queue *old = ctx->queues[r->queue_id];
+	if (old && old->closing)
+		FAIL(-EBUSY, "queue %u is still closing (work in flight)", r->queue_id);
+	if (old)
+		FAIL(-EEXIST, "queue %u already exists in context %u", r->queue_id, r->ctx_id);
+	if (r->flags)
+		FAIL(-EINVAL, "queue flags 0x%x must be 0", r->flags);
+	if (r->priority >= h->dev.priorities)
+		FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
+
+	struct host_queue *q = calloc(1, sizeof(*q));
+	if (!q)
+		FAIL(-ENOMEM, "out of memory");
+	int ret = msm_queue_new(ctx->msm, r->priority, &q->kernel_id);
+	if (ret < 0) {
+		free(q);
+		FAIL(ret, "kernel refused a queue of priority %u", r->priority);
+	}
+	q->ctx = ctx;
+	q->id = r->queue_id;
+	q->prio = r->priority;
+	list_init(&q->held);
+	if (msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
+		q->faults = 0;
+	/* A previous queue with this id may have left values in the slot. */
+	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
+	atomic_store(&slot->error, 0);
+	atomic_store(&slot->error_seqno, 0);
+	atomic_store(&slot->signaled, 0);
+	ctx->queues[q->id] = q;
+	h->stats.queues++;
+	return 0;
+}
+
+int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_queue_close *r = &m->u.queue_close;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	struct host_queue *q = queue_find(ctx, r->queue_id);
+	if (!q || q->closing)
+		FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
+	/* Work in flight still retires (and signals) in order; the queue goes when it drained. */
+	q->closing = true;
+	if (q->tl.count == 0 && list_empty(&q->held))
+		queue_free(q);
+	return 0;
+}
+
+void queue_free(struct host_queue *q)
+{
+	struct host_ctx *ctx = q->ctx;
+	sched_forget_queue(q);
+	wait_queue_gone(q);
+	sched_free_queue(q);
+	ctx->nr_inflight -= q->tl.count;
+	msm_queue_close(ctx->msm, q->kernel_id);
+	timeline_fini(&q->tl);
+	ctx->queues[q->id] = NULL;
+	ctx->client->host->stats.queues--;
+	free(q);
+}
+
+/* Sends the FAULT_REPORT for seqno and returns the fence status it gets. */
+static int32_t report_fault(struct host_queue *q, uint32_t seqno)
+{
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_host *h = ctx->client->host;
+	if (!ctx->fault_text)
+		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
+	char empty[1] = "";
+	char *text = ctx->fault_text ? ctx->fault_text : empty;
+	struct msm_fault f;
+	if (msm_read_fault(ctx->msm, &f, text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
+		text[0] = '\0';
+	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
+		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u",
+			 f.queue_id, f.fence, seqno);
+
+	/* A hang is -ETIMEDOUT; a pagefault or a CP error (or an unreadable dump) is -EIO. */
+	int32_t status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO;
+	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
+	ev.u.fault_report = (struct ferry_fault_report){
+		.ctx_id = ctx->id,
+		.queue_id = q->id,
+		.seqno = seqno,
+		.flags = (f.kind == MSM_FAULT_HANG ? FERRY_FAULT_HANG : 0) | (f.have_iova && f.write ? FERRY_FAULT_WRITE : 0),
+		.iova = f.iova,
+		.ib_iova = f.ib_iova,
+		.ib_dword = f.ib_dword,
+		.ib_level = f.ib_level,
+		.opcode = f.opcode,
+		.source = 0,
+		.text = text,
+	};
+	/* The codec caps strings; the guest gets the head of the report, the host log keeps all. */
+	size_t len = strlen(text);
+	char saved = 0;
+	if (len >= FERRY_MAX_STRING) {
+		saved = text[FERRY_MAX_STRING - 1];
+		text[FERRY_MAX_STRING - 1] = '\0';
+	}
+	client_send(ctx->client, &ev, NULL, 0);
+	if (len >= FERRY_MAX_STRING)
+		text[FERRY_MAX_STRING - 1] = saved;
+
+	if (f.have_iova)
+		host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s fault at iova 0x%llx",
+			 ctx->client->peer, ctx->id, q->id, seqno, f.write ? "write" : "read",
+			 (unsigned long long)f.iova);
+	else
+		host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s", ctx->client->peer,
+			 ctx->id, q->id, seqno, f.kind == MSM_FAULT_HANG ? "hang" : "command-stream error");
+	host_log(h, FERRY_LOG_DEBUG, "coredump:\n%s", text);
+	h->stats.faults++;
+	ctx_mark_lost(ctx);
+	return status;
+}
+
+bool queue_retire(struct host_queue *q)
+{
+	struct host_ctx *ctx = q->ctx;
+	bool progressed = false;
+	struct pending_fence *head;
+	while ((head = timeline_head(&q->tl))) {
+		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
+		struct pending_fence done = *head;
+		if (done.in_kernel) {
+			int ret = msm_fence_poll(ctx->msm, q->kernel_id, done.seqno);
+			if (ret == -EBUSY)
+				break;
+			if (ret < 0) {
+				host_log(ctx->client->host, FERRY_LOG_WARN, "WAIT_FENCE queue %u seqno %u: %d",
+					 q->id, done.seqno, ret);
+				done.status = ret;
+			} else {
+				uint32_t faults;
+				if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
+					q->faults = faults;
+					done.status = report_fault(q, done.seqno);
+				}
+			}
+		}
+		timeline_pop(&q->tl);
+		ctx->nr_inflight--;
+		timeline_signal(q, done.seqno, done.flags, done.status);
+		progressed = true;
+	}
+	return progressed;
+}

@@ -1,0 +1,281 @@
+/* Submits and the host-side scheduler: checks a submit (ids, seqno order, BO table, envelope,
+ * in-fences), sends it to the kernel at once when nothing holds it back, or keeps a copy until
+ * its in-fences (queues of the same context) have signaled. Per queue, order is kept: a submit
+ * behind a held one is held too. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+struct held_in_fence {
+	struct host_queue *q; /* NULL once that queue is gone (its work had all retired) */
+	uint32_t seqno;
+};
+
+struct held_submit {
+	struct list link;
+	struct ferry_msm_submit s; /* arrays point into this allocation */
+	struct host_bo **bos;      /* one reference each */
+	struct held_in_fence *in;
+	uint32_t nr_in;
+};
+
+#define FAIL(err, ...)                           \
+	do {                                     \
+		snprintf(why, n, __VA_ARGS__);   \
+		return (err);                    \
+	} while (0)
+
+static int reserve_scratch(struct host_ctx *ctx, uint32_t nr)
+{
+	if (nr <= ctx->scratch_cap)
+		return 0;
+	uint32_t want = ctx->scratch_cap ? ctx->scratch_cap : 64;
+	while (want < nr)
+		want *= 2;
+	struct msm_submit_bo_ref *refs = realloc(ctx->refs, (size_t)want * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	ctx->refs = refs;
+	struct host_bo **ptrs = realloc(ctx->bo_ptrs, (size_t)want * sizeof(*ptrs));
+	if (!ptrs)
+		return -ENOMEM;
+	ctx->bo_ptrs = ptrs;
+	ctx->scratch_cap = want;
+	return 0;
+}
+
+/* memcpy that tolerates the NULL array a decoder may give for an empty vector. */
+static void *copy_array(void *dst, const void *src, size_t len)
+{
+	if (len)
+		memcpy(dst, src, len);
+	return dst;
+}
+
+static struct held_submit *hold(struct host_ctx *ctx, const struct ferry_msm_submit *s, uint32_t nr_in)
+{
+	/* Counts were checked against the FERRY_MAX_SUBMIT_* limits, so these sizes are small. */
+	size_t sz = sizeof(struct held_submit);
+	size_t off_relocs = sz;
+	sz += (size_t)s->nr_relocs * sizeof(*s->relocs);
+	size_t off_ptrs = sz;
+	sz += (size_t)s->nr_bos * sizeof(struct host_bo *);
+	size_t off_in = sz;
+	sz += (size_t)nr_in * sizeof(struct held_in_fence);
+	size_t off_bos = sz;
+	sz += (size_t)s->nr_bos * sizeof(*s->bos);
+	size_t off_cmds = sz;
+	sz += (size_t)s->nr_cmds * sizeof(*s->cmds);
+
+	char *mem = calloc(1, sz);
+	if (!mem)
+		return NULL;
+	struct held_submit *hs = (struct held_submit *)mem;
+	hs->s = *s;
+	hs->s.relocs = copy_array(mem + off_relocs, s->relocs, (size_t)s->nr_relocs * sizeof(*s->relocs));
+	hs->bos = (struct host_bo **)(mem + off_ptrs);
+	hs->in = (struct held_in_fence *)(mem + off_in);
+	hs->s.bos = copy_array(mem + off_bos, s->bos, (size_t)s->nr_bos * sizeof(*s->bos));
+	hs->s.cmds = copy_array(mem + off_cmds, s->cmds, (size_t)s->nr_cmds * sizeof(*s->cmds));
+	hs->s.in_fences = NULL;
+	hs->s.nr_in_fences = 0;
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		hs->bos[i] = ctx->bo_ptrs[i];
+		bo_ref(hs->bos[i]);
+	}
+	return hs;
+}
+
+static void held_free(struct held_submit *hs)
+{
+	list_del(&hs->link);
+	for (uint32_t i = 0; i < hs->s.nr_bos; i++)
+		bo_unref(hs->bos[i]);
+	free(hs);
+}
+
+int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_msm_submit *s = &m->u.msm_submit;
+	struct host_ctx *ctx = ctx_find(c, s->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", s->ctx_id);
+	if (ctx->lost)
+		FAIL(-EIO, "context %u is lost (GPU fault or hang); create a new context", s->ctx_id);
+	struct host_queue *q = queue_find(ctx, s->queue_id);
+	if (!q || q->closing)
+		FAIL(-ENOENT, "queue %u does not exist in context %u", s->queue_id, s->ctx_id);
+	if (s->flags & ~FERRY_SUBMIT_FLAGS)
+		FAIL(-EINVAL, "submit flags 0x%x: unknown bits", s->flags);
+	if (s->seqno == 0)
+		FAIL(-EINVAL, "seqno 0 is reserved");
+	if ((int32_t)(s->seqno - q->tl.last_submitted) <= 0)
+		FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", s->seqno, q->tl.last_submitted);
+	if (s->nr_bos > FERRY_MAX_SUBMIT_BOS)
+		FAIL(-EINVAL, "nr_bos %u exceeds %u", s->nr_bos, FERRY_MAX_SUBMIT_BOS);
+	if (s->nr_in_fences > FERRY_MAX_SUBMIT_IN_FENCES)
+		FAIL(-EINVAL, "nr_in_fences %u exceeds %u", s->nr_in_fences, FERRY_MAX_SUBMIT_IN_FENCES);
+	if (reserve_scratch(ctx, s->nr_bos) < 0)
+		FAIL(-ENOMEM, "out of memory");
+
+	uint64_t mark = ++ctx->submit_mark;
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		struct host_bo *bo = bo_table_find(&ctx->bos, s->bos[i].bo_id);
+		if (!bo)
+			FAIL(-ENOENT, "bos[%u]: bo %u does not exist in context %u", i, s->bos[i].bo_id, s->ctx_id);
+		if (bo->submit_mark == mark)
+			FAIL(-EINVAL, "bos[%u]: bo %u is listed twice", i, s->bos[i].bo_id);
+		bo->submit_mark = mark;
+		ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = bo->handle, .size = bo->size };
+		ctx->bo_ptrs[i] = bo;
+	}
+	int ret = msm_submit_prepare(ctx->msm, s, ctx->refs, why, n);
+	if (ret < 0)
+		return ret;
+
+	uint32_t unsignaled = 0;
+	for (uint32_t i = 0; i < s->nr_in_fences; i++) {
+		const struct ferry_fence_ref *f = &s->in_fences[i];
+		struct host_queue *fq = queue_find(ctx, f->queue_id);
+		if (!fq)
+			FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, f->queue_id, s->ctx_id);
+		if ((int32_t)(f->seqno - fq->tl.last_submitted) > 0)
+			FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
+			     i, f->seqno, f->queue_id, fq->tl.last_submitted);
+		/* The kernel runs one queue in order, so a fence of the same queue needs no hold. */
+		if (fq != q && !timeline_passed(&fq->tl, f->seqno))
+			unsignaled++;
+	}
+
+	if (unsignaled == 0 && list_empty(&q->held)) {
+		ret = timeline_push(&q->tl, s->seqno, s->flags, 0, true);
+		if (ret < 0)
+			FAIL(ret, "out of memory");
+		ret = msm_submit_flush(ctx->msm, q->kernel_id, s->seqno);
+		if (ret < 0) {
+			q->tl.count--; /* un-push: the kernel did not take it */
+			FAIL(ret, "kernel rejected the submit (%s)", strerror(-ret));
+		}
+	} else {
+		struct held_submit *hs = hold(ctx, s, unsignaled);
+		if (!hs)
+			FAIL(-ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < s->nr_in_fences; i++) {
+			const struct ferry_fence_ref *f = &s->in_fences[i];
+			struct host_queue *fq = queue_find(ctx, f->queue_id);
+			if (fq != q && !timeline_passed(&fq->tl, f->seqno))
+				hs->in[hs->nr_in++] = (struct held_in_fence){ .q = fq, .seqno = f->seqno };
+		}
+		list_add_tail(&q->held, &hs->link);
+	}
+	q->tl.last_submitted = s->seqno;
+	ctx->nr_inflight++;
+	c->host->stats.submits++;
+	return 0;
+}
+
+static bool held_ready(const struct held_submit *hs)
+{
+	for (uint32_t i = 0; i < hs->nr_in; i++)
+		if (hs->in[i].q && !timeline_passed(&hs->in[i].q->tl, hs->in[i].seqno))
+			return false;
+	return true;
+}
+
+/* Moves a held submit onto the timeline: into the kernel, or as an already-failed entry. */
+static void release_one(struct host_queue *q, struct held_submit *hs, int32_t status)
+{
+	struct host_ctx *ctx = q->ctx;
+	bool in_kernel = false;
+	if (status == 0) {
+		char why[256];
+		int ret = reserve_scratch(ctx, hs->s.nr_bos);
+		for (uint32_t i = 0; ret == 0 && i < hs->s.nr_bos; i++)
+			ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
+		if (ret == 0)
+			ret = msm_submit_prepare(ctx->msm, &hs->s, ctx->refs, why, sizeof(why));
+		if (ret == 0)
+			ret = msm_submit_flush(ctx->msm, q->kernel_id, hs->s.seqno);
+		if (ret < 0) {
+			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held submit failed: %d",
+				 ctx->id, q->id, hs->s.seqno, ret);
+			status = ret;
+		} else {
+			in_kernel = true;
+		}
+	}
+	if (timeline_push(&q->tl, hs->s.seqno, hs->s.flags, status, in_kernel) < 0) {
+		/* Out of memory: signal now rather than never. */
+		ctx->nr_inflight--;
+		timeline_signal(q, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
+	}
+	held_free(hs);
+}
+
+bool sched_release(struct host_ctx *ctx)
+{
+	bool progressed = false;
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
+		struct host_queue *q = ctx->queues[id];
+		while (q && !list_empty(&q->held)) {
+			struct held_submit *hs = list_entry(q->held.next, struct held_submit, link);
+			if (!held_ready(hs))
+				break;
+			release_one(q, hs, ctx->lost ? -ECANCELED : 0);
+			progressed = true;
+		}
+	}
+	return progressed;
+}
+
+void sched_cancel(struct host_ctx *ctx, int32_t status)
+{
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
+		struct host_queue *q = ctx->queues[id];
+		while (q && !list_empty(&q->held))
+			release_one(q, list_entry(q->held.next, struct held_submit, link), status);
+	}
+}
+
+void sched_free_queue(struct host_queue *q)
+{
+	while (!list_empty(&q->held)) {
+		held_free(list_entry(q->held.next, struct held_submit, link));
+		q->ctx->nr_inflight--;
+	}
+}
+
+void sched_forget_queue(struct host_queue *gone)
+{
+	struct host_ctx *ctx = gone->ctx;
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
+		struct host_queue *q = ctx->queues[id];
+		if (!q)
+			continue;
+		for (struct list *l = q->held.next; l != &q->held; l = l->next) {
+			struct held_submit *hs = list_entry(l, struct held_submit, link);
+			for (uint32_t i = 0; i < hs->nr_in; i++)
+				if (hs->in[i].q == gone)
+					hs->in[i].q = NULL;
+		}
+	}
+}
+
+bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo)
+{
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
+		struct host_queue *q = ctx->queues[id];
+		if (!q)
+			continue;
+		for (struct list *l = q->held.next; l != &q->held; l = l->next) {
+			struct held_submit *hs = list_entry(l, struct held_submit, link);
+			for (uint32_t i = 0; i < hs->s.nr_bos; i++)
+				if (hs->bos[i] == bo)
+					return true;
+		}
+	}
+	return false;
+}

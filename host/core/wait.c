@@ -1,0 +1,183 @@
+/* Deferred replies: FENCE_WAIT and BO_CPU_PREP are answered (STATUS_REPLY) when their condition
+ * holds — checked whenever their context made progress — or with -ETIMEDOUT at their deadline.
+ * The host never blocks for them. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "host_internal.h"
+
+#define FAIL(err, ...)                           \
+	do {                                     \
+		snprintf(why, n, __VA_ARGS__);   \
+		return (err);                    \
+	} while (0)
+
+static int64_t deadline_of(int64_t timeout_ns)
+{
+	if (timeout_ns < 0)
+		return INT64_MAX;
+	int64_t now = host_now_ns();
+	return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
+}
+
+/* 1 when the wait is satisfied (*status = its result), 0 when not yet. */
+static int wait_ready(struct host_wait *w, int32_t *status)
+{
+	if (w->kind == FERRY_MSG_FENCE_WAIT) {
+		if (!w->queue || timeline_passed(&w->queue->tl, w->seqno)) {
+			*status = (w->queue && w->queue->tl.error_seqno == w->seqno) ? w->queue->tl.error : 0;
+			return 1;
+		}
+		return 0;
+	}
+	/* A submit still held host-side will use the BO, though the kernel has not seen it yet. */
+	if (sched_bo_held(w->ctx, w->bo))
+		return 0;
+	int ret = msm_bo_cpu_prep_poll(w->ctx->msm, w->bo->handle, w->op);
+	if (ret == -EBUSY)
+		return 0;
+	*status = ret;
+	return 1;
+}
+
+static void wait_end(struct host_wait *w, bool reply, int32_t status)
+{
+	if (reply)
+		client_send_status(w->client, w->seq, status);
+	list_del(&w->link);
+	if (w->bo)
+		bo_unref(w->bo);
+	free(w);
+}
+
+/* Answers at once when possible (or when no waiting was asked for), else queues the wait. */
+static int start_wait(struct ferry_host_client *c, struct host_wait *tmpl, int64_t timeout_ns, int32_t poll_status)
+{
+	int32_t status;
+	if (wait_ready(tmpl, &status)) {
+		client_send_status(c, tmpl->seq, status);
+		return 0;
+	}
+	if (timeout_ns == 0) {
+		client_send_status(c, tmpl->seq, poll_status);
+		return 0;
+	}
+	struct host_wait *w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = *tmpl;
+	w->deadline_ns = deadline_of(timeout_ns);
+	if (w->bo)
+		bo_ref(w->bo);
+	list_add_tail(&c->host->waits, &w->link);
+	return 0;
+}
+
+int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_fence_wait *r = &m->u.fence_wait;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	struct host_queue *q = queue_find(ctx, r->queue_id);
+	if (!q)
+		FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
+	if ((int32_t)(r->seqno - q->tl.last_submitted) > 0)
+		FAIL(-EINVAL, "seqno %u was never submitted on queue %u (last %u)", r->seqno, r->queue_id,
+		     q->tl.last_submitted);
+	ctx_progress(ctx); /* answer from the freshest state */
+	if (!queue_find(ctx, r->queue_id)) {
+		client_send_status(c, m->seq, 0); /* the queue drained and was reaped */
+		return 0;
+	}
+	struct host_wait w = {
+		.client = c, .ctx = ctx, .kind = FERRY_MSG_FENCE_WAIT, .seq = m->seq, .queue = q, .seqno = r->seqno,
+	};
+	int ret = start_wait(c, &w, r->timeout_ns, -ETIMEDOUT);
+	if (ret < 0)
+		FAIL(ret, "out of memory");
+	return 0;
+}
+
+int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_bo_cpu_prep *r = &m->u.bo_cpu_prep;
+	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	if (!ctx)
+		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
+	if (!bo)
+		FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+	if (!msm_cpu_prep_op_ok(r->op))
+		FAIL(-EINVAL, "cpu_prep op 0x%x: unknown bits", r->op);
+	ctx_progress(ctx);
+	struct host_wait w = {
+		.client = c, .ctx = ctx, .kind = FERRY_MSG_BO_CPU_PREP, .seq = m->seq, .bo = bo, .op = r->op,
+	};
+	/* NOSYNC never waits, as in the kernel. */
+	int64_t timeout = msm_cpu_prep_op_nosync(r->op) ? 0 : r->timeout_ns;
+	int ret = start_wait(c, &w, timeout, -EBUSY);
+	if (ret < 0)
+		FAIL(ret, "out of memory");
+	return 0;
+}
+
+void wait_check_ctx(struct host_ctx *ctx)
+{
+	struct list *l, *tmp;
+	list_for_each_safe(l, tmp, &ctx->client->host->waits) {
+		struct host_wait *w = list_entry(l, struct host_wait, link);
+		int32_t status;
+		if (w->ctx == ctx && wait_ready(w, &status))
+			wait_end(w, true, status);
+	}
+}
+
+void wait_expire(struct ferry_host *h, int64_t now_ns)
+{
+	struct list *l, *tmp;
+	list_for_each_safe(l, tmp, &h->waits) {
+		struct host_wait *w = list_entry(l, struct host_wait, link);
+		if (w->deadline_ns > now_ns)
+			continue;
+		int32_t status;
+		if (!wait_ready(w, &status))
+			status = -ETIMEDOUT;
+		wait_end(w, true, status);
+	}
+}
+
+void wait_drop_ctx(struct host_ctx *ctx, bool reply, int32_t status)
+{
+	struct list *l, *tmp;
+	list_for_each_safe(l, tmp, &ctx->client->host->waits) {
+		struct host_wait *w = list_entry(l, struct host_wait, link);
+		if (w->ctx == ctx)
+			wait_end(w, reply, status);
+	}
+}
+
+void wait_queue_gone(struct host_queue *q)
+{
+	struct list *l, *tmp;
+	list_for_each_safe(l, tmp, &q->ctx->client->host->waits) {
+		struct host_wait *w = list_entry(l, struct host_wait, link);
+		if (w->queue == q) {
+			int32_t status = q->tl.error_seqno == w->seqno ? q->tl.error : 0;
+			wait_end(w, true, status);
+		}
+	}
+}
+
+int64_t wait_next_deadline(const struct ferry_host *h)
+{
+	int64_t next = INT64_MAX;
+	for (struct list *l = h->waits.next; l != &h->waits; l = l->next) {
+		const struct host_wait *w = list_entry(l, struct host_wait, link);
+		if (w->deadline_ns < next)
+			next = w->deadline_ns;
+	}
+	return next;
+}

@@ -1,0 +1,88 @@
+/* libferry-host: the host renderer as a library. It knows nothing about sockets or event loops:
+ * an embedder (ferryd, the VMM glue) feeds it each client's frames and fds and gets replies,
+ * events and wakeup needs back through callbacks and an fd to poll. */
+#ifndef FERRY_HOST_H
+#define FERRY_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ferry_host;
+struct ferry_host_client;
+
+enum ferry_log_level {
+	FERRY_LOG_ERROR = 0,
+	FERRY_LOG_WARN = 1,
+	FERRY_LOG_INFO = 2,
+	FERRY_LOG_DEBUG = 3,
+};
+
+struct ferry_host_config {
+	/* Which GPU: "a630", "a660" (simulated msm). NULL = "a630". A later "/dev/dri/renderD128"
+	 * selects a real render node. */
+	const char *gpu;
+	bool allow_passthrough; /* may a client ask for FERRY_POLICY_PASSTHROUGH */
+	/* Log sink; NULL logs to stderr. level is enum ferry_log_level. */
+	void (*log)(void *cookie, int level, const char *msg);
+	void *log_cookie;
+	int log_level; /* messages above this are dropped */
+};
+
+/* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
+ * fds are lent for the call: the callee dups what it keeps. Returning non-zero means the client
+ * cannot take more (it is then treated as gone: the embedder should disconnect it). */
+struct ferry_host_client_ops {
+	int (*send)(void *cookie, const void *frame, size_t len, const int *fds, int nfds);
+};
+
+int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out);
+/* Frees everything, including clients not yet freed. */
+void ferry_host_destroy(struct ferry_host *host);
+
+/* An fd the embedder polls for readability; when readable call ferry_host_dispatch(). */
+int ferry_host_poll_fd(const struct ferry_host *host);
+/* Retires completed work, signals fences, answers waits whose condition or deadline passed. */
+void ferry_host_dispatch(struct ferry_host *host);
+/* Milliseconds until the earliest pending deadline (a fence wait / cpu_prep timeout), or -1. */
+int ferry_host_next_timeout_ms(const struct ferry_host *host);
+
+/* Human-readable name of the device served, e.g. "sim a630". */
+const char *ferry_host_device_name(const struct ferry_host *host);
+
+struct ferry_host_client *ferry_host_client_new(struct ferry_host *host,
+						const struct ferry_host_client_ops *ops, void *cookie,
+						const char *peer_name);
+/* Frees every context, queue and BO of the client; pending GPU work is waited out or
+ * cancelled, never leaked. */
+void ferry_host_client_free(struct ferry_host_client *client);
+
+/* Handles one frame payload (after the length prefix; 8-byte aligned). Takes ownership of fds
+ * (closes any it does not keep). Returns 0 when handled (errors went back to the client as
+ * FERRY_MSG_ERROR replies), or a negative errno when the client broke the protocol so badly it
+ * must be disconnected (ferry_host_client_free it). */
+int ferry_host_client_handle(struct ferry_host_client *client, const void *payload, size_t len,
+			     int *fds, int nfds);
+
+/* Counters for tests and `ferry status`. */
+struct ferry_host_stats {
+	uint32_t clients;
+	uint32_t contexts;
+	uint32_t queues;
+	uint32_t bos;
+	uint64_t bo_bytes;
+	uint64_t submits;
+	uint64_t faults;
+	uint64_t bad_messages;
+};
+void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,229 @@
+/* ferryd: serves libferry-host to many guests over a unix socket from one epoll loop — clients'
+ * frames in, replies and events out, the host's poll fd and deadlines, and a clean shutdown on
+ * SIGTERM/SIGINT. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "sim/sim_msm.h"
+
+#ifndef FERRYD_DEFAULT_GPU
+#define FERRYD_DEFAULT_GPU "a630"
+#endif
+
+/* epoll tags for the server's own fds; connections are tagged with their struct conn. */
+static char tag_listen, tag_signal, tag_host;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ferryd [options]\n"
+		"  --socket PATH        listen here (default $XDG_RUNTIME_DIR/ferry/ferryd.sock,\n"
+		"                       else /tmp/ferry-$UID/ferryd.sock)\n"
+		"  --gpu MODEL          simulated GPU: ");
+	for (const char *const *m = sim_msm_models; *m; m++)
+		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
+	fprintf(f, " (default %s)\n"
+		"  --log-level LEVEL    error|warn|info|debug (default warn)\n"
+		"  -v                   one log level more verbose (repeatable)\n"
+		"  --allow-passthrough  let clients ask for passthrough contexts\n"
+		"  --ready-fd N         write one byte to fd N once listening, then close it\n"
+		"  --help, --version\n",
+		FERRYD_DEFAULT_GPU);
+}
+
+static int parse_level(const char *s)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static bool known_gpu(const char *gpu)
+{
+	for (const char *const *m = sim_msm_models; *m; m++)
+		if (!strcmp(*m, gpu))
+			return true;
+	return false;
+}
+
+static int add_fd(int epfd, int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void run(struct server *srv)
+{
+	struct epoll_event evs[64];
+	while (!srv->stop) {
+		int n = epoll_wait(srv->epfd, evs, 64, ferry_host_next_timeout_ms(srv->host));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ferryd_log(FERRY_LOG_ERROR, "epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			void *tag = evs[i].data.ptr;
+			if (tag == &tag_listen) {
+				conn_accept_all(srv);
+			} else if (tag == &tag_signal) {
+				struct signalfd_siginfo si;
+				if (read(srv->signal_fd, &si, sizeof(si)) == sizeof(si))
+					ferryd_log(FERRY_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
+				srv->stop = true;
+			} else if (tag != &tag_host) {
+				conn_event(tag, evs[i].events);
+			}
+		}
+		/* Always: retires work, answers due waits (the host fd or a deadline may be why we woke). */
+		ferry_host_dispatch(srv->host);
+		conn_reap_dead(srv);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD };
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "allow-passthrough", no_argument, NULL, OPT_PASSTHROUGH },
+		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
+		{ NULL, 0, NULL, 0 },
+	};
+	char socket_path[108] = "";
+	const char *gpu = FERRYD_DEFAULT_GPU;
+	bool passthrough = false;
+	int ready_fd = -1;
+	int c;
+	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SOCKET:
+			if (strlen(optarg) >= sizeof(socket_path)) {
+				fprintf(stderr, "ferryd: socket path too long\n");
+				return 2;
+			}
+			snprintf(socket_path, sizeof(socket_path), "%s", optarg);
+			break;
+		case OPT_GPU:
+			gpu = optarg;
+			break;
+		case OPT_LOG_LEVEL:
+			ferryd_log_level = parse_level(optarg);
+			if (ferryd_log_level < 0) {
+				fprintf(stderr, "ferryd: unknown log level '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			if (ferryd_log_level < FERRY_LOG_DEBUG)
+				ferryd_log_level++;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("ferryd %s\n", FERRY_VERSION);
+			return 0;
+		case OPT_PASSTHROUGH:
+			passthrough = true;
+			break;
+		case OPT_READY_FD: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 0 || v > 65535) {
+				fprintf(stderr, "ferryd: bad --ready-fd '%s'\n", optarg);
+				return 2;
+			}
+			ready_fd = (int)v;
+			break;
+		}
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!known_gpu(gpu)) {
+		fprintf(stderr, "ferryd: unknown GPU '%s'\n", gpu);
+		usage(stderr);
+		return 2;
+	}
+	if (!socket_path[0] && ferryd_default_socket_path(socket_path, sizeof(socket_path)) < 0) {
+		fprintf(stderr, "ferryd: default socket path too long; use --socket\n");
+		return 2;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	struct server srv = { .epfd = -1, .listen_fd = -1, .signal_fd = -1 };
+	int status = 1;
+	struct ferry_host_config cfg = {
+		.gpu = gpu,
+		.allow_passthrough = passthrough,
+		.log = ferryd_host_log_sink,
+		.log_level = ferryd_log_level,
+	};
+	int ret = ferry_host_create(&cfg, &srv.host);
+	if (ret < 0) {
+		ferryd_log(FERRY_LOG_ERROR, "cannot start the host: %s", strerror(-ret));
+		return 1;
+	}
+	srv.listen_fd = ferryd_listen(socket_path);
+	if (srv.listen_fd < 0)
+		goto out;
+	srv.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	srv.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv.signal_fd < 0 || srv.epfd < 0 || add_fd(srv.epfd, srv.listen_fd, &tag_listen) < 0 ||
+	    add_fd(srv.epfd, srv.signal_fd, &tag_signal) < 0 ||
+	    add_fd(srv.epfd, ferry_host_poll_fd(srv.host), &tag_host) < 0) {
+		ferryd_log(FERRY_LOG_ERROR, "event loop setup: %s", strerror(errno));
+		goto out_unlink;
+	}
+	ferryd_log(FERRY_LOG_INFO, "ferryd %s serving %s on %s", FERRY_VERSION, ferry_host_device_name(srv.host),
+		   socket_path);
+	if (ready_fd >= 0) {
+		char one = 1;
+		if (write(ready_fd, &one, 1) != 1)
+			ferryd_log(FERRY_LOG_WARN, "--ready-fd %d: %s", ready_fd, strerror(errno));
+		close(ready_fd);
+	}
+	run(&srv);
+	status = srv.stop ? 0 : 1;
+
+out_unlink:
+	conn_free_all(&srv);
+	unlink(socket_path);
+out:
+	conn_free_all(&srv);
+	ferry_host_destroy(srv.host);
+	if (srv.listen_fd >= 0)
+		close(srv.listen_fd);
+	if (srv.signal_fd >= 0)
+		close(srv.signal_fd);
+	if (srv.epfd >= 0)
+		close(srv.epfd);
+	return status;
+}
