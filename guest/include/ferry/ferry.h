@@ -1,0 +1,115 @@
+/* libferry: the guest side of ferry. A device/context/queue/BO/fence API over a transport to
+ * ferryd. Ids are chosen here, so creating BOs and submitting never wait for a reply. */
+#ifndef FERRY_FERRY_H
+#define FERRY_FERRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ferry/wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ferry_device;
+struct ferry_context;
+struct ferry_queue;
+struct ferry_bo;
+
+/* Every call returns 0 or a negative errno; ferry_device_last_error() then has the message
+ * (the server's text for errors it reported). */
+
+/* uri: "unix:PATH", or NULL for $FERRY_SOCKET, then the default
+ * ($XDG_RUNTIME_DIR/ferry/ferryd.sock, else /tmp/ferry-$UID/ferryd.sock). Performs the handshake. */
+int ferry_device_open(const char *uri, struct ferry_device **out);
+void ferry_device_close(struct ferry_device *dev);
+const char *ferry_device_last_error(const struct ferry_device *dev);
+/* The path ferry_device_open(NULL) would use; writes into buf. */
+int ferry_default_socket_path(char *buf, size_t len);
+
+/* Device query (cached after the first call). */
+int ferry_device_info(struct ferry_device *dev, uint32_t *family, const char **name);
+/* One family parameter (MSM_PARAM_* for msm). -EINVAL if the server did not report it. */
+int ferry_device_param(struct ferry_device *dev, uint32_t param, uint64_t *value);
+
+/* Contexts (one round trip: the fence page comes back). */
+int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t policy,
+			 struct ferry_context **out);
+void ferry_context_destroy(struct ferry_context *ctx);
+/* True once the host marked the context lost (fault / hang); submits then fail. */
+bool ferry_context_lost(const struct ferry_context *ctx);
+
+/* Queues (no round trip). */
+int ferry_queue_create(struct ferry_context *ctx, uint32_t priority, struct ferry_queue **out);
+void ferry_queue_close(struct ferry_queue *q);
+uint32_t ferry_queue_id(const struct ferry_queue *q);
+/* The seqno the next submit will take (submits use last + 1). */
+uint32_t ferry_queue_next_seqno(const struct ferry_queue *q);
+
+/* BOs. new is asynchronous; map / iova wait for the host's answer the first time only. */
+int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struct ferry_bo **out);
+int ferry_bo_map(struct ferry_bo *bo, void **ptr);
+int ferry_bo_iova(struct ferry_bo *bo, uint64_t *iova);
+uint64_t ferry_bo_size(const struct ferry_bo *bo);
+uint32_t ferry_bo_id(const struct ferry_bo *bo);
+/* Waits for the GPU to be done with the BO (MSM_PREP_* op). timeout_ns < 0 = forever. */
+int ferry_bo_cpu_prep(struct ferry_bo *bo, uint32_t op, int64_t timeout_ns);
+void ferry_bo_close(struct ferry_bo *bo);
+
+/* msm submit: one command buffer reference. */
+struct ferry_cmd {
+	struct ferry_bo *bo;
+	uint32_t offset; /* bytes */
+	uint32_t size;   /* bytes */
+	uint32_t type;   /* MSM_SUBMIT_CMD_BUF (0 means BUF) */
+};
+
+struct ferry_submit_bo {
+	struct ferry_bo *bo;
+	uint32_t flags; /* MSM_SUBMIT_BO_READ / WRITE */
+};
+
+struct ferry_submit {
+	const struct ferry_cmd *cmds;
+	uint32_t nr_cmds;
+	/* BOs the GPU touches besides the command BOs (those are added READ automatically). */
+	const struct ferry_submit_bo *bos;
+	uint32_t nr_bos;
+	const struct ferry_fence_ref *in_fences; /* queue ids of this context + seqnos */
+	uint32_t nr_in_fences;
+	uint32_t flags; /* FERRY_SUBMIT_* */
+};
+
+/* Asynchronous: sends and returns. *seqno gets the fence seqno of this submit. */
+int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *seqno);
+
+/* Non-blocking: a memory read of the fence page. */
+bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno);
+/* Sleeps (never spins) until seqno signaled or timeout_ns passed (< 0 = forever). Returns 0,
+ * -ETIMEDOUT, or the fence's error (-EIO for a GPU fault, ...). */
+int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns);
+
+/* Fault reports received for this context, oldest first; NULL when none. The report stays owned
+ * by the context until it is destroyed. */
+struct ferry_fault_info {
+	uint32_t queue_id;
+	uint32_t seqno;
+	uint32_t flags; /* FERRY_FAULT_* */
+	uint64_t iova;
+	uint64_t ib_iova;
+	uint32_t ib_dword;
+	uint32_t ib_level;
+	uint32_t opcode;
+	char *text;
+};
+const struct ferry_fault_info *ferry_context_fault(struct ferry_context *ctx, unsigned index);
+/* Reads and handles any pending messages from the server without blocking. */
+int ferry_device_poll_events(struct ferry_device *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

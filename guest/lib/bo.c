@@ -1,0 +1,205 @@
+/* libferry BOs: ids are chosen here, so creation is asynchronous; the first map/iova waits for
+ * BO_CREATED (pages as an fd + GPU address), later ones are local. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struct ferry_bo **out)
+{
+	struct ferry_device *dev = ctx->dev;
+	*out = NULL;
+	if (size == 0)
+		return -EINVAL;
+	struct ferry_bo *bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return -ENOMEM;
+	bo->ctx = ctx;
+	bo->size = size;
+	bo->flags = flags;
+	bo->fd = -1;
+
+	struct ferry_msg msg = { .kind = FERRY_MSG_BO_CREATE, .seq = ferry_next_seq(dev) };
+	pthread_mutex_lock(&dev->lock);
+	bo->id = ctx->next_bo_id++;
+	if (bo->id == 0) /* 0 is not a valid id; skip it after a wrap */
+		bo->id = ctx->next_bo_id++;
+	bo->created = ferry_pending_add(dev, msg.seq, msg.kind);
+	if (!bo->created) {
+		pthread_mutex_unlock(&dev->lock);
+		free(bo);
+		return -ENOMEM;
+	}
+	bo->next = ctx->bos;
+	if (ctx->bos)
+		ctx->bos->prev = bo;
+	ctx->bos = bo;
+	pthread_mutex_unlock(&dev->lock);
+
+	msg.u.bo_create.ctx_id = ctx->id;
+	msg.u.bo_create.bo_id = bo->id;
+	msg.u.bo_create.size = size;
+	msg.u.bo_create.flags = flags;
+	int r = ferry_send(dev, &msg);
+	if (r < 0) {
+		ferry_set_error(dev, "sending BO_CREATE failed: %s", strerror(-r));
+		pthread_mutex_lock(&dev->lock);
+		if (bo->prev)
+			bo->prev->next = bo->next;
+		else
+			ctx->bos = bo->next;
+		if (bo->next)
+			bo->next->prev = bo->prev;
+		ferry_bo_free(bo);
+		pthread_mutex_unlock(&dev->lock);
+		return r;
+	}
+	*out = bo;
+	return 0;
+}
+
+static bool bo_answered(void *arg)
+{
+	struct ferry_bo *bo = arg;
+	return bo->ready || bo->create_error || (bo->created && bo->created->done);
+}
+
+int ferry_bo_wait_created(struct ferry_bo *bo)
+{
+	struct ferry_device *dev = bo->ctx->dev;
+	pthread_mutex_lock(&dev->lock);
+	int r = ferry_pump_wait(dev, bo_answered, bo, -1);
+	if (r == 0 && !bo->ready && !bo->create_error) {
+		struct ferry_pending *p = bo->created;
+		if (p->kind == FERRY_MSG_BO_CREATED && p->nfds >= 1 &&
+		    p->msg.u.bo_created.bo_id == bo->id && p->msg.u.bo_created.size >= bo->size) {
+			bo->fd = p->fds[0];
+			p->fds[0] = -1;
+			bo->size = p->msg.u.bo_created.size;
+			bo->iova = p->msg.u.bo_created.iova;
+			bo->ready = true;
+		} else if (p->kind == FERRY_MSG_ERROR) {
+			bo->create_error = p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
+			ferry_set_error(dev, "BO %u create failed: %s", bo->id, p->text ? p->text : "");
+		} else {
+			bo->create_error = -EPROTO;
+			ferry_set_error(dev, "BO %u: malformed BO_CREATED reply", bo->id);
+		}
+		ferry_pending_free(dev, p);
+		bo->created = NULL;
+	}
+	if (r == 0 && bo->create_error)
+		r = bo->create_error;
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
+int ferry_bo_map(struct ferry_bo *bo, void **ptr)
+{
+	struct ferry_device *dev = bo->ctx->dev;
+	*ptr = NULL;
+	int r = ferry_bo_wait_created(bo);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	if (!bo->map) {
+		void *m = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, bo->fd, 0);
+		if (m == MAP_FAILED) {
+			r = -errno;
+			ferry_set_error(dev, "mmap of BO %u failed: %s", bo->id, strerror(-r));
+		} else {
+			bo->map = m;
+		}
+	}
+	*ptr = bo->map;
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
+int ferry_bo_iova(struct ferry_bo *bo, uint64_t *iova)
+{
+	int r = ferry_bo_wait_created(bo);
+	*iova = r < 0 ? 0 : bo->iova;
+	return r;
+}
+
+uint64_t ferry_bo_size(const struct ferry_bo *bo)
+{
+	return bo->size;
+}
+
+uint32_t ferry_bo_id(const struct ferry_bo *bo)
+{
+	return bo->id;
+}
+
+int ferry_bo_cpu_prep(struct ferry_bo *bo, uint32_t op, int64_t timeout_ns)
+{
+	struct ferry_device *dev = bo->ctx->dev;
+	struct ferry_msg msg = { .kind = FERRY_MSG_BO_CPU_PREP };
+	msg.u.bo_cpu_prep.ctx_id = bo->ctx->id;
+	msg.u.bo_cpu_prep.bo_id = bo->id;
+	msg.u.bo_cpu_prep.op = op;
+	msg.u.bo_cpu_prep.timeout_ns = timeout_ns < 0 ? -1 : timeout_ns;
+	struct ferry_pending *p;
+	int r = ferry_request(dev, &msg, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	if (p->kind == FERRY_MSG_STATUS_REPLY)
+		r = p->msg.u.status_reply.error;
+	else if (p->kind == FERRY_MSG_ERROR)
+		r = p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
+	else
+		r = -EPROTO;
+	ferry_pending_free(dev, p);
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
+/* Releases the local side (dev->lock held, already unlinked). */
+void ferry_bo_free(struct ferry_bo *bo)
+{
+	struct ferry_device *dev = bo->ctx->dev;
+	if (bo->created) {
+		/* BO_CREATED still on its way: the pump frees the record (and its fd) on arrival. */
+		if (bo->created->done)
+			ferry_pending_free(dev, bo->created);
+		else
+			bo->created->abandoned = true;
+	}
+	if (bo->map)
+		munmap(bo->map, bo->size);
+	if (bo->fd >= 0)
+		close(bo->fd);
+	free(bo);
+}
+
+void ferry_bo_close(struct ferry_bo *bo)
+{
+	if (!bo)
+		return;
+	struct ferry_context *ctx = bo->ctx;
+	struct ferry_device *dev = ctx->dev;
+	struct ferry_msg msg = { .kind = FERRY_MSG_BO_CLOSE, .seq = ferry_next_seq(dev) };
+	msg.u.bo_close.ctx_id = ctx->id;
+	msg.u.bo_close.bo_id = bo->id;
+
+	pthread_mutex_lock(&dev->lock);
+	bool exists_on_host = !bo->create_error;
+	if (bo->prev)
+		bo->prev->next = bo->next;
+	else
+		ctx->bos = bo->next;
+	if (bo->next)
+		bo->next->prev = bo->prev;
+	if (exists_on_host)
+		ferry_async_note(dev, msg.seq, msg.kind, ctx->id, 0, 0);
+	ferry_bo_free(bo);
+	pthread_mutex_unlock(&dev->lock);
+	if (exists_on_host && !dev->dead)
+		ferry_send(dev, &msg);
+}

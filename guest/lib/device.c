@@ -1,0 +1,232 @@
+/* libferry devices: finding and opening ferryd, the handshake, the cached device query, and
+ * sending requests. The receive side (message pump) is in pump.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+void ferry_set_error(struct ferry_device *dev, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dev->last_error, sizeof(dev->last_error), fmt, ap);
+	va_end(ap);
+}
+
+const char *ferry_device_last_error(const struct ferry_device *dev)
+{
+	return dev->last_error;
+}
+
+uint32_t ferry_next_seq(struct ferry_device *dev)
+{
+	/* seq 0 is reserved for events. */
+	uint32_t seq;
+	do
+		seq = atomic_fetch_add(&dev->next_seq, 1);
+	while (seq == 0);
+	return seq;
+}
+
+int ferry_send_locked(struct ferry_device *dev, const struct ferry_msg *msg, const int *fds,
+		      int nfds)
+{
+	ferry_buf_reset(&dev->send_buf);
+	int r = ferry_wire_encode(msg, &dev->send_buf);
+	if (r < 0)
+		return r;
+	return ferry_transport_send(dev->transport, dev->send_buf.data, dev->send_buf.len, fds, nfds);
+}
+
+int ferry_send(struct ferry_device *dev, const struct ferry_msg *msg)
+{
+	pthread_mutex_lock(&dev->send_lock);
+	int r = ferry_send_locked(dev, msg, NULL, 0);
+	pthread_mutex_unlock(&dev->send_lock);
+	return r;
+}
+
+int ferry_default_socket_path(char *buf, size_t len)
+{
+	const char *env = getenv("FERRY_SOCKET");
+	int n;
+	if (env && env[0]) {
+		/* $FERRY_SOCKET may be a URI or a plain path. */
+		const char *path = strncmp(env, "unix:", 5) == 0 ? env + 5 : env;
+		n = snprintf(buf, len, "%s", path);
+	} else if ((env = getenv("XDG_RUNTIME_DIR")) && env[0]) {
+		n = snprintf(buf, len, "%s/ferry/ferryd.sock", env);
+	} else {
+		n = snprintf(buf, len, "/tmp/ferry-%u/ferryd.sock", (unsigned)getuid());
+	}
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int handshake(struct ferry_device *dev)
+{
+	struct ferry_msg msg = { .kind = FERRY_MSG_HELLO };
+	msg.u.hello.version = FERRY_PROTOCOL_VERSION;
+	msg.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM;
+	struct ferry_pending *p;
+	int r = ferry_request(dev, &msg, &p);
+	if (r < 0) {
+		ferry_set_error(dev, "handshake with %s failed: %s", dev->transport->name,
+				strerror(-r));
+		return r;
+	}
+	pthread_mutex_lock(&dev->lock);
+	if (p->kind == FERRY_MSG_HELLO_REPLY) {
+		snprintf(dev->server, sizeof(dev->server), "%s", p->text ? p->text : "");
+		dev->server_features = p->msg.u.hello_reply.features;
+		if (p->msg.u.hello_reply.version != FERRY_PROTOCOL_VERSION) {
+			ferry_set_error(dev, "server speaks protocol %u, we speak %u",
+					p->msg.u.hello_reply.version, FERRY_PROTOCOL_VERSION);
+			r = -EPROTO;
+		} else if (!(dev->server_features & FERRY_FEATURE_FENCE_PAGE)) {
+			ferry_set_error(dev, "server has no fence pages");
+			r = -EPROTO;
+		}
+	} else {
+		r = p->kind == FERRY_MSG_ERROR ? p->msg.u.error.error : -EPROTO;
+		ferry_set_error(dev, "handshake refused: %s", p->text ? p->text : "unexpected reply");
+	}
+	ferry_pending_free(dev, p);
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
+int ferry_device_open(const char *uri, struct ferry_device **out)
+{
+	char path[4096];
+	int r;
+	*out = NULL;
+	if (!uri) {
+		r = ferry_default_socket_path(path, sizeof(path));
+		if (r < 0)
+			return r;
+		uri = path;
+	}
+	struct ferry_device *dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&dev->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->send_lock, NULL);
+	ferry_buf_init(&dev->send_buf);
+	atomic_init(&dev->next_seq, 1);
+	dev->next_ctx_id = 1;
+	dev->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (dev->wake_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = ferry_transport_open(uri, &dev->transport);
+	if (r < 0)
+		goto fail;
+	r = handshake(dev);
+	if (r < 0) {
+		/* Keep the reason: the caller has no device to ask. */
+		fprintf(stderr, "ferry: %s\n", dev->last_error);
+		goto fail;
+	}
+	*out = dev;
+	return 0;
+fail:
+	ferry_device_close(dev);
+	return r;
+}
+
+void ferry_device_close(struct ferry_device *dev)
+{
+	if (!dev)
+		return;
+	while (dev->contexts)
+		ferry_context_destroy(dev->contexts);
+	pthread_mutex_lock(&dev->lock);
+	while (dev->pending)
+		ferry_pending_free(dev, dev->pending);
+	pthread_mutex_unlock(&dev->lock);
+	ferry_transport_destroy(dev->transport);
+	if (dev->wake_fd >= 0)
+		close(dev->wake_fd);
+	ferry_buf_free(&dev->send_buf);
+	free(dev->name);
+	free(dev->params);
+	pthread_cond_destroy(&dev->cond);
+	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->send_lock);
+	free(dev);
+}
+
+static int query_device(struct ferry_device *dev)
+{
+	struct ferry_msg msg = { .kind = FERRY_MSG_DEVICE_QUERY };
+	msg.u.device_query.family = FERRY_FAMILY_NONE;
+	struct ferry_pending *p;
+	int r = ferry_request(dev, &msg, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	if (p->kind == FERRY_MSG_DEVICE_INFO) {
+		if (!dev->have_info) {
+			dev->family = p->msg.u.device_info.family;
+			dev->name = p->text;
+			dev->params = p->params;
+			dev->nr_params = p->msg.u.device_info.nr_params;
+			p->text = NULL;
+			p->params = NULL;
+			dev->have_info = true;
+		}
+	} else {
+		r = p->kind == FERRY_MSG_ERROR ? p->msg.u.error.error : -EPROTO;
+		ferry_set_error(dev, "device query failed: %s", p->text ? p->text : "bad reply");
+	}
+	ferry_pending_free(dev, p);
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
+int ferry_device_info(struct ferry_device *dev, uint32_t *family, const char **name)
+{
+	pthread_mutex_lock(&dev->lock);
+	bool have = dev->have_info;
+	pthread_mutex_unlock(&dev->lock);
+	if (!have) {
+		int r = query_device(dev);
+		if (r < 0)
+			return r;
+	}
+	if (family)
+		*family = dev->family;
+	if (name)
+		*name = dev->name ? dev->name : "";
+	return 0;
+}
+
+int ferry_device_param(struct ferry_device *dev, uint32_t param, uint64_t *value)
+{
+	int r = ferry_device_info(dev, NULL, NULL);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; i < dev->nr_params; i++) {
+		if (dev->params[i].id == param) {
+			*value = dev->params[i].value;
+			return 0;
+		}
+	}
+	ferry_set_error(dev, "server did not report param %u", param);
+	return -EINVAL;
+}

@@ -1,0 +1,162 @@
+/* libferry's private structures, shared by device/pump/context/bo/queue/submit/fence. One mutex
+ * per device (dev->lock) guards all of them; one thread at a time (the "reader") reads the
+ * socket and the eventfds, others sleep on dev->cond until the reader broadcasts. */
+#ifndef FERRY_GUEST_INTERNAL_H
+#define FERRY_GUEST_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ferry/fence_page.h"
+#include "ferry/ferry.h"
+#include "transport.h"
+
+#define FERRY_ERRMSG_LEN 256
+
+/* A request whose reply someone will (or may) wait for, keyed by seq. */
+struct ferry_pending {
+	struct ferry_pending *next;
+	uint32_t seq;
+	enum ferry_msg_kind request;
+	bool done;
+	bool abandoned; /* the waiter went away: free it when the reply arrives */
+	/* The reply, copied out of the frame. */
+	enum ferry_msg_kind kind;
+	struct ferry_msg msg;
+	char *text; /* owned copy of the reply's string (server name, device name, error) */
+	struct ferry_param *params;
+	int fds[FERRY_MAX_FRAME_FDS];
+	int nfds;
+};
+
+/* An asynchronous request (no reply unless it failed), remembered so an ERROR can be tied back
+ * to its context and, for submits, to its fence. */
+struct ferry_async_req {
+	uint32_t seq;
+	enum ferry_msg_kind kind;
+	uint32_t ctx_id;
+	uint32_t queue_id;
+	uint32_t seqno;
+};
+#define FERRY_ASYNC_RING 1024u
+
+/* Errors of individual fences (from FENCE_SIGNALED events and rejected submits). */
+struct ferry_fence_error {
+	uint32_t seqno;
+	int32_t error;
+};
+#define FERRY_FENCE_ERRORS 64u
+
+struct ferry_device {
+	struct ferry_transport *transport;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;     /* broadcast whenever the reader handled something */
+	pthread_mutex_t send_lock; /* one frame at a time on the socket; also orders seqnos */
+	struct ferry_buf send_buf;
+	bool reader_active;
+	int wake_fd; /* eventfd: pokes the reader when the set of fds it should poll changed */
+	int dead;    /* 0, or the negative errno that broke the connection */
+	_Atomic uint32_t next_seq;
+	uint32_t next_ctx_id;
+
+	struct ferry_pending *pending;
+	struct ferry_async_req async[FERRY_ASYNC_RING];
+	uint32_t async_head;
+
+	struct ferry_context *contexts;
+
+	char server[128];
+	uint64_t server_features;
+	bool have_info;
+	uint32_t family;
+	char *name;
+	struct ferry_param *params;
+	uint32_t nr_params;
+
+	char last_error[FERRY_ERRMSG_LEN];
+};
+
+struct ferry_queue {
+	struct ferry_context *ctx;
+	struct ferry_queue *next;
+	uint32_t id;
+	uint32_t last_seqno; /* guarded by dev->send_lock */
+	struct ferry_fence_error errors[FERRY_FENCE_ERRORS];
+	uint32_t nr_errors; /* total recorded; the ring keeps the last FERRY_FENCE_ERRORS */
+};
+
+struct ferry_context {
+	struct ferry_device *dev;
+	struct ferry_context *next;
+	uint32_t id;
+	uint32_t family;
+	struct ferry_fence_page *page;
+	int event_fd;
+	bool lost;
+	uint32_t next_bo_id;
+	uint8_t queue_used[FERRY_FENCE_PAGE_QUEUES];
+	struct ferry_queue *queues;
+	struct ferry_bo *bos;
+	struct ferry_fault_info **faults;
+	unsigned nr_faults;
+	char last_error[FERRY_ERRMSG_LEN];
+};
+
+struct ferry_bo {
+	struct ferry_context *ctx;
+	struct ferry_bo *prev, *next;
+	uint32_t id;
+	uint32_t flags;
+	uint64_t size;
+	struct ferry_pending *created; /* BO_CREATED not yet consumed */
+	int create_error;
+	bool ready;
+	uint64_t iova;
+	int fd;
+	void *map;
+};
+
+/* ---- device.c ---- */
+void ferry_set_error(struct ferry_device *dev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+uint32_t ferry_next_seq(struct ferry_device *dev);
+/* Encodes and sends msg (seq must be set) with fds; under send_lock. */
+int ferry_send_locked(struct ferry_device *dev, const struct ferry_msg *msg, const int *fds,
+		      int nfds);
+int ferry_send(struct ferry_device *dev, const struct ferry_msg *msg);
+
+/* ---- pump.c ---- (all called with dev->lock held unless said otherwise) */
+int64_t ferry_now_ns(void);
+/* Deadline from a relative timeout (< 0 = forever -> -1). */
+int64_t ferry_deadline(int64_t timeout_ns);
+struct ferry_pending *ferry_pending_add(struct ferry_device *dev, uint32_t seq,
+					enum ferry_msg_kind request);
+/* Unlinks and frees (closing unused fds). */
+void ferry_pending_free(struct ferry_device *dev, struct ferry_pending *p);
+/* Remembers an asynchronous request so an ERROR reply can be tied back. */
+void ferry_async_note(struct ferry_device *dev, uint32_t seq, enum ferry_msg_kind kind,
+		      uint32_t ctx_id, uint32_t queue_id, uint32_t seqno);
+/* Sleeps until done(arg) is true, the deadline (-1 = never) passed, or the connection broke,
+ * handling every message that arrives meanwhile. Returns 0 (done), -ETIMEDOUT or dev->dead. */
+int ferry_pump_wait(struct ferry_device *dev, bool (*done)(void *arg), void *arg,
+		    int64_t deadline_ns);
+/* Sends a request and waits for its reply (lock NOT held on entry). On 0, *out is the pending
+ * record holding the reply (kind may be FERRY_MSG_ERROR); the caller frees it with
+ * ferry_pending_free under dev->lock. */
+int ferry_request(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_pending **out);
+/* Pokes the reader so it re-reads the set of fds to poll. */
+void ferry_wake_reader(struct ferry_device *dev);
+
+/* ---- context.c / queue.c / bo.c ---- */
+struct ferry_context *ferry_find_context(struct ferry_device *dev, uint32_t ctx_id);
+struct ferry_queue *ferry_find_queue(struct ferry_context *ctx, uint32_t queue_id);
+void ferry_context_add_fault(struct ferry_context *ctx, const struct ferry_fault_report *r);
+void ferry_queue_record_error(struct ferry_queue *q, uint32_t seqno, int32_t error);
+void ferry_queue_free(struct ferry_queue *q);
+void ferry_bo_free(struct ferry_bo *bo);
+/* Waits (once) for BO_CREATED; lock NOT held on entry. */
+int ferry_bo_wait_created(struct ferry_bo *bo);
+
+#endif

@@ -1,0 +1,17 @@
+/* Picks a transport implementation from a URI scheme. */
+#include <errno.h>
+#include <string.h>
+
+#include "transport.h"
+
+int ferry_transport_open(const char *uri, struct ferry_transport **out)
+{
+	*out = NULL;
+	if (!uri)
+		return -EINVAL;
+	if (strncmp(uri, "unix:", 5) == 0)
+		return ferry_transport_unix_open(uri + 5, out);
+	if (uri[0] == '/')
+		return ferry_transport_unix_open(uri, out);
+	return -EINVAL;
+}

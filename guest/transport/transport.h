@@ -1,0 +1,72 @@
+/* The guest's transport vtable: moves whole ferry frames (plus fds) to and from a ferryd.
+ * libferry speaks only through this, so a TCP or virtio-gpu transport slots in beside unix. */
+#ifndef FERRY_GUEST_TRANSPORT_H
+#define FERRY_GUEST_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ferry/wire.h"
+
+struct ferry_transport;
+
+/* One received frame. payload is 8-byte aligned and valid until the next recv on the same
+ * transport; the fds belong to the caller. */
+struct ferry_transport_frame {
+	const void *payload;
+	size_t len;
+	int fds[FERRY_MAX_FRAME_FDS];
+	int nfds;
+};
+
+struct ferry_transport_ops {
+	/* Sends one whole encoded frame (length prefix included) with fds attached; blocks until
+	 * it is all written. Safe against concurrent recv, not against another send. */
+	int (*send)(struct ferry_transport *t, const void *frame, size_t len, const int *fds,
+		    int nfds);
+	/* Next frame: timeout_ns 0 = don't block, < 0 = forever. Returns 1 with *out filled,
+	 * 0 when no whole frame arrived in time, or a negative errno (-EPIPE: server closed). */
+	int (*recv)(struct ferry_transport *t, int64_t timeout_ns, struct ferry_transport_frame *out);
+	/* An fd that polls readable when recv may have something, for callers that sleep on
+	 * several fds at once. */
+	int (*poll_fd)(const struct ferry_transport *t);
+	void (*destroy)(struct ferry_transport *t);
+};
+
+struct ferry_transport {
+	const struct ferry_transport_ops *ops;
+	const char *name; /* for messages: "unix:/run/..." */
+};
+
+/* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too).
+ * Returns 0, -EINVAL for an unknown scheme, or the connect error. */
+int ferry_transport_open(const char *uri, struct ferry_transport **out);
+
+int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
+/* Wraps an already connected stream socket (takes ownership), e.g. one end of a socketpair. */
+int ferry_transport_unix_from_fd(int fd, const char *name, struct ferry_transport **out);
+
+static inline int ferry_transport_send(struct ferry_transport *t, const void *frame, size_t len,
+				       const int *fds, int nfds)
+{
+	return t->ops->send(t, frame, len, fds, nfds);
+}
+
+static inline int ferry_transport_recv(struct ferry_transport *t, int64_t timeout_ns,
+				       struct ferry_transport_frame *out)
+{
+	return t->ops->recv(t, timeout_ns, out);
+}
+
+static inline int ferry_transport_poll_fd(const struct ferry_transport *t)
+{
+	return t->ops->poll_fd(t);
+}
+
+static inline void ferry_transport_destroy(struct ferry_transport *t)
+{
+	if (t)
+		t->ops->destroy(t);
+}
+
+#endif

@@ -1,0 +1,161 @@
+/* End to end through a real ferryd: BOs, an IB1->IB2 chain doing memory writes, a register
+ * readback, timestamps and a copy; then a fault in a second context while the first keeps
+ * completing submits. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "itest.h"
+#include "test.h"
+
+#define SCRATCH_REG 0x887u /* CP_SCRATCH_REG(4) */
+
+static struct ferryd_proc ferryd;
+static struct itest_client a;
+
+static void test_chain(void)
+{
+	struct itest_bo ib1, ib2, data, ts;
+	REQUIRE(itest_bo_new(a.ctx, 4096, &ib1) == 0);
+	REQUIRE(itest_bo_new(a.ctx, 8192, &ib2) == 0);
+	REQUIRE(itest_bo_new(a.ctx, 4096, &data) == 0);
+	REQUIRE(itest_bo_new(a.ctx, 4096, &ts) == 0);
+	CHECK(ferry_bo_size(ib2.bo) >= 8192);
+	CHECK(ib1.iova != ib2.iova && data.iova != ts.iova);
+	memset(data.cpu, 0, 4096);
+	memset(ts.cpu, 0, 4096);
+
+	struct pm4_builder b2;
+	pm4_builder_init(&b2, ib2.cpu, 2048);
+	uint32_t vals[8];
+	for (int i = 0; i < 8; i++)
+		vals[i] = 0x11110000u + (uint32_t)i;
+	pm4_mem_write(&b2, data.iova, vals, 8);
+	PM4_PKT4(&b2, SCRATCH_REG, 0xFEEDF00Du);
+	pm4_reg_to_mem(&b2, SCRATCH_REG, 1, data.iova + 0x40, false);
+	pm4_memcpy(&b2, data.iova + 0x80, data.iova, 8);
+	pm4_event_write_ts(&b2, CACHE_FLUSH_TS, ts.iova, 0x77);
+	struct pm4_builder b1;
+	pm4_builder_init(&b1, ib1.cpu, 1024);
+	pm4_ib(&b1, ib2.iova, b2.len);
+	pm4_event_write_ts(&b1, CACHE_FLUSH_TS, ts.iova + 8, 0x78);
+	REQUIRE(pm4_builder_ok(&b1) && pm4_builder_ok(&b2));
+
+	struct ferry_bo *w[] = { ib2.bo, data.bo, ts.bo };
+	uint32_t seqno;
+	CHECK_EQ(itest_submit(&a, ib1.bo, 0, pm4_builder_bytes(&b1), w, 3, &seqno), 0);
+	CHECK_EQ(ferry_fence_wait(a.q, seqno, ITEST_WAIT_NS), 0);
+	CHECK(ferry_fence_signaled(a.q, seqno));
+	for (int i = 0; i < 8; i++) {
+		CHECK_EQ(data.cpu[i], vals[i]);
+		CHECK_EQ(data.cpu[0x80 / 4 + i], vals[i]);
+	}
+	CHECK_EQ(data.cpu[0x80 / 4 + 8], 0);
+	CHECK_EQ(data.cpu[0x40 / 4], 0xFEEDF00Du);
+	CHECK_EQ(ts.cpu[0], 0x77);
+	CHECK_EQ(ts.cpu[2], 0x78);
+
+	/* cpu_prep on an idle BO answers at once. */
+	CHECK_EQ(ferry_bo_cpu_prep(data.bo, MSM_PREP_READ, 1000000000ll), 0);
+
+	ferry_bo_close(ib1.bo);
+	ferry_bo_close(ib2.bo);
+	ferry_bo_close(data.bo);
+	ferry_bo_close(ts.bo);
+}
+
+static void test_fault_isolation(void)
+{
+	struct itest_client b;
+	REQUIRE(itest_client_open(ferryd.uri, &b) == 0);
+	struct itest_bo bib, aib, adata;
+	REQUIRE(itest_bo_new(b.ctx, 4096, &bib) == 0);
+	REQUIRE(itest_bo_new(a.ctx, 64 * 1024, &aib) == 0);
+	REQUIRE(itest_bo_new(a.ctx, 4096, &adata) == 0);
+	memset(adata.cpu, 0, 4096);
+
+	uint64_t va_start = 0x100000000ull, va_size = 0xfff00000ull;
+	ferry_device_param(b.dev, MSM_PARAM_VA_START, &va_start);
+	ferry_device_param(b.dev, MSM_PARAM_VA_SIZE, &va_size);
+	uint64_t bad = va_start + va_size - 0x10000;
+
+	struct pm4_builder bb;
+	pm4_builder_init(&bb, bib.cpu, 1024);
+	pm4_nop(&bb, 1);
+	uint32_t fault_dword = bb.len;
+	pm4_mem_write(&bb, bad, (const uint32_t[]){ 1 }, 1);
+	REQUIRE(pm4_builder_ok(&bb));
+
+	/* 200 tiny IBs in A, each writing its index; B's fault in the middle. */
+	enum { N = 200, SLOT = 16 };
+	uint32_t b_seqno = 0, a_last = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		if (i == N / 2)
+			CHECK_EQ(itest_submit(&b, bib.bo, 0, pm4_builder_bytes(&bb), NULL, 0, &b_seqno), 0);
+		struct pm4_builder ba;
+		pm4_builder_init(&ba, aib.cpu + i * SLOT, SLOT);
+		uint32_t v = 0xA000u + i;
+		pm4_mem_write(&ba, adata.iova + (i % 1024) * 4, &v, 1);
+		CHECK_EQ(itest_submit(&a, aib.bo, i * SLOT * 4, pm4_builder_bytes(&ba), &adata.bo, 1,
+				      &a_last), 0);
+	}
+	CHECK_EQ(ferry_fence_wait(a.q, a_last, ITEST_WAIT_NS), 0);
+	for (uint32_t i = 0; i < N; i++)
+		CHECK_EQ(adata.cpu[i], 0xA000u + i);
+	CHECK_EQ(ferry_fence_wait(b.q, b_seqno, ITEST_WAIT_NS), -EIO);
+	CHECK(ferry_context_lost(b.ctx));
+	CHECK(!ferry_context_lost(a.ctx));
+
+	const struct ferry_fault_info *f = NULL;
+	for (int i = 0; i < 400 && !(f = ferry_context_fault(b.ctx, 0)); i++) {
+		ferry_device_poll_events(b.dev);
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(f->iova, bad);
+		CHECK(f->flags & FERRY_FAULT_WRITE);
+		CHECK_EQ(f->ib_iova, bib.iova);
+		CHECK_EQ(f->ib_dword, fault_dword);
+		CHECK_EQ(f->opcode, CP_MEM_WRITE);
+		CHECK_EQ(f->seqno, b_seqno);
+		CHECK(f->text && strlen(f->text) > 0);
+	}
+	CHECK(ferry_context_fault(a.ctx, 0) == NULL);
+	/* A is still fully served. */
+	CHECK(itest_client_works(&a, 0x600D));
+
+	ferry_bo_close(bib.bo);
+	itest_client_close(&b);
+	ferry_bo_close(aib.bo);
+	ferry_bo_close(adata.bo);
+}
+
+static void test_device_info(void)
+{
+	uint32_t family = 0;
+	const char *name = NULL;
+	uint64_t gpu_id = 0;
+	CHECK_EQ(ferry_device_info(a.dev, &family, &name), 0);
+	CHECK_EQ(family, FERRY_FAMILY_MSM);
+	CHECK(name && strstr(name, "630"));
+	CHECK_EQ(ferry_device_param(a.dev, MSM_PARAM_GPU_ID, &gpu_id), 0);
+	CHECK_EQ(gpu_id, 630);
+	uint64_t v;
+	CHECK_EQ(ferry_device_param(a.dev, 0xdead, &v), -EINVAL);
+}
+
+int main(void)
+{
+	itest_start_ferryd(&ferryd);
+	REQUIRE(itest_client_open(ferryd.uri, &a) == 0);
+	RUN_TEST(test_device_info);
+	RUN_TEST(test_chain);
+	RUN_TEST(test_fault_isolation);
+	itest_client_close(&a);
+	CHECK(itest_proc_alive(ferryd.pid));
+	if (test_failures)
+		ferryd_dump_log(&ferryd, 40);
+	CHECK(itest_stop_ferryd(&ferryd));
+	return test_finish();
+}

@@ -1,0 +1,422 @@
+/* `ferry bench`: the same three workloads through a spawned ferryd and through the simulator
+ * called in-process (no boundary), with the ratio, plus the socket round-trip floor. Figures
+ * from one run on one machine; nothing here passes or fails. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/kdev.h"
+#include "backend/uapi_msm.h"
+#include "ferry/ferry.h"
+#include "ferry/hw/adreno_pm4.h"
+#include "ferryd_spawn.h"
+#include "sim/sim_msm.h"
+#include "subcommands.h"
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts in place; pct in [0, 100]. */
+static double percentile(double *v, int n, double pct)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	int i = (int)(pct / 100.0 * (n - 1) + 0.5);
+	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+struct figures {
+	double rt_median_us, rt_p99_us; /* submit+wait of an empty IB */
+	double pipelined_per_s;         /* submits per second, one wait at the end */
+	double bo_cycles_per_s;         /* create+map+close per second */
+};
+
+/* ---- in-process: the simulated kernel driver through struct kdev ---- */
+
+struct native {
+	struct sim_msm_device *sim;
+	struct kdev *kd;
+	uint32_t queue;
+};
+
+static int native_bo_new(struct native *n, uint64_t size, uint32_t *handle, uint64_t *iova,
+			 void **map)
+{
+	struct drm_msm_gem_new gn = { .size = size, .flags = MSM_BO_WC };
+	int r = kdev_ioctl(n->kd, DRM_IOCTL_MSM_GEM_NEW, &gn);
+	if (r < 0)
+		return r;
+	*handle = gn.handle;
+	struct drm_msm_gem_info gi = { .handle = gn.handle, .info = MSM_INFO_GET_IOVA };
+	if (iova) {
+		r = kdev_ioctl(n->kd, DRM_IOCTL_MSM_GEM_INFO, &gi);
+		if (r < 0)
+			return r;
+		*iova = gi.value;
+	}
+	gi = (struct drm_msm_gem_info){ .handle = gn.handle, .info = MSM_INFO_GET_OFFSET };
+	r = kdev_ioctl(n->kd, DRM_IOCTL_MSM_GEM_INFO, &gi);
+	if (r < 0)
+		return r;
+	void *m = n->kd->ops->mmap(n->kd, size, PROT_READ | PROT_WRITE, MAP_SHARED, gi.value);
+	if (m == MAP_FAILED)
+		return -errno;
+	*map = m;
+	return 0;
+}
+
+static void native_bo_close(struct native *n, uint32_t handle, void *map, uint64_t size)
+{
+	n->kd->ops->munmap(n->kd, map, size);
+	struct drm_gem_close gc = { .handle = handle };
+	kdev_ioctl(n->kd, DRM_IOCTL_GEM_CLOSE, &gc);
+}
+
+static int native_submit(struct native *n, uint32_t handle, uint32_t size, uint32_t *fence)
+{
+	struct drm_msm_gem_submit_bo bo = { .flags = MSM_SUBMIT_BO_READ, .handle = handle };
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = 0,
+					      .submit_offset = 0, .size = size };
+	struct drm_msm_gem_submit s = {
+		.flags = MSM_PIPE_3D0,
+		.nr_bos = 1,
+		.nr_cmds = 1,
+		.bos = (uintptr_t)&bo,
+		.cmds = (uintptr_t)&cmd,
+		.queueid = n->queue,
+	};
+	int r = kdev_ioctl(n->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
+	*fence = s.fence;
+	return r;
+}
+
+static int native_wait(struct native *n, uint32_t fence)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	struct drm_msm_wait_fence w = { .fence = fence, .queueid = n->queue,
+					.timeout = { ts.tv_sec + 10, ts.tv_nsec } };
+	return kdev_ioctl(n->kd, DRM_IOCTL_MSM_WAIT_FENCE, &w);
+}
+
+static int bench_native(const char *gpu, int iters, struct figures *f)
+{
+	struct native n = { 0 };
+	int r = sim_msm_device_create(gpu, &n.sim);
+	if (r < 0)
+		return r;
+	n.kd = sim_msm_open(n.sim);
+	if (!n.kd) {
+		sim_msm_device_destroy(n.sim);
+		return -ENOMEM;
+	}
+	struct drm_msm_submitqueue sq = { .prio = 0 };
+	r = kdev_ioctl(n.kd, DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &sq);
+	n.queue = sq.id;
+	uint32_t ib;
+	void *map = NULL;
+	if (r == 0)
+		r = native_bo_new(&n, 4096, &ib, NULL, &map);
+	if (r < 0)
+		goto out;
+	((uint32_t *)map)[0] = pm4_type7_hdr(CP_NOP, 0);
+
+	double *lat = calloc((size_t)iters, sizeof(double));
+	for (int i = 0; i < iters && r == 0; i++) {
+		uint32_t fence;
+		double t0 = now_us();
+		r = native_submit(&n, ib, 4, &fence);
+		if (r == 0)
+			r = native_wait(&n, fence);
+		lat[i] = now_us() - t0;
+	}
+	if (r == 0) {
+		f->rt_p99_us = percentile(lat, iters, 99);
+		f->rt_median_us = percentile(lat, iters, 50);
+	}
+	free(lat);
+
+	int burst = iters * 4;
+	uint32_t fence = 0;
+	double t0 = now_us();
+	for (int i = 0; i < burst && r == 0; i++)
+		r = native_submit(&n, ib, 4, &fence);
+	if (r == 0)
+		r = native_wait(&n, fence);
+	f->pipelined_per_s = burst / ((now_us() - t0) / 1e6);
+
+	t0 = now_us();
+	for (int i = 0; i < iters && r == 0; i++) {
+		uint32_t h;
+		uint64_t iova;
+		void *m;
+		r = native_bo_new(&n, 65536, &h, &iova, &m);
+		if (r == 0) {
+			((volatile uint32_t *)m)[0] = 1; /* touch it, as a real user would */
+			native_bo_close(&n, h, m, 65536);
+		}
+	}
+	f->bo_cycles_per_s = iters / ((now_us() - t0) / 1e6);
+	native_bo_close(&n, ib, map, 4096);
+out:
+	n.kd->ops->close(n.kd);
+	sim_msm_device_destroy(n.sim);
+	return r;
+}
+
+/* ---- through ferryd ---- */
+
+static int bench_ferry(const char *uri, int iters, struct figures *f)
+{
+	struct ferry_device *dev;
+	struct ferry_context *ctx = NULL;
+	struct ferry_queue *q = NULL;
+	struct ferry_bo *ib = NULL;
+	int r = ferry_device_open(uri, &dev);
+	if (r < 0)
+		return r;
+	r = ferry_context_create(dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &ctx);
+	if (r == 0)
+		r = ferry_queue_create(ctx, 0, &q);
+	if (r == 0)
+		r = ferry_bo_new(ctx, 4096, MSM_BO_WC, &ib);
+	void *map = NULL;
+	if (r == 0)
+		r = ferry_bo_map(ib, &map);
+	if (r < 0) {
+		fprintf(stderr, "bench: %s\n", ferry_device_last_error(dev));
+		goto out;
+	}
+	((uint32_t *)map)[0] = pm4_type7_hdr(CP_NOP, 0);
+	struct ferry_cmd cmd = { .bo = ib, .offset = 0, .size = 4 };
+	struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1 };
+
+	double *lat = calloc((size_t)iters, sizeof(double));
+	for (int i = 0; i < iters && r == 0; i++) {
+		uint32_t seqno;
+		double t0 = now_us();
+		r = ferry_submit(q, &s, &seqno);
+		if (r == 0)
+			r = ferry_fence_wait(q, seqno, 10000000000ll);
+		lat[i] = now_us() - t0;
+	}
+	if (r == 0) {
+		f->rt_p99_us = percentile(lat, iters, 99);
+		f->rt_median_us = percentile(lat, iters, 50);
+	}
+	free(lat);
+
+	int burst = iters * 4;
+	uint32_t seqno = 0;
+	double t0 = now_us();
+	for (int i = 0; i < burst && r == 0; i++)
+		r = ferry_submit(q, &s, &seqno);
+	if (r == 0)
+		r = ferry_fence_wait(q, seqno, 30000000000ll);
+	f->pipelined_per_s = burst / ((now_us() - t0) / 1e6);
+
+	t0 = now_us();
+	for (int i = 0; i < iters && r == 0; i++) {
+		struct ferry_bo *bo;
+		void *m;
+		r = ferry_bo_new(ctx, 65536, MSM_BO_WC, &bo);
+		if (r == 0) {
+			r = ferry_bo_map(bo, &m);
+			if (r == 0)
+				((volatile uint32_t *)m)[0] = 1;
+			ferry_bo_close(bo);
+		}
+	}
+	f->bo_cycles_per_s = iters / ((now_us() - t0) / 1e6);
+	if (r < 0)
+		fprintf(stderr, "bench: %s\n", ferry_device_last_error(dev));
+out:
+	ferry_bo_close(ib);
+	ferry_queue_close(q);
+	ferry_context_destroy(ctx);
+	ferry_device_close(dev);
+	return r;
+}
+
+/* ---- the floor: a small frame ping-ponged over a unix socketpair between two threads ---- */
+
+struct pong_arg {
+	int sock;
+	int iters;
+};
+
+static void *pong_thread(void *p)
+{
+	struct pong_arg *a = p;
+	char buf[64];
+	for (int i = 0; i < a->iters; i++) {
+		if (recv(a->sock, buf, sizeof(buf), MSG_WAITALL) != (ssize_t)sizeof(buf))
+			break;
+		if (send(a->sock, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t)sizeof(buf))
+			break;
+	}
+	return NULL;
+}
+
+static int bench_floor(int iters, double *median_us, double *p99_us)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	struct pong_arg a = { sv[1], iters };
+	pthread_t th;
+	if (pthread_create(&th, NULL, pong_thread, &a) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -EAGAIN;
+	}
+	double *lat = calloc((size_t)iters, sizeof(double));
+	char buf[64] = { 0 };
+	int r = 0;
+	for (int i = 0; i < iters; i++) {
+		double t0 = now_us();
+		if (send(sv[0], buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t)sizeof(buf) ||
+		    recv(sv[0], buf, sizeof(buf), MSG_WAITALL) != (ssize_t)sizeof(buf)) {
+			r = -EIO;
+			break;
+		}
+		lat[i] = now_us() - t0;
+	}
+	shutdown(sv[0], SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(sv[0]);
+	close(sv[1]);
+	if (r == 0) {
+		*p99_us = percentile(lat, iters, 99);
+		*median_us = percentile(lat, iters, 50);
+	}
+	free(lat);
+	return r;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ferry bench [--iterations N] [--gpu a630|a660] [--server URI] "
+		   "[--ferryd PATH] [--json]\n"
+		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
+		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
+		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
+		   "  floor. Figures, not a test: nothing passes or fails.\n");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	int iters = 2000;
+	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL;
+	bool json = false;
+	static const struct option opts[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "server", required_argument, NULL, 's' },
+		{ "ferryd", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			iters = atoi(optarg);
+			break;
+		case 'g':
+			gpu = optarg;
+			break;
+		case 's':
+			server = optarg;
+			break;
+		case 'f':
+			ferryd_opt = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (iters < 10 || iters > 10000000) {
+		fprintf(stderr, "bench: --iterations must be in [10, 10000000]\n");
+		return 2;
+	}
+
+	struct ferryd_proc proc = { .pid = -1 };
+	const char *uri = server;
+	if (!uri) {
+		char path[PATH_MAX];
+		if (ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
+			return 1;
+		}
+		if (ferryd_spawn(path, gpu, NULL, true, 10000, &proc) < 0)
+			return 1;
+		uri = proc.uri;
+	}
+
+	struct figures fe = { 0 }, na = { 0 };
+	double floor_med = 0, floor_p99 = 0;
+	int rf = bench_ferry(uri, iters, &fe);
+	int rn = bench_native(gpu, iters, &na);
+	int rs = bench_floor(iters, &floor_med, &floor_p99);
+	if (proc.pid > 0)
+		ferryd_stop(&proc, 5000);
+	if (rf < 0 || rn < 0 || rs < 0) {
+		fprintf(stderr, "bench: a measurement failed (ferryd %s, in-process %s, floor %s)\n",
+			strerror(-rf), strerror(-rn), strerror(-rs));
+		return 1;
+	}
+
+	if (json) {
+		printf("{\"gpu\":\"%s\",\"iterations\":%d,\n"
+		       " \"roundtrip_us\":{\"ferry\":{\"median\":%.2f,\"p99\":%.2f},"
+		       "\"native\":{\"median\":%.2f,\"p99\":%.2f}},\n"
+		       " \"pipelined_submits_per_s\":{\"ferry\":%.0f,\"native\":%.0f},\n"
+		       " \"bo_cycles_per_s\":{\"ferry\":%.0f,\"native\":%.0f},\n"
+		       " \"socket_floor_us\":{\"median\":%.2f,\"p99\":%.2f}}\n",
+		       gpu, iters, fe.rt_median_us, fe.rt_p99_us, na.rt_median_us, na.rt_p99_us,
+		       fe.pipelined_per_s, na.pipelined_per_s, fe.bo_cycles_per_s,
+		       na.bo_cycles_per_s, floor_med, floor_p99);
+		return 0;
+	}
+	printf("ferry bench: simulated %s, %d iterations (one run on this machine; figures, not "
+	       "pass/fail)\n\n", gpu, iters);
+	printf("%-40s %12s %12s %9s\n", "", "ferryd", "in-process", "ratio");
+	printf("%-40s %12.1f %12.1f %8.1fx\n", "(a) submit+wait CP_NOP IB, median (us)",
+	       fe.rt_median_us, na.rt_median_us, fe.rt_median_us / na.rt_median_us);
+	printf("%-40s %12.1f %12.1f %8.1fx\n", "    p99 (us)", fe.rt_p99_us, na.rt_p99_us,
+	       fe.rt_p99_us / na.rt_p99_us);
+	printf("%-40s %12.0f %12.0f %8.1fx\n", "(b) pipelined submits per second",
+	       fe.pipelined_per_s, na.pipelined_per_s, na.pipelined_per_s / fe.pipelined_per_s);
+	printf("%-40s %12.0f %12.0f %8.1fx\n", "(c) BO create+map+close per second",
+	       fe.bo_cycles_per_s, na.bo_cycles_per_s, na.bo_cycles_per_s / fe.bo_cycles_per_s);
+	printf("\nsocket round-trip floor (64-byte ping-pong over a unix socketpair, two threads):\n"
+	       "  median %.1f us, p99 %.1f us\n", floor_med, floor_p99);
+	printf("ratio = cost through ferryd / cost in-process (higher = more overhead)\n");
+	return 0;
+}

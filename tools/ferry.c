@@ -1,0 +1,42 @@
+/* The `ferry` command line tool: dispatches to one subcommand per file (demo.c, bench.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "subcommands.h"
+
+static const struct ferry_subcommand subcommands[] = {
+	{ "demo", "run a guest workload through a private ferryd and check every result", cmd_demo },
+	{ "bench", "measure ferryd against the in-process simulator and the socket floor", cmd_bench },
+	{ "decode", "disassemble PM4 from a raw dump, a fault report or an .rd capture", cmd_decode },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ferry [--help] [--version] <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(f, "\n`ferry <command> --help` describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ferry %s\n", FERRY_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "ferry: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,221 @@
+/* Spawns and stops a private ferryd (see ferryd_spawn.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ferryd_spawn.h"
+
+static bool is_executable(const char *path)
+{
+	return access(path, X_OK) == 0;
+}
+
+int ferryd_locate(const char *explicit_path, char *buf, size_t len)
+{
+	if (explicit_path && explicit_path[0]) {
+		snprintf(buf, len, "%s", explicit_path);
+		return is_executable(buf) ? 0 : -ENOENT;
+	}
+	const char *env = getenv("FERRYD");
+	if (env && env[0]) {
+		snprintf(buf, len, "%s", env);
+		return is_executable(buf) ? 0 : -ENOENT;
+	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *dir = dirname(self);
+		static const char *const rel[] = { "ferryd", "../host/server/ferryd",
+						   "../../host/server/ferryd", "../sbin/ferryd" };
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			int w = snprintf(buf, len, "%s/%s", dir, rel[i]);
+			if (w > 0 && (size_t)w < len && is_executable(buf))
+				return 0;
+		}
+	}
+	buf[0] = '\0';
+	return -ENOENT;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
+		 int timeout_ms, struct ferryd_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = -1;
+	const char *tmp = getenv("TMPDIR");
+	/* A long $TMPDIR would not fit a socket address: fall back to /tmp. */
+	if (!tmp || !tmp[0] || strlen(tmp) > sizeof(p->dir) - sizeof("/ferry-XXXXXX"))
+		tmp = "/tmp";
+	snprintf(p->dir, sizeof(p->dir), "%.*s/ferry-XXXXXX",
+		 (int)(sizeof(p->dir) - sizeof("/ferry-XXXXXX")), tmp);
+	if (!mkdtemp(p->dir)) {
+		int e = errno;
+		fprintf(stderr, "ferryd_spawn: mkdtemp: %s\n", strerror(e));
+		p->dir[0] = '\0';
+		return -e;
+	}
+	snprintf(p->socket, sizeof(p->socket), "%.80s/ferryd.sock", p->dir);
+	snprintf(p->uri, sizeof(p->uri), "unix:%.96s", p->socket);
+	if (capture_log)
+		snprintf(p->log, sizeof(p->log), "%.80s/ferryd.log", p->dir);
+
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		int e = errno;
+		rmdir(p->dir);
+		return -e;
+	}
+	char fdarg[16];
+	snprintf(fdarg, sizeof(fdarg), "%d", ready[1]);
+
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = ferryd;
+	argv[argc++] = "--socket";
+	argv[argc++] = p->socket;
+	argv[argc++] = "--ready-fd";
+	argv[argc++] = fdarg;
+	if (gpu) {
+		argv[argc++] = "--gpu";
+		argv[argc++] = gpu;
+	}
+	for (int i = 0; extra && extra[i] && argc < 31; i++)
+		argv[argc++] = extra[i];
+	argv[argc] = NULL;
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(ready[0]);
+		close(ready[1]);
+		rmdir(p->dir);
+		return -e;
+	}
+	if (pid == 0) {
+		/* The write end must survive exec; everything else stays close-on-exec. */
+		fcntl(ready[1], F_SETFD, 0);
+		if (capture_log) {
+			int lfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			if (lfd >= 0) {
+				dup2(lfd, STDERR_FILENO);
+				close(lfd);
+			}
+		}
+		execv(ferryd, (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", ferryd, strerror(errno));
+		_exit(127);
+	}
+	close(ready[1]);
+	p->pid = pid;
+
+	/* Ready = a byte on the pipe; EOF without one = it died or gave up. */
+	long long deadline = now_ms() + timeout_ms;
+	int r = -ETIMEDOUT;
+	for (;;) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			break;
+		struct pollfd pfd = { .fd = ready[0], .events = POLLIN };
+		int pr = poll(&pfd, 1, (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			break;
+		char c;
+		ssize_t n = read(ready[0], &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		r = n == 1 ? 0 : -ECONNREFUSED;
+		break;
+	}
+	close(ready[0]);
+	if (r < 0) {
+		fprintf(stderr, "ferryd_spawn: %s did not become ready (%s)\n", ferryd,
+			r == -ETIMEDOUT ? "timeout" : "exited");
+		if (capture_log)
+			ferryd_dump_log(p, 20);
+		ferryd_stop(p, 2000);
+	}
+	return r;
+}
+
+int ferryd_stop(struct ferryd_proc *p, int timeout_ms)
+{
+	int status = -1;
+	if (p->pid > 0) {
+		kill(p->pid, SIGTERM);
+		long long deadline = now_ms() + timeout_ms;
+		for (;;) {
+			pid_t w = waitpid(p->pid, &status, WNOHANG);
+			if (w == p->pid)
+				break;
+			if (w < 0 && errno != EINTR) {
+				status = -1;
+				break;
+			}
+			if (now_ms() >= deadline) {
+				kill(p->pid, SIGKILL);
+				waitpid(p->pid, &status, 0);
+				fprintf(stderr, "ferryd_stop: ferryd ignored SIGTERM; killed\n");
+				status = -1;
+				break;
+			}
+			struct timespec ts = { 0, 5 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+		p->pid = -1;
+	}
+	if (p->dir[0]) {
+		unlink(p->socket);
+		if (p->log[0])
+			unlink(p->log);
+		rmdir(p->dir);
+		p->dir[0] = '\0';
+	}
+	return status;
+}
+
+void ferryd_dump_log(const struct ferryd_proc *p, int max_lines)
+{
+	if (!p->log[0])
+		return;
+	FILE *f = fopen(p->log, "r");
+	if (!f)
+		return;
+	/* Keep a ring of the last lines. */
+	char **lines = calloc((size_t)max_lines, sizeof(char *));
+	char buf[512];
+	int n = 0;
+	while (lines && fgets(buf, sizeof(buf), f)) {
+		free(lines[n % max_lines]);
+		lines[n % max_lines] = strdup(buf);
+		n++;
+	}
+	fclose(f);
+	if (!lines)
+		return;
+	int start = n > max_lines ? n - max_lines : 0;
+	fprintf(stderr, "---- ferryd log (last %d lines) ----\n", n - start);
+	for (int i = start; i < n; i++)
+		fputs(lines[i % max_lines] ? lines[i % max_lines] : "\n", stderr);
+	for (int i = 0; i < max_lines; i++)
+		free(lines[i]);
+	free(lines);
+}

@@ -1,0 +1,15 @@
+/* The `ferry` subcommands: each gets argv starting at its own name (argv[0]). */
+#ifndef FERRY_TOOLS_SUBCOMMANDS_H
+#define FERRY_TOOLS_SUBCOMMANDS_H
+
+struct ferry_subcommand {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_demo(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+
+#endif
