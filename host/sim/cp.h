@@ -1,21 +1,32 @@
 /* The Adreno a6xx command processor (CP) model: executes PM4 from GPU memory, resumably, in
  * slices with a work budget. Memory is reached only through the caller's address-space callback;
  * the register file and packet statistics are GPU-global (struct cp_device), the execution state
- * is per submit (struct cp_exec). Shaders, draws and rasterization are not modeled. */
+ * (IB stack, draw-state groups, render mode, predicates) is per submit (struct cp_exec).
+ * Shaders and rasterization are not modeled: draws are counted and their index / indirect
+ * buffers are fetched (and bounds-checked through the address space), nothing is drawn. */
 #ifndef FERRY_SIM_CP_H
 #define FERRY_SIM_CP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ferry/hw/adreno_pm4.h"
+
 /* Type-4 headers decode 19-bit register offsets; the file covers all of them. */
-#define CP_NUM_REGS 0x80000u
+#define CP_NUM_REGS (PM4_TYPE4_REG_DECODE_MASK + 1u)
+/* The last packets each submit remembers for a fault / hang report. */
+#define CP_LAST_PACKETS 16u
 
 struct cp_device {
 	uint32_t *regs;          /* CP_NUM_REGS entries */
 	uint64_t packets;        /* packets executed (every type) */
 	uint64_t type4_packets;
-	uint64_t skipped[128];   /* type-7 packets skipped unexecuted, by opcode */
+	uint64_t skipped[PM4_TYPE7_OPCODE_MASK + 1]; /* type-7 packets skipped unexecuted, by opcode */
+	uint64_t draws;          /* draws executed (each draw of a multi-draw counts) */
+	uint64_t draw_state_runs; /* draw-state groups executed */
+	uint64_t irqs;           /* CP_EVENT_WRITE with the IRQ bit */
+	uint64_t cond_skips;     /* CP_COND_REG_EXEC tests that failed (dwords skipped) */
+	uint64_t ib_chains;      /* CP_INDIRECT_BUFFER_CHAIN jumps */
 };
 
 /* The address space of the context a submit runs in. translate() returns a host pointer to the
@@ -30,7 +41,7 @@ struct cp_mem {
 enum cp_result {
 	CP_RESULT_DONE,   /* the IB chain ran to its end */
 	CP_RESULT_BUDGET, /* budget used up; call cp_run again to continue */
-	CP_RESULT_WAIT,   /* a CP_WAIT_REG_MEM is not satisfied yet; retry later */
+	CP_RESULT_WAIT,   /* a CP wait (WAIT_REG_MEM, WAIT_MEM_GTE) is not satisfied yet; retry later */
 	CP_RESULT_FAULT,  /* stopped: see cp_exec.fault */
 };
 
@@ -41,6 +52,12 @@ enum cp_fault_kind {
 	CP_FAULT_HANG,      /* set by the scheduler (hangcheck), never by cp_run */
 };
 
+enum cp_frame_kind {
+	CP_FRAME_IB1,
+	CP_FRAME_IB2,
+	CP_FRAME_DRAW_STATE, /* a CP_SET_DRAW_STATE group run at a draw (or LOAD_IMMED) */
+};
+
 struct cp_fault {
 	enum cp_fault_kind kind;
 	const char *reason;     /* CP_FAULT_OPCODE / HANG: what went wrong */
@@ -48,7 +65,9 @@ struct cp_fault {
 	bool write;
 	const char *type;       /* PAGEFAULT: "TRANSLATION" or "PERMISSION" */
 	/* Where the CP was: the packet being executed. */
-	unsigned ib_level;      /* 1 or 2 (0: no IB was running) */
+	unsigned ib_level;      /* 1, 2, or 3 for a draw-state group run from IB2 (0: nothing ran) */
+	enum cp_frame_kind frame_kind;
+	unsigned group_id;      /* CP_FRAME_DRAW_STATE: the group */
 	uint64_t ib_base;       /* base iova of that IB */
 	uint32_t ib_size;       /* its size in dwords */
 	uint32_t dword;         /* dword offset of the packet header in that IB */
@@ -60,20 +79,64 @@ struct cp_fault {
 
 struct cp_frame {
 	uint64_t base;
-	uint32_t size; /* dwords */
-	uint32_t pos;  /* dword offset of the next packet */
+	uint32_t size;    /* dwords */
+	uint32_t pos;     /* dword offset of the next packet */
+	enum cp_frame_kind kind;
+	unsigned group_id; /* CP_FRAME_DRAW_STATE */
+	bool started;     /* the packet at pos began and will be re-entered (wait, long copy, draw) */
+	uint64_t progress; /* work done inside that packet (dwords copied, draws, groups) */
 };
 
-/* One submit's CP state. Zero-initialize, then cp_exec_start_ib1() per command buffer. */
+/* One CP_SET_DRAW_STATE group. `pending`: updated since it last ran, so the next draw in a
+ * matching mode runs it; `ran_*`: what it last ran, for the firmware's "same as last time"
+ * skip (see cp_draw.c). */
+struct cp_draw_state_group {
+	uint64_t addr;
+	uint32_t count;     /* dwords; 0 = disabled */
+	uint32_t mode_mask; /* CP_DRAW_STATE_MODE_x */
+	bool pending;
+	uint64_t ran_addr;
+	uint32_t ran_count;
+};
+
+/* A packet as the last-packets ring keeps it. */
+struct cp_packet_record {
+	uint64_t iova;      /* the header */
+	uint32_t dword;     /* its offset in its IB */
+	uint32_t header;
+	uint8_t level;      /* 1, 2, 3 */
+	uint8_t kind;       /* enum cp_frame_kind */
+};
+
+#define CP_MAX_FRAMES 3u
+
+/* One submit's CP state. Zero-initialize with cp_exec_init(), then cp_exec_start_ib1() per
+ * command buffer. */
 struct cp_exec {
-	struct cp_frame ib[2];  /* [0] IB1, [1] IB2 */
-	unsigned depth;         /* frames in use */
-	uint64_t pkt_progress;  /* dwords done inside the current multi-slice packet (CP_MEMCPY) */
-	uint64_t packets;       /* packets this submit has executed */
+	struct cp_frame ib[CP_MAX_FRAMES]; /* [0] IB1, [1] IB2 or a draw-state group, [2] group */
+	unsigned depth;          /* frames in use */
+	uint64_t packets;        /* packets this submit has executed */
 	struct cp_fault fault;
+	/* Render mode as CP_SET_MARKER left it: a CP_DRAW_STATE_MODE_x bit. */
+	uint32_t render_mode;
+	uint32_t marker;         /* the last CP_SET_MARKER render-mode value */
+	bool in_ib1list;         /* between RM6_IB1LIST_START and _END */
+	uint32_t predicate;      /* CP_REG_TEST predicate bits */
+	uint32_t skip_ib2_global, skip_ib2_local;
+	struct cp_draw_state_group groups[CP_SET_DRAW_STATE_MAX_GROUPS];
+	uint64_t draws;
+	/* IB chain loop detection: chain targets seen in this submit. */
+	uint64_t chain_targets[8];
+	unsigned nr_chain_targets;
+	bool chain_loop;         /* a chain jumped back into an IB it already chained to */
+	/* The last CP_LAST_PACKETS packets begun, oldest first from last_pos. */
+	struct cp_packet_record last[CP_LAST_PACKETS];
+	uint32_t last_pos, last_count;
 };
 
-/* Starts executing an IB1 of size_dwords (the 20-bit IB_SIZE field applies) at iova. */
+void cp_exec_init(struct cp_exec *x);
+/* Starts executing an IB1 of size_dwords (the 20-bit IB_SIZE field applies) at iova. Draw state
+ * and render mode carry over from the previous command buffer of the same submit. */
 void cp_exec_start_ib1(struct cp_exec *x, uint64_t iova, uint32_t size_dwords);
 
 /* Runs up to budget work units (a packet costs 1 + its dwords, plus the dwords it moves).
@@ -87,5 +150,7 @@ uint64_t cp_always_on_ticks(void);
 /* Copies the IB1/IB2 base and remaining size of x into the register file (what a coredump
  * shows). */
 void cp_sync_ib_regs(struct cp_device *cp, const struct cp_exec *x);
+/* Name of a render mode bit ("sysmem", "gmem", "binning") for reports. */
+const char *cp_render_mode_name(uint32_t mode);
 
 #endif

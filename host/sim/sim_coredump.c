@@ -31,8 +31,20 @@
  *     dword: <offset of the packet header in that IB, in dwords>
  *     packet: CP_MEM_WRITE (0x3d) | PKT4 reg=0x0883 | invalid
  *     header: 0x<header dword>          (omitted if the header could not be read)
- *   registers:                         as the kernel: byte offsets
- *     - { offset: 0x0024a0, value: 0x00001000, name: CP_IB1_BASE }
+ *     frame: ib | draw-state group <n>   ferry: what the CP was executing at that level
+ *   last-packets:                      ferry: the last packets the CP began, oldest first; the
+ *     - { iova: 0x.., level: 1, dword: 12, header: 0x70460004, packet: CP_EVENT_WRITE }
+ *                                      last one is the crash location
+ *   cp-state:                          ferry: CP state the model keeps per submit
+ *     render-mode: sysmem|gmem|binning
+ *     marker: <last CP_SET_MARKER mode>
+ *     draws: <draws this submit executed>
+ *     skip-ib2: <global> <local>
+ *     predicate: 0x<CP_REG_TEST bits>
+ *     draw-state: <group>:<count>@0x<addr>[<modes>][ pending] ...   (enabled groups)
+ *   registers:                         as the kernel: byte offsets; the CP registers above,
+ *     - { offset: 0x0024a0, value: 0x00001000, name: CP_IB1_BASE }   then every other nonzero
+ *                                      register of the file (at most 512, name "?" if unknown)
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,6 +102,57 @@ static const uint32_t dumped_regs[] = {
 	REG_A6XX_CP_SCRATCH_REG(6), REG_A6XX_CP_SCRATCH_REG(7),
 };
 
+static bool is_dumped(uint32_t reg)
+{
+	for (size_t i = 0; i < sizeof(dumped_regs) / sizeof(dumped_regs[0]); i++)
+		if (dumped_regs[i] == reg)
+			return true;
+	/* The always-on counter reads live; the register file copy means nothing. */
+	return reg == REG_A6XX_CP_ALWAYS_ON_COUNTER || reg == REG_A6XX_CP_ALWAYS_ON_COUNTER_HI;
+}
+
+static void put_packet_name(struct text *t, uint32_t header)
+{
+	if (pm4_is_type7(header)) {
+		const char *name = pm4_opcode_name(pm4_type7_opcode(header));
+		put(t, "%s", name ? name : "UNKNOWN");
+	} else if (pm4_is_type4(header)) {
+		put(t, "PKT4 reg=0x%04x", pm4_type4_reg(header));
+	} else {
+		put(t, "invalid");
+	}
+}
+
+static void put_last_packets(struct text *t, const struct cp_exec *x)
+{
+	put(t, "last-packets:\n");
+	for (uint32_t i = 0; i < x->last_count; i++) {
+		const struct cp_packet_record *r = &x->last[(x->last_pos + i) % CP_LAST_PACKETS];
+		put(t, "  - { iova: 0x%016llx, level: %u, dword: %u, header: 0x%08x, packet: ",
+		    (unsigned long long)r->iova, r->level, r->dword, r->header);
+		put_packet_name(t, r->header);
+		put(t, "%s }\n", r->kind == CP_FRAME_DRAW_STATE ? ", frame: draw-state" : "");
+	}
+}
+
+static void put_cp_state(struct text *t, const struct cp_exec *x)
+{
+	put(t, "cp-state:\n  render-mode: %s\n  marker: %u\n  draws: %llu\n  skip-ib2: %u %u\n"
+	       "  predicate: 0x%08x\n  draw-state:",
+	    cp_render_mode_name(x->render_mode), x->marker, (unsigned long long)x->draws, x->skip_ib2_global,
+	    x->skip_ib2_local, x->predicate);
+	for (unsigned g = 0; g < CP_SET_DRAW_STATE_MAX_GROUPS; g++) {
+		const struct cp_draw_state_group *grp = &x->groups[g];
+		if (!grp->count)
+			continue;
+		put(t, " %u:%u@0x%llx[%s%s%s]%s", g, grp->count, (unsigned long long)grp->addr,
+		    grp->mode_mask & CP_DRAW_STATE_MODE_BINNING ? "B" : "",
+		    grp->mode_mask & CP_DRAW_STATE_MODE_GMEM ? "G" : "",
+		    grp->mode_mask & CP_DRAW_STATE_MODE_SYSMEM ? "S" : "", grp->pending ? " pending" : "");
+	}
+	put(t, "\n");
+}
+
 void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
 			  const struct cp_fault *f)
 {
@@ -131,13 +194,29 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 		}
 		if (f->header_valid)
 			put(&t, "  header: 0x%08x\n", f->header);
+		if (f->frame_kind == CP_FRAME_DRAW_STATE)
+			put(&t, "  frame: draw-state group %u\n", f->group_id);
+		else
+			put(&t, "  frame: ib\n");
 	}
+	put_last_packets(&t, &s->cp);
+	put_cp_state(&t, &s->cp);
 	put(&t, "registers:\n");
 	for (size_t i = 0; i < sizeof(dumped_regs) / sizeof(dumped_regs[0]); i++) {
 		char nb[32];
 		const char *name = a6xx_reg_name(dumped_regs[i], nb, sizeof(nb));
 		put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", dumped_regs[i] << 2,
 		    cp_reg_read(&dev->cp, dumped_regs[i]), name ? name : "?");
+	}
+	unsigned extra = 0;
+	for (uint32_t r = 0; r < CP_NUM_REGS && extra < 512; r++) {
+		if (!dev->cp.regs[r] || is_dumped(r))
+			continue;
+		char nb[32];
+		const char *name = a6xx_reg_name(r, nb, sizeof(nb));
+		put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", r << 2, dev->cp.regs[r],
+		    name ? name : "?");
+		extra++;
 	}
 	if (t.failed) {
 		free(t.buf);

@@ -1,10 +1,10 @@
-/* The simulated GPU: a worker thread that schedules submits across submitqueues and runs them
- * on the CP model in slices. Each pass picks the highest-priority queue with runnable work,
- * round-robin among queues of equal priority, and runs a slice of its head submit. A submit
- * whose CP is stuck in an unmet wait yields: its queue is re-polled after other work ran or 1 ms
- * passed, and a wait stuck longer than the hangcheck period is a hang. Faults and hangs are
- * counted like the kernel's recovery (queue faults and the address space's faults, feeding
- * MSM_PARAM_FAULTS), leave a devcoredump on the open, and retire the submit's fence. */
+/* The simulated GPU: a worker thread that lets the dispatcher (sim_dispatch.c) pick a submit
+ * and runs a slice of it on the CP model. A submit whose CP is stuck in an unmet wait yields:
+ * it is re-polled after other work ran or 1 ms passed. Hangcheck: a wait unmet for the
+ * hangcheck period, an IB chain looping for the period, or a submit past the packet budget is a
+ * hang. Faults and hangs are counted like the kernel's recovery (queue faults and the address
+ * space's faults, feeding MSM_PARAM_FAULTS), leave a devcoredump on the open, and complete the
+ * submit (its end-of-pipe timestamp is written, so it retires); other contexts keep running. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,37 +42,56 @@ static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint6
 	return bo->map + off;
 }
 
-static void notify_open(struct sim_open *o)
+/* The submit's work is over (done, faulted or hung): end of pipe, then retire. */
+static void complete(struct sim_msm_device *dev, struct sim_submit *s)
 {
-	uint64_t one = 1;
-	/* A full counter (never in practice) still leaves the fd readable, which is all we need. */
-	if (write(o->eventfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		perror("sim-msm: eventfd write");
+	dev->last_ctx = s->queue->open;
+	sim_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
+	sim_dispatch_eop(s);
+	sim_dispatch_retire(dev);
 }
 
-static void retire_head(struct sim_msm_device *dev, struct sim_queue *q)
+/* Recovery: blame the queue and its address space, dump, complete. */
+static void fault(struct sim_msm_device *dev, struct sim_submit *s, struct cp_fault *f)
 {
-	struct sim_submit *s = q->head;
-	q->head = s->next;
-	if (!q->head)
-		q->tail = NULL;
-	sim_submit_free(s);
-	dev->retired++;
-	struct sim_open *o = q->open;
-	notify_open(o);
-	sim_queue_maybe_free(q);
-	pthread_cond_broadcast(&dev->done_cond);
-}
-
-/* Recovery: blame the queue and its address space, dump, retire. */
-static void fault_head(struct sim_msm_device *dev, struct sim_queue *q, struct cp_fault *f)
-{
-	struct sim_submit *s = q->head;
+	struct sim_queue *q = s->queue;
 	cp_sync_ib_regs(&dev->cp, &s->cp);
 	q->faults++;
 	q->open->faults++;
 	sim_coredump_capture(dev, q->open, s, f);
-	retire_head(dev, q);
+	complete(dev, s);
+}
+
+/* A hang located at the packet the CP is on, as crashdec's ESTIMATED CRASH LOCATION would. */
+static void hang(struct sim_msm_device *dev, struct sim_submit *s, const char *reason)
+{
+	struct cp_fault f = { .kind = CP_FAULT_HANG, .reason = reason, .opcode = -2 };
+	struct cp_exec *x = &s->cp;
+	if (x->depth) {
+		struct cp_frame *fr = &x->ib[x->depth - 1];
+		f.ib_level = x->depth;
+		f.frame_kind = fr->kind;
+		f.group_id = fr->group_id;
+		f.ib_base = fr->base;
+		f.ib_size = fr->size;
+		f.dword = fr->pos;
+		uint64_t avail;
+		const char *type;
+		const void *h = fr->pos < fr->size ? translate(s->queue->open, fr->base + 4ull * fr->pos, 4, false,
+								&avail, &type)
+						     : NULL;
+		if (h && avail >= 4) {
+			memcpy(&f.header, h, 4);
+			f.header_valid = true;
+			if (pm4_is_type7(f.header))
+				f.opcode = (int)pm4_type7_opcode(f.header);
+			else if (pm4_is_type4(f.header)) {
+				f.opcode = -1;
+				f.reg = pm4_type4_reg(f.header);
+			}
+		}
+	}
+	fault(dev, s, &f);
 }
 
 /* Starts the next command buffer the CP executes; false when none is left. IB_TARGET_BUFs are
@@ -92,22 +111,21 @@ static bool start_next_cmd(struct sim_msm_device *dev, struct sim_submit *s)
 	return false;
 }
 
-/* Runs one slice of q's head submit (q may be freed by it). Returns false if the slice only
- * re-polled an unmet wait, true if it did work others may be waiting for. */
-static bool run_slice(struct sim_msm_device *dev, struct sim_queue *q, uint64_t now)
+/* Runs one slice of s (which may retire). Returns false if the slice only re-polled an unmet
+ * wait, true if it did work others may be waiting for. */
+static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t now)
 {
-	struct sim_submit *s = q->head;
-	struct sim_open *o = q->open;
+	struct sim_open *o = s->queue->open;
 	struct cp_mem mem = { .ctx = o, .translate = translate };
-	uint32_t budget = dev->slice_budget;
+	uint64_t period_ns = (uint64_t)dev->hangcheck_ms * 1000000u;
 	uint64_t before = s->cp.packets;
+	sim_dispatch_sop(s);
 	for (;;) {
 		if (!s->running && !start_next_cmd(dev, s)) {
-			dev->last_ctx = o;
-			retire_head(dev, q);
+			complete(dev, s);
 			return true;
 		}
-		enum cp_result r = cp_run(&dev->cp, &mem, &s->cp, budget);
+		enum cp_result r = cp_run(&dev->cp, &mem, &s->cp, dev->slice_budget);
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {
 			s->running = false;
@@ -115,84 +133,36 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_queue *q, uint64_t 
 			continue; /* next command buffer in the same slice */
 		}
 		if (r == CP_RESULT_FAULT) {
-			fault_head(dev, q, &s->cp.fault);
+			fault(dev, s, &s->cp.fault);
 			return true;
 		}
 		if (s->cp.packets > SIM_MAX_SUBMIT_PACKETS) {
-			struct cp_fault f = s->cp.fault;
-			f.kind = CP_FAULT_HANG;
-			f.reason = "submit exceeded the simulator's packet budget";
-			fault_head(dev, q, &f);
+			hang(dev, s, "submit exceeded the simulator's packet budget");
 			return true;
+		}
+		if (s->cp.chain_loop) {
+			if (!s->loop_since_ns)
+				s->loop_since_ns = now;
+			if (now - s->loop_since_ns >= period_ns) {
+				hang(dev, s, "hangcheck: IB chain loop");
+				return true;
+			}
 		}
 		if (r == CP_RESULT_WAIT) {
 			if (!s->stalled || s->cp.packets != before) {
 				s->stalled = true;
 				s->stall_since_ns = now;
 			}
-			if (now - s->stall_since_ns >= (uint64_t)dev->hangcheck_ms * 1000000u) {
-				struct cp_fault f = { 0 };
-				/* Locate the hang at the wait packet, as a crashdec of a hung CP would. */
-				struct cp_frame *fr = &s->cp.ib[s->cp.depth - 1];
-				f.kind = CP_FAULT_HANG;
-				f.reason = "hangcheck: no progress";
-				f.ib_level = s->cp.depth;
-				f.ib_base = fr->base;
-				f.ib_size = fr->size;
-				f.dword = fr->pos;
-				f.header_valid = false;
-				f.opcode = CP_WAIT_REG_MEM;
-				uint64_t avail;
-				const char *type;
-				const void *h = translate(o, fr->base + 4ull * fr->pos, 4, false, &avail, &type);
-				if (h && avail >= 4) {
-					memcpy(&f.header, h, 4);
-					f.header_valid = true;
-				}
-				fault_head(dev, q, &f);
+			if (now - s->stall_since_ns >= period_ns) {
+				hang(dev, s, "hangcheck: no progress");
 				return true;
 			}
-			q->next_poll_ns = now + WAIT_REPOLL_NS;
+			s->next_poll_ns = now + WAIT_REPOLL_NS;
 			return s->cp.packets != before;
 		}
 		s->stalled = false; /* BUDGET: progress was made */
 		return true;
 	}
-}
-
-/* The queue to run next, or NULL. Stalled queues become eligible at next_poll_ns. */
-static struct sim_queue *pick_queue(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake)
-{
-	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
-		struct sim_queue *first = NULL, *after = NULL;
-		for (struct sim_queue *q = dev->queues; q; q = q->dev_next) {
-			if (q->prio != prio || !q->head)
-				continue;
-			if (q->head->stalled && q->next_poll_ns > now) {
-				if (q->next_poll_ns < *next_wake)
-					*next_wake = q->next_poll_ns;
-				continue;
-			}
-			if (!first || q->seq < first->seq)
-				first = q;
-			if (q->seq > dev->rr_last[prio] && (!after || q->seq < after->seq))
-				after = q;
-		}
-		struct sim_queue *q = after ? after : first;
-		if (q) {
-			dev->rr_last[prio] = q->seq;
-			return q;
-		}
-	}
-	return NULL;
-}
-
-/* Work that made progress may satisfy someone's wait: re-poll stalled queues at once. */
-static void wake_stalled(struct sim_msm_device *dev)
-{
-	for (struct sim_queue *q = dev->queues; q; q = q->dev_next)
-		if (q->head && q->head->stalled)
-			q->next_poll_ns = 0;
 }
 
 static void *gpu_worker(void *arg)
@@ -202,11 +172,15 @@ static void *gpu_worker(void *arg)
 	while (!dev->stop) {
 		uint64_t now = sim_now_ns();
 		uint64_t next_wake = UINT64_MAX;
-		struct sim_queue *q = pick_queue(dev, now, &next_wake);
-		if (q) {
+		struct sim_submit *s = NULL;
+		if (!dev->paused) {
+			sim_dispatch_issue(dev);
+			s = sim_dispatch_pick(dev, now, &next_wake);
+		}
+		if (s) {
 			/* A slice that did more than re-poll a wait may have written what others wait on. */
-			if (run_slice(dev, q, now))
-				wake_stalled(dev);
+			if (run_slice(dev, s, now))
+				sim_dispatch_wake_stalled(dev);
 			/* Let ioctl callers in between slices. */
 			pthread_mutex_unlock(&dev->lock);
 			pthread_mutex_lock(&dev->lock);
@@ -259,6 +233,7 @@ void sim_gpu_cancel_open(struct sim_open *o)
 		while (q->head) {
 			struct sim_submit *s = q->head;
 			q->head = s->next;
+			sim_dispatch_unlink(dev, s);
 			sim_submit_free(s);
 		}
 		q->tail = NULL;

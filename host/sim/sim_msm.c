@@ -114,6 +114,10 @@ void sim_msm_set_slice_budget(struct sim_msm_device *dev, uint32_t units)
 	pthread_mutex_unlock(&dev->lock);
 }
 
+/* sim_msm.h spells the opcode count as 128 to stay free of the PM4 header. */
+_Static_assert(sizeof(((struct sim_msm_cp_stats *)0)->skipped) == sizeof(((struct cp_device *)0)->skipped),
+	       "one skipped counter per type-7 opcode");
+
 void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out)
 {
 	pthread_mutex_lock(&dev->lock);
@@ -121,7 +125,36 @@ void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *o
 	out->type4_packets = dev->cp.type4_packets;
 	memcpy(out->skipped, dev->cp.skipped, sizeof(out->skipped));
 	out->retired = dev->retired;
+	out->draws = dev->cp.draws;
+	out->draw_state_runs = dev->cp.draw_state_runs;
+	out->irqs = dev->cp.irqs;
+	out->cond_skips = dev->cp.cond_skips;
+	out->ib_chains = dev->cp.ib_chains;
 	pthread_mutex_unlock(&dev->lock);
+}
+
+void sim_msm_set_paused(struct sim_msm_device *dev, bool paused)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->paused = paused;
+	pthread_cond_signal(&dev->work_cond);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out)
+{
+	struct sim_open *o = (struct sim_open *)kd;
+	pthread_mutex_lock(&o->dev->lock);
+	int ret = -ENOENT;
+	if (ctx < o->next_queue_id && ctx < o->nr_memstore) {
+		const struct sim_memstore_slot *m = &o->memstore[ctx];
+		*out = (struct sim_msm_memstore){ .soptimestamp = m->soptimestamp,
+						  .eoptimestamp = m->eoptimestamp,
+						  .queued = m->queued };
+		ret = 0;
+	}
+	pthread_mutex_unlock(&o->dev->lock);
+	return ret;
 }
 
 uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg)
@@ -253,6 +286,7 @@ static void sim_kdev_close(struct kdev *kd)
 	iova_alloc_fini(&o->vm);
 	close(o->eventfd);
 	free(o->coredump);
+	free(o->memstore);
 	free(o->bos);
 	free(o);
 }
@@ -295,6 +329,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	struct sim_queue *q0 = sim_queue_create(o, (SIM_NR_PRIORITIES - 1 + 1) / 2);
 	if (!q0) {
 		pthread_mutex_unlock(&dev->lock);
+		free(o->memstore);
 		iova_alloc_fini(&o->vm);
 		close(o->eventfd);
 		free(o);

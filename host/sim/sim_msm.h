@@ -3,6 +3,7 @@
 #ifndef FERRY_SIM_MSM_H
 #define FERRY_SIM_MSM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct kdev;
@@ -24,8 +25,8 @@ extern const char *const sim_msm_models[];
 
 /* --- Simulator controls (no kernel equivalent; for tests, tools and ferryd options) --- */
 
-/* Hangcheck period: a submit stalled in a CP wait for longer than this is a hang (counted as a
- * fault, coredump with "hang:", fence retired). Default 500 ms, as DRM_MSM_HANGCHECK_DEFAULT_PERIOD;
+/* Hangcheck period: a submit stalled in a CP wait, or looping through an IB chain, for longer
+ * than this is a hang (counted as a fault, coredump with "hang:", fence retired). Default 500 ms, as DRM_MSM_HANGCHECK_DEFAULT_PERIOD;
  * 0 restores the default. */
 void sim_msm_set_hangcheck_ms(struct sim_msm_device *dev, unsigned ms);
 /* Work units (about one per dword fetched or moved) the GPU worker runs of one submit before it
@@ -37,9 +38,31 @@ struct sim_msm_cp_stats {
 	uint64_t type4_packets;  /* register-write packets */
 	uint64_t skipped[128];   /* type-7 packets the model skipped unexecuted, by opcode */
 	uint64_t retired;        /* submits retired (completed, faulted or hung) */
+	uint64_t draws;          /* draws the CP executed (not rasterized) */
+	uint64_t draw_state_runs; /* CP_SET_DRAW_STATE groups executed */
+	uint64_t irqs;           /* CP_EVENT_WRITE IRQs raised */
+	uint64_t cond_skips;     /* conditional-execution tests that skipped dwords */
+	uint64_t ib_chains;      /* CP_INDIRECT_BUFFER_CHAIN jumps */
 };
 void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out);
 /* A register as the CP sees it (CP_ALWAYS_ON_COUNTER is live). */
 uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg);
+
+/* Stops (true) or resumes (false) the GPU: while paused, submits queue up in their contexts'
+ * drawqueues and nothing runs, so a test can set up an exact scheduling situation. */
+void sim_msm_set_paused(struct sim_msm_device *dev, bool paused);
+
+/* One context's memstore slot, read-only (kgsl_devmemstore): every submit gets the next
+ * timestamp of its context (submitqueue); the ring writes soptimestamp when the CP starts it
+ * and eoptimestamp when it completes (also after a fault or hang), and it retires once
+ * eoptimestamp has reached it. */
+struct sim_msm_memstore {
+	uint32_t soptimestamp;
+	uint32_t eoptimestamp;
+	uint32_t queued;         /* the newest timestamp handed out */
+};
+/* kd: an open from sim_msm_open(); ctx: a submitqueue id of it (also after the queue was
+ * closed). 0 or -ENOENT. */
+int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out);
 
 #endif

@@ -17,6 +17,10 @@
 #define SIM_NR_PRIORITIES 3u          /* 1 ring x NR_SCHED_PRIORITIES (6.1) */
 #define SIM_MAX_BO_SIZE (1ull << 32)  /* 6.1 sizes BOs with a uint32_t: cap below 4 GiB */
 #define SIM_MAX_SUBMIT_PACKETS (1ull << 26) /* a submit executing more is treated as hung */
+/* KGSL's dispatcher limits (adreno_dispatch.h): submits a context may have in flight on its
+ * ring, and submits a ring holds. */
+#define SIM_CONTEXT_INFLIGHT 5u
+#define SIM_RING_SIZE 128u
 
 struct sim_msm_model {
 	const char *name;
@@ -61,9 +65,13 @@ struct sim_cmd {
 struct sim_queue;
 
 struct sim_submit {
-	struct sim_submit *next;
+	struct sim_submit *next;      /* the context's drawqueue, in submission order */
+	struct sim_submit *ring_next; /* the priority ring's in-flight list, once issued */
 	struct sim_queue *queue;
 	uint32_t fence;
+	uint32_t timestamp;       /* the context's timestamp for this submit (memstore sop/eop) */
+	bool issued;              /* on its ring */
+	bool sop_written;
 	uint32_t nr_bos;
 	struct sim_submit_bo *bos;
 	uint32_t nr_cmds;
@@ -73,6 +81,8 @@ struct sim_submit {
 	struct cp_exec cp;
 	bool stalled;             /* the last slice ended in an unmet wait */
 	uint64_t stall_since_ns;
+	uint64_t loop_since_ns;   /* when its CP was first seen looping through an IB chain */
+	uint64_t next_poll_ns;    /* stalled: do not retry before this */
 };
 
 struct sim_queue {
@@ -85,8 +95,25 @@ struct sim_queue {
 	uint32_t cyclic_next;     /* idr_alloc_cyclic cursor */
 	bool closed;              /* SUBMITQUEUE_CLOSE'd: freed when drained */
 	uint64_t seq;             /* creation order across the device: the round-robin key */
-	uint64_t next_poll_ns;    /* stalled head: do not retry before this */
+	uint32_t ts_queued;       /* the newest context timestamp handed out */
+	unsigned inflight;        /* submits issued to the ring, not yet retired */
+	struct sim_submit *head, *tail; /* the drawqueue: every submit not yet retired */
+};
+
+/* One context's slot of the per-open memstore (KGSL's kgsl_devmemstore, the fields the model
+ * writes). */
+struct sim_memstore_slot {
+	uint32_t soptimestamp;    /* start of pipe: the newest submit the CP began */
+	uint32_t eoptimestamp;    /* end of pipe: the newest submit that completed */
+	uint32_t queued;          /* the newest timestamp handed out (kernel bookkeeping) */
+};
+
+/* One ringbuffer per priority: the submits the dispatcher issued, oldest first. */
+struct sim_ring {
 	struct sim_submit *head, *tail;
+	uint32_t count;
+	uint64_t rr_last;         /* context seq that ran last: round-robin cursor */
+	uint64_t issue_last;      /* context seq that issued last */
 };
 
 struct sim_open {
@@ -102,6 +129,8 @@ struct sim_open {
 	char *coredump;           /* pending devcoredump text, or NULL */
 	char comm[64];
 	char cmdline[256];
+	struct sim_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
+	uint32_t nr_memstore;
 	uint64_t next_mmap_offset;
 	char name[48];
 };
@@ -117,7 +146,8 @@ struct sim_msm_device {
 	struct sim_open *opens;
 	struct sim_queue *queues;  /* every queue with an open or pending work */
 	uint64_t queue_seq;
-	uint64_t rr_last[SIM_NR_PRIORITIES];
+	struct sim_ring rings[SIM_NR_PRIORITIES];
+	bool paused;               /* sim_msm_set_paused: the worker runs nothing */
 	struct cp_device cp;
 	uint32_t global_faults;
 	uint32_t suspends;
@@ -167,6 +197,24 @@ void sim_gpu_stop(struct sim_msm_device *dev);
 void sim_gpu_kick(struct sim_msm_device *dev);
 /* Drops every pending submit of the open's queues without running them. */
 void sim_gpu_cancel_open(struct sim_open *o);
+
+/* The dispatcher (sim_dispatch.c), modeled on KGSL's adreno dispatcher. */
+/* Moves submits from context drawqueues onto their priority's ring. */
+void sim_dispatch_issue(struct sim_msm_device *dev);
+/* The submit the CP runs next: the highest priority ring with a ready submit, round-robin among
+ * contexts within it; NULL if none (*next_wake lowered to the next stalled poll). */
+struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake);
+/* Memstore writes of the ring around each submit: start of pipe, end of pipe. */
+void sim_dispatch_sop(struct sim_submit *s);
+void sim_dispatch_eop(struct sim_submit *s);
+/* Retires, ring by ring, every submit whose context's eoptimestamp has reached it. */
+void sim_dispatch_retire(struct sim_msm_device *dev);
+/* Unlinks s from its ring (cancel). */
+void sim_dispatch_unlink(struct sim_msm_device *dev, struct sim_submit *s);
+/* Makes sure o's memstore has a slot for queue id. */
+int sim_memstore_reserve(struct sim_open *o, uint32_t id);
+/* Wakes every stalled submit for an immediate re-poll. */
+void sim_dispatch_wake_stalled(struct sim_msm_device *dev);
 
 /* Devcoredump text (sim_coredump.c): stores it as the open's pending coredump. */
 void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,

@@ -21,6 +21,9 @@ struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id)
 
 struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio)
 {
+	/* The memstore slot first: a queue id always has one. */
+	if (sim_memstore_reserve(o, o->next_queue_id))
+		return NULL;
 	struct sim_queue *q = calloc(1, sizeof(*q));
 	if (!q)
 		return NULL;
@@ -239,6 +242,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	if (!s)
 		return -ENOMEM;
 	s->queue = q;
+	cp_exec_init(&s->cp);
 	bool *bo_valid = NULL;
 	if (a->nr_bos) {
 		s->bos = calloc(a->nr_bos, sizeof(*s->bos));
@@ -365,6 +369,10 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 		else
 			s->bos[i].bo->active_readers++;
 	}
+	/* Into the context's drawqueue with its next timestamp; the dispatcher issues it. */
+	s->timestamp = ++q->ts_queued;
+	if (q->id < o->nr_memstore)
+		o->memstore[q->id].queued = s->timestamp;
 	if (q->tail)
 		q->tail->next = s;
 	else

@@ -5,7 +5,7 @@
 
 /* Indexed by opcode; the field is 7 bits wide, so every opcode has a slot. */
 #define NAME(op) [op] = #op
-static const char *const opcode_names[0x80] = {
+static const char *const opcode_names[PM4_TYPE7_OPCODE_MASK + 1] = {
 	NAME(CP_NOP),
 	NAME(CP_RECORD_PFP_TIMESTAMP),
 	NAME(CP_WAIT_MEM_WRITES),

@@ -148,17 +148,17 @@ static void test_skipped_packets_counted(void)
 	fx_init(&f);
 	struct sim_msm_cp_stats before, after;
 	sim_msm_get_cp_stats(dev, &before);
-	PM4_PKT7(&f.b, CP_SET_MARKER, 0x1);
-	PM4_PKT7(&f.b, CP_SET_MARKER, 0x2);
-	PM4_PKT7(&f.b, CP_DRAW_INDX_OFFSET, 0, 1, 3, 0, 0, 0, 0);
+	PM4_PKT7(&f.b, CP_SET_MODE, 0x1);
+	PM4_PKT7(&f.b, CP_SET_MODE, 0x0);
+	PM4_PKT7(&f.b, CP_LOAD_STATE6, 0, 0, 0);
 	/* A skipped packet's payload is not executed, even if it looks like packets. */
 	PM4_PKT7(&f.b, 0x7e, pm4_type7_hdr(CP_MEM_WRITE, 3), (uint32_t)f.data.iova,
 		 (uint32_t)(f.data.iova >> 32), 0x99);
 	pm4_nop(&f.b, 0);
 	fx_run(&f);
 	sim_msm_get_cp_stats(dev, &after);
-	CHECK_EQ(after.skipped[CP_SET_MARKER] - before.skipped[CP_SET_MARKER], 2);
-	CHECK_EQ(after.skipped[CP_DRAW_INDX_OFFSET] - before.skipped[CP_DRAW_INDX_OFFSET], 1);
+	CHECK_EQ(after.skipped[CP_SET_MODE] - before.skipped[CP_SET_MODE], 2);
+	CHECK_EQ(after.skipped[CP_LOAD_STATE6] - before.skipped[CP_LOAD_STATE6], 1);
 	CHECK_EQ(after.skipped[0x7e] - before.skipped[0x7e], 1);
 	CHECK_EQ(after.skipped[CP_NOP] - before.skipped[CP_NOP], 0);
 	CHECK_EQ(after.packets - before.packets, 5);

@@ -21,7 +21,12 @@ static inline uint32_t pm4_odd_parity_bit(uint32_t v)
 
 #define PM4_TYPE4_MAX_COUNT 0x7fu
 #define PM4_TYPE7_MAX_COUNT 0x3fffu
+#define PM4_TYPE7_OPCODE_MASK 0x7fu /* opcodes 0..0x7f: a table indexed by opcode has 0x80 slots */
+/* Type-4 register: Mesa's pkt4() emits 18 bits; the CP decodes bits 8..26 (19 bits). */
 #define PM4_TYPE4_REG_MASK  0x3ffffu
+#define PM4_TYPE4_REG_DECODE_MASK 0x7ffffu
+/* The register fields inside type-7 payloads (REG, DST_REG, REG0, POLL_ADDR as a register...). */
+#define PM4_PAYLOAD_REG_MASK 0x3ffffu
 
 static inline uint32_t pm4_type4_hdr(uint32_t reg, uint32_t cnt)
 {
@@ -31,16 +36,16 @@ static inline uint32_t pm4_type4_hdr(uint32_t reg, uint32_t cnt)
 
 static inline uint32_t pm4_type7_hdr(uint32_t op, uint32_t cnt)
 {
-	return CP_TYPE7_PKT | cnt | (pm4_odd_parity_bit(cnt) << 15) | ((op & 0x7fu) << 16) |
+	return CP_TYPE7_PKT | cnt | (pm4_odd_parity_bit(cnt) << 15) | ((op & PM4_TYPE7_OPCODE_MASK) << 16) |
 	       (pm4_odd_parity_bit(op) << 23);
 }
 
 /* Decoding. The *_ok predicates also check the parity bits. */
 static inline bool pm4_is_type4(uint32_t h) { return (h & 0xf0000000u) == CP_TYPE4_PKT; }
 static inline bool pm4_is_type7(uint32_t h) { return (h & 0xff000000u) == CP_TYPE7_PKT; }
-static inline uint32_t pm4_type4_reg(uint32_t h) { return (h >> 8) & 0x7ffffu; }
+static inline uint32_t pm4_type4_reg(uint32_t h) { return (h >> 8) & PM4_TYPE4_REG_DECODE_MASK; }
 static inline uint32_t pm4_type4_count(uint32_t h) { return h & 0x7fu; }
-static inline uint32_t pm4_type7_opcode(uint32_t h) { return (h >> 16) & 0x7fu; }
+static inline uint32_t pm4_type7_opcode(uint32_t h) { return (h >> 16) & PM4_TYPE7_OPCODE_MASK; }
 static inline uint32_t pm4_type7_count(uint32_t h) { return h & 0x3fffu; }
 static inline bool pm4_type4_parity_ok(uint32_t h)
 {
@@ -134,8 +139,30 @@ enum pm4_opcode {
 	CP_REG_WR_NO_CTXT = 0x78,
 };
 
+/* a7xx's CP_FIXED_STRIDE_DRAW_TABLE reuses the last opcode; not in enum pm4_opcode (a6xx), so it has
+ * no name here, but the validator must still know the number. */
+#define CP_FIXED_STRIDE_DRAW_TABLE 0x7fu
+
 /* Name of a type-7 opcode, or NULL if ferry does not know it. Defined in protocol/hw/adreno_pm4.c. */
 const char *pm4_opcode_name(uint32_t opcode);
+
+/* Packets the msm kernel emits only from its own ringbuffer (a6xx_gpu.c: a6xx_cp_init,
+ * a6xx_set_pagetable, update_shadow_rptr) or that switch privilege, security or firmware. */
+static inline bool pm4_opcode_kernel_only(uint32_t opcode)
+{
+	switch (opcode) {
+	case CP_ME_INIT:
+	case CP_SMMU_TABLE_UPDATE:
+	case CP_SET_PROTECTED_MODE:
+	case CP_SET_SECURE_MODE:
+	case CP_BOOTSTRAP_UCODE:
+	case CP_CONTEXT_SWITCH:
+	case CP_WHERE_AM_I:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* CP_NOP payload markers Mesa uses. */
 #define CP_NOP_MESG 0x4D455347u
@@ -147,9 +174,22 @@ const char *pm4_opcode_name(uint32_t opcode);
 #define CP_EVENT_WRITE_0_TIMESTAMP  (1u << 30)
 #define CP_EVENT_WRITE_0_IRQ        (1u << 31)
 
+/* CP_EVENT_WRITE events, a6xx names of Mesa's vgt_event_type. */
 enum vgt_event_type {
 	CACHE_FLUSH_TS = 0x04,
+	CONTEXT_DONE = 0x05,
 	WT_DONE_TS = 0x08,
+	WRITE_PRIMITIVE_COUNTS = 0x09,
+	START_PRIMITIVE_CTRS = 0x0b,
+	STOP_PRIMITIVE_CTRS = 0x0c,
+	START_FRAGMENT_CTRS = 0x0d,
+	STOP_FRAGMENT_CTRS = 0x0e,
+	START_COMPUTE_CTRS = 0x0f,
+	STOP_COMPUTE_CTRS = 0x10,
+	FLUSH_SO_0 = 0x11,
+	FLUSH_SO_1 = 0x12,
+	FLUSH_SO_2 = 0x13,
+	FLUSH_SO_3 = 0x14,
 	ZPASS_DONE = 0x15,
 	RB_DONE_TS = 0x16,
 	PC_CCU_INVALIDATE_DEPTH = 0x18,
@@ -157,28 +197,50 @@ enum vgt_event_type {
 	PC_CCU_RESOLVE_TS = 0x1a,
 	PC_CCU_FLUSH_DEPTH_TS = 0x1c,
 	PC_CCU_FLUSH_COLOR_TS = 0x1d,
-	CCU_RESOLVE = 0x1e,
+	BLIT = 0x1e, /* resolve GMEM to sysmem ("CCU_RESOLVE" is the a7xx name) */
 	LRZ_CLEAR = 0x25,
 	LRZ_FLUSH = 0x26,
+	BLIT_OP_FILL_2D = 0x27,
+	BLIT_OP_COPY_2D = 0x28,
+	BLIT_OP_SCALE_2D = 0x2a,
+	CONTEXT_DONE_2D = 0x2b,
+	UNK_2C = 0x2c,
+	UNK_2D = 0x2d,
 	CACHE_INVALIDATE = 0x31,
-	DEBUG_LABEL = 0x3f,
+	LABEL = 0x3f,
 };
 
 /* CP_INDIRECT_BUFFER: IB_BASE lo, hi; dw2 IB_SIZE in dwords. */
 #define CP_INDIRECT_BUFFER_2_SIZE_MASK 0xfffffu
 
-/* CP_REG_TO_MEM dw0. */
-#define CP_REG_TO_MEM_0_REG(x)    ((x) & 0x3ffffu)
-#define CP_REG_TO_MEM_0_CNT(x)    (((x) & 0xfffu) << 18)
+/* CP_REG_TO_MEM dw0, then DEST lo/hi. Copies max(CNT, 1) registers. */
+#define CP_REG_TO_MEM_0_REG(x)    ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_REG_TO_MEM_0_CNT_MASK  0xfffu
+#define CP_REG_TO_MEM_0_CNT(x)    (((x) & CP_REG_TO_MEM_0_CNT_MASK) << 18)
 #define CP_REG_TO_MEM_0_64B       (1u << 30)
 #define CP_REG_TO_MEM_0_ACCUMULATE (1u << 31)
-#define CP_REG_TO_MEM_0_GET_CNT(dw) (((dw) >> 18) & 0xfffu)
+#define CP_REG_TO_MEM_0_GET_CNT(dw) (((dw) >> 18) & CP_REG_TO_MEM_0_CNT_MASK)
 
-/* CP_MEM_TO_REG dw0. */
-#define CP_MEM_TO_REG_0_REG(x)    ((x) & 0x3ffffu)
-#define CP_MEM_TO_REG_0_CNT(x)    (((x) & 0x7ffu) << 19)
+/* CP_MEM_TO_REG dw0, then SRC lo/hi. Copies max(CNT, 1) dwords. */
+#define CP_MEM_TO_REG_0_REG(x)    ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_MEM_TO_REG_0_CNT_MASK  0x7ffu
+#define CP_MEM_TO_REG_0_CNT(x)    (((x) & CP_MEM_TO_REG_0_CNT_MASK) << 19)
 #define CP_MEM_TO_REG_0_SHIFT_BY_2 (1u << 30)
-#define CP_MEM_TO_REG_0_GET_CNT(dw) (((dw) >> 19) & 0x7ffu)
+#define CP_MEM_TO_REG_0_GET_CNT(dw) (((dw) >> 19) & CP_MEM_TO_REG_0_CNT_MASK)
+
+/* CP_REG_TO_SCRATCH / CP_SCRATCH_TO_REG dw0: REG, first SCRATCH register, and CNT + 1 registers. */
+#define CP_REG_TO_SCRATCH_0_REG(x)      ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_REG_TO_SCRATCH_0_SCRATCH(x)  (((x) & 0x7u) << 20)
+#define CP_REG_TO_SCRATCH_0_CNT(x)      (((x) & 0x7u) << 24)
+#define CP_REG_TO_SCRATCH_0_GET_CNT(dw) (((dw) >> 24) & 0x7u)
+#define CP_SCRATCH_TO_REG_0_REG(x)      ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_SCRATCH_TO_REG_0_SCRATCH(x)  (((x) & 0x7u) << 20)
+#define CP_SCRATCH_TO_REG_0_CNT(x)      (((x) & 0x7u) << 24)
+#define CP_SCRATCH_TO_REG_0_GET_CNT(dw) (((dw) >> 24) & 0x7u)
+
+/* CP_REG_WRITE: dw0 TRACKER (enum reg_tracker), dw1 the register, dw2 the value. */
+/* CP_WAIT_TWO_REGS: dw0 REG0, dw1 REG1, dw2 REF. */
+/* CP_EXEC_CS_INDIRECT: dw0 reserved, dw1-2 ADDR (3 dwords: the group counts), dw3 local size. */
 
 /* CP_WAIT_REG_MEM dw0: function, signed compare, poll source, write-memory. Then POLL_ADDR
  * lo/hi, REF, MASK, DELAY_LOOP_CYCLES. */
@@ -197,9 +259,187 @@ enum cp_wait_function {
 #define CP_WAIT_REG_MEM_0_GET_POLL(dw) (((dw) >> 4) & 0x3u)
 #define CP_WAIT_REG_MEM_0_WRITE_MEMORY (1u << 8)
 enum cp_poll_source { POLL_REGISTER = 0, POLL_MEMORY = 1, POLL_SCRATCH = 2, POLL_ON_CHIP = 3 };
+/* CP_COND_WRITE5: dw0-4 as CP_WAIT_REG_MEM (so its macros apply), then WRITE_ADDR lo/hi (a register
+ * in the low dword without WRITE_MEMORY) and WRITE_DATA. */
+
+/* Payload layouts below follow Mesa's src/freedreno/registers/adreno/adreno_pm4.xml (a6xx
+ * variants). */
+
+/* CP_EVENT_WRITE (a6xx): dw0 EVENT/TIMESTAMP/IRQ, ADDR lo/hi, dw3 the value. With TIMESTAMP the
+ * CP writes its 64-bit GPU timestamp to ADDR "instead of value from packet"; without it the
+ * *_TS events write the 32-bit value. */
+
+/* The draw initiator of the a4xx+ draw packets (vgt_draw_initiator_a4xx, dw0). */
+#define CP_DRAW_INITIATOR_PRIM_TYPE(x)      ((x) & 0x3fu)
+#define CP_DRAW_INITIATOR_GET_PRIM_TYPE(dw) ((dw) & 0x3fu)
+#define CP_DRAW_INITIATOR_SOURCE_SELECT(x)  (((x) & 0x3u) << 6)
+#define CP_DRAW_INITIATOR_GET_SOURCE_SELECT(dw) (((dw) >> 6) & 0x3u)
+#define CP_DRAW_INITIATOR_VIS_CULL(x)       (((x) & 0x3u) << 8)
+#define CP_DRAW_INITIATOR_GET_VIS_CULL(dw)  (((dw) >> 8) & 0x3u)
+#define CP_DRAW_INITIATOR_INDEX_SIZE(x)     (((x) & 0x3u) << 10)
+#define CP_DRAW_INITIATOR_GET_INDEX_SIZE(dw) (((dw) >> 10) & 0x3u)
+#define CP_DRAW_INITIATOR_PATCH_TYPE(x)     (((x) & 0x3u) << 12)
+#define CP_DRAW_INITIATOR_GET_PATCH_TYPE(dw) (((dw) >> 12) & 0x3u)
+#define CP_DRAW_INITIATOR_GS_ENABLE         (1u << 16)
+#define CP_DRAW_INITIATOR_TESS_ENABLE       (1u << 17)
+enum pc_di_src_sel { DI_SRC_SEL_DMA = 0, DI_SRC_SEL_IMMEDIATE = 1, DI_SRC_SEL_AUTO_INDEX = 2,
+		     DI_SRC_SEL_AUTO_XFB = 3 };
+/* a4xx+ encoding (a2xx/a3xx's pc_di_index_size orders them 16, 32, 8: not for a6xx). */
+enum a4xx_index_size { INDEX4_SIZE_8_BIT = 0, INDEX4_SIZE_16_BIT = 1, INDEX4_SIZE_32_BIT = 2 };
+enum pc_di_primtype { DI_PT_POINTLIST = 9, DI_PT_LINELIST = 2, DI_PT_TRILIST = 4 };
+enum pc_di_vis_cull_mode { IGNORE_VISIBILITY = 0, USE_VISIBILITY = 1 };
+
+/* CP_DRAW_INDX_OFFSET: dw0 initiator, dw1 NUM_INSTANCES, dw2 NUM_INDICES, dw3 FIRST_INDX; with
+ * DI_SRC_SEL_DMA also dw4-5 INDX_BASE and dw6 MAX_INDICES (elements in the index buffer). */
+#define CP_DRAW_INDX_OFFSET_AUTO_DWORDS 3
+#define CP_DRAW_INDX_OFFSET_DMA_DWORDS  7
+/* CP_DRAW_INDIRECT: dw0 initiator, dw1-2 INDIRECT (VkDrawIndirectCommand: 4 dwords). */
+/* CP_DRAW_INDX_INDIRECT: dw0 initiator, dw1-2 INDX_BASE, dw3 MAX_INDICES, dw4-5 INDIRECT
+ * (VkDrawIndexedIndirectCommand: 5 dwords). */
+/* CP_DRAW_INDIRECT_MULTI: dw0 initiator, dw1 OPCODE | DST_OFF, dw2 DRAW_COUNT, then per opcode:
+ *   NORMAL:                 INDIRECT(3-4) STRIDE(5)
+ *   INDEXED:                INDEX(3-4) MAX_INDICES(5) INDIRECT(6-7) STRIDE(8)
+ *   INDIRECT_COUNT:         INDIRECT(3-4) INDIRECT_COUNT(5-6) STRIDE(7)
+ *   INDIRECT_COUNT_INDEXED: INDEX(3-4) MAX_INDICES(5) INDIRECT(6-7) INDIRECT_COUNT(8-9) STRIDE(10) */
+enum a6xx_draw_indirect_opcode {
+	INDIRECT_OP_NORMAL = 0x2,
+	INDIRECT_OP_INDEXED = 0x4,
+	INDIRECT_OP_INDIRECT_COUNT = 0x6,
+	INDIRECT_OP_INDIRECT_COUNT_INDEXED = 0x7,
+};
+#define CP_DRAW_INDIRECT_MULTI_1_OPCODE(x)     ((x) & 0xfu)
+#define CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(dw) ((dw) & 0xfu)
+#define CP_DRAW_INDIRECT_MULTI_1_DST_OFF(x)    (((x) & 0x3fffu) << 8)
+/* CP_DRAW_AUTO: dw0 initiator, dw1 NUM_INSTANCES, dw2-3 NUM_VERTICES_BASE, dw4
+ * NUM_VERTICES_OFFSET, dw5 STRIDE. */
+
+/* CP_DRAW_PRED_SET dw0: SRC, TEST; with PRED_SRC_MEM dw1-2 MEM_ADDR (a 64-bit value tested
+ * against 0). */
+#define CP_DRAW_PRED_SET_0_SRC(x)      (((x) & 0xfu) << 4)
+#define CP_DRAW_PRED_SET_0_GET_SRC(dw) (((dw) >> 4) & 0xfu)
+#define CP_DRAW_PRED_SET_0_TEST(x)     (((x) & 0x1u) << 8)
+enum cp_draw_pred_src { PRED_SRC_MEM = 5 };
+enum cp_draw_pred_test { NE_0_PASS = 0, EQ_0_PASS = 1 };
+
+/* CP_WAIT_MEM_GTE: dw0 reserved, dw1-2 POLL_ADDR, dw3 REF; waits for *POLL_ADDR >= REF, signed. */
+
+/* CP_REG_RMW: dst = ((dst & src0) rotl ROTATE) + src1 (SRC1_ADD) or | src1; sources are
+ * registers when *_IS_REG. dw1 SRC0, dw2 SRC1. */
+#define CP_REG_RMW_0_DST_REG(x)     ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_REG_RMW_0_ROTATE(x)      (((x) & 0x1fu) << 24)
+#define CP_REG_RMW_0_GET_ROTATE(dw) (((dw) >> 24) & 0x1fu)
+#define CP_REG_RMW_0_SRC1_ADD       (1u << 29)
+#define CP_REG_RMW_0_SRC1_IS_REG    (1u << 30)
+#define CP_REG_RMW_0_SRC0_IS_REG    (1u << 31)
+
+/* CP_MEM_TO_MEM: dw1-2 DST, then source addresses (SRC_A, SRC_B, SRC_C, ...) whose values are
+ * summed, each negated first if its NEG bit is set; DOUBLE makes every value 64-bit. */
+#define CP_MEM_TO_MEM_0_NEG_A  (1u << 0)
+#define CP_MEM_TO_MEM_0_NEG_B  (1u << 1)
+#define CP_MEM_TO_MEM_0_NEG_C  (1u << 2)
+#define CP_MEM_TO_MEM_0_DOUBLE (1u << 29)
+#define CP_MEM_TO_MEM_0_WAIT_FOR_MEM_WRITES (1u << 30)
+
+/* CP_SET_MARKER dw0 (a6xx): MARKER_MODE (bit 8) selects SET_RENDER_MODE (0: MODE in bits 0-3,
+ * USES_GMEM bit 4) or SET_IFPC_MODE (1). */
+#define CP_SET_MARKER_0_MODE_MASK    0xfu
+#define CP_SET_MARKER_0_MODE(x)      ((x) & CP_SET_MARKER_0_MODE_MASK)
+#define CP_SET_MARKER_0_GET_MODE(dw) ((dw) & CP_SET_MARKER_0_MODE_MASK)
+#define CP_SET_MARKER_0_USES_GMEM    (1u << 4)
+#define CP_SET_MARKER_0_IFPC_MODE    (1u << 8) /* MARKER_MODE = SET_IFPC_MODE */
+/* With CP_SET_MARKER_0_IFPC_MODE, bit 0 is the IFPC mode. */
+enum a6xx_ifpc_mode { IFPC_ENABLE = 0, IFPC_DISABLE = 1 };
+#define CP_SET_MARKER_0_GET_IFPC(dw) ((dw) & 0x1u)
+enum a6xx_marker {
+	RM6_DIRECT_RENDER = 1,    /* sysmem ("RM6_BYPASS" in older Mesa) */
+	RM6_BIN_VISIBILITY = 2,   /* the binning pass ("RM6_BINNING") */
+	RM6_BIN_DIRECT = 3,
+	RM6_BIN_RENDER_START = 4, /* ("RM6_GMEM") */
+	RM6_BIN_END_OF_DRAWS = 5,
+	RM6_BIN_RESOLVE = 6,
+	RM6_BIN_RENDER_END = 7,
+	RM6_COMPUTE = 8,
+	RM6_BLIT2DSCALE = 12,
+	RM6_IB1LIST_START = 13,   /* kernel-only markers around the IB1 list */
+	RM6_IB1LIST_END = 14,
+};
+
+/* CP_COND_REG_EXEC dw0: MODE in bits 28-31. PRED_TEST: PRED_BIT 18-22, dw1 DWORDS.
+ * REG_COMPARE: REG0 0-17, dw1 REG1, dw2 DWORDS. RENDER_MODE: BINNING/GMEM/SYSMEM bits 25-27
+ * (the same mode bits as CP_SET_DRAW_STATE), dw1 DWORDS. The next DWORDS dwords are skipped
+ * when the test fails. */
+enum cp_cond_compare_mode {
+	PRED_TEST = 1,
+	REG_COMPARE = 2,
+	RENDER_MODE = 3,
+	REG_COMPARE_IMM = 4, /* a7xx: REG0 == dw1, then dw2 DWORDS */
+	THREAD_MODE = 5,     /* a7xx: BV/BR/LPAC bits 25-27, dw1 DWORDS */
+};
+#define CP_COND_REG_EXEC_0_MODE(x)      (((uint32_t)(x) & 0xfu) << 28)
+#define CP_COND_REG_EXEC_0_GET_MODE(dw) (((dw) >> 28) & 0xfu)
+#define CP_COND_REG_EXEC_0_REG0(x)      ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_COND_REG_EXEC_0_PRED_BIT(x)  (((x) & 0x1fu) << 18)
+#define CP_COND_REG_EXEC_0_GET_PRED_BIT(dw) (((dw) >> 18) & 0x1fu)
+#define CP_COND_REG_EXEC_0_BINNING      (1u << 25)
+#define CP_COND_REG_EXEC_0_GMEM         (1u << 26)
+#define CP_COND_REG_EXEC_0_SYSMEM       (1u << 27)
+/* BINNING | GMEM | SYSMEM shifted down: the CP_DRAW_STATE_MODE_x bits that pass the test. */
+#define CP_COND_REG_EXEC_0_GET_RENDER_MODES(dw) (((dw) >> 25) & 0x7u)
+#define CP_COND_REG_EXEC_DWORDS_MASK    0xffffffu
+
+/* CP_REG_TEST dw0: REG 0-17, BIT 20-24, PRED_BIT 26-30 (gen3+), PRED_UPDATE bit 31 (then dw1
+ * PRED_MASK, dw2 PRED_VAL: pred = (pred & ~mask) | (val & mask)). Sets the predicate
+ * CP_COND_REG_EXEC PRED_TEST reads. */
+#define CP_REG_TEST_0_REG(x)       ((x) & PM4_PAYLOAD_REG_MASK)
+#define CP_REG_TEST_0_SOURCE_SCRATCH_MEM (1u << 18) /* a7xx: REG is a scratch-memory offset */
+#define CP_REG_TEST_0_BIT(x)       (((x) & 0x1fu) << 20)
+#define CP_REG_TEST_0_GET_BIT(dw)  (((dw) >> 20) & 0x1fu)
+#define CP_REG_TEST_0_PRED_BIT(x)  (((x) & 0x1fu) << 26)
+#define CP_REG_TEST_0_GET_PRED_BIT(dw) (((dw) >> 26) & 0x1fu)
+#define CP_REG_TEST_0_PRED_UPDATE  (1u << 31)
+
+/* CP_COND_EXEC: dw0-1 ADDR0, dw2-3 ADDR1, dw4 REF, dw5 DWORDS; the next DWORDS dwords run "if
+ * the dword at ADDR0 is not equal to 0 and the dword at ADDR1 is less than REF (signed
+ * comparison)". */
+
+/* CP_SKIP_IB2_ENABLE_GLOBAL / _LOCAL: dw0 the enable. "If both GLOBAL and LOCAL are 1 and nothing
+ * is left in the visibility stream, then CP_INDIRECT_BUFFER will be skipped." */
+
+/* CP_INDIRECT_BUFFER_CHAIN: the arguments of CP_INDIRECT_BUFFER; jumps to another buffer at the
+ * same level (must end its IB). */
+
+/* CP_SET_AMBLE: dw0-1 ADDR, dw2 DWORDS and TYPE. KMD_AMBLE_TYPE "can only be set by the RB (i.e.
+ * the kernel) and executes with protected mode off". */
+#define CP_SET_AMBLE_2_DWORDS_MASK  0xfffffu
+#define CP_SET_AMBLE_2_DWORDS(x)    ((x) & CP_SET_AMBLE_2_DWORDS_MASK)
+#define CP_SET_AMBLE_2_TYPE(x)      (((x) & 0x3u) << 20)
+#define CP_SET_AMBLE_2_GET_TYPE(dw) (((dw) >> 20) & 0x3u)
+enum amble_type {
+	PREAMBLE_AMBLE_TYPE = 0,
+	BIN_PREAMBLE_AMBLE_TYPE = 1,
+	POSTAMBLE_AMBLE_TYPE = 2,
+	KMD_AMBLE_TYPE = 3,
+};
+
+/* CP_SET_PSEUDO_REG: triples of dw0 PSEUDO_REG, dw1-2 the 64-bit value. Ids up to COUNTER are the
+ * kernel's preemption records. */
+#define CP_SET_PSEUDO_REG_0_PSEUDO_REG(x) ((x) & 0x7ffu)
+enum pseudo_reg {
+	SMMU_INFO = 0,
+	NON_SECURE_SAVE_ADDR = 1,
+	SECURE_SAVE_ADDR = 2,
+	NON_PRIV_SAVE_ADDR = 3,
+	COUNTER = 4,
+};
+
+/* CP_SMMU_TABLE_UPDATE: dw0 TTBR0 lo, dw1 TTBR0 hi (bits 0-15) and ASID, dw2 CONTEXTIDR, dw3
+ * CONTEXTBANK. */
+#define CP_SMMU_TABLE_UPDATE_1_TTBR0_HI(x)     ((x) & 0xffffu)
+#define CP_SMMU_TABLE_UPDATE_1_GET_ASID(dw)    (((dw) >> 16) & 0xffffu)
 
 /* CP_SET_DRAW_STATE group dw0. */
-#define CP_SET_DRAW_STATE_0_COUNT(x)  ((x) & 0xffffu)
+#define CP_SET_DRAW_STATE_0_COUNT_MASK 0xffffu
+#define CP_SET_DRAW_STATE_0_COUNT(x)  ((x) & CP_SET_DRAW_STATE_0_COUNT_MASK)
 #define CP_SET_DRAW_STATE_0_DIRTY     (1u << 16)
 #define CP_SET_DRAW_STATE_0_DISABLE   (1u << 17)
 #define CP_SET_DRAW_STATE_0_DISABLE_ALL_GROUPS (1u << 18)
@@ -207,6 +447,14 @@ enum cp_poll_source { POLL_REGISTER = 0, POLL_MEMORY = 1, POLL_SCRATCH = 2, POLL
 #define CP_SET_DRAW_STATE_0_BINNING   (1u << 20)
 #define CP_SET_DRAW_STATE_0_GMEM      (1u << 21)
 #define CP_SET_DRAW_STATE_0_SYSMEM    (1u << 22)
-#define CP_SET_DRAW_STATE_0_GROUP_ID(x) (((x) & 0x1fu) << 24)
+#define CP_SET_DRAW_STATE_0_GROUP_ID(x) (((x) & 0x1fu) << 24) /* bits 24-28 until a750 */
+#define CP_SET_DRAW_STATE_0_GET_GROUP_ID(dw) (((dw) >> 24) & 0x1fu)
+#define CP_SET_DRAW_STATE_0_GET_COUNT(dw) ((dw) & CP_SET_DRAW_STATE_0_COUNT_MASK)
+/* The enable mask (BINNING | GMEM | SYSMEM) shifted down: the mode bits the CP compares. */
+#define CP_SET_DRAW_STATE_0_GET_ENABLE_MASK(dw) (((dw) >> 20) & 0x7u)
+#define CP_DRAW_STATE_MODE_BINNING 0x1u
+#define CP_DRAW_STATE_MODE_GMEM    0x2u
+#define CP_DRAW_STATE_MODE_SYSMEM  0x4u
+#define CP_SET_DRAW_STATE_MAX_GROUPS 32u
 
 #endif

@@ -1,0 +1,76 @@
+/* Shared by the CP model's files (cp.c: the fetch loop and memory access; cp_packets.c: memory,
+ * register and wait packets; cp_draw.c: draw state, render mode and draws). Not API. */
+#ifndef FERRY_SIM_CP_INTERNAL_H
+#define FERRY_SIM_CP_INTERNAL_H
+
+#include "cp.h"
+
+/* The packet being executed. */
+struct pkt {
+	struct cp_frame *frame;
+	uint32_t header;
+	uint32_t count; /* payload dwords */
+	uint32_t opcode; /* type-7 opcode, or CP_OPCODE_TYPE4 */
+};
+/* pkt.opcode of a type-4 packet: past every type-7 opcode. */
+#define CP_OPCODE_TYPE4 (PM4_TYPE7_OPCODE_MASK + 1u)
+
+/* What a packet handler returns besides DONE/WAIT/BUDGET/FAULT: the handler moved the CP
+ * itself (pushed/replaced a frame, or skipped dwords), so the loop must not advance past it. */
+#define CP_RESULT_MOVED ((enum cp_result)100)
+
+static inline uint64_t addr64(uint32_t lo, uint32_t hi)
+{
+	return (uint64_t)hi << 32 | lo;
+}
+
+enum cp_result cp_opcode_fault(struct cp_exec *x, const struct pkt *p, const char *reason);
+/* Memory access through the address space; false after recording a pagefault. */
+bool cp_mem_read(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, void *dst,
+		 uint64_t len);
+bool cp_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova,
+		  const void *src, uint64_t len);
+/* Checks that [iova, iova + len) is readable without copying it (index fetch). */
+bool cp_mem_touch(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, uint64_t len);
+/* A dword another agent may be writing: read atomically when aligned. */
+bool cp_mem_poll32(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova,
+		   uint32_t *out);
+/* Payload dwords [first, first + n) of the current packet. */
+bool cp_payload(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t first, uint32_t n,
+		uint32_t *dst);
+void cp_reg_write(struct cp_device *cp, uint32_t reg, uint32_t val);
+/* Pushes a frame on x (depth checked by the caller). */
+void cp_push_frame(struct cp_exec *x, enum cp_frame_kind kind, uint64_t base, uint32_t size, unsigned group);
+
+/* cp_packets.c */
+enum cp_result cp_exec_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t *cost);
+enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				   const struct pkt *p);
+enum cp_result cp_exec_reg_to_mem(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				  const struct pkt *p, uint32_t *cost);
+enum cp_result cp_exec_mem_to_reg(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				  const struct pkt *p, uint32_t *cost);
+enum cp_result cp_exec_memcpy(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t budget,
+			      uint32_t *cost);
+enum cp_result cp_exec_mem_to_mem(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
+enum cp_result cp_exec_wait_reg_mem(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				    const struct pkt *p);
+enum cp_result cp_exec_wait_mem_gte(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
+enum cp_result cp_exec_reg_rmw(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+			       const struct pkt *p);
+enum cp_result cp_exec_reg_test(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				const struct pkt *p);
+enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				     const struct pkt *p);
+enum cp_result cp_exec_skip_ib2_enable(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
+
+/* cp_draw.c */
+enum cp_result cp_exec_set_marker(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
+enum cp_result cp_exec_set_draw_state(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				      const struct pkt *p);
+/* Every draw packet: first runs the pending draw-state groups of the render mode (one frame
+ * at a time: returns CP_RESULT_MOVED after pushing one), then the draw itself. */
+enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+			    const struct pkt *p, uint32_t budget, uint32_t *cost);
+
+#endif

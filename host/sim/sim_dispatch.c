@@ -1,0 +1,213 @@
+/* The simulated GPU's dispatcher, modeled on KGSL's adreno dispatcher (seed 003): every context
+ * (a submitqueue) has a drawqueue; the dispatcher issues from the drawqueues onto one ringbuffer
+ * per priority (at most SIM_CONTEXT_INFLIGHT per context, SIM_RING_SIZE per ring), the CP serves
+ * the highest priority ring that has a ready submit and round-robins among the contexts within
+ * it, one slice at a time. Around each submit the ring writes the context's start-of-pipe and
+ * end-of-pipe timestamps into the open's memstore (kgsl_devmemstore), and submits retire when
+ * the eoptimestamp has reached theirs (retire_obj / adreno_dispatch_retire_drawqueue).
+ * A context's submits run in order; a submit stalled in a CP wait is not ready until its next
+ * poll, so it yields the CP to others (as a preempting CP would). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sim_msm_priv.h"
+
+/* Wrap-aware "timestamp a has reached b" (timestamp_cmp() >= 0). */
+static bool ts_reached(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) >= 0;
+}
+
+static struct sim_memstore_slot *slot_of(const struct sim_submit *s)
+{
+	struct sim_queue *q = s->queue;
+	return q->id < q->open->nr_memstore ? &q->open->memstore[q->id] : NULL;
+}
+
+int sim_memstore_reserve(struct sim_open *o, uint32_t id)
+{
+	if (id < o->nr_memstore)
+		return 0;
+	if (id >= UINT32_MAX / 2)
+		return -ENOMEM;
+	uint32_t n = o->nr_memstore ? o->nr_memstore : 8;
+	while (n <= id)
+		n *= 2;
+	struct sim_memstore_slot *m = realloc(o->memstore, (size_t)n * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (uint32_t i = o->nr_memstore; i < n; i++)
+		m[i] = (struct sim_memstore_slot){ 0 };
+	o->memstore = m;
+	o->nr_memstore = n;
+	return 0;
+}
+
+void sim_dispatch_sop(struct sim_submit *s)
+{
+	struct sim_memstore_slot *m = slot_of(s);
+	if (m && !s->sop_written)
+		__atomic_store_n(&m->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
+	s->sop_written = true;
+}
+
+void sim_dispatch_eop(struct sim_submit *s)
+{
+	struct sim_memstore_slot *m = slot_of(s);
+	if (m)
+		__atomic_store_n(&m->eoptimestamp, s->timestamp, __ATOMIC_RELEASE);
+}
+
+/* The context of priority prio after seq `after` in round-robin order (wrapping), or NULL. */
+static struct sim_queue *next_context(struct sim_msm_device *dev, uint32_t prio, uint64_t after)
+{
+	struct sim_queue *first = NULL, *next = NULL;
+	for (struct sim_queue *q = dev->queues; q; q = q->dev_next) {
+		if (q->prio != prio)
+			continue;
+		if (!first || q->seq < first->seq)
+			first = q;
+		if (q->seq > after && (!next || q->seq < next->seq))
+			next = q;
+	}
+	return next ? next : first;
+}
+
+static struct sim_submit *first_unissued(const struct sim_queue *q)
+{
+	for (struct sim_submit *s = q->head; s; s = s->next)
+		if (!s->issued)
+			return s;
+	return NULL;
+}
+
+void sim_dispatch_issue(struct sim_msm_device *dev)
+{
+	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
+		struct sim_ring *ring = &dev->rings[prio];
+		/* One submit per context per pass, contexts in round-robin order, until the ring is
+		 * full or no context has anything to issue. */
+		bool issued = true;
+		while (issued && ring->count < SIM_RING_SIZE) {
+			issued = false;
+			struct sim_queue *start = next_context(dev, prio, ring->issue_last), *q = start;
+			while (q && ring->count < SIM_RING_SIZE) {
+				struct sim_submit *s = q->inflight < SIM_CONTEXT_INFLIGHT ? first_unissued(q) : NULL;
+				if (s) {
+					s->issued = true;
+					s->ring_next = NULL;
+					if (ring->tail)
+						ring->tail->ring_next = s;
+					else
+						ring->head = s;
+					ring->tail = s;
+					ring->count++;
+					q->inflight++;
+					ring->issue_last = q->seq;
+					issued = true;
+				}
+				q = next_context(dev, prio, q->seq);
+				if (q == start)
+					break;
+			}
+		}
+	}
+}
+
+struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake)
+{
+	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
+		struct sim_ring *ring = &dev->rings[prio];
+		struct sim_submit *first = NULL, *after = NULL;
+		for (struct sim_submit *s = ring->head; s; s = s->ring_next) {
+			/* Only a context's oldest submit runs: contexts execute in order. */
+			if (s != s->queue->head)
+				continue;
+			if (s->stalled && s->next_poll_ns > now) {
+				if (s->next_poll_ns < *next_wake)
+					*next_wake = s->next_poll_ns;
+				continue;
+			}
+			uint64_t seq = s->queue->seq;
+			if (!first || seq < first->queue->seq)
+				first = s;
+			if (seq > ring->rr_last && (!after || seq < after->queue->seq))
+				after = s;
+		}
+		struct sim_submit *s = after ? after : first;
+		if (s) {
+			ring->rr_last = s->queue->seq;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+void sim_dispatch_unlink(struct sim_msm_device *dev, struct sim_submit *s)
+{
+	if (!s->issued)
+		return;
+	struct sim_ring *ring = &dev->rings[s->queue->prio];
+	struct sim_submit *prev = NULL;
+	for (struct sim_submit *it = ring->head; it; prev = it, it = it->ring_next) {
+		if (it != s)
+			continue;
+		if (prev)
+			prev->ring_next = s->ring_next;
+		else
+			ring->head = s->ring_next;
+		if (ring->tail == s)
+			ring->tail = prev;
+		ring->count--;
+		s->queue->inflight--;
+		s->issued = false;
+		return;
+	}
+}
+
+static void notify_open(struct sim_open *o)
+{
+	uint64_t one = 1;
+	/* A full counter (never in practice) still leaves the fd readable, which is all we need. */
+	if (write(o->eventfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		perror("sim-msm: eventfd write");
+}
+
+void sim_dispatch_retire(struct sim_msm_device *dev)
+{
+	bool any = false;
+	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
+		struct sim_submit *s = dev->rings[prio].head;
+		while (s) {
+			struct sim_submit *next = s->ring_next;
+			struct sim_queue *q = s->queue;
+			struct sim_memstore_slot *m = slot_of(s);
+			/* Retire in context order: only the context's head can have completed. */
+			if (m && s == q->head && ts_reached(m->eoptimestamp, s->timestamp)) {
+				sim_dispatch_unlink(dev, s);
+				q->head = s->next;
+				if (!q->head)
+					q->tail = NULL;
+				sim_submit_free(s);
+				dev->retired++;
+				notify_open(q->open);
+				sim_queue_maybe_free(q);
+				any = true;
+				next = dev->rings[prio].head; /* the next of the context may follow now */
+			}
+			s = next;
+		}
+	}
+	if (any)
+		pthread_cond_broadcast(&dev->done_cond);
+}
+
+void sim_dispatch_wake_stalled(struct sim_msm_device *dev)
+{
+	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++)
+		for (struct sim_submit *s = dev->rings[prio].head; s; s = s->ring_next)
+			if (s->stalled)
+				s->next_poll_ns = 0;
+}
