@@ -1,0 +1,455 @@
+/* The packet walk over one stream (already copied to host memory and relocated): header,
+ * parity and count checks, the per-packet rules (privilege, protected registers, memory
+ * operands, conditional skips) and the rewriting of command-stream pointers to shadow copies. */
+#include <inttypes.h>
+
+#include "ferry/hw/adreno_pm4.h"
+#include "pm4v_internal.h"
+
+#define MAX_OPEN_SKIPS  32u
+
+struct open_skip {
+	uint32_t target; /* dword index where the CP resumes when it skips */
+	uint32_t pos;    /* the conditional packet, for the report */
+	uint32_t header;
+};
+
+struct walk {
+	struct pm4v_validator *v;
+	const struct pm4v_stream *s;
+	uint32_t *d;
+	uint32_t n;
+	struct pm4v_where w; /* the packet being checked */
+	struct open_skip skips[MAX_OPEN_SKIPS];
+	uint32_t nr_skips;
+};
+
+static inline uint64_t addr64(const uint32_t *p) { return p[0] | (uint64_t)p[1] << 32; }
+
+static inline void put_addr64(uint32_t *p, uint64_t a)
+{
+	p[0] = (uint32_t)a;
+	p[1] = (uint32_t)(a >> 32);
+}
+
+static int need(struct walk *k, uint32_t cnt, uint32_t min)
+{
+	if (cnt >= min)
+		return 0;
+	return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "%u payload dwords, %u needed", cnt,
+			 min);
+}
+
+/* Memory operand [addr, addr + len) read or written by the CP. */
+static int check_mem(struct walk *k, uint64_t addr, uint64_t len, bool write, const char *what)
+{
+	if (!len)
+		return 0;
+	const struct pm4v_submit *in = k->v->in;
+	int bo = pm4v_find_bo(in, addr, len);
+	if (bo < 0) {
+		pm4v_fail(k->v, &k->w, PM4V_ERR_ADDRESS, -1, "%s 0x%" PRIx64 " + 0x%" PRIx64, what,
+			  addr, len);
+		k->v->err->addr = addr;
+		return -1;
+	}
+	if (write && (in->bos[bo].flags & PM4V_BO_GPU_READONLY)) {
+		pm4v_fail(k->v, &k->w, PM4V_ERR_READONLY, -1, "%s 0x%" PRIx64 " in bo %u", what, addr,
+			  in->bos[bo].id);
+		k->v->err->addr = addr;
+		return -1;
+	}
+	return 0;
+}
+
+/* First register of [first, last] inside one of the sorted disjoint intervals, if any. */
+static bool hits(const struct pm4v_interval *iv, uint32_t n, uint32_t first, uint32_t last,
+		 uint32_t *reg)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) { /* first interval ending at or after first */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (iv[mid].last < first)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || iv[lo].first > last)
+		return false;
+	*reg = iv[lo].first > first ? iv[lo].first : first;
+	return true;
+}
+
+static int check_regs(struct walk *k, uint32_t first, uint32_t count, bool write)
+{
+	const struct pm4v_validator *v = k->v;
+	uint32_t reg;
+	/* No overflow: first <= PM4_TYPE4_REG_DECODE_MASK, count <= 0x1000. */
+	uint32_t last = first + (count ? count - 1 : 0);
+	if (!hits(write ? v->wprot : v->rprot, write ? v->nr_wprot : v->nr_rprot, first, last, &reg))
+		return 0;
+	pm4v_fail(k->v, &k->w, PM4V_ERR_PROTECTED_REG, -1, "%s 0x%05x", write ? "write to" : "read of",
+		  reg);
+	k->v->err->reg = reg;
+	return -1;
+}
+
+/* The CP continues at after + dwords when the condition fails: that must be a packet start. */
+static int open_skip(struct walk *k, uint32_t after, uint32_t dwords)
+{
+	uint64_t target = (uint64_t)after + dwords;
+	if (target > k->n)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_COND_SKIP, -1,
+				 "skips %u dwords, past the end of the stream", dwords);
+	if (!dwords)
+		return 0;
+	if (k->nr_skips == MAX_OPEN_SKIPS)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_LIMIT, -1, "more than %u open conditional ranges",
+				 MAX_OPEN_SKIPS);
+	k->skips[k->nr_skips++] = (struct open_skip){ (uint32_t)target, k->w.pos, k->w.header };
+	return 0;
+}
+
+/* Called at each packet start pos (and at the stream end): closes the skips ending here and
+ * rejects those that ended inside the previous packet. */
+static int close_skips(struct walk *k, uint32_t pos)
+{
+	for (uint32_t i = 0; i < k->nr_skips;) {
+		struct open_skip *o = &k->skips[i];
+		if (o->target > pos) {
+			i++;
+			continue;
+		}
+		if (o->target < pos) {
+			struct pm4v_where w = { k->s, o->pos, o->header };
+			return pm4v_fail(k->v, &w, PM4V_ERR_COND_SKIP, -1,
+					 "resumes at dword %u, inside a packet", o->target);
+		}
+		*o = k->skips[--k->nr_skips];
+	}
+	return 0;
+}
+
+static int ib(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt)
+{
+	const struct pm4v_stream *s = k->s;
+	if (cnt != 3)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "%u payload dwords, 3 expected",
+				 cnt);
+	if (s->kind == PM4V_KIND_DRAW_STATE)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "not allowed in a draw-state group");
+	uint32_t size = p[2];
+	if (size > CP_INDIRECT_BUFFER_2_SIZE_MASK)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_IB_SIZE, -1, "0x%x dwords", size);
+	unsigned level = op == CP_INDIRECT_BUFFER_CHAIN ? s->level : s->level + 1u;
+	if (level > k->v->policy.max_ib_depth)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "IB%u (at most IB%u)", level,
+				 k->v->policy.max_ib_depth);
+	if (!size) /* the CP fetches nothing */
+		return 0;
+	uint64_t shadow;
+	if (pm4v_target(k->v, &k->w, addr64(p), size, level, PM4V_KIND_IB, &shadow))
+		return -1;
+	put_addr64(p, shadow);
+	return 0;
+}
+
+/* Each enabled group is a stream the CP runs at draw time, at IB2 level wherever it is set. */
+static int draw_state(struct walk *k, uint32_t *p, uint32_t cnt)
+{
+	if (k->s->kind == PM4V_KIND_DRAW_STATE)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "not allowed in a draw-state group");
+	if (cnt % 3u)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
+				 "%u payload dwords, not whole groups", cnt);
+	if (k->v->policy.max_ib_depth < 2)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "draw state needs IB2");
+	for (uint32_t g = 0; g < cnt; g += 3) {
+		uint32_t dw0 = p[g];
+		uint32_t dwords = CP_SET_DRAW_STATE_0_COUNT(dw0);
+		if (dw0 & (CP_SET_DRAW_STATE_0_DISABLE | CP_SET_DRAW_STATE_0_DISABLE_ALL_GROUPS) ||
+		    !dwords)
+			continue; /* no address is used */
+		uint64_t shadow;
+		if (pm4v_target(k->v, &k->w, addr64(p + g + 1), dwords, 2, PM4V_KIND_DRAW_STATE,
+				&shadow))
+			return -1;
+		put_addr64(p + g + 1, shadow);
+	}
+	return 0;
+}
+
+static int amble(struct walk *k, uint32_t *p, uint32_t cnt)
+{
+	if (need(k, cnt, 3))
+		return -1;
+	if (CP_SET_AMBLE_2_GET_TYPE(p[2]) == KMD_AMBLE_TYPE)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1, "KMD amble");
+	uint32_t dwords = CP_SET_AMBLE_2_DWORDS(p[2]);
+	if (!dwords)
+		return 0;
+	uint64_t shadow;
+	if (pm4v_target(k->v, &k->w, addr64(p), dwords, 1, PM4V_KIND_IB, &shadow))
+		return -1;
+	put_addr64(p, shadow);
+	return 0;
+}
+
+static int cond_reg_exec(struct walk *k, uint32_t *p, uint32_t cnt, uint32_t after)
+{
+	if (need(k, cnt, 2))
+		return -1;
+	switch (CP_COND_REG_EXEC_0_GET_MODE(p[0])) {
+	case PRED_TEST:
+	case RENDER_MODE:
+	case THREAD_MODE:
+		/* DWORDS sits in dw1 in these modes; a longer packet also has the generic dw2 field.
+		 * Both must be safe places to resume. */
+		if (open_skip(k, after, p[1] & CP_COND_REG_EXEC_DWORDS_MASK))
+			return -1;
+		return cnt >= 3 ? open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK) : 0;
+	case REG_COMPARE:
+		if (need(k, cnt, 3) || check_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1, false) ||
+		    check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false))
+			return -1;
+		return open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK);
+	case REG_COMPARE_IMM:
+		if (need(k, cnt, 3) || check_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1, false))
+			return -1;
+		return open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK);
+	default:
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "compare mode %u",
+				 CP_COND_REG_EXEC_0_GET_MODE(p[0]));
+	}
+}
+
+static uint32_t index_bytes(uint32_t initiator)
+{
+	switch (CP_DRAW_INITIATOR_GET_INDEX_SIZE(initiator)) {
+	case INDEX4_SIZE_8_BIT: return 1;
+	case INDEX4_SIZE_16_BIT: return 2;
+	default: return 4; /* 32-bit, or the invalid encoding counted at the widest */
+	}
+}
+
+static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t after)
+{
+	switch (op) {
+	case CP_INDIRECT_BUFFER:
+	case CP_INDIRECT_BUFFER_PFD:
+	case CP_INDIRECT_BUFFER_CHAIN:
+		return ib(k, op, p, cnt);
+	case CP_SET_DRAW_STATE:
+		return draw_state(k, p, cnt);
+	case CP_SET_AMBLE:
+		return amble(k, p, cnt);
+	case CP_COND_REG_EXEC:
+		return cond_reg_exec(k, p, cnt, after);
+	case CP_COND_EXEC:
+		if (need(k, cnt, 6) || check_mem(k, addr64(p), 4, false, "BOOL_ADDR") ||
+		    check_mem(k, addr64(p + 2), 4, false, "TIMESTAMP_ADDR"))
+			return -1;
+		return open_skip(k, after, p[5]);
+	case CP_SET_MARKER: {
+		if (need(k, cnt, 1))
+			return -1;
+		uint32_t mode = CP_SET_MARKER_0_GET_MODE(p[0]);
+		if (!(p[0] & CP_SET_MARKER_0_IFPC_MODE) && (mode == RM6_IB1LIST_START || mode == RM6_IB1LIST_END))
+			return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1, "kernel-only marker %u", mode);
+		return 0;
+	}
+	case CP_SET_PSEUDO_REG:
+		if (cnt % 3u)
+			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
+					 "%u payload dwords, not whole triples", cnt);
+		/* Ids up to COUNTER are the kernel's preemption records. */
+		for (uint32_t i = 0; i < cnt; i += 3)
+			if (CP_SET_PSEUDO_REG_0_PSEUDO_REG(p[i]) <= COUNTER)
+				return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1,
+						 "kernel pseudo register %u", CP_SET_PSEUDO_REG_0_PSEUDO_REG(p[i]));
+		return 0;
+	case CP_MEM_WRITE:
+		if (need(k, cnt, 2))
+			return -1;
+		return check_mem(k, addr64(p), (uint64_t)(cnt - 2) * 4u, true, "ADDR");
+	case CP_EVENT_WRITE:
+		if (cnt < 2) /* the one-dword form has no address */
+			return 0;
+		if (need(k, cnt, 3))
+			return -1;
+		return check_mem(k, addr64(p + 1), (p[0] & CP_EVENT_WRITE_0_TIMESTAMP) ? 8 : 4, true,
+				 "ADDR");
+	case CP_REG_TO_MEM: {
+		if (need(k, cnt, 3))
+			return -1;
+		uint32_t n = CP_REG_TO_MEM_0_GET_CNT(p[0]);
+		n = n ? n : 1;
+		if ((p[0] & CP_REG_TO_MEM_0_64B) && (n & 1u))
+			n++;
+		return check_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n, false) ||
+		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
+	}
+	case CP_MEM_TO_REG: {
+		if (need(k, cnt, 3))
+			return -1;
+		uint32_t n = CP_MEM_TO_REG_0_GET_CNT(p[0]);
+		n = n ? n : 1;
+		return check_regs(k, CP_MEM_TO_REG_0_REG(p[0]), n, true) ||
+		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, false, "SRC") ? -1 : 0;
+	}
+	case CP_REG_RMW:
+		if (need(k, cnt, 3) || check_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1, true))
+			return -1;
+		if ((p[0] & CP_REG_RMW_0_SRC0_IS_REG) && check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false))
+			return -1;
+		if ((p[0] & CP_REG_RMW_0_SRC1_IS_REG) && check_regs(k, p[2] & PM4_PAYLOAD_REG_MASK, 1, false))
+			return -1;
+		return 0;
+	case CP_REG_WRITE: /* TRACKER, register, value */
+		if (need(k, cnt, 3))
+			return -1;
+		return check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, true);
+	case CP_SCRATCH_TO_REG:
+		if (need(k, cnt, 1))
+			return -1;
+		return check_regs(k, CP_SCRATCH_TO_REG_0_REG(p[0]), CP_SCRATCH_TO_REG_0_GET_CNT(p[0]) + 1u, true);
+	case CP_REG_TO_SCRATCH:
+		if (need(k, cnt, 1))
+			return -1;
+		return check_regs(k, CP_REG_TO_SCRATCH_0_REG(p[0]), CP_REG_TO_SCRATCH_0_GET_CNT(p[0]) + 1u, false);
+	case CP_WAIT_REG_MEM:
+		if (need(k, cnt, 5))
+			return -1;
+		switch (CP_WAIT_REG_MEM_0_GET_POLL(p[0])) {
+		case POLL_MEMORY:
+			return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
+		case POLL_REGISTER:
+			return check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false);
+		default:
+			return 0;
+		}
+	case CP_WAIT_MEM_GTE:
+		if (need(k, cnt, 3))
+			return -1;
+		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
+	case CP_COND_WRITE5:
+		if (need(k, cnt, 7))
+			return -1;
+		if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_MEMORY &&
+		    check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR"))
+			return -1;
+		if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_REGISTER &&
+		    check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false))
+			return -1;
+		if (p[0] & CP_WAIT_REG_MEM_0_WRITE_MEMORY)
+			return check_mem(k, addr64(p + 5), 4, true, "WRITE_ADDR");
+		return check_regs(k, p[5] & PM4_PAYLOAD_REG_MASK, 1, true); /* without WRITE_MEMORY: a register */
+	case CP_MEMCPY:
+		if (need(k, cnt, 5))
+			return -1;
+		return check_mem(k, addr64(p + 1), (uint64_t)p[0] * 4u, false, "SRC") ||
+		       check_mem(k, addr64(p + 3), (uint64_t)p[0] * 4u, true, "DST") ? -1 : 0;
+	case CP_MEM_TO_MEM: {
+		if (need(k, cnt, 3))
+			return -1;
+		if ((cnt - 3) % 2u)
+			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
+					 "%u payload dwords, not whole addresses", cnt);
+		uint32_t size = (p[0] & CP_MEM_TO_MEM_0_DOUBLE) ? 8 : 4;
+		if (check_mem(k, addr64(p + 1), size, true, "DST"))
+			return -1;
+		for (uint32_t i = 3; i < cnt; i += 2)
+			if (check_mem(k, addr64(p + i), size, false, "SRC"))
+				return -1;
+		return 0;
+	}
+	case CP_DRAW_INDX_OFFSET:
+		if (need(k, cnt, 1))
+			return -1;
+		if (CP_DRAW_INITIATOR_GET_SOURCE_SELECT(p[0]) != DI_SRC_SEL_DMA) /* auto-index: no index buffer */
+			return 0;
+		if (need(k, cnt, 7)) /* an indexed draw carries INDX_BASE and MAX_INDICES */
+			return -1;
+		return check_mem(k, addr64(p + 4), (uint64_t)p[6] * index_bytes(p[0]), false,
+				 "INDX_BASE");
+	case CP_DRAW_INDX_INDIRECT:
+		if (need(k, cnt, 6))
+			return -1;
+		return check_mem(k, addr64(p + 1), (uint64_t)p[3] * index_bytes(p[0]), false,
+				 "INDX_BASE") ||
+		       check_mem(k, addr64(p + 4), 20, false, "INDIRECT") ? -1 : 0;
+	case CP_DRAW_INDIRECT:
+		if (need(k, cnt, 3))
+			return -1;
+		return check_mem(k, addr64(p + 1), 16, false, "INDIRECT");
+	case CP_EXEC_CS_INDIRECT:
+		if (need(k, cnt, 3))
+			return -1;
+		return check_mem(k, addr64(p + 1), 12, false, "ADDR");
+	case CP_DRAW_PRED_SET:
+		if (need(k, cnt, 1))
+			return -1;
+		if (CP_DRAW_PRED_SET_0_GET_SRC(p[0]) != PRED_SRC_MEM)
+			return 0;
+		if (need(k, cnt, 3))
+			return -1;
+		return check_mem(k, addr64(p + 1), 8, false, "MEM_ADDR");
+	case CP_REG_TEST:
+		if (need(k, cnt, 1))
+			return -1;
+		if (p[0] & CP_REG_TEST_0_SOURCE_SCRATCH_MEM)
+			return 0;
+		return check_regs(k, CP_REG_TEST_0_REG(p[0]), 1, false);
+	case CP_WAIT_TWO_REGS:
+		if (need(k, cnt, 2))
+			return -1;
+		return check_regs(k, p[0] & PM4_PAYLOAD_REG_MASK, 1, false) ||
+		       check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false) ? -1 : 0;
+	default:
+		return 0; /* not known to ferry: passes, as on the CP */
+	}
+}
+
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d)
+{
+	struct walk k = { .v = v, .s = s, .d = d, .n = s->dwords, .w = { .stream = s } };
+	const uint32_t *deny = v->policy.deny;
+	uint32_t pos = 0;
+
+	while (pos < k.n) {
+		if (k.nr_skips && close_skips(&k, pos))
+			return -1;
+		uint32_t h = d[pos];
+		k.w.pos = pos;
+		k.w.header = h;
+		uint32_t cnt;
+		if (pm4_is_type4(h)) {
+			cnt = pm4_type4_count(h);
+			if (!pm4_type4_parity_ok(h))
+				return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
+			if (!cnt)
+				return pm4v_fail(v, &k.w, PM4V_ERR_MALFORMED, -1, "type-4 count 0");
+			if (cnt > k.n - pos - 1)
+				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
+						 "%u dwords, %u left", cnt, k.n - pos - 1);
+			if (check_regs(&k, pm4_type4_reg(h), cnt, true))
+				return -1;
+		} else if (pm4_is_type7(h)) {
+			cnt = pm4_type7_count(h);
+			if (!pm4_type7_parity_ok(h))
+				return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
+			if (cnt > k.n - pos - 1)
+				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
+						 "%u dwords, %u left", cnt, k.n - pos - 1);
+			uint32_t op = pm4_type7_opcode(h);
+			if (deny[op >> 5] & (1u << (op & 31)))
+				return pm4v_fail(v, &k.w, PM4V_ERR_PRIVILEGED, -1, NULL);
+			if (pkt7(&k, op, d + pos + 1, cnt, pos + 1 + cnt))
+				return -1;
+		} else {
+			return pm4v_fail(v, &k.w, PM4V_ERR_BAD_TYPE, -1, NULL);
+		}
+		pos += 1 + cnt;
+	}
+	return k.nr_skips ? close_skips(&k, pos) : 0;
+}

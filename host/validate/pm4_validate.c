@@ -1,0 +1,431 @@
+/* The validator object and the per-submit driver: input checks, reloc resolution, the table of
+ * streams (one shadow copy per distinct stream) and the copy -> relocate -> walk -> publish loop.
+ * The packet rules themselves live in pm4_stream.c. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/uapi_msm.h"
+#include "ferry/hw/adreno_pm4.h"
+#include "pm4v_internal.h"
+
+/* Grows *buf to hold at least need elements (contents kept). Only called when need > *cap, so
+ * a warmed-up validator never allocates. */
+static int grow(void **buf, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint64_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	if (n > UINT32_MAX || n > SIZE_MAX / elem)
+		return -1;
+	void *p = realloc(*buf, (size_t)n * elem);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = (uint32_t)n;
+	return 0;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+	const struct pm4v_interval *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Sorts and merges overlapping or adjacent intervals in place; returns the new count. */
+static uint32_t merge_intervals(struct pm4v_interval *iv, uint32_t n)
+{
+	if (!n)
+		return 0;
+	qsort(iv, n, sizeof(*iv), cmp_interval);
+	uint32_t out = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		if (iv[out].last == UINT32_MAX || iv[i].first <= iv[out].last + 1) {
+			if (iv[i].last > iv[out].last)
+				iv[out].last = iv[i].last;
+		} else {
+			iv[++out] = iv[i];
+		}
+	}
+	return out + 1;
+}
+
+struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
+{
+	struct pm4v_validator *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->policy = *policy;
+	v->policy.protected_regs = NULL; /* not kept: the intervals below are our copy */
+
+	uint32_t n = policy->nr_protected_regs;
+	if (n) {
+		v->wprot = calloc(n, sizeof(*v->wprot));
+		v->rprot = calloc(n, sizeof(*v->rprot));
+		if (!v->wprot || !v->rprot)
+			goto fail;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct pm4v_reg_range *r = &policy->protected_regs[i];
+		if (r->first > r->last)
+			goto fail;
+		v->wprot[v->nr_wprot++] = (struct pm4v_interval){ r->first, r->last };
+		if (r->read_protected)
+			v->rprot[v->nr_rprot++] = (struct pm4v_interval){ r->first, r->last };
+	}
+	v->nr_wprot = merge_intervals(v->wprot, v->nr_wprot);
+	v->nr_rprot = merge_intervals(v->rprot, v->nr_rprot);
+
+	uint32_t slots = 0;
+	if (grow((void **)&v->streams, &v->cap_streams, 64, sizeof(*v->streams)) ||
+	    grow((void **)&v->slots, &slots, 128, sizeof(*v->slots)))
+		goto fail;
+	v->slot_gen = calloc(slots, sizeof(*v->slot_gen));
+	if (!v->slot_gen)
+		goto fail;
+	v->slot_mask = slots - 1;
+	return v;
+fail:
+	pm4v_destroy(v);
+	return NULL;
+}
+
+void pm4v_destroy(struct pm4v_validator *v)
+{
+	if (!v)
+		return;
+	free(v->wprot);
+	free(v->rprot);
+	free(v->streams);
+	free(v->slots);
+	free(v->slot_gen);
+	free(v->scratch);
+	free(v->relocs);
+	free(v->out);
+	free(v);
+}
+
+int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len)
+{
+	uint32_t lo = 0, hi = in->nr_bos;
+	while (lo < hi) { /* first BO with iova > addr */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (in->bos[mid].iova <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct pm4v_bo *bo = &in->bos[lo - 1];
+	uint64_t off = addr - bo->iova;
+	if (off > bo->size || len > bo->size - off)
+		return -1;
+	return (int)(lo - 1);
+}
+
+static uint32_t stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
+{
+	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+/* Doubles the slot table and re-inserts this submit's streams. */
+static int grow_slots(struct pm4v_validator *v)
+{
+	uint64_t n = ((uint64_t)v->slot_mask + 1) * 2;
+	if (n > UINT32_MAX)
+		return -1;
+	uint32_t *slots = malloc(n * sizeof(*slots));
+	uint32_t *gen = calloc(n, sizeof(*gen));
+	if (!slots || !gen) {
+		free(slots);
+		free(gen);
+		return -1;
+	}
+	free(v->slots);
+	free(v->slot_gen);
+	v->slots = slots;
+	v->slot_gen = gen;
+	v->slot_mask = (uint32_t)n - 1;
+	v->gen = 1;
+	for (uint32_t i = 0; i < v->nr_streams; i++) {
+		const struct pm4v_stream *s = &v->streams[i];
+		uint32_t h = stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
+		while (gen[h] == v->gen)
+			h = (h + 1) & v->slot_mask;
+		gen[h] = v->gen;
+		slots[h] = i;
+	}
+	return 0;
+}
+
+/* Adds a stream known to lie inside readable BO bo; allocates its shadow. */
+static int add_stream(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t iova,
+		      uint32_t dwords, unsigned level, enum pm4v_kind kind, int bo, uint32_t slot,
+		      uint64_t *shadow_iova)
+{
+	const struct pm4v_policy *p = &v->policy;
+	if (v->nr_streams >= p->max_targets)
+		return pm4v_fail(v, w, PM4V_ERR_LIMIT, -1, "more than %u command streams",
+				 p->max_targets);
+	if (dwords > p->max_walk_dwords || v->walked > p->max_walk_dwords - dwords)
+		return pm4v_fail(v, w, PM4V_ERR_LIMIT, -1, "more than %" PRIu64 " dwords to validate",
+				 p->max_walk_dwords);
+	if (v->nr_streams == v->cap_streams &&
+	    grow((void **)&v->streams, &v->cap_streams, v->nr_streams + 1, sizeof(*v->streams)))
+		return pm4v_fail(v, w, PM4V_ERR_NOMEM, -1, NULL);
+
+	struct pm4v_shadow sh = { 0 };
+	uint32_t bytes = dwords * 4u; /* dwords <= CP_INDIRECT_BUFFER_2_SIZE_MASK */
+	if (v->alloc->alloc(v->alloc->ctx, bytes, &sh) != 0 || !sh.map)
+		return pm4v_fail(v, w, PM4V_ERR_SHADOW, -1, "%u bytes", bytes);
+	if (sh.iova % 4u || sh.iova > UINT64_MAX - bytes)
+		return pm4v_fail(v, w, PM4V_ERR_SHADOW, -1, "bad shadow iova 0x%" PRIx64, sh.iova);
+
+	const struct pm4v_bo *b = &v->in->bos[bo];
+	v->streams[v->nr_streams] = (struct pm4v_stream){
+		.iova = iova, .dwords = dwords, .level = (uint8_t)level, .kind = (uint8_t)kind,
+		.bo = (uint32_t)bo, .bo_offset = iova - b->iova,
+		.shadow_iova = sh.iova, .shadow_map = sh.map,
+	};
+	v->slot_gen[slot] = v->gen;
+	v->slots[slot] = v->nr_streams++;
+	v->walked += dwords;
+	*shadow_iova = sh.iova;
+
+	/* keep the table at most half full so probes stay short */
+	if ((uint64_t)v->nr_streams * 2 > (uint64_t)v->slot_mask + 1 && grow_slots(v))
+		return pm4v_fail(v, w, PM4V_ERR_NOMEM, -1, NULL);
+	return 0;
+}
+
+int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t iova,
+		uint32_t dwords, unsigned level, enum pm4v_kind kind, uint64_t *shadow_iova)
+{
+	uint64_t bytes = (uint64_t)dwords * 4u;
+	if (iova % 4u) {
+		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "0x%" PRIx64 " not dword-aligned", iova);
+		v->err->addr = iova;
+		return r;
+	}
+	int bo = pm4v_find_bo(v->in, iova, bytes);
+	if (bo < 0) {
+		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "0x%" PRIx64 " + 0x%" PRIx64 " bytes",
+				  iova, bytes);
+		v->err->addr = iova;
+		return r;
+	}
+	if (!v->in->bos[bo].map) {
+		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "bo %u is not readable by the host",
+				  v->in->bos[bo].id);
+		v->err->addr = iova;
+		return r;
+	}
+
+	uint32_t h = stream_hash(iova, dwords, level, kind) & v->slot_mask;
+	for (; v->slot_gen[h] == v->gen; h = (h + 1) & v->slot_mask) {
+		const struct pm4v_stream *s = &v->streams[v->slots[h]];
+		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
+			*shadow_iova = s->shadow_iova;
+			return 0;
+		}
+	}
+	return add_stream(v, w, iova, dwords, level, kind, bo, h, shadow_iova);
+}
+
+static int check_bos(struct pm4v_validator *v)
+{
+	const struct pm4v_submit *in = v->in;
+	if (in->nr_bos > INT32_MAX)
+		return pm4v_fail(v, NULL, PM4V_ERR_INPUT, -1, "%u BOs", in->nr_bos);
+	for (uint32_t i = 0; i < in->nr_bos; i++) {
+		const struct pm4v_bo *b = &in->bos[i];
+		if (b->size && b->size - 1 > UINT64_MAX - b->iova)
+			return pm4v_fail(v, NULL, PM4V_ERR_INPUT, (int)i, "wraps around 2^64");
+		if (i && (b->iova < b[-1].iova || b->iova - b[-1].iova < b[-1].size))
+			return pm4v_fail(v, NULL, PM4V_ERR_INPUT, (int)i,
+					 "not sorted or overlaps the previous BO");
+	}
+	for (uint32_t i = 0; i < in->nr_submit_bos; i++)
+		if (in->submit_bos[i] >= in->nr_bos)
+			return pm4v_fail(v, NULL, PM4V_ERR_INPUT, -1, "submit bo %u: no such BO", i);
+	return 0;
+}
+
+static int check_cmds(struct pm4v_validator *v)
+{
+	const struct pm4v_submit *in = v->in;
+	for (uint32_t i = 0; i < in->nr_cmds; i++) {
+		const struct ferry_msm_submit_cmd *c = &in->cmds[i];
+		if (c->type != MSM_SUBMIT_CMD_BUF && c->type != MSM_SUBMIT_CMD_IB_TARGET_BUF &&
+		    c->type != MSM_SUBMIT_CMD_CTX_RESTORE_BUF)
+			return pm4v_fail(v, NULL, PM4V_ERR_CMD, -1, "cmd %u: type %u", i, c->type);
+		if (c->bo_index >= in->nr_submit_bos)
+			return pm4v_fail(v, NULL, PM4V_ERR_CMD, -1, "cmd %u: bo index %u of %u", i,
+					 c->bo_index, in->nr_submit_bos);
+		int bo = (int)in->submit_bos[c->bo_index];
+		const struct pm4v_bo *b = &in->bos[bo];
+		if (!c->size || c->size % 4u || c->offset % 4u)
+			return pm4v_fail(v, NULL, PM4V_ERR_CMD, bo, "cmd %u: offset 0x%x size 0x%x", i,
+					 c->offset, c->size);
+		if (c->size / 4u > CP_INDIRECT_BUFFER_2_SIZE_MASK)
+			return pm4v_fail(v, NULL, PM4V_ERR_IB_SIZE, bo, "cmd %u: %u dwords", i,
+					 c->size / 4u);
+		if (c->offset > b->size || c->size > b->size - c->offset)
+			return pm4v_fail(v, NULL, PM4V_ERR_CMD, bo,
+					 "cmd %u: 0x%x + 0x%x past the BO end 0x%" PRIx64, i,
+					 c->offset, c->size, b->size);
+		if (!b->map)
+			return pm4v_fail(v, NULL, PM4V_ERR_CMD, bo, "cmd %u: BO not readable by the host",
+					 i);
+	}
+	return 0;
+}
+
+static int cmp_reloc(const void *a, const void *b)
+{
+	const struct pm4v_reloc_ref *x = a, *y = b;
+	if (x->bo != y->bo)
+		return x->bo < y->bo ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static uint32_t reloc_value(uint64_t iova, int32_t shift, uint32_t or_value)
+{
+	if (shift <= -64 || shift >= 64)
+		iova = 0;
+	else if (shift < 0)
+		iova >>= -shift;
+	else
+		iova <<= shift;
+	return (uint32_t)iova | or_value;
+}
+
+static int prepare_relocs(struct pm4v_validator *v)
+{
+	const struct pm4v_submit *in = v->in;
+	v->nr_relocs = 0;
+	if (in->nr_relocs > v->cap_relocs &&
+	    grow((void **)&v->relocs, &v->cap_relocs, in->nr_relocs, sizeof(*v->relocs)))
+		return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
+	for (uint32_t i = 0; i < in->nr_relocs; i++) {
+		const struct ferry_msm_submit_reloc *r = &in->relocs[i];
+		if (r->cmd_index >= in->nr_cmds || r->bo_index >= in->nr_submit_bos)
+			return pm4v_fail(v, NULL, PM4V_ERR_RELOC, -1, "reloc %u: cmd %u / bo %u", i,
+					 r->cmd_index, r->bo_index);
+		const struct ferry_msm_submit_cmd *c = &in->cmds[r->cmd_index];
+		uint32_t bo = in->submit_bos[c->bo_index];
+		if (r->submit_offset % 4u || r->submit_offset < c->offset ||
+		    r->submit_offset - c->offset >= c->size)
+			return pm4v_fail(v, NULL, PM4V_ERR_RELOC, (int)bo,
+					 "reloc %u: offset 0x%x outside cmd %u", i, r->submit_offset,
+					 r->cmd_index);
+		uint64_t target = in->bos[in->submit_bos[r->bo_index]].iova + r->bo_offset;
+		v->relocs[v->nr_relocs++] = (struct pm4v_reloc_ref){
+			.bo = bo, .offset = r->submit_offset, .order = i,
+			.value = reloc_value(target, r->shift, r->or_value),
+		};
+	}
+	if (v->nr_relocs > 1)
+		qsort(v->relocs, v->nr_relocs, sizeof(*v->relocs), cmp_reloc);
+	return 0;
+}
+
+/* Patches the relocs that land in stream s (copied to d). */
+static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d)
+{
+	if (!v->nr_relocs || s->bo_offset >= UINT32_MAX)
+		return;
+	uint32_t lo = 0, hi = v->nr_relocs;
+	while (lo < hi) { /* first reloc >= (bo, bo_offset) */
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct pm4v_reloc_ref *r = &v->relocs[mid];
+		if (r->bo < s->bo || (r->bo == s->bo && r->offset < s->bo_offset))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t end = s->bo_offset + (uint64_t)s->dwords * 4u;
+	for (; lo < v->nr_relocs; lo++) {
+		const struct pm4v_reloc_ref *r = &v->relocs[lo];
+		if (r->bo != s->bo || r->offset >= end)
+			break;
+		d[(r->offset - s->bo_offset) / 4u] = r->value;
+		v->relocs_applied++;
+	}
+}
+
+static int run(struct pm4v_validator *v, struct pm4v_result *result)
+{
+	const struct pm4v_submit *in = v->in;
+	if (check_bos(v) || check_cmds(v) || prepare_relocs(v))
+		return -1;
+	if (in->nr_cmds > v->cap_out &&
+	    grow((void **)&v->out, &v->cap_out, in->nr_cmds, sizeof(*v->out)))
+		return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
+
+	uint32_t nr_out = 0;
+	for (uint32_t i = 0; i < in->nr_cmds; i++) {
+		const struct ferry_msm_submit_cmd *c = &in->cmds[i];
+		if (c->type == MSM_SUBMIT_CMD_IB_TARGET_BUF)
+			continue;
+		uint64_t iova = in->bos[in->submit_bos[c->bo_index]].iova + c->offset;
+		uint64_t shadow;
+		if (pm4v_target(v, NULL, iova, c->size / 4u, 1, PM4V_KIND_IB, &shadow))
+			return -1;
+		v->out[nr_out++] = (struct pm4v_out_cmd){ .iova = shadow, .size = c->size,
+							  .type = c->type };
+	}
+
+	/* Breadth-first over the stream table: walking a stream appends the streams it points
+	 * at, so no recursion and every stream is copied once. */
+	for (uint32_t i = 0; i < v->nr_streams; i++) {
+		struct pm4v_stream s = v->streams[i]; /* by value: the table may move */
+		if (s.dwords > v->cap_scratch) {
+			free(v->scratch);
+			v->scratch = NULL;
+			v->cap_scratch = 0;
+			if (grow((void **)&v->scratch, &v->cap_scratch, s.dwords, sizeof(uint32_t)))
+				return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
+		}
+		size_t bytes = (size_t)s.dwords * 4u;
+		memcpy(v->scratch, (const uint8_t *)in->bos[s.bo].map + s.bo_offset, bytes);
+		apply_relocs(v, &s, v->scratch);
+		if (pm4v_walk(v, &s, v->scratch))
+			return -1;
+		memcpy(s.shadow_map, v->scratch, bytes);
+	}
+
+	*result = (struct pm4v_result){
+		.cmds = v->out, .nr_cmds = nr_out, .nr_streams = v->nr_streams,
+		.dwords = v->walked, .relocs_applied = v->relocs_applied,
+	};
+	return 0;
+}
+
+int pm4v_validate(struct pm4v_validator *v, const struct pm4v_submit *submit,
+		  const struct pm4v_shadow_allocator *alloc, struct pm4v_result *result,
+		  struct pm4v_error *err)
+{
+	v->in = submit;
+	v->alloc = alloc;
+	v->err = err;
+	v->walked = 0;
+	v->relocs_applied = 0;
+	v->nr_streams = 0;
+	if (++v->gen == 0) { /* generation wrapped: forget every slot for real */
+		memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
+		v->gen = 1;
+	}
+	int r = run(v, result);
+	v->in = NULL;
+	v->alloc = NULL;
+	v->err = NULL;
+	return r;
+}

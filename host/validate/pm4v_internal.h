@@ -1,0 +1,90 @@
+/* Internals shared by the validator's files: the validator object, the stream table and the
+ * helpers the packet walk uses to resolve targets, check addresses and report errors. */
+#ifndef FERRY_PM4V_INTERNAL_H
+#define FERRY_PM4V_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "pm4_validate.h"
+
+enum pm4v_kind { PM4V_KIND_IB = 0, PM4V_KIND_DRAW_STATE = 1 };
+
+/* One stream the CP reads: a top-level cmd, an IB / amble target or a draw-state group. */
+struct pm4v_stream {
+	uint64_t iova;        /* guest GPU address: the dedup key with dwords, level, kind */
+	uint32_t dwords;
+	uint8_t level;        /* 1 = IB1, 2 = IB2 */
+	uint8_t kind;         /* enum pm4v_kind */
+	uint32_t bo;          /* index into submit->bos */
+	uint64_t bo_offset;   /* bytes */
+	uint64_t shadow_iova;
+	uint32_t *shadow_map;
+};
+
+/* A reloc resolved to its value, sorted by (bo, offset, order). */
+struct pm4v_reloc_ref {
+	uint32_t bo;     /* index into submit->bos of the patched BO */
+	uint32_t offset; /* byte offset in that BO */
+	uint32_t order;  /* index in the submit, so equal offsets apply in submit order */
+	uint32_t value;
+};
+
+/* A protected register interval [first, last], merged and sorted. */
+struct pm4v_interval {
+	uint32_t first, last;
+};
+
+struct pm4v_validator {
+	struct pm4v_policy policy;
+	struct pm4v_interval *wprot, *rprot; /* write- / read-denied registers */
+	uint32_t nr_wprot, nr_rprot;
+
+	struct pm4v_stream *streams;
+	uint32_t nr_streams, cap_streams;
+	uint32_t *slots;     /* open-addressing table of stream indices */
+	uint32_t *slot_gen;  /* slot is live iff slot_gen == gen (no clearing per submit) */
+	uint32_t slot_mask;
+	uint32_t gen;
+
+	uint32_t *scratch;   /* one stream being validated, in cached host memory */
+	uint32_t cap_scratch;
+
+	struct pm4v_reloc_ref *relocs;
+	uint32_t nr_relocs, cap_relocs;
+
+	struct pm4v_out_cmd *out;
+	uint32_t cap_out;
+
+	/* per call */
+	const struct pm4v_submit *in;
+	const struct pm4v_shadow_allocator *alloc;
+	struct pm4v_error *err;
+	uint64_t walked;
+	uint32_t relocs_applied;
+};
+
+/* Where a packet sits, for error reports. */
+struct pm4v_where {
+	const struct pm4v_stream *stream;
+	uint32_t pos;    /* dword index of the header in the stream */
+	uint32_t header;
+};
+
+/* pm4_validate.c */
+/* Finds or creates the shadow for a stream at iova of dwords (> 0) dwords; returns its shadow
+ * iova in *shadow_iova, or -1 with the error set (at w). */
+int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t iova,
+		uint32_t dwords, unsigned level, enum pm4v_kind kind, uint64_t *shadow_iova);
+/* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
+int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
+
+/* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets. */
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d);
+
+/* pm4v_error.c: fills v->err for a packet at w (w may be NULL for errors about cmds or relocs,
+ * then bo_index names the BO or is -1); detail is printf-style, may be NULL. Returns -1. */
+int pm4v_fail(struct pm4v_validator *v, const struct pm4v_where *w, enum pm4v_rule rule,
+	      int bo_index, const char *detail, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,235 @@
+/* Relocation into shadow copies: relocs land in the shadow and never in the guest BO, IB and
+ * draw-state targets point at shadows holding exactly the validated dwords, a target used twice
+ * is copied once, and rewriting the guest BO after validation changes nothing (TOCTOU). */
+#include "pm4v_harness.h"
+
+static void test_relocs_into_shadow(void)
+{
+	struct harness h;
+	harness_init(&h);
+	/* CP_MEM_WRITE whose address the relocs fill in: bo2 + 0x40. */
+	PM4_PKT7(&h.b, CP_MEM_WRITE, 0, 0, 0x1234);
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_CMD, 0, pm4_builder_bytes(&h.b) };
+	struct ferry_msm_submit_reloc relocs[] = {
+		{ .cmd_index = 0, .submit_offset = 4, .shift = 0, .bo_index = BO_DATA, .bo_offset = 0x40 },
+		{ .cmd_index = 0, .submit_offset = 8, .shift = -32, .bo_index = BO_DATA, .bo_offset = 0x40 },
+	};
+	uint32_t guest[4];
+	memcpy(guest, h.mem[BO_CMD], sizeof(guest));
+	CHECK_EQ(harness_submit(&h, &cmd, 1, relocs, 2), 0);
+	CHECK_EQ(h.res.relocs_applied, 2);
+	uint32_t *sh = shadow_ptr(&h, h.res.cmds[0].iova);
+	CHECK_EQ(dw_addr(sh + 1), DATA_IOVA + 0x40);
+	CHECK_EQ(sh[3], 0x1234);
+	CHECK(memcmp(guest, h.mem[BO_CMD], sizeof(guest)) == 0); /* the guest BO is untouched */
+
+	/* Relocs are applied before validation: a relocated address outside the BOs is refused. */
+	relocs[0].bo_offset = relocs[1].bo_offset = DATA_SIZE;
+	CHECK_EQ(harness_submit(&h, &cmd, 1, relocs, 2), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_ADDRESS);
+
+	/* Shift and or: ((iova + off) << 2) | 3, and a later reloc of the same dword wins. */
+	struct ferry_msm_submit_reloc r2[] = {
+		{ .cmd_index = 0, .submit_offset = 12, .shift = 2, .or_value = 3, .bo_index = BO_DATA },
+		{ .cmd_index = 0, .submit_offset = 4, .shift = 0, .bo_index = BO_DATA, .bo_offset = 0x40 },
+		{ .cmd_index = 0, .submit_offset = 8, .shift = -32, .bo_index = BO_DATA },
+		{ .cmd_index = 0, .submit_offset = 12, .shift = 70, .or_value = 0x55, .bo_index = BO_DATA },
+	};
+	CHECK_EQ(harness_submit(&h, &cmd, 1, r2, 4), 0);
+	sh = shadow_ptr(&h, h.res.cmds[0].iova);
+	CHECK_EQ(sh[3], 0x55); /* shift >= 64 gives 0, then | or */
+	r2[3].cmd_index = 0;
+	r2[3].submit_offset = 0; /* now they no longer collide */
+	r2[3].shift = 0;
+	r2[3].or_value = 0;
+	r2[3].bo_index = BO_CMD;
+	r2[3].bo_offset = 0;
+	CHECK_EQ(harness_submit(&h, &cmd, 1, r2, 4), -1); /* dword 0 became a non-PM4 value */
+	CHECK_EQ(h.err.rule, PM4V_ERR_BAD_TYPE);
+	CHECK_EQ(harness_submit(&h, &cmd, 1, r2, 3), 0);
+	sh = shadow_ptr(&h, h.res.cmds[0].iova);
+	CHECK_EQ(sh[3], (uint32_t)(DATA_IOVA << 2) | 3u);
+	harness_fini(&h);
+}
+
+static void test_reloc_errors(void)
+{
+	struct harness h;
+	harness_init(&h);
+	PM4_PKT7(&h.b, CP_MEM_WRITE, LO(DATA_IOVA), HI(DATA_IOVA), 1);
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_CMD, 0, pm4_builder_bytes(&h.b) };
+	struct ferry_msm_submit_reloc bad[] = {
+		{ .cmd_index = 1, .submit_offset = 4, .bo_index = BO_DATA },
+		{ .cmd_index = 0, .submit_offset = 4, .bo_index = NR_BOS },
+		{ .cmd_index = 0, .submit_offset = 6, .bo_index = BO_DATA },
+		{ .cmd_index = 0, .submit_offset = 16, .bo_index = BO_DATA }, /* past the cmd */
+		{ .cmd_index = 0, .submit_offset = 0xfffffffcu, .bo_index = BO_DATA },
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(harness_submit(&h, &cmd, 1, &bad[i], 1), -1);
+		CHECK_EQ(h.err.rule, PM4V_ERR_RELOC);
+	}
+	harness_fini(&h);
+}
+
+/* IB1 (bo0) -> IB2 (bo1): the submitted cmd is the IB1 shadow, whose IB packet points at the
+ * IB2 shadow, which holds exactly the guest's IB2 dwords. */
+static void test_targets_rewritten(void)
+{
+	struct harness h;
+	harness_init(&h);
+	uint32_t ib2[6] = { pm4_type4_hdr(0x8800, 1), 7, pm4_type7_hdr(CP_MEM_WRITE, 3),
+			    LO(DATA_IOVA), HI(DATA_IOVA), 9 };
+	memcpy(h.mem[BO_CMD2] + 16, ib2, sizeof(ib2));
+	pm4_nop(&h.b, 1);
+	pm4_ib(&h.b, CMD2_IOVA + 64, 6);
+	pm4_wait_for_idle(&h.b);
+	pm4_ib(&h.b, CMD2_IOVA + 64, 6); /* the same target again */
+	pm4_ib(&h.b, CMD2_IOVA + 64, 2); /* a different size is a different stream */
+	uint32_t guest[32];
+	memcpy(guest, h.mem[BO_CMD], sizeof(guest));
+	EXPECT_OK(&h);
+	CHECK_EQ(h.res.nr_cmds, 1);
+	CHECK_EQ(h.res.nr_streams, 3);
+	CHECK_EQ(h.allocs, 3);
+
+	uint32_t *ib1 = shadow_ptr(&h, h.res.cmds[0].iova);
+	uint64_t t1 = dw_addr(ib1 + 3), t2 = dw_addr(ib1 + 8), t3 = dw_addr(ib1 + 12);
+	CHECK_EQ(t1, t2);
+	CHECK(t3 != t1);
+	CHECK(t1 >= POOL_IOVA && t3 >= POOL_IOVA);
+	CHECK_EQ(ib1[5], 6);
+	CHECK(memcmp(shadow_ptr(&h, t1), ib2, sizeof(ib2)) == 0);
+	CHECK(memcmp(shadow_ptr(&h, t3), ib2, 8) == 0);
+	/* everything but the rewritten addresses is the guest's stream */
+	CHECK_EQ(ib1[0], guest[0]);
+	CHECK_EQ(ib1[2], guest[2]);
+	CHECK_EQ(ib1[5], guest[5]);
+	CHECK_EQ(ib1[6], guest[6]);
+	CHECK(memcmp(guest, h.mem[BO_CMD], sizeof(guest)) == 0);
+	harness_fini(&h);
+}
+
+/* The guest rewrites its IB2 and its IB1 right after submitting: the shadows still hold what
+ * was validated, and the same bytes validated again would now be refused. */
+static void test_toctou(void)
+{
+	struct harness h;
+	harness_init(&h);
+	uint32_t ib2[3] = { pm4_type7_hdr(CP_NOP, 1), 0, pm4_type7_hdr(CP_WAIT_FOR_IDLE, 0) };
+	memcpy(h.mem[BO_CMD2], ib2, sizeof(ib2));
+	pm4_ib(&h.b, CMD2_IOVA, 3);
+	EXPECT_OK(&h);
+	uint32_t *ib1 = shadow_ptr(&h, h.res.cmds[0].iova);
+	uint32_t *sh2 = shadow_ptr(&h, dw_addr(ib1 + 1));
+	uint32_t ib1_before[4], ib2_before[3];
+	memcpy(ib1_before, ib1, sizeof(ib1_before));
+	memcpy(ib2_before, sh2, sizeof(ib2_before));
+
+	h.mem[BO_CMD2][0] = pm4_type7_hdr(CP_SMMU_TABLE_UPDATE, 1);
+	h.mem[BO_CMD][1] = LO(FOREIGN_IOVA);
+	CHECK(memcmp(ib1, ib1_before, sizeof(ib1_before)) == 0);
+	CHECK(memcmp(sh2, ib2_before, sizeof(ib2_before)) == 0);
+	CHECK(memcmp(sh2, ib2, sizeof(ib2)) == 0);
+
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_CMD, 0, 16 };
+	CHECK_EQ(harness_submit(&h, &cmd, 1, NULL, 0), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_TARGET);
+	h.mem[BO_CMD][1] = LO(CMD2_IOVA);
+	CHECK_EQ(harness_submit(&h, &cmd, 1, NULL, 0), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_PRIVILEGED);
+	harness_fini(&h);
+}
+
+/* An IB_TARGET_BUF cmd is not submitted, but its relocs apply where an IB reaches it; a
+ * CTX_RESTORE_BUF keeps its type. */
+static void test_cmd_types_and_target_relocs(void)
+{
+	struct harness h;
+	harness_init(&h);
+	uint32_t ib2[4] = { pm4_type7_hdr(CP_MEM_WRITE, 3), 0, 0, 5 };
+	memcpy(h.mem[BO_CMD2], ib2, sizeof(ib2));
+	pm4_ib(&h.b, CMD2_IOVA, 4);
+	uint32_t n = h.b.len;
+	pm4_nop(&h.b, 0); /* the context-restore cmd: one NOP */
+	struct ferry_msm_submit_cmd cmds[] = {
+		{ MSM_SUBMIT_CMD_CTX_RESTORE_BUF, BO_CMD, n * 4u, 4 },
+		{ MSM_SUBMIT_CMD_IB_TARGET_BUF, BO_CMD2, 0, 16 },
+		{ MSM_SUBMIT_CMD_BUF, BO_CMD, 0, n * 4u },
+	};
+	struct ferry_msm_submit_reloc relocs[] = {
+		{ .cmd_index = 1, .submit_offset = 4, .shift = 0, .bo_index = BO_DATA, .bo_offset = 8 },
+		{ .cmd_index = 1, .submit_offset = 8, .shift = -32, .bo_index = BO_DATA, .bo_offset = 8 },
+	};
+	CHECK_EQ(harness_submit(&h, cmds, 3, relocs, 2), 0);
+	CHECK_EQ(h.res.nr_cmds, 2);
+	CHECK_EQ(h.res.cmds[0].type, MSM_SUBMIT_CMD_CTX_RESTORE_BUF);
+	CHECK_EQ(h.res.cmds[0].size, 4);
+	CHECK_EQ(h.res.cmds[1].type, MSM_SUBMIT_CMD_BUF);
+	uint32_t *ib1 = shadow_ptr(&h, h.res.cmds[1].iova);
+	uint32_t *sh2 = shadow_ptr(&h, dw_addr(ib1 + 1));
+	CHECK_EQ(dw_addr(sh2 + 1), DATA_IOVA + 8);
+	CHECK_EQ(h.mem[BO_CMD2][1], 0); /* guest copy unpatched */
+
+	/* Without the relocs the IB2 writes to address 0: refused. */
+	CHECK_EQ(harness_submit(&h, cmds, 3, NULL, 0), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_ADDRESS);
+	CHECK_EQ(h.err.level, 2);
+	harness_fini(&h);
+}
+
+/* IB2s chaining to each other in a cycle: each is copied once and the walk ends. */
+static void test_chain_cycle(void)
+{
+	struct harness h;
+	harness_init(&h);
+	uint32_t a[4] = { pm4_type7_hdr(CP_INDIRECT_BUFFER_CHAIN, 3), LO(CMD2_IOVA + 0x100),
+			  HI(CMD2_IOVA + 0x100), 4 };
+	uint32_t b[4] = { pm4_type7_hdr(CP_INDIRECT_BUFFER_CHAIN, 3), LO(CMD2_IOVA), HI(CMD2_IOVA), 4 };
+	memcpy(h.mem[BO_CMD2], a, sizeof(a));
+	memcpy(h.mem[BO_CMD2] + 0x40, b, sizeof(b));
+	pm4_ib(&h.b, CMD2_IOVA, 4);
+	EXPECT_OK(&h);
+	CHECK_EQ(h.res.nr_streams, 3);
+	uint32_t *ib1 = shadow_ptr(&h, h.res.cmds[0].iova);
+	uint64_t sa = dw_addr(ib1 + 1);
+	uint64_t sb = dw_addr(shadow_ptr(&h, sa) + 1);
+	CHECK_EQ(dw_addr(shadow_ptr(&h, sb) + 1), sa);
+	harness_fini(&h);
+}
+
+/* The same validator serves many submits: identical output each time, and a rejected submit in
+ * between leaves it usable. */
+static void test_reuse(void)
+{
+	struct harness h;
+	harness_init(&h);
+	h.mem[BO_CMD2][0] = pm4_type7_hdr(CP_NOP, 0);
+	for (int i = 0; i < 64; i++)
+		pm4_ib(&h.b, CMD2_IOVA, 1);
+	uint32_t first_streams = 0;
+	for (int round = 0; round < 200; round++) {
+		EXPECT_OK(&h);
+		if (!round)
+			first_streams = h.res.nr_streams;
+		CHECK_EQ(h.res.nr_streams, first_streams);
+		if (round == 100) {
+			struct ferry_msm_submit_cmd bad = { 9, BO_CMD, 0, 4 };
+			CHECK_EQ(harness_submit(&h, &bad, 1, NULL, 0), -1);
+		}
+	}
+	CHECK_EQ(first_streams, 2);
+	harness_fini(&h);
+}
+
+int main(void)
+{
+	RUN_TEST(test_relocs_into_shadow);
+	RUN_TEST(test_reloc_errors);
+	RUN_TEST(test_targets_rewritten);
+	RUN_TEST(test_toctou);
+	RUN_TEST(test_cmd_types_and_target_relocs);
+	RUN_TEST(test_chain_cycle);
+	RUN_TEST(test_reuse);
+	return test_finish();
+}
