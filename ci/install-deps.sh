@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(meson ninja-build gcc g++ pkg-config flatbuffers-compiler libflatbuffers-dev libdrm-dev
-      python3 procps)
+      python3 procps zlib1g-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do
