@@ -93,13 +93,17 @@ int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 	struct sim_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
-	bo->memfd = memfd_create("ferry-msm-bo", MFD_CLOEXEC);
+	bo->memfd = memfd_create("ferry-msm-bo", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (bo->memfd < 0) {
 		int err = -errno;
 		free(bo);
 		return err;
 	}
-	if (ftruncate(bo->memfd, (off_t)size) < 0) {
+	/* The pages are exported to guests (PRIME); sealing the size means no holder of the fd
+	 * can shrink it under the GPU's mapping (a SIGBUS in the host), and F_SEAL_SEAL stops
+	 * anyone adding write seals that would break the host's later mappings. */
+	if (ftruncate(bo->memfd, (off_t)size) < 0 ||
+	    fcntl(bo->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		int err = -errno;
 		close(bo->memfd);
 		free(bo);

@@ -412,6 +412,41 @@ static void test_stray_fds(void)
 	check_good_client("too many fds");
 }
 
+/* A guest that shrinks (or grows) its BO's pages and then has the GPU touch them must not take
+ * the host down (an unsealed memfd would SIGBUS ferryd on the GPU's access). */
+static void test_truncated_bo(void)
+{
+	struct itest_client c;
+	REQUIRE(itest_client_open(ferryd.uri, &c) == 0);
+	struct itest_bo ib, target;
+	REQUIRE(itest_bo_new(c.ctx, 4096, &ib) == 0);
+	REQUIRE(itest_bo_new(c.ctx, 65536, &target) == 0);
+	/* Reach the fd behind the guest's mapping the way a hostile guest would: /proc/self/fd. */
+	int truncated = 0;
+	char path[64], link[128];
+	for (int fd = 3; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strstr(link, "ferry-msm-bo") && ftruncate(fd, 0) == 0)
+			truncated++;
+	}
+	CHECK_EQ(truncated, 0);
+	struct pm4_builder pb;
+	pm4_builder_init(&pb, ib.cpu, 1024);
+	pm4_mem_write(&pb, target.iova + 65536 - 4, (uint32_t[]){ 0x5eed }, 1);
+	uint32_t seqno;
+	REQUIRE(itest_submit(&c, ib.bo, 0, pm4_builder_bytes(&pb), &target.bo, 1, &seqno) == 0);
+	CHECK_EQ(ferry_fence_wait(c.q, seqno, ITEST_WAIT_NS), 0);
+	CHECK_EQ(target.cpu[65536 / 4 - 1], 0x5eed);
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(target.bo);
+	itest_client_close(&c);
+	check_good_client("truncated BO fd");
+}
+
 int main(void)
 {
 	itest_start_ferryd(&ferryd);
@@ -429,6 +464,7 @@ int main(void)
 	RUN_TEST(test_framing_attacks);
 	RUN_TEST(test_message_attacks);
 	RUN_TEST(test_stray_fds);
+	RUN_TEST(test_truncated_bo);
 
 	/* Everything the bad clients sent is gone again (disconnects are asynchronous). */
 	CHECK_EQ(ferry_bo_cpu_prep(keep[0], MSM_PREP_READ, 1000000000ll), 0);

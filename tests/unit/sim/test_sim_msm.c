@@ -195,6 +195,11 @@ static void test_gem_close_madvise_prime(void)
 	m[1] = 42; /* and back: same pages */
 	CHECK_EQ(b.cpu[1], 42);
 	munmap(m, 8192);
+	/* Whoever holds the exported fd cannot resize the pages under the GPU's mapping. */
+	CHECK(ftruncate(ph.fd, 0) < 0 && errno == EPERM);
+	CHECK(ftruncate(ph.fd, 1 << 20) < 0 && errno == EPERM);
+	CHECK(fcntl(ph.fd, F_ADD_SEALS, F_SEAL_WRITE) < 0);
+	CHECK_EQ(b.cpu[2047], 0x12345678);
 	close(ph.fd);
 	struct drm_prime_handle bad = { .handle = b.handle, .flags = 0x4 };
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_PRIME_HANDLE_TO_FD, &bad), -EINVAL);
