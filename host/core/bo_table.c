@@ -108,37 +108,31 @@ void bo_unref(struct host_bo *bo)
 	free(bo);
 }
 
-#define FAIL(err, ...)                           \
-	do {                                     \
-		snprintf(why, n, __VA_ARGS__);   \
-		return (err);                    \
-	} while (0)
-
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_create *r = &m->u.bo_create;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	if (r->bo_id == 0)
-		FAIL(-EINVAL, "bo id 0 is reserved");
+		HOST_FAIL(-EINVAL, "bo id 0 is reserved");
 	if (bo_table_find(&ctx->bos, r->bo_id))
-		FAIL(-EEXIST, "bo id %u already exists in context %u", r->bo_id, r->ctx_id);
+		HOST_FAIL(-EEXIST, "bo id %u already exists in context %u", r->bo_id, r->ctx_id);
 	uint64_t size = msm_bo_round_size(r->size);
 	if (r->size == 0 || size == 0)
-		FAIL(-EINVAL, "bo size %llu must be 1..%llu", (unsigned long long)r->size,
+		HOST_FAIL(-EINVAL, "bo size %llu must be 1..%llu", (unsigned long long)r->size,
 		     (unsigned long long)MSM_BO_MAX_SIZE);
 	const char *flag_why;
 	if (msm_bo_check_flags(r->flags, &flag_why) < 0)
-		FAIL(-EINVAL, "%s (flags 0x%x)", flag_why, r->flags);
+		HOST_FAIL(-EINVAL, "%s (flags 0x%x)", flag_why, r->flags);
 
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
-		FAIL(-ENOMEM, "out of memory");
+		HOST_FAIL(-ENOMEM, "out of memory");
 	int ret = msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
 	if (ret < 0) {
 		free(bo);
-		FAIL(ret, "kernel could not create a %llu-byte bo", (unsigned long long)size);
+		HOST_FAIL(ret, "kernel could not create a %llu-byte bo", (unsigned long long)size);
 	}
 	bo->ctx = ctx;
 	bo->id = r->bo_id;
@@ -154,7 +148,7 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 		free(bo);
 		if (fd >= 0)
 			close(fd);
-		FAIL(ret, "could not export bo %u", r->bo_id);
+		HOST_FAIL(ret, "could not export bo %u", r->bo_id);
 	}
 	c->host->stats.bos++;
 	c->host->stats.bo_bytes += size;
@@ -173,10 +167,10 @@ int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char
 	const struct ferry_bo_close *r = &m->u.bo_close;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
 	if (!bo)
-		FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
 	bo_table_remove(&ctx->bos, bo);
 	bo_unref(bo);
 	return 0;
@@ -187,10 +181,10 @@ int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char 
 	const struct ferry_bo_info *r = &m->u.bo_info;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
 	if (!bo)
-		FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
 	struct ferry_msg reply = { .kind = FERRY_MSG_BO_INFO_REPLY, .seq = m->seq };
 	reply.u.bo_info_reply = (struct ferry_bo_info_reply){
 		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova, .flags = bo->flags,

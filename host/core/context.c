@@ -14,12 +14,6 @@
 #include "host_internal.h"
 #include "sim/sim_msm.h"
 
-#define FAIL(err, ...)                           \
-	do {                                     \
-		snprintf(why, n, __VA_ARGS__);   \
-		return (err);                    \
-	} while (0)
-
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
 {
 	for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
@@ -55,19 +49,19 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	const struct ferry_context_create *r = &m->u.context_create;
 	struct ferry_host *h = c->host;
 	if (ctx_find(c, r->ctx_id))
-		FAIL(-EEXIST, "context %u already exists", r->ctx_id);
+		HOST_FAIL(-EEXIST, "context %u already exists", r->ctx_id);
 	if (r->family == FERRY_FAMILY_V3D)
-		FAIL(-ENODEV, "this server has no V3D device (it serves %s)", h->device_name);
+		HOST_FAIL(-ENODEV, "this server has no V3D device (it serves %s)", h->device_name);
 	if (r->family != FERRY_FAMILY_MSM)
-		FAIL(-EINVAL, "unknown family %u", r->family);
+		HOST_FAIL(-EINVAL, "unknown family %u", r->family);
 	if (r->policy == FERRY_POLICY_PASSTHROUGH && !h->cfg.allow_passthrough)
-		FAIL(-EPERM, "passthrough policy is not allowed by this server");
+		HOST_FAIL(-EPERM, "passthrough policy is not allowed by this server");
 	if (r->policy != FERRY_POLICY_VALIDATED && r->policy != FERRY_POLICY_PASSTHROUGH)
-		FAIL(-EINVAL, "unknown policy %u", r->policy);
+		HOST_FAIL(-EINVAL, "unknown policy %u", r->policy);
 
 	struct host_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
-		FAIL(-ENOMEM, "out of memory");
+		HOST_FAIL(-ENOMEM, "out of memory");
 	ctx->client = c;
 	ctx->id = r->ctx_id;
 	ctx->policy = r->policy;
@@ -78,7 +72,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	struct kdev *kd = ret == 0 ? sim_msm_open(h->sim) : NULL;
 	if (!kd) {
 		ctx_destroy(ctx, true);
-		FAIL(-ENOMEM, "could not open the GPU device");
+		HOST_FAIL(-ENOMEM, "could not open the GPU device");
 	}
 	ret = msm_ctx_create(kd, &ctx->msm);
 	if (ret == 0)
@@ -90,7 +84,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	}
 	if (ret < 0) {
 		ctx_destroy(ctx, true);
-		FAIL(ret, "could not set up context %u (%s)", r->ctx_id, strerror(-ret));
+		HOST_FAIL(ret, "could not set up context %u (%s)", r->ctx_id, strerror(-ret));
 	}
 	ctx->poll_fd = msm_ctx_poll_fd(ctx->msm);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ctx };
@@ -115,7 +109,7 @@ int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, c
 {
 	struct host_ctx *ctx = ctx_find(c, m->u.context_destroy.ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", m->u.context_destroy.ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", m->u.context_destroy.ctx_id);
 	ctx_destroy(ctx, false);
 	return 0;
 }

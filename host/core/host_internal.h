@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <ferry/fence_page.h>
 #include <ferry/host.h>
@@ -18,10 +19,21 @@
  * disconnected. */
 #define HOST_MAX_BAD_FRAMES    64u
 #define HOST_MAX_ERROR_STREAK  4096u
+/* Host memory a guest can pin: deferred waits per client, held submits per context. */
+#define HOST_MAX_WAITS_PER_CLIENT 1024u
+#define HOST_MAX_HELD_PER_CTX     1024u
 /* Fault report text kept per context and sent to the guest (the codec caps strings). */
 #define HOST_FAULT_TEXT_MAX    (64u * 1024u)
 /* How often contexts whose kdev has no poll fd are polled while they have work in flight. */
 #define HOST_POLL_INTERVAL_MS  2
+
+/* Request handlers take (client, msg, why, n): on failure they write the reason into why and
+ * return a negative errno, which client.c turns into the ERROR reply. */
+#define HOST_FAIL(err, ...)                      \
+	do {                                     \
+		snprintf(why, n, __VA_ARGS__);   \
+		return (err);                    \
+	} while (0)
 
 struct sim_msm_device;
 
@@ -49,6 +61,7 @@ struct ferry_host_client {
 	bool gone;            /* send failed: nothing more is sent */
 	uint32_t bad_frames;
 	uint32_t error_streak;
+	uint32_t nr_waits;
 };
 
 struct host_ctx;
@@ -108,6 +121,7 @@ struct host_ctx {
 	struct bo_table bos;
 	struct host_queue *queues[FERRY_FENCE_PAGE_QUEUES];
 	uint32_t nr_inflight; /* pending + held submits over all queues */
+	uint32_t nr_held;
 	bool lost;
 	bool wake; /* a fence signaled since the eventfd was last considered */
 	uint64_t submit_mark;

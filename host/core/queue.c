@@ -7,12 +7,6 @@
 
 #include "host_internal.h"
 
-#define FAIL(err, ...)                           \
-	do {                                     \
-		snprintf(why, n, __VA_ARGS__);   \
-		return (err);                    \
-	} while (0)
-
 struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id)
 {
 	return id < FERRY_FENCE_PAGE_QUEUES ? ctx->queues[id] : NULL;
@@ -24,26 +18,26 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct ferry_host *h = c->host;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	if (r->queue_id >= FERRY_FENCE_PAGE_QUEUES)
-		FAIL(-EINVAL, "queue id %u must be < %u", r->queue_id, FERRY_FENCE_PAGE_QUEUES);
+		HOST_FAIL(-EINVAL, "queue id %u must be < %u", r->queue_id, FERRY_FENCE_PAGE_QUEUES);
 	struct host_queue *old = ctx->queues[r->queue_id];
 	if (old && old->closing)
-		FAIL(-EBUSY, "queue %u is still closing (work in flight)", r->queue_id);
+		HOST_FAIL(-EBUSY, "queue %u is still closing (work in flight)", r->queue_id);
 	if (old)
-		FAIL(-EEXIST, "queue %u already exists in context %u", r->queue_id, r->ctx_id);
+		HOST_FAIL(-EEXIST, "queue %u already exists in context %u", r->queue_id, r->ctx_id);
 	if (r->flags)
-		FAIL(-EINVAL, "queue flags 0x%x must be 0", r->flags);
+		HOST_FAIL(-EINVAL, "queue flags 0x%x must be 0", r->flags);
 	if (r->priority >= h->dev.priorities)
-		FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
+		HOST_FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
 
 	struct host_queue *q = calloc(1, sizeof(*q));
 	if (!q)
-		FAIL(-ENOMEM, "out of memory");
+		HOST_FAIL(-ENOMEM, "out of memory");
 	int ret = msm_queue_new(ctx->msm, r->priority, &q->kernel_id);
 	if (ret < 0) {
 		free(q);
-		FAIL(ret, "kernel refused a queue of priority %u", r->priority);
+		HOST_FAIL(ret, "kernel refused a queue of priority %u", r->priority);
 	}
 	q->ctx = ctx;
 	q->id = r->queue_id;
@@ -66,10 +60,10 @@ int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, c
 	const struct ferry_queue_close *r = &m->u.queue_close;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	struct host_queue *q = queue_find(ctx, r->queue_id);
 	if (!q || q->closing)
-		FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
+		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
 	/* Work in flight still retires (and signals) in order; the queue goes when it drained. */
 	q->closing = true;
 	if (q->tl.count == 0 && list_empty(&q->held))

@@ -22,12 +22,6 @@ struct held_submit {
 	uint32_t nr_in;
 };
 
-#define FAIL(err, ...)                           \
-	do {                                     \
-		snprintf(why, n, __VA_ARGS__);   \
-		return (err);                    \
-	} while (0)
-
 static int reserve_scratch(struct host_ctx *ctx, uint32_t nr)
 {
 	if (nr <= ctx->scratch_cap)
@@ -89,9 +83,10 @@ static struct held_submit *hold(struct host_ctx *ctx, const struct ferry_msm_sub
 	return hs;
 }
 
-static void held_free(struct held_submit *hs)
+static void held_free(struct host_ctx *ctx, struct held_submit *hs)
 {
 	list_del(&hs->link);
+	ctx->nr_held--;
 	for (uint32_t i = 0; i < hs->s.nr_bos; i++)
 		bo_unref(hs->bos[i]);
 	free(hs);
@@ -102,32 +97,32 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	const struct ferry_msm_submit *s = &m->u.msm_submit;
 	struct host_ctx *ctx = ctx_find(c, s->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", s->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", s->ctx_id);
 	if (ctx->lost)
-		FAIL(-EIO, "context %u is lost (GPU fault or hang); create a new context", s->ctx_id);
+		HOST_FAIL(-EIO, "context %u is lost (GPU fault or hang); create a new context", s->ctx_id);
 	struct host_queue *q = queue_find(ctx, s->queue_id);
 	if (!q || q->closing)
-		FAIL(-ENOENT, "queue %u does not exist in context %u", s->queue_id, s->ctx_id);
+		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", s->queue_id, s->ctx_id);
 	if (s->flags & ~FERRY_SUBMIT_FLAGS)
-		FAIL(-EINVAL, "submit flags 0x%x: unknown bits", s->flags);
+		HOST_FAIL(-EINVAL, "submit flags 0x%x: unknown bits", s->flags);
 	if (s->seqno == 0)
-		FAIL(-EINVAL, "seqno 0 is reserved");
+		HOST_FAIL(-EINVAL, "seqno 0 is reserved");
 	if ((int32_t)(s->seqno - q->tl.last_submitted) <= 0)
-		FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", s->seqno, q->tl.last_submitted);
+		HOST_FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", s->seqno, q->tl.last_submitted);
 	if (s->nr_bos > FERRY_MAX_SUBMIT_BOS)
-		FAIL(-EINVAL, "nr_bos %u exceeds %u", s->nr_bos, FERRY_MAX_SUBMIT_BOS);
+		HOST_FAIL(-EINVAL, "nr_bos %u exceeds %u", s->nr_bos, FERRY_MAX_SUBMIT_BOS);
 	if (s->nr_in_fences > FERRY_MAX_SUBMIT_IN_FENCES)
-		FAIL(-EINVAL, "nr_in_fences %u exceeds %u", s->nr_in_fences, FERRY_MAX_SUBMIT_IN_FENCES);
+		HOST_FAIL(-EINVAL, "nr_in_fences %u exceeds %u", s->nr_in_fences, FERRY_MAX_SUBMIT_IN_FENCES);
 	if (reserve_scratch(ctx, s->nr_bos) < 0)
-		FAIL(-ENOMEM, "out of memory");
+		HOST_FAIL(-ENOMEM, "out of memory");
 
 	uint64_t mark = ++ctx->submit_mark;
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		struct host_bo *bo = bo_table_find(&ctx->bos, s->bos[i].bo_id);
 		if (!bo)
-			FAIL(-ENOENT, "bos[%u]: bo %u does not exist in context %u", i, s->bos[i].bo_id, s->ctx_id);
+			HOST_FAIL(-ENOENT, "bos[%u]: bo %u does not exist in context %u", i, s->bos[i].bo_id, s->ctx_id);
 		if (bo->submit_mark == mark)
-			FAIL(-EINVAL, "bos[%u]: bo %u is listed twice", i, s->bos[i].bo_id);
+			HOST_FAIL(-EINVAL, "bos[%u]: bo %u is listed twice", i, s->bos[i].bo_id);
 		bo->submit_mark = mark;
 		ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = bo->handle, .size = bo->size };
 		ctx->bo_ptrs[i] = bo;
@@ -141,9 +136,9 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		const struct ferry_fence_ref *f = &s->in_fences[i];
 		struct host_queue *fq = queue_find(ctx, f->queue_id);
 		if (!fq)
-			FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, f->queue_id, s->ctx_id);
+			HOST_FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, f->queue_id, s->ctx_id);
 		if ((int32_t)(f->seqno - fq->tl.last_submitted) > 0)
-			FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
+			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
 			     i, f->seqno, f->queue_id, fq->tl.last_submitted);
 		/* The kernel runs one queue in order, so a fence of the same queue needs no hold. */
 		if (fq != q && !timeline_passed(&fq->tl, f->seqno))
@@ -153,16 +148,18 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	if (unsignaled == 0 && list_empty(&q->held)) {
 		ret = timeline_push(&q->tl, s->seqno, s->flags, 0, true);
 		if (ret < 0)
-			FAIL(ret, "out of memory");
+			HOST_FAIL(ret, "out of memory");
 		ret = msm_submit_flush(ctx->msm, q->kernel_id, s->seqno);
 		if (ret < 0) {
 			q->tl.count--; /* un-push: the kernel did not take it */
-			FAIL(ret, "kernel rejected the submit (%s)", strerror(-ret));
+			HOST_FAIL(ret, "kernel rejected the submit (%s)", strerror(-ret));
 		}
 	} else {
+		if (ctx->nr_held >= HOST_MAX_HELD_PER_CTX)
+			HOST_FAIL(-EAGAIN, "too many submits waiting for in-fences (max %u)", HOST_MAX_HELD_PER_CTX);
 		struct held_submit *hs = hold(ctx, s, unsignaled);
 		if (!hs)
-			FAIL(-ENOMEM, "out of memory");
+			HOST_FAIL(-ENOMEM, "out of memory");
 		for (uint32_t i = 0; i < s->nr_in_fences; i++) {
 			const struct ferry_fence_ref *f = &s->in_fences[i];
 			struct host_queue *fq = queue_find(ctx, f->queue_id);
@@ -170,6 +167,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 				hs->in[hs->nr_in++] = (struct held_in_fence){ .q = fq, .seqno = f->seqno };
 		}
 		list_add_tail(&q->held, &hs->link);
+		ctx->nr_held++;
 	}
 	q->tl.last_submitted = s->seqno;
 	ctx->nr_inflight++;
@@ -212,7 +210,7 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		ctx->nr_inflight--;
 		timeline_signal(q, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
 	}
-	held_free(hs);
+	held_free(ctx, hs);
 }
 
 bool sched_release(struct host_ctx *ctx)
@@ -243,7 +241,7 @@ void sched_cancel(struct host_ctx *ctx, int32_t status)
 void sched_free_queue(struct host_queue *q)
 {
 	while (!list_empty(&q->held)) {
-		held_free(list_entry(q->held.next, struct held_submit, link));
+		held_free(q->ctx, list_entry(q->held.next, struct held_submit, link));
 		q->ctx->nr_inflight--;
 	}
 }

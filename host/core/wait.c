@@ -8,12 +8,6 @@
 
 #include "host_internal.h"
 
-#define FAIL(err, ...)                           \
-	do {                                     \
-		snprintf(why, n, __VA_ARGS__);   \
-		return (err);                    \
-	} while (0)
-
 static int64_t deadline_of(int64_t timeout_ns)
 {
 	if (timeout_ns < 0)
@@ -47,6 +41,7 @@ static void wait_end(struct host_wait *w, bool reply, int32_t status)
 	if (reply)
 		client_send_status(w->client, w->seq, status);
 	list_del(&w->link);
+	w->client->nr_waits--;
 	if (w->bo)
 		bo_unref(w->bo);
 	free(w);
@@ -64,9 +59,12 @@ static int start_wait(struct ferry_host_client *c, struct host_wait *tmpl, int64
 		client_send_status(c, tmpl->seq, poll_status);
 		return 0;
 	}
+	if (c->nr_waits >= HOST_MAX_WAITS_PER_CLIENT)
+		return -EAGAIN;
 	struct host_wait *w = malloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	c->nr_waits++;
 	*w = *tmpl;
 	w->deadline_ns = deadline_of(timeout_ns);
 	if (w->bo)
@@ -80,12 +78,12 @@ int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	const struct ferry_fence_wait *r = &m->u.fence_wait;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	struct host_queue *q = queue_find(ctx, r->queue_id);
 	if (!q)
-		FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
+		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
 	if ((int32_t)(r->seqno - q->tl.last_submitted) > 0)
-		FAIL(-EINVAL, "seqno %u was never submitted on queue %u (last %u)", r->seqno, r->queue_id,
+		HOST_FAIL(-EINVAL, "seqno %u was never submitted on queue %u (last %u)", r->seqno, r->queue_id,
 		     q->tl.last_submitted);
 	ctx_progress(ctx); /* answer from the freshest state */
 	if (!queue_find(ctx, r->queue_id)) {
@@ -97,7 +95,8 @@ int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	};
 	int ret = start_wait(c, &w, r->timeout_ns, -ETIMEDOUT);
 	if (ret < 0)
-		FAIL(ret, "out of memory");
+		HOST_FAIL(ret, ret == -EAGAIN ? "too many pending waits (max %u)" : "out of memory",
+			  HOST_MAX_WAITS_PER_CLIENT);
 	return 0;
 }
 
@@ -106,12 +105,12 @@ int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m,
 	const struct ferry_bo_cpu_prep *r = &m->u.bo_cpu_prep;
 	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
 	if (!ctx)
-		FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
 	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
 	if (!bo)
-		FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
 	if (!msm_cpu_prep_op_ok(r->op))
-		FAIL(-EINVAL, "cpu_prep op 0x%x: unknown bits", r->op);
+		HOST_FAIL(-EINVAL, "cpu_prep op 0x%x: unknown bits", r->op);
 	ctx_progress(ctx);
 	struct host_wait w = {
 		.client = c, .ctx = ctx, .kind = FERRY_MSG_BO_CPU_PREP, .seq = m->seq, .bo = bo, .op = r->op,
@@ -120,7 +119,8 @@ int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m,
 	int64_t timeout = msm_cpu_prep_op_nosync(r->op) ? 0 : r->timeout_ns;
 	int ret = start_wait(c, &w, timeout, -EBUSY);
 	if (ret < 0)
-		FAIL(ret, "out of memory");
+		HOST_FAIL(ret, ret == -EAGAIN ? "too many pending waits (max %u)" : "out of memory",
+			  HOST_MAX_WAITS_PER_CLIENT);
 	return 0;
 }
 

@@ -215,6 +215,20 @@ static void test_malformed_frames(void)
 	CHECK_EQ(ferry_host_client_handle(hc.client, junk, sizeof(junk), extra, 2), 0);
 	CHECK_EQ(harness_open_fds(), fds_before);
 
+	/* A valid frame at a misaligned address is still handled (the host copies it). */
+	struct ferry_msg q = { .kind = FERRY_MSG_DEVICE_QUERY, .seq = 4242 };
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	REQUIRE(ferry_wire_encode(&q, &b) == 0);
+	uint64_t *mis = calloc(1, b.len + 16);
+	REQUIRE(mis);
+	memcpy((char *)mis + 4, b.data + 4, b.len - 4);
+	CHECK_EQ(ferry_host_client_handle(hc.client, (char *)mis + 4, b.len - 4, NULL, 0), 0);
+	r = harness_reply(&hc, 4242);
+	CHECK(r && r->m.kind == FERRY_MSG_DEVICE_INFO);
+	free(mis);
+	ferry_buf_free(&b);
+
 	/* A reply kind is not a request. */
 	struct ferry_msg m = { .kind = FERRY_MSG_STATUS_REPLY };
 	uint32_t s = harness_request(&hc, &m);

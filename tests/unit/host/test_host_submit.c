@@ -406,6 +406,11 @@ static void test_client_free_with_pending_work(void)
 	req_fence_wait(&f.hc, 1, 1, 1, -1);
 	req_fence_wait(&f.hc, 1, 0, 1, 60 * 1000000000ll);
 	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	/* Deferred waits pin host memory: a client gets a bounded number. */
+	for (int i = 2; i < 1024; i++)
+		req_fence_wait(&f.hc, 1, 0, 1, -1);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	CHECK_ERROR(&f.hc, req_fence_wait(&f.hc, 1, 0, 1, -1), -EAGAIN);
 	CHECK(ferry_host_next_timeout_ms(host) > 0);
 	fixture_close(&f);
 	struct ferry_host_stats st;
@@ -436,6 +441,57 @@ static void test_context_destroy_cancels_waits(void)
 	fixture_close(&f);
 }
 
+/* A submit that never finishes is declared hung by the (simulated) hangcheck: FAULT_REPORT with
+ * FERRY_FAULT_HANG, the fence fails with -ETIMEDOUT, the context is lost. */
+static void test_hang(void)
+{
+	struct ctx_fixture f;
+	fixture_open(&f, "t-hang");
+	uint32_t at = emit_wait_mem_ge(f.cmd, 0, f.data_iova, 1); /* data[0] stays 0 */
+	struct submit_args a = simple_submit(0, 1, 0, at);
+	req_submit(&f.hc, &a);
+	HARNESS_RUN_UNTIL(host, find_signal(&f.hc, 0, 1), 30000);
+	struct rx_msg *fault = harness_find(&f.hc, FERRY_MSG_FAULT_REPORT);
+	struct rx_msg *sig = find_signal(&f.hc, 0, 1);
+	REQUIRE(fault && sig);
+	CHECK(fault->m.u.fault_report.flags & FERRY_FAULT_HANG);
+	CHECK_EQ(fault->m.u.fault_report.seqno, 1);
+	CHECK(fault->m.u.fault_report.ib_iova == f.cmd_iova);
+	CHECK_EQ(fault->m.u.fault_report.opcode, CP_WAIT_REG_MEM);
+	CHECK_EQ(sig->m.u.fence_signaled.status, -ETIMEDOUT);
+	CHECK(atomic_load(&f.page->lost) != 0);
+	fixture_close(&f);
+}
+
+/* Closing a queue with work in flight keeps its id busy until that work retired (and signaled). */
+static void test_queue_close_with_work_in_flight(void)
+{
+	struct ctx_fixture f;
+	fixture_open(&f, "t-qclose");
+	uint32_t at = emit_wait_mem_ge(f.cmd, 0, f.data_iova, 1);
+	at = emit_mem_write(f.cmd, at, f.data_iova + 4, 0x77);
+	struct submit_args a = simple_submit(0, 1, 0, at);
+	a.flags = FERRY_SUBMIT_NOTIFY;
+	req_submit(&f.hc, &a);
+	struct ferry_msg m = { .kind = FERRY_MSG_QUEUE_CLOSE };
+	m.u.queue_close = (struct ferry_queue_close){ .ctx_id = 1, .queue_id = 0 };
+	harness_request(&f.hc, &m);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	a.seqno = 2;
+	CHECK_ERROR(&f.hc, req_submit(&f.hc, &a), -ENOENT);          /* closed for new work */
+	CHECK_ERROR(&f.hc, req_queue_create(&f.hc, 1, 0, 0), -EBUSY); /* id still in use */
+	__atomic_store_n(&f.data[0], 1, __ATOMIC_SEQ_CST);
+	HARNESS_RUN_UNTIL(host, find_signal(&f.hc, 0, 1), 10000);
+	struct rx_msg *sig = find_signal(&f.hc, 0, 1);
+	REQUIRE(sig);
+	CHECK_EQ(f.data[1], 0x77);
+	int errors = harness_count(&f.hc, FERRY_MSG_ERROR);
+	req_queue_create(&f.hc, 1, 0, 0); /* drained and reaped: the id is free again */
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), errors);
+	CHECK_EQ(atomic_load(&f.page->slots[0].signaled), 0); /* a fresh timeline */
+	fixture_close(&f);
+}
+
 int main(void)
 {
 	host = harness_host();
@@ -446,6 +502,8 @@ int main(void)
 	RUN_TEST(test_in_fences_and_wait_deadlines);
 	RUN_TEST(test_client_free_with_pending_work);
 	RUN_TEST(test_context_destroy_cancels_waits);
+	RUN_TEST(test_queue_close_with_work_in_flight);
+	RUN_TEST(test_hang);
 	ferry_host_destroy(host);
 	return test_finish();
 }
