@@ -56,6 +56,7 @@ static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind 
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
 static_assert(FERRY_MAX_FRAME_SIZE < FLATBUFFERS_MAX_BUFFER_SIZE, "frame limit");
+static_assert(FERRY_MAX_REPORT_TEXT + 4096 < FERRY_MAX_FRAME_SIZE, "a full fault report fits a frame");
 
 static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"none",           "hello",           "device_query",  "context_create", "context_destroy",
@@ -91,21 +92,23 @@ struct encode_error {
 
 using Builder = flatbuffers::FlatBufferBuilder;
 
-// Optional strings: NULL stays absent.
-flatbuffers::Offset<flatbuffers::String> optional_string(Builder &fbb, const char *s)
+// Optional strings: NULL stays absent. limit is FERRY_MAX_STRING except for FaultReport.text.
+flatbuffers::Offset<flatbuffers::String> optional_string(Builder &fbb, const char *s,
+							 size_t limit = FERRY_MAX_STRING)
 {
 	if (!s)
 		return 0;
-	size_t n = strnlen(s, FERRY_MAX_STRING + 1);
-	if (n > FERRY_MAX_STRING)
+	size_t n = strnlen(s, limit + 1);
+	if (n > limit)
 		throw encode_error{-EINVAL};
 	return fbb.CreateString(s, n);
 }
 
 // Required strings: NULL is sent as "" so the receiver always has one.
-flatbuffers::Offset<flatbuffers::String> required_string(Builder &fbb, const char *s)
+flatbuffers::Offset<flatbuffers::String> required_string(Builder &fbb, const char *s,
+							 size_t limit = FERRY_MAX_STRING)
 {
-	return optional_string(fbb, s ? s : "");
+	return optional_string(fbb, s ? s : "", limit);
 }
 
 // C records go out byte for byte: the layouts are asserted equal above. Empty arrays stay absent.
@@ -213,7 +216,7 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 			.Union();
 	case FERRY_MSG_FAULT_REPORT: {
 		const struct ferry_fault_report &f = u.fault_report;
-		auto text = required_string(fbb, f.text);
+		auto text = required_string(fbb, f.text, FERRY_MAX_REPORT_TEXT);
 		return wire::CreateFaultReport(fbb, f.ctx_id, f.queue_id, f.seqno, f.flags, f.iova, f.ib_iova,
 					       f.ib_dword, f.ib_level, f.opcode, f.source, text)
 			.Union();
@@ -287,24 +290,25 @@ struct decode_error {
 	throw decode_error{why};
 }
 
-const char *optional_string(const flatbuffers::String *s)
+const char *optional_string(const flatbuffers::String *s, size_t limit = FERRY_MAX_STRING)
 {
 	if (!s)
 		return nullptr;
-	if (s->size() > FERRY_MAX_STRING)
-		reject("string longer than FERRY_MAX_STRING");
+	if (s->size() > limit)
+		reject(limit == FERRY_MAX_STRING ? "string longer than FERRY_MAX_STRING"
+						 : "report text longer than FERRY_MAX_REPORT_TEXT");
 	// The C side sees a NUL-terminated string: an embedded NUL would silently cut it short.
 	if (memchr(s->c_str(), '\0', s->size()))
 		reject("string contains a NUL byte");
 	return s->c_str();
 }
 
-const char *required_string(const flatbuffers::String *s)
+const char *required_string(const flatbuffers::String *s, size_t limit = FERRY_MAX_STRING)
 {
 	// The Verifier already rejects a missing (required) field; this keeps the promise local.
 	if (!s)
 		reject("required string missing");
-	return optional_string(s);
+	return optional_string(s, limit);
 }
 
 // Points the C array at the records inside the frame. The Verifier checked that the vector lies
@@ -484,7 +488,7 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		f.ib_level = b->ib_level();
 		f.opcode = b->opcode();
 		f.source = b->source();
-		f.text = required_string(b->text());
+		f.text = required_string(b->text(), FERRY_MAX_REPORT_TEXT);
 		return;
 	}
 	case wire::Body_NONE:

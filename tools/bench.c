@@ -1,6 +1,8 @@
 /* `ferry bench`: the same three workloads through a spawned ferryd and through the simulator
- * called in-process (no boundary), with the ratio, plus the socket round-trip floor. Figures
- * from one run on one machine; nothing here passes or fails. */
+ * called in-process (no boundary), with the ratio, plus the socket round-trip floor; then PM4
+ * validation: its in-process copy+validate throughput, and the submit cost of a realistic
+ * stream through ferryd in a validated vs a passthrough context. Figures from one run on one
+ * machine; nothing here passes or fails. */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include "ferry/ferry.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferryd_spawn.h"
+#include "pm4_workload.h"
 #include "sim/sim_msm.h"
 #include "subcommands.h"
 
@@ -46,6 +49,12 @@ struct figures {
 	double pipelined_per_s;         /* submits per second, one wait at the end */
 	double bo_cycles_per_s;         /* create+map+close per second */
 };
+
+static const char *fmt(char *buf, size_t len, const char *f, double v)
+{
+	snprintf(buf, len, f, v);
+	return buf;
+}
 
 /* ---- in-process: the simulated kernel driver through struct kdev ---- */
 
@@ -254,6 +263,100 @@ out:
 	return r;
 }
 
+/* ---- validated vs passthrough: a realistic 64 KiB stream through ferryd ---- */
+
+#define STREAM_BYTES (64u << 10)
+#define STREAM_BURST 256 /* pipelined submits in flight at most: well inside the shadow pool cap */
+
+struct stream_figures {
+	bool ok;
+	double median_us;       /* submit + wait */
+	double pipelined_per_s;
+};
+
+static int bench_stream(const char *uri, uint32_t policy, int iters, struct stream_figures *f)
+{
+	struct ferry_device *dev;
+	struct ferry_context *ctx = NULL;
+	struct ferry_queue *q = NULL;
+	struct ferry_bo *cmd = NULL, *state = NULL, *data = NULL;
+	void *cmd_map = NULL, *state_map = NULL;
+	uint64_t state_iova = 0, data_iova = 0;
+	int r = ferry_device_open(uri, &dev);
+	if (r < 0)
+		return r;
+	r = ferry_context_create(dev, FERRY_FAMILY_MSM, policy, &ctx);
+	if (r == 0)
+		r = ferry_queue_create(ctx, 0, &q);
+	if (r == 0)
+		r = ferry_bo_new(ctx, STREAM_BYTES, MSM_BO_WC, &cmd);
+	if (r == 0)
+		r = ferry_bo_new(ctx, PM4_WORKLOAD_STATE_BYTES, MSM_BO_WC, &state);
+	if (r == 0)
+		r = ferry_bo_new(ctx, PM4_WORKLOAD_DATA_MIN_BYTES, MSM_BO_WC, &data);
+	if (r == 0)
+		r = ferry_bo_map(cmd, &cmd_map);
+	if (r == 0)
+		r = ferry_bo_map(state, &state_map);
+	if (r == 0)
+		r = ferry_bo_iova(state, &state_iova);
+	if (r == 0)
+		r = ferry_bo_iova(data, &data_iova);
+	if (r < 0) {
+		fprintf(stderr, "bench: %s context: %s\n", policy ? "passthrough" : "validated",
+			ferry_device_last_error(dev));
+		goto out;
+	}
+	pm4_workload_states(state_map);
+	const struct pm4_workload w = { state_iova, data_iova, PM4_WORKLOAD_DATA_MIN_BYTES };
+	uint32_t bytes = pm4_workload_stream(&w, cmd_map, STREAM_BYTES);
+	struct ferry_cmd c = { .bo = cmd, .offset = 0, .size = bytes };
+	struct ferry_submit_bo bos[] = { { state, MSM_SUBMIT_BO_READ }, { data, MSM_SUBMIT_BO_WRITE } };
+	struct ferry_submit s = { .cmds = &c, .nr_cmds = 1, .bos = bos, .nr_bos = 2 };
+
+	int n = iters / 10 > 20 ? iters / 10 : 20;
+	double *lat = calloc((size_t)n, sizeof(double));
+	if (!lat) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n && r == 0; i++) {
+		uint32_t seqno;
+		double t0 = now_us();
+		r = ferry_submit(q, &s, &seqno);
+		if (r == 0)
+			r = ferry_fence_wait(q, seqno, 10000000000ll);
+		lat[i] = now_us() - t0;
+	}
+	if (r == 0)
+		f->median_us = percentile(lat, n, 50);
+	free(lat);
+
+	/* Two bursts, the second timed: the first grows the shadow pool to this depth, as any
+	 * steady workload would once. */
+	for (int round = 0; round < 2 && r == 0; round++) {
+		uint32_t seqno = 0;
+		double t0 = now_us();
+		for (int i = 0; i < STREAM_BURST && r == 0; i++)
+			r = ferry_submit(q, &s, &seqno);
+		if (r == 0)
+			r = ferry_fence_wait(q, seqno, 60000000000ll);
+		f->pipelined_per_s = STREAM_BURST / ((now_us() - t0) / 1e6);
+	}
+	if (r < 0)
+		fprintf(stderr, "bench: %s stream: %s\n", policy ? "passthrough" : "validated",
+			ferry_device_last_error(dev));
+	f->ok = r == 0;
+out:
+	ferry_bo_close(cmd);
+	ferry_bo_close(state);
+	ferry_bo_close(data);
+	ferry_queue_close(q);
+	ferry_context_destroy(ctx);
+	ferry_device_close(dev);
+	return r;
+}
+
 /* ---- the floor: a small frame ping-ponged over a unix socketpair between two threads ---- */
 
 struct pong_arg {
@@ -317,7 +420,11 @@ static void usage(FILE *f)
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
 		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
-		   "  floor. Figures, not a test: nothing passes or fails.\n");
+		   "  floor. Then PM4 validation: (d) copy+validate throughput in process for a\n"
+		   "  realistic stream of 64 KiB and 1 MiB, (e) submit+wait and pipelined submits of a\n"
+		   "  64 KiB stream through ferryd, validated vs passthrough context (a spawned ferryd\n"
+		   "  allows passthrough; with --server the server must). Figures, not a test: nothing\n"
+		   "  passes or fails.\n");
 }
 
 int cmd_bench(int argc, char **argv)
@@ -374,7 +481,8 @@ int cmd_bench(int argc, char **argv)
 			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
 			return 1;
 		}
-		if (ferryd_spawn(path, gpu, NULL, true, 10000, &proc) < 0)
+		const char *const extra[] = { "--allow-passthrough", NULL }; /* for (e) */
+		if (ferryd_spawn(path, gpu, extra, true, 10000, &proc) < 0)
 			return 1;
 		uri = proc.uri;
 	}
@@ -384,24 +492,38 @@ int cmd_bench(int argc, char **argv)
 	int rf = bench_ferry(uri, iters, &fe);
 	int rn = bench_native(gpu, iters, &na);
 	int rs = bench_floor(iters, &floor_med, &floor_p99);
+	struct pm4_workload_rate rate64 = { 0 }, rate1m = { 0 };
+	int rv = pm4_workload_validate_rate(64u << 10, 0.3, &rate64);
+	if (rv == 0)
+		rv = pm4_workload_validate_rate(1u << 20, 0.3, &rate1m);
+	struct stream_figures sv = { 0 }, sp = { 0 };
+	bench_stream(uri, FERRY_POLICY_VALIDATED, iters, &sv);
+	bench_stream(uri, FERRY_POLICY_PASSTHROUGH, iters, &sp);
 	if (proc.pid > 0)
 		ferryd_stop(&proc, 5000);
-	if (rf < 0 || rn < 0 || rs < 0) {
-		fprintf(stderr, "bench: a measurement failed (ferryd %s, in-process %s, floor %s)\n",
-			strerror(-rf), strerror(-rn), strerror(-rs));
+	if (rf < 0 || rn < 0 || rs < 0 || rv < 0 || !sv.ok) {
+		fprintf(stderr, "bench: a measurement failed (ferryd %s, in-process %s, floor %s, "
+			"validation %s, validated stream %s)\n", strerror(-rf), strerror(-rn),
+			strerror(-rs), strerror(-rv), sv.ok ? "ok" : "failed");
 		return 1;
 	}
 
+	char pt_med[32], pt_pipe[32];
 	if (json) {
 		printf("{\"gpu\":\"%s\",\"iterations\":%d,\n"
 		       " \"roundtrip_us\":{\"ferry\":{\"median\":%.2f,\"p99\":%.2f},"
 		       "\"native\":{\"median\":%.2f,\"p99\":%.2f}},\n"
 		       " \"pipelined_submits_per_s\":{\"ferry\":%.0f,\"native\":%.0f},\n"
 		       " \"bo_cycles_per_s\":{\"ferry\":%.0f,\"native\":%.0f},\n"
-		       " \"socket_floor_us\":{\"median\":%.2f,\"p99\":%.2f}}\n",
+		       " \"socket_floor_us\":{\"median\":%.2f,\"p99\":%.2f},\n"
+		       " \"pm4_validate_mb_per_s\":{\"64k\":%.0f,\"1m\":%.0f},\n"
+		       " \"stream64k_submit_wait_median_us\":{\"validated\":%.2f,\"passthrough\":%s},\n"
+		       " \"stream64k_pipelined_per_s\":{\"validated\":%.0f,\"passthrough\":%s}}\n",
 		       gpu, iters, fe.rt_median_us, fe.rt_p99_us, na.rt_median_us, na.rt_p99_us,
 		       fe.pipelined_per_s, na.pipelined_per_s, fe.bo_cycles_per_s,
-		       na.bo_cycles_per_s, floor_med, floor_p99);
+		       na.bo_cycles_per_s, floor_med, floor_p99, rate64.mb_per_s, rate1m.mb_per_s,
+		       sv.median_us, sp.ok ? fmt(pt_med, sizeof(pt_med), "%.2f", sp.median_us) : "null",
+		       sv.pipelined_per_s, sp.ok ? fmt(pt_pipe, sizeof(pt_pipe), "%.0f", sp.pipelined_per_s) : "null");
 		return 0;
 	}
 	printf("ferry bench: simulated %s, %d iterations (one run on this machine; figures, not "
@@ -418,5 +540,23 @@ int cmd_bench(int argc, char **argv)
 	printf("\nsocket round-trip floor (64-byte ping-pong over a unix socketpair, two threads):\n"
 	       "  median %.1f us, p99 %.1f us\n", floor_med, floor_p99);
 	printf("ratio = cost through ferryd / cost in-process (higher = more overhead)\n");
+
+	printf("\nPM4 validation (copy + relocate + validate into shadow copies):\n");
+	printf("  (d) in process, Turnip-like stream: %7u bytes %7.0f MB/s (%.1f us), %7u bytes "
+	       "%7.0f MB/s (%.1f us)\n", rate64.stream_bytes, rate64.mb_per_s, rate64.us_per_submit,
+	       rate1m.stream_bytes, rate1m.mb_per_s, rate1m.us_per_submit);
+	printf("  (e) through ferryd, %u-byte stream      %12s %12s %9s\n", rate64.stream_bytes,
+	       "validated", "passthrough", "ratio");
+	if (sp.ok) {
+		printf("      submit+wait, median (us)            %12.1f %12.1f %8.2fx\n", sv.median_us,
+		       sp.median_us, sv.median_us / sp.median_us);
+		printf("      pipelined submits per second        %12.0f %12.0f %8.2fx\n",
+		       sv.pipelined_per_s, sp.pipelined_per_s, sp.pipelined_per_s / sv.pipelined_per_s);
+	} else {
+		printf("      submit+wait, median (us)            %12.1f %12s\n", sv.median_us, "refused");
+		printf("      pipelined submits per second        %12.0f %12s\n", sv.pipelined_per_s, "refused");
+		printf("      (the server does not allow passthrough contexts)\n");
+	}
+	printf("  ratio = validated cost / passthrough cost (higher = more validation overhead)\n");
 	return 0;
 }

@@ -201,9 +201,11 @@ static int step_async(struct demo *d)
 
 static int step_fault(struct demo *d)
 {
-	step_begin("GPU fault in context B (CP_MEM_WRITE to an unmapped iova) while context A "
-		   "completes 200 submits");
-	int r = ferry_context_create(d->dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &d->b);
+	step_begin("GPU fault in context B (passthrough: CP_MEM_WRITE to an unmapped iova) while "
+		   "context A completes 200 submits");
+	/* Passthrough, so the stray write reaches the GPU: a validated context is refused it at
+	 * submit (shown below). ferryd was started with --allow-passthrough. */
+	int r = ferry_context_create(d->dev, FERRY_FAMILY_MSM, FERRY_POLICY_PASSTHROUGH, &d->b);
 	check(r == 0, "context B: %s", ferry_device_last_error(d->dev));
 	if (r < 0)
 		return r;
@@ -225,6 +227,19 @@ static int step_fault(struct demo *d)
 	check(pm4_builder_ok(&b), "PM4 builder error");
 	printf("    B's IB @0x%" PRIx64 ": faulting CP_MEM_WRITE to 0x%" PRIx64 " at dword %u\n",
 	       d->bib.iova, bad_iova, fault_dword);
+	{
+		/* The same stream from validated context A (its IB1 BO's second half) is refused. */
+		memcpy(d->ib1.cpu + 512, d->bib.cpu, pm4_builder_bytes(&b));
+		struct ferry_cmd cmd = { d->ib1.bo, 2048, pm4_builder_bytes(&b), 0 };
+		struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1 };
+		uint32_t seqno = 0;
+		int rs = ferry_submit(d->qa, &s, &seqno);
+		if (rs == 0)
+			rs = ferry_fence_wait(d->qa, seqno, 10000000000ll);
+		check(rs == -EINVAL, "validated context A: the stray write was not refused (%d)", rs);
+		printf("    from validated context A the same IB is refused at submit:\n      %s\n",
+		       ferry_device_last_error(d->dev));
+	}
 
 	/* Context A's work: each submit writes its index into its own dword. */
 	uint32_t *aib = d->ib2.cpu + 512;
@@ -363,7 +378,8 @@ int cmd_demo(int argc, char **argv)
 			return 1;
 		}
 		step_begin("starting ferryd");
-		if (ferryd_spawn(path, gpu, NULL, true, 10000, &proc) < 0)
+		const char *const extra[] = { "--allow-passthrough", NULL }; /* for context B */
+		if (ferryd_spawn(path, gpu, extra, true, 10000, &proc) < 0)
 			return 1;
 		uri = proc.uri;
 		printf("    %s --gpu %s, socket %s, pid %d\n", path, gpu, proc.socket, (int)proc.pid);

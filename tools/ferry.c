@@ -8,6 +8,7 @@ static const struct ferry_subcommand subcommands[] = {
 	{ "demo", "run a guest workload through a private ferryd and check every result", cmd_demo },
 	{ "bench", "measure ferryd against the in-process simulator and the socket floor", cmd_bench },
 	{ "decode", "disassemble PM4 from a raw dump, a fault report or an .rd capture", cmd_decode },
+	{ "status", "a running ferryd's status, sync-state dump, fault reports, watchdog", cmd_status },
 };
 
 static void usage(FILE *f)

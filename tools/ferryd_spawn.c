@@ -73,6 +73,7 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 	}
 	snprintf(p->socket, sizeof(p->socket), "%.80s/ferryd.sock", p->dir);
 	snprintf(p->uri, sizeof(p->uri), "unix:%.96s", p->socket);
+	snprintf(p->control, sizeof(p->control), "%.96s.ctl", p->socket);
 	if (capture_log)
 		snprintf(p->log, sizeof(p->log), "%.80s/ferryd.log", p->dir);
 
@@ -184,6 +185,8 @@ int ferryd_stop(struct ferryd_proc *p, int timeout_ms)
 	}
 	if (p->dir[0]) {
 		unlink(p->socket);
+		/* ferryd removes its control socket on a clean exit; not after SIGKILL. */
+		unlink(p->control);
 		if (p->log[0])
 			unlink(p->log);
 		rmdir(p->dir);

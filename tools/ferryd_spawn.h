@@ -14,6 +14,7 @@ struct ferryd_proc {
 	char socket[96];
 	char uri[104];    /* "unix:" + socket */
 	char log[96];     /* ferryd's stderr, when captured */
+	char control[100]; /* its operator control socket (socket + ".ctl") */
 };
 
 /* Finds the ferryd binary: explicit path, else $FERRYD, else next to this program

@@ -11,5 +11,6 @@ struct ferry_subcommand {
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

@@ -26,6 +26,17 @@ struct kdev_ops {
 	 * last call, copied into buf (NUL-terminated, truncated to len). Returns its length, or
 	 * -ENOENT if none is pending. Real devices read /sys/class/devcoredump/devcd* for it. */
 	ssize_t (*coredump)(struct kdev *kd, char *buf, size_t len);
+	/* Optional (NULL = not supported): what the kernel knows of this open's unretired submits,
+	 * for sync-state dumps. One line per submit, oldest first per submitqueue, into buf
+	 * (NUL-terminated; a line that does not fit is left out whole):
+	 *   queue=<submitqueue id> fence=<seqno> exec=<P|S>[ <wait>]
+	 * exec S = the CP has begun it, P = not yet. <wait>, when the CP is polling in that submit:
+	 *   wait=<WAIT_REG_MEM|WAIT_MEM_GTE> addr=0x<iova>|reg=0x<reg> live=0x<value now>
+	 *   ref=0x<wanted> mask=0x<mask> op=<always|lt|le|eq|ne|ge|gt>[ signed]
+	 * (the wait is over when (live & mask) op ref holds).
+	 * Returns the length written, or a negative errno (-ENOTSUP: the kernel cannot tell, as
+	 * real msm today). */
+	ssize_t (*debug_state)(struct kdev *kd, char *buf, size_t len);
 	void (*close)(struct kdev *kd);
 };
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,28 @@ void msm_bo_close(struct msm_ctx *mc, uint32_t handle)
 {
 	struct drm_gem_close req = { .handle = handle };
 	kdev_ioctl(mc->kd, DRM_IOCTL_GEM_CLOSE, &req);
+}
+
+int msm_bo_map(struct msm_ctx *mc, uint32_t handle, uint64_t size, bool writable, void **map)
+{
+	if (size == 0 || (uint64_t)(size_t)size != size)
+		return -EINVAL;
+	struct drm_msm_gem_info info = { .handle = handle, .info = MSM_INFO_GET_OFFSET };
+	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_INFO, &info);
+	if (ret < 0)
+		return ret;
+	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
+	void *p = mc->kd->ops->mmap(mc->kd, (size_t)size, prot, MAP_SHARED, info.value);
+	if (p == MAP_FAILED)
+		return errno ? -errno : -ENOMEM;
+	*map = p;
+	return 0;
+}
+
+void msm_bo_unmap(struct msm_ctx *mc, void *map, uint64_t size)
+{
+	if (map)
+		mc->kd->ops->munmap(mc->kd, map, (size_t)size);
 }
 
 static struct drm_msm_timespec now_timespec(void)
@@ -348,6 +371,29 @@ int msm_submit_prepare(struct msm_ctx *mc, const struct ferry_msm_submit *s,
 	return 0;
 }
 
+int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t nr_handles,
+			   const struct msm_shadow_cmd *cmds, uint32_t nr_cmds)
+{
+	if (!mc->prepared || nr_cmds == 0 || nr_cmds > mc->cap_cmds || nr_handles > UINT32_MAX - mc->nr_bos)
+		return -EINVAL;
+	uint32_t first = mc->nr_bos;
+	if (reserve((void **)&mc->k_bos, &mc->cap_bos, first + nr_handles, sizeof(*mc->k_bos)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr_cmds; i++)
+		if (cmds[i].bo >= nr_handles)
+			return -EINVAL;
+	for (uint32_t i = 0; i < nr_handles; i++)
+		mc->k_bos[first + i] = (struct drm_msm_gem_submit_bo){ .flags = MSM_SUBMIT_BO_READ, .handle = handles[i] };
+	for (uint32_t i = 0; i < nr_cmds; i++)
+		mc->k_cmds[i] = (struct drm_msm_gem_submit_cmd){
+			.type = cmds[i].type, .submit_idx = first + cmds[i].bo,
+			.submit_offset = cmds[i].offset, .size = cmds[i].size,
+		};
+	mc->nr_bos = first + nr_handles;
+	mc->nr_cmds = nr_cmds;
+	return 0;
+}
+
 int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno)
 {
 	if (!mc->prepared)
@@ -382,4 +428,11 @@ int msm_read_fault(struct msm_ctx *mc, struct msm_fault *f, char *text, size_t t
 	text[text_len - 1] = '\0';
 	msm_parse_coredump(text, f);
 	return 0;
+}
+
+ssize_t msm_debug_state(struct msm_ctx *mc, char *buf, size_t len)
+{
+	if (!mc->kd->ops->debug_state)
+		return -ENOTSUP;
+	return mc->kd->ops->debug_state(mc->kd, buf, len);
 }

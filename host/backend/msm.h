@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <ferry/wire.h>
 
@@ -44,6 +45,10 @@ int msm_bo_new(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint32_t *hand
 /* A dma-buf/memfd fd of the BO's pages (CLOEXEC, read-write). */
 int msm_bo_export(struct msm_ctx *mc, uint32_t handle, int *fd);
 void msm_bo_close(struct msm_ctx *mc, uint32_t handle);
+/* Maps a BO into the host through the kernel's mmap offset (GEM_INFO GET_OFFSET): read-only
+ * for guest BOs the validator reads, read-write for host-private shadow copies. */
+int msm_bo_map(struct msm_ctx *mc, uint32_t handle, uint64_t size, bool writable, void **map);
+void msm_bo_unmap(struct msm_ctx *mc, void *map, uint64_t size);
 /* GEM_CPU_PREP ops the guest may ask for (MSM_PREP_READ / WRITE / NOSYNC). */
 bool msm_cpu_prep_op_ok(uint32_t op);
 bool msm_cpu_prep_op_nosync(uint32_t op);
@@ -70,6 +75,19 @@ struct msm_submit_bo_ref {
  * a pointer. Returns 0, or -EINVAL with a message naming the field in why. */
 int msm_submit_prepare(struct msm_ctx *mc, const struct ferry_msm_submit *s,
 		       const struct msm_submit_bo_ref *refs, char *why, size_t why_len);
+/* A kernel cmd executing a host-made shadow copy: bo indexes the handles given to
+ * msm_submit_use_shadows. */
+struct msm_shadow_cmd {
+	uint32_t type; /* MSM_SUBMIT_CMD_BUF or CTX_RESTORE_BUF */
+	uint32_t bo;
+	uint32_t offset, size; /* bytes */
+};
+/* Validated submits: after msm_submit_prepare, replaces the prepared cmds with cmds executing
+ * shadow copies. The shadow BOs are appended to the bo list (READ); the guest's BOs stay in it
+ * for implicit sync; no relocs reach the kernel (they were applied in the copies). Returns 0,
+ * -EINVAL (nothing prepared, bad index) or -ENOMEM. */
+int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t nr_handles,
+			   const struct msm_shadow_cmd *cmds, uint32_t nr_cmds);
 /* Issues the submit prepared last on kernel queue kernel_id with fence seqno (FENCE_SN_IN).
  * Returns 0 or the kernel's -errno. */
 int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno);
@@ -99,5 +117,9 @@ struct msm_fault {
 int msm_read_fault(struct msm_ctx *mc, struct msm_fault *f, char *text, size_t text_len);
 /* The parser alone (for tests). */
 void msm_parse_coredump(const char *text, struct msm_fault *f);
+
+/* The kernel's view of the open's unretired submits (kdev.debug_state, line format in kdev.h)
+ * into buf. Returns the length, or -ENOTSUP when the kernel cannot tell. */
+ssize_t msm_debug_state(struct msm_ctx *mc, char *buf, size_t len);
 
 #endif

@@ -102,6 +102,7 @@ void bo_unref(struct host_bo *bo)
 		return;
 	struct ferry_host *h = bo->ctx->client->host;
 	/* The kernel keeps BOs of in-flight submits alive itself, so closing the handle is safe. */
+	validation_bo_unmap(bo);
 	msm_bo_close(bo->ctx->msm, bo->handle);
 	h->stats.bos--;
 	h->stats.bo_bytes -= bo->size;
@@ -142,13 +143,19 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	int fd = -1;
 	ret = msm_bo_export(ctx->msm, bo->handle, &fd);
 	if (ret == 0)
+		ret = validation_bo_added(ctx, bo);
+	if (ret == 0) {
 		ret = bo_table_insert(&ctx->bos, bo);
+		if (ret < 0)
+			validation_bo_removed(ctx, bo);
+	}
 	if (ret < 0) {
+		validation_bo_unmap(bo);
 		msm_bo_close(ctx->msm, bo->handle);
 		free(bo);
 		if (fd >= 0)
 			close(fd);
-		HOST_FAIL(ret, "could not export bo %u", r->bo_id);
+		HOST_FAIL(ret, "could not export or map bo %u", r->bo_id);
 	}
 	c->host->stats.bos++;
 	c->host->stats.bo_bytes += size;
@@ -172,6 +179,8 @@ int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char
 	if (!bo)
 		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
 	bo_table_remove(&ctx->bos, bo);
+	/* Later submits cannot name it; held ones were validated already and keep it alive. */
+	validation_bo_removed(ctx, bo);
 	bo_unref(bo);
 	return 0;
 }

@@ -55,7 +55,8 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	if (r->family != FERRY_FAMILY_MSM)
 		HOST_FAIL(-EINVAL, "unknown family %u", r->family);
 	if (r->policy == FERRY_POLICY_PASSTHROUGH && !h->cfg.allow_passthrough)
-		HOST_FAIL(-EPERM, "passthrough policy is not allowed by this server");
+		HOST_FAIL(-EPERM, "passthrough policy (no command-stream validation, no shadow copies) is not "
+			  "allowed by this server; it must be started with --allow-passthrough");
 	if (r->policy != FERRY_POLICY_VALIDATED && r->policy != FERRY_POLICY_PASSTHROUGH)
 		HOST_FAIL(-EINVAL, "unknown policy %u", r->policy);
 
@@ -75,6 +76,8 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		HOST_FAIL(-ENOMEM, "could not open the GPU device");
 	}
 	ret = msm_ctx_create(kd, &ctx->msm);
+	if (ret == 0 && ctx->policy == FERRY_POLICY_VALIDATED)
+		ret = validation_ctx_init(ctx);
 	if (ret == 0)
 		ret = make_fence_page(ctx);
 	if (ret == 0) {
@@ -126,6 +129,8 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	if (ctx->poll_fd >= 0)
 		epoll_ctl(h->epfd, EPOLL_CTL_DEL, ctx->poll_fd, NULL);
 	list_del(&ctx->timer_link);
+	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. */
+	validation_ctx_fini(ctx);
 	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
 	msm_ctx_destroy(ctx->msm);
 	if (ctx->page)

@@ -55,6 +55,8 @@ void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32
 	struct host_ctx *ctx = q->ctx;
 	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
 	q->tl.signaled = seqno;
+	/* The kernel is done with this submit's shadow copies: back to the pool. */
+	validation_retired(ctx, q->id, seqno);
 	if (status) {
 		q->tl.error_seqno = seqno;
 		q->tl.error = status;

@@ -25,6 +25,7 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 	list_init(&h->timer_ctxs);
 	ferry_buf_init(&h->out);
 	h->epfd = -1;
+	watchdog_init(h);
 
 	int ret;
 	if (strncmp(h->gpu, "/dev/", 5) == 0) {
@@ -37,6 +38,8 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
 		goto fail;
 	}
+	if (h->cfg.hangcheck_ms)
+		sim_msm_set_hangcheck_ms(h->sim, h->cfg.hangcheck_ms);
 	/* Probe through a throwaway open: every context's open sees the same device. */
 	struct kdev *kd = sim_msm_open(h->sim);
 	if (!kd) {
@@ -72,10 +75,12 @@ void ferry_host_destroy(struct ferry_host *h)
 		return;
 	while (!list_empty(&h->clients))
 		ferry_host_client_free(list_entry(h->clients.next, struct ferry_host_client, link));
+	validation_host_fini(h);
 	if (h->sim)
 		sim_msm_device_destroy(h->sim);
 	if (h->epfd >= 0)
 		close(h->epfd);
+	fault_log_free(h);
 	ferry_buf_free(&h->out);
 	free(h);
 }
@@ -100,13 +105,18 @@ void ferry_host_dispatch(struct ferry_host *h)
 		if (ctx->nr_inflight)
 			ctx_progress(ctx);
 	}
-	wait_expire(h, host_now_ns());
+	int64_t now = host_now_ns();
+	wait_expire(h, now);
+	watchdog_check(h, now);
 }
 
 int ferry_host_next_timeout_ms(const struct ferry_host *h)
 {
 	int64_t ms = -1;
 	int64_t deadline = wait_next_deadline(h);
+	int64_t watchdog = watchdog_next_ns(h);
+	if (watchdog < deadline)
+		deadline = watchdog;
 	if (deadline != INT64_MAX) {
 		int64_t left = deadline - host_now_ns();
 		ms = left <= 0 ? 0 : (left + 999999) / 1000000;

@@ -22,8 +22,9 @@
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
-/* Fault report text kept per context and sent to the guest (the codec caps strings). */
-#define HOST_FAULT_TEXT_MAX    (64u * 1024u)
+/* The kernel's devcoredump text read per fault (ctx->fault_text); the report the guest gets
+ * (the host's header plus this) is capped at FERRY_MAX_REPORT_TEXT too. */
+#define HOST_FAULT_TEXT_MAX    FERRY_MAX_REPORT_TEXT
 /* How often contexts whose kdev has no poll fd are polled while they have work in flight. */
 #define HOST_POLL_INTERVAL_MS  2
 
@@ -36,6 +37,24 @@
 	} while (0)
 
 struct sim_msm_device;
+struct fault_log;
+
+/* The fence-signal watchdog (watchdog.c): host-wide state, and per queue the oldest pending
+ * fence it is timing. */
+struct host_watchdog {
+	int64_t timeout_ns;     /* 0: off */
+	int64_t next_check_ns;  /* INT64_MAX: nothing was pending at the last check */
+	uint64_t seen_submits;  /* stats.submits at the last check: new work re-arms an idle check */
+};
+struct watchdog_track {
+	bool armed;             /* the queue had pending work at the last check */
+	bool reported;          /* the dump for this fence was written */
+	uint32_t signaled;      /* the queue's last signaled seqno when timing started */
+	int64_t since_ns;
+};
+struct pm4v_validator;
+struct shadow_set;
+struct ctx_validation;
 
 struct ferry_host {
 	struct ferry_host_config cfg;
@@ -49,6 +68,10 @@ struct ferry_host {
 	struct list timer_ctxs; /* host_ctx.timer_link: contexts without a kdev poll fd */
 	struct ferry_host_stats stats;
 	struct ferry_buf out; /* encode scratch, reused for every frame sent */
+	struct fault_log *fault_log; /* reports kept for operators (fault_log.c) */
+	uint32_t next_client_id;
+	struct host_watchdog wd;
+	struct pm4v_validator *validator; /* shared by validated contexts; made on first use */
 };
 
 struct ferry_host_client {
@@ -57,6 +80,7 @@ struct ferry_host_client {
 	struct ferry_host_client_ops ops;
 	void *cookie;
 	char peer[64];
+	uint32_t id;          /* for sync-state dumps: GPU-<client id>-<ctx>-<queue> */
 	struct list contexts; /* host_ctx.link */
 	bool gone;            /* send failed: nothing more is sent */
 	uint32_t bad_frames;
@@ -73,6 +97,7 @@ struct host_bo {
 	uint32_t refs; /* the table's, plus held submits' and waits' */
 	uint64_t size, iova;
 	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
+	void *map;            /* validated contexts: read-only host mapping, for the BO's lifetime */
 };
 
 struct bo_table {
@@ -107,6 +132,7 @@ struct host_queue {
 	struct fence_timeline tl;
 	struct list held; /* held_submit.link, FIFO */
 	bool closing;     /* closed by the guest; freed when its work drained */
+	struct watchdog_track wd;
 };
 
 struct host_ctx {
@@ -129,7 +155,9 @@ struct host_ctx {
 	struct msm_submit_bo_ref *refs;
 	struct host_bo **bo_ptrs;
 	uint32_t scratch_cap;
-	char *fault_text;
+	char *fault_text; /* scratch for the kernel's devcoredump (HOST_FAULT_TEXT_MAX), made on first fault */
+	char lost_why[320]; /* set with lost: what the GPU did, for the errors of later submits */
+	struct ctx_validation *val; /* validated policy only (validation.c), else NULL */
 };
 
 struct host_wait {
@@ -206,6 +234,27 @@ void sched_free_queue(struct host_queue *q);
 void sched_forget_queue(struct host_queue *q);
 bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo);
 
+/* validation.c: the validated policy (sorted BO table with host mappings, shadow pool). */
+int validation_ctx_init(struct host_ctx *ctx);
+void validation_ctx_fini(struct host_ctx *ctx);
+void validation_host_fini(struct ferry_host *h);
+/* BO create / close of a validated context (no-ops otherwise): map + insert, remove. */
+int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo);
+void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo);
+void validation_bo_unmap(struct host_bo *bo);
+/* Validates and copies a submit whose envelope passed (bos[] resolved). 0 and *set (to queue
+ * or release), or a negative errno with the validator's message in why. */
+int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, struct host_bo *const *bos,
+		      struct shadow_set **set, char *why, size_t n);
+/* After msm_submit_prepare: the kernel runs the set's shadows instead of the guest's cmds. */
+int validation_use_shadows(struct host_ctx *ctx, const struct shadow_set *set);
+/* The set's submit took seqno on queue / never reached the kernel. */
+void validation_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno);
+void validation_release(struct host_ctx *ctx, struct shadow_set *set);
+/* Seqno retired on queue; the queue went away. */
+void validation_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno);
+void validation_queue_gone(struct host_ctx *ctx, uint32_t queue);
+
 /* wait.c */
 int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
@@ -216,5 +265,39 @@ void wait_drop_ctx(struct host_ctx *ctx, bool reply, int32_t status);
 /* A queue is going away: waits on it are answered (its work all retired). */
 void wait_queue_gone(struct host_queue *q);
 int64_t wait_next_deadline(const struct ferry_host *h);
+
+/* fault_log.c: a fault or hang of seqno on q — report to the guest (FAULT_REPORT) and the log,
+ * keep it for operators, mark the context lost. Returns the fence status (-ETIMEDOUT for a
+ * hang, else -EIO). */
+int32_t fault_log_report(struct host_queue *q, uint32_t seqno);
+/* The message for requests on a lost context ("context N lost after a GPU hang at ..."). */
+const char *ctx_lost_reason(const struct host_ctx *ctx);
+void fault_log_free(struct ferry_host *h);
+
+/* sched.c, for sync-state dumps: each held submit of q, oldest first, with the in-fences it
+ * still waits for. */
+struct sched_held_view {
+	uint32_t seqno;
+	uint32_t nr_in;
+	const struct host_queue *in_q[FERRY_MAX_SUBMIT_IN_FENCES];
+	uint32_t in_seqno[FERRY_MAX_SUBMIT_IN_FENCES];
+};
+void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const struct sched_held_view *v), void *arg);
+
+/* sync_state.c: the sync-state dump (format in host/debug/sync_dump.h) of one context, or of
+ * every context when ctx is NULL. malloc'd text ("" when nothing is pending), NULL on ENOMEM. */
+char *sync_state_text(struct ferry_host *h, struct host_ctx *ctx);
+
+/* watchdog.c */
+void watchdog_init(struct ferry_host *h);
+/* Times every queue's oldest pending fence; logs the context's sync-state dump once per fence
+ * overdue by the timeout. Cheap when called before its next check is due. */
+void watchdog_check(struct ferry_host *h, int64_t now_ns);
+/* When watchdog_check next has something to do (CLOCK_MONOTONIC ns), INT64_MAX if never. */
+int64_t watchdog_next_ns(const struct ferry_host *h);
+/* One queue's step: pending = it has unretired work, signaled = its last signaled seqno.
+ * Returns true when the fence it times just became overdue (once per fence). */
+bool watchdog_track_step(struct watchdog_track *t, bool pending, uint32_t signaled, int64_t now_ns,
+			 int64_t timeout_ns);
 
 #endif

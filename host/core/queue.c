@@ -1,5 +1,5 @@
 /* Submit queues: QUEUE_CREATE / QUEUE_CLOSE, and retiring a queue's seqnos in order — with the
- * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: read and report the coredump). */
+ * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: fault_log.c reports it). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,68 +77,13 @@ void queue_free(struct host_queue *q)
 	sched_forget_queue(q);
 	wait_queue_gone(q);
 	sched_free_queue(q);
+	validation_queue_gone(ctx, q->id);
 	ctx->nr_inflight -= q->tl.count;
 	msm_queue_close(ctx->msm, q->kernel_id);
 	timeline_fini(&q->tl);
 	ctx->queues[q->id] = NULL;
 	ctx->client->host->stats.queues--;
 	free(q);
-}
-
-/* Sends the FAULT_REPORT for seqno and returns the fence status it gets. */
-static int32_t report_fault(struct host_queue *q, uint32_t seqno)
-{
-	struct host_ctx *ctx = q->ctx;
-	struct ferry_host *h = ctx->client->host;
-	if (!ctx->fault_text)
-		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
-	char empty[1] = "";
-	char *text = ctx->fault_text ? ctx->fault_text : empty;
-	struct msm_fault f;
-	if (msm_read_fault(ctx->msm, &f, text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
-		text[0] = '\0';
-	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
-		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u",
-			 f.queue_id, f.fence, seqno);
-
-	/* A hang is -ETIMEDOUT; a pagefault or a CP error (or an unreadable dump) is -EIO. */
-	int32_t status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO;
-	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
-	ev.u.fault_report = (struct ferry_fault_report){
-		.ctx_id = ctx->id,
-		.queue_id = q->id,
-		.seqno = seqno,
-		.flags = (f.kind == MSM_FAULT_HANG ? FERRY_FAULT_HANG : 0) | (f.have_iova && f.write ? FERRY_FAULT_WRITE : 0),
-		.iova = f.iova,
-		.ib_iova = f.ib_iova,
-		.ib_dword = f.ib_dword,
-		.ib_level = f.ib_level,
-		.opcode = f.opcode,
-		.source = 0,
-		.text = text,
-	};
-	/* The codec caps strings; the guest gets the head of the report, the host log keeps all. */
-	size_t len = strlen(text);
-	char saved = 0;
-	if (len >= FERRY_MAX_STRING) {
-		saved = text[FERRY_MAX_STRING - 1];
-		text[FERRY_MAX_STRING - 1] = '\0';
-	}
-	client_send(ctx->client, &ev, NULL, 0);
-	if (len >= FERRY_MAX_STRING)
-		text[FERRY_MAX_STRING - 1] = saved;
-
-	if (f.have_iova)
-		host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s fault at iova 0x%llx",
-			 ctx->client->peer, ctx->id, q->id, seqno, f.write ? "write" : "read",
-			 (unsigned long long)f.iova);
-	else
-		host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s", ctx->client->peer,
-			 ctx->id, q->id, seqno, f.kind == MSM_FAULT_HANG ? "hang" : "command-stream error");
-	host_log(h, FERRY_LOG_DEBUG, "coredump:\n%s", text);
-	h->stats.faults++;
-	ctx_mark_lost(ctx);
-	return status;
 }
 
 bool queue_retire(struct host_queue *q)
@@ -161,7 +106,7 @@ bool queue_retire(struct host_queue *q)
 				uint32_t faults;
 				if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
 					q->faults = faults;
-					done.status = report_fault(q, done.seqno);
+					done.status = fault_log_report(q, done.seqno);
 				}
 			}
 		}

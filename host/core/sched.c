@@ -1,7 +1,7 @@
 /* Submits and the host-side scheduler: checks a submit (ids, seqno order, BO table, envelope,
- * in-fences), sends it to the kernel at once when nothing holds it back, or keeps a copy until
- * its in-fences (queues of the same context) have signaled. Per queue, order is kept: a submit
- * behind a held one is held too. */
+ * in-fences), validates it into shadow copies (validated contexts), sends it to the kernel at
+ * once when nothing holds it back, or keeps a copy until its in-fences (queues of the same
+ * context) have signaled. Per queue, order is kept: a submit behind a held one is held too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@ struct held_submit {
 	struct host_bo **bos;      /* one reference each */
 	struct held_in_fence *in;
 	uint32_t nr_in;
+	struct shadow_set *shadows; /* validated contexts: made when the message came; queued */
 };
 
 static int reserve_scratch(struct host_ctx *ctx, uint32_t nr)
@@ -99,7 +100,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	if (!ctx)
 		HOST_FAIL(-ENOENT, "context %u does not exist", s->ctx_id);
 	if (ctx->lost)
-		HOST_FAIL(-EIO, "context %u is lost (GPU fault or hang); create a new context", s->ctx_id);
+		HOST_FAIL(-EIO, "%s; create a new context", ctx_lost_reason(ctx));
 	struct host_queue *q = queue_find(ctx, s->queue_id);
 	if (!q || q->closing)
 		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", s->queue_id, s->ctx_id);
@@ -144,22 +145,48 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		if (fq != q && !timeline_passed(&fq->tl, f->seqno))
 			unsignaled++;
 	}
+	bool held = unsignaled != 0 || !list_empty(&q->held);
+	if (held && ctx->nr_held >= HOST_MAX_HELD_PER_CTX)
+		HOST_FAIL(-EAGAIN, "too many submits waiting for in-fences (max %u)", HOST_MAX_HELD_PER_CTX);
 
-	if (unsignaled == 0 && list_empty(&q->held)) {
-		ret = timeline_push(&q->tl, s->seqno, s->flags, 0, true);
+	/* Last of the checks, as it is the costly one; a rejection leaves everything as it was
+	 * (the seqno is not taken: the guest's library completes that fence with the error). */
+	struct shadow_set *shadows = NULL;
+	if (ctx->val) {
+		ret = validation_submit(ctx, s, ctx->bo_ptrs, &shadows, why, n);
 		if (ret < 0)
+			return ret;
+	}
+
+	if (!held) {
+		ret = shadows ? validation_use_shadows(ctx, shadows) : 0;
+		if (ret == 0)
+			ret = timeline_push(&q->tl, s->seqno, s->flags, 0, true);
+		if (ret < 0) {
+			if (shadows)
+				validation_release(ctx, shadows);
 			HOST_FAIL(ret, "out of memory");
+		}
 		ret = msm_submit_flush(ctx->msm, q->kernel_id, s->seqno);
 		if (ret < 0) {
 			q->tl.count--; /* un-push: the kernel did not take it */
+			if (shadows)
+				validation_release(ctx, shadows);
 			HOST_FAIL(ret, "kernel rejected the submit (%s)", strerror(-ret));
 		}
+		if (shadows)
+			validation_queue(ctx, shadows, q->id, s->seqno);
 	} else {
-		if (ctx->nr_held >= HOST_MAX_HELD_PER_CTX)
-			HOST_FAIL(-EAGAIN, "too many submits waiting for in-fences (max %u)", HOST_MAX_HELD_PER_CTX);
 		struct held_submit *hs = hold(ctx, s, unsignaled);
-		if (!hs)
+		if (!hs) {
+			if (shadows)
+				validation_release(ctx, shadows);
 			HOST_FAIL(-ENOMEM, "out of memory");
+		}
+		/* Recycled when this seqno retires, however it retires (run, refused, cancelled). */
+		hs->shadows = shadows;
+		if (shadows)
+			validation_queue(ctx, shadows, q->id, s->seqno);
 		for (uint32_t i = 0; i < s->nr_in_fences; i++) {
 			const struct ferry_fence_ref *f = &s->in_fences[i];
 			struct host_queue *fq = queue_find(ctx, f->queue_id);
@@ -195,6 +222,8 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 			ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
 		if (ret == 0)
 			ret = msm_submit_prepare(ctx->msm, &hs->s, ctx->refs, why, sizeof(why));
+		if (ret == 0 && hs->shadows)
+			ret = validation_use_shadows(ctx, hs->shadows);
 		if (ret == 0)
 			ret = msm_submit_flush(ctx->msm, q->kernel_id, hs->s.seqno);
 		if (ret < 0) {
@@ -276,4 +305,21 @@ bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo)
 		}
 	}
 	return false;
+}
+
+void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const struct sched_held_view *v), void *arg)
+{
+	struct sched_held_view v;
+	for (const struct list *l = q->held.next; l != &q->held; l = l->next) {
+		const struct held_submit *hs = list_entry(l, struct held_submit, link);
+		v.seqno = hs->s.seqno;
+		v.nr_in = 0;
+		for (uint32_t i = 0; i < hs->nr_in && v.nr_in < FERRY_MAX_SUBMIT_IN_FENCES; i++) {
+			if (!hs->in[i].q || timeline_passed(&hs->in[i].q->tl, hs->in[i].seqno))
+				continue;
+			v.in_q[v.nr_in] = hs->in[i].q;
+			v.in_seqno[v.nr_in++] = hs->in[i].seqno;
+		}
+		fn(arg, &v);
+	}
 }

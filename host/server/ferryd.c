@@ -35,6 +35,13 @@ static void usage(FILE *f)
 		"  -v                   one log level more verbose (repeatable)\n"
 		"  --allow-passthrough  let clients ask for passthrough contexts\n"
 		"  --ready-fd N         write one byte to fd N once listening, then close it\n"
+		"  --hangcheck-ms N     a submit without progress for N ms is a GPU hang (default 500)\n"
+		"  --fence-timeout-ms N log the sync-state dump when a fence is N ms overdue\n"
+		"                       (default 3000; 0 = watchdog off)\n"
+		"  --crash-dir DIR      also write every fault/hang report to DIR (mode 0600)\n"
+		"  --max-reports N      fault/hang reports kept in memory (default 16)\n"
+		"  --control PATH       operator control socket (default: the socket path + .ctl;\n"
+		"                       `ferry status` talks to it; 'none' = no control socket)\n"
 		"  --help, --version\n",
 		FERRYD_DEFAULT_GPU);
 }
@@ -66,7 +73,7 @@ static void run(struct server *srv)
 {
 	struct epoll_event evs[64];
 	while (!srv->stop) {
-		int n = epoll_wait(srv->epfd, evs, 64, ferry_host_next_timeout_ms(srv->host));
+		int n = epoll_wait(srv->epfd, evs, 64, control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host)));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -82,19 +89,22 @@ static void run(struct server *srv)
 				if (read(srv->signal_fd, &si, sizeof(si)) == sizeof(si))
 					ferryd_log(FERRY_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
 				srv->stop = true;
-			} else if (tag != &tag_host) {
+			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events)) {
 				conn_event(tag, evs[i].events);
 			}
 		}
 		/* Always: retires work, answers due waits (the host fd or a deadline may be why we woke). */
 		ferry_host_dispatch(srv->host);
 		conn_reap_dead(srv);
+		control_expire(srv);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD };
+	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD,
+	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL };
+	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "gpu", required_argument, NULL, OPT_GPU },
@@ -103,12 +113,18 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "allow-passthrough", no_argument, NULL, OPT_PASSTHROUGH },
 		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
+		{ "hangcheck-ms", required_argument, NULL, OPT_HANGCHECK },
+		{ "fence-timeout-ms", required_argument, NULL, OPT_FENCE_TIMEOUT },
+		{ "crash-dir", required_argument, NULL, OPT_CRASH_DIR },
+		{ "max-reports", required_argument, NULL, OPT_MAX_REPORTS },
+		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
 	const char *gpu = FERRYD_DEFAULT_GPU;
 	bool passthrough = false;
 	int ready_fd = -1;
+	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
@@ -152,6 +168,14 @@ int main(int argc, char **argv)
 			ready_fd = (int)v;
 			break;
 		}
+		case OPT_HANGCHECK:
+		case OPT_FENCE_TIMEOUT:
+		case OPT_CRASH_DIR:
+		case OPT_MAX_REPORTS:
+		case OPT_CONTROL:
+			if (parse_diag_option(c - OPT_HANGCHECK, optarg, &diag) < 0)
+				return 2;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -185,6 +209,10 @@ int main(int argc, char **argv)
 		.allow_passthrough = passthrough,
 		.log = ferryd_host_log_sink,
 		.log_level = ferryd_log_level,
+		.hangcheck_ms = diag.hangcheck_ms,
+		.fence_timeout_ms = diag.fence_timeout_ms ? (int)diag.fence_timeout_ms : -1,
+		.max_fault_reports = diag.max_reports,
+		.crash_dir = diag.crash_dir,
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {
@@ -194,6 +222,9 @@ int main(int argc, char **argv)
 	srv.listen_fd = ferryd_listen(socket_path);
 	if (srv.listen_fd < 0)
 		goto out;
+	char control_path[108];
+	if (!control_path_for(&diag, socket_path, control_path, sizeof(control_path)))
+		goto out_unlink;
 	srv.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	srv.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (srv.signal_fd < 0 || srv.epfd < 0 || add_fd(srv.epfd, srv.listen_fd, &tag_listen) < 0 ||
@@ -202,6 +233,14 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "event loop setup: %s", strerror(errno));
 		goto out_unlink;
 	}
+	struct control_info cinfo = {
+		.socket = socket_path,
+		.hangcheck_ms = diag.hangcheck_ms,
+		.last_fence_timeout_ms = diag.fence_timeout_ms ? diag.fence_timeout_ms : 3000,
+		.crash_dir = diag.crash_dir,
+	};
+	if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0)
+		goto out_unlink;
 	ferryd_log(FERRY_LOG_INFO, "ferryd %s serving %s on %s", FERRY_VERSION, ferry_host_device_name(srv.host),
 		   socket_path);
 	if (ready_fd >= 0) {
@@ -214,6 +253,7 @@ int main(int argc, char **argv)
 	status = srv.stop ? 0 : 1;
 
 out_unlink:
+	control_close(&srv);
 	conn_free_all(&srv);
 	unlink(socket_path);
 out:

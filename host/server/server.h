@@ -15,6 +15,7 @@
 #define FERRYD_FRAMES_PER_WAKEUP 64
 
 struct conn;
+struct control;
 
 struct server {
 	int epfd;
@@ -24,6 +25,7 @@ struct server {
 	struct conn *conns; /* doubly linked through conn.prev/next */
 	unsigned next_conn_id;
 	bool stop;
+	struct control *control; /* the operator's control socket, or NULL */
 };
 
 /* log.c */
@@ -43,5 +45,37 @@ int conn_accept_all(struct server *srv);
 void conn_event(struct conn *c, unsigned events);
 void conn_reap_dead(struct server *srv);
 void conn_free_all(struct server *srv);
+
+/* diag_options.c: ferryd's hang/fault diagnostics options. */
+struct diag_options {
+	unsigned hangcheck_ms;
+	unsigned fence_timeout_ms; /* 0 = watchdog off */
+	unsigned max_reports;
+	const char *crash_dir;     /* or NULL */
+	const char *control;       /* --control, or NULL for <socket>.ctl */
+};
+/* In the order of ferryd's option enum, from its --hangcheck-ms on. */
+enum { DIAG_OPT_HANGCHECK, DIAG_OPT_FENCE_TIMEOUT, DIAG_OPT_CRASH_DIR, DIAG_OPT_MAX_REPORTS, DIAG_OPT_CONTROL };
+/* Parses one of them into d; prints why and returns a negative errno when arg is bad. */
+int parse_diag_option(int which, const char *arg, struct diag_options *d);
+/* The control socket's path ("" for --control none). False (logged) when it does not fit. */
+bool control_path_for(const struct diag_options *d, const char *socket_path, char *buf, size_t len);
+
+/* control.c: the operator's control socket (<socket>.ctl). */
+struct control_info {
+	const char *socket;             /* the guests' socket, for `status` */
+	unsigned hangcheck_ms;
+	unsigned last_fence_timeout_ms; /* what `watchdog on` restores */
+	const char *crash_dir;          /* or NULL */
+};
+/* Listens on path (mode 0600) and registers with srv->epfd. Returns 0 or a negative errno. */
+int control_open(struct server *srv, const char *path, const struct control_info *info);
+void control_close(struct server *srv);
+/* Handles tag's epoll events if it is one of the control socket's; false if not. */
+bool control_event(struct server *srv, void *tag, unsigned events);
+/* timeout_ms (epoll's, -1 = none) lowered to the control connections' next deadline. */
+int control_timeout_ms(const struct server *srv, int timeout_ms);
+/* Drops control connections past their deadline or done. */
+void control_expire(struct server *srv);
 
 #endif

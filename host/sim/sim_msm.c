@@ -256,6 +256,11 @@ static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 	return (ssize_t)n;
 }
 
+static ssize_t sim_kdev_debug_state(struct kdev *kd, char *buf, size_t len)
+{
+	return sim_debug_state(to_open(kd), buf, len);
+}
+
 static void sim_kdev_close(struct kdev *kd)
 {
 	struct sim_open *o = to_open(kd);
@@ -298,6 +303,7 @@ static const struct kdev_ops sim_msm_kdev_ops = {
 	.poll_fd = sim_kdev_poll_fd,
 	.poll_ack = sim_kdev_poll_ack,
 	.coredump = sim_kdev_coredump,
+	.debug_state = sim_kdev_debug_state,
 	.close = sim_kdev_close,
 };
 

@@ -216,6 +216,10 @@ int sim_memstore_reserve(struct sim_open *o, uint32_t id);
 /* Wakes every stalled submit for an immediate re-poll. */
 void sim_dispatch_wake_stalled(struct sim_msm_device *dev);
 
+/* kdev.debug_state (sim_debug_state.c): the open's unretired submits and what stalled ones
+ * poll, in kdev.h's line format. Takes dev->lock. */
+ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len);
+
 /* Devcoredump text (sim_coredump.c): stores it as the open's pending coredump. */
 void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
 			  const struct cp_fault *f);

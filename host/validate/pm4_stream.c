@@ -328,12 +328,12 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		default:
 			return 0;
 		}
-	case CP_WAIT_MEM_GTE:
-		if (need(k, cnt, 3))
+	case CP_WAIT_MEM_GTE: /* dw0 reserved, POLL_ADDR lo/hi, REF: the CP reads all four */
+		if (need(k, cnt, 4))
 			return -1;
 		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
-	case CP_COND_WRITE5:
-		if (need(k, cnt, 7))
+	case CP_COND_WRITE5: /* the CP_WAIT_REG_MEM five, WRITE_ADDR lo/hi, WRITE_DATA */
+		if (need(k, cnt, 8))
 			return -1;
 		if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_MEMORY &&
 		    check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR"))

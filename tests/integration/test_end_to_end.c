@@ -1,6 +1,6 @@
 /* End to end through a real ferryd: BOs, an IB1->IB2 chain doing memory writes, a register
- * readback, timestamps and a copy; then a fault in a second context while the first keeps
- * completing submits. */
+ * readback, timestamps and a copy; then a fault in a second (passthrough) context while the
+ * first keeps completing submits — the validated first context is refused the same stream. */
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -64,10 +64,20 @@ static void test_chain(void)
 	ferry_bo_close(ts.bo);
 }
 
+/* A client whose context is passthrough: its stray write reaches the GPU and faults (a
+ * validated context's would be refused at submit). */
+static void open_passthrough(struct itest_client *c)
+{
+	memset(c, 0, sizeof(*c));
+	REQUIRE(ferry_device_open(ferryd.uri, &c->dev) == 0);
+	REQUIRE(ferry_context_create(c->dev, FERRY_FAMILY_MSM, FERRY_POLICY_PASSTHROUGH, &c->ctx) == 0);
+	REQUIRE(ferry_queue_create(c->ctx, 0, &c->q) == 0);
+}
+
 static void test_fault_isolation(void)
 {
 	struct itest_client b;
-	REQUIRE(itest_client_open(ferryd.uri, &b) == 0);
+	open_passthrough(&b);
 	struct itest_bo bib, aib, adata;
 	REQUIRE(itest_bo_new(b.ctx, 4096, &bib) == 0);
 	REQUIRE(itest_bo_new(a.ctx, 64 * 1024, &aib) == 0);
@@ -85,6 +95,18 @@ static void test_fault_isolation(void)
 	uint32_t fault_dword = bb.len;
 	pm4_mem_write(&bb, bad, (const uint32_t[]){ 1 }, 1);
 	REQUIRE(pm4_builder_ok(&bb));
+
+	/* The validated context A is refused this stream at submit (its fence gets the error,
+	 * nothing runs, A is not lost). */
+	struct itest_bo arej;
+	REQUIRE(itest_bo_new(a.ctx, 4096, &arej) == 0);
+	memcpy(arej.cpu, bib.cpu, pm4_builder_bytes(&bb));
+	uint32_t rejected;
+	CHECK_EQ(itest_submit(&a, arej.bo, 0, pm4_builder_bytes(&bb), NULL, 0, &rejected), 0);
+	CHECK_EQ(ferry_fence_wait(a.q, rejected, ITEST_WAIT_NS), -EINVAL);
+	CHECK(strstr(ferry_device_last_error(a.dev), "CP_MEM_WRITE") != NULL);
+	CHECK(!ferry_context_lost(a.ctx));
+	ferry_bo_close(arej.bo);
 
 	/* 200 tiny IBs in A, each writing its index; B's fault in the middle. */
 	enum { N = 200, SLOT = 16 };
@@ -147,7 +169,10 @@ static void test_device_info(void)
 
 int main(void)
 {
-	itest_start_ferryd(&ferryd);
+	char path[PATH_MAX];
+	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
+	const char *const extra[] = { "--allow-passthrough", NULL };
+	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
 	REQUIRE(itest_client_open(ferryd.uri, &a) == 0);
 	RUN_TEST(test_device_info);
 	RUN_TEST(test_chain);

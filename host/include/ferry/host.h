@@ -31,6 +31,15 @@ struct ferry_host_config {
 	void (*log)(void *cookie, int level, const char *msg);
 	void *log_cookie;
 	int log_level; /* messages above this are dropped */
+	/* Hangs and faults (0 = the default). hangcheck_ms: a submit making no progress this long
+	 * is a hang (default 500). fence_timeout_ms: the fence-signal watchdog logs the sync-state
+	 * dump of a context whose fence is this overdue (default 3000; < 0 = off).
+	 * max_fault_reports: reports kept in memory (default 16). crash_dir: if set, each report
+	 * is also written there as a file (mode 0600). */
+	unsigned hangcheck_ms;
+	int fence_timeout_ms;
+	unsigned max_fault_reports;
+	const char *crash_dir;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -78,8 +87,30 @@ struct ferry_host_stats {
 	uint64_t submits;
 	uint64_t faults;
 	uint64_t bad_messages;
+	/* Validated policy: submits refused by the PM4 validator; shadow-copy BOs created (ever:
+	 * flat in steady state, as the pool recycles them) and the bytes they hold now. */
+	uint64_t validation_rejects;
+	uint64_t shadow_bos_created;
+	uint64_t shadow_bytes;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
+
+/* --- Operator diagnostics (docs/debugging.md) --- */
+
+/* The sync-state dump: one line per pending operation of every queue of every context, in the
+ * format of docs/debugging.md. *text is malloc'd (the caller frees it; "" when nothing is
+ * pending). Returns 0 or -ENOMEM. */
+int ferry_host_sync_dump(struct ferry_host *host, char **text);
+/* The fence-signal watchdog's timeout: ms > 0 sets it (and turns the watchdog on), 0 turns it
+ * off. */
+void ferry_host_set_fence_timeout(struct ferry_host *host, unsigned ms);
+/* The current timeout in ms, 0 when the watchdog is off. */
+unsigned ferry_host_fence_timeout(const struct ferry_host *host);
+/* Fault/hang reports kept in memory, oldest first: how many, and one by index (NULL past the
+ * end). *number gets the report's running number (as in the log); the text stays owned by the
+ * host until the report is dropped for a newer one. */
+unsigned ferry_host_nr_fault_reports(const struct ferry_host *host);
+const char *ferry_host_fault_report(const struct ferry_host *host, unsigned index, uint64_t *number);
 
 #ifdef __cplusplus
 }

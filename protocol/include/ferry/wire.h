@@ -28,6 +28,9 @@ extern "C" {
 #define FERRY_MAX_SUBMIT_RELOCS   16384u
 #define FERRY_MAX_SUBMIT_IN_FENCES 64u
 #define FERRY_MAX_STRING          4096u
+/* FaultReport.text alone may be longer: a devcoredump-like report with its register file and last
+ * packets runs to tens of KiB. Still well inside FERRY_MAX_FRAME_SIZE. */
+#define FERRY_MAX_REPORT_TEXT     (256u * 1024u)
 /* Most params one DEVICE_INFO reply may carry. */
 #define FERRY_MAX_DEVICE_PARAMS   256u
 
@@ -264,7 +267,7 @@ struct ferry_fault_report {
 	uint32_t ib_level;  /* 0 ring, 1 IB1, 2 IB2 */
 	uint32_t opcode;    /* packet opcode (PM4 type-7 opcode, or 0x100|reg for type-4) */
 	uint32_t source;    /* unit that faulted: 0 CP (others later) */
-	const char *text;   /* full report, devcoredump-like */
+	const char *text;   /* full report, devcoredump-like; up to FERRY_MAX_REPORT_TEXT bytes */
 };
 
 struct ferry_msg {

@@ -18,11 +18,13 @@ struct ctx_fixture {
 	uint64_t cmd_iova, data_iova;
 };
 
-static void fixture_open(struct ctx_fixture *f, const char *name)
+static void fixture_open_policy(struct ctx_fixture *f, const char *name, uint32_t policy)
 {
 	memset(f, 0, sizeof(*f));
 	harness_connect(&f->hc, host, name);
-	struct rx_msg *r = harness_reply(&f->hc, req_context_create(&f->hc, 1));
+	struct ferry_msg m = { .kind = FERRY_MSG_CONTEXT_CREATE };
+	m.u.context_create = (struct ferry_context_create){ .ctx_id = 1, .family = FERRY_FAMILY_MSM, .policy = policy };
+	struct rx_msg *r = harness_reply(&f->hc, harness_request(&f->hc, &m));
 	REQUIRE(r && r->m.kind == FERRY_MSG_CONTEXT_CREATED && r->nfds == 2);
 	f->page = mmap(NULL, FERRY_FENCE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, r->fds[0], 0);
 	REQUIRE(f->page != MAP_FAILED);
@@ -37,6 +39,11 @@ static void fixture_open(struct ctx_fixture *f, const char *name)
 	f->data_iova = r->m.u.bo_created.iova;
 	REQUIRE(harness_count(&f->hc, FERRY_MSG_ERROR) == 0);
 	harness_clear(&f->hc);
+}
+
+static void fixture_open(struct ctx_fixture *f, const char *name)
+{
+	fixture_open_policy(f, name, FERRY_POLICY_VALIDATED);
 }
 
 static void fixture_close(struct ctx_fixture *f)
@@ -265,7 +272,8 @@ static void test_submit_executes_and_signals(void)
 static void test_fault_reports_and_loses_context(void)
 {
 	struct ctx_fixture f;
-	fixture_open(&f, "t-fault");
+	/* Passthrough: the validator would refuse the stray write below before the GPU saw it. */
+	fixture_open_policy(&f, "t-fault", FERRY_POLICY_PASSTHROUGH);
 	/* A second, innocent context of the same client. */
 	REQUIRE(harness_reply(&f.hc, req_context_create(&f.hc, 2))->m.kind == FERRY_MSG_CONTEXT_CREATED);
 
@@ -446,7 +454,9 @@ static void test_context_destroy_cancels_waits(void)
 static void test_hang(void)
 {
 	struct ctx_fixture f;
-	fixture_open(&f, "t-hang");
+	/* Passthrough, so the crash location is the guest's own IB (a validated context's names
+	 * the shadow copy: see docs/security.md). */
+	fixture_open_policy(&f, "t-hang", FERRY_POLICY_PASSTHROUGH);
 	uint32_t at = emit_wait_mem_ge(f.cmd, 0, f.data_iova, 1); /* data[0] stays 0 */
 	struct submit_args a = simple_submit(0, 1, 0, at);
 	req_submit(&f.hc, &a);
@@ -494,7 +504,11 @@ static void test_queue_close_with_work_in_flight(void)
 
 int main(void)
 {
-	host = harness_host();
+	/* Watchdog off: its check while work is pending would show in ferry_host_next_timeout_ms,
+	 * which these tests read for wait deadlines (test_hang_report.c tests the watchdog). */
+	struct ferry_host_config cfg = { .gpu = "a630", .log_level = FERRY_LOG_ERROR, .allow_passthrough = true,
+					 .fence_timeout_ms = -1 };
+	REQUIRE(ferry_host_create(&cfg, &host) == 0);
 	RUN_TEST(test_queue_checks);
 	RUN_TEST(test_submit_checks);
 	RUN_TEST(test_submit_executes_and_signals);

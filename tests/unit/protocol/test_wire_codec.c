@@ -358,6 +358,55 @@ static void test_decode_string_rules(void)
 	free(token);
 }
 
+/* FaultReport.text has its own, larger limit (FERRY_MAX_REPORT_TEXT): a report of that size
+ * round-trips, one byte more is refused on both sides, and other strings keep FERRY_MAX_STRING. */
+static void test_fault_report_text_limit(void)
+{
+	char *text = malloc(FERRY_MAX_REPORT_TEXT + 2);
+	REQUIRE(text);
+	memset(text, 'r', FERRY_MAX_REPORT_TEXT + 1);
+	text[FERRY_MAX_REPORT_TEXT] = '\0';
+
+	struct ferry_msg m, out;
+	struct ferry_buf b;
+	const char *why = NULL;
+	sample_msg(FERRY_MSG_FAULT_REPORT, &m);
+	m.u.fault_report.text = text;
+	encode_ok(&m, &b);
+	CHECK(b.len - 4 <= FERRY_MAX_FRAME_SIZE);
+	uint8_t *payload = b.data + 4;
+	size_t len = b.len - 4;
+	REQUIRE(decode_copy(payload, len, &out, &why) == 0);
+	CHECK(same_msg(&m, &out));
+	CHECK_EQ(strlen(out.u.fault_report.text), FERRY_MAX_REPORT_TEXT);
+
+	/* The decoder refuses a length prefix one past the limit. */
+	size_t str_at = (size_t)((const uint8_t *)out.u.fault_report.text - SCRATCH);
+	CHECK_EQ(rd32(payload + str_at - 4), FERRY_MAX_REPORT_TEXT);
+	REQUIRE(str_at + FERRY_MAX_REPORT_TEXT + 1 < len && payload[str_at + FERRY_MAX_REPORT_TEXT + 1] == 0);
+	wr32(payload + str_at - 4, FERRY_MAX_REPORT_TEXT + 1);
+	why = NULL;
+	CHECK_EQ(decode_copy(payload, len, &out, &why), -EBADMSG);
+	CHECK(why && strstr(why, "FERRY_MAX_REPORT_TEXT"));
+	ferry_buf_free(&b);
+
+	/* The encoder refuses one byte more. */
+	ferry_buf_init(&b);
+	text[FERRY_MAX_REPORT_TEXT] = 'r';
+	text[FERRY_MAX_REPORT_TEXT + 1] = '\0';
+	CHECK_EQ(ferry_wire_encode(&m, &b), -EINVAL);
+	CHECK_EQ(b.len, 0);
+
+	/* The larger limit is FaultReport.text's alone: an ERROR message past FERRY_MAX_STRING still
+	 * fails. */
+	text[FERRY_MAX_STRING + 1] = '\0';
+	sample_msg(FERRY_MSG_ERROR, &m);
+	m.u.error.message = text;
+	CHECK_EQ(ferry_wire_encode(&m, &b), -EINVAL);
+	ferry_buf_free(&b);
+	free(text);
+}
+
 static void test_decode_rejects_bad_envelope(void)
 {
 	struct ferry_msg m, out;
@@ -590,6 +639,7 @@ int main(void)
 	RUN_TEST(test_encode_rejects);
 	RUN_TEST(test_decode_limits);
 	RUN_TEST(test_decode_string_rules);
+	RUN_TEST(test_fault_report_text_limit);
 	RUN_TEST(test_decode_rejects_bad_envelope);
 	RUN_TEST(test_truncated_every_length);
 	RUN_TEST(test_random_bytes);

@@ -1,0 +1,334 @@
+/* The per-context shadow pool: chunks of GPU-read-only kernel BOs in six size classes (4 KiB to
+ * 4 MiB), bump-allocated by one submit at a time and recycled when that submit's seqno retires. */
+#include "shadow_pool.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uapi_msm.h"
+
+#define SHADOW_MIN_SHIFT   12u /* 4 KiB */
+#define SHADOW_NR_CLASSES  6u  /* x4 each: 4 KiB .. 4 MiB, the largest IB (0xfffff dwords) fits */
+/* Later chunks of one submit grow a class each (many small draw-state copies then need few
+ * BOs), up to this class (1 MiB). */
+#define SHADOW_GROW_MAX_CLASS 4u
+/* Copies start on this boundary (the CP fetches in small bursts; 4 would do). */
+#define SHADOW_ALIGN 16u
+
+struct shadow_chunk {
+	struct shadow_chunk *next_free;
+	uint32_t handle;
+	uint32_t cls;
+	uint64_t iova;
+	uint8_t *map;
+	uint32_t size, used;
+};
+
+struct shadow_fifo {
+	struct shadow_set *head, *tail;
+};
+
+struct shadow_pool {
+	struct msm_ctx *mc;
+	uint64_t max_bytes, bytes;
+	struct shadow_pool_counters counters;
+	struct shadow_chunk *free_chunks[SHADOW_NR_CLASSES];
+	struct shadow_set *free_sets;
+	struct shadow_set *cur; /* the submit being validated */
+	struct shadow_fifo *queues;
+	uint32_t nr_queues;
+};
+
+static uint32_t class_size(uint32_t cls)
+{
+	return 1u << (SHADOW_MIN_SHIFT + 2u * cls);
+}
+
+/* Smallest class holding size bytes, or SHADOW_NR_CLASSES if none does. */
+static uint32_t class_for(uint32_t size)
+{
+	for (uint32_t c = 0; c < SHADOW_NR_CLASSES; c++)
+		if (size <= class_size(c))
+			return c;
+	return SHADOW_NR_CLASSES;
+}
+
+int shadow_pool_create(struct msm_ctx *mc, uint32_t nr_queues, uint64_t max_bytes,
+		       struct shadow_pool_counters counters, struct shadow_pool **out)
+{
+	struct shadow_pool *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->queues = calloc(nr_queues ? nr_queues : 1, sizeof(*p->queues));
+	if (!p->queues) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->mc = mc;
+	p->nr_queues = nr_queues;
+	p->max_bytes = max_bytes;
+	p->counters = counters;
+	*out = p;
+	return 0;
+}
+
+static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
+{
+	msm_bo_unmap(p->mc, c->map, c->size);
+	msm_bo_close(p->mc, c->handle);
+	p->bytes -= c->size;
+	*p->counters.bytes -= c->size;
+	free(c);
+}
+
+static void chunk_recycle(struct shadow_pool *p, struct shadow_chunk *c)
+{
+	c->used = 0;
+	c->next_free = p->free_chunks[c->cls];
+	p->free_chunks[c->cls] = c;
+}
+
+/* Returns the set's chunks to the free lists and the set to its free list. */
+static void set_recycle(struct shadow_pool *p, struct shadow_set *s)
+{
+	for (uint32_t i = 0; i < s->nr_chunks; i++)
+		chunk_recycle(p, s->chunks[i]);
+	s->nr_chunks = 0;
+	s->nr_cmds = 0;
+	s->next = p->free_sets;
+	p->free_sets = s;
+}
+
+static void set_free(struct shadow_set *s)
+{
+	free(s->chunks);
+	free(s->handles);
+	free(s->cmds);
+	free(s);
+}
+
+void shadow_pool_destroy(struct shadow_pool *p)
+{
+	if (!p)
+		return;
+	shadow_pool_abort(p);
+	for (uint32_t q = 0; q < p->nr_queues; q++)
+		shadow_pool_drop_queue(p, q);
+	while (p->free_sets) {
+		struct shadow_set *s = p->free_sets;
+		p->free_sets = s->next;
+		set_free(s);
+	}
+	for (uint32_t c = 0; c < SHADOW_NR_CLASSES; c++) {
+		while (p->free_chunks[c]) {
+			struct shadow_chunk *ch = p->free_chunks[c];
+			p->free_chunks[c] = ch->next_free;
+			chunk_destroy(p, ch);
+		}
+	}
+	free(p->queues);
+	free(p);
+}
+
+int shadow_pool_begin(struct shadow_pool *p)
+{
+	shadow_pool_abort(p);
+	struct shadow_set *s = p->free_sets;
+	if (s) {
+		p->free_sets = s->next;
+	} else {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+	}
+	s->next = NULL;
+	p->cur = s;
+	return 0;
+}
+
+void shadow_pool_abort(struct shadow_pool *p)
+{
+	if (p->cur)
+		set_recycle(p, p->cur);
+	p->cur = NULL;
+}
+
+static int chunk_new(struct shadow_pool *p, uint32_t cls, struct shadow_chunk **out)
+{
+	uint32_t size = class_size(cls);
+	if (p->bytes + size > p->max_bytes)
+		return -ENOSPC;
+	struct shadow_chunk *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	/* GPU read-only: shaders and register-programmed writes (which the validator cannot bound)
+	 * fault instead of changing validated commands. WC: the host writes, the GPU reads once. */
+	int ret = msm_bo_new(p->mc, size, MSM_BO_GPU_READONLY | MSM_BO_WC, &c->handle, &c->iova);
+	if (ret < 0) {
+		free(c);
+		return ret;
+	}
+	void *map;
+	ret = msm_bo_map(p->mc, c->handle, size, true, &map);
+	if (ret < 0) {
+		msm_bo_close(p->mc, c->handle);
+		free(c);
+		return ret;
+	}
+	c->map = map;
+	c->cls = cls;
+	c->size = size;
+	p->bytes += size;
+	*p->counters.bytes += size;
+	(*p->counters.chunks_created)++;
+	*out = c;
+	return 0;
+}
+
+static int grow_array(void **arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+	if (n <= *cap)
+		return 0;
+	uint32_t want = *cap ? *cap * 2 : 8;
+	while (want < n)
+		want *= 2;
+	void *a = realloc(*arr, (size_t)want * elem);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	*cap = want;
+	return 0;
+}
+
+/* A chunk with room for size bytes for the current set: its last chunk, else a recycled or new
+ * one of the class the request (and the set's growth) calls for. */
+static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk **out)
+{
+	struct shadow_set *s = p->cur;
+	struct shadow_chunk *last = s->nr_chunks ? s->chunks[s->nr_chunks - 1] : NULL;
+	if (last && size <= last->size - last->used) {
+		*out = last;
+		return 0;
+	}
+	uint32_t cls = class_for(size);
+	if (cls >= SHADOW_NR_CLASSES)
+		return -E2BIG;
+	if (last) {
+		uint32_t grown = last->cls + 1 < SHADOW_GROW_MAX_CLASS ? last->cls + 1 : SHADOW_GROW_MAX_CLASS;
+		if (grown > cls)
+			cls = grown;
+	}
+	if (grow_array((void **)&s->chunks, &s->cap_chunks, s->nr_chunks + 1, sizeof(*s->chunks)))
+		return -ENOMEM;
+	struct shadow_chunk *c = p->free_chunks[cls];
+	if (c) {
+		p->free_chunks[cls] = c->next_free;
+	} else {
+		int ret = chunk_new(p, cls, &c);
+		if (ret < 0)
+			return ret;
+	}
+	s->chunks[s->nr_chunks++] = c;
+	*out = c;
+	return 0;
+}
+
+int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out)
+{
+	struct shadow_pool *p = pool;
+	if (!p->cur || size == 0 || size > UINT32_MAX - SHADOW_ALIGN)
+		return -EINVAL;
+	uint32_t aligned = (size + SHADOW_ALIGN - 1) & ~(SHADOW_ALIGN - 1);
+	struct shadow_chunk *c;
+	int ret = chunk_for(p, aligned, &c);
+	if (ret < 0)
+		return ret;
+	out->iova = c->iova + c->used;
+	out->map = c->map + c->used;
+	c->used += aligned;
+	return 0;
+}
+
+int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, uint32_t nr_cmds,
+		       struct shadow_set **out)
+{
+	struct shadow_set *s = p->cur;
+	if (!s)
+		return -EINVAL;
+	if (grow_array((void **)&s->handles, &s->cap_handles, s->nr_chunks, sizeof(*s->handles)) ||
+	    grow_array((void **)&s->cmds, &s->cap_cmds, nr_cmds, sizeof(*s->cmds)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nr_chunks; i++)
+		s->handles[i] = s->chunks[i]->handle;
+	for (uint32_t i = 0; i < nr_cmds; i++) {
+		uint32_t k = 0;
+		for (; k < s->nr_chunks; k++) {
+			const struct shadow_chunk *c = s->chunks[k];
+			if (cmds[i].iova >= c->iova && cmds[i].iova - c->iova <= c->used &&
+			    cmds[i].size <= c->used - (cmds[i].iova - c->iova))
+				break;
+		}
+		if (k == s->nr_chunks)
+			return -EINVAL;
+		s->cmds[i] = (struct msm_shadow_cmd){
+			.type = cmds[i].type, .bo = k,
+			.offset = (uint32_t)(cmds[i].iova - s->chunks[k]->iova), .size = cmds[i].size,
+		};
+	}
+	s->nr_cmds = nr_cmds;
+	p->cur = NULL;
+	*out = s;
+	return 0;
+}
+
+void shadow_pool_queue(struct shadow_pool *p, struct shadow_set *set, uint32_t queue, uint32_t seqno)
+{
+	if (queue >= p->nr_queues) {
+		set_recycle(p, set); /* cannot happen: queue ids are checked before */
+		return;
+	}
+	set->queue = queue;
+	set->seqno = seqno;
+	set->next = NULL;
+	struct shadow_fifo *f = &p->queues[queue];
+	if (f->tail)
+		f->tail->next = set;
+	else
+		f->head = set;
+	f->tail = set;
+}
+
+void shadow_pool_release(struct shadow_pool *p, struct shadow_set *set)
+{
+	set_recycle(p, set);
+}
+
+void shadow_pool_retire(struct shadow_pool *p, uint32_t queue, uint32_t seqno)
+{
+	if (queue >= p->nr_queues)
+		return;
+	struct shadow_fifo *f = &p->queues[queue];
+	/* Wrap-aware "set->seqno <= seqno", as ferry_seqno_passed. */
+	while (f->head && (int32_t)(seqno - f->head->seqno) >= 0) {
+		struct shadow_set *s = f->head;
+		f->head = s->next;
+		if (!f->head)
+			f->tail = NULL;
+		set_recycle(p, s);
+	}
+}
+
+void shadow_pool_drop_queue(struct shadow_pool *p, uint32_t queue)
+{
+	if (queue >= p->nr_queues)
+		return;
+	struct shadow_fifo *f = &p->queues[queue];
+	while (f->head) {
+		struct shadow_set *s = f->head;
+		f->head = s->next;
+		set_recycle(p, s);
+	}
+	f->tail = NULL;
+}

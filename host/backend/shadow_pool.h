@@ -1,0 +1,62 @@
+/* The per-context shadow pool: host-private kernel BOs (GPU read-only, never exported to the
+ * guest) that hold the validated, relocated copies of a submit's command streams. Carved out of
+ * size-classed chunks, bound to the submit that used them and recycled when it retires, so
+ * steady-state submits create no BO. */
+#ifndef FERRY_BACKEND_SHADOW_POOL_H
+#define FERRY_BACKEND_SHADOW_POOL_H
+
+#include <stdint.h>
+
+#include "backend/msm.h"
+#include "validate/pm4_validate.h"
+
+struct shadow_pool;
+struct shadow_chunk;
+
+/* The shadows of one submit, and the kernel's view of them once finished. */
+struct shadow_set {
+	struct shadow_set *next; /* queue FIFO or free list */
+	uint32_t queue, seqno;
+	struct shadow_chunk **chunks;
+	uint32_t nr_chunks, cap_chunks;
+	uint32_t *handles; /* of chunks[], for the kernel bo list */
+	uint32_t cap_handles;
+	struct msm_shadow_cmd *cmds;
+	uint32_t nr_cmds, cap_cmds;
+};
+
+/* Host-wide counters the pool adds to (ferry_host_stats fields). */
+struct shadow_pool_counters {
+	uint64_t *chunks_created; /* GEM_NEW calls for shadows, ever */
+	uint64_t *bytes;          /* shadow BO bytes currently held */
+};
+
+/* nr_queues: queue ids are < nr_queues. max_bytes: the most shadow memory this context may
+ * hold (in flight plus recycled); beyond it the allocator fails and the submit is refused. */
+int shadow_pool_create(struct msm_ctx *mc, uint32_t nr_queues, uint64_t max_bytes,
+		       struct shadow_pool_counters counters, struct shadow_pool **out);
+/* Closes every shadow BO. The kernel keeps the BOs of in-flight submits alive itself. */
+void shadow_pool_destroy(struct shadow_pool *p);
+
+/* Starts collecting the shadows of one submit (abandons an unfinished one). 0 or -ENOMEM. */
+int shadow_pool_begin(struct shadow_pool *p);
+/* The validator's allocator (ctx = the pool): size bytes of the current submit's shadow
+ * memory. 0, or -ENOSPC (pool cap), -ENOMEM, or the kernel's -errno. */
+int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out);
+/* Rejected submit: its shadows go back to the pool. */
+void shadow_pool_abort(struct shadow_pool *p);
+/* Validated submit: turns the validator's output (shadow iovas) into kernel cmds (shadow BO +
+ * offset) in the current set and hands it out. 0, -ENOMEM, or -EINVAL if a cmd is not inside
+ * one of this submit's shadows. */
+int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, uint32_t nr_cmds,
+		       struct shadow_set **out);
+/* The set's submit got seqno on queue: it is recycled once that seqno retired. */
+void shadow_pool_queue(struct shadow_pool *p, struct shadow_set *set, uint32_t queue, uint32_t seqno);
+/* A finished set whose submit never reached the kernel (and was not queued). */
+void shadow_pool_release(struct shadow_pool *p, struct shadow_set *set);
+/* Seqno retired on queue (timelines retire in order): recycles every set up to it. */
+void shadow_pool_retire(struct shadow_pool *p, uint32_t queue, uint32_t seqno);
+/* The queue is gone: recycles all of its sets. */
+void shadow_pool_drop_queue(struct shadow_pool *p, uint32_t queue);
+
+#endif

@@ -1,0 +1,282 @@
+/* Fault and hang reports: the kernel's devcoredump behind a short ferry header (who, which
+ * submit, the ESTIMATED CRASH LOCATION line in crashdec style), sent whole to the guest as
+ * FAULT_REPORT, summarized in one warn line of the log (the full text at info), kept in memory
+ * (the last cfg.max_fault_reports) and optionally written to cfg.crash_dir; the context is then
+ * lost, and later requests on it say why. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ferry/hw/adreno_pm4.h>
+
+#include "host_internal.h"
+
+#define FAULT_LOG_DEFAULT_KEEP 16u
+
+struct fault_log {
+	char **texts;    /* ring of cap reports, oldest at head */
+	uint64_t *numbers;
+	unsigned cap, head, count;
+	uint64_t next_number;
+};
+
+static struct fault_log *fault_log_get(struct ferry_host *h)
+{
+	if (h->fault_log)
+		return h->fault_log;
+	struct fault_log *fl = calloc(1, sizeof(*fl));
+	if (!fl)
+		return NULL;
+	fl->cap = h->cfg.max_fault_reports ? h->cfg.max_fault_reports : FAULT_LOG_DEFAULT_KEEP;
+	if (fl->cap > 1024)
+		fl->cap = 1024;
+	fl->texts = calloc(fl->cap, sizeof(*fl->texts));
+	fl->numbers = calloc(fl->cap, sizeof(*fl->numbers));
+	if (!fl->texts || !fl->numbers) {
+		free(fl->texts);
+		free(fl->numbers);
+		free(fl);
+		return NULL;
+	}
+	h->fault_log = fl;
+	return fl;
+}
+
+void fault_log_free(struct ferry_host *h)
+{
+	struct fault_log *fl = h->fault_log;
+	if (!fl)
+		return;
+	for (unsigned i = 0; i < fl->cap; i++)
+		free(fl->texts[i]);
+	free(fl->texts);
+	free(fl->numbers);
+	free(fl);
+	h->fault_log = NULL;
+}
+
+/* Keeps text (taking ownership), dropping the oldest report when full. */
+static void fault_log_keep(struct fault_log *fl, uint64_t number, char *text)
+{
+	unsigned slot = (fl->head + fl->count) % fl->cap;
+	if (fl->count == fl->cap) {
+		slot = fl->head;
+		free(fl->texts[slot]);
+		fl->head = (fl->head + 1) % fl->cap;
+	} else {
+		fl->count++;
+	}
+	fl->texts[slot] = text;
+	fl->numbers[slot] = number;
+}
+
+unsigned ferry_host_nr_fault_reports(const struct ferry_host *h)
+{
+	return h->fault_log ? h->fault_log->count : 0;
+}
+
+const char *ferry_host_fault_report(const struct ferry_host *h, unsigned index, uint64_t *number)
+{
+	const struct fault_log *fl = h->fault_log;
+	if (!fl || index >= fl->count)
+		return NULL;
+	unsigned slot = (fl->head + index) % fl->cap;
+	if (number)
+		*number = fl->numbers[slot];
+	return fl->texts[slot];
+}
+
+const char *ctx_lost_reason(const struct host_ctx *ctx)
+{
+	return ctx->lost_why[0] ? ctx->lost_why : "context lost after a GPU fault or hang";
+}
+
+/* "CP_WAIT_REG_MEM" / "PKT4" / "opcode 0x7f" for a report's opcode field (type-7 opcodes are
+ * 7 bits; wire.h reports a type-4 packet as 0x100|reg). */
+static void packet_name(uint32_t opcode, char *buf, size_t len)
+{
+	if (opcode > PM4_TYPE7_OPCODE_MASK) {
+		snprintf(buf, len, "PKT4 (register write)");
+		return;
+	}
+	const char *name = pm4_opcode_name(opcode);
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "opcode 0x%02x", opcode);
+}
+
+/* crashdec's ESTIMATED CRASH LOCATION, as a value: "IB1 0x0000000100000000 dword 12: CP_WAIT_REG_MEM". */
+static void crash_location(const struct msm_fault *f, char *buf, size_t len)
+{
+	if (!f->have_location) {
+		snprintf(buf, len, "unknown (the kernel's dump does not say)");
+		return;
+	}
+	char pkt[48];
+	packet_name(f->opcode, pkt, sizeof(pkt));
+	snprintf(buf, len, "IB%u 0x%016llx dword %u: %s", f->ib_level, (unsigned long long)f->ib_iova, f->ib_dword,
+		 pkt);
+}
+
+static const char *kind_name(const struct msm_fault *f)
+{
+	switch (f->kind) {
+	case MSM_FAULT_HANG: return "hang";
+	case MSM_FAULT_PAGEFAULT: return f->write ? "write fault" : "read fault";
+	case MSM_FAULT_CP_ERROR: return "command-stream error";
+	default: return "fault";
+	}
+}
+
+/* The host's header and the kernel's dump in one string of at most FERRY_MAX_REPORT_TEXT
+ * bytes (the dump is cut at a line end if need be). NULL on ENOMEM. */
+static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number, const struct msm_fault *f,
+		     const char *where, int32_t status, const char *kernel_text)
+{
+	const struct host_ctx *ctx = q->ctx;
+	char head[1024];
+	int n = snprintf(head, sizeof(head),
+			 "ferry-report: %llu\nclient: %s\ncontext: %u\nqueue: %u\nseqno: %u\nevent: GPU %s\n"
+			 "fence-status: %d\nESTIMATED CRASH LOCATION: %s\n",
+			 (unsigned long long)number, ctx->client->peer, ctx->id, q->id, seqno, kind_name(f), status,
+			 where);
+	if (f->have_iova && n > 0 && (size_t)n < sizeof(head))
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "fault-iova: 0x%016llx (%s)\n",
+			      (unsigned long long)f->iova, f->write ? "write" : "read");
+	if (n < 0 || (size_t)n >= sizeof(head))
+		n = (int)strlen(head);
+	static const char cut_note[] = "# ... report truncated to FERRY_MAX_REPORT_TEXT\n";
+	size_t klen = strlen(kernel_text);
+	size_t room = FERRY_MAX_REPORT_TEXT - (size_t)n;
+	bool cut = false;
+	if (klen > room) {
+		cut = true;
+		klen = room - (sizeof(cut_note) - 1);
+		while (klen && kernel_text[klen - 1] != '\n')
+			klen--;
+	}
+	char *text = malloc((size_t)n + klen + sizeof(cut_note));
+	if (!text)
+		return NULL;
+	memcpy(text, head, (size_t)n);
+	memcpy(text + n, kernel_text, klen);
+	text[(size_t)n + klen] = '\0';
+	if (cut)
+		strcat(text, cut_note);
+	return text;
+}
+
+/* <crash_dir>/ferry-report-<pid>-<number>.txt, mode 0600, never following a planted link. */
+static void write_crash_file(struct ferry_host *h, uint64_t number, const char *text, char *path, size_t len)
+{
+	path[0] = '\0';
+	if (!h->cfg.crash_dir || !h->cfg.crash_dir[0])
+		return;
+	int w = snprintf(path, len, "%s/ferry-report-%d-%llu.txt", h->cfg.crash_dir, (int)getpid(),
+			 (unsigned long long)number);
+	if (w < 0 || (size_t)w >= len) {
+		host_log(h, FERRY_LOG_WARN, "crash dir path too long: report %llu not written",
+			 (unsigned long long)number);
+		path[0] = '\0';
+		return;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		host_log(h, FERRY_LOG_WARN, "cannot write %s: %s", path, strerror(errno));
+		path[0] = '\0';
+		return;
+	}
+	size_t left = strlen(text);
+	const char *p = text;
+	while (left) {
+		ssize_t n = write(fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			host_log(h, FERRY_LOG_WARN, "writing %s: %s", path, n < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	close(fd);
+}
+
+/* The whole report at info level, one log message per line (log lines are bounded). */
+static void log_full(struct ferry_host *h, uint64_t number, const char *text)
+{
+	if (h->cfg.log_level < FERRY_LOG_INFO)
+		return;
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		int n = end ? (int)(end - line) : (int)strlen(line);
+		host_log(h, FERRY_LOG_INFO, "report %llu| %.*s", (unsigned long long)number, n, line);
+		line += n + (end ? 1 : 0);
+	}
+}
+
+int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
+{
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_host *h = ctx->client->host;
+	if (!ctx->fault_text)
+		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
+	char empty[1] = "";
+	char *kernel_text = ctx->fault_text ? ctx->fault_text : empty;
+	struct msm_fault f;
+	if (msm_read_fault(ctx->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
+		kernel_text[0] = '\0';
+	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
+		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u", f.queue_id,
+			 f.fence, seqno);
+
+	/* A hang is -ETIMEDOUT; a pagefault or a CP error (or an unreadable dump) is -EIO. */
+	int32_t status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO;
+	struct fault_log *fl = fault_log_get(h);
+	uint64_t number = fl ? ++fl->next_number : 0;
+	char where[112];
+	crash_location(&f, where, sizeof(where));
+	char *text = compose(q, seqno, number, &f, where, status, kernel_text);
+
+	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
+	ev.u.fault_report = (struct ferry_fault_report){
+		.ctx_id = ctx->id,
+		.queue_id = q->id,
+		.seqno = seqno,
+		.flags = (f.kind == MSM_FAULT_HANG ? FERRY_FAULT_HANG : 0) | (f.have_iova && f.write ? FERRY_FAULT_WRITE : 0),
+		.iova = f.iova,
+		.ib_iova = f.ib_iova,
+		.ib_dword = f.ib_dword,
+		.ib_level = f.ib_level,
+		.opcode = f.opcode,
+		.source = 0,
+		.text = text ? text : "",
+	};
+	client_send(ctx->client, &ev, NULL, 0);
+
+	char path[512] = "";
+	if (text)
+		write_crash_file(h, number, text, path, sizeof(path));
+	char fault_at[48] = "";
+	if (f.have_iova)
+		snprintf(fault_at, sizeof(fault_at), " at iova 0x%llx", (unsigned long long)f.iova);
+	host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s%s; ESTIMATED CRASH LOCATION: %s; report %llu%s%s",
+		 ctx->client->peer, ctx->id, q->id, seqno, kind_name(&f), fault_at, where, (unsigned long long)number,
+		 path[0] ? " in " : "", path);
+	if (text)
+		log_full(h, number, text);
+
+	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s at %s (queue %u seqno %u)",
+		 ctx->id, kind_name(&f), fault_at, where, q->id, seqno);
+	if (fl && text)
+		fault_log_keep(fl, number, text);
+	else
+		free(text);
+	h->stats.faults++;
+	ctx_mark_lost(ctx);
+	return status;
+}

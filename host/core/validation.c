@@ -1,0 +1,226 @@
+/* The `validated` context policy: each context's BOs kept sorted by iova with read-only host
+ * mappings (the validator's BO table, maintained on BO create/close), and the submit step that
+ * runs the PM4 validator into the context's shadow pool. Validation happens when the submit
+ * message is handled, before it may be held for in-fences: the guest learns of a rejection at
+ * once, and what runs later is the shadow made now, whatever the guest writes afterwards. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/shadow_pool.h"
+#include "backend/uapi_msm.h"
+#include "host_internal.h"
+#include "validate/pm4_validate.h"
+
+/* Shadow memory one context may hold (in flight plus recycled): 64 full-size IB1 copies. */
+#define HOST_SHADOW_MAX_BYTES (256ull << 20)
+
+struct ctx_validation {
+	struct pm4v_bo *bos;      /* every BO of the context, sorted by iova */
+	struct host_bo **owners;  /* owners[i] is bos[i]'s BO */
+	uint32_t nr, cap;
+	uint32_t *submit_bos;     /* per-submit scratch: submit bo i -> index into bos[] */
+	uint32_t cap_submit_bos;
+	struct shadow_pool *pool;
+};
+
+int validation_ctx_init(struct host_ctx *ctx)
+{
+	struct ferry_host *h = ctx->client->host;
+	struct ctx_validation *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	struct shadow_pool_counters counters = {
+		.chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes,
+	};
+	int ret = shadow_pool_create(ctx->msm, FERRY_FENCE_PAGE_QUEUES, HOST_SHADOW_MAX_BYTES, counters, &v->pool);
+	if (ret < 0) {
+		free(v);
+		return ret;
+	}
+	ctx->val = v;
+	return 0;
+}
+
+void validation_ctx_fini(struct host_ctx *ctx)
+{
+	struct ctx_validation *v = ctx->val;
+	if (!v)
+		return;
+	shadow_pool_destroy(v->pool);
+	free(v->bos);
+	free(v->owners);
+	free(v->submit_bos);
+	free(v);
+	ctx->val = NULL;
+}
+
+void validation_host_fini(struct ferry_host *h)
+{
+	pm4v_destroy(h->validator);
+	h->validator = NULL;
+}
+
+/* Index of the first BO whose iova is >= iova. */
+static uint32_t lower_bound(const struct ctx_validation *v, uint64_t iova)
+{
+	uint32_t lo = 0, hi = v->nr;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->bos[mid].iova < iova)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int reserve(void **arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+	if (n <= *cap)
+		return 0;
+	uint32_t want = *cap ? *cap * 2 : 64;
+	while (want < n)
+		want *= 2;
+	void *a = realloc(*arr, (size_t)want * elem);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	*cap = want;
+	return 0;
+}
+
+int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
+{
+	struct ctx_validation *v = ctx->val;
+	if (!v)
+		return 0;
+	uint32_t cap = v->cap;
+	if (reserve((void **)&v->bos, &cap, v->nr + 1, sizeof(*v->bos)))
+		return -ENOMEM;
+	cap = v->cap;
+	if (reserve((void **)&v->owners, &cap, v->nr + 1, sizeof(*v->owners)))
+		return -ENOMEM;
+	v->cap = cap;
+	void *map;
+	/* Read-only: the host only ever reads guest memory, and reads it once per stream. */
+	int ret = msm_bo_map(ctx->msm, bo->handle, bo->size, false, &map);
+	if (ret < 0)
+		return ret;
+	bo->map = map;
+	uint32_t at = lower_bound(v, bo->iova);
+	memmove(&v->bos[at + 1], &v->bos[at], (size_t)(v->nr - at) * sizeof(*v->bos));
+	memmove(&v->owners[at + 1], &v->owners[at], (size_t)(v->nr - at) * sizeof(*v->owners));
+	v->bos[at] = (struct pm4v_bo){
+		.iova = bo->iova, .size = bo->size, .map = map, .id = bo->id,
+		.flags = (bo->flags & MSM_BO_GPU_READONLY) ? PM4V_BO_GPU_READONLY : 0,
+	};
+	v->owners[at] = bo;
+	v->nr++;
+	return 0;
+}
+
+void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
+{
+	struct ctx_validation *v = ctx->val;
+	if (!v)
+		return;
+	uint32_t at = lower_bound(v, bo->iova);
+	if (at >= v->nr || v->owners[at] != bo)
+		return;
+	memmove(&v->bos[at], &v->bos[at + 1], (size_t)(v->nr - at - 1) * sizeof(*v->bos));
+	memmove(&v->owners[at], &v->owners[at + 1], (size_t)(v->nr - at - 1) * sizeof(*v->owners));
+	v->nr--;
+}
+
+void validation_bo_unmap(struct host_bo *bo)
+{
+	if (bo->map)
+		msm_bo_unmap(bo->ctx->msm, bo->map, bo->size);
+	bo->map = NULL;
+}
+
+/* The errno a rejection is reported with: privilege violations are -EPERM, running out of
+ * shadow memory is -ENOSPC (retry after earlier submits retired), the rest -EINVAL. */
+static int rule_errno(enum pm4v_rule rule)
+{
+	switch (rule) {
+	case PM4V_ERR_PRIVILEGED:
+	case PM4V_ERR_PROTECTED_REG: return -EPERM;
+	case PM4V_ERR_SHADOW: return -ENOSPC;
+	case PM4V_ERR_NOMEM: return -ENOMEM;
+	case PM4V_ERR_LIMIT: return -E2BIG;
+	default: return -EINVAL;
+	}
+}
+
+int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, struct host_bo *const *bos,
+		      struct shadow_set **set, char *why, size_t n)
+{
+	struct ctx_validation *v = ctx->val;
+	struct ferry_host *h = ctx->client->host;
+	if (!h->validator) {
+		struct pm4v_policy policy;
+		pm4v_policy_a6xx(&policy, (uint32_t)h->dev.gpu_id);
+		h->validator = pm4v_create(&policy);
+		if (!h->validator)
+			HOST_FAIL(-ENOMEM, "out of memory (validator)");
+	}
+	if (reserve((void **)&v->submit_bos, &v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*v->submit_bos)))
+		HOST_FAIL(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		uint32_t at = lower_bound(v, bos[i]->iova);
+		if (at >= v->nr || v->owners[at] != bos[i])
+			HOST_FAIL(-EIO, "bos[%u]: bo %u missing from the validation table", i, bos[i]->id);
+		v->submit_bos[i] = at;
+	}
+	const struct pm4v_submit sub = {
+		.bos = v->bos, .nr_bos = v->nr,
+		.submit_bos = v->submit_bos, .nr_submit_bos = s->nr_bos,
+		.cmds = s->cmds, .nr_cmds = s->nr_cmds,
+		.relocs = s->relocs, .nr_relocs = s->nr_relocs,
+	};
+	if (shadow_pool_begin(v->pool) < 0)
+		HOST_FAIL(-ENOMEM, "out of memory");
+	const struct pm4v_shadow_allocator alloc = { .alloc = shadow_pool_alloc, .ctx = v->pool };
+	struct pm4v_result res;
+	struct pm4v_error err;
+	if (pm4v_validate(h->validator, &sub, &alloc, &res, &err) < 0) {
+		shadow_pool_abort(v->pool);
+		h->stats.validation_rejects++;
+		HOST_FAIL(rule_errno(err.rule), "rejected by validation: %s", err.msg);
+	}
+	if (shadow_pool_finish(v->pool, res.cmds, res.nr_cmds, set) < 0) {
+		shadow_pool_abort(v->pool);
+		HOST_FAIL(-ENOMEM, "out of memory (shadow cmds)");
+	}
+	return 0;
+}
+
+int validation_use_shadows(struct host_ctx *ctx, const struct shadow_set *set)
+{
+	return msm_submit_use_shadows(ctx->msm, set->handles, set->nr_chunks, set->cmds, set->nr_cmds);
+}
+
+void validation_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno)
+{
+	shadow_pool_queue(ctx->val->pool, set, queue, seqno);
+}
+
+void validation_release(struct host_ctx *ctx, struct shadow_set *set)
+{
+	shadow_pool_release(ctx->val->pool, set);
+}
+
+void validation_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno)
+{
+	if (ctx->val)
+		shadow_pool_retire(ctx->val->pool, queue, seqno);
+}
+
+void validation_queue_gone(struct host_ctx *ctx, uint32_t queue)
+{
+	if (ctx->val)
+		shadow_pool_drop_queue(ctx->val->pool, queue);
+}

@@ -1,0 +1,495 @@
+/* ferryd's control socket (<socket>.ctl, mode 0600: the operator's, never a guest's): one text
+ * request line per connection, answered with "ok" or "error: <reason>", the body, and EOF.
+ * Requests (docs/debugging.md):
+ *   status                   server, device and counters as "key: value" lines
+ *   sync                     the sync-state dump
+ *   watchdog [on|off|MS]     show / set the fence-signal watchdog
+ *   reports                  the fault reports kept in memory, one line each
+ *   report N                 fault report N in full
+ *   help
+ * Bad input gets an error line; a peer that sends nothing in time, or more than a line, is
+ * dropped. Everything is non-blocking inside ferryd's epoll loop. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define CONTROL_MAX_LINE 256u
+#define CONTROL_MAX_CONNS 16u
+#define CONTROL_DEADLINE_MS 10000
+
+struct control_conn {
+	struct control_conn *next;
+	int fd;
+	char in[CONTROL_MAX_LINE];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+	bool want_out;
+	bool dead;
+	int64_t deadline_ms;
+};
+
+struct control {
+	struct server *srv;
+	int listen_fd;
+	char listen_tag; /* its address is the listening socket's epoll tag */
+	char path[108];
+	struct control_conn *conns;
+	unsigned nr_conns;
+	struct control_info info;
+	int64_t started_ms;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int control_open(struct server *srv, const char *path, const struct control_info *info)
+{
+	struct control *ctl = calloc(1, sizeof(*ctl));
+	if (!ctl)
+		return -ENOMEM;
+	if (strlen(path) >= sizeof(ctl->path)) {
+		ferryd_log(FERRY_LOG_ERROR, "control socket path too long: %s", path);
+		free(ctl);
+		return -ENAMETOOLONG;
+	}
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	ctl->srv = srv;
+	ctl->info = *info;
+	ctl->started_ms = now_ms();
+	/* Same rules as the guests' socket: private directory, 0600, no stealing a live one. */
+	ctl->listen_fd = ferryd_listen(path);
+	if (ctl->listen_fd < 0) {
+		int ret = ctl->listen_fd;
+		free(ctl);
+		return ret;
+	}
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ctl->listen_tag };
+	if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, ctl->listen_fd, &ev) < 0) {
+		int ret = -errno;
+		close(ctl->listen_fd);
+		unlink(path);
+		free(ctl);
+		return ret;
+	}
+	srv->control = ctl;
+	return 0;
+}
+
+static void conn_close(struct control *ctl, struct control_conn *c)
+{
+	for (struct control_conn **pc = &ctl->conns; *pc; pc = &(*pc)->next) {
+		if (*pc == c) {
+			*pc = c->next;
+			break;
+		}
+	}
+	epoll_ctl(ctl->srv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->out);
+	free(c);
+	ctl->nr_conns--;
+}
+
+void control_close(struct server *srv)
+{
+	struct control *ctl = srv->control;
+	if (!ctl)
+		return;
+	while (ctl->conns)
+		conn_close(ctl, ctl->conns);
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, ctl->listen_fd, NULL);
+	close(ctl->listen_fd);
+	unlink(ctl->path);
+	free(ctl);
+	srv->control = NULL;
+}
+
+/* ---- the response ---- */
+
+struct reply {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void put(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct reply *r, const char *fmt, ...)
+{
+	if (r->failed)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(r->buf ? r->buf + r->len : NULL, r->buf ? r->cap - r->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			r->failed = true;
+			return;
+		}
+		if (r->buf && (size_t)n < r->cap - r->len) {
+			r->len += (size_t)n;
+			return;
+		}
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		while (cap - r->len <= (size_t)n)
+			cap *= 2;
+		char *nb = realloc(r->buf, cap);
+		if (!nb) {
+			r->failed = true;
+			return;
+		}
+		r->buf = nb;
+		r->cap = cap;
+	}
+}
+
+/* Appends text as is (it may be large and contain '%'). */
+static void put_text(struct reply *r, const char *text)
+{
+	put(r, "%s", text);
+	if (text[0] && text[strlen(text) - 1] != '\n')
+		put(r, "\n");
+}
+
+static void do_status(struct control *ctl, struct reply *r)
+{
+	struct ferry_host *host = ctl->srv->host;
+	struct ferry_host_stats st;
+	ferry_host_get_stats(host, &st);
+	unsigned wd = ferry_host_fence_timeout(host);
+	put(r, "ok\n");
+	put(r, "server: ferryd %s\npid: %d\nuptime-s: %lld\ndevice: %s\nsocket: %s\n", FERRY_VERSION, (int)getpid(),
+	    (long long)((now_ms() - ctl->started_ms) / 1000), ferry_host_device_name(host), ctl->info.socket);
+	put(r, "hangcheck-ms: %u\n", ctl->info.hangcheck_ms);
+	if (wd)
+		put(r, "fence-timeout-ms: %u\n", wd);
+	else
+		put(r, "fence-timeout-ms: off\n");
+	put(r, "clients: %u\ncontexts: %u\nqueues: %u\nbos: %u\nbo-bytes: %llu\nsubmits: %llu\nfaults: %llu\n"
+	       "bad-messages: %llu\nreports-kept: %u\n",
+	    st.clients, st.contexts, st.queues, st.bos, (unsigned long long)st.bo_bytes, (unsigned long long)st.submits,
+	    (unsigned long long)st.faults, (unsigned long long)st.bad_messages, ferry_host_nr_fault_reports(host));
+	if (ctl->info.crash_dir)
+		put(r, "crash-dir: %s\n", ctl->info.crash_dir);
+}
+
+static void do_sync(struct control *ctl, struct reply *r)
+{
+	char *text = NULL;
+	if (ferry_host_sync_dump(ctl->srv->host, &text) < 0) {
+		put(r, "error: out of memory\n");
+		return;
+	}
+	put(r, "ok\n");
+	put_text(r, text);
+	free(text);
+}
+
+/* Parses a decimal in [lo, hi]; false for anything else (signs, junk, overflow). */
+static bool parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 10)
+		return false;
+	unsigned long v = strtoul(s, NULL, 10);
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void do_watchdog(struct control *ctl, struct reply *r, const char *arg)
+{
+	struct ferry_host *host = ctl->srv->host;
+	unsigned long ms;
+	if (!arg) {
+		/* show */
+	} else if (!strcmp(arg, "off")) {
+		if (ferry_host_fence_timeout(host))
+			ctl->info.last_fence_timeout_ms = ferry_host_fence_timeout(host);
+		ferry_host_set_fence_timeout(host, 0);
+		ferryd_log(FERRY_LOG_INFO, "control: fence-signal watchdog off");
+	} else if (!strcmp(arg, "on")) {
+		if (!ferry_host_fence_timeout(host))
+			ferry_host_set_fence_timeout(host, ctl->info.last_fence_timeout_ms);
+		ferryd_log(FERRY_LOG_INFO, "control: fence-signal watchdog on (%u ms)", ferry_host_fence_timeout(host));
+	} else if (parse_uint(arg, 0, 3600u * 1000u, &ms)) {
+		if (ms)
+			ctl->info.last_fence_timeout_ms = (unsigned)ms;
+		ferry_host_set_fence_timeout(host, (unsigned)ms);
+		ferryd_log(FERRY_LOG_INFO, "control: fence-signal watchdog timeout %lu ms", ms);
+	} else {
+		put(r, "error: watchdog takes on, off or a timeout in ms (0..3600000), not '%.64s'\n", arg);
+		return;
+	}
+	unsigned now = ferry_host_fence_timeout(host);
+	put(r, "ok\n");
+	if (now)
+		put(r, "fence-timeout-ms: %u\n", now);
+	else
+		put(r, "fence-timeout-ms: off\n");
+}
+
+/* "event:" value of a report's header, for the one-line listing. */
+static void report_event(const char *text, char *buf, size_t len)
+{
+	snprintf(buf, len, "?");
+	const char *e = strstr(text, "\nevent: ");
+	const char *w = strstr(text, "\nESTIMATED CRASH LOCATION: ");
+	if (e) {
+		e += 8;
+		size_t n = strcspn(e, "\n");
+		int used = snprintf(buf, len, "%.*s", (int)n, e);
+		if (w && used > 0 && (size_t)used < len) {
+			w += 27;
+			snprintf(buf + used, len - (size_t)used, " at %.*s", (int)strcspn(w, "\n"), w);
+		}
+	}
+}
+
+static void do_reports(struct control *ctl, struct reply *r)
+{
+	struct ferry_host *host = ctl->srv->host;
+	put(r, "ok\n");
+	unsigned n = ferry_host_nr_fault_reports(host);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t number = 0;
+		const char *text = ferry_host_fault_report(host, i, &number);
+		char ev[200];
+		report_event(text, ev, sizeof(ev));
+		put(r, "report %llu: %zu bytes: %s\n", (unsigned long long)number, strlen(text), ev);
+	}
+}
+
+static void do_report(struct control *ctl, struct reply *r, const char *arg)
+{
+	struct ferry_host *host = ctl->srv->host;
+	unsigned long want;
+	if (!arg || !parse_uint(arg, 1, 0xffffffffu, &want)) {
+		put(r, "error: report takes a report number (see `reports`)\n");
+		return;
+	}
+	unsigned n = ferry_host_nr_fault_reports(host);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t number = 0;
+		const char *text = ferry_host_fault_report(host, i, &number);
+		if (number == want) {
+			put(r, "ok\n");
+			put_text(r, text);
+			return;
+		}
+	}
+	put(r, "error: report %lu is not kept (there are %u; see `reports`)\n", want, n);
+}
+
+static void handle_request(struct control *ctl, char *line, struct reply *r)
+{
+	/* Words separated by spaces/tabs; a trailing '\r' (telnet, socat crlf) is tolerated. */
+	char *save = NULL;
+	char *cmd = strtok_r(line, " \t\r", &save);
+	char *arg = cmd ? strtok_r(NULL, " \t\r", &save) : NULL;
+	char *extra = arg ? strtok_r(NULL, " \t\r", &save) : NULL;
+	bool takes_arg = cmd && (!strcmp(cmd, "watchdog") || !strcmp(cmd, "report"));
+	if (!cmd) {
+		put(r, "error: empty request (try `help`)\n");
+	} else if (extra || (arg && !takes_arg)) {
+		put(r, "error: too many words for '%.32s' (try `help`)\n", cmd);
+	} else if (!strcmp(cmd, "status")) {
+		do_status(ctl, r);
+	} else if (!strcmp(cmd, "sync")) {
+		do_sync(ctl, r);
+	} else if (!strcmp(cmd, "watchdog")) {
+		do_watchdog(ctl, r, arg);
+	} else if (!strcmp(cmd, "reports")) {
+		do_reports(ctl, r);
+	} else if (!strcmp(cmd, "report")) {
+		do_report(ctl, r, arg);
+	} else if (!strcmp(cmd, "help")) {
+		put(r, "ok\nstatus\nsync\nwatchdog [on|off|MS]\nreports\nreport N\nhelp\n");
+	} else {
+		put(r, "error: unknown request '%.32s' (try `help`)\n", cmd);
+	}
+}
+
+/* ---- connections ---- */
+
+static void set_events(struct control *ctl, struct control_conn *c, bool want_out)
+{
+	if (c->want_out == want_out)
+		return;
+	struct epoll_event ev = { .events = want_out ? EPOLLOUT : EPOLLIN, .data.ptr = c };
+	if (epoll_ctl(ctl->srv->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->want_out = want_out;
+	else
+		c->dead = true;
+}
+
+static void flush(struct control *ctl, struct control_conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			set_events(ctl, c, true);
+			return;
+		}
+		if (n <= 0) {
+			c->dead = true;
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+	c->dead = true; /* all said: EOF ends the response */
+}
+
+static void respond(struct control *ctl, struct control_conn *c)
+{
+	c->in[c->in_len] = '\0';
+	struct reply r = { 0 };
+	handle_request(ctl, c->in, &r);
+	if (r.failed) {
+		free(r.buf);
+		static const char oom[] = "error: out of memory\n";
+		r.buf = strdup(oom);
+		r.len = r.buf ? sizeof(oom) - 1 : 0;
+	}
+	c->out = r.buf;
+	c->out_len = r.len;
+	c->in_len = sizeof(c->in); /* no more input is taken */
+	flush(ctl, c);
+}
+
+static void reject(struct control *ctl, struct control_conn *c, const char *why)
+{
+	c->out = strdup(why);
+	c->out_len = c->out ? strlen(c->out) : 0;
+	c->in_len = sizeof(c->in);
+	flush(ctl, c);
+}
+
+static void read_request(struct control *ctl, struct control_conn *c)
+{
+	while (c->in_len < sizeof(c->in) - 1) {
+		ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - 1 - c->in_len, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			/* EOF before a newline: treat what came as the request, if anything did. */
+			if (n == 0 && c->in_len)
+				respond(ctl, c);
+			else
+				c->dead = true;
+			return;
+		}
+		char *nl = memchr(c->in + c->in_len, '\n', (size_t)n);
+		if (memchr(c->in + c->in_len, '\0', (size_t)n)) {
+			reject(ctl, c, "error: NUL byte in the request\n");
+			return;
+		}
+		c->in_len += (size_t)n;
+		if (nl) {
+			c->in_len = (size_t)(nl - c->in);
+			respond(ctl, c);
+			return;
+		}
+	}
+	reject(ctl, c, "error: request line too long\n");
+}
+
+static void accept_all(struct control *ctl)
+{
+	for (;;) {
+		int fd = accept4(ctl->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				ferryd_log(FERRY_LOG_WARN, "control accept: %s", strerror(errno));
+			return;
+		}
+		if (ctl->nr_conns >= CONTROL_MAX_CONNS) {
+			static const char busy[] = "error: too many control connections\n";
+			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				ferryd_log(FERRY_LOG_DEBUG, "control: %s", strerror(errno));
+			close(fd);
+			continue;
+		}
+		struct control_conn *c = calloc(1, sizeof(*c));
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+		if (!c || epoll_ctl(ctl->srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			free(c);
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->deadline_ms = now_ms() + CONTROL_DEADLINE_MS;
+		c->next = ctl->conns;
+		ctl->conns = c;
+		ctl->nr_conns++;
+	}
+}
+
+bool control_event(struct server *srv, void *tag, unsigned events)
+{
+	struct control *ctl = srv->control;
+	if (!ctl)
+		return false;
+	if (tag == &ctl->listen_tag) {
+		accept_all(ctl);
+		return true;
+	}
+	for (struct control_conn *c = ctl->conns; c; c = c->next) {
+		if (c != tag)
+			continue;
+		if (c->out)
+			flush(ctl, c);
+		else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			read_request(ctl, c);
+		if (c->dead)
+			conn_close(ctl, c);
+		return true;
+	}
+	return false;
+}
+
+int control_timeout_ms(const struct server *srv, int timeout_ms)
+{
+	const struct control *ctl = srv->control;
+	if (!ctl || !ctl->conns)
+		return timeout_ms;
+	int64_t now = now_ms(), first = INT64_MAX;
+	for (const struct control_conn *c = ctl->conns; c; c = c->next)
+		if (c->deadline_ms < first)
+			first = c->deadline_ms;
+	int64_t left = first - now;
+	int mine = left <= 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+	return timeout_ms < 0 || mine < timeout_ms ? mine : timeout_ms;
+}
+
+void control_expire(struct server *srv)
+{
+	struct control *ctl = srv->control;
+	if (!ctl)
+		return;
+	int64_t now = now_ms();
+	struct control_conn *c = ctl->conns;
+	while (c) {
+		struct control_conn *next = c->next;
+		if (c->dead || c->deadline_ms <= now)
+			conn_close(ctl, c);
+		c = next;
+	}
+}

@@ -1,0 +1,209 @@
+/* A GPU hang beside a busy neighbour: ferryd --hangcheck-ms 200; client A's context stalls in a
+ * CP_WAIT_REG_MEM that never matches while client B completes 1000 submits with correct results.
+ * A's fence fails -ETIMEDOUT, A gets a FAULT_REPORT (HANG, the WAIT packet's IB iova and dword,
+ * the full report text), A's later submits fail, B is unaffected; `ferry decode` on the report
+ * shows the ESTIMATED CRASH LOCATION, ferryd logs one summary line and keeps the report. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control_client.h"
+#include "itest.h"
+#include "test.h"
+
+#define B_SUBMITS 1000
+#define B_BATCH 50
+
+static struct ferryd_proc ferryd;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void start_ferryd(void)
+{
+	char path[PATH_MAX];
+	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
+	/* Passthrough for A: a validated context's crash location names the shadow copy the GPU
+	 * ran, not the guest's IB (docs/debugging.md). */
+	const char *extra[] = { "--hangcheck-ms", "200", "--allow-passthrough", "--log-level", "warn", NULL };
+	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
+}
+
+/* Client B: B_SUBMITS submits, each writing its own value to its own slot. */
+static bool run_neighbour(struct itest_client *b)
+{
+	struct itest_bo ib, data;
+	REQUIRE(itest_bo_new(b->ctx, 64 * 1024, &ib) == 0);
+	REQUIRE(itest_bo_new(b->ctx, 4 * B_SUBMITS, &data) == 0);
+	memset(data.cpu, 0, 4 * B_SUBMITS);
+	bool ok = true;
+	for (uint32_t first = 0; first < B_SUBMITS && ok; first += B_BATCH) {
+		uint32_t seqno = 0;
+		for (uint32_t i = first; i < first + B_BATCH; i++) {
+			/* Each submit its own 16-dword slice of the IB BO (64 KiB holds a batch many times). */
+			uint32_t slot = i % 1024;
+			struct pm4_builder pb;
+			pm4_builder_init(&pb, ib.cpu + slot * 16, 16);
+			uint32_t value = 0xB0000000u | i;
+			pm4_mem_write(&pb, data.iova + 4ull * i, &value, 1);
+			REQUIRE(pm4_builder_ok(&pb));
+			int r = itest_submit(b, ib.bo, slot * 64, pm4_builder_bytes(&pb), &data.bo, 1, &seqno);
+			if (r) {
+				fprintf(stderr, "B submit %u: %d %s\n", i, r, ferry_device_last_error(b->dev));
+				ok = false;
+				break;
+			}
+		}
+		if (ok && ferry_fence_wait(b->q, seqno, ITEST_WAIT_NS) != 0) {
+			fprintf(stderr, "B batch at %u did not complete\n", first);
+			ok = false;
+		}
+		for (uint32_t i = first; ok && i < first + B_BATCH; i++)
+			if (data.cpu[i] != (0xB0000000u | i)) {
+				fprintf(stderr, "B slot %u = 0x%08x\n", i, data.cpu[i]);
+				ok = false;
+			}
+	}
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(data.bo);
+	return ok;
+}
+
+/* `ferry decode` on the report text: its output, NULL if it could not run. */
+static char *decode_report(const char *text)
+{
+	const char *ferry = getenv("FERRY");
+	if (!ferry || !ferry[0]) {
+		fprintf(stderr, "FERRY is not set: cannot run `ferry decode`\n");
+		return NULL;
+	}
+	char file[160];
+	snprintf(file, sizeof(file), "%s/report.txt", ferryd.dir);
+	FILE *f = fopen(file, "w");
+	REQUIRE(f);
+	fputs(text, f);
+	fclose(f);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' 2>&1", ferry, file);
+	FILE *p = popen(cmd, "r");
+	REQUIRE(p);
+	size_t cap = 1 << 20, len = 0;
+	char *out = malloc(cap);
+	REQUIRE(out);
+	size_t n;
+	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
+		len += n;
+	out[len] = '\0';
+	int st = pclose(p);
+	unlink(file);
+	if (st != 0)
+		fprintf(stderr, "ferry decode exited %d:\n%s\n", st, out);
+	return out;
+}
+
+static void test_hang_beside_neighbour(void)
+{
+	struct itest_client a = { 0 }, b;
+	REQUIRE(ferry_device_open(ferryd.uri, &a.dev) == 0);
+	REQUIRE(ferry_context_create(a.dev, FERRY_FAMILY_MSM, FERRY_POLICY_PASSTHROUGH, &a.ctx) == 0);
+	REQUIRE(ferry_queue_create(a.ctx, 0, &a.q) == 0);
+	REQUIRE(itest_client_open(ferryd.uri, &b) == 0);
+
+	struct itest_bo ib, sync;
+	REQUIRE(itest_bo_new(a.ctx, 4096, &ib) == 0);
+	REQUIRE(itest_bo_new(a.ctx, 4096, &sync) == 0);
+	sync.cpu[0] = 1;
+	struct pm4_builder pb;
+	pm4_builder_init(&pb, ib.cpu, 1024);
+	pm4_nop(&pb, 3);
+	uint32_t wait_dword = pb.len;
+	pm4_wait_mem(&pb, WRITE_EQ, sync.iova, 0xdead, 0xffffffffu); /* never: nobody writes it */
+	REQUIRE(pm4_builder_ok(&pb));
+	uint32_t hang_seqno;
+	int64_t t0 = now_ms();
+	REQUIRE(itest_submit(&a, ib.bo, 0, pm4_builder_bytes(&pb), &sync.bo, 1, &hang_seqno) == 0);
+
+	/* B runs its 1000 submits while A is stalled, and after. */
+	CHECK(run_neighbour(&b));
+
+	CHECK_EQ(ferry_fence_wait(a.q, hang_seqno, ITEST_WAIT_NS), -ETIMEDOUT);
+	CHECK(ferry_fence_signaled(a.q, hang_seqno)); /* completed with the error, not timed out */
+	CHECK(now_ms() - t0 >= 190);
+	const struct ferry_fault_info *fi = NULL;
+	for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
+		ferry_device_poll_events(a.dev);
+		fi = ferry_context_fault(a.ctx, 0);
+		if (!fi)
+			usleep(2000);
+	}
+	REQUIRE(fi);
+	CHECK(fi->flags & FERRY_FAULT_HANG);
+	CHECK_EQ(fi->seqno, hang_seqno);
+	CHECK_EQ(fi->ib_iova, ib.iova);
+	CHECK_EQ(fi->ib_dword, wait_dword);
+	CHECK_EQ(fi->opcode, CP_WAIT_REG_MEM);
+	char want[160];
+	snprintf(want, sizeof(want), "ESTIMATED CRASH LOCATION: IB1 0x%016llx dword %u: CP_WAIT_REG_MEM",
+		 (unsigned long long)ib.iova, wait_dword);
+	CHECK(fi->text && strstr(fi->text, want));
+	CHECK(fi->text && strstr(fi->text, "\nregisters:\n"));
+	CHECK(ferry_context_lost(a.ctx));
+
+	/* A's later submits fail; B's keep working. */
+	uint32_t s2;
+	CHECK(itest_submit(&a, ib.bo, 0, pm4_builder_bytes(&pb), &sync.bo, 1, &s2) < 0);
+	CHECK(itest_client_works(&b, 0x600d));
+
+	/* `ferry decode` reads the report the guest got. */
+	char *out = fi->text ? decode_report(fi->text) : NULL;
+	snprintf(want, sizeof(want), "ESTIMATED CRASH LOCATION! IB1 0x%016llx dword %u: CP_WAIT_REG_MEM",
+		 (unsigned long long)ib.iova, wait_dword);
+	CHECK(out && strstr(out, want));
+	CHECK(out && strstr(out, "fault report: GPU hang"));
+	free(out);
+
+	/* ferryd: one warn line, and the report kept for the operator. */
+	char *answer = NULL;
+	REQUIRE(control_request(ferryd.control, "reports", 10000, &answer) == 0);
+	CHECK(!strncmp(answer, "ok\nreport 1: ", 13));
+	CHECK(strstr(answer, "GPU hang at IB1") != NULL);
+	free(answer);
+	REQUIRE(control_request(ferryd.control, "report 1", 10000, &answer) == 0);
+	CHECK(!strncmp(answer, "ok\n", 3) && !strcmp(answer + 3, fi->text));
+	free(answer);
+
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(sync.bo);
+	itest_client_close(&a);
+	itest_client_close(&b);
+}
+
+static bool log_has(const char *needle)
+{
+	FILE *f = fopen(ferryd.log, "r");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+int main(void)
+{
+	start_ferryd();
+	RUN_TEST(test_hang_beside_neighbour);
+	CHECK(log_has("GPU hang; ESTIMATED CRASH LOCATION: IB1"));
+	if (test_failures)
+		ferryd_dump_log(&ferryd, 40);
+	CHECK(itest_stop_ferryd(&ferryd));
+	return test_finish();
+}

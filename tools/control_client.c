@@ -1,0 +1,134 @@
+/* The control-socket client (see control_client.h). */
+#include "control_client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ANSWER_MAX (64u << 20)
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for fd to be ready for events until deadline; 0, or -ETIMEDOUT / -errno. */
+static int wait_fd(int fd, short events, long long deadline)
+{
+	for (;;) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		struct pollfd p = { .fd = fd, .events = events };
+		int r = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+int control_path_of_uri(const char *uri, char *buf, size_t len)
+{
+	if (strncmp(uri, "tcp:", 4) == 0)
+		return -EINVAL; /* the control socket is local only */
+	const char *path = strncmp(uri, "unix:", 5) == 0 ? uri + 5 : uri;
+	int n = snprintf(buf, len, "%s.ctl", path);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int send_all(int fd, const char *data, size_t len, long long deadline)
+{
+	while (len) {
+		ssize_t n = send(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int r = wait_fd(fd, POLLOUT, deadline);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int control_request(const char *path, const char *request, int timeout_ms, char **answer)
+{
+	*answer = NULL;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "control socket path too long: %s\n", path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int e = errno;
+		fprintf(stderr, "cannot connect to ferryd's control socket %s: %s\n", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	long long deadline = now_ms() + timeout_ms;
+	size_t rlen = strlen(request);
+	char *line = malloc(rlen + 2);
+	int ret = line ? 0 : -ENOMEM;
+	if (line) {
+		memcpy(line, request, rlen);
+		memcpy(line + rlen, "\n", 2);
+		ret = send_all(fd, line, rlen + 1, deadline);
+		free(line);
+	}
+	size_t cap = 4096, used = 0;
+	char *buf = ret == 0 ? malloc(cap) : NULL;
+	if (ret == 0 && !buf)
+		ret = -ENOMEM;
+	while (ret == 0) {
+		if (used + 1 >= cap) {
+			if (cap >= ANSWER_MAX) {
+				ret = -EFBIG;
+				break;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = recv(fd, buf + used, cap - 1 - used, MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			ret = wait_fd(fd, POLLIN, deadline);
+			continue;
+		}
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		used += (size_t)n;
+	}
+	close(fd);
+	if (ret < 0) {
+		fprintf(stderr, "control request '%s' to %s failed: %s\n", request, path, strerror(-ret));
+		free(buf);
+		return ret;
+	}
+	buf[used] = '\0';
+	*answer = buf;
+	return 0;
+}
