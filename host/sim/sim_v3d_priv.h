@@ -1,0 +1,216 @@
+/* Internal structures of the simulated v3d driver, shared by its files. One device mutex guards
+ * everything; the GPU worker holds it while it runs a slice of a job. Symbols are prefixed v3ds_
+ * (the msm simulator in the same library owns sim_*). */
+#ifndef FERRY_SIM_V3D_PRIV_H
+#define FERRY_SIM_V3D_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/kdev.h"
+#include "backend/uapi_v3d.h"
+#include "iova_alloc.h"
+#include "sim_v3d.h"
+#include "v3d_cle.h"
+
+#define V3DS_PAGE_SIZE 4096u
+#define V3DS_GMP_ALIGN (128u * 1024u) /* the kernel aligns every BO to the GMP granularity */
+#define V3DS_NR_QUEUES 5u              /* BIN, RENDER, TFU, CSD, CACHE_CLEAN */
+#define V3DS_CL_SLICE_PACKETS 4096u    /* packets of one list run before the worker looks around */
+
+struct v3ds_model {
+	const char *name;
+	int ver;                 /* 42, 71 */
+	uint32_t ident[7];       /* GET_PARAM 0..6: UIFCFG, HUB_IDENT1..3, CORE0_IDENT0..2 */
+	uint32_t cl_readahead;   /* CLE prefetch past the list end */
+};
+
+/* A dma_fence: signaled once, with an error (0, -ECANCELED after a hang). */
+struct v3ds_fence {
+	unsigned refs;
+	bool signaled;
+	int error;
+};
+
+struct v3ds_bo {
+	struct sim_v3d_device *dev;
+	unsigned refs;           /* each handle + each queued job listing it */
+	int memfd;
+	uint8_t *map;
+	uint64_t size;           /* page aligned */
+	uint32_t offset;         /* GPU address in the global space */
+	uint64_t mmap_offset;    /* fake offset for kdev mmap */
+	struct v3ds_fence *resv; /* the last job that listed it (every job adds a WRITE fence) */
+};
+
+struct v3ds_open;
+
+/* State shared by the bin and render job of one SUBMIT_CL. */
+struct v3ds_cl_submit {
+	unsigned refs;
+	struct v3d_cle_semaphore sem;
+};
+
+struct v3ds_job {
+	struct v3ds_job *next;       /* the entity's FIFO */
+	enum v3d_queue queue;
+	struct v3ds_open *open;
+	uint32_t client;
+	uint64_t submit_serial;      /* which ioctl made it (reports) */
+	struct v3ds_fence *done;
+	struct v3ds_fence **deps;
+	uint32_t nr_deps;
+	struct v3ds_bo **bos;        /* held for the job's lifetime (the last job of a submit) */
+	uint32_t nr_bos;
+	uint32_t seqno;              /* assigned when it starts, per queue */
+	uint64_t start_ns;
+	union {
+		struct {
+			uint32_t start, end, qma, qms, qts;
+			struct v3ds_cl_submit *shared;
+		} cl;
+		struct drm_v3d_submit_tfu tfu;
+		struct {
+			uint32_t cfg[7];
+		} csd;
+	} u;
+};
+
+/* A drm_sched entity: one per open and queue; jobs run in submission order. */
+struct v3ds_entity {
+	struct v3ds_job *head, *tail;
+};
+
+struct v3ds_syncobj {
+	struct v3ds_fence *fence; /* NULL: no fence yet (created unsignaled, or reset) */
+};
+
+struct v3ds_open {
+	struct kdev kdev;            /* first: the kdev pointer is the open */
+	struct sim_v3d_device *dev;
+	struct v3ds_open *next;
+	uint32_t client;
+	struct v3ds_bo **bos;        /* by handle - 1 */
+	uint32_t nr_bo_slots;
+	struct v3ds_syncobj **syncobjs; /* by handle - 1 */
+	uint32_t nr_syncobj_slots;
+	struct v3ds_entity entity[V3DS_NR_QUEUES];
+	uint32_t faults;
+	int eventfd;
+	char *coredump;              /* pending report text, or NULL */
+	char name[48];
+};
+
+struct v3ds_trace_ring {
+	struct sim_v3d_trace_event ev[SIM_V3D_TRACE_RING];
+	uint64_t next_serial;
+};
+
+struct v3ds_csd_ring {
+	struct sim_v3d_csd_dispatch rec[SIM_V3D_CSD_RING];
+	uint64_t next_serial;
+};
+
+struct v3ds_queue {
+	struct v3ds_job *running;
+	uint32_t emit_seqno;
+	uint32_t rr_client;          /* round-robin cursor: the client that ran last */
+	bool stalled;                /* the running list waits on a semaphore */
+};
+
+struct sim_v3d_device {
+	const struct v3ds_model *model;
+	pthread_mutex_t lock;
+	pthread_cond_t work_cond;    /* wakes the worker */
+	pthread_cond_t done_cond;    /* broadcast when a fence signals (CLOCK_MONOTONIC waits) */
+	pthread_t worker;
+	bool worker_running;
+	bool stop;
+	bool paused;
+	struct iova_alloc vm;        /* THE address space: every BO of every open */
+	uint64_t next_mmap_offset;
+	struct v3ds_open *opens;
+	uint32_t next_client;
+	uint64_t next_submit_serial;
+	struct v3ds_queue queues[V3DS_NR_QUEUES];
+	struct v3d_cle *cle[2];      /* CT0 (bin), CT1 (render) */
+	unsigned hangcheck_ms;
+	struct sim_v3d_stats stats;
+	struct v3ds_trace_ring *trace;
+	struct v3ds_csd_ring *csd;
+};
+
+/* sim_v3d.c */
+uint64_t v3ds_now_ns(void);
+
+/* sim_v3d_bo.c (dev->lock held) */
+struct v3ds_bo *v3ds_bo_lookup(struct v3ds_open *o, uint32_t handle);
+void v3ds_bo_get(struct v3ds_bo *bo);
+void v3ds_bo_put(struct v3ds_bo *bo);
+/* The GPU's view of memory through the MMU: 0, or -EFAULT when [addr, addr + len) is not inside
+ * one BO (nothing transferred). */
+int v3ds_mmu_read(struct sim_v3d_device *dev, uint32_t addr, void *dst, uint32_t len);
+int v3ds_mmu_write(struct sim_v3d_device *dev, uint32_t addr, const void *src, uint32_t len);
+bool v3ds_mmu_mapped(struct sim_v3d_device *dev, uint32_t addr);
+int v3ds_ioctl_create_bo(struct v3ds_open *o, struct drm_v3d_create_bo *a);
+int v3ds_ioctl_mmap_bo(struct v3ds_open *o, struct drm_v3d_mmap_bo *a);
+int v3ds_ioctl_get_bo_offset(struct v3ds_open *o, struct drm_v3d_get_bo_offset *a);
+int v3ds_ioctl_wait_bo(struct v3ds_open *o, struct drm_v3d_wait_bo *a);
+int v3ds_ioctl_gem_close(struct v3ds_open *o, struct drm_gem_close *a);
+int v3ds_ioctl_prime_handle_to_fd(struct v3ds_open *o, struct drm_prime_handle *a);
+void *v3ds_gem_mmap(struct v3ds_open *o, size_t len, int prot, int flags, uint64_t offset);
+void v3ds_gem_close_all(struct v3ds_open *o);
+
+/* sim_v3d_sync.c (dev->lock held) */
+struct v3ds_fence *v3ds_fence_new(void);
+struct v3ds_fence *v3ds_fence_get(struct v3ds_fence *f);
+void v3ds_fence_put(struct v3ds_fence *f);
+/* Signals f (once) and wakes every waiter. */
+void v3ds_fence_signal(struct sim_v3d_device *dev, struct v3ds_fence *f, int error);
+struct v3ds_syncobj *v3ds_syncobj_lookup(struct v3ds_open *o, uint32_t handle);
+/* Replaces the syncobj's fence (drm_syncobj_replace_fence). */
+void v3ds_syncobj_replace(struct v3ds_syncobj *s, struct v3ds_fence *f);
+int v3ds_ioctl_syncobj_create(struct v3ds_open *o, struct drm_syncobj_create *a);
+int v3ds_ioctl_syncobj_destroy(struct v3ds_open *o, struct drm_syncobj_destroy *a);
+int v3ds_ioctl_syncobj_wait(struct v3ds_open *o, struct drm_syncobj_wait *a);
+int v3ds_ioctl_syncobj_reset(struct v3ds_open *o, struct drm_syncobj_array *a);
+int v3ds_ioctl_syncobj_signal(struct v3ds_open *o, struct drm_syncobj_array *a);
+void v3ds_syncobj_destroy_all(struct v3ds_open *o);
+
+/* sim_v3d_submit.c (dev->lock held) */
+int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a);
+int v3ds_ioctl_submit_tfu(struct v3ds_open *o, struct drm_v3d_submit_tfu *a);
+int v3ds_ioctl_submit_csd(struct v3ds_open *o, struct drm_v3d_submit_csd *a);
+void v3ds_job_free(struct v3ds_job *job);
+
+/* sim_v3d_sched.c */
+int v3ds_sched_start(struct sim_v3d_device *dev);
+void v3ds_sched_stop(struct sim_v3d_device *dev);
+/* Appends job to its open's entity and wakes the worker (lock held). */
+void v3ds_sched_push(struct sim_v3d_device *dev, struct v3ds_job *job);
+/* Drops every queued or running job of the open; their fences signal -ECANCELED (lock held). */
+void v3ds_sched_cancel_open(struct v3ds_open *o);
+
+/* sim_v3d_report.c (dev->lock held) */
+void v3ds_trace(struct sim_v3d_device *dev, enum sim_v3d_trace_kind kind, enum v3d_queue queue,
+		uint32_t seqno, uint32_t client, uint32_t a, uint32_t b);
+void v3ds_csd_record(struct sim_v3d_device *dev, const struct sim_v3d_csd_dispatch *rec);
+
+/* What went wrong with a job, for its report. */
+struct v3ds_fault {
+	const char *kind;        /* "mmu-fault", "hang", "job-error" */
+	const char *unit;        /* "CLE", "TFU", "CSD" */
+	uint32_t addr;           /* faulting address (mmu-fault) */
+	bool write;
+	uint32_t packet_addr;    /* CLE: the packet being executed */
+	int opcode;              /* CLE: its opcode, -1 if none */
+	const char *where;       /* CLE: what it was doing; TFU/CSD: the register ("IIA", "CFG5") */
+	const char *reason;      /* free text */
+	const struct v3d_cle_stats *cle; /* CLE: last packets, or NULL */
+};
+/* Counts the fault against the job's open and the device, and stores the report text as the
+ * open's pending coredump. */
+void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, const struct v3ds_fault *f);
+
+#endif

@@ -1,0 +1,831 @@
+/* The V3D control-list executor: packet fetch with the hardware's read-ahead, control flow (branch,
+ * one-level sub-lists, the supertile / generic / implicit tile-list walk, semaphores), the PTB's
+ * tile-list terminators, and the tile buffer with its raster loads, stores and clears.
+ * Packet facts come from ferry/hw/v3d_cl.h; what is and is not modeled is stated in v3d_cle.h. */
+#include "v3d_cle.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ferry/hw/v3d_cl.h"
+
+#define PAGE 4096u
+#define MAX_RTS 8u          /* 7.1 has RT0..7, 4.2 RT0..3 */
+#define TILE_MAX 64u        /* tiles are at most 64x64 pixels */
+#define PIXEL_MAX 16u       /* 128 bpp */
+#define TILE_BYTES (TILE_MAX * TILE_MAX * PIXEL_MAX)
+#define TILE_LIST_SETS 16u  /* Tile List Set Number is 4 bits */
+#define FETCH_MAX 1024u     /* the largest read-ahead (7.1) */
+
+struct cle_rt {
+	bool configured;
+	uint32_t bpp_bytes;      /* pixel size in the tile buffer: 4, 8, 16 */
+	uint32_t channel_bits;   /* of the internal type: 8, 16, 32; 0 unknown */
+	uint8_t clear[16];       /* the 128-bit clear value, little endian */
+	uint8_t *buf[2];         /* [double-buffer index], TILE_BYTES each, allocated on first use */
+};
+
+struct v3d_cle {
+	int ver;
+	uint32_t readahead;
+	enum v3d_cle_kind kind;
+	enum v3d_cle_status status;
+	uint32_t pc, end;
+	struct v3d_cle_fault fault;
+	struct v3d_cle_semaphore own_sem, *sem;
+	struct v3d_cle_bin_regs bin_regs;
+	struct v3d_cle_stats stats;
+
+	/* the prefetch buffer: bytes [fetch_addr, fetch_addr + fetch_len) of the list */
+	uint8_t fetch[FETCH_MAX];
+	uint32_t fetch_addr, fetch_len;
+
+	/* CTnRA: the single return-address register */
+	bool ra_valid;
+	uint32_t ra;
+
+	/* tile-list walk of the render list */
+	bool generic_valid;
+	uint32_t generic_start, generic_end;
+	bool walking;                 /* running the generic list for a tile of a supertile */
+	uint32_t walk_x0, walk_x1, walk_y0, walk_y1, walk_x, walk_y;
+	uint32_t walk_return;         /* the packet after SUPERTILE_COORDINATES */
+	bool tile_valid;
+	uint32_t tile_x, tile_y;
+	unsigned buffer_index;        /* double buffering alternates tile buffers per tile */
+	uint32_t tile_list_base[TILE_LIST_SETS];
+	uint16_t tile_list_base_set;  /* bit n: set n configured */
+	uint32_t tile_list_block;     /* bytes of the first block of each tile list */
+
+	/* render frame config (TILE_RENDERING_MODE_CFG, MULTICORE_RENDERING_SUPERTILE_CFG) */
+	bool common_valid;
+	uint32_t image_w, image_h, num_rts, tile_w, tile_h;
+	bool msaa, double_buffer;
+	uint32_t supertile_w, supertile_h, frame_tiles_x, frame_tiles_y;
+	bool frame_tiles_valid;
+	struct cle_rt rt[MAX_RTS];
+
+	/* binning (TILE_BINNING_MODE_CFG, NUMBER_OF_LAYERS, START_TILE_BINNING) */
+	bool tbm_valid, binning;
+	uint32_t bin_tiles_x, bin_tiles_y, bin_layers, bin_block;
+};
+
+/* ---- lifecycle ----------------------------------------------------------------------------- */
+
+struct v3d_cle *v3d_cle_create(int ver)
+{
+	if (!v3d_ver_valid(ver))
+		return NULL;
+	struct v3d_cle *cle = calloc(1, sizeof(*cle));
+	if (!cle)
+		return NULL;
+	cle->ver = ver;
+	cle->readahead = v3d_cle_readahead(ver);
+	cle->status = V3D_CLE_DONE;
+	cle->sem = &cle->own_sem;
+	return cle;
+}
+
+void v3d_cle_destroy(struct v3d_cle *cle)
+{
+	if (!cle)
+		return;
+	for (unsigned i = 0; i < MAX_RTS; i++) {
+		free(cle->rt[i].buf[0]);
+		free(cle->rt[i].buf[1]);
+	}
+	free(cle);
+}
+
+void v3d_cle_start(struct v3d_cle *cle, enum v3d_cle_kind kind, uint32_t start, uint32_t end,
+		   const struct v3d_cle_bin_regs *bin_regs, struct v3d_cle_semaphore *sem)
+{
+	/* Everything but the stats and the tile-buffer allocations starts over, as after a reset. */
+	uint8_t *bufs[MAX_RTS][2];
+	for (unsigned i = 0; i < MAX_RTS; i++) {
+		bufs[i][0] = cle->rt[i].buf[0];
+		bufs[i][1] = cle->rt[i].buf[1];
+	}
+	struct v3d_cle_stats stats = cle->stats;
+	int ver = cle->ver;
+	memset(cle, 0, sizeof(*cle));
+	cle->ver = ver;
+	cle->readahead = v3d_cle_readahead(ver);
+	cle->stats = stats;
+	for (unsigned i = 0; i < MAX_RTS; i++) {
+		cle->rt[i].buf[0] = bufs[i][0];
+		cle->rt[i].buf[1] = bufs[i][1];
+	}
+	cle->kind = kind;
+	cle->pc = start;
+	cle->end = end;
+	cle->stats.current_addr = start;
+	cle->status = V3D_CLE_YIELD;
+	cle->sem = sem ? sem : &cle->own_sem;
+	if (kind == V3D_CLE_BIN && bin_regs)
+		cle->bin_regs = *bin_regs;
+	cle->tile_list_block = 64;
+	cle->bin_layers = 1;
+}
+
+const struct v3d_cle_fault *v3d_cle_fault(const struct v3d_cle *cle)
+{
+	return cle->status == V3D_CLE_FAULT || cle->status == V3D_CLE_ERROR ? &cle->fault : NULL;
+}
+
+const struct v3d_cle_stats *v3d_cle_stats(const struct v3d_cle *cle) { return &cle->stats; }
+void v3d_cle_reset_stats(struct v3d_cle *cle)
+{
+	memset(&cle->stats, 0, sizeof(cle->stats));
+	cle->stats.current_addr = cle->pc;
+}
+int v3d_cle_version(const struct v3d_cle *cle) { return cle->ver; }
+
+/* ---- stopping ------------------------------------------------------------------------------ */
+
+static enum v3d_cle_status stop_fault(struct v3d_cle *cle, uint32_t addr, bool write, uint32_t packet,
+				      uint8_t opcode, const char *what)
+{
+	cle->fault = (struct v3d_cle_fault){ addr, write, packet, opcode, what };
+	return cle->status = V3D_CLE_FAULT;
+}
+
+static enum v3d_cle_status stop_error(struct v3d_cle *cle, uint32_t packet, uint8_t opcode,
+				      const char *what)
+{
+	cle->fault = (struct v3d_cle_fault){ packet, false, packet, opcode, what };
+	return cle->status = V3D_CLE_ERROR;
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+/* The MMU translates per 4 KiB page, so an access is split at page boundaries: a range spanning
+ * two adjacent BOs works, and a fault names the first page that is not mapped. Addresses wrap at
+ * 4 GiB like the hardware's 32-bit address arithmetic. */
+static int mem_access(const struct v3d_cle_mem *mem, uint32_t addr, void *buf, uint32_t len, bool write,
+		      uint32_t *fault_addr)
+{
+	uint8_t *p = buf;
+	while (len) {
+		uint32_t chunk = PAGE - (addr & (PAGE - 1));
+		if (chunk > len)
+			chunk = len;
+		int r = write ? mem->write(mem->ctx, addr, p, chunk) : mem->read(mem->ctx, addr, p, chunk);
+		if (r) {
+			*fault_addr = addr;
+			return -EFAULT;
+		}
+		addr += chunk;
+		p += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/* Makes [pc, pc + need) available in the prefetch buffer. A refill reads the read-ahead window
+ * from pc, as the CLE's prefetcher does: bytes past the packet must be mapped too. */
+static enum v3d_cle_status fetch(struct v3d_cle *cle, const struct v3d_cle_mem *mem, uint32_t need,
+				 const uint8_t **out)
+{
+	uint32_t off = cle->pc - cle->fetch_addr; /* wraps to huge when pc < fetch_addr */
+	if (cle->fetch_len && off < cle->fetch_len && need <= cle->fetch_len - off) {
+		*out = cle->fetch + off;
+		return V3D_CLE_YIELD;
+	}
+	uint32_t fault_addr;
+	cle->fetch_len = 0;
+	if (mem_access(mem, cle->pc, cle->fetch, cle->readahead, false, &fault_addr)) {
+		/* Name the packet when its own bytes are missing, the prefetch when only bytes past it are. */
+		uint8_t opcode = 0;
+		uint32_t packet_len = need;
+		if (fault_addr != cle->pc && mem->read(mem->ctx, cle->pc, &opcode, 1) == 0) {
+			uint32_t fixed = v3d_cl_fixed_length(cle->ver, opcode);
+			if (fixed > packet_len)
+				packet_len = fixed;
+		}
+		const char *what = fault_addr - cle->pc < packet_len ? "CL fetch" : "CL read-ahead";
+		return stop_fault(cle, fault_addr, false, cle->pc, opcode, what);
+	}
+	cle->fetch_addr = cle->pc;
+	cle->fetch_len = cle->readahead;
+	*out = cle->fetch;
+	return V3D_CLE_YIELD;
+}
+
+static void jump(struct v3d_cle *cle, uint32_t target)
+{
+	cle->pc = target;
+	cle->fetch_len = 0; /* the prefetcher restarts at the target */
+}
+
+/* ---- tile buffer ------------------------------------------------------------------------------ */
+
+static uint32_t channel_bits_of_type(int ver, uint32_t type)
+{
+	if (ver == V3D_VER_42) {
+		switch (type) {
+		case V3D_INTERNAL_TYPE_8I: case V3D_INTERNAL_TYPE_8UI: case V3D_INTERNAL_TYPE_8: return 8;
+		case V3D_INTERNAL_TYPE_16I: case V3D_INTERNAL_TYPE_16UI: case V3D_INTERNAL_TYPE_16F: return 16;
+		case V3D_INTERNAL_TYPE_32I: case V3D_INTERNAL_TYPE_32UI: case V3D_INTERNAL_TYPE_32F: return 32;
+		default: return 0;
+		}
+	}
+	if (type >= 24 && type <= 27)
+		return 16; /* the 16f clamp variants */
+	if (type >= 16 && type < 24)
+		type -= 16; /* the integer clamp variants */
+	switch (type) {
+	case V3D71_RT_8I: case V3D71_RT_8UI: case V3D71_RT_8: return 8;
+	case V3D71_RT_16I: case V3D71_RT_16UI: case V3D71_RT_16F: return 16;
+	case V3D71_RT_32I: case V3D71_RT_32UI: case V3D71_RT_32F: return 32;
+	default: return 0;
+	}
+}
+
+/* Memory formats whose bytes the tile buffer holds unconverted when the render target's internal
+ * type has the same channel width: integer, unorm 8-bit and float formats of 8/16/32-bit channels.
+ * Returns the bytes per pixel and sets *channel_bits, 0 for a format needing a conversion. */
+static uint32_t raw_format(uint32_t format, uint32_t *channel_bits)
+{
+	switch (format) {
+	case V3D_CL_FMT_RGBA32F: case V3D_CL_FMT_RGBA32I: case V3D_CL_FMT_RGBA32UI: *channel_bits = 32; return 16;
+	case V3D_CL_FMT_RG32F: case V3D_CL_FMT_RG32I: case V3D_CL_FMT_RG32UI: *channel_bits = 32; return 8;
+	case V3D_CL_FMT_R32F: case V3D_CL_FMT_R32I: case V3D_CL_FMT_R32UI: *channel_bits = 32; return 4;
+	case V3D_CL_FMT_RGBA16F: case V3D_CL_FMT_RGBA16I: case V3D_CL_FMT_RGBA16UI: *channel_bits = 16; return 8;
+	case V3D_CL_FMT_RG16F: case V3D_CL_FMT_RG16I: case V3D_CL_FMT_RG16UI: *channel_bits = 16; return 4;
+	case V3D_CL_FMT_R16F: case V3D_CL_FMT_R16I: case V3D_CL_FMT_R16UI: *channel_bits = 16; return 2;
+	case V3D_CL_FMT_RGBA8: case V3D_CL_FMT_RGBA8I: case V3D_CL_FMT_RGBA8UI: *channel_bits = 8; return 4;
+	case V3D_CL_FMT_RGB8: *channel_bits = 8; return 3;
+	case V3D_CL_FMT_RG8: case V3D_CL_FMT_RG8I: case V3D_CL_FMT_RG8UI: *channel_bits = 8; return 2;
+	case V3D_CL_FMT_R8: case V3D_CL_FMT_R8I: case V3D_CL_FMT_R8UI: *channel_bits = 8; return 1;
+	default: *channel_bits = 0; return 0;
+	}
+}
+
+static uint8_t *rt_buffer(struct cle_rt *rt, unsigned index)
+{
+	if (!rt->buf[index])
+		rt->buf[index] = calloc(1, TILE_BYTES);
+	return rt->buf[index];
+}
+
+static uint8_t *tile_pixel(uint8_t *buf, uint32_t x, uint32_t y)
+{
+	return buf + ((size_t)y * TILE_MAX + x) * PIXEL_MAX;
+}
+
+static bool clear_rt(struct v3d_cle *cle, unsigned n)
+{
+	struct cle_rt *rt = &cle->rt[n];
+	uint8_t *buf = rt_buffer(rt, cle->buffer_index);
+	if (!buf)
+		return false;
+	for (uint32_t y = 0; y < TILE_MAX; y++)
+		for (uint32_t x = 0; x < TILE_MAX; x++)
+			memcpy(tile_pixel(buf, x, y), rt->clear, PIXEL_MAX);
+	return true;
+}
+
+/* Channel order between memory and the tile buffer. Loads reverse then swap R/B; stores undo it
+ * (swap then reverse), so a load and a store with the same flags round-trip. */
+static void swizzle(uint8_t *px, uint32_t cpp, uint32_t channel_bytes, bool reverse, bool rb_swap,
+		    bool storing)
+{
+	uint32_t n = cpp / channel_bytes;
+	uint8_t tmp[PIXEL_MAX];
+	for (int step = 0; step < 2; step++) {
+		bool do_reverse = (step == 0) != storing ? reverse : false;
+		bool do_swap = (step == 0) != storing ? false : rb_swap;
+		if (do_reverse) {
+			memcpy(tmp, px, cpp);
+			for (uint32_t c = 0; c < n; c++)
+				memcpy(px + c * channel_bytes, tmp + (n - 1 - c) * channel_bytes, channel_bytes);
+		}
+		if (do_swap && n >= 3) {
+			memcpy(tmp, px, channel_bytes);
+			memcpy(px, px + 2 * channel_bytes, channel_bytes);
+			memcpy(px + 2 * channel_bytes, tmp, channel_bytes);
+		}
+	}
+}
+
+/* LOAD_TILE_BUFFER_GENERAL / STORE_TILE_BUFFER_GENERAL of a raster surface. */
+static enum v3d_cle_status load_store(struct v3d_cle *cle, const struct v3d_cle_mem *mem,
+				      const uint8_t *pkt, bool store)
+{
+	const uint8_t *p = pkt + 1;
+	uint32_t buffer = (uint32_t)v3d_cl_get(p, V3D_CL_LS_BUFFER);
+	if (buffer == V3D_CL_BUFFER_NONE)
+		return V3D_CLE_YIELD;
+	if (!cle->tile_valid)
+		return stop_error(cle, cle->pc, pkt[0], "load/store outside a tile");
+	uint32_t channel_bits;
+	uint32_t cpp = raw_format((uint32_t)v3d_cl_get(p, V3D_CL_LS_IMAGE_FORMAT), &channel_bits);
+	struct cle_rt *rt = buffer < MAX_RTS ? &cle->rt[buffer] : NULL;
+	if (!rt || !cle->common_valid || buffer >= cle->num_rts || !rt->configured || cpp == 0 ||
+	    channel_bits != rt->channel_bits || cpp > rt->bpp_bytes || cle->msaa ||
+	    v3d_cl_get(p, V3D_CL_LS_MEMORY_FORMAT) != V3D_CL_MEMORY_RASTER ||
+	    v3d_cl_get(p, V3D_CL_LS_DECIMATE_MODE) != 0 || (!store && v3d_cl_get(p, V3D_CL_LOAD_FORCE_ALPHA_1))) {
+		cle->stats.unmodeled++;
+		return V3D_CLE_YIELD;
+	}
+	uint8_t *buf = rt_buffer(rt, cle->buffer_index);
+	if (!buf)
+		return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
+
+	uint64_t x0 = (uint64_t)cle->tile_x * cle->tile_w, y0 = (uint64_t)cle->tile_y * cle->tile_h;
+	if (x0 >= cle->image_w || y0 >= cle->image_h)
+		return V3D_CLE_YIELD; /* the tile lies outside the image: nothing is touched */
+	uint32_t w = (uint32_t)(cle->image_w - x0 < cle->tile_w ? cle->image_w - x0 : cle->tile_w);
+	uint32_t h = (uint32_t)(cle->image_h - y0 < cle->tile_h ? cle->image_h - y0 : cle->tile_h);
+	uint32_t addr = v3d_cl_get_address(p, V3D_CL_LS_ADDRESS);
+	uint32_t stride = (uint32_t)v3d_cl_get(p, V3D_CL_LS_STRIDE);
+	uint32_t height = (uint32_t)v3d_cl_get(p, V3D_CL_LS_HEIGHT);
+	bool flip = v3d_cl_get(p, V3D_CL_LS_FLIP_Y);
+	bool reverse = v3d_cl_get(p, V3D_CL_LS_CHANNEL_REVERSE), rb_swap = v3d_cl_get(p, V3D_CL_LS_RB_SWAP);
+	uint32_t channel_bytes = channel_bits / 8;
+	uint8_t row[TILE_MAX * PIXEL_MAX];
+
+	for (uint32_t y = 0; y < h; y++) {
+		uint32_t image_row = (uint32_t)y0 + y;
+		if (flip)
+			image_row = height - 1u - image_row; /* wraps like the hardware's arithmetic */
+		/* 32-bit address arithmetic, as the TLB's */
+		uint32_t row_addr = addr + image_row * stride + (uint32_t)x0 * cpp;
+		uint32_t len = w * cpp, fault_addr;
+		if (store) {
+			for (uint32_t x = 0; x < w; x++) {
+				memcpy(row + x * cpp, tile_pixel(buf, x, y), cpp);
+				swizzle(row + x * cpp, cpp, channel_bytes, reverse, rb_swap, true);
+			}
+			if (mem_access(mem, row_addr, row, len, true, &fault_addr))
+				return stop_fault(cle, fault_addr, true, cle->pc, pkt[0], "store tile buffer");
+			cle->stats.bytes_stored += len;
+		} else {
+			if (mem_access(mem, row_addr, row, len, false, &fault_addr))
+				return stop_fault(cle, fault_addr, false, cle->pc, pkt[0], "load tile buffer");
+			for (uint32_t x = 0; x < w; x++) {
+				uint8_t *px = tile_pixel(buf, x, y);
+				memset(px, 0, PIXEL_MAX);
+				memcpy(px, row + x * cpp, cpp);
+				swizzle(px, cpp, channel_bytes, reverse, rb_swap, false);
+			}
+			cle->stats.bytes_loaded += len;
+		}
+	}
+	if (store && v3d_cl_get(p, V3D_CL_STORE_CLEAR_BUFFER) && !clear_rt(cle, buffer))
+		return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
+	return V3D_CLE_YIELD;
+}
+
+/* CLEAR_TILE_BUFFERS (4.2: flags) / CLEAR_RENDER_TARGETS (7.1): the configured render targets of
+ * the current buffer take their clear values. The Z/S buffer is not stored by this model. */
+static enum v3d_cle_status clear_buffers(struct v3d_cle *cle, const uint8_t *pkt)
+{
+	bool rts = cle->ver >= V3D_VER_71 || v3d_cl_get(pkt + 1, V3D_CL_CLEAR_ALL_RENDER_TARGETS);
+	if (!rts)
+		return V3D_CLE_YIELD;
+	for (unsigned n = 0; n < MAX_RTS; n++) {
+		if (cle->rt[n].configured && n < cle->num_rts && !clear_rt(cle, n))
+			return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
+	}
+	return V3D_CLE_YIELD;
+}
+
+/* 7.1 log2 tile sizes: codes 0..3 are 8..64 px; 4..7 are not defined, clamped to the largest. */
+static uint32_t tile_size_from_log2(uint64_t code)
+{
+	return 8u << (code > 3 ? 3 : code);
+}
+
+static void set_clear_bits(struct cle_rt *rt, unsigned start, unsigned size, uint64_t value)
+{
+	v3d_cl_set(rt->clear, start, size, value);
+}
+
+/* TILE_RENDERING_MODE_CFG, one sub-packet. */
+static enum v3d_cle_status rendering_mode(struct v3d_cle *cle, const uint8_t *pkt)
+{
+	const uint8_t *p = pkt + 1;
+	if (cle->ver == V3D_VER_42) {
+		switch (v3d_cl_get(p, V3D42_CL_RMC_SUB_ID)) {
+		case V3D42_RMC_COMMON: {
+			cle->common_valid = true;
+			cle->num_rts = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_NUMBER_OF_RENDER_TARGETS) + 1;
+			cle->image_w = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_IMAGE_WIDTH);
+			cle->image_h = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_IMAGE_HEIGHT);
+			cle->msaa = v3d_cl_get(p, V3D_CL_RMC_MULTISAMPLE_4X);
+			cle->double_buffer = v3d_cl_get(p, V3D_CL_RMC_DOUBLE_BUFFER);
+			v3d42_tile_size(cle->num_rts, (uint32_t)v3d_cl_get(p, V3D42_CL_RMC_MAX_BPP), cle->msaa,
+					cle->double_buffer, &cle->tile_w, &cle->tile_h);
+			return V3D_CLE_YIELD;
+		}
+		case V3D42_RMC_COLOR:
+			for (unsigned n = 0; n < 4; n++) {
+				cle->rt[n].configured = true;
+				cle->rt[n].bpp_bytes = v3d_internal_bpp_bytes((uint32_t)v3d_cl_get(p, V3D42_CL_RMC_RT_BPP(n)));
+				cle->rt[n].channel_bits =
+					channel_bits_of_type(cle->ver, (uint32_t)v3d_cl_get(p, V3D42_CL_RMC_RT_TYPE(n)));
+			}
+			return V3D_CLE_YIELD;
+		case V3D42_RMC_ZS_CLEAR_VALUES:
+			return V3D_CLE_YIELD;
+		case V3D42_RMC_CLEAR_COLORS_PART1: {
+			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
+				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
+			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
+			set_clear_bits(rt, 0, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_LOW32));
+			set_clear_bits(rt, 32, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_NEXT24));
+			return V3D_CLE_YIELD;
+		}
+		case V3D42_RMC_CLEAR_COLORS_PART2: {
+			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
+				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
+			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
+			set_clear_bits(rt, 56, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR2_MIDLOW32));
+			set_clear_bits(rt, 88, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR2_MIDHIGH24));
+			return V3D_CLE_YIELD;
+		}
+		case V3D42_RMC_CLEAR_COLORS_PART3: {
+			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
+				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
+			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
+			set_clear_bits(rt, 112, 16, v3d_cl_get(p, V3D42_CL_RMC_CLEAR3_HIGH16));
+			return V3D_CLE_YIELD;
+		}
+		default:
+			return stop_error(cle, cle->pc, pkt[0], "Tile Rendering Mode Cfg: invalid sub-id");
+		}
+	}
+	switch (v3d_cl_get(p, V3D71_CL_RMC_SUB_ID)) {
+	case V3D71_RMC_COMMON:
+		cle->common_valid = true;
+		cle->num_rts = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_NUMBER_OF_RENDER_TARGETS) + 1;
+		cle->image_w = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_IMAGE_WIDTH);
+		cle->image_h = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_IMAGE_HEIGHT);
+		cle->msaa = v3d_cl_get(p, V3D_CL_RMC_MULTISAMPLE_4X);
+		cle->double_buffer = v3d_cl_get(p, V3D_CL_RMC_DOUBLE_BUFFER);
+		cle->tile_w = tile_size_from_log2(v3d_cl_get(p, V3D71_CL_RMC_LOG2_TILE_WIDTH));
+		cle->tile_h = tile_size_from_log2(v3d_cl_get(p, V3D71_CL_RMC_LOG2_TILE_HEIGHT));
+		return V3D_CLE_YIELD;
+	case V3D71_RMC_ZS_CLEAR_VALUES:
+		return V3D_CLE_YIELD;
+	case V3D71_RMC_RENDER_TARGET_PART1: {
+		struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)];
+		rt->configured = true;
+		rt->bpp_bytes = v3d_internal_bpp_bytes((uint32_t)v3d_cl_get(p, V3D71_CL_RMC_RT1_BPP));
+		rt->channel_bits = channel_bits_of_type(cle->ver, (uint32_t)v3d_cl_get(p, V3D71_CL_RMC_RT1_TYPE_CLAMP));
+		set_clear_bits(rt, 0, 32, v3d_cl_get(p, V3D71_CL_RMC_RT1_CLEAR_LOW32));
+		return V3D_CLE_YIELD;
+	}
+	case V3D71_RMC_RENDER_TARGET_PART2:
+		set_clear_bits(&cle->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)], 32, 40, v3d_cl_get(p, V3D71_CL_RMC_RT2_CLEAR_MID40));
+		return V3D_CLE_YIELD;
+	case V3D71_RMC_RENDER_TARGET_PART3:
+		set_clear_bits(&cle->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)], 72, 56, v3d_cl_get(p, V3D71_CL_RMC_RT3_CLEAR_TOP56));
+		return V3D_CLE_YIELD;
+	default:
+		return stop_error(cle, cle->pc, pkt[0], "Tile Rendering Mode Cfg: invalid sub-id");
+	}
+}
+
+/* ---- tile lists ------------------------------------------------------------------------------- */
+
+static uint32_t frame_tiles_x(const struct v3d_cle *cle)
+{
+	if (cle->frame_tiles_valid)
+		return cle->frame_tiles_x;
+	return cle->tile_w ? (cle->image_w + cle->tile_w - 1) / cle->tile_w : 0;
+}
+
+static uint32_t frame_tiles_y(const struct v3d_cle *cle)
+{
+	if (cle->frame_tiles_valid)
+		return cle->frame_tiles_y;
+	return cle->tile_h ? (cle->image_h + cle->tile_h - 1) / cle->tile_h : 0;
+}
+
+/* Enters the generic tile list for the walk's current tile. */
+static void enter_walk_tile(struct v3d_cle *cle)
+{
+	cle->tile_x = cle->walk_x;
+	cle->tile_y = cle->walk_y;
+	cle->tile_valid = true;
+	jump(cle, cle->generic_start);
+}
+
+/* The generic list of one tile ended (RETURN or its end address): next tile, or leave the walk. */
+static void walk_next(struct v3d_cle *cle)
+{
+	if (++cle->walk_x >= cle->walk_x1) {
+		cle->walk_x = cle->walk_x0;
+		cle->walk_y++;
+	}
+	if (cle->walk_y >= cle->walk_y1) {
+		cle->walking = false;
+		jump(cle, cle->walk_return);
+		return;
+	}
+	enter_walk_tile(cle);
+}
+
+static enum v3d_cle_status supertile(struct v3d_cle *cle, const uint8_t *pkt, uint32_t next)
+{
+	if (!cle->generic_valid)
+		return stop_error(cle, cle->pc, pkt[0], "Supertile Coordinates without a generic tile list");
+	if (!cle->common_valid)
+		return stop_error(cle, cle->pc, pkt[0], "Supertile Coordinates without Tile Rendering Mode Cfg");
+	if (cle->walking)
+		return stop_error(cle, cle->pc, pkt[0], "Supertile Coordinates inside a tile list");
+	uint32_t sw = cle->supertile_w ? cle->supertile_w : 1, sh = cle->supertile_h ? cle->supertile_h : 1;
+	uint64_t x0 = v3d_cl_get(pkt + 1, V3D_CL_SUPERTILE_COLUMN) * (uint64_t)sw;
+	uint64_t y0 = v3d_cl_get(pkt + 1, V3D_CL_SUPERTILE_ROW) * (uint64_t)sh;
+	uint64_t x1 = x0 + sw, y1 = y0 + sh;
+	if (x1 > frame_tiles_x(cle))
+		x1 = frame_tiles_x(cle);
+	if (y1 > frame_tiles_y(cle))
+		y1 = frame_tiles_y(cle);
+	if (x0 >= x1 || y0 >= y1) {
+		jump(cle, next); /* a supertile outside the frame renders nothing */
+		return V3D_CLE_YIELD;
+	}
+	cle->walk_x0 = cle->walk_x = (uint32_t)x0;
+	cle->walk_x1 = (uint32_t)x1;
+	cle->walk_y0 = cle->walk_y = (uint32_t)y0;
+	cle->walk_y1 = (uint32_t)y1;
+	cle->walk_return = next;
+	cle->walking = true;
+	enter_walk_tile(cle);
+	return V3D_CLE_YIELD;
+}
+
+/* A call through CTnRA: the hardware has one return-address register per thread, so a second
+ * call before the RETURN would lose the first return address; the model stops with an error. */
+static enum v3d_cle_status call(struct v3d_cle *cle, const uint8_t *pkt, uint32_t target, uint32_t next)
+{
+	if (cle->ra_valid)
+		return stop_error(cle, cle->pc, pkt[0], "sub-list nested in a sub-list (one return register)");
+	cle->ra_valid = true;
+	cle->ra = next;
+	jump(cle, target);
+	return V3D_CLE_YIELD;
+}
+
+/* The PTB's part of a bin job that draws nothing: when binning ends (FLUSH), every tile's list in
+ * the tile allocation memory is terminated, so the render list's implicit tile lists return at
+ * once. Layout (a model choice, matching Mesa's tile_alloc_offset = 64 * layer * tiles): the
+ * initial block of tile (x, y) of layer l is at qma + ((l * tiles_y + y) * tiles_x + x) * block. */
+static enum v3d_cle_status terminate_tile_lists(struct v3d_cle *cle, const struct v3d_cle_mem *mem,
+						uint8_t opcode)
+{
+	uint64_t bytes = (uint64_t)cle->bin_tiles_x * cle->bin_tiles_y * cle->bin_layers * cle->bin_block;
+	if (bytes > cle->bin_regs.qms)
+		return stop_error(cle, cle->pc, opcode, "tile allocation memory smaller than the initial tile-list blocks");
+	uint8_t chunk[PAGE];
+	uint32_t addr = cle->bin_regs.qma, fault_addr;
+	uint64_t done = 0;
+	while (done < bytes) {
+		uint32_t len = (uint32_t)(bytes - done < PAGE ? bytes - done : PAGE);
+		memset(chunk, 0, len);
+		/* blocks are 64 B multiples and chunks start at block multiples of the region */
+		for (uint32_t off = 0; off < len; off += cle->bin_block)
+			chunk[off] = V3D_CL_RETURN_FROM_SUB_LIST;
+		if (mem_access(mem, addr + (uint32_t)done, chunk, len, true, &fault_addr))
+			return stop_fault(cle, fault_addr, true, cle->pc, opcode, "PTB tile list write");
+		done += len;
+	}
+	return V3D_CLE_YIELD;
+}
+
+static enum v3d_cle_status binning_mode(struct v3d_cle *cle, const uint8_t *pkt)
+{
+	const uint8_t *p = pkt + 1;
+	uint32_t w = (uint32_t)v3d_cl_get(p, V3D_CL_TBM_WIDTH) + 1, h = (uint32_t)v3d_cl_get(p, V3D_CL_TBM_HEIGHT) + 1;
+	uint32_t tw, th;
+	if (cle->ver == V3D_VER_42) {
+		v3d42_tile_size((uint32_t)v3d_cl_get(p, V3D42_CL_TBM_NUMBER_OF_RENDER_TARGETS) + 1,
+				(uint32_t)v3d_cl_get(p, V3D42_CL_TBM_MAX_BPP), v3d_cl_get(p, V3D42_CL_TBM_MULTISAMPLE_4X),
+				v3d_cl_get(p, V3D42_CL_TBM_DOUBLE_BUFFER), &tw, &th);
+	} else {
+		tw = tile_size_from_log2(v3d_cl_get(p, V3D71_CL_TBM_LOG2_TILE_WIDTH));
+		th = tile_size_from_log2(v3d_cl_get(p, V3D71_CL_TBM_LOG2_TILE_HEIGHT));
+	}
+	cle->bin_tiles_x = (w + tw - 1) / tw;
+	cle->bin_tiles_y = (h + th - 1) / th;
+	cle->bin_block = v3d_tile_block_bytes((uint32_t)v3d_cl_get(p, V3D_CL_TBM_INITIAL_BLOCK_SIZE));
+	cle->tbm_valid = true;
+	return V3D_CLE_YIELD;
+}
+
+/* ---- the packet loop --------------------------------------------------------------------------- */
+
+static bool is_draw(uint8_t op)
+{
+	switch (op) {
+	case V3D_CL_INDEXED_PRIM_LIST: case V3D_CL_INDIRECT_INDEXED_INSTANCED_PRIM_LIST:
+	case V3D_CL_INDEXED_INSTANCED_PRIM_LIST: case V3D_CL_VERTEX_ARRAY_PRIMS:
+	case V3D_CL_INDIRECT_VERTEX_ARRAY_INSTANCED_PRIMS: case V3D_CL_VERTEX_ARRAY_INSTANCED_PRIMS:
+	case V3D_CL_VERTEX_ARRAY_SINGLE_INSTANCE_PRIMS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Executes the packet at cle->pc (len bytes at pkt). Returns YIELD to go on. */
+static enum v3d_cle_status execute(struct v3d_cle *cle, const struct v3d_cle_mem *mem, const uint8_t *pkt,
+				   uint32_t len)
+{
+	uint8_t op = pkt[0];
+	const uint8_t *p = pkt + 1;
+	uint32_t next = cle->pc + len;
+	bool render = cle->kind == V3D_CLE_RENDER;
+
+	/* A packet of the other list (cl="B" in a render list, "R" in a bin list) is not acted on. */
+	if (!(v3d_cl_packet_lists(cle->ver, op) & (render ? V3D_CL_IN_RENDER : V3D_CL_IN_BIN))) {
+		cle->stats.recorded[op]++;
+		cle->pc = next;
+		return V3D_CLE_YIELD;
+	}
+
+	switch (op) {
+	case V3D_CL_HALT:
+		cle->pc = next;
+		return cle->status = V3D_CLE_DONE;
+	case V3D_CL_FLUSH:
+		if (!render && cle->binning) {
+			cle->binning = false;
+			if (terminate_tile_lists(cle, mem, op) != V3D_CLE_YIELD)
+				return cle->status;
+		}
+		break;
+	case V3D_CL_START_TILE_BINNING:
+		if (!render) {
+			if (!cle->tbm_valid)
+				return stop_error(cle, cle->pc, op, "Start Tile Binning without Tile Binning Mode Cfg");
+			cle->binning = true;
+		}
+		break;
+	case V3D_CL_INCREMENT_SEMAPHORE:
+		if (cle->sem->count != UINT32_MAX)
+			cle->sem->count++;
+		break;
+	case V3D_CL_WAIT_ON_SEMAPHORE: /* v3d_cle_run checked that the count is not 0 */
+		cle->sem->count--;
+		break;
+	case V3D_CL_BRANCH:
+		jump(cle, v3d_cl_get_address(p, V3D_CL_BRANCH_ADDRESS));
+		return V3D_CLE_YIELD;
+	case V3D_CL_BRANCH_TO_SUB_LIST:
+	case V3D_CL_BRANCH_TO_AUTO_CHAINED_SUB_LIST: /* modeled as a sub-list call through CTnRA */
+		return call(cle, pkt, v3d_cl_get_address(p, V3D_CL_BRANCH_ADDRESS), next);
+	case V3D_CL_RETURN_FROM_SUB_LIST:
+		if (cle->ra_valid) {
+			cle->ra_valid = false;
+			jump(cle, cle->ra);
+		} else if (cle->walking) {
+			walk_next(cle);
+		} else {
+			return stop_error(cle, cle->pc, op, "Return from sub-list with no sub-list");
+		}
+		return V3D_CLE_YIELD;
+	case V3D_CL_START_ADDRESS_OF_GENERIC_TILE_LIST:
+		cle->generic_valid = true;
+		cle->generic_start = v3d_cl_get_address(p, V3D_CL_GENERIC_TILE_LIST_START);
+		cle->generic_end = v3d_cl_get_address(p, V3D_CL_GENERIC_TILE_LIST_END);
+		break;
+	case V3D_CL_BRANCH_TO_IMPLICIT_TILE_LIST: {
+		uint32_t set = (uint32_t)v3d_cl_get(p, V3D_CL_IMPLICIT_TILE_LIST_SET);
+		if (!cle->tile_valid)
+			return stop_error(cle, cle->pc, op, "Branch to Implicit Tile List outside a tile");
+		if (set >= TILE_LIST_SETS || !(cle->tile_list_base_set & (1u << set)))
+			return stop_error(cle, cle->pc, op, "Branch to Implicit Tile List: tile list set has no base");
+		uint32_t index = cle->tile_y * frame_tiles_x(cle) + cle->tile_x;
+		return call(cle, pkt, cle->tile_list_base[set] + index * cle->tile_list_block, next);
+	}
+	case V3D_CL_BRANCH_TO_EXPLICIT_SUPERTILE:
+		cle->stats.unmodeled++;
+		return stop_error(cle, cle->pc, op, "Branch to Explicit Supertile is not modeled");
+	case V3D_CL_SUPERTILE_COORDINATES:
+		return supertile(cle, pkt, next);
+	case V3D_CL_TILE_COORDINATES:
+		cle->tile_x = (uint32_t)v3d_cl_get(p, V3D_CL_TILE_COLUMN);
+		cle->tile_y = (uint32_t)v3d_cl_get(p, V3D_CL_TILE_ROW);
+		cle->tile_valid = true;
+		break;
+	case V3D_CL_TILE_COORDINATES_IMPLICIT:
+		if (!cle->walking)
+			return stop_error(cle, cle->pc, op, "Tile Coordinates Implicit outside a supertile");
+		cle->tile_x = cle->walk_x;
+		cle->tile_y = cle->walk_y;
+		cle->tile_valid = true;
+		break;
+	case V3D_CL_END_OF_TILE_MARKER:
+		cle->stats.tiles++;
+		if (cle->double_buffer && !cle->msaa)
+			cle->buffer_index ^= 1u;
+		break;
+	case V3D_CL_CLEAR_TILE_BUFFERS:
+		if (clear_buffers(cle, pkt) != V3D_CLE_YIELD)
+			return cle->status;
+		break;
+	case V3D_CL_LOAD_TILE_BUFFER_GENERAL:
+	case V3D_CL_STORE_TILE_BUFFER_GENERAL:
+		if (load_store(cle, mem, pkt, op == V3D_CL_STORE_TILE_BUFFER_GENERAL) != V3D_CLE_YIELD)
+			return cle->status;
+		break;
+	case V3D_CL_TILE_RENDERING_MODE_CFG:
+		if (rendering_mode(cle, pkt) != V3D_CLE_YIELD)
+			return cle->status;
+		break;
+	case V3D_CL_MULTICORE_RENDERING_SUPERTILE_CFG:
+		cle->supertile_w = (uint32_t)v3d_cl_get(p, V3D_CL_MRS_SUPERTILE_WIDTH) + 1;
+		cle->supertile_h = (uint32_t)v3d_cl_get(p, V3D_CL_MRS_SUPERTILE_HEIGHT) + 1;
+		cle->frame_tiles_x = (uint32_t)v3d_cl_get(p, V3D_CL_MRS_FRAME_WIDTH_TILES);
+		cle->frame_tiles_y = (uint32_t)v3d_cl_get(p, V3D_CL_MRS_FRAME_HEIGHT_TILES);
+		cle->frame_tiles_valid = true;
+		break;
+	case V3D_CL_MULTICORE_RENDERING_TILE_LIST_SET_BASE: {
+		uint32_t set = (uint32_t)v3d_cl_get(p, V3D_CL_TLSB_SET_NUMBER);
+		cle->tile_list_base[set] = v3d_cl_get_address(p, V3D_CL_TLSB_ADDRESS);
+		cle->tile_list_base_set |= (uint16_t)(1u << set);
+		break;
+	}
+	case V3D_CL_TILE_LIST_INITIAL_BLOCK_SIZE:
+		cle->tile_list_block = v3d_tile_block_bytes((uint32_t)v3d_cl_get(p, V3D_CL_TLIBS_SIZE));
+		break;
+	case V3D_CL_TILE_BINNING_MODE_CFG:
+		if (!render)
+			binning_mode(cle, pkt);
+		break;
+	case V3D_CL_NUMBER_OF_LAYERS:
+		cle->bin_layers = (uint32_t)v3d_cl_get(p, V3D_CL_NUMBER_OF_LAYERS_FIELD) + 1;
+		break;
+	case V3D_CL_NOP: case V3D_CL_FLUSH_ALL_STATE: case V3D_CL_WAIT_FOR_PREVIOUS_FRAME:
+	case V3D_CL_ENABLE_Z_ONLY: case V3D_CL_DISABLE_Z_ONLY: case V3D_CL_END_OF_Z_ONLY:
+	case V3D_CL_END_OF_RENDERING: case V3D_CL_FLUSH_VCD_CACHE: case V3D_CL_END_OF_LOADS:
+	case V3D_CL_WAIT_FOR_TRANSFORM_FEEDBACK:
+		break; /* nothing to model: no caches, no pipeline to drain */
+	default:
+		/* draws and state: decoded by their length, recorded, not executed */
+		if (is_draw(op))
+			cle->stats.draws++;
+		cle->stats.recorded[op]++;
+		break;
+	}
+	cle->pc = next;
+	return V3D_CLE_YIELD;
+}
+
+static void note_packet(struct v3d_cle *cle, uint32_t addr)
+{
+	struct v3d_cle_stats *s = &cle->stats;
+	s->packets++;
+	s->last_packets[s->last_packet_head] = addr;
+	s->last_packet_head = (s->last_packet_head + 1) % V3D_CLE_LAST_PACKETS;
+	if (s->last_packet_count < V3D_CLE_LAST_PACKETS)
+		s->last_packet_count++;
+}
+
+enum v3d_cle_status v3d_cle_run(struct v3d_cle *cle, const struct v3d_cle_mem *mem, uint32_t budget_packets)
+{
+	if (cle->status == V3D_CLE_DONE || cle->status == V3D_CLE_FAULT || cle->status == V3D_CLE_ERROR)
+		return cle->status;
+	if (budget_packets == 0)
+		budget_packets = 1;
+	cle->status = V3D_CLE_YIELD;
+	for (; budget_packets; budget_packets--) {
+		cle->stats.current_addr = cle->pc;
+		/* the end address (CTnEA) ends the list at top level; a generic tile list ends at its own */
+		if (cle->walking && !cle->ra_valid && cle->pc == cle->generic_end) {
+			walk_next(cle);
+			continue;
+		}
+		if (!cle->walking && !cle->ra_valid && cle->pc == cle->end)
+			return cle->status = V3D_CLE_DONE;
+
+		const uint8_t *pkt;
+		if (fetch(cle, mem, 1, &pkt) != V3D_CLE_YIELD)
+			return cle->status;
+		uint8_t op = pkt[0];
+		uint32_t len = v3d_cl_packet_length(cle->ver, pkt, cle->fetch_len - (cle->pc - cle->fetch_addr));
+		if (len == 0) {
+			cle->stats.unknown[op]++;
+			return stop_error(cle, cle->pc, op, "unknown opcode");
+		}
+		if (fetch(cle, mem, len, &pkt) != V3D_CLE_YIELD)
+			return cle->status;
+		len = v3d_cl_packet_length(cle->ver, pkt, len);
+		/* a wait that cannot pass is not an executed packet: it is retried by the next run */
+		if (op == V3D_CL_WAIT_ON_SEMAPHORE && cle->sem->count == 0)
+			return cle->status = V3D_CLE_WAIT_SEMAPHORE;
+		note_packet(cle, cle->pc);
+		cle->stats.by_opcode[op]++;
+		enum v3d_cle_status st = execute(cle, mem, pkt, len);
+		cle->stats.current_addr = cle->pc;
+		if (st != V3D_CLE_YIELD)
+			return cle->status = st;
+	}
+	return cle->status = V3D_CLE_YIELD;
+}
