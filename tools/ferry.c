@@ -7,8 +7,9 @@
 static const struct ferry_subcommand subcommands[] = {
 	{ "demo", "run a guest workload through a private ferryd and check every result", cmd_demo },
 	{ "bench", "measure ferryd against the in-process simulator and the socket floor", cmd_bench },
-	{ "decode", "disassemble PM4 from a raw dump, a fault report or an .rd capture", cmd_decode },
+	{ "decode", "disassemble PM4 or V3D control lists from a raw dump, a fault report or an .rd capture", cmd_decode },
 	{ "status", "a running ferryd's status, sync-state dump, fault reports, watchdog", cmd_status },
+	{ "trace", "start / stop a running ferryd's per-queue trace, fetch it as Chrome-trace JSON", cmd_trace },
 };
 
 static void usage(FILE *f)

@@ -431,11 +431,15 @@ static void walk(struct ctx *c, uint32_t addr, uint32_t end, enum frame_kind kin
 		c->st.packets++;
 		fprintf(c->out, "%*s0x%08" PRIx32 " +0x%04" PRIx32 "  %s", ind, "", addr, off, name);
 		print_packet_fields(c, p, len);
-		if (end && addr < end && (uint64_t)addr + len > end)
+		/* the CLE stops once its address reaches the end; a packet straddling it is its last */
+		bool crosses_end = end && addr < end && (uint64_t)addr + len > end;
+		if (crosses_end)
 			fprintf(c->out, "  /* runs past the list end 0x%08" PRIx32 " */", end);
 		fputc('\n', c->out);
 		uint64_t next = (uint64_t)addr + len;
 		c->spans[cur].end = next;
+		if (crosses_end)
+			break;
 
 		uint8_t op = p[0];
 		if (op == V3D_CL_HALT) {
@@ -529,12 +533,35 @@ int v3d_decode_cl(FILE *out, const struct v3d_decode_options *opts, uint32_t sta
 
 /* ---- version guess -------------------------------------------------------------------------- */
 
-/* How far the bytes read cleanly as `ver`: a packet stream ending at HALT or at the end, every
- * opcode known, every rendering-mode sub-packet one the version has. */
-static size_t quiet_walk(int ver, const uint8_t *cl, size_t len, bool *clean)
+/* Payload bits of a packet no field of its layout covers: zero in anything a driver packs, so
+ * bits there say the bytes were read with the wrong version's layouts. */
+static uint32_t stray_bits(int ver, const uint8_t *p, uint32_t len)
+{
+	int sub = p[0] == V3D_CL_TILE_RENDERING_MODE_CFG ? rmc_sub_id(ver, p + 1) : -1;
+	const struct v3dd_layout *l = v3dd_find_layout(ver, p[0], sub);
+	if (!l || len < 2 || len > 16)
+		return 0;
+	uint8_t covered[15] = { 0 };
+	uint32_t bits = 8 * (len - 1);
+	if (sub >= 0)
+		covered[0] = ver == V3D_VER_42 ? 0x0f : 0x07;
+	for (size_t i = 0; i < l->nr_fields; i++)
+		for (uint32_t b = l->fields[i].start; b < (uint32_t)l->fields[i].start + l->fields[i].size && b < bits; b++)
+			covered[b >> 3] |= (uint8_t)(1u << (b & 7));
+	uint32_t stray = 0;
+	for (uint32_t i = 0; i + 1 < len; i++)
+		stray += (uint32_t)__builtin_popcount((unsigned)(p[1 + i] & ~covered[i]));
+	return stray;
+}
+
+/* How far the bytes read cleanly as `ver` (a packet stream ending at HALT or at the end, every
+ * opcode known, every rendering-mode sub-packet one the version has), and how many payload bits
+ * fell outside every field on the way. */
+static size_t quiet_walk(int ver, const uint8_t *cl, size_t len, bool *clean, uint64_t *stray)
 {
 	size_t pos = 0;
 	*clean = true;
+	*stray = 0;
 	while (pos < len) {
 		size_t left = len - pos;
 		uint32_t avail = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
@@ -548,6 +575,7 @@ static size_t quiet_walk(int ver, const uint8_t *cl, size_t len, bool *clean)
 			*clean = false;
 			break;
 		}
+		*stray += stray_bits(ver, cl + pos, n);
 		pos += n;
 		if (cl[pos - n] == V3D_CL_HALT)
 			break;
@@ -558,13 +586,16 @@ static size_t quiet_walk(int ver, const uint8_t *cl, size_t len, bool *clean)
 int v3d_decode_guess_version(const uint8_t *cl, size_t len, bool *sure)
 {
 	bool clean42, clean71;
-	size_t n42 = quiet_walk(V3D_VER_42, cl, len, &clean42);
-	size_t n71 = quiet_walk(V3D_VER_71, cl, len, &clean71);
+	uint64_t stray42, stray71;
+	size_t n42 = quiet_walk(V3D_VER_42, cl, len, &clean42, &stray42);
+	size_t n71 = quiet_walk(V3D_VER_71, cl, len, &clean71, &stray71);
 	*sure = true;
 	if (clean42 != clean71)
 		return clean42 ? V3D_VER_42 : V3D_VER_71;
 	if (n42 != n71)
 		return n42 > n71 ? V3D_VER_42 : V3D_VER_71;
+	if (stray42 != stray71)
+		return stray42 < stray71 ? V3D_VER_42 : V3D_VER_71;
 	*sure = false;
 	return V3D_VER_42;
 }
