@@ -97,6 +97,7 @@ static void set_recycle(struct shadow_pool *p, struct shadow_set *s)
 		chunk_recycle(p, s->chunks[i]);
 	s->nr_chunks = 0;
 	s->nr_cmds = 0;
+	s->nr_streams = 0;
 	s->next = p->free_sets;
 	p->free_sets = s;
 }
@@ -106,6 +107,7 @@ static void set_free(struct shadow_set *s)
 	free(s->chunks);
 	free(s->handles);
 	free(s->cmds);
+	free(s->streams);
 	free(s);
 }
 
@@ -281,6 +283,30 @@ int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, u
 	p->cur = NULL;
 	*out = s;
 	return 0;
+}
+
+int shadow_pool_keep_streams(struct shadow_set *set, const struct pm4v_stream_copy *streams, uint32_t nr)
+{
+	if (grow_array((void **)&set->streams, &set->cap_streams, nr, sizeof(*set->streams)))
+		return -ENOMEM;
+	if (nr)
+		memcpy(set->streams, streams, (size_t)nr * sizeof(*streams));
+	set->nr_streams = nr;
+	return 0;
+}
+
+const struct pm4v_stream_copy *shadow_pool_lookup(const struct shadow_pool *p, uint64_t iova)
+{
+	/* Only at fault time, so a linear scan: shadows of sets in flight never overlap (chunks are
+	 * recycled only after their set retired). */
+	for (uint32_t q = 0; q < p->nr_queues; q++)
+		for (const struct shadow_set *s = p->queues[q].head; s; s = s->next)
+			for (uint32_t i = 0; i < s->nr_streams; i++) {
+				const struct pm4v_stream_copy *c = &s->streams[i];
+				if (iova >= c->shadow_iova && iova - c->shadow_iova < c->size)
+					return c;
+			}
+	return NULL;
 }
 
 void shadow_pool_queue(struct shadow_pool *p, struct shadow_set *set, uint32_t queue, uint32_t seqno)

@@ -23,6 +23,8 @@ struct shadow_set {
 	uint32_t cap_handles;
 	struct msm_shadow_cmd *cmds;
 	uint32_t nr_cmds, cap_cmds;
+	struct pm4v_stream_copy *streams; /* shadow -> guest address of every stream copied */
+	uint32_t nr_streams, cap_streams;
 };
 
 /* Host-wide counters the pool adds to (ferry_host_stats fields). */
@@ -50,6 +52,11 @@ void shadow_pool_abort(struct shadow_pool *p);
  * one of this submit's shadows. */
 int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, uint32_t nr_cmds,
 		       struct shadow_set **out);
+/* Keeps the validator's stream table (pm4v_result.streams) with a finished set, for as long as
+ * the set is in flight. 0 or -ENOMEM. */
+int shadow_pool_keep_streams(struct shadow_set *set, const struct pm4v_stream_copy *streams, uint32_t nr);
+/* The stream of an in-flight (queued) set whose shadow holds iova, or NULL. */
+const struct pm4v_stream_copy *shadow_pool_lookup(const struct shadow_pool *p, uint64_t iova);
 /* The set's submit got seqno on queue: it is recycled once that seqno retired. */
 void shadow_pool_queue(struct shadow_pool *p, struct shadow_set *set, uint32_t queue, uint32_t seqno);
 /* A finished set whose submit never reached the kernel (and was not queued). */

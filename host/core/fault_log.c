@@ -135,7 +135,7 @@ static const char *kind_name(const struct msm_fault *f)
 /* The host's header and the kernel's dump in one string of at most FERRY_MAX_REPORT_TEXT
  * bytes (the dump is cut at a line end if need be). NULL on ENOMEM. */
 static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number, const struct msm_fault *f,
-		     const char *where, int32_t status, const char *kernel_text)
+		     const char *where, const char *guest_lines, int32_t status, const char *kernel_text)
 {
 	const struct host_ctx *ctx = q->ctx;
 	char head[1024];
@@ -149,9 +149,12 @@ static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number
 			      (unsigned long long)f->iova, f->write ? "write" : "read");
 	if (n < 0 || (size_t)n >= sizeof(head))
 		n = (int)strlen(head);
+	size_t glen = guest_lines ? strlen(guest_lines) : 0;
+	if (glen > FERRY_MAX_REPORT_TEXT / 2)
+		glen = 0; /* cannot happen: a few dozen lines */
 	static const char cut_note[] = "# ... report truncated to FERRY_MAX_REPORT_TEXT\n";
 	size_t klen = strlen(kernel_text);
-	size_t room = FERRY_MAX_REPORT_TEXT - (size_t)n;
+	size_t room = FERRY_MAX_REPORT_TEXT - (size_t)n - glen;
 	bool cut = false;
 	if (klen > room) {
 		cut = true;
@@ -159,12 +162,14 @@ static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number
 		while (klen && kernel_text[klen - 1] != '\n')
 			klen--;
 	}
-	char *text = malloc((size_t)n + klen + sizeof(cut_note));
+	char *text = malloc((size_t)n + glen + klen + sizeof(cut_note));
 	if (!text)
 		return NULL;
 	memcpy(text, head, (size_t)n);
-	memcpy(text + n, kernel_text, klen);
-	text[(size_t)n + klen] = '\0';
+	if (glen)
+		memcpy(text + n, guest_lines, glen);
+	memcpy(text + n + glen, kernel_text, klen);
+	text[(size_t)n + glen + klen] = '\0';
 	if (cut)
 		strcat(text, cut_note);
 	return text;
@@ -238,9 +243,17 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
 	int32_t status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO;
 	struct fault_log *fl = fault_log_get(h);
 	uint64_t number = fl ? ++fl->next_number : 0;
+	/* Validated contexts ran shadow copies: the location and the wire field name the guest's
+	 * stream instead (the kernel's text stays as it is, below a note). */
+	char *guest_lines = fault_guest_lines(ctx, &f, kernel_text);
+	guest_lines = capture_fault_lines(q, seqno, number, guest_lines);
+	struct fault_guest_addr guest_ib;
+	if (f.have_location && fault_guest_address(ctx, f.ib_iova, &guest_ib))
+		f.ib_iova = guest_ib.iova;
 	char where[112];
 	crash_location(&f, where, sizeof(where));
-	char *text = compose(q, seqno, number, &f, where, status, kernel_text);
+	char *text = compose(q, seqno, number, &f, where, guest_lines, status, kernel_text);
+	free(guest_lines);
 
 	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
 	ev.u.fault_report = (struct ferry_fault_report){
@@ -279,4 +292,19 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
 	h->stats.faults++;
 	ctx_mark_lost(ctx);
 	return status;
+}
+
+uint64_t fault_log_next_number(struct ferry_host *h)
+{
+	struct fault_log *fl = fault_log_get(h);
+	return fl ? ++fl->next_number : 0;
+}
+
+void fault_log_keep_text(struct ferry_host *h, uint64_t number, char *text)
+{
+	struct fault_log *fl = fault_log_get(h);
+	if (fl && text)
+		fault_log_keep(fl, number, text);
+	else
+		free(text);
 }

@@ -53,6 +53,11 @@ struct fault_report {
 	bool has_header;
 	uint32_t header;
 	char frame[48];                   /* "ib" or "draw-state group N" */
+	/* Validated contexts: ferryd's "guest:" line maps the crash IB (a host shadow copy) back to
+	 * the guest's own BO. */
+	bool has_guest;
+	uint64_t guest_ib_iova, guest_bo_offset, shadow_ib_iova;
+	uint32_t guest_bo;
 	struct fault_report_packet *packets;
 	size_t nr_packets;
 	char cp_state[1024];              /* the cp-state: section's lines, as reported */

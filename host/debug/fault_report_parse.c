@@ -298,6 +298,22 @@ static int top_level(struct parser *ps, struct slice k, struct slice v)
 		copy_str(r->comm, sizeof(r->comm), v);
 	else if (eq(k, "revision"))
 		copy_str(r->revision, sizeof(r->revision), v);
+	else if (eq(k, "guest")) {
+		/* guest: IB1 0x... (bo N +0x...), shadow 0x...  (or "unknown (...)": ignored) */
+		char buf[160];
+		copy_str(buf, sizeof(buf), v);
+		unsigned level, bo;
+		unsigned long long iova, off, shadow;
+		if (sscanf(buf, "IB%u 0x%llx (bo %u +0x%llx%*[^)]), shadow 0x%llx", &level, &iova, &bo, &off,
+			   &shadow) == 5 ||
+		    sscanf(buf, "IB%u 0x%llx (bo %u +0x%llx), shadow 0x%llx", &level, &iova, &bo, &off, &shadow) == 5) {
+			r->has_guest = true;
+			r->guest_ib_iova = iova;
+			r->guest_bo = bo;
+			r->guest_bo_offset = off;
+			r->shadow_ib_iova = shadow;
+		}
+	}
 	return 0;
 }
 

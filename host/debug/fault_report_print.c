@@ -126,8 +126,16 @@ int fault_report_print(FILE *out, const struct fault_report *r, bool follow_ibs)
 		fprintf(out, "  submit: queue %u fence %u prio %u\n", r->queue, r->fence, r->prio);
 
 	if (r->has_crash) {
-		fprintf(out, "ESTIMATED CRASH LOCATION! IB%u 0x%016" PRIx64 " dword %u: %s\n", r->ib_level, r->ib_iova,
-			r->dword, r->packet[0] ? r->packet : "unknown packet");
+		if (r->has_guest && r->shadow_ib_iova == r->ib_iova) {
+			fprintf(out, "ESTIMATED CRASH LOCATION! IB%u 0x%016" PRIx64 " (bo %u +0x%" PRIx64 ") dword %u: %s\n",
+				r->ib_level, r->guest_ib_iova, r->guest_bo, r->guest_bo_offset, r->dword,
+				r->packet[0] ? r->packet : "unknown packet");
+			fprintf(out, "  (validated context: the GPU ran ferryd's shadow copy at 0x%016" PRIx64
+				     "; addresses below are the shadow's)\n", r->ib_iova);
+		} else {
+			fprintf(out, "ESTIMATED CRASH LOCATION! IB%u 0x%016" PRIx64 " dword %u: %s\n", r->ib_level,
+				r->ib_iova, r->dword, r->packet[0] ? r->packet : "unknown packet");
+		}
 		if (r->frame[0])
 			fprintf(out, "  executing: %s\n", r->frame);
 		if (!decode_crash_ib(out, r, bos, nr_bos, follow_ibs)) {

@@ -102,6 +102,7 @@ void pm4v_destroy(struct pm4v_validator *v)
 	free(v->scratch);
 	free(v->relocs);
 	free(v->out);
+	free(v->copies);
 	free(v);
 }
 
@@ -402,9 +403,21 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result)
 		memcpy(s.shadow_map, v->scratch, bytes);
 	}
 
+	if (v->nr_streams > v->cap_copies &&
+	    grow((void **)&v->copies, &v->cap_copies, v->nr_streams, sizeof(*v->copies)))
+		return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
+	for (uint32_t i = 0; i < v->nr_streams; i++) {
+		const struct pm4v_stream *s = &v->streams[i];
+		v->copies[i] = (struct pm4v_stream_copy){
+			.shadow_iova = s->shadow_iova, .size = s->dwords * 4u, .bo_id = in->bos[s->bo].id,
+			.guest_iova = s->iova, .bo_offset = s->bo_offset, .level = s->level,
+			.draw_state = s->kind == PM4V_KIND_DRAW_STATE,
+		};
+	}
+
 	*result = (struct pm4v_result){
 		.cmds = v->out, .nr_cmds = nr_out, .nr_streams = v->nr_streams,
-		.dwords = v->walked, .relocs_applied = v->relocs_applied,
+		.dwords = v->walked, .relocs_applied = v->relocs_applied, .streams = v->copies,
 	};
 	return 0;
 }

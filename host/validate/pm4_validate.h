@@ -54,7 +54,8 @@
  *  - bounded work: policy.max_walk_dwords dwords and policy.max_targets distinct streams.
  *
  * Output (struct pm4v_result): for each BUF / CTX_RESTORE_BUF cmd in order, {shadow iova, size,
- * type} to submit instead. On rejection (-1) nothing outside shadow memory was written (the
+ * type} to submit instead, and for every stream copied {shadow iova, size, guest iova, BO id and
+ * offset, level} (to translate shadow addresses in fault reports back to the guest's). On rejection (-1) nothing outside shadow memory was written (the
  * caller discards this submit's shadow allocations) and *err names the packet, the BO id and
  * byte offset of its header, the level and the rule, with a formatted message such as
  * "CP_SMMU_TABLE_UPDATE at bo 3 +0x40 (IB1): privileged packet".
@@ -177,12 +178,26 @@ struct pm4v_out_cmd {
 	uint32_t type; /* MSM_SUBMIT_CMD_BUF or CTX_RESTORE_BUF */
 };
 
+/* One stream copied into a shadow: what the caller needs to name, in a fault report, the guest's
+ * address for a shadow address the GPU reports (same layout, so the same offset in both). */
+struct pm4v_stream_copy {
+	uint64_t shadow_iova;
+	uint32_t size;        /* bytes */
+	uint32_t bo_id;       /* the guest BO holding the stream */
+	uint64_t guest_iova;  /* that BO's iova + bo_offset */
+	uint64_t bo_offset;   /* bytes */
+	uint8_t level;        /* 1 = IB1, 2 = IB2 */
+	bool draw_state;      /* a CP_SET_DRAW_STATE group */
+};
+
 struct pm4v_result {
 	const struct pm4v_out_cmd *cmds; /* owned by the validator, valid until its next call */
 	uint32_t nr_cmds;
 	uint32_t nr_streams;      /* shadow copies made */
 	uint64_t dwords;          /* dwords copied and walked */
 	uint32_t relocs_applied;
+	const struct pm4v_stream_copy *streams; /* nr_streams entries, in the order copied; owned by
+						 * the validator, valid until its next call */
 };
 
 struct pm4v_validator;

@@ -56,6 +56,9 @@ struct pm4v_validator {
 	struct pm4v_out_cmd *out;
 	uint32_t cap_out;
 
+	struct pm4v_stream_copy *copies; /* the result's streams[] */
+	uint32_t cap_copies;
+
 	/* per call */
 	const struct pm4v_submit *in;
 	const struct pm4v_shadow_allocator *alloc;

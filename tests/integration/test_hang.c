@@ -2,7 +2,8 @@
  * CP_WAIT_REG_MEM that never matches while client B completes 1000 submits with correct results.
  * A's fence fails -ETIMEDOUT, A gets a FAULT_REPORT (HANG, the WAIT packet's IB iova and dword,
  * the full report text), A's later submits fail, B is unaffected; `ferry decode` on the report
- * shows the ESTIMATED CRASH LOCATION, ferryd logs one summary line and keeps the report. */
+ * shows the ESTIMATED CRASH LOCATION, ferryd logs one summary line and keeps the report. A
+ * validated context's hang (the GPU ran a host shadow copy) is reported at the guest's IB too. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,8 +30,7 @@ static void start_ferryd(void)
 {
 	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	/* Passthrough for A: a validated context's crash location names the shadow copy the GPU
-	 * ran, not the guest's IB (docs/debugging.md). */
+	/* Passthrough for A (and validated for test_validated_hang): both name the guest's IB. */
 	const char *extra[] = { "--hangcheck-ms", "200", "--allow-passthrough", "--log-level", "warn", NULL };
 	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
 }
@@ -184,6 +184,58 @@ static void test_hang_beside_neighbour(void)
 	itest_client_close(&b);
 }
 
+/* A validated context: the GPU runs a shadow copy of the IB, yet the report names the guest's
+ * IB (BO iova + offset), dword and BO. */
+static void test_validated_hang(void)
+{
+	struct itest_client c;
+	REQUIRE(itest_client_open(ferryd.uri, &c) == 0); /* validated: the default policy */
+	struct itest_bo ib, sync;
+	REQUIRE(itest_bo_new(c.ctx, 4096, &ib) == 0);
+	REQUIRE(itest_bo_new(c.ctx, 4096, &sync) == 0);
+	const uint32_t offset = 0x100; /* the IB starts inside the BO */
+	struct pm4_builder pb;
+	pm4_builder_init(&pb, ib.cpu + offset / 4, 256);
+	pm4_nop(&pb, 2);
+	uint32_t wait_dword = pb.len;
+	pm4_wait_mem(&pb, WRITE_EQ, sync.iova, 0xdead, 0xffffffffu);
+	REQUIRE(pm4_builder_ok(&pb));
+	uint32_t seqno;
+	REQUIRE(itest_submit(&c, ib.bo, offset, pm4_builder_bytes(&pb), &sync.bo, 1, &seqno) == 0);
+	CHECK_EQ(ferry_fence_wait(c.q, seqno, ITEST_WAIT_NS), -ETIMEDOUT);
+	const struct ferry_fault_info *fi = NULL;
+	for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
+		ferry_device_poll_events(c.dev);
+		fi = ferry_context_fault(c.ctx, 0);
+		if (!fi)
+			usleep(2000);
+	}
+	REQUIRE(fi);
+	uint64_t guest_ib = ib.iova + offset;
+	CHECK(fi->flags & FERRY_FAULT_HANG);
+	CHECK_EQ(fi->ib_iova, guest_ib);
+	CHECK_EQ(fi->ib_dword, wait_dword);
+	CHECK_EQ(fi->ib_level, 1);
+	char want[200];
+	snprintf(want, sizeof(want), "ESTIMATED CRASH LOCATION: IB1 0x%016llx dword %u: CP_WAIT_REG_MEM",
+		 (unsigned long long)guest_ib, wait_dword);
+	CHECK(fi->text && strstr(fi->text, want));
+	snprintf(want, sizeof(want), "\nguest: IB1 0x%016llx (bo %u +0x%x), shadow 0x", (unsigned long long)guest_ib,
+		 ferry_bo_id(ib.bo), offset);
+	CHECK(fi->text && strstr(fi->text, want));
+	CHECK(fi->text && strstr(fi->text, "\nnote: validated context: "));
+
+	/* The report, guest lines included, still decodes (decode itself reads the kernel's
+	 * crash-location section, i.e. the shadow address). */
+	char *out = fi->text ? decode_report(fi->text) : NULL;
+	CHECK(out && strstr(out, "fault report: GPU hang"));
+	free(out);
+
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(sync.bo);
+	itest_client_close(&c);
+}
+
 static bool log_has(const char *needle)
 {
 	FILE *f = fopen(ferryd.log, "r");
@@ -201,6 +253,7 @@ int main(void)
 {
 	start_ferryd();
 	RUN_TEST(test_hang_beside_neighbour);
+	RUN_TEST(test_validated_hang);
 	CHECK(log_has("GPU hang; ESTIMATED CRASH LOCATION: IB1"));
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 40);

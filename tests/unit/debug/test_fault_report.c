@@ -160,6 +160,42 @@ static void test_hang_report(void)
 	fault_report_free(&r);
 }
 
+/* A validated context's report: ferryd's "guest:" line maps the shadow IB back to the guest BO,
+ * and the crash location is printed with the guest's address. */
+static void test_validated_context_report(void)
+{
+	const char *text = "ferry: client 1 context 1 queue 0 seqno 1\n"
+			   "guest: IB2 0x0000000100002100 (bo 7 +0x100), shadow 0x0000000100400000\n"
+			   "---\nrevision: 630 (6.3.0.2)\nhang:\n  - reason=no progress\n"
+			   "crash-location:\n  ib-level: 2\n  ib-iova: 0x0000000100400000\n  ib-size: 6\n"
+			   "  dword: 0\n  packet: CP_WAIT_REG_MEM (0x3c)\n";
+	struct fault_report r;
+	char err[256];
+	REQUIRE(fault_report_parse(text, strlen(text), &r, err, sizeof(err)) == 0);
+	CHECK(r.has_guest);
+	CHECK_EQ(r.guest_ib_iova, 0x100002100ull);
+	CHECK_EQ(r.guest_bo, 7);
+	char *t = print_str(&r);
+	CHECK_HAS(t, "ESTIMATED CRASH LOCATION! IB2 0x0000000100002100 (bo 7 +0x100) dword 0: CP_WAIT_REG_MEM (0x3c)");
+	CHECK_HAS(t, "shadow copy at 0x0000000100400000");
+	free(t);
+	fault_report_free(&r);
+	/* A draw-state group suffix parses the same; an unknown guest line changes nothing. */
+	const char *ds = "guest: IB2 0x0000000100002100 (bo 7 +0x100, draw-state group), shadow 0x0000000100400000\n"
+			 "crash-location:\n  ib-level: 2\n  ib-iova: 0x0000000100400000\n  dword: 0\n";
+	REQUIRE(fault_report_parse(ds, strlen(ds), &r, err, sizeof(err)) == 0);
+	CHECK(r.has_guest && r.guest_bo_offset == 0x100);
+	fault_report_free(&r);
+	const char *unk = "guest: unknown (IB 0x0000000100400000 is no shadow copy of a submit in flight)\n"
+			  "crash-location:\n  ib-level: 1\n  ib-iova: 0x0000000100400000\n  dword: 3\n";
+	REQUIRE(fault_report_parse(unk, strlen(unk), &r, err, sizeof(err)) == 0);
+	CHECK(!r.has_guest);
+	t = print_str(&r);
+	CHECK_HAS(t, "ESTIMATED CRASH LOCATION! IB1 0x0000000100400000 dword 3");
+	free(t);
+	fault_report_free(&r);
+}
+
 static void test_malformed_reports(void)
 {
 	struct fault_report r;
@@ -201,6 +237,7 @@ int main(void)
 	RUN_TEST(test_real_sim_fault);
 	RUN_TEST(test_report_with_bo_contents);
 	RUN_TEST(test_hang_report);
+	RUN_TEST(test_validated_context_report);
 	RUN_TEST(test_malformed_reports);
 	RUN_TEST(test_ascii85);
 	return test_finish();
