@@ -1,0 +1,43 @@
+/* The simulated msm kernel's trace points: per open, a small ring of CP start / end events per
+ * submit (at the dispatcher's sop / eop timestamp writes), read through kdev_ops.trace_read. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sim_msm_priv.h"
+
+void sim_trace_record(struct sim_submit *s, uint32_t phase)
+{
+	struct sim_open *o = s->queue->open;
+	if (!o)
+		return;
+	if (!o->trace) {
+		/* Made on the first submit an open runs; a failed allocation only loses events. */
+		o->trace = malloc(SIM_MSM_TRACE_RING * sizeof(*o->trace));
+		if (!o->trace)
+			return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	o->trace[o->trace_next % SIM_MSM_TRACE_RING] = (struct kdev_trace_event){
+		.ts_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+		.phase = phase, .queue = s->queue->id, .seqno = s->fence, .name = "cp",
+	};
+	o->trace_next++;
+}
+
+ssize_t sim_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max)
+{
+	struct sim_open *o = (struct sim_open *)kd;
+	pthread_mutex_lock(&o->dev->lock);
+	uint64_t pos = *cursor;
+	/* A reader that fell behind resumes at the oldest event kept. */
+	if (o->trace_next > SIM_MSM_TRACE_RING && pos < o->trace_next - SIM_MSM_TRACE_RING)
+		pos = o->trace_next - SIM_MSM_TRACE_RING;
+	size_t n = 0;
+	for (; pos < o->trace_next && n < max; pos++)
+		ev[n++] = o->trace[pos % SIM_MSM_TRACE_RING];
+	*cursor = pos;
+	pthread_mutex_unlock(&o->dev->lock);
+	return (ssize_t)n;
+}
