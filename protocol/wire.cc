@@ -52,6 +52,9 @@ SAME_KIND(FERRY_MSG_STATUS_REPLY, StatusReply);
 SAME_KIND(FERRY_MSG_ERROR, Error);
 SAME_KIND(FERRY_MSG_FENCE_SIGNALED, FenceSignaled);
 SAME_KIND(FERRY_MSG_FAULT_REPORT, FaultReport);
+SAME_KIND(FERRY_MSG_V3D_SUBMIT_CL, V3dSubmitCl);
+SAME_KIND(FERRY_MSG_V3D_SUBMIT_TFU, V3dSubmitTfu);
+SAME_KIND(FERRY_MSG_V3D_SUBMIT_CSD, V3dSubmitCsd);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
@@ -63,7 +66,7 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"queue_create",   "queue_close",     "bo_create",     "bo_close",       "bo_info",
 	"bo_cpu_prep",    "msm_submit",      "fence_wait",    "hello_reply",    "device_info",
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
-	"fence_signaled", "fault_report",
+	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -130,6 +133,16 @@ void check_array_bytes(uint64_t bytes)
 		throw encode_error{-EMSGSIZE};
 }
 
+// A vector of u32 (BO ids, CSD cfg words); empty stays absent.
+flatbuffers::Offset<flatbuffers::Vector<uint32_t>> words(Builder &fbb, const uint32_t *items, uint32_t n)
+{
+	if (n == 0)
+		return 0;
+	if (!items)
+		throw encode_error{-EINVAL};
+	return fbb.CreateVector(items, n);
+}
+
 flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 {
 	const auto &u = m->u;
@@ -148,13 +161,13 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 		return wire::CreateContextDestroy(fbb, u.context_destroy.ctx_id).Union();
 	case FERRY_MSG_QUEUE_CREATE:
 		return wire::CreateQueueCreate(fbb, u.queue_create.ctx_id, u.queue_create.queue_id,
-					       u.queue_create.priority, u.queue_create.flags)
+					       u.queue_create.priority, u.queue_create.flags, u.queue_create.kind)
 			.Union();
 	case FERRY_MSG_QUEUE_CLOSE:
 		return wire::CreateQueueClose(fbb, u.queue_close.ctx_id, u.queue_close.queue_id).Union();
 	case FERRY_MSG_BO_CREATE:
 		return wire::CreateBoCreate(fbb, u.bo_create.ctx_id, u.bo_create.bo_id, u.bo_create.size,
-					    u.bo_create.flags)
+					    u.bo_create.flags, u.bo_create.iova)
 			.Union();
 	case FERRY_MSG_BO_CLOSE:
 		return wire::CreateBoClose(fbb, u.bo_close.ctx_id, u.bo_close.bo_id).Union();
@@ -219,6 +232,37 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 		auto text = required_string(fbb, f.text, FERRY_MAX_REPORT_TEXT);
 		return wire::CreateFaultReport(fbb, f.ctx_id, f.queue_id, f.seqno, f.flags, f.iova, f.ib_iova,
 					       f.ib_dword, f.ib_level, f.opcode, f.source, text)
+			.Union();
+	}
+	case FERRY_MSG_V3D_SUBMIT_CL: {
+		const struct ferry_v3d_submit_cl &s = u.v3d_submit_cl;
+		check_array_bytes((uint64_t)s.nr_bos * sizeof(*s.bo_ids) +
+				  (uint64_t)s.nr_in_fences * sizeof(*s.in_fences));
+		auto bos = words(fbb, s.bo_ids, s.nr_bos);
+		auto in_fences = records<wire::FenceRef>(fbb, s.in_fences, s.nr_in_fences);
+		return wire::CreateV3dSubmitCl(fbb, s.ctx_id, s.queue_id, s.seqno, s.flags, s.bcl_start, s.bcl_end,
+					       s.rcl_start, s.rcl_end, s.qma, s.qms, s.qts, bos, in_fences)
+			.Union();
+	}
+	case FERRY_MSG_V3D_SUBMIT_TFU: {
+		const struct ferry_v3d_submit_tfu &s = u.v3d_submit_tfu;
+		check_array_bytes((uint64_t)s.nr_bos * sizeof(*s.bo_ids) +
+				  (uint64_t)s.nr_in_fences * sizeof(*s.in_fences));
+		auto bos = words(fbb, s.bo_ids, s.nr_bos);
+		auto in_fences = records<wire::FenceRef>(fbb, s.in_fences, s.nr_in_fences);
+		return wire::CreateV3dSubmitTfu(fbb, s.ctx_id, s.queue_id, s.seqno, s.flags, s.icfg, s.iia, s.iis,
+						s.ica, s.iua, s.ioa, s.ios, s.coef[0], s.coef[1], s.coef[2],
+						s.coef[3], s.v71_ioc, bos, in_fences)
+			.Union();
+	}
+	case FERRY_MSG_V3D_SUBMIT_CSD: {
+		const struct ferry_v3d_submit_csd &s = u.v3d_submit_csd;
+		check_array_bytes((uint64_t)s.nr_bos * sizeof(*s.bo_ids) +
+				  (uint64_t)s.nr_in_fences * sizeof(*s.in_fences));
+		auto cfg = fbb.CreateVector(s.cfg, FERRY_V3D_CSD_CFG_WORDS);
+		auto bos = words(fbb, s.bo_ids, s.nr_bos);
+		auto in_fences = records<wire::FenceRef>(fbb, s.in_fences, s.nr_in_fences);
+		return wire::CreateV3dSubmitCsd(fbb, s.ctx_id, s.queue_id, s.seqno, s.flags, cfg, bos, in_fences)
 			.Union();
 	}
 	case FERRY_MSG_NONE:
@@ -330,6 +374,20 @@ void records(const flatbuffers::Vector<const Wire *> *v, uint32_t limit, const c
 	*n = v->size();
 }
 
+// Points the C array at a u32 vector inside the frame (the Verifier aligned it to 4).
+void word_list(const flatbuffers::Vector<uint32_t> *v, uint32_t limit, const char *too_many, const uint32_t **items,
+	       uint32_t *n)
+{
+	*items = nullptr;
+	*n = 0;
+	if (!v || v->size() == 0)
+		return;
+	if (v->size() > limit)
+		reject(too_many);
+	*items = v->data();
+	*n = v->size();
+}
+
 void decode_body(const wire::Message *root, struct ferry_msg *m)
 {
 	auto &u = m->u;
@@ -360,6 +418,7 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		u.queue_create.queue_id = b->queue_id();
 		u.queue_create.priority = b->priority();
 		u.queue_create.flags = b->flags();
+		u.queue_create.kind = b->kind();
 		return;
 	}
 	case wire::Body_QueueClose: {
@@ -374,6 +433,7 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		u.bo_create.bo_id = b->bo_id();
 		u.bo_create.size = b->size();
 		u.bo_create.flags = b->flags();
+		u.bo_create.iova = b->iova();
 		return;
 	}
 	case wire::Body_BoClose: {
@@ -489,6 +549,69 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		f.opcode = b->opcode();
 		f.source = b->source();
 		f.text = required_string(b->text(), FERRY_MAX_REPORT_TEXT);
+		return;
+	}
+	case wire::Body_V3dSubmitCl: {
+		auto b = root->body_as_V3dSubmitCl();
+		struct ferry_v3d_submit_cl &s = u.v3d_submit_cl;
+		s.ctx_id = b->ctx_id();
+		s.queue_id = b->queue_id();
+		s.seqno = b->seqno();
+		s.flags = b->flags();
+		s.bcl_start = b->bcl_start();
+		s.bcl_end = b->bcl_end();
+		s.rcl_start = b->rcl_start();
+		s.rcl_end = b->rcl_end();
+		s.qma = b->qma();
+		s.qms = b->qms();
+		s.qts = b->qts();
+		word_list(b->bos(), FERRY_MAX_SUBMIT_BOS, "submit has more than FERRY_MAX_SUBMIT_BOS bos", &s.bo_ids,
+			  &s.nr_bos);
+		records(b->in_fences(), FERRY_MAX_SUBMIT_IN_FENCES,
+			"submit has more than FERRY_MAX_SUBMIT_IN_FENCES in-fences", &s.in_fences, &s.nr_in_fences);
+		return;
+	}
+	case wire::Body_V3dSubmitTfu: {
+		auto b = root->body_as_V3dSubmitTfu();
+		struct ferry_v3d_submit_tfu &s = u.v3d_submit_tfu;
+		s.ctx_id = b->ctx_id();
+		s.queue_id = b->queue_id();
+		s.seqno = b->seqno();
+		s.flags = b->flags();
+		s.icfg = b->icfg();
+		s.iia = b->iia();
+		s.iis = b->iis();
+		s.ica = b->ica();
+		s.iua = b->iua();
+		s.ioa = b->ioa();
+		s.ios = b->ios();
+		s.coef[0] = b->coef0();
+		s.coef[1] = b->coef1();
+		s.coef[2] = b->coef2();
+		s.coef[3] = b->coef3();
+		s.v71_ioc = b->v71_ioc();
+		word_list(b->bos(), FERRY_V3D_MAX_TFU_BOS, "TFU submit has more than FERRY_V3D_MAX_TFU_BOS bos",
+			  &s.bo_ids, &s.nr_bos);
+		records(b->in_fences(), FERRY_MAX_SUBMIT_IN_FENCES,
+			"submit has more than FERRY_MAX_SUBMIT_IN_FENCES in-fences", &s.in_fences, &s.nr_in_fences);
+		return;
+	}
+	case wire::Body_V3dSubmitCsd: {
+		auto b = root->body_as_V3dSubmitCsd();
+		struct ferry_v3d_submit_csd &s = u.v3d_submit_csd;
+		s.ctx_id = b->ctx_id();
+		s.queue_id = b->queue_id();
+		s.seqno = b->seqno();
+		s.flags = b->flags();
+		auto cfg = b->cfg();
+		if (!cfg || cfg->size() != FERRY_V3D_CSD_CFG_WORDS)
+			reject("CSD submit must carry exactly 7 cfg words");
+		for (uint32_t i = 0; i < FERRY_V3D_CSD_CFG_WORDS; i++)
+			s.cfg[i] = cfg->Get(i);
+		word_list(b->bos(), FERRY_MAX_SUBMIT_BOS, "submit has more than FERRY_MAX_SUBMIT_BOS bos", &s.bo_ids,
+			  &s.nr_bos);
+		records(b->in_fences(), FERRY_MAX_SUBMIT_IN_FENCES,
+			"submit has more than FERRY_MAX_SUBMIT_IN_FENCES in-fences", &s.in_fences, &s.nr_in_fences);
 		return;
 	}
 	case wire::Body_NONE:

@@ -16,6 +16,7 @@
 
 #include "backend/kdev.h"
 #include "backend/uapi_msm.h"
+#include "bench_v3d.h"
 #include "ferry/ferry.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferryd_spawn.h"
@@ -415,7 +416,7 @@ static int bench_floor(int iters, double *median_us, double *p99_us)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ferry bench [--iterations N] [--gpu a630|a660] [--server URI] "
+	fprintf(f, "usage: ferry bench [--iterations N] [--gpu a630|a660|v3d-4.2|v3d-7.1] [--server URI] "
 		   "[--ferryd PATH] [--json]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
@@ -424,7 +425,8 @@ static void usage(FILE *f)
 		   "  realistic stream of 64 KiB and 1 MiB, (e) submit+wait and pipelined submits of a\n"
 		   "  64 KiB stream through ferryd, validated vs passthrough context (a spawned ferryd\n"
 		   "  allows passthrough; with --server the server must). Figures, not a test: nothing\n"
-		   "  passes or fails.\n");
+		   "  passes or fails. With --gpu v3d-*: the V3D submit+wait round trip of a minimal CL\n"
+		   "  through ferryd (validated, passthrough) vs in process.\n");
 }
 
 int cmd_bench(int argc, char **argv)
@@ -471,6 +473,14 @@ int cmd_bench(int argc, char **argv)
 	if (iters < 10 || iters > 10000000) {
 		fprintf(stderr, "bench: --iterations must be in [10, 10000000]\n");
 		return 2;
+	}
+	if (!strcmp(gpu, "v3d-4.2") || !strcmp(gpu, "v3d-7.1")) {
+		char path[PATH_MAX] = "";
+		if (!server && ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
+			return 1;
+		}
+		return bench_v3d(gpu, server, path, iters);
 	}
 
 	struct ferryd_proc proc = { .pid = -1 };

@@ -17,6 +17,7 @@
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
 #include "pm4_builder.h"
+#include "demo_v3d.h"
 #include "subcommands.h"
 
 /* CP_SCRATCH_REG(4) on a6xx: unprotected, and not the one the kernel's fence sequence uses. */
@@ -327,7 +328,7 @@ static int step_fault(struct demo *d)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ferry demo [--gpu a630|a660] [--server URI] [--ferryd PATH]\n"
+	fprintf(f, "usage: ferry demo [--gpu a630|a660|v3d-4.2|v3d-7.1] [--server URI] [--ferryd PATH]\n"
 		   "  Starts ferryd on a simulated Adreno (unless --server names a running one),\n"
 		   "  runs a checked guest workload through it and stops it. Exit 0 iff all checks "
 		   "held.\n");
@@ -364,8 +365,16 @@ int cmd_demo(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (!strcmp(gpu, "v3d-4.2") || !strcmp(gpu, "v3d-7.1")) {
+		char path[PATH_MAX] = "";
+		if (!server && ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+			fprintf(stderr, "demo: cannot find ferryd (use --ferryd or $FERRYD)\n");
+			return 1;
+		}
+		return demo_v3d(gpu, server, path);
+	}
 	if (strcmp(gpu, "a630") != 0 && strcmp(gpu, "a660") != 0) {
-		fprintf(stderr, "demo: --gpu must be a630 or a660\n");
+		fprintf(stderr, "demo: --gpu must be a630, a660, v3d-4.2 or v3d-7.1\n");
 		return 2;
 	}
 	double t_start = now_ms();

@@ -12,5 +12,8 @@ int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

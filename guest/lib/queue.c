@@ -15,6 +15,11 @@ struct ferry_queue *ferry_find_queue(struct ferry_context *ctx, uint32_t queue_i
 
 int ferry_queue_create(struct ferry_context *ctx, uint32_t priority, struct ferry_queue **out)
 {
+	return ferry_queue_create_kind(ctx, FERRY_QUEUE_KIND_DEFAULT, priority, out);
+}
+
+int ferry_queue_create_kind(struct ferry_context *ctx, uint32_t kind, uint32_t priority, struct ferry_queue **out)
+{
 	struct ferry_device *dev = ctx->dev;
 	*out = NULL;
 	struct ferry_queue *q = calloc(1, sizeof(*q));
@@ -45,6 +50,7 @@ int ferry_queue_create(struct ferry_context *ctx, uint32_t priority, struct ferr
 	msg.u.queue_create.ctx_id = ctx->id;
 	msg.u.queue_create.queue_id = id;
 	msg.u.queue_create.priority = priority;
+	msg.u.queue_create.kind = kind;
 	int r = ferry_send(dev, &msg);
 	if (r < 0) {
 		pthread_mutex_lock(&dev->lock);

@@ -9,6 +9,22 @@
 
 struct kdev;
 
+/* One kernel trace point (kdev_ops.trace_read). */
+enum kdev_trace_phase {
+	KDEV_TRACE_BEGIN,   /* the GPU started the job */
+	KDEV_TRACE_END,     /* the GPU finished it (its IRQ / end-of-pipe) */
+	KDEV_TRACE_INSTANT, /* anything else the kernel traces (an ioctl, a reset) */
+};
+struct kdev_trace_event {
+	uint64_t ts_ns;   /* CLOCK_MONOTONIC */
+	uint32_t phase;   /* enum kdev_trace_phase */
+	uint32_t queue;   /* msm: the submitqueue id; v3d: enum v3d_queue */
+	uint32_t seqno;   /* that queue's fence seqno, 0 when not assigned yet */
+	uint32_t pad;
+	const char *name; /* static: "cp" (msm), "bin", "render", "tfu", "csd", "cache_clean", or
+			   * the kernel's tracepoint name for instants */
+};
+
 struct kdev_ops {
 	/* The DRM ioctl with the kernel's request number and argument struct (uapi_msm.h, DRM core
 	 * ioctls from drm_uapi.h). Returns 0 or a negative errno, as drmIoctl's -errno. */
@@ -38,6 +54,12 @@ struct kdev_ops {
 	 * real msm today). */
 	ssize_t (*debug_state)(struct kdev *kd, char *buf, size_t len);
 	void (*close)(struct kdev *kd);
+	/* Optional (NULL = not supported): this open's kernel trace points (GPU job start / end),
+	 * oldest first, from position *cursor on (0 = the oldest kept); advances *cursor past what
+	 * it returns. Returns how many it wrote into ev (at most max), or a negative errno
+	 * (-ENOTSUP: a real driver, whose gpu/msm and v3d tracepoints live in tracefs — reading
+	 * them needs root and is not done). Events older than the kernel's ring are lost. */
+	ssize_t (*trace_read)(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
 };
 
 struct kdev {

@@ -142,6 +142,22 @@ int msm_bo_new(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint32_t *hand
 	return 0;
 }
 
+int msm_bo_new_at(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint64_t iova, uint32_t *handle)
+{
+	struct drm_msm_gem_new req = { .size = size, .flags = flags };
+	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_NEW, &req);
+	if (ret < 0)
+		return ret;
+	struct drm_msm_gem_info info = { .handle = req.handle, .info = MSM_INFO_SET_IOVA, .value = iova };
+	ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_INFO, &info);
+	if (ret < 0) {
+		msm_bo_close(mc, req.handle);
+		return ret;
+	}
+	*handle = req.handle;
+	return 0;
+}
+
 int msm_bo_export(struct msm_ctx *mc, uint32_t handle, int *fd)
 {
 	struct drm_prime_handle req = { .handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1 };

@@ -42,6 +42,9 @@ uint64_t msm_bo_round_size(uint64_t size);
  * -EINVAL with *why set. */
 int msm_bo_check_flags(uint32_t flags, const char **why);
 int msm_bo_new(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint32_t *handle, uint64_t *iova);
+/* The same, placed at a chosen iova (MSM_INFO_SET_IOVA; replay): -EBUSY if the range is taken,
+ * -ENOSPC outside the address space or unaligned. */
+int msm_bo_new_at(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint64_t iova, uint32_t *handle);
 /* A dma-buf/memfd fd of the BO's pages (CLOEXEC, read-write). */
 int msm_bo_export(struct msm_ctx *mc, uint32_t handle, int *fd);
 void msm_bo_close(struct msm_ctx *mc, uint32_t handle);

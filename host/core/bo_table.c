@@ -2,6 +2,7 @@
  * requests. An id is only ever looked up in its own context's table, so another context's or
  * another client's id is -ENOENT and never reaches the kernel. */
 #include <errno.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -103,7 +104,11 @@ void bo_unref(struct host_bo *bo)
 	struct ferry_host *h = bo->ctx->client->host;
 	/* The kernel keeps BOs of in-flight submits alive itself, so closing the handle is safe. */
 	validation_bo_unmap(bo);
-	msm_bo_close(bo->ctx->msm, bo->handle);
+	v3d_bo_unmap_host(bo);
+	if (bo->ctx->v3d)
+		v3d_bo_close(bo->ctx->v3d, bo->handle);
+	else
+		msm_bo_close(bo->ctx->msm, bo->handle);
 	h->stats.bos--;
 	h->stats.bo_bytes -= bo->size;
 	free(bo);
@@ -112,25 +117,45 @@ void bo_unref(struct host_bo *bo)
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_create *r = &m->u.bo_create;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	struct host_ctx *ctx = client_lookup_ctx(c, r->ctx_id, why, n);
 	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		return -ENOENT;
 	if (r->bo_id == 0)
 		HOST_FAIL(-EINVAL, "bo id 0 is reserved");
 	if (bo_table_find(&ctx->bos, r->bo_id))
 		HOST_FAIL(-EEXIST, "bo id %u already exists in context %u", r->bo_id, r->ctx_id);
-	uint64_t size = msm_bo_round_size(r->size);
+	bool v3d = ctx->v3d != NULL;
+	uint64_t size = v3d ? v3d_bo_round_size(r->size) : msm_bo_round_size(r->size);
 	if (r->size == 0 || size == 0)
 		HOST_FAIL(-EINVAL, "bo size %llu must be 1..%llu", (unsigned long long)r->size,
-		     (unsigned long long)MSM_BO_MAX_SIZE);
+		     (unsigned long long)(v3d ? V3D_BO_MAX_SIZE : MSM_BO_MAX_SIZE));
 	const char *flag_why;
-	if (msm_bo_check_flags(r->flags, &flag_why) < 0)
+	if (v3d && r->flags)
+		HOST_FAIL(-EINVAL, "V3D BOs take no flags (flags 0x%x)", r->flags);
+	if (!v3d && msm_bo_check_flags(r->flags, &flag_why) < 0)
 		HOST_FAIL(-EINVAL, "%s (flags 0x%x)", flag_why, r->flags);
+
+	if (v3d && r->iova)
+		HOST_FAIL(-EINVAL, "V3D BOs cannot be placed (iova 0x%llx): V3D has one global address space",
+			  (unsigned long long)r->iova);
 
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		HOST_FAIL(-ENOMEM, "out of memory");
-	int ret = msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
+	int ret;
+	if (r->iova) {
+		/* Replay: the captured address, or nothing (-EBUSY when taken, as the kernel says). */
+		ret = msm_bo_new_at(ctx->msm, size, r->flags, r->iova, &bo->handle);
+		bo->iova = r->iova;
+		if (ret < 0) {
+			free(bo);
+			HOST_FAIL(ret, "could not place a %llu-byte bo at iova 0x%llx (%s)", (unsigned long long)size,
+				  (unsigned long long)r->iova, strerror(-ret));
+		}
+	} else {
+		ret = v3d ? v3d_bo_new(ctx->v3d, size, &bo->handle, &bo->iova)
+			  : msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
+	}
 	if (ret < 0) {
 		free(bo);
 		HOST_FAIL(ret, "kernel could not create a %llu-byte bo", (unsigned long long)size);
@@ -141,9 +166,9 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	bo->size = size;
 	bo->refs = 1;
 	int fd = -1;
-	ret = msm_bo_export(ctx->msm, bo->handle, &fd);
+	ret = v3d ? v3d_bo_export(ctx->v3d, bo->handle, &fd) : msm_bo_export(ctx->msm, bo->handle, &fd);
 	if (ret == 0)
-		ret = validation_bo_added(ctx, bo);
+		ret = v3d ? v3d_bo_added(ctx, bo) : validation_bo_added(ctx, bo);
 	if (ret == 0) {
 		ret = bo_table_insert(&ctx->bos, bo);
 		if (ret < 0)
@@ -151,7 +176,11 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	}
 	if (ret < 0) {
 		validation_bo_unmap(bo);
-		msm_bo_close(ctx->msm, bo->handle);
+		v3d_bo_unmap_host(bo);
+		if (v3d)
+			v3d_bo_close(ctx->v3d, bo->handle);
+		else
+			msm_bo_close(ctx->msm, bo->handle);
 		free(bo);
 		if (fd >= 0)
 			close(fd);
@@ -169,15 +198,28 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	return 0;
 }
 
+struct host_bo *client_lookup_bo(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id,
+			       struct host_ctx **ctx_out, char *why, size_t n)
+{
+	struct host_ctx *ctx = client_lookup_ctx(c, ctx_id, why, n);
+	if (!ctx)
+		return NULL;
+	struct host_bo *bo = bo_table_find(&ctx->bos, bo_id);
+	if (!bo) {
+		snprintf(why, n, "bo %u does not exist in context %u", bo_id, ctx_id);
+		return NULL;
+	}
+	*ctx_out = ctx;
+	return bo;
+}
+
 int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_close *r = &m->u.bo_close;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
-	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
-	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
+	struct host_ctx *ctx;
+	struct host_bo *bo = client_lookup_bo(c, r->ctx_id, r->bo_id, &ctx, why, n);
 	if (!bo)
-		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+		return -ENOENT;
 	bo_table_remove(&ctx->bos, bo);
 	/* Later submits cannot name it; held ones were validated already and keep it alive. */
 	validation_bo_removed(ctx, bo);
@@ -188,12 +230,10 @@ int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char
 int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_info *r = &m->u.bo_info;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
-	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
-	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
+	struct host_ctx *ctx;
+	struct host_bo *bo = client_lookup_bo(c, r->ctx_id, r->bo_id, &ctx, why, n);
 	if (!bo)
-		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+		return -ENOENT;
 	struct ferry_msg reply = { .kind = FERRY_MSG_BO_INFO_REPLY, .seq = m->seq };
 	reply.u.bo_info_reply = (struct ferry_bo_info_reply){
 		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova, .flags = bo->flags,

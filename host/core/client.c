@@ -70,7 +70,8 @@ static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct ferry_msg r = { .kind = FERRY_MSG_HELLO_REPLY, .seq = m->seq };
 	r.u.hello_reply = (struct ferry_hello_reply){
 		.version = FERRY_PROTOCOL_VERSION,
-		.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM,
+		.features = FERRY_FEATURE_FENCE_PAGE |
+			    (c->host->family == FERRY_FAMILY_V3D ? FERRY_FEATURE_V3D : FERRY_FEATURE_MSM),
 		.server = server,
 	};
 	client_send(c, &r, NULL, 0);
@@ -80,16 +81,17 @@ static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, 
 static int handle_device_query(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	uint32_t family = m->u.device_query.family;
-	if (family != FERRY_FAMILY_NONE && family != FERRY_FAMILY_MSM) {
+	struct ferry_host *h = c->host;
+	if (family != FERRY_FAMILY_NONE && family != h->family) {
 		snprintf(why, n, "this server has no device of family %u (it serves %s)", family, c->host->device_name);
 		return -ENODEV;
 	}
 	struct ferry_msg r = { .kind = FERRY_MSG_DEVICE_INFO, .seq = m->seq };
 	r.u.device_info = (struct ferry_device_info){
-		.family = FERRY_FAMILY_MSM,
-		.name = c->host->gpu,
-		.nr_params = c->host->dev.nr_params,
-		.params = c->host->dev.params,
+		.family = h->family,
+		.name = h->gpu,
+		.nr_params = h->family == FERRY_FAMILY_V3D ? h->v3d_dev.nr_params : h->dev.nr_params,
+		.params = h->family == FERRY_FAMILY_V3D ? h->v3d_dev.params : h->dev.params,
 	};
 	client_send(c, &r, NULL, 0);
 	return 0;
@@ -112,6 +114,9 @@ static request_handler handler_of(enum ferry_msg_kind kind)
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
 	case FERRY_MSG_MSM_SUBMIT: return sched_handle_submit;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
+	case FERRY_MSG_V3D_SUBMIT_CL: return v3d_handle_submit_cl;
+	case FERRY_MSG_V3D_SUBMIT_TFU: return v3d_handle_submit_tfu;
+	case FERRY_MSG_V3D_SUBMIT_CSD: return v3d_handle_submit_csd;
 	default: return NULL;
 	}
 }
@@ -133,6 +138,7 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 
 	char reason[256] = "";
 	int ret;
+	capture_note_frame(h, payload, len);
 	request_handler fn = handler_of(m.kind);
 	if (!fn) {
 		snprintf(reason, sizeof(reason), "%s is not a request", ferry_msg_kind_name(m.kind));

@@ -13,6 +13,7 @@
 
 #include "host_internal.h"
 #include "sim/sim_msm.h"
+#include "sim/sim_v3d.h"
 
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
 {
@@ -22,6 +23,14 @@ struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
 			return ctx;
 	}
 	return NULL;
+}
+
+struct host_ctx *client_lookup_ctx(struct ferry_host_client *c, uint32_t ctx_id, char *why, size_t n)
+{
+	struct host_ctx *ctx = ctx_find(c, ctx_id);
+	if (!ctx)
+		snprintf(why, n, "context %u does not exist", ctx_id);
+	return ctx;
 }
 
 static int make_fence_page(struct host_ctx *ctx)
@@ -50,15 +59,21 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	struct ferry_host *h = c->host;
 	if (ctx_find(c, r->ctx_id))
 		HOST_FAIL(-EEXIST, "context %u already exists", r->ctx_id);
-	if (r->family == FERRY_FAMILY_V3D)
-		HOST_FAIL(-ENODEV, "this server has no V3D device (it serves %s)", h->device_name);
-	if (r->family != FERRY_FAMILY_MSM)
+	if (r->family != FERRY_FAMILY_MSM && r->family != FERRY_FAMILY_V3D)
 		HOST_FAIL(-EINVAL, "unknown family %u", r->family);
+	if (r->family != h->family)
+		HOST_FAIL(-ENODEV, "this server has no %s device (it serves %s)",
+			  r->family == FERRY_FAMILY_V3D ? "V3D" : "msm", h->device_name);
 	if (r->policy == FERRY_POLICY_PASSTHROUGH && !h->cfg.allow_passthrough)
 		HOST_FAIL(-EPERM, "passthrough policy (no command-stream validation, no shadow copies) is not "
 			  "allowed by this server; it must be started with --allow-passthrough");
 	if (r->policy != FERRY_POLICY_VALIDATED && r->policy != FERRY_POLICY_PASSTHROUGH)
 		HOST_FAIL(-EINVAL, "unknown policy %u", r->policy);
+	if (r->family == FERRY_FAMILY_V3D) {
+		int busy = v3d_tenancy_admit(c, why, n);
+		if (busy < 0)
+			return busy;
+	}
 
 	struct host_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
@@ -66,18 +81,32 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	ctx->client = c;
 	ctx->id = r->ctx_id;
 	ctx->policy = r->policy;
+	ctx->family = r->family;
 	ctx->page_fd = ctx->event_fd = ctx->poll_fd = -1;
 	list_init(&ctx->link);
 	list_init(&ctx->timer_link);
 	int ret = bo_table_init(&ctx->bos);
-	struct kdev *kd = ret == 0 ? sim_msm_open(h->sim) : NULL;
+	struct kdev *kd = NULL;
+	if (ret == 0)
+		kd = ctx->family == FERRY_FAMILY_V3D ? sim_v3d_open(h->sim_v3d) : sim_msm_open(h->sim);
 	if (!kd) {
 		ctx_destroy(ctx, true);
 		HOST_FAIL(-ENOMEM, "could not open the GPU device");
 	}
-	ret = msm_ctx_create(kd, &ctx->msm);
-	if (ret == 0 && ctx->policy == FERRY_POLICY_VALIDATED)
-		ret = validation_ctx_init(ctx);
+	if (ctx->family == FERRY_FAMILY_V3D) {
+		/* No V3D command-stream validator is wired in yet: envelope checks only (v3d_core.c). */
+		ret = v3d_ctx_create(kd, &ctx->v3d);
+		if (ret == 0) {
+			ctx->kd = kd;
+			v3d_tenancy_added(ctx);
+		}
+	} else {
+		ret = msm_ctx_create(kd, &ctx->msm);
+		if (ret == 0)
+			ctx->kd = kd;
+		if (ret == 0 && ctx->policy == FERRY_POLICY_VALIDATED)
+			ret = validation_ctx_init(ctx);
+	}
 	if (ret == 0)
 		ret = make_fence_page(ctx);
 	if (ret == 0) {
@@ -89,7 +118,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		ctx_destroy(ctx, true);
 		HOST_FAIL(ret, "could not set up context %u (%s)", r->ctx_id, strerror(-ret));
 	}
-	ctx->poll_fd = msm_ctx_poll_fd(ctx->msm);
+	ctx->poll_fd = ctx->v3d ? v3d_ctx_poll_fd(ctx->v3d) : msm_ctx_poll_fd(ctx->msm);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ctx };
 	if (ctx->poll_fd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, ctx->poll_fd, &ev) < 0) {
 		ctx->poll_fd = -1; /* poll on a timer instead */
@@ -110,9 +139,9 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 
 int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
-	struct host_ctx *ctx = ctx_find(c, m->u.context_destroy.ctx_id);
+	struct host_ctx *ctx = client_lookup_ctx(c, m->u.context_destroy.ctx_id, why, n);
 	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", m->u.context_destroy.ctx_id);
+		return -ENOENT;
 	ctx_destroy(ctx, false);
 	return 0;
 }
@@ -121,6 +150,8 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 {
 	struct ferry_host *h = ctx->client->host;
 	wait_drop_ctx(ctx, !client_gone, -ECANCELED);
+	if (h->trace.on)
+		trace_pull_kernel(ctx); /* before its queues (their ids) and the open go */
 	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
 		if (ctx->queues[id])
 			queue_free(ctx->queues[id]);
@@ -132,7 +163,12 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. */
 	validation_ctx_fini(ctx);
 	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
-	msm_ctx_destroy(ctx->msm);
+	if (ctx->msm)
+		msm_ctx_destroy(ctx->msm);
+	if (ctx->v3d) {
+		v3d_ctx_destroy(ctx->v3d);
+		v3d_tenancy_removed(ctx);
+	}
 	if (ctx->page)
 		munmap(ctx->page, FERRY_FENCE_PAGE_SIZE);
 	if (ctx->page_fd >= 0)
@@ -185,6 +221,8 @@ void ctx_progress(struct host_ctx *ctx)
 		}
 		/* Retired fences may free held submits; released ones that failed retire at once. */
 	} while (sched_release(ctx) || progressed);
+	if (ctx->client->host->trace.on)
+		trace_pull_kernel(ctx);
 	ctx_wake_guest(ctx);
 	wait_check_ctx(ctx);
 	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {

@@ -54,6 +54,7 @@ void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32
 {
 	struct host_ctx *ctx = q->ctx;
 	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
+	trace_queue_event(q, TRACE_RETIRE, seqno, status);
 	q->tl.signaled = seqno;
 	/* The kernel is done with this submit's shadow copies: back to the pool. */
 	validation_retired(ctx, q->id, seqno);
@@ -74,4 +75,10 @@ void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32
 		};
 		client_send(ctx->client, &ev, NULL, 0);
 	}
+}
+
+void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj)
+{
+	if (tl->count)
+		tl->ring[(tl->head + tl->count - 1) % tl->cap].syncobj = syncobj;
 }

@@ -33,6 +33,13 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		ret = -ENODEV;
 		goto fail;
 	}
+	h->family = FERRY_FAMILY_MSM;
+	if (v3d_gpu_name(h->gpu)) {
+		ret = v3d_host_init(h);
+		if (ret < 0)
+			goto fail;
+		goto made;
+	}
 	ret = sim_msm_device_create(h->gpu, &h->sim);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
@@ -55,13 +62,15 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 	if (h->dev.va_size == 0)
 		host_log(h, FERRY_LOG_WARN, "%s has no per-process address spaces: contexts are not isolated", h->gpu);
 	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_msm_model(h->sim));
+made:
 	h->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (h->epfd < 0) {
 		ret = -errno;
 		goto fail;
 	}
-	host_log(h, FERRY_LOG_INFO, "serving %s (gpu id %llu, chip id 0x%llx)", h->device_name,
-		 (unsigned long long)h->dev.gpu_id, (unsigned long long)h->dev.chip_id);
+	if (h->family == FERRY_FAMILY_MSM)
+		host_log(h, FERRY_LOG_INFO, "serving %s (gpu id %llu, chip id 0x%llx)", h->device_name,
+			 (unsigned long long)h->dev.gpu_id, (unsigned long long)h->dev.chip_id);
 	*out = h;
 	return 0;
 fail:
@@ -78,9 +87,12 @@ void ferry_host_destroy(struct ferry_host *h)
 	validation_host_fini(h);
 	if (h->sim)
 		sim_msm_device_destroy(h->sim);
+	v3d_host_fini(h);
 	if (h->epfd >= 0)
 		close(h->epfd);
 	fault_log_free(h);
+	capture_host_fini(h);
+	trace_host_fini(h);
 	ferry_buf_free(&h->out);
 	free(h);
 }
@@ -97,7 +109,10 @@ void ferry_host_dispatch(struct ferry_host *h)
 	for (int i = 0; i < n; i++) {
 		struct host_ctx *ctx = evs[i].data.ptr;
 		/* Drain first: completions after the check below re-arm the fd. */
-		msm_ctx_poll_ack(ctx->msm);
+		if (ctx->v3d)
+			v3d_ctx_poll_ack(ctx->v3d);
+		else
+			msm_ctx_poll_ack(ctx->msm);
 		ctx_progress(ctx);
 	}
 	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {

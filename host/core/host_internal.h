@@ -13,7 +13,9 @@
 #include <ferry/wire.h>
 
 #include "backend/msm.h"
+#include "backend/v3d.h"
 #include "list.h"
+#include "trace.h"
 
 /* A client that sends this many malformed frames, or this many failing requests in a row, is
  * disconnected. */
@@ -37,6 +39,8 @@
 	} while (0)
 
 struct sim_msm_device;
+struct sim_v3d_device;
+struct v3dval;
 struct fault_log;
 
 /* The fence-signal watchdog (watchdog.c): host-wide state, and per queue the oldest pending
@@ -52,7 +56,14 @@ struct watchdog_track {
 	uint32_t signaled;      /* the queue's last signaled seqno when timing started */
 	int64_t since_ns;
 };
+/* Tracing (trace_host.c): off by default, switched at run time. */
+struct host_trace {
+	bool on;
+	int64_t started_ns; /* kernel events older than this are not imported */
+	struct trace_ring ring;
+};
 struct pm4v_validator;
+struct pm4v_stream_copy;
 struct shadow_set;
 struct ctx_validation;
 
@@ -72,6 +83,16 @@ struct ferry_host {
 	uint32_t next_client_id;
 	struct host_watchdog wd;
 	struct pm4v_validator *validator; /* shared by validated contexts; made on first use */
+	struct host_trace trace;
+	/* V3D (v3d_core.c): family is what cfg.gpu selected; sim is NULL when sim_v3d is set. */
+	uint32_t family;
+	struct sim_v3d_device *sim_v3d;
+	struct v3d_dev_info v3d_dev;
+	/* Exclusive tenancy: the client holding the device and how many V3D contexts it has. */
+	struct ferry_host_client *v3d_holder;
+	uint32_t v3d_holder_ctxs;
+	struct v3dval *v3dval; /* the V3D CL validator (policy of the device's version) */
+	struct host_capture *capture; /* capture.c: made on first use */
 };
 
 struct ferry_host_client {
@@ -98,6 +119,7 @@ struct host_bo {
 	uint64_t size, iova;
 	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
 	void *map;            /* validated contexts: read-only host mapping, for the BO's lifetime */
+	void *v3d_map;        /* validated V3D contexts: the same, through the v3d backend */
 };
 
 struct bo_table {
@@ -112,6 +134,7 @@ struct pending_fence {
 	uint32_t flags; /* FERRY_SUBMIT_* */
 	int32_t status;
 	bool in_kernel;
+	uint32_t syncobj; /* v3d: the out-syncobj that gets the job's fence (in_kernel only) */
 };
 
 struct fence_timeline {
@@ -129,6 +152,7 @@ struct host_queue {
 	struct host_ctx *ctx;
 	uint32_t id, kernel_id, prio;
 	uint32_t faults; /* last SUBMITQUEUE_QUERY(FAULTS) */
+	uint32_t kind;   /* enum ferry_queue_kind; v3d queues: never DEFAULT (resolved at create) */
 	struct fence_timeline tl;
 	struct list held; /* held_submit.link, FIFO */
 	bool closing;     /* closed by the guest; freed when its work drained */
@@ -139,7 +163,9 @@ struct host_ctx {
 	struct ferry_host_client *client;
 	struct list link;
 	uint32_t id, policy;
-	struct msm_ctx *msm;
+	struct msm_ctx *msm; /* family MSM */
+	struct v3d_ctx *v3d; /* family V3D (then msm is NULL) */
+	uint32_t family;
 	int poll_fd;
 	struct list timer_link;
 	int page_fd, event_fd;
@@ -158,6 +184,9 @@ struct host_ctx {
 	char *fault_text; /* scratch for the kernel's devcoredump (HOST_FAULT_TEXT_MAX), made on first fault */
 	char lost_why[320]; /* set with lost: what the GPU did, for the errors of later submits */
 	struct ctx_validation *val; /* validated policy only (validation.c), else NULL */
+	struct kdev *kd;            /* the open behind msm / v3d (owned by them): kernel trace points */
+	uint64_t trace_cursor;      /* kdev trace_read position */
+	bool trace_unsupported;     /* trace_read said no once: not asked again */
 };
 
 struct host_wait {
@@ -185,6 +214,9 @@ void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error
 int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id);
+/* Request handlers' lookups: NULL with "context N does not exist" (or "bo / queue N does not exist
+ * in context N") in why; the handler then fails with -ENOENT. */
+struct host_ctx *client_lookup_ctx(struct ferry_host_client *c, uint32_t ctx_id, char *why, size_t n);
 void ctx_destroy(struct host_ctx *ctx, bool client_gone);
 /* Retires finished work, releases held submits, wakes the guest, answers waits, reaps queues. */
 void ctx_progress(struct host_ctx *ctx);
@@ -200,6 +232,8 @@ int bo_table_insert(struct bo_table *t, struct host_bo *bo);
 void bo_table_remove(struct bo_table *t, struct host_bo *bo);
 void bo_ref(struct host_bo *bo);
 void bo_unref(struct host_bo *bo);
+struct host_bo *client_lookup_bo(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id,
+			       struct host_ctx **ctx_out, char *why, size_t n);
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
@@ -208,6 +242,9 @@ int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char 
 int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id);
+/* closing_ok: a queue the guest closed whose work is still in flight counts as existing. */
+struct host_queue *client_lookup_queue(struct ferry_host_client *c, uint32_t ctx_id, uint32_t queue_id,
+				       bool closing_ok, struct host_ctx **ctx_out, char *why, size_t n);
 /* Polls the kernel for the queue's finished seqnos, in order. Returns true if any retired. */
 bool queue_retire(struct host_queue *q);
 /* Frees a queue whose work has drained (or whose context is going away). */
@@ -246,6 +283,8 @@ void validation_bo_unmap(struct host_bo *bo);
  * or release), or a negative errno with the validator's message in why. */
 int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, struct host_bo *const *bos,
 		      struct shadow_set **set, char *why, size_t n);
+/* The guest stream an in-flight shadow address of a validated context copies, or NULL. */
+const struct pm4v_stream_copy *validation_guest_stream(const struct host_ctx *ctx, uint64_t shadow_iova);
 /* After msm_submit_prepare: the kernel runs the set's shadows instead of the guest's cmds. */
 int validation_use_shadows(struct host_ctx *ctx, const struct shadow_set *set);
 /* The set's submit took seqno on queue / never reached the kernel. */
@@ -270,9 +309,77 @@ int64_t wait_next_deadline(const struct ferry_host *h);
  * keep it for operators, mark the context lost. Returns the fence status (-ETIMEDOUT for a
  * hang, else -EIO). */
 int32_t fault_log_report(struct host_queue *q, uint32_t seqno);
+/* fault_guest_addr.c: validated contexts' reports name the guest's stream, not the shadow. */
+struct fault_guest_addr {
+	uint64_t iova;      /* guest GPU address */
+	uint32_t bo_id;
+	uint64_t bo_offset; /* bytes */
+	bool draw_state;
+};
+/* The guest address a shadow address of one of ctx's in-flight submits copies. */
+bool fault_guest_address(const struct host_ctx *ctx, uint64_t shadow_iova, struct fault_guest_addr *out);
+/* Validated contexts: malloc'd lines for the report header (the crash location as
+ * "guest: IB1 0x... (bo N +0x...)", the dump's last-packets with guest addresses, and a note that
+ * the dump's own addresses are shadows). NULL for other contexts or on ENOMEM. */
+char *fault_guest_lines(const struct host_ctx *ctx, const struct msm_fault *f, const char *kernel_text);
 /* The message for requests on a lost context ("context N lost after a GPU hang at ..."). */
 const char *ctx_lost_reason(const struct host_ctx *ctx);
 void fault_log_free(struct ferry_host *h);
+
+/* v3d_core.c: the V3D family in the core (device, tenancy, submits, retire, faults). */
+struct v3d_job_desc {
+	uint32_t kind; /* FERRY_QUEUE_KIND_V3D_CL / TFU / CSD */
+	union {
+		struct v3d_cl_job cl;
+		struct v3d_tfu_job tfu;
+		struct v3d_csd_job csd;
+	} u;
+};
+bool v3d_gpu_name(const char *gpu);
+int v3d_host_init(struct ferry_host *h);
+void v3d_host_fini(struct ferry_host *h);
+/* Tenancy: may c create a V3D context (0, or -EBUSY with why); a V3D context came / went. */
+int v3d_tenancy_admit(struct ferry_host_client *c, char *why, size_t n);
+void v3d_tenancy_added(struct host_ctx *ctx);
+void v3d_tenancy_removed(struct host_ctx *ctx);
+int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+/* Validates (validated contexts: CLs into shadow copies) and sends a job to the kernel; *sync
+ * gets its out-syncobj. A rejection is -EINVAL with the validator's message in why. */
+int v3d_job_flush(struct host_ctx *ctx, const struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
+		  uint32_t *sync, char *why, size_t n);
+/* v3d_validation.c. BO create / last unref of a V3D context: the validator's read-only host
+ * mapping (validated contexts). */
+int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo);
+void v3d_bo_unmap_host(struct host_bo *bo);
+/* Host-private shadow BOs made for one job: closed once the kernel has the job (it keeps them). */
+struct v3d_shadow_bo {
+	uint32_t handle;
+	void *map;
+	uint32_t size;
+};
+struct v3d_shadows {
+	struct v3d_ctx *vc;
+	struct v3d_shadow_bo *items;
+	uint32_t count, cap;
+};
+void v3d_shadows_release(struct v3d_shadows *sh);
+/* Validates *job against the listed BOs; CLs are copied into shadows (job's list addresses then
+ * name them). 0, or -EINVAL (-ENOMEM) with the validator's message in why. */
+int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
+		     struct v3d_shadows *sh, char *why, size_t n);
+/* A retiring fence of q: 0 done (status set: 0 or the fault's), -EBUSY not yet. */
+int v3d_fence_retire(struct host_queue *q, const struct pending_fence *f, int32_t *status);
+/* sched.c: keeps a V3D job until its in-fences (other queues of ctx) signal. */
+int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
+		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in);
+/* fence_timeline.c: the syncobj of the entry pushed last. */
+void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj);
+/* fault_log.c, for other families' reports: the next report number (0 without a log), and
+ * keeping a composed report for operators (takes text; freed when not kept). */
+uint64_t fault_log_next_number(struct ferry_host *h);
+void fault_log_keep_text(struct ferry_host *h, uint64_t number, char *text);
 
 /* sched.c, for sync-state dumps: each held submit of q, oldest first, with the in-fences it
  * still waits for. */
@@ -287,6 +394,30 @@ void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const st
 /* sync_state.c: the sync-state dump (format in host/debug/sync_dump.h) of one context, or of
  * every context when ctx is NULL. malloc'd text ("" when nothing is pending), NULL on ENOMEM. */
 char *sync_state_text(struct ferry_host *h, struct host_ctx *ctx);
+
+/* trace_host.c: one host event into the ring (tracing on); kernel events of ctx into the ring. */
+void trace_note(struct ferry_host *h, uint32_t client, uint32_t ctx, uint32_t queue, uint32_t kind, uint32_t seqno,
+		int32_t status);
+void trace_pull_kernel(struct host_ctx *ctx);
+void trace_host_fini(struct ferry_host *h);
+/* The hook the submit path calls: one predictable branch while tracing is off. */
+static inline void trace_queue_event(struct host_queue *q, uint32_t kind, uint32_t seqno, int32_t status)
+{
+	struct ferry_host *h = q->ctx->client->host;
+	if (h->trace.on)
+		trace_note(h, q->ctx->client->id, q->ctx->id, q->id, kind, seqno, status);
+}
+
+/* capture.c: the operator's submit capture and the captures attached to fault reports. The
+ * frame being handled (client.c notes it) is what a capture records as the guest sent it. */
+void capture_note_frame(struct ferry_host *h, const void *payload, size_t len);
+/* An msm submit accepted (bos resolved, before it reaches the kernel): captured when a capture
+ * matches; remembered for a fault's capture when a crash dir is set. */
+void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, struct host_bo *const *bos);
+/* For a fault report of seqno on q: writes the submit's capture next to report number and
+ * returns guest_lines (ownership taken) with a "capture: <path>" line appended. */
+char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number, char *guest_lines);
+void capture_host_fini(struct ferry_host *h);
 
 /* watchdog.c */
 void watchdog_init(struct ferry_host *h);

@@ -12,13 +12,28 @@ struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id)
 	return id < FERRY_FENCE_PAGE_QUEUES ? ctx->queues[id] : NULL;
 }
 
+struct host_queue *client_lookup_queue(struct ferry_host_client *c, uint32_t ctx_id, uint32_t queue_id,
+				       bool closing_ok, struct host_ctx **ctx_out, char *why, size_t n)
+{
+	struct host_ctx *ctx = client_lookup_ctx(c, ctx_id, why, n);
+	if (!ctx)
+		return NULL;
+	struct host_queue *q = queue_find(ctx, queue_id);
+	if (!q || (q->closing && !closing_ok)) {
+		snprintf(why, n, "queue %u does not exist in context %u", queue_id, ctx_id);
+		return NULL;
+	}
+	*ctx_out = ctx;
+	return q;
+}
+
 int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_queue_create *r = &m->u.queue_create;
 	struct ferry_host *h = c->host;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
+	struct host_ctx *ctx = client_lookup_ctx(c, r->ctx_id, why, n);
 	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
+		return -ENOENT;
 	if (r->queue_id >= FERRY_FENCE_PAGE_QUEUES)
 		HOST_FAIL(-EINVAL, "queue id %u must be < %u", r->queue_id, FERRY_FENCE_PAGE_QUEUES);
 	struct host_queue *old = ctx->queues[r->queue_id];
@@ -28,13 +43,31 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 		HOST_FAIL(-EEXIST, "queue %u already exists in context %u", r->queue_id, r->ctx_id);
 	if (r->flags)
 		HOST_FAIL(-EINVAL, "queue flags 0x%x must be 0", r->flags);
-	if (r->priority >= h->dev.priorities)
-		HOST_FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
+	uint32_t kind = r->kind;
+	if (ctx->family == FERRY_FAMILY_V3D) {
+		/* V3D has no queue priorities in the uAPI; a queue is a timeline of one job type. */
+		if (r->priority)
+			HOST_FAIL(-EINVAL, "queue priority %u: V3D queues have none (must be 0)", r->priority);
+		if (kind == FERRY_QUEUE_KIND_DEFAULT)
+			kind = FERRY_QUEUE_KIND_V3D_CL;
+		if (kind != FERRY_QUEUE_KIND_V3D_CL && kind != FERRY_QUEUE_KIND_V3D_TFU && kind != FERRY_QUEUE_KIND_V3D_CSD)
+			HOST_FAIL(-EINVAL, "queue kind %u is not a V3D queue kind (1 CL, 2 TFU, 3 CSD)", r->kind);
+		if (kind == FERRY_QUEUE_KIND_V3D_TFU && !h->v3d_dev.has_tfu)
+			HOST_FAIL(-ENODEV, "this V3D has no TFU");
+		if (kind == FERRY_QUEUE_KIND_V3D_CSD && !h->v3d_dev.has_csd)
+			HOST_FAIL(-ENODEV, "this V3D has no CSD");
+	} else {
+		if (kind != FERRY_QUEUE_KIND_DEFAULT)
+			HOST_FAIL(-EINVAL, "queue kind %u: msm queues take only kind 0", r->kind);
+		if (r->priority >= h->dev.priorities)
+			HOST_FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
+	}
 
 	struct host_queue *q = calloc(1, sizeof(*q));
 	if (!q)
 		HOST_FAIL(-ENOMEM, "out of memory");
-	int ret = msm_queue_new(ctx->msm, r->priority, &q->kernel_id);
+	q->kind = kind;
+	int ret = ctx->msm ? msm_queue_new(ctx->msm, r->priority, &q->kernel_id) : 0;
 	if (ret < 0) {
 		free(q);
 		HOST_FAIL(ret, "kernel refused a queue of priority %u", r->priority);
@@ -43,7 +76,7 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	q->id = r->queue_id;
 	q->prio = r->priority;
 	list_init(&q->held);
-	if (msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
+	if (!ctx->msm || msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
 		q->faults = 0;
 	/* A previous queue with this id may have left values in the slot. */
 	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
@@ -58,12 +91,10 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_queue_close *r = &m->u.queue_close;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
-	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
-	struct host_queue *q = queue_find(ctx, r->queue_id);
-	if (!q || q->closing)
-		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
+	struct host_ctx *ctx;
+	struct host_queue *q = client_lookup_queue(c, r->ctx_id, r->queue_id, false, &ctx, why, n);
+	if (!q)
+		return -ENOENT;
 	/* Work in flight still retires (and signals) in order; the queue goes when it drained. */
 	q->closing = true;
 	if (q->tl.count == 0 && list_empty(&q->held))
@@ -79,7 +110,9 @@ void queue_free(struct host_queue *q)
 	sched_free_queue(q);
 	validation_queue_gone(ctx, q->id);
 	ctx->nr_inflight -= q->tl.count;
-	msm_queue_close(ctx->msm, q->kernel_id);
+	if (ctx->msm)
+		msm_queue_close(ctx->msm, q->kernel_id);
+	/* V3D: syncobjs of unretired jobs go with the open (the context is going away). */
 	timeline_fini(&q->tl);
 	ctx->queues[q->id] = NULL;
 	ctx->client->host->stats.queues--;
@@ -94,7 +127,10 @@ bool queue_retire(struct host_queue *q)
 	while ((head = timeline_head(&q->tl))) {
 		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
 		struct pending_fence done = *head;
-		if (done.in_kernel) {
+		if (done.in_kernel && ctx->v3d) {
+			if (v3d_fence_retire(q, &done, &done.status) == -EBUSY)
+				break;
+		} else if (done.in_kernel) {
 			int ret = msm_fence_poll(ctx->msm, q->kernel_id, done.seqno);
 			if (ret == -EBUSY)
 				break;
@@ -106,6 +142,7 @@ bool queue_retire(struct host_queue *q)
 				uint32_t faults;
 				if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
 					q->faults = faults;
+					trace_queue_event(q, TRACE_FAULT, done.seqno, 0);
 					done.status = fault_log_report(q, done.seqno);
 				}
 			}

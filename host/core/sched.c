@@ -21,6 +21,8 @@ struct held_submit {
 	struct held_in_fence *in;
 	uint32_t nr_in;
 	struct shadow_set *shadows; /* validated contexts: made when the message came; queued */
+	bool is_v3d;                /* a V3D job (v3d_core.c): s carries only seqno, flags, nr_bos */
+	struct v3d_job_desc v3d;
 };
 
 static int reserve_scratch(struct host_ctx *ctx, uint32_t nr)
@@ -96,9 +98,13 @@ static void held_free(struct host_ctx *ctx, struct held_submit *hs)
 int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_msm_submit *s = &m->u.msm_submit;
-	struct host_ctx *ctx = ctx_find(c, s->ctx_id);
+	if (c->host->trace.on)
+		trace_note(c->host, c->id, s->ctx_id, s->queue_id, TRACE_SUBMIT, s->seqno, 0);
+	struct host_ctx *ctx = client_lookup_ctx(c, s->ctx_id, why, n);
 	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", s->ctx_id);
+		return -ENOENT;
+	if (ctx->family != FERRY_FAMILY_MSM)
+		HOST_FAIL(-EINVAL, "context %u is not an msm context: use the V3D submits", s->ctx_id);
 	if (ctx->lost)
 		HOST_FAIL(-EIO, "%s; create a new context", ctx_lost_reason(ctx));
 	struct host_queue *q = queue_find(ctx, s->queue_id);
@@ -154,9 +160,13 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct shadow_set *shadows = NULL;
 	if (ctx->val) {
 		ret = validation_submit(ctx, s, ctx->bo_ptrs, &shadows, why, n);
+		trace_queue_event(q, ret < 0 ? TRACE_REJECTED : TRACE_VALIDATED, s->seqno, ret < 0 ? ret : 0);
 		if (ret < 0)
 			return ret;
 	}
+
+	if (c->host->capture)
+		capture_submit(q, s, ctx->bo_ptrs);
 
 	if (!held) {
 		ret = shadows ? validation_use_shadows(ctx, shadows) : 0;
@@ -167,8 +177,11 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 				validation_release(ctx, shadows);
 			HOST_FAIL(ret, "out of memory");
 		}
+		/* Noted before the call: the GPU may start it before the call returns. */
+		trace_queue_event(q, TRACE_KERNEL_SUBMIT, s->seqno, 0);
 		ret = msm_submit_flush(ctx->msm, q->kernel_id, s->seqno);
 		if (ret < 0) {
+			trace_queue_event(q, TRACE_REJECTED, s->seqno, ret);
 			q->tl.count--; /* un-push: the kernel did not take it */
 			if (shadows)
 				validation_release(ctx, shadows);
@@ -195,6 +208,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		}
 		list_add_tail(&q->held, &hs->link);
 		ctx->nr_held++;
+		trace_queue_event(q, TRACE_HELD, s->seqno, 0);
 	}
 	q->tl.last_submitted = s->seqno;
 	ctx->nr_inflight++;
@@ -215,7 +229,20 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 {
 	struct host_ctx *ctx = q->ctx;
 	bool in_kernel = false;
-	if (status == 0) {
+	uint32_t syncobj = 0;
+	if (status == 0 && hs->is_v3d) {
+		trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
+		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
+		char why[320];
+		int ret = v3d_job_flush(ctx, &hs->v3d, hs->bos, hs->s.nr_bos, &syncobj, why, sizeof(why));
+		if (ret < 0) {
+			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held V3D job failed: %s",
+				 ctx->id, q->id, hs->s.seqno, why);
+			status = ret;
+		} else {
+			in_kernel = true;
+		}
+	} else if (status == 0) {
 		char why[256];
 		int ret = reserve_scratch(ctx, hs->s.nr_bos);
 		for (uint32_t i = 0; ret == 0 && i < hs->s.nr_bos; i++)
@@ -224,8 +251,11 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 			ret = msm_submit_prepare(ctx->msm, &hs->s, ctx->refs, why, sizeof(why));
 		if (ret == 0 && hs->shadows)
 			ret = validation_use_shadows(ctx, hs->shadows);
-		if (ret == 0)
+		if (ret == 0) {
+			trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
+			trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
 			ret = msm_submit_flush(ctx->msm, q->kernel_id, hs->s.seqno);
+		}
 		if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held submit failed: %d",
 				 ctx->id, q->id, hs->s.seqno, ret);
@@ -234,12 +264,53 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 			in_kernel = true;
 		}
 	}
-	if (timeline_push(&q->tl, hs->s.seqno, hs->s.flags, status, in_kernel) < 0) {
-		/* Out of memory: signal now rather than never. */
+	if (status)
+		trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, status);
+	if (timeline_push(&q->tl, hs->s.seqno, hs->s.flags, status, in_kernel) == 0) {
+		timeline_set_last_syncobj(&q->tl, syncobj);
+	} else {
+		/* Out of memory: signal now rather than never (a V3D job's syncobj is the kernel's
+		 * to forget when the open closes). */
 		ctx->nr_inflight--;
 		timeline_signal(q, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
 	}
 	held_free(ctx, hs);
+}
+
+int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
+		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in)
+{
+	struct host_ctx *ctx = q->ctx;
+	if (ctx->nr_held >= HOST_MAX_HELD_PER_CTX)
+		return -EAGAIN;
+	/* nr_bos <= FERRY_MAX_SUBMIT_BOS, nr_in <= FERRY_MAX_SUBMIT_IN_FENCES: small sizes. */
+	size_t sz = sizeof(struct held_submit) + (size_t)nr_bos * sizeof(struct host_bo *) +
+		    (size_t)nr_in * sizeof(struct held_in_fence);
+	char *mem = calloc(1, sz);
+	if (!mem)
+		return -ENOMEM;
+	struct held_submit *hs = (struct held_submit *)mem;
+	hs->bos = (struct host_bo **)(mem + sizeof(*hs));
+	hs->in = (struct held_in_fence *)(mem + sizeof(*hs) + (size_t)nr_bos * sizeof(struct host_bo *));
+	hs->s.ctx_id = ctx->id;
+	hs->s.queue_id = q->id;
+	hs->s.seqno = seqno;
+	hs->s.flags = flags;
+	hs->s.nr_bos = nr_bos;
+	hs->is_v3d = true;
+	hs->v3d = *job;
+	for (uint32_t i = 0; i < nr_bos; i++) {
+		hs->bos[i] = bos[i];
+		bo_ref(bos[i]);
+	}
+	for (uint32_t i = 0; i < nr_in; i++) {
+		struct host_queue *fq = queue_find(ctx, in[i].queue_id);
+		if (fq && fq != q && !timeline_passed(&fq->tl, in[i].seqno))
+			hs->in[hs->nr_in++] = (struct held_in_fence){ .q = fq, .seqno = in[i].seqno };
+	}
+	list_add_tail(&q->held, &hs->link);
+	ctx->nr_held++;
+	return 0;
 }
 
 bool sched_release(struct host_ctx *ctx)

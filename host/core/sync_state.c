@@ -142,7 +142,7 @@ static void kstate_read(struct host_ctx *ctx, struct kstate *ks)
 		if (!buf)
 			break;
 		ks->text = buf;
-		n = msm_debug_state(ctx->msm, buf, cap);
+		n = ctx->msm ? msm_debug_state(ctx->msm, buf, cap) : -ENOTSUP;
 		/* Whole lines only: a short answer is complete. */
 		if (n < 0 || (size_t)n + 256 < cap)
 			break;

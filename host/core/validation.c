@@ -195,7 +195,18 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		shadow_pool_abort(v->pool);
 		HOST_FAIL(-ENOMEM, "out of memory (shadow cmds)");
 	}
+	/* Kept with the in-flight set so a fault report can name the guest's addresses. */
+	if (shadow_pool_keep_streams(*set, res.streams, res.nr_streams) < 0) {
+		shadow_pool_release(v->pool, *set);
+		*set = NULL;
+		HOST_FAIL(-ENOMEM, "out of memory (shadow streams)");
+	}
 	return 0;
+}
+
+const struct pm4v_stream_copy *validation_guest_stream(const struct host_ctx *ctx, uint64_t shadow_iova)
+{
+	return ctx->val ? shadow_pool_lookup(ctx->val->pool, shadow_iova) : NULL;
 }
 
 int validation_use_shadows(struct host_ctx *ctx, const struct shadow_set *set)

@@ -29,7 +29,8 @@ static int wait_ready(struct host_wait *w, int32_t *status)
 	/* A submit still held host-side will use the BO, though the kernel has not seen it yet. */
 	if (sched_bo_held(w->ctx, w->bo))
 		return 0;
-	int ret = msm_bo_cpu_prep_poll(w->ctx->msm, w->bo->handle, w->op);
+	int ret = w->ctx->v3d ? v3d_bo_wait_poll(w->ctx->v3d, w->bo->handle)
+			      : msm_bo_cpu_prep_poll(w->ctx->msm, w->bo->handle, w->op);
 	if (ret == -EBUSY)
 		return 0;
 	*status = ret;
@@ -76,12 +77,11 @@ static int start_wait(struct ferry_host_client *c, struct host_wait *tmpl, int64
 int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_fence_wait *r = &m->u.fence_wait;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
-	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
-	struct host_queue *q = queue_find(ctx, r->queue_id);
+	struct host_ctx *ctx;
+	/* A closing queue still retires its work, so waits on it are answered. */
+	struct host_queue *q = client_lookup_queue(c, r->ctx_id, r->queue_id, true, &ctx, why, n);
 	if (!q)
-		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", r->queue_id, r->ctx_id);
+		return -ENOENT;
 	if ((int32_t)(r->seqno - q->tl.last_submitted) > 0)
 		HOST_FAIL(-EINVAL, "seqno %u was never submitted on queue %u (last %u)", r->seqno, r->queue_id,
 		     q->tl.last_submitted);
@@ -103,12 +103,10 @@ int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, ch
 int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_cpu_prep *r = &m->u.bo_cpu_prep;
-	struct host_ctx *ctx = ctx_find(c, r->ctx_id);
-	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", r->ctx_id);
-	struct host_bo *bo = bo_table_find(&ctx->bos, r->bo_id);
+	struct host_ctx *ctx;
+	struct host_bo *bo = client_lookup_bo(c, r->ctx_id, r->bo_id, &ctx, why, n);
 	if (!bo)
-		HOST_FAIL(-ENOENT, "bo %u does not exist in context %u", r->bo_id, r->ctx_id);
+		return -ENOENT;
 	if (!msm_cpu_prep_op_ok(r->op))
 		HOST_FAIL(-EINVAL, "cpu_prep op 0x%x: unknown bits", r->op);
 	ctx_progress(ctx);

@@ -6,6 +6,8 @@
  *   watchdog [on|off|MS]     show / set the fence-signal watchdog
  *   reports                  the fault reports kept in memory, one line each
  *   report N                 fault report N in full
+ *   trace [start|stop|clear|status]  the trace as Chrome-trace JSON, or switch / show it
+ *   capture start [opts] | stop | status  submit capture (capture_ctl.c)
  *   help
  * Bad input gets an error line; a peer that sends nothing in time, or more than a line, is
  * dropped. Everything is non-blocking inside ferryd's epoll loop. */
@@ -294,14 +296,57 @@ static void do_report(struct control *ctl, struct reply *r, const char *arg)
 	put(r, "error: report %lu is not kept (there are %u; see `reports`)\n", want, n);
 }
 
+static void do_trace(struct control *ctl, struct reply *r, const char *arg)
+{
+	struct ferry_host *host = ctl->srv->host;
+	if (!arg) {
+		char *json = NULL;
+		size_t len = 0;
+		if (ferry_host_trace_json(host, &json, &len) < 0) {
+			put(r, "error: out of memory\n");
+			return;
+		}
+		put(r, "ok\n");
+		put(r, "%s", json);
+		free(json);
+		return;
+	}
+	if (!strcmp(arg, "start") || !strcmp(arg, "stop")) {
+		if (ferry_host_trace_enable(host, arg[2] == 'a') < 0) {
+			put(r, "error: out of memory for the trace ring\n");
+			return;
+		}
+		ferryd_log(FERRY_LOG_INFO, "control: trace %s", ferry_host_trace_enabled(host) ? "on" : "off");
+	} else if (!strcmp(arg, "clear")) {
+		ferry_host_trace_clear(host);
+	} else if (strcmp(arg, "status")) {
+		put(r, "error: trace takes start, stop, clear or status, not '%.32s'\n", arg);
+		return;
+	}
+	uint64_t events, dropped;
+	ferry_host_trace_counts(host, &events, &dropped);
+	put(r, "ok\ntrace: %s\nevents: %llu\ndropped: %llu\n", ferry_host_trace_enabled(host) ? "on" : "off",
+	    (unsigned long long)events, (unsigned long long)dropped);
+}
+
 static void handle_request(struct control *ctl, char *line, struct reply *r)
 {
+	/* capture takes options of its own (capture_ctl.c). */
+	if (!strncmp(line, "capture", 7) && (!line[7] || line[7] == ' ' || line[7] == '\t' || line[7] == '\r')) {
+		char *text = capture_ctl_request(ctl->srv, line + 7);
+		if (text)
+			put_text(r, text);
+		else
+			put(r, "error: out of memory\n");
+		free(text);
+		return;
+	}
 	/* Words separated by spaces/tabs; a trailing '\r' (telnet, socat crlf) is tolerated. */
 	char *save = NULL;
 	char *cmd = strtok_r(line, " \t\r", &save);
 	char *arg = cmd ? strtok_r(NULL, " \t\r", &save) : NULL;
 	char *extra = arg ? strtok_r(NULL, " \t\r", &save) : NULL;
-	bool takes_arg = cmd && (!strcmp(cmd, "watchdog") || !strcmp(cmd, "report"));
+	bool takes_arg = cmd && (!strcmp(cmd, "watchdog") || !strcmp(cmd, "report") || !strcmp(cmd, "trace"));
 	if (!cmd) {
 		put(r, "error: empty request (try `help`)\n");
 	} else if (extra || (arg && !takes_arg)) {
@@ -316,8 +361,12 @@ static void handle_request(struct control *ctl, char *line, struct reply *r)
 		do_reports(ctl, r);
 	} else if (!strcmp(cmd, "report")) {
 		do_report(ctl, r, arg);
+	} else if (!strcmp(cmd, "trace")) {
+		do_trace(ctl, r, arg);
 	} else if (!strcmp(cmd, "help")) {
-		put(r, "ok\nstatus\nsync\nwatchdog [on|off|MS]\nreports\nreport N\nhelp\n");
+		put(r, "ok\nstatus\nsync\nwatchdog [on|off|MS]\nreports\nreport N\ntrace [start|stop|clear|status]\n"
+		       "capture start [--client N] [--context N] [--count N|-1] [--full] [--combined] [--gzip] "
+		       "[--dir DIR] [--format rd|session|both]\ncapture stop|status\nhelp\n");
 	} else {
 		put(r, "error: unknown request '%.32s' (try `help`)\n", cmd);
 	}

@@ -13,6 +13,7 @@
 
 #include "server.h"
 #include "sim/sim_msm.h"
+#include "sim/sim_v3d.h"
 
 #ifndef FERRYD_DEFAULT_GPU
 #define FERRYD_DEFAULT_GPU "a630"
@@ -29,8 +30,12 @@ static void usage(FILE *f)
 		"                       else /tmp/ferry-$UID/ferryd.sock)\n"
 		"  --gpu MODEL          simulated GPU: ");
 	for (const char *const *m = sim_msm_models; *m; m++)
+		fprintf(f, "%s|", *m);
+	for (const char *const *m = sim_v3d_models; *m; m++)
 		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
 	fprintf(f, " (default %s)\n"
+		"  --v3d-tenancy MODE   exclusive|shared (default exclusive: one client holds the V3D\n"
+		"                       at a time; shared is for trusted tenants only, see docs/security.md)\n"
 		"  --log-level LEVEL    error|warn|info|debug (default warn)\n"
 		"  -v                   one log level more verbose (repeatable)\n"
 		"  --allow-passthrough  let clients ask for passthrough contexts\n"
@@ -42,6 +47,12 @@ static void usage(FILE *f)
 		"  --max-reports N      fault/hang reports kept in memory (default 16)\n"
 		"  --control PATH       operator control socket (default: the socket path + .ctl;\n"
 		"                       `ferry status` talks to it; 'none' = no control socket)\n"
+		"  --trace-file PATH    record the per-queue trace from the start and write it to\n"
+		"                       PATH as Chrome-trace JSON at shutdown (`ferry trace` too)\n"
+		"  --capture-dir DIR    where `ferry capture` and the trigger write captures\n"
+		"                       (default $XDG_RUNTIME_DIR/ferry/captures)\n"
+		"  --capture-trigger PATH  a file holding N captures the next N submits, -1 until\n"
+		"                       it holds 0 (polled every 100 ms)\n"
 		"  --help, --version\n",
 		FERRYD_DEFAULT_GPU);
 }
@@ -60,6 +71,9 @@ static bool known_gpu(const char *gpu)
 	for (const char *const *m = sim_msm_models; *m; m++)
 		if (!strcmp(*m, gpu))
 			return true;
+	for (const char *const *m = sim_v3d_models; *m; m++)
+		if (!strcmp(*m, gpu))
+			return true;
 	return false;
 }
 
@@ -73,7 +87,8 @@ static void run(struct server *srv)
 {
 	struct epoll_event evs[64];
 	while (!srv->stop) {
-		int n = epoll_wait(srv->epfd, evs, 64, control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host)));
+		int n = epoll_wait(srv->epfd, evs, 64,
+				   capture_ctl_timeout_ms(srv, control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host))));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -97,13 +112,15 @@ static void run(struct server *srv)
 		ferry_host_dispatch(srv->host);
 		conn_reap_dead(srv);
 		control_expire(srv);
+		capture_ctl_poll(srv);
 	}
 }
 
 int main(int argc, char **argv)
 {
 	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD,
-	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL };
+	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL, OPT_V3D_TENANCY,
+	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -118,11 +135,18 @@ int main(int argc, char **argv)
 		{ "crash-dir", required_argument, NULL, OPT_CRASH_DIR },
 		{ "max-reports", required_argument, NULL, OPT_MAX_REPORTS },
 		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "v3d-tenancy", required_argument, NULL, OPT_V3D_TENANCY },
+		{ "trace-file", required_argument, NULL, OPT_TRACE_FILE },
+		{ "capture-dir", required_argument, NULL, OPT_CAPTURE_DIR },
+		{ "capture-trigger", required_argument, NULL, OPT_CAPTURE_TRIGGER },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
 	const char *gpu = FERRYD_DEFAULT_GPU;
 	bool passthrough = false;
+	bool v3d_shared = false;
+	const char *trace_file = NULL;
+	const char *capture_dir = NULL, *capture_trigger = NULL;
 	int ready_fd = -1;
 	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
@@ -157,6 +181,25 @@ int main(int argc, char **argv)
 			return 0;
 		case OPT_PASSTHROUGH:
 			passthrough = true;
+			break;
+		case OPT_TRACE_FILE:
+			trace_file = optarg;
+			break;
+		case OPT_CAPTURE_DIR:
+			capture_dir = optarg;
+			break;
+		case OPT_CAPTURE_TRIGGER:
+			capture_trigger = optarg;
+			break;
+		case OPT_V3D_TENANCY:
+			if (!strcmp(optarg, "shared")) {
+				v3d_shared = true;
+			} else if (!strcmp(optarg, "exclusive")) {
+				v3d_shared = false;
+			} else {
+				fprintf(stderr, "ferryd: --v3d-tenancy must be exclusive or shared\n");
+				return 2;
+			}
 			break;
 		case OPT_READY_FD: {
 			char *end;
@@ -207,6 +250,7 @@ int main(int argc, char **argv)
 	struct ferry_host_config cfg = {
 		.gpu = gpu,
 		.allow_passthrough = passthrough,
+		.v3d_shared_tenancy = v3d_shared,
 		.log = ferryd_host_log_sink,
 		.log_level = ferryd_log_level,
 		.hangcheck_ms = diag.hangcheck_ms,
@@ -218,6 +262,12 @@ int main(int argc, char **argv)
 	if (ret < 0) {
 		ferryd_log(FERRY_LOG_ERROR, "cannot start the host: %s", strerror(-ret));
 		return 1;
+	}
+	if (capture_ctl_init(&srv, capture_dir, capture_trigger) < 0)
+		goto out;
+	if (trace_file && ferry_host_trace_enable(srv.host, true) < 0) {
+		ferryd_log(FERRY_LOG_ERROR, "--trace-file: out of memory for the trace ring");
+		goto out;
 	}
 	srv.listen_fd = ferryd_listen(socket_path);
 	if (srv.listen_fd < 0)
@@ -258,7 +308,11 @@ out_unlink:
 	unlink(socket_path);
 out:
 	conn_free_all(&srv);
+	/* After the clients: their contexts' last kernel events were pulled as they went. */
+	if (trace_file && ferryd_write_trace(srv.host, trace_file) < 0)
+		status = 1;
 	ferry_host_destroy(srv.host);
+	capture_ctl_fini(&srv);
 	if (srv.listen_fd >= 0)
 		close(srv.listen_fd);
 	if (srv.signal_fd >= 0)

@@ -26,6 +26,7 @@ struct server {
 	unsigned next_conn_id;
 	bool stop;
 	struct control *control; /* the operator's control socket, or NULL */
+	struct capture_ctl *capture; /* capture_ctl.c */
 };
 
 /* log.c */
@@ -77,5 +78,20 @@ bool control_event(struct server *srv, void *tag, unsigned events);
 int control_timeout_ms(const struct server *srv, int timeout_ms);
 /* Drops control connections past their deadline or done. */
 void control_expire(struct server *srv);
+
+/* capture_ctl.c: submit capture (--capture-dir, --capture-trigger, the control's `capture`).
+ * dir NULL = $XDG_RUNTIME_DIR/ferry/captures; trigger NULL = none. */
+struct capture_ctl;
+int capture_ctl_init(struct server *srv, const char *dir, const char *trigger);
+void capture_ctl_fini(struct server *srv);
+/* timeout_ms lowered to the trigger file's poll interval. */
+int capture_ctl_timeout_ms(const struct server *srv, int timeout_ms);
+/* Looks at the trigger file when its poll is due. */
+void capture_ctl_poll(struct server *srv);
+/* The control request's words after "capture": a malloc'd reply ("ok\n..." / "error: ...\n"). */
+char *capture_ctl_request(struct server *srv, char *args);
+
+/* trace_file.c: ferryd --trace-file, at shutdown. 0 or a negative errno (logged). */
+int ferryd_write_trace(struct ferry_host *host, const char *path);
 
 #endif

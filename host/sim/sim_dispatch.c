@@ -48,8 +48,11 @@ int sim_memstore_reserve(struct sim_open *o, uint32_t id)
 void sim_dispatch_sop(struct sim_submit *s)
 {
 	struct sim_memstore_slot *m = slot_of(s);
-	if (m && !s->sop_written)
-		__atomic_store_n(&m->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
+	if (!s->sop_written) {
+		if (m)
+			__atomic_store_n(&m->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
+		sim_trace_record(s, KDEV_TRACE_BEGIN);
+	}
 	s->sop_written = true;
 }
 
@@ -58,6 +61,7 @@ void sim_dispatch_eop(struct sim_submit *s)
 	struct sim_memstore_slot *m = slot_of(s);
 	if (m)
 		__atomic_store_n(&m->eoptimestamp, s->timestamp, __ATOMIC_RELEASE);
+	sim_trace_record(s, KDEV_TRACE_END);
 }
 
 /* The context of priority prio after seq `after` in round-robin order (wrapping), or NULL. */

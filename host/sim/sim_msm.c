@@ -293,6 +293,7 @@ static void sim_kdev_close(struct kdev *kd)
 	free(o->coredump);
 	free(o->memstore);
 	free(o->bos);
+	free(o->trace);
 	free(o);
 }
 
@@ -305,6 +306,7 @@ static const struct kdev_ops sim_msm_kdev_ops = {
 	.coredump = sim_kdev_coredump,
 	.debug_state = sim_kdev_debug_state,
 	.close = sim_kdev_close,
+	.trace_read = sim_kdev_trace_read,
 };
 
 struct kdev *sim_msm_open(struct sim_msm_device *dev)

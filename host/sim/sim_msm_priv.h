@@ -133,6 +133,8 @@ struct sim_open {
 	uint32_t nr_memstore;
 	uint64_t next_mmap_offset;
 	char name[48];
+	struct kdev_trace_event *trace; /* CP start / end ring (SIM_MSM_TRACE_RING), made on first use */
+	uint64_t trace_next;      /* events ever recorded: trace_read's cursor */
 };
 
 struct sim_msm_device {
@@ -205,6 +207,10 @@ void sim_dispatch_issue(struct sim_msm_device *dev);
  * contexts within it; NULL if none (*next_wake lowered to the next stalled poll). */
 struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake);
 /* Memstore writes of the ring around each submit: start of pipe, end of pipe. */
+/* sim_msm_trace.c (dev->lock held for record): phase is enum kdev_trace_phase. */
+#define SIM_MSM_TRACE_RING 1024u
+void sim_trace_record(struct sim_submit *s, uint32_t phase);
+ssize_t sim_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
 void sim_dispatch_sop(struct sim_submit *s);
 void sim_dispatch_eop(struct sim_submit *s);
 /* Retires, ring by ring, every submit whose context's eoptimestamp has reached it. */

@@ -370,6 +370,7 @@ static const struct kdev_ops sim_v3d_kdev_ops = {
 	.poll_ack = sim_kdev_poll_ack,
 	.coredump = sim_kdev_coredump,
 	.close = sim_kdev_close,
+	.trace_read = v3ds_kdev_trace_read,
 };
 
 struct kdev *sim_v3d_open(struct sim_v3d_device *dev)

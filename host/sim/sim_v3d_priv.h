@@ -143,6 +143,8 @@ struct sim_v3d_device {
 
 /* sim_v3d.c */
 uint64_t v3ds_now_ns(void);
+/* sim_v3d_kdev_trace.c: kdev_ops.trace_read (takes dev->lock through sim_v3d_trace_read) */
+ssize_t v3ds_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
 
 /* sim_v3d_bo.c (dev->lock held) */
 struct v3ds_bo *v3ds_bo_lookup(struct v3ds_open *o, uint32_t handle);

@@ -143,10 +143,10 @@ static void raw_setup(struct raw *r)
 	REQUIRE(raw_send(r, &m, NULL, 0) == 0);
 	REQUIRE(raw_expect(r, FERRY_MSG_CONTEXT_CREATED, NULL) == GOT_OTHER);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CREATE };
-	m.u.queue_create = (struct ferry_queue_create){ 1, 0, 0, 0 };
+	m.u.queue_create = (struct ferry_queue_create){ 1, 0, 0, 0, 0 };
 	REQUIRE(raw_send(r, &m, NULL, 0) == 0);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
-	m.u.bo_create = (struct ferry_bo_create){ 1, 1, 4096, MSM_BO_WC };
+	m.u.bo_create = (struct ferry_bo_create){ 1, 1, 4096, MSM_BO_WC, 0 };
 	REQUIRE(raw_send(r, &m, NULL, 0) == 0);
 	REQUIRE(raw_expect(r, FERRY_MSG_BO_CREATED, NULL) == GOT_OTHER);
 }
@@ -314,16 +314,16 @@ static void test_message_attacks(void)
 	SUBMIT_CASE("unknown submit flags", m.u.msm_submit.flags = 0x80000000u);
 
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
-	m.u.bo_create = (struct ferry_bo_create){ 1, 2, 0xffffffffffffffffull, MSM_BO_WC };
+	m.u.bo_create = (struct ferry_bo_create){ 1, 2, 0xffffffffffffffffull, MSM_BO_WC, 0 };
 	send_expect_error(&r, &m, "BO size wraps on page rounding");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
-	m.u.bo_create = (struct ferry_bo_create){ 1, 2, 0, MSM_BO_WC };
+	m.u.bo_create = (struct ferry_bo_create){ 1, 2, 0, MSM_BO_WC, 0 };
 	send_expect_error(&r, &m, "BO size 0");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
-	m.u.bo_create = (struct ferry_bo_create){ 1, 1, 4096, MSM_BO_WC };
+	m.u.bo_create = (struct ferry_bo_create){ 1, 1, 4096, MSM_BO_WC, 0 };
 	send_expect_error(&r, &m, "duplicate BO id");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
-	m.u.bo_create = (struct ferry_bo_create){ 1, 0, 4096, MSM_BO_WC };
+	m.u.bo_create = (struct ferry_bo_create){ 1, 0, 4096, MSM_BO_WC, 0 };
 	send_expect_error(&r, &m, "BO id 0");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_INFO };
 	m.u.bo_info = (struct ferry_bo_info){ 1, 999 };
@@ -338,13 +338,13 @@ static void test_message_attacks(void)
 	m.u.bo_close = (struct ferry_bo_close){ 1, 12345 };
 	send_expect_error(&r, &m, "BO_CLOSE unknown id");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CREATE };
-	m.u.queue_create = (struct ferry_queue_create){ 1, 500, 0, 0 };
+	m.u.queue_create = (struct ferry_queue_create){ 1, 500, 0, 0, 0 };
 	send_expect_error(&r, &m, "queue id >= FERRY_FENCE_PAGE_QUEUES");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CREATE };
-	m.u.queue_create = (struct ferry_queue_create){ 1, 0, 0, 0 };
+	m.u.queue_create = (struct ferry_queue_create){ 1, 0, 0, 0, 0 };
 	send_expect_error(&r, &m, "duplicate queue id");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CREATE };
-	m.u.queue_create = (struct ferry_queue_create){ 1, 9, 1000, 0 };
+	m.u.queue_create = (struct ferry_queue_create){ 1, 9, 1000, 0, 0 };
 	send_expect_error(&r, &m, "queue priority out of range");
 	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CLOSE };
 	m.u.queue_close = (struct ferry_queue_close){ 1, 77 };

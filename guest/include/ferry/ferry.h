@@ -41,8 +41,11 @@ void ferry_context_destroy(struct ferry_context *ctx);
 /* True once the host marked the context lost (fault / hang); submits then fail. */
 bool ferry_context_lost(const struct ferry_context *ctx);
 
-/* Queues (no round trip). */
+/* Queues (no round trip). ferry_queue_create makes the family's main queue (msm submitqueue,
+ * V3D CL); ferry_queue_create_kind names the engine (enum ferry_queue_kind: V3D_CL / TFU / CSD on
+ * V3D; msm takes only DEFAULT). V3D queues take priority 0. */
 int ferry_queue_create(struct ferry_context *ctx, uint32_t priority, struct ferry_queue **out);
+int ferry_queue_create_kind(struct ferry_context *ctx, uint32_t kind, uint32_t priority, struct ferry_queue **out);
 void ferry_queue_close(struct ferry_queue *q);
 uint32_t ferry_queue_id(const struct ferry_queue *q);
 /* The seqno the next submit will take (submits use last + 1). */
@@ -84,6 +87,44 @@ struct ferry_submit {
 
 /* Asynchronous: sends and returns. *seqno gets the fence seqno of this submit. */
 int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *seqno);
+
+/* V3D submits (asynchronous, like ferry_submit: *seqno is the queue's next seqno; a host
+ * rejection completes that fence with the error). Addresses are V3D GPU addresses
+ * (ferry_bo_iova: the device's one global address space). bos lists every BO of this context the
+ * job touches (at least one). V3D device parameters are DRM_V3D_PARAM_* for ferry_device_param. */
+struct ferry_v3d_cl {
+	uint32_t bcl_start, bcl_end; /* equal (e.g. 0, 0): no bin job */
+	uint32_t rcl_start, rcl_end;
+	uint32_t qma, qms, qts;      /* tile alloc / tile state, for the bin job */
+	struct ferry_bo *const *bos;
+	uint32_t nr_bos;
+	const struct ferry_fence_ref *in_fences;
+	uint32_t nr_in_fences;
+	uint32_t flags; /* FERRY_SUBMIT_NOTIFY | FERRY_V3D_SUBMIT_FLUSH_CACHE */
+};
+/* On a FERRY_QUEUE_KIND_V3D_CL queue: bin then render; the seqno signals when render is done. */
+int ferry_v3d_submit_cl(struct ferry_queue *q, const struct ferry_v3d_cl *s, uint32_t *seqno);
+
+struct ferry_v3d_tfu {
+	uint32_t icfg, iia, iis, ica, iua, ioa, ios, coef[4];
+	uint32_t v71_ioc; /* V3D 7.1 only */
+	struct ferry_bo *const *bos; /* output BO first, then inputs; 1..FERRY_V3D_MAX_TFU_BOS */
+	uint32_t nr_bos;
+	const struct ferry_fence_ref *in_fences;
+	uint32_t nr_in_fences;
+	uint32_t flags; /* FERRY_SUBMIT_NOTIFY */
+};
+int ferry_v3d_submit_tfu(struct ferry_queue *q, const struct ferry_v3d_tfu *s, uint32_t *seqno);
+
+struct ferry_v3d_csd {
+	uint32_t cfg[FERRY_V3D_CSD_CFG_WORDS];
+	struct ferry_bo *const *bos;
+	uint32_t nr_bos;
+	const struct ferry_fence_ref *in_fences;
+	uint32_t nr_in_fences;
+	uint32_t flags; /* FERRY_SUBMIT_NOTIFY */
+};
+int ferry_v3d_submit_csd(struct ferry_queue *q, const struct ferry_v3d_csd *s, uint32_t *seqno);
 
 /* Non-blocking: a memory read of the fence page. */
 bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno);

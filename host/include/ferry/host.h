@@ -23,7 +23,7 @@ enum ferry_log_level {
 };
 
 struct ferry_host_config {
-	/* Which GPU: "a630", "a660" (simulated msm). NULL = "a630". A later "/dev/dri/renderD128"
+	/* Which GPU: "a630", "a660" (simulated msm), "v3d-4.2", "v3d-7.1" (simulated V3D). NULL = "a630". A later "/dev/dri/renderD128"
 	 * selects a real render node. */
 	const char *gpu;
 	bool allow_passthrough; /* may a client ask for FERRY_POLICY_PASSTHROUGH */
@@ -40,6 +40,10 @@ struct ferry_host_config {
 	int fence_timeout_ms;
 	unsigned max_fault_reports;
 	const char *crash_dir;
+	/* V3D ("v3d-4.2", "v3d-7.1"): false = exclusive tenancy (one client holds the device while it
+	 * has V3D contexts; others are refused with -EBUSY), true = shared (trusted tenants only:
+	 * V3D has one global address space, see docs/security.md). */
+	bool v3d_shared_tenancy;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -111,6 +115,43 @@ unsigned ferry_host_fence_timeout(const struct ferry_host *host);
  * host until the report is dropped for a newer one. */
 unsigned ferry_host_nr_fault_reports(const struct ferry_host *host);
 const char *ferry_host_fault_report(const struct ferry_host *host, unsigned index, uint64_t *number);
+
+/* Trace (docs/debugging.md): per-queue host events (submit, validated, held, released, kernel
+ * submit, retire, fault) and the kernel's GPU job start / end, in a ring of the newest 64 Ki
+ * events. Off until enabled; enable returns 0 or -ENOMEM (the ring, made once). Stopping keeps
+ * the events; clear drops them. */
+int ferry_host_trace_enable(struct ferry_host *host, bool on);
+bool ferry_host_trace_enabled(const struct ferry_host *host);
+void ferry_host_trace_clear(struct ferry_host *host);
+/* Events kept, and events overwritten since the last clear. */
+void ferry_host_trace_counts(const struct ferry_host *host, uint64_t *events, uint64_t *dropped);
+/* The events as Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev). *json is malloc'd
+ * (the caller frees it), NUL-terminated, *len bytes. Returns 0 or -ENOMEM. */
+int ferry_host_trace_json(struct ferry_host *host, char **json, size_t *len);
+
+/* Capture (docs/debugging.md, "Capture and replay"): the operator's switch, never a guest's.
+ * While active, each msm submit of the matching client/context is written to dir as a freedreno
+ * .rd file and/or a ferry session file (mode 0600: guest memory), until count submits were
+ * captured (-1: until stopped). */
+#define FERRY_CAPTURE_RD      (1u << 0)
+#define FERRY_CAPTURE_SESSION (1u << 1)
+struct ferry_host_capture_params {
+	uint32_t client;  /* client id as in sync dumps / `status` (0 = every client) */
+	uint32_t context; /* context id (0 = every context) */
+	int64_t count;    /* submits to capture, > 0, or -1 for no limit */
+	bool full;        /* every BO a submit lists, not only its command buffers */
+	bool combined;    /* one file per context rather than one per submit */
+	bool gzip;        /* .rd written gzip-compressed (per-submit files only) */
+	unsigned formats; /* FERRY_CAPTURE_RD | FERRY_CAPTURE_SESSION; 0 = both */
+	const char *dir;  /* created (mode 0700) when missing */
+};
+/* 0, or a negative errno with the reason in why (bad parameters, dir not usable, ENOMEM). */
+int ferry_host_capture_start(struct ferry_host *host, const struct ferry_host_capture_params *p, char *why,
+			     size_t why_len);
+/* Returns true if a capture was active. */
+bool ferry_host_capture_stop(struct ferry_host *host);
+/* "key: value" lines (state, filters, counters, last file, last error); malloc'd, NULL on ENOMEM. */
+char *ferry_host_capture_status(struct ferry_host *host);
 
 #ifdef __cplusplus
 }

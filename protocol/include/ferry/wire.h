@@ -75,6 +75,10 @@ enum ferry_msg_kind {
 	/* host -> guest events (seq = 0) */
 	FERRY_MSG_FENCE_SIGNALED,
 	FERRY_MSG_FAULT_REPORT,
+	/* guest -> host requests added later (appended: the union's type values are ABI) */
+	FERRY_MSG_V3D_SUBMIT_CL,
+	FERRY_MSG_V3D_SUBMIT_TFU,
+	FERRY_MSG_V3D_SUBMIT_CSD,
 	FERRY_MSG_KIND_COUNT
 };
 
@@ -103,8 +107,18 @@ struct ferry_context_destroy {
 struct ferry_queue_create {
 	uint32_t ctx_id;
 	uint32_t queue_id; /* client-chosen, < FERRY_FENCE_PAGE_QUEUES (it indexes the fence page) */
-	uint32_t priority; /* msm: 0 = highest, < MSM_PARAM_PRIORITIES */
+	uint32_t priority; /* msm: 0 = highest, < MSM_PARAM_PRIORITIES; v3d: must be 0 */
 	uint32_t flags;    /* must be 0 */
+	uint32_t kind;     /* enum ferry_queue_kind (0 = the family's main engine) */
+};
+
+/* What a queue feeds (docs/protocol.md, "Queues"). Each queue is one timeline of seqnos. */
+enum ferry_queue_kind {
+	FERRY_QUEUE_KIND_DEFAULT = 0, /* msm: a submitqueue; v3d: same as V3D_CL */
+	FERRY_QUEUE_KIND_V3D_CL = 1,  /* V3D bin + render: a seqno signals when its render completes */
+	FERRY_QUEUE_KIND_V3D_TFU = 2, /* V3D texture formatting unit */
+	FERRY_QUEUE_KIND_V3D_CSD = 3, /* V3D compute shader dispatch */
+	FERRY_QUEUE_KIND_COUNT
 };
 
 struct ferry_queue_close {
@@ -117,6 +131,7 @@ struct ferry_bo_create {
 	uint32_t bo_id; /* client-chosen, non-zero, unique within the context */
 	uint64_t size;
 	uint32_t flags; /* msm: MSM_BO_* (a cache mode is required) */
+	uint64_t iova;  /* 0: the host chooses; else the BO is placed there (replay: msm only) */
 };
 
 struct ferry_bo_close {
@@ -180,6 +195,50 @@ struct ferry_msm_submit {
 /* Ask for a FENCE_SIGNALED event even when the fence completes without error. */
 #define FERRY_SUBMIT_NOTIFY (1u << 0)
 #define FERRY_SUBMIT_FLAGS  (FERRY_SUBMIT_NOTIFY)
+
+/* V3D submits (FERRY_MSG_V3D_SUBMIT_*). Addresses are V3D GPU addresses (BoCreated.iova: the
+ * one global address space); bo_ids lists this context's BOs the job uses. */
+#define FERRY_V3D_SUBMIT_FLUSH_CACHE (1u << 1) /* CL only: an L2T cache clean after the render */
+#define FERRY_V3D_SUBMIT_CL_FLAGS    (FERRY_SUBMIT_FLAGS | FERRY_V3D_SUBMIT_FLUSH_CACHE)
+#define FERRY_V3D_MAX_TFU_BOS 4u
+#define FERRY_V3D_CSD_CFG_WORDS 7u
+
+struct ferry_v3d_submit_cl {
+	uint32_t ctx_id;
+	uint32_t queue_id; /* a FERRY_QUEUE_KIND_V3D_CL queue */
+	uint32_t seqno;
+	uint32_t flags;    /* FERRY_V3D_SUBMIT_CL_FLAGS */
+	uint32_t bcl_start, bcl_end; /* equal: no bin job */
+	uint32_t rcl_start, rcl_end;
+	uint32_t qma, qms, qts;
+	uint32_t nr_bos, nr_in_fences;
+	const uint32_t *bo_ids;
+	const struct ferry_fence_ref *in_fences;
+};
+
+struct ferry_v3d_submit_tfu {
+	uint32_t ctx_id;
+	uint32_t queue_id; /* a FERRY_QUEUE_KIND_V3D_TFU queue */
+	uint32_t seqno;
+	uint32_t flags;    /* FERRY_SUBMIT_FLAGS */
+	uint32_t icfg, iia, iis, ica, iua, ioa, ios;
+	uint32_t coef[4];
+	uint32_t v71_ioc;  /* V3D 7.1 only */
+	uint32_t nr_bos, nr_in_fences; /* nr_bos 1..FERRY_V3D_MAX_TFU_BOS: output first */
+	const uint32_t *bo_ids;
+	const struct ferry_fence_ref *in_fences;
+};
+
+struct ferry_v3d_submit_csd {
+	uint32_t ctx_id;
+	uint32_t queue_id; /* a FERRY_QUEUE_KIND_V3D_CSD queue */
+	uint32_t seqno;
+	uint32_t flags;    /* FERRY_SUBMIT_FLAGS */
+	uint32_t cfg[FERRY_V3D_CSD_CFG_WORDS];
+	uint32_t nr_bos, nr_in_fences;
+	const uint32_t *bo_ids;
+	const struct ferry_fence_ref *in_fences;
+};
 
 struct ferry_fence_wait {
 	uint32_t ctx_id;
@@ -256,6 +315,13 @@ struct ferry_fence_signaled {
 #define FERRY_FAULT_WRITE (1u << 0) /* else a read */
 #define FERRY_FAULT_HANG  (1u << 1) /* no fault address: the submit made no progress */
 
+/* FaultReport.source. V3D reports name the packet in ib_iova (the CL packet's GPU address, or 0)
+ * with ib_dword = 0 and ib_level = 0. */
+#define FERRY_FAULT_SOURCE_CP      0u /* Adreno command processor */
+#define FERRY_FAULT_SOURCE_V3D_CLE 1u /* V3D control-list executor (bin / render) */
+#define FERRY_FAULT_SOURCE_V3D_TFU 2u
+#define FERRY_FAULT_SOURCE_V3D_CSD 3u
+
 struct ferry_fault_report {
 	uint32_t ctx_id;
 	uint32_t queue_id;
@@ -266,7 +332,7 @@ struct ferry_fault_report {
 	uint32_t ib_dword;  /* dword offset of the faulting packet's header in that IB */
 	uint32_t ib_level;  /* 0 ring, 1 IB1, 2 IB2 */
 	uint32_t opcode;    /* packet opcode (PM4 type-7 opcode, or 0x100|reg for type-4) */
-	uint32_t source;    /* unit that faulted: 0 CP (others later) */
+	uint32_t source;    /* unit that faulted: FERRY_FAULT_SOURCE_* */
 	const char *text;   /* full report, devcoredump-like; up to FERRY_MAX_REPORT_TEXT bytes */
 };
 
@@ -295,6 +361,9 @@ struct ferry_msg {
 		struct ferry_error error;
 		struct ferry_fence_signaled fence_signaled;
 		struct ferry_fault_report fault_report;
+		struct ferry_v3d_submit_cl v3d_submit_cl;
+		struct ferry_v3d_submit_tfu v3d_submit_tfu;
+		struct ferry_v3d_submit_csd v3d_submit_csd;
 	} u;
 };
 

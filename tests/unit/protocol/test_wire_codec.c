@@ -613,6 +613,58 @@ static void test_single_byte_mutations(void)
 	fprintf(stderr, "  %d mutations, %d accepted\n", total, accepted);
 }
 
+/* V3D submit rules: the TFU bo list is at most 4, the u32 arrays point into the frame, a
+ * QueueCreate from an older sender (no kind field) decodes as kind 0. */
+static void test_v3d_submits(void)
+{
+	struct ferry_msg in, out;
+	struct ferry_buf b;
+	const char *why = NULL;
+	static const uint32_t five[5] = { 1, 2, 3, 4, 5 };
+
+	sample_msg(FERRY_MSG_V3D_SUBMIT_TFU, &in);
+	in.u.v3d_submit_tfu.bo_ids = five;
+	in.u.v3d_submit_tfu.nr_bos = 5;
+	encode_ok(&in, &b);
+	CHECK_EQ(decode_copy(b.data + FERRY_FRAME_HDR_SIZE, b.len - FERRY_FRAME_HDR_SIZE, &out, &why), -EBADMSG);
+	CHECK(why && strstr(why, "FERRY_V3D_MAX_TFU_BOS"));
+	ferry_buf_free(&b);
+
+	sample_msg(FERRY_MSG_V3D_SUBMIT_CL, &in);
+	in.u.v3d_submit_cl.nr_bos = 0;
+	in.u.v3d_submit_cl.bo_ids = NULL;
+	encode_ok(&in, &b);
+	size_t len = b.len - FERRY_FRAME_HDR_SIZE;
+	CHECK_EQ(decode_copy(b.data + FERRY_FRAME_HDR_SIZE, len, &out, &why), 0);
+	CHECK(same_msg(&in, &out));
+	CHECK(out.u.v3d_submit_cl.bo_ids == NULL);
+	ferry_buf_free(&b);
+
+	sample_msg(FERRY_MSG_V3D_SUBMIT_CSD, &in);
+	encode_ok(&in, &b);
+	len = b.len - FERRY_FRAME_HDR_SIZE;
+	CHECK_EQ(decode_copy(b.data + FERRY_FRAME_HDR_SIZE, len, &out, &why), 0);
+	CHECK(is_inside(out.u.v3d_submit_csd.bo_ids, scratch, len));
+	CHECK_EQ(out.u.v3d_submit_csd.cfg[6], 0x80000);
+	ferry_buf_free(&b);
+
+	/* Encoding a null array with a count is the caller's bug, refused. */
+	sample_msg(FERRY_MSG_V3D_SUBMIT_CL, &in);
+	in.u.v3d_submit_cl.bo_ids = NULL;
+	ferry_buf_init(&b);
+	CHECK_EQ(ferry_wire_encode(&in, &b), -EINVAL);
+	CHECK_EQ(b.len, 0);
+	ferry_buf_free(&b);
+
+	sample_msg(FERRY_MSG_QUEUE_CREATE, &in);
+	in.u.queue_create.kind = 0;
+	encode_ok(&in, &b);
+	CHECK_EQ(decode_copy(b.data + FERRY_FRAME_HDR_SIZE, b.len - FERRY_FRAME_HDR_SIZE, &out, &why), 0);
+	CHECK_EQ(out.u.queue_create.kind, FERRY_QUEUE_KIND_DEFAULT);
+	ferry_buf_free(&b);
+	CHECK(strcmp(ferry_msg_kind_name(FERRY_MSG_V3D_SUBMIT_CSD), "v3d_submit_csd") == 0);
+}
+
 static void test_layout_and_names(void)
 {
 	CHECK_EQ(ferry_wire_check_layout(), 0);
@@ -644,6 +696,7 @@ int main(void)
 	RUN_TEST(test_truncated_every_length);
 	RUN_TEST(test_random_bytes);
 	RUN_TEST(test_single_byte_mutations);
+	RUN_TEST(test_v3d_submits);
 	RUN_TEST(test_layout_and_names);
 	return test_finish();
 }

@@ -25,6 +25,7 @@ static const struct ferry_msm_submit_reloc sample_relocs[2] = {
 static const struct ferry_fence_ref sample_fences[2] = {
 	{ .queue_id = 1, .seqno = 41 }, { .queue_id = 127, .seqno = 0xffffffffu },
 };
+static const uint32_t sample_bo_ids[3] = { 21, 22, 0xfffffff1u };
 static const struct ferry_param sample_params[3] = {
 	{ .id = 1, .pad = 0, .value = 0x06030000ull },
 	{ .id = 4, .pad = 0, .value = 0x100000ull },
@@ -51,7 +52,8 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 		m->u.context_destroy.ctx_id = 0xdeadbeefu;
 		break;
 	case FERRY_MSG_QUEUE_CREATE:
-		m->u.queue_create = (struct ferry_queue_create){ .ctx_id = 3, .queue_id = 127, .priority = 2, .flags = 9 };
+		m->u.queue_create = (struct ferry_queue_create){ .ctx_id = 3, .queue_id = 127, .priority = 2, .flags = 9,
+									     .kind = FERRY_QUEUE_KIND_V3D_TFU };
 		break;
 	case FERRY_MSG_QUEUE_CLOSE:
 		m->u.queue_close = (struct ferry_queue_close){ .ctx_id = 4, .queue_id = 5 };
@@ -109,6 +111,29 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 			.text = "ESTIMATED CRASH LOCATION: IB2 0x100002000 dword 17 (CP_MEM_WRITE)",
 		};
 		break;
+	case FERRY_MSG_V3D_SUBMIT_CL:
+		m->u.v3d_submit_cl = (struct ferry_v3d_submit_cl){
+			.ctx_id = 5, .queue_id = 2, .seqno = 0xfffffffdu, .flags = FERRY_V3D_SUBMIT_CL_FLAGS,
+			.bcl_start = 0x10000, .bcl_end = 0x10040, .rcl_start = 0x20000, .rcl_end = 0x20100,
+			.qma = 0x30000, .qms = 0x8000, .qts = 0x40000, .nr_bos = 3, .nr_in_fences = 2,
+			.bo_ids = sample_bo_ids, .in_fences = sample_fences,
+		};
+		break;
+	case FERRY_MSG_V3D_SUBMIT_TFU:
+		m->u.v3d_submit_tfu = (struct ferry_v3d_submit_tfu){
+			.ctx_id = 5, .queue_id = 3, .seqno = 7, .flags = FERRY_SUBMIT_NOTIFY, .icfg = 0x1001,
+			.iia = 0x50000, .iis = 64, .ica = 0x51000, .iua = 0x52000, .ioa = 0x60003, .ios = 0x100040,
+			.coef = { 0x80000000u, 2, 3, 4 }, .v71_ioc = 0x40f000, .nr_bos = 2, .nr_in_fences = 1,
+			.bo_ids = sample_bo_ids, .in_fences = sample_fences,
+		};
+		break;
+	case FERRY_MSG_V3D_SUBMIT_CSD:
+		m->u.v3d_submit_csd = (struct ferry_v3d_submit_csd){
+			.ctx_id = 5, .queue_id = 4, .seqno = 8, .flags = FERRY_SUBMIT_NOTIFY,
+			.cfg = { 1u << 16, 2u << 16, 3u << 16, 0x10f, 5, 0x70001, 0x80000 },
+			.nr_bos = 3, .nr_in_fences = 2, .bo_ids = sample_bo_ids, .in_fences = sample_fences,
+		};
+		break;
 	case FERRY_MSG_NONE:
 	case FERRY_MSG_KIND_COUNT:
 		break;
@@ -146,7 +171,7 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		return EQ(context_destroy.ctx_id);
 	case FERRY_MSG_QUEUE_CREATE:
 		return EQ(queue_create.ctx_id) && EQ(queue_create.queue_id) && EQ(queue_create.priority) &&
-		       EQ(queue_create.flags);
+		       EQ(queue_create.flags) && EQ(queue_create.kind);
 	case FERRY_MSG_QUEUE_CLOSE:
 		return EQ(queue_close.ctx_id) && EQ(queue_close.queue_id);
 	case FERRY_MSG_BO_CREATE:
@@ -198,6 +223,34 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		       EQ(fault_report.flags) && EQ(fault_report.iova) && EQ(fault_report.ib_iova) &&
 		       EQ(fault_report.ib_dword) && EQ(fault_report.ib_level) && EQ(fault_report.opcode) &&
 		       EQ(fault_report.source) && same_str(x->u.fault_report.text, y->u.fault_report.text);
+	case FERRY_MSG_V3D_SUBMIT_CL: {
+		const struct ferry_v3d_submit_cl *s = &x->u.v3d_submit_cl, *t = &y->u.v3d_submit_cl;
+		return s->ctx_id == t->ctx_id && s->queue_id == t->queue_id && s->seqno == t->seqno &&
+		       s->flags == t->flags && s->bcl_start == t->bcl_start && s->bcl_end == t->bcl_end &&
+		       s->rcl_start == t->rcl_start && s->rcl_end == t->rcl_end && s->qma == t->qma &&
+		       s->qms == t->qms && s->qts == t->qts && s->nr_bos == t->nr_bos &&
+		       s->nr_in_fences == t->nr_in_fences &&
+		       same_array(s->bo_ids, t->bo_ids, s->nr_bos, sizeof(*s->bo_ids)) &&
+		       same_array(s->in_fences, t->in_fences, s->nr_in_fences, sizeof(*s->in_fences));
+	}
+	case FERRY_MSG_V3D_SUBMIT_TFU: {
+		const struct ferry_v3d_submit_tfu *s = &x->u.v3d_submit_tfu, *t = &y->u.v3d_submit_tfu;
+		return s->ctx_id == t->ctx_id && s->queue_id == t->queue_id && s->seqno == t->seqno &&
+		       s->flags == t->flags && s->icfg == t->icfg && s->iia == t->iia && s->iis == t->iis &&
+		       s->ica == t->ica && s->iua == t->iua && s->ioa == t->ioa && s->ios == t->ios &&
+		       memcmp(s->coef, t->coef, sizeof(s->coef)) == 0 && s->v71_ioc == t->v71_ioc &&
+		       s->nr_bos == t->nr_bos && s->nr_in_fences == t->nr_in_fences &&
+		       same_array(s->bo_ids, t->bo_ids, s->nr_bos, sizeof(*s->bo_ids)) &&
+		       same_array(s->in_fences, t->in_fences, s->nr_in_fences, sizeof(*s->in_fences));
+	}
+	case FERRY_MSG_V3D_SUBMIT_CSD: {
+		const struct ferry_v3d_submit_csd *s = &x->u.v3d_submit_csd, *t = &y->u.v3d_submit_csd;
+		return s->ctx_id == t->ctx_id && s->queue_id == t->queue_id && s->seqno == t->seqno &&
+		       s->flags == t->flags && memcmp(s->cfg, t->cfg, sizeof(s->cfg)) == 0 &&
+		       s->nr_bos == t->nr_bos && s->nr_in_fences == t->nr_in_fences &&
+		       same_array(s->bo_ids, t->bo_ids, s->nr_bos, sizeof(*s->bo_ids)) &&
+		       same_array(s->in_fences, t->in_fences, s->nr_in_fences, sizeof(*s->in_fences));
+	}
 	case FERRY_MSG_NONE:
 	case FERRY_MSG_KIND_COUNT:
 		break;
@@ -234,6 +287,24 @@ static inline uint64_t touch_msg(const struct ferry_msg *m)
 			sum += s->in_fences[i].seqno;
 		break;
 	}
+	case FERRY_MSG_V3D_SUBMIT_CL:
+		for (uint32_t i = 0; i < m->u.v3d_submit_cl.nr_bos; i++)
+			sum += m->u.v3d_submit_cl.bo_ids[i];
+		for (uint32_t i = 0; i < m->u.v3d_submit_cl.nr_in_fences; i++)
+			sum += m->u.v3d_submit_cl.in_fences[i].seqno;
+		break;
+	case FERRY_MSG_V3D_SUBMIT_TFU:
+		for (uint32_t i = 0; i < m->u.v3d_submit_tfu.nr_bos; i++)
+			sum += m->u.v3d_submit_tfu.bo_ids[i];
+		for (uint32_t i = 0; i < m->u.v3d_submit_tfu.nr_in_fences; i++)
+			sum += m->u.v3d_submit_tfu.in_fences[i].seqno;
+		break;
+	case FERRY_MSG_V3D_SUBMIT_CSD:
+		for (uint32_t i = 0; i < m->u.v3d_submit_csd.nr_bos; i++)
+			sum += m->u.v3d_submit_csd.bo_ids[i];
+		for (uint32_t i = 0; i < m->u.v3d_submit_csd.nr_in_fences; i++)
+			sum += m->u.v3d_submit_csd.in_fences[i].seqno;
+		break;
 	default:
 		break;
 	}

@@ -1,0 +1,207 @@
+/* What one captured msm submit adds to a capture: the .rd sections (device once, RD_CMD, GPUADDR
+ * + contents per BO, CMDSTREAM_ADDR per command buffer) and the session records (context, queue
+ * and BO creation the replay needs first, BO snapshots, the submit frame). Addresses and
+ * contents are the guest's BOs, never the validator's shadow copies. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/uapi_msm.h"
+#include "capture_internal.h"
+#include "debug/rd_writer.h"
+#include "debug/session_file.h"
+
+/* A read-only view of a BO's pages: the validator's mapping when there is one, else a temporary
+ * mapping through the backend. */
+struct bo_view {
+	const void *data;
+	void *own_map;
+	struct host_bo *bo;
+};
+
+static int bo_view_open(struct host_bo *bo, struct bo_view *v)
+{
+	v->bo = bo;
+	v->own_map = NULL;
+	if (bo->map) {
+		v->data = bo->map;
+		return 0;
+	}
+	if (!bo->ctx->msm)
+		return -ENOTSUP;
+	int ret = msm_bo_map(bo->ctx->msm, bo->handle, bo->size, false, &v->own_map);
+	v->data = v->own_map;
+	return ret;
+}
+
+static void bo_view_close(struct bo_view *v)
+{
+	if (v->own_map)
+		msm_bo_unmap(v->bo->ctx->msm, v->own_map, v->bo->size);
+	v->own_map = NULL;
+}
+
+/* Is bos[i] one whose contents the capture keeps: a command buffer (any cmd names it), or
+ * every BO with full. */
+static bool bo_dumped(const struct ferry_msm_submit *s, uint32_t i, bool full)
+{
+	if (full)
+		return true;
+	for (uint32_t c = 0; c < s->nr_cmds; c++)
+		if (s->cmds[c].bo_index == i)
+			return true;
+	return false;
+}
+
+static bool file_has_bo(struct capture_file *f, uint32_t bo_id, uint64_t iova, uint64_t size)
+{
+	for (uint32_t i = 0; i < f->nr_bos; i++)
+		if (f->bos[i].id == bo_id)
+			return f->bos[i].iova == iova && f->bos[i].size == size;
+	return false;
+}
+
+static int file_note_bo(struct capture_file *f, uint32_t bo_id, uint64_t iova, uint64_t size, bool *replaced)
+{
+	*replaced = false;
+	for (uint32_t i = 0; i < f->nr_bos; i++) {
+		if (f->bos[i].id == bo_id) {
+			f->bos[i].iova = iova;
+			f->bos[i].size = size;
+			*replaced = true;
+			return 0;
+		}
+	}
+	if (f->nr_bos == f->cap_bos) {
+		uint32_t cap = f->cap_bos ? f->cap_bos * 2 : 16;
+		void *nb = realloc(f->bos, (size_t)cap * sizeof(*f->bos));
+		if (!nb)
+			return -ENOMEM;
+		f->bos = nb;
+		f->cap_bos = cap;
+	}
+	f->bos[f->nr_bos++] = (struct capture_file_bo){ .id = bo_id, .iova = iova, .size = size };
+	return 0;
+}
+
+static int session_prologue(struct capture_buffers *b, struct capture_file *f, struct host_queue *q,
+			    const struct ferry_msm_submit *s, struct host_bo *const *bos)
+{
+	struct host_ctx *ctx = q->ctx;
+	int ret = 0;
+	if (!f->ctx_written) {
+		struct ferry_msg m = { .kind = FERRY_MSG_CONTEXT_CREATE, .seq = 0 };
+		m.u.context_create = (struct ferry_context_create){
+			.ctx_id = ctx->id, .family = ctx->family, .policy = ctx->policy,
+		};
+		ret = session_write_msg(&b->session, SESSION_FRAME_SYNTH, &m, &b->scratch);
+		if (ret < 0)
+			return ret;
+		f->ctx_written = true;
+	}
+	if (q->id < 64 && !(f->queues_written & (1ull << q->id))) {
+		struct ferry_msg m = { .kind = FERRY_MSG_QUEUE_CREATE, .seq = 0 };
+		m.u.queue_create = (struct ferry_queue_create){
+			.ctx_id = ctx->id, .queue_id = q->id, .priority = q->prio, .flags = 0, .kind = q->kind,
+		};
+		ret = session_write_msg(&b->session, SESSION_FRAME_SYNTH, &m, &b->scratch);
+		if (ret < 0)
+			return ret;
+		f->queues_written |= 1ull << q->id;
+	}
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		const struct host_bo *bo = bos[i];
+		if (file_has_bo(f, bo->id, bo->iova, bo->size))
+			continue;
+		bool replaced;
+		ret = file_note_bo(f, bo->id, bo->iova, bo->size, &replaced);
+		if (ret < 0)
+			return ret;
+		struct ferry_msg m = { .seq = 0 };
+		if (replaced) {
+			/* The guest closed that id and made a new BO under it. */
+			m.kind = FERRY_MSG_BO_CLOSE;
+			m.u.bo_close = (struct ferry_bo_close){ .ctx_id = ctx->id, .bo_id = bo->id };
+			ret = session_write_msg(&b->session, SESSION_FRAME_SYNTH, &m, &b->scratch);
+			if (ret < 0)
+				return ret;
+		}
+		/* Placed where it was: command streams hold absolute addresses. */
+		m.kind = FERRY_MSG_BO_CREATE;
+		m.u.bo_create = (struct ferry_bo_create){
+			.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .flags = bo->flags, .iova = bo->iova,
+		};
+		ret = session_write_msg(&b->session, SESSION_FRAME_SYNTH, &m, &b->scratch);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsigned formats, bool full,
+			 bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
+			 struct host_bo *const *bos, const void *frame, size_t frame_len, uint32_t frame_flags)
+{
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_host *h = ctx->client->host;
+	int ret = 0;
+	if ((formats & FERRY_CAPTURE_RD) && !f->rd_started) {
+		ret = rd_write_device(&b->rd, (uint32_t)h->dev.gpu_id, h->dev.chip_id);
+		if (ret < 0)
+			return ret;
+		f->rd_started = true;
+	}
+	if ((formats & FERRY_CAPTURE_SESSION) && !f->session_started) {
+		ret = session_write_header(&b->session, ctx->family, h->gpu);
+		if (ret < 0)
+			return ret;
+		char note[256];
+		snprintf(note, sizeof(note), "device: %s\nclient: %s\ncontext: %u\nsnapshots: %s\n", h->device_name,
+			 ctx->client->peer, ctx->id, post_mortem ? "post-mortem" : "submit-time");
+		ret = session_write_record(&b->session, SESSION_REC_NOTE, 0, note, strlen(note));
+		if (ret < 0)
+			return ret;
+		f->session_started = true;
+	}
+	if (formats & FERRY_CAPTURE_RD) {
+		char cmd[200];
+		snprintf(cmd, sizeof(cmd), "ferry %s/%u ctx=%u queue=%u: fence=%u%s", ctx->client->peer, ctx->client->id,
+			 ctx->id, q->id, s->seqno, post_mortem ? " (post-mortem)" : "");
+		ret = rd_write_cmd(&b->rd, cmd);
+		if (ret < 0)
+			return ret;
+	}
+	if (formats & FERRY_CAPTURE_SESSION) {
+		ret = session_prologue(b, f, q, s, bos);
+		if (ret < 0)
+			return ret;
+	}
+	for (uint32_t i = 0; i < s->nr_bos; i++) {
+		struct host_bo *bo = bos[i];
+		struct bo_view v = { 0 };
+		bool dump = bo_dumped(s, i, full) && bo_view_open(bo, &v) == 0;
+		if (formats & FERRY_CAPTURE_RD)
+			ret = rd_write_buffer(&b->rd, bo->iova, (uint32_t)bo->size, dump ? v.data : NULL, bo->size);
+		if (ret == 0 && dump && (formats & FERRY_CAPTURE_SESSION))
+			ret = session_write_snapshot(&b->session, post_mortem ? SESSION_SNAP_POST_MORTEM : 0, ctx->id, bo->id,
+						     bo->iova, 0, v.data, bo->size);
+		bo_view_close(&v);
+		if (ret < 0)
+			return ret;
+	}
+	if (formats & FERRY_CAPTURE_RD) {
+		for (uint32_t c = 0; c < s->nr_cmds; c++) {
+			const struct ferry_msm_submit_cmd *cmd = &s->cmds[c];
+			/* IB targets are reached through the IBs, as in the kernel's and Mesa's captures. */
+			if (cmd->type == MSM_SUBMIT_CMD_IB_TARGET_BUF || cmd->bo_index >= s->nr_bos)
+				continue;
+			ret = rd_write_cmdstream(&b->rd, bos[cmd->bo_index]->iova + cmd->offset, cmd->size / 4);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (formats & FERRY_CAPTURE_SESSION)
+		ret = session_write_frame_payload(&b->session, frame_flags, frame, frame_len);
+	return ret;
+}

@@ -1,0 +1,40 @@
+/* capture.c / capture_build.c: the state of an operator's capture and of the captures that go
+ * with fault reports. */
+#ifndef FERRY_HOST_CAPTURE_INTERNAL_H
+#define FERRY_HOST_CAPTURE_INTERNAL_H
+
+#include <limits.h>
+
+#include "host_internal.h"
+
+/* Submits remembered (their frames) for the capture a fault report gets. */
+#define CAPTURE_RECENT 256u
+
+struct capture_file_bo {
+	uint32_t id;
+	uint64_t iova, size;
+};
+
+/* One output (a per-submit file pair, or a combined one of a context): what it has already
+ * said, so a combined file creates each context, queue and BO once. */
+struct capture_file {
+	struct capture_file *next;
+	uint32_t client_id, ctx_id;
+	bool rd_started, session_started, ctx_written;
+	uint64_t queues_written; /* bit per queue id */
+	struct capture_file_bo *bos;
+	uint32_t nr_bos, cap_bos;
+	char rd_path[PATH_MAX], session_path[PATH_MAX];
+};
+
+struct capture_buffers {
+	struct ferry_buf rd, session, scratch;
+};
+
+/* Appends one submit to b (the file's first submit also writes the file's opening). frame is the
+ * submit's wire payload. 0 or a negative errno. */
+int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsigned formats, bool full,
+			 bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
+			 struct host_bo *const *bos, const void *frame, size_t frame_len, uint32_t frame_flags);
+
+#endif

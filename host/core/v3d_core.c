@@ -1,0 +1,463 @@
+/* The V3D family in libferry-host's core: the simulated device behind cfg.gpu "v3d-*", tenancy
+ * (one global GPU address space: exclusive by default), CL / TFU / CSD submits with their envelope
+ * checks, retiring through out-syncobjs, and fault reports from the kernel's (sim's) report text.
+ * Queues, fence timelines, the fence page, held submits and lost contexts are the family-neutral
+ * ones of queue.c / sched.c / fence_timeline.c. Validated contexts also run the V3D validator
+ * (v3d_validation.c) when a job goes to the kernel; passthrough ones get the envelope only. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/kdev.h"
+#include "host_internal.h"
+#include "sim/sim_v3d.h"
+#include "validate/v3d_validate.h"
+
+bool v3d_gpu_name(const char *gpu)
+{
+	return strncmp(gpu, "v3d-", 4) == 0;
+}
+
+int v3d_host_init(struct ferry_host *h)
+{
+	int ret = sim_v3d_device_create(h->gpu, &h->sim_v3d);
+	if (ret < 0) {
+		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
+		return ret;
+	}
+	if (h->cfg.hangcheck_ms)
+		sim_v3d_set_hangcheck_ms(h->sim_v3d, h->cfg.hangcheck_ms);
+	struct kdev *kd = sim_v3d_open(h->sim_v3d);
+	if (!kd)
+		return -ENOMEM;
+	ret = v3d_probe(kd, &h->v3d_dev);
+	kd->ops->close(kd);
+	if (ret < 0) {
+		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
+		return ret;
+	}
+	struct v3dval_policy policy;
+	v3dval_policy_default(&policy, (int)h->v3d_dev.ver);
+	h->v3dval = v3dval_create(&policy);
+	if (!h->v3dval) {
+		host_log(h, FERRY_LOG_ERROR, "no V3D validator for version %u", h->v3d_dev.ver);
+		return -ENOMEM;
+	}
+	h->family = FERRY_FAMILY_V3D;
+	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_v3d_model(h->sim_v3d));
+	host_log(h, FERRY_LOG_INFO, "serving %s (V3D %u.%u, %s tenancy%s)", h->device_name, h->v3d_dev.ver / 10,
+		 h->v3d_dev.ver % 10, h->cfg.v3d_shared_tenancy ? "shared" : "exclusive",
+		 h->cfg.v3d_shared_tenancy ? ": one global GPU address space, trusted tenants only" : "");
+	return 0;
+}
+
+void v3d_host_fini(struct ferry_host *h)
+{
+	if (h->v3dval)
+		v3dval_destroy(h->v3dval);
+	h->v3dval = NULL;
+	if (h->sim_v3d)
+		sim_v3d_device_destroy(h->sim_v3d);
+	h->sim_v3d = NULL;
+}
+
+/* ---- tenancy ---- */
+
+int v3d_tenancy_admit(struct ferry_host_client *c, char *why, size_t n)
+{
+	struct ferry_host *h = c->host;
+	if (h->cfg.v3d_shared_tenancy || !h->v3d_holder || h->v3d_holder == c)
+		return 0;
+	HOST_FAIL(-EBUSY, "V3D device is held by client %u (exclusive tenancy; see docs/security.md)",
+		  h->v3d_holder->id);
+}
+
+void v3d_tenancy_added(struct host_ctx *ctx)
+{
+	struct ferry_host *h = ctx->client->host;
+	if (h->cfg.v3d_shared_tenancy)
+		return;
+	if (!h->v3d_holder) {
+		h->v3d_holder = ctx->client;
+		host_log(h, FERRY_LOG_INFO, "%s (client %u) now holds the V3D device", ctx->client->peer,
+			 ctx->client->id);
+	}
+	h->v3d_holder_ctxs++;
+}
+
+void v3d_tenancy_removed(struct host_ctx *ctx)
+{
+	struct ferry_host *h = ctx->client->host;
+	if (h->cfg.v3d_shared_tenancy || h->v3d_holder != ctx->client || h->v3d_holder_ctxs == 0)
+		return;
+	if (--h->v3d_holder_ctxs == 0) {
+		host_log(h, FERRY_LOG_INFO, "client %u released the V3D device", ctx->client->id);
+		h->v3d_holder = NULL;
+	}
+}
+
+/* ---- submits ---- */
+
+/* What every V3D submit shares, after the checks common to all three. */
+struct v3d_submit_env {
+	struct host_ctx *ctx;
+	struct host_queue *q;
+	struct host_bo **bos; /* ctx->bo_ptrs */
+	uint32_t nr_bos;
+	uint32_t unsignaled; /* in-fences of other queues not yet passed */
+};
+
+static int reserve_ptrs(struct host_ctx *ctx, uint32_t nr)
+{
+	if (nr <= ctx->scratch_cap)
+		return 0;
+	/* Grows the same scratch sched.c uses (refs and bo_ptrs keep one capacity). */
+	uint32_t want = ctx->scratch_cap ? ctx->scratch_cap : 64;
+	while (want < nr)
+		want *= 2;
+	struct msm_submit_bo_ref *refs = realloc(ctx->refs, (size_t)want * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	ctx->refs = refs;
+	struct host_bo **ptrs = realloc(ctx->bo_ptrs, (size_t)want * sizeof(*ptrs));
+	if (!ptrs)
+		return -ENOMEM;
+	ctx->bo_ptrs = ptrs;
+	ctx->scratch_cap = want;
+	return 0;
+}
+
+static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t queue_id, uint32_t kind,
+			uint32_t seqno, uint32_t flags, uint32_t allowed_flags, const uint32_t *bo_ids,
+			uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in, struct v3d_submit_env *env,
+			char *why, size_t n)
+{
+	static const char *const kind_names[] = { "default", "CL", "TFU", "CSD" };
+	if (c->host->trace.on)
+		trace_note(c->host, c->id, ctx_id, queue_id, TRACE_SUBMIT, seqno, 0);
+	struct host_ctx *ctx = ctx_find(c, ctx_id);
+	if (!ctx)
+		HOST_FAIL(-ENOENT, "context %u does not exist", ctx_id);
+	if (!ctx->v3d)
+		HOST_FAIL(-EINVAL, "context %u is not a V3D context", ctx_id);
+	if (ctx->lost)
+		HOST_FAIL(-EIO, "%s; create a new context", ctx_lost_reason(ctx));
+	struct host_queue *q = queue_find(ctx, queue_id);
+	if (!q || q->closing)
+		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", queue_id, ctx_id);
+	if (q->kind != kind)
+		HOST_FAIL(-EINVAL, "queue %u is a %s queue, not a %s queue", queue_id,
+			  q->kind < 4 ? kind_names[q->kind] : "?", kind_names[kind]);
+	if (flags & ~allowed_flags)
+		HOST_FAIL(-EINVAL, "submit flags 0x%x: unknown bits", flags);
+	if (seqno == 0)
+		HOST_FAIL(-EINVAL, "seqno 0 is reserved");
+	if ((int32_t)(seqno - q->tl.last_submitted) <= 0)
+		HOST_FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", seqno, q->tl.last_submitted);
+	if (nr_bos == 0)
+		HOST_FAIL(-EINVAL, "a V3D job must list the BOs it uses (bos is empty)");
+	if (nr_bos > FERRY_MAX_SUBMIT_BOS)
+		HOST_FAIL(-EINVAL, "nr_bos %u exceeds %u", nr_bos, FERRY_MAX_SUBMIT_BOS);
+	if (nr_in > FERRY_MAX_SUBMIT_IN_FENCES)
+		HOST_FAIL(-EINVAL, "nr_in_fences %u exceeds %u", nr_in, FERRY_MAX_SUBMIT_IN_FENCES);
+	if (reserve_ptrs(ctx, nr_bos) < 0)
+		HOST_FAIL(-ENOMEM, "out of memory");
+	uint64_t mark = ++ctx->submit_mark;
+	for (uint32_t i = 0; i < nr_bos; i++) {
+		struct host_bo *bo = bo_table_find(&ctx->bos, bo_ids[i]);
+		if (!bo)
+			HOST_FAIL(-ENOENT, "bos[%u]: bo %u does not exist in context %u", i, bo_ids[i], ctx_id);
+		if (bo->submit_mark == mark)
+			HOST_FAIL(-EINVAL, "bos[%u]: bo %u is listed twice", i, bo_ids[i]);
+		bo->submit_mark = mark;
+		ctx->bo_ptrs[i] = bo;
+	}
+	uint32_t unsignaled = 0;
+	for (uint32_t i = 0; i < nr_in; i++) {
+		struct host_queue *fq = queue_find(ctx, in[i].queue_id);
+		if (!fq)
+			HOST_FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, in[i].queue_id, ctx_id);
+		if ((int32_t)(in[i].seqno - fq->tl.last_submitted) > 0)
+			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
+				  i, in[i].seqno, in[i].queue_id, fq->tl.last_submitted);
+		/* One queue is one kernel queue, run in order: its own fences need no hold. */
+		if (fq != q && !timeline_passed(&fq->tl, in[i].seqno))
+			unsignaled++;
+	}
+	*env = (struct v3d_submit_env){ .ctx = ctx, .q = q, .bos = ctx->bo_ptrs, .nr_bos = nr_bos,
+					.unsignaled = unsignaled };
+	return 0;
+}
+
+/* The listed BO holding [addr, addr + len), or -1. */
+static int bo_holding(const struct v3d_submit_env *env, uint64_t addr, uint64_t len)
+{
+	for (uint32_t i = 0; i < env->nr_bos; i++) {
+		const struct host_bo *bo = env->bos[i];
+		if (addr >= bo->iova && len <= bo->size && addr - bo->iova <= bo->size - len)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int check_cl_range(const struct v3d_submit_env *env, const char *what, uint32_t start, uint32_t end,
+			  char *why, size_t n)
+{
+	if (end <= start)
+		HOST_FAIL(-EINVAL, "%s: end 0x%x is not after start 0x%x", what, end, start);
+	if (bo_holding(env, start, (uint64_t)end - start) < 0)
+		HOST_FAIL(-EINVAL, "%s 0x%x..0x%x is not inside one BO listed in bos[]", what, start, end);
+	return 0;
+}
+
+static int check_addr(const struct v3d_submit_env *env, const char *what, uint32_t addr, char *why, size_t n)
+{
+	if (bo_holding(env, addr, 1) < 0)
+		HOST_FAIL(-EINVAL, "%s address 0x%x is not inside a BO listed in bos[]", what, addr);
+	return 0;
+}
+
+int v3d_job_flush(struct host_ctx *ctx, const struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
+		  uint32_t *sync, char *why, size_t n)
+{
+	struct v3d_job_desc run = *job;
+	struct v3d_shadows sh = { .vc = ctx->v3d };
+	if (ctx->policy == FERRY_POLICY_VALIDATED) {
+		int ret = v3d_validate_job(ctx, &run, bos, nr_bos, &sh, why, n);
+		if (ret < 0) {
+			v3d_shadows_release(&sh);
+			return ret;
+		}
+	}
+	/* The kernel's bo_handles: this open's handles from the host's own BO table, then the
+	 * shadow copies the validated lists live in. */
+	uint32_t *handles = malloc(((size_t)nr_bos + sh.count) * sizeof(*handles));
+	if (!handles) {
+		v3d_shadows_release(&sh);
+		HOST_FAIL(-ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < nr_bos; i++)
+		handles[i] = bos[i]->handle;
+	for (uint32_t i = 0; i < sh.count; i++)
+		handles[nr_bos + i] = sh.items[i].handle;
+	uint32_t nr = nr_bos + sh.count;
+	int ret;
+	switch (run.kind) {
+	case FERRY_QUEUE_KIND_V3D_CL: ret = v3d_submit_cl(ctx->v3d, &run.u.cl, handles, nr, sync); break;
+	case FERRY_QUEUE_KIND_V3D_TFU: ret = v3d_submit_tfu(ctx->v3d, &run.u.tfu, handles, nr, sync); break;
+	case FERRY_QUEUE_KIND_V3D_CSD: ret = v3d_submit_csd(ctx->v3d, &run.u.csd, handles, nr, sync); break;
+	default: ret = -EINVAL; break;
+	}
+	free(handles);
+	/* The kernel's job holds the shadows now (their addresses stay mapped until it ends). */
+	v3d_shadows_release(&sh);
+	if (ret < 0)
+		HOST_FAIL(ret, "kernel rejected the V3D job (%s)", strerror(-ret));
+	return 0;
+}
+
+/* Runs the job now, or holds it for its in-fences; takes the seqno. */
+static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_env *env, uint32_t seqno,
+			 uint32_t flags, const struct v3d_job_desc *job, const struct ferry_fence_ref *in,
+			 uint32_t nr_in, char *why, size_t n)
+{
+	struct host_ctx *ctx = env->ctx;
+	struct host_queue *q = env->q;
+	bool held = env->unsignaled != 0 || !list_empty(&q->held);
+	int ret;
+	if (held) {
+		ret = sched_hold_v3d(q, seqno, flags, job, env->bos, env->nr_bos, in, nr_in);
+		if (ret == -EAGAIN)
+			HOST_FAIL(ret, "too many submits waiting for in-fences (max %u)", HOST_MAX_HELD_PER_CTX);
+		if (ret < 0)
+			HOST_FAIL(ret, "out of memory");
+		trace_queue_event(q, TRACE_HELD, seqno, 0);
+	} else {
+		ret = timeline_push(&q->tl, seqno, flags, 0, true);
+		if (ret < 0)
+			HOST_FAIL(ret, "out of memory");
+		uint32_t sync = 0;
+		trace_queue_event(q, TRACE_KERNEL_SUBMIT, seqno, 0);
+		ret = v3d_job_flush(ctx, job, env->bos, env->nr_bos, &sync, why, n);
+		if (ret < 0) {
+			trace_queue_event(q, TRACE_REJECTED, seqno, ret);
+			q->tl.count--; /* un-push: the validator or the kernel did not take it */
+			return ret;
+		}
+		timeline_set_last_syncobj(&q->tl, sync);
+	}
+	q->tl.last_submitted = seqno;
+	ctx->nr_inflight++;
+	c->host->stats.submits++;
+	return 0;
+}
+
+int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_v3d_submit_cl *s = &m->u.v3d_submit_cl;
+	struct v3d_submit_env env;
+	int ret = submit_begin(c, s->ctx_id, s->queue_id, FERRY_QUEUE_KIND_V3D_CL, s->seqno, s->flags,
+			       FERRY_V3D_SUBMIT_CL_FLAGS, s->bo_ids, s->nr_bos, s->in_fences, s->nr_in_fences, &env,
+			       why, n);
+	if (ret < 0)
+		return ret;
+	if (s->bcl_start != s->bcl_end && (ret = check_cl_range(&env, "BCL", s->bcl_start, s->bcl_end, why, n)) < 0)
+		return ret;
+	if ((ret = check_cl_range(&env, "RCL", s->rcl_start, s->rcl_end, why, n)) < 0)
+		return ret;
+	if ((s->flags & FERRY_V3D_SUBMIT_FLUSH_CACHE) && !c->host->v3d_dev.has_cache_flush)
+		HOST_FAIL(-EINVAL, "this V3D kernel has no cache-flush support");
+	struct v3d_job_desc job = { .kind = FERRY_QUEUE_KIND_V3D_CL };
+	job.u.cl = (struct v3d_cl_job){
+		.bcl_start = s->bcl_start, .bcl_end = s->bcl_end, .rcl_start = s->rcl_start, .rcl_end = s->rcl_end,
+		.qma = s->qma, .qms = s->qms, .qts = s->qts,
+		.flush_cache = (s->flags & FERRY_V3D_SUBMIT_FLUSH_CACHE) != 0,
+	};
+	return submit_finish(c, &env, s->seqno, s->flags & FERRY_SUBMIT_FLAGS, &job, s->in_fences, s->nr_in_fences,
+			     why, n);
+}
+
+int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_v3d_submit_tfu *s = &m->u.v3d_submit_tfu;
+	if (s->nr_bos > FERRY_V3D_MAX_TFU_BOS)
+		HOST_FAIL(-EINVAL, "a TFU job names at most %u BOs (got %u)", FERRY_V3D_MAX_TFU_BOS, s->nr_bos);
+	if (c->host->v3d_dev.ver < 71 && s->v71_ioc)
+		HOST_FAIL(-EINVAL, "v71_ioc 0x%x: V3D %u has no IOC register", s->v71_ioc, c->host->v3d_dev.ver);
+	struct v3d_submit_env env;
+	int ret = submit_begin(c, s->ctx_id, s->queue_id, FERRY_QUEUE_KIND_V3D_TFU, s->seqno, s->flags,
+			       FERRY_SUBMIT_FLAGS, s->bo_ids, s->nr_bos, s->in_fences, s->nr_in_fences, &env, why, n);
+	if (ret < 0)
+		return ret;
+	if ((ret = check_addr(&env, "TFU input (IIA)", s->iia, why, n)) < 0)
+		return ret;
+	/* IOA's low bits are flags on 4.2; the output must be in bos[0], as the kernel's rule. */
+	uint32_t out = s->ioa & ~0xfu;
+	const struct host_bo *ob = env.bos[0];
+	if (out < ob->iova || out - ob->iova >= ob->size)
+		HOST_FAIL(-EINVAL, "TFU output (IOA) 0x%x is not inside bos[0] (bo %u)", out, ob->id);
+	struct v3d_job_desc job = { .kind = FERRY_QUEUE_KIND_V3D_TFU };
+	job.u.tfu = (struct v3d_tfu_job){
+		.icfg = s->icfg, .iia = s->iia, .iis = s->iis, .ica = s->ica, .iua = s->iua, .ioa = s->ioa,
+		.ios = s->ios, .v71_ioc = s->v71_ioc,
+	};
+	memcpy(job.u.tfu.coef, s->coef, sizeof(job.u.tfu.coef));
+	return submit_finish(c, &env, s->seqno, s->flags, &job, s->in_fences, s->nr_in_fences, why, n);
+}
+
+int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_v3d_submit_csd *s = &m->u.v3d_submit_csd;
+	struct v3d_submit_env env;
+	int ret = submit_begin(c, s->ctx_id, s->queue_id, FERRY_QUEUE_KIND_V3D_CSD, s->seqno, s->flags,
+			       FERRY_SUBMIT_FLAGS, s->bo_ids, s->nr_bos, s->in_fences, s->nr_in_fences, &env, why, n);
+	if (ret < 0)
+		return ret;
+	if ((ret = check_addr(&env, "CSD shader (CFG5)", s->cfg[5] & ~7u, why, n)) < 0)
+		return ret;
+	if (s->cfg[6] && (ret = check_addr(&env, "CSD uniforms (CFG6)", s->cfg[6], why, n)) < 0)
+		return ret;
+	struct v3d_job_desc job = { .kind = FERRY_QUEUE_KIND_V3D_CSD };
+	memcpy(job.u.csd.cfg, s->cfg, sizeof(job.u.csd.cfg));
+	return submit_finish(c, &env, s->seqno, s->flags, &job, s->in_fences, s->nr_in_fences, why, n);
+}
+
+/* ---- retire and faults ---- */
+
+static const char *fault_kind_name(enum v3d_fault_kind k)
+{
+	switch (k) {
+	case V3D_FAULT_MMU: return "MMU fault";
+	case V3D_FAULT_HANG: return "hang";
+	case V3D_FAULT_JOB_ERROR: return "job error";
+	default: return "fault";
+	}
+}
+
+static uint32_t fault_source(const struct v3d_fault *f)
+{
+	if (strcmp(f->unit, "TFU") == 0)
+		return FERRY_FAULT_SOURCE_V3D_TFU;
+	if (strcmp(f->unit, "CSD") == 0)
+		return FERRY_FAULT_SOURCE_V3D_CSD;
+	return FERRY_FAULT_SOURCE_V3D_CLE;
+}
+
+/* The kernel's report is about a job of this open that has completed by now; the submit retiring
+ * when it is read gets it (the context is lost either way). */
+static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v3d_fault *f, const char *kernel_text)
+{
+	struct host_ctx *ctx = q->ctx;
+	trace_queue_event(q, TRACE_FAULT, seqno, 0);
+	struct ferry_host *h = ctx->client->host;
+	int32_t status = f->kind == V3D_FAULT_HANG ? -ETIMEDOUT : -EIO;
+	uint64_t number = fault_log_next_number(h);
+	char where[96];
+	if (f->have_packet)
+		snprintf(where, sizeof(where), "%s packet at 0x%llx (opcode %u)", f->queue[0] ? f->queue : "CL",
+			 (unsigned long long)f->packet, f->opcode);
+	else
+		snprintf(where, sizeof(where), "%s job", f->unit[0] ? f->unit : "V3D");
+	char head[768];
+	int hn = snprintf(head, sizeof(head),
+			  "ferry-report: %llu\nclient: %s\ncontext: %u\nqueue: %u\nseqno: %u\nevent: GPU %s\n"
+			  "fence-status: %d\nESTIMATED CRASH LOCATION: %s\n",
+			  (unsigned long long)number, ctx->client->peer, ctx->id, q->id, seqno, fault_kind_name(f->kind),
+			  status, where);
+	if (hn < 0 || (size_t)hn >= sizeof(head))
+		hn = (int)strlen(head);
+	if (f->have_address && (size_t)hn < sizeof(head))
+		hn += snprintf(head + hn, sizeof(head) - (size_t)hn, "fault-address: 0x%08llx (%s, %s)\n",
+			       (unsigned long long)f->address, f->write ? "write" : "read", f->unit);
+	if (hn < 0 || (size_t)hn >= sizeof(head))
+		hn = (int)strlen(head);
+	size_t klen = strnlen(kernel_text, FERRY_MAX_REPORT_TEXT - (size_t)hn - 1);
+	char *text = malloc((size_t)hn + klen + 1);
+	if (text) {
+		memcpy(text, head, (size_t)hn);
+		memcpy(text + hn, kernel_text, klen);
+		text[(size_t)hn + klen] = '\0';
+	}
+
+	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
+	ev.u.fault_report = (struct ferry_fault_report){
+		.ctx_id = ctx->id, .queue_id = q->id, .seqno = seqno,
+		.flags = (f->kind == V3D_FAULT_HANG ? FERRY_FAULT_HANG : 0) |
+			 (f->have_address && f->write ? FERRY_FAULT_WRITE : 0),
+		.iova = f->address, .ib_iova = f->packet, .opcode = f->opcode, .source = fault_source(f),
+		.text = text ? text : "",
+	};
+	client_send(ctx->client, &ev, NULL, 0);
+	host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s at 0x%llx; ESTIMATED CRASH LOCATION: %s; report %llu",
+		 ctx->client->peer, ctx->id, q->id, seqno, fault_kind_name(f->kind), (unsigned long long)f->address,
+		 where, (unsigned long long)number);
+	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s at 0x%llx (%s; queue %u seqno %u)",
+		 ctx->id, fault_kind_name(f->kind), (unsigned long long)f->address, where, q->id, seqno);
+	fault_log_keep_text(h, number, text);
+	h->stats.faults++;
+	ctx_mark_lost(ctx);
+	return status;
+}
+
+int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
+{
+	struct host_ctx *ctx = q->ctx;
+	int ret = v3d_sync_poll(ctx->v3d, pf->syncobj);
+	if (ret == -EBUSY)
+		return -EBUSY;
+	v3d_sync_free(ctx->v3d, pf->syncobj);
+	if (ret < 0) {
+		host_log(ctx->client->host, FERRY_LOG_WARN, "SYNCOBJ_WAIT queue %u seqno %u: %d", q->id, pf->seqno, ret);
+		*status = ret;
+		return 0;
+	}
+	if (!ctx->fault_text)
+		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
+	if (!ctx->fault_text)
+		return 0;
+	struct v3d_fault f;
+	if (v3d_read_fault(ctx->v3d, &f, ctx->fault_text, HOST_FAULT_TEXT_MAX) == 0)
+		*status = fault_report(q, pf->seqno, &f, ctx->fault_text);
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* Shader-state blocks named by GL_SHADER_STATE / _INCLUDING_GS: copied out of the guest like a
+ * list, relocated, their code / uniform / attribute pointers checked, and shadowed so that what
+ * the CLE reads is what was checked. The shaders themselves are not and cannot be confined
+ * (v3d_validate.h, security model). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "v3d_val_internal.h"
+
+static uint32_t block_key(uint32_t addr, uint8_t op, uint32_t attrs, uint32_t list)
+{
+	uint32_t h = addr * 0x9e3779b1u ^ ((uint32_t)op << 8 | attrs << 1 | list) * 0x85ebca6bu;
+	return h ^ (h >> 15);
+}
+
+static bool block_matches(const struct v3dval_seg *s, uint32_t addr, uint8_t op, uint32_t attrs, uint32_t list)
+{
+	return s->block && s->start == addr && s->opcode == op && s->nr_attrs == attrs && s->list == list;
+}
+
+static uint32_t block_find(const struct v3dval *v, uint32_t addr, uint8_t op, uint32_t attrs, uint32_t list)
+{
+	if (!v->block_hash_cap)
+		return V3DVAL_NO_SEG;
+	uint32_t mask = v->block_hash_cap - 1;
+	for (uint32_t i = block_key(addr, op, attrs, list) & mask;; i = (i + 1) & mask) {
+		uint32_t e = v->block_hash[i];
+		if (!e)
+			return V3DVAL_NO_SEG;
+		if (block_matches(&v->segs[e - 1], addr, op, attrs, list))
+			return e - 1;
+	}
+}
+
+static void block_put(struct v3dval *v, uint32_t seg)
+{
+	const struct v3dval_seg *s = &v->segs[seg];
+	uint32_t mask = v->block_hash_cap - 1;
+	uint32_t i = block_key(s->start, s->opcode, s->nr_attrs, s->list) & mask;
+	while (v->block_hash[i])
+		i = (i + 1) & mask;
+	v->block_hash[i] = seg + 1;
+}
+
+/* Keeps the table at most half full. */
+static int block_reserve(struct v3dval *v, const struct v3dval_where *w)
+{
+	if ((uint64_t)(v->nr_blocks + 1) * 2 <= v->block_hash_cap)
+		return 0;
+	uint32_t cap = v->block_hash_cap ? v->block_hash_cap * 2 : 256;
+	uint32_t *table = calloc(cap, sizeof(*table));
+	if (!table)
+		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
+	free(v->block_hash);
+	v->block_hash = table;
+	v->block_hash_cap = cap;
+	for (uint32_t i = 0; i < v->nr_segs; i++)
+		if (v->segs[i].block)
+			block_put(v, i);
+	return 0;
+}
+
+/* Shader code needs a QPU instruction (8 B) inside the context; uniform, default-attribute and
+ * attribute pointers a word, or 0 when unused. */
+static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
+{
+	const struct v3d_cl_addr_field *fields;
+	size_t n = v3d_cl_struct_address_fields(v->policy.ver, kind, &fields);
+	const struct v3dval_seg *s = &v->segs[seg];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t addr = v3d_cl_get_address(s->buf + off, fields[i].start, fields[i].size);
+		bool code = fields[i].size < 32;
+		if (!code && addr == 0)
+			continue;
+		if (v3dval_find_range(v->bos, v->nr_bos, addr, code ? 8 : 4) < 0)
+			return v3dval_fail_at(v, seg, off, s->opcode, V3DVAL_ERR_ADDRESS, addr,
+					      "%s 0x%08x outside the context's buffers", fields[i].name, addr);
+	}
+	return 0;
+}
+
+/* Which structure of the block starts at byte rel, or -1. */
+static int struct_at(uint32_t rel, uint32_t prefix, uint32_t gl, uint32_t attrs, enum v3d_cl_struct *kind)
+{
+	if (prefix && rel == 0) {
+		*kind = V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD;
+		return 0;
+	}
+	if (rel == prefix) {
+		*kind = V3D_CL_STRUCT_GL_SHADER_STATE_RECORD;
+		return 0;
+	}
+	if (rel >= prefix + gl && (rel - prefix - gl) % 16u == 0 && (rel - prefix - gl) / 16u < attrs) {
+		*kind = V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD;
+		return 0;
+	}
+	return -1;
+}
+
+static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint32_t gl)
+{
+	struct v3dval_seg *s = &v->segs[seg];
+	uint32_t off = s->start - v->bos[s->bo].addr, len = s->end - s->start;
+	uint32_t first, n = v3dval_relocs_in(v, V3DVAL_RELOC_RECORD, s->bo, off, len, &first);
+	for (uint32_t i = first; i < first + n; i++) {
+		const struct v3dval_reloc *r = &v->in->relocs[v->keys[i].idx];
+		uint32_t rel = r->cl_offset - off;
+		enum v3d_cl_struct kind;
+		if (struct_at(rel, prefix, gl, s->nr_attrs, &kind))
+			return v3dval_fail_at(v, seg, rel, s->opcode, V3DVAL_ERR_RELOC, 0,
+					      "relocation at +0x%x does not start a shader state structure", rel);
+		const struct v3d_cl_addr_field *fields;
+		size_t nf = v3d_cl_struct_address_fields(v->policy.ver, kind, &fields), f = 0;
+		while (f < nf && !(fields[f].start == r->field_start && fields[f].size == r->field_size))
+			f++;
+		if (f == nf)
+			return v3dval_fail_at(v, seg, rel, s->opcode, V3DVAL_ERR_RELOC, 0,
+					      "relocated bits %u+%u are not an address field", r->field_start, r->field_size);
+		v3dval_apply_reloc(v, i, s->buf + rel);
+	}
+	return 0;
+}
+
+int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t op, uint32_t addr,
+			uint32_t nr_attrs, uint32_t *seg_out)
+{
+	int ver = v->policy.ver;
+	uint32_t list = v->segs[w->seg].list;
+	if (op == V3D_CL_GL_SHADER_STATE_INCLUDING_TS || op == V3D_CL_GL_SHADER_STATE_INCLUDING_TS_GS)
+		return v3dval_fail(v, w, V3DVAL_ERR_UNSUPPORTED, addr, "tessellation shader state is not validated");
+	if (nr_attrs == 0 || nr_attrs > V3DVAL_MAX_ATTRIBUTES)
+		return v3dval_fail(v, w, V3DVAL_ERR_MALFORMED, 0, "%u attribute arrays (1..%u)", nr_attrs,
+				   V3DVAL_MAX_ATTRIBUTES);
+	uint32_t found = block_find(v, addr, op, nr_attrs, list);
+	if (found != V3DVAL_NO_SEG) {
+		*seg_out = found;
+		return 0;
+	}
+	uint32_t prefix = op == V3D_CL_GL_SHADER_STATE_INCLUDING_GS ? V3DVAL_GS_PREFIX_BYTES : 0;
+	uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
+	uint32_t total = prefix + gl + 16u * nr_attrs;
+	int bo = v3dval_find_range(v->bos, v->nr_bos, addr, total);
+	if (bo < 0 || !v->bos[bo].map)
+		return v3dval_fail(v, w, V3DVAL_ERR_TARGET, addr,
+				   "shader state 0x%08x (+%u bytes) not inside a readable buffer of the context", addr, total);
+	if (v->nr_blocks >= v->policy.max_blocks)
+		return v3dval_fail(v, w, V3DVAL_ERR_LIMIT, addr, "more than %u shader state blocks", v->policy.max_blocks);
+	if (block_reserve(v, w))
+		return -1;
+	uint32_t seg = v3dval_new_block(v, (uint32_t)bo, addr, w);
+	if (seg == V3DVAL_NO_SEG || v3dval_seg_reserve(v, seg, total, w))
+		return -1;
+	struct v3dval_seg *s = &v->segs[seg];
+	s->opcode = op;
+	s->nr_attrs = (uint8_t)nr_attrs;
+	memcpy(s->buf, (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
+	s->end = addr + total;
+	block_put(v, seg);
+
+	if (relocate_block(v, seg, prefix, gl))
+		return -1;
+	if (prefix && check_struct(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD))
+		return -1;
+	if (check_struct(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD))
+		return -1;
+	for (uint32_t i = 0; i < nr_attrs; i++)
+		if (check_struct(v, seg, prefix + gl + 16u * i, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD))
+			return -1;
+	*seg_out = seg;
+	return 0;
+}

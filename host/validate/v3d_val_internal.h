@@ -1,0 +1,183 @@
+/* Internals shared by the V3D validator's files: the validator object, the walked segments and
+ * their fixups, the per-job frame state, BO lookups, surface extents and error reporting. */
+#ifndef FERRY_V3D_VAL_INTERNAL_H
+#define FERRY_V3D_VAL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "v3d_validate.h"
+
+#define V3DVAL_NO_SEG UINT32_MAX
+#define V3DVAL_MAX_TILE_LIST_SETS 16u
+#define V3DVAL_MAX_ATTRIBUTES 16u
+/* GS variant: geometry record, tess/geometry common params, bin and render shader params */
+#define V3DVAL_GS_PREFIX_BYTES (16u + 4u + 8u + 8u)
+
+/* A run of consecutive packets copied from one BO (a list segment), or one shader-state block. */
+struct v3dval_seg {
+	uint32_t start, end;  /* guest [start, end) copied so far */
+	uint32_t bo;          /* index into bos[] */
+	uint8_t list;         /* enum v3dval_list */
+	uint8_t level;        /* enum v3dval_level */
+	bool entry;           /* starts a sub-list / generic tile list (reusable by a later call) */
+	bool block;           /* a shader-state block */
+	uint32_t entry_end;   /* generic tile list: its end address (part of the reuse key) */
+	uint32_t end_seg;     /* generic tile list entry: where its end address maps to */
+	uint32_t end_off;
+	uint8_t opcode;       /* block: the GL_SHADER_STATE* opcode */
+	uint8_t nr_attrs;     /* block: attribute records */
+	uint8_t *buf;         /* the copy; kept across jobs, grown on demand */
+	uint32_t cap;
+	struct v3dval_shadow shadow;
+};
+
+/* A field of a copied packet to point at a shadow once shadows exist. */
+struct v3dval_fixup {
+	uint32_t seg, pos;    /* seg's copy, byte offset of the packet's payload */
+	uint16_t start;
+	uint8_t size;
+	uint32_t target_seg, target_off;
+};
+
+struct v3dval_rkey {
+	uint32_t kind, bo, off, idx;
+};
+
+struct v3dval_tlsb {
+	uint32_t addr;
+	uint32_t seg, pos;    /* where the packet is, for the error */
+};
+
+/* What the render / bin list configured, in execution order. */
+struct v3dval_frame {
+	bool common;                    /* TILE_RENDERING_MODE_CFG (Common) seen */
+	uint32_t width, height;         /* pixels */
+	uint32_t tile_w, tile_h;
+	bool supertile_cfg;
+	uint32_t frame_tiles_x, frame_tiles_y;
+	bool block_size_set;
+	uint32_t block;                 /* initial tile list block, bytes */
+	bool frozen;                    /* tile work started: the frame geometry can no longer change */
+	uint16_t tlsb_sets;             /* tile list sets given a base */
+	bool implicit;                  /* BRANCH_TO_IMPLICIT_TILE_LIST used */
+
+	bool tbm;                       /* TILE_BINNING_MODE_CFG seen */
+	uint32_t bin_tiles_x, bin_tiles_y, bin_layers, bin_block;
+};
+
+/* Where the walker is, for rules and error messages. */
+struct v3dval_where {
+	uint32_t seg;         /* segment holding the packet */
+	uint32_t pos;         /* byte offset of the opcode in that segment's copy */
+	int opcode;
+};
+
+struct v3dval {
+	struct v3dval_policy policy;
+	uint32_t readahead;
+
+	/* per call */
+	const struct v3dval_cl_submit *in;
+	const struct v3dval_bo *bos;
+	uint32_t nr_bos;
+	struct v3dval_error *err;
+	struct v3dval_frame frame;
+	uint64_t bytes;
+	uint32_t packets, relocs_applied;
+	uint32_t tile_state_bytes;      /* the bin job's TSDA: 256 B per tile and layer */
+	struct v3dval_shadow qma_shadow, qts_shadow;
+
+	struct v3dval_seg *segs;
+	uint32_t nr_segs, cap_segs, nr_blocks;
+	struct v3dval_fixup *fixups;
+	uint32_t nr_fixups, cap_fixups;
+	struct v3dval_tlsb *tlsbs;
+	uint32_t nr_tlsbs, cap_tlsbs;
+
+	/* relocs sorted by (kind, cl_bo, cl_offset, index); applied[i] for relocs[keys[i].idx] */
+	struct v3dval_rkey *keys;
+	uint8_t *applied;
+	uint32_t cap_relocs;
+
+	/* block reuse: open-addressing hash of (addr, opcode, attrs) -> seg, rebuilt per call */
+	uint32_t *block_hash;
+	uint32_t block_hash_cap;
+};
+
+/* ---- BO table (v3d_val_common.c) ------------------------------------------------------------ */
+
+/* 0 if bos[] is sorted, non-overlapping and below 4 GiB, else -1 with err (rule INPUT). */
+int v3dval_check_bos(const struct v3dval_bo *bos, uint32_t nr_bos, struct v3dval_error *err);
+/* Index of the BO containing addr, or -1. */
+int v3dval_find_bo(const struct v3dval_bo *bos, uint32_t nr_bos, uint32_t addr);
+/* Index of the one BO holding all of [addr, addr + len) (len >= 1), or -1 (outside, straddling
+ * a BO end, or wrapping past 4 GiB). */
+int v3dval_find_range(const struct v3dval_bo *bos, uint32_t nr_bos, uint32_t addr, uint64_t len);
+
+/* Resolves a reloc's target (range checked). 0 or -1. */
+int v3dval_reloc_target(const struct v3dval_bo *bos, uint32_t nr_bos, const struct v3dval_reloc *r,
+			uint32_t *addr);
+/* A field [start, start + size) of a `bytes`-byte payload that holds a whole address's high bits. */
+bool v3dval_field_ok(uint32_t start, uint32_t size, uint32_t bytes);
+
+/* ---- surfaces --------------------------------------------------------------------------------- */
+
+enum v3dval_layout {
+	V3DVAL_LAYOUT_RASTER, V3DVAL_LAYOUT_LINEARTILE, V3DVAL_LAYOUT_UBLINEAR_1,
+	V3DVAL_LAYOUT_UBLINEAR_2, V3DVAL_LAYOUT_UIF,
+};
+/* Bytes a w x h surface of cpp-byte pixels covers in a tiled layout as Mesa lays it out (width
+ * and height padded to utiles / UIF blocks, UIF columns of 4 blocks, UIF height at least
+ * padded_h_blocks UIF blocks). 0 for a cpp the tiled layouts do not take. */
+uint64_t v3dval_tiled_bytes(enum v3dval_layout layout, uint32_t w, uint32_t h, uint32_t cpp,
+			    uint64_t padded_h_blocks);
+/* Rows of UIF blocks for cpp (2 utiles high). */
+uint32_t v3dval_uif_block_h(uint32_t cpp);
+
+/* ---- errors ----------------------------------------------------------------------------------- */
+
+/* Fills *err about the packet at w (NULL: not about a packet), returns -1. detail (printf) follows
+ * the rule text after ": " when given. */
+int v3dval_fail(struct v3dval *v, const struct v3dval_where *w, enum v3dval_rule rule, uint32_t bad_addr,
+		const char *detail, ...) __attribute__((format(printf, 5, 6)));
+/* The same for TFU / CSD register errors (no packet, no list). */
+int v3dval_fail_regs(struct v3dval_error *err, enum v3dval_list list, enum v3dval_rule rule, uint32_t bad_addr,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "list 0x... (bo N +0x...)"-style message about a position with no packet (a record field). */
+int v3dval_fail_at(struct v3dval *v, uint32_t seg, uint32_t pos, int opcode, enum v3dval_rule rule,
+		   uint32_t bad_addr, const char *detail, ...) __attribute__((format(printf, 7, 8)));
+
+/* ---- packets (v3d_cl_packets.c) --------------------------------------------------------------- */
+
+/* Checks the packet at pkt (len bytes, already relocated) in the list / level of w against the
+ * allow-list, the frame state and the address rules; updates the frame state. Control flow is
+ * the walker's. 0 or -1. */
+int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const uint8_t *pkt, uint32_t len);
+/* End-of-job checks: the bin job's tile memory against its binning config, tile list bases. */
+int v3dval_check_job(struct v3dval *v);
+/* Copies and checks the shader-state block a GL_SHADER_STATE* packet names; *seg_out = its
+ * segment (an existing one when the same block was already validated). 0 or -1. */
+int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t opcode, uint32_t addr,
+			uint32_t nr_attrs, uint32_t *seg_out);
+
+/* ---- walker helpers (v3d_cl.c) ---------------------------------------------------------------- */
+
+/* A new segment (zero bytes) at addr in bos[bo]; V3DVAL_NO_SEG after failing with err set. */
+uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
+			enum v3dval_level level, const struct v3dval_where *w);
+/* A new shader-state block segment (zero bytes) at addr, in w's list. */
+uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const struct v3dval_where *w);
+/* Grows seg's copy to hold len bytes. 0 or -1 (NOMEM, err set). */
+int v3dval_seg_reserve(struct v3dval *v, uint32_t seg, uint32_t len, const struct v3dval_where *w);
+int v3dval_add_fixup(struct v3dval *v, const struct v3dval_where *w, uint16_t start, uint8_t size,
+		     uint32_t target_seg, uint32_t target_off);
+/* The sorted relocs of kind whose cl_offset lies in [off, off + len) of bos[bo]: *first = index
+ * into v->keys, returns how many. */
+uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off,
+			  uint32_t len, uint32_t *first);
+/* Patches the field of r into bytes (holding the field's structure), marks it applied. */
+void v3dval_apply_reloc(struct v3dval *v, uint32_t sorted_index, uint8_t *bytes);
+
+#endif

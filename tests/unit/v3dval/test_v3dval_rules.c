@@ -1,0 +1,590 @@
+/* V3D validator packet rules, each accepted and rejected on 4.2 and 7.1: unknown and forbidden
+ * opcodes, packets in the wrong list, frame-level packets in sub-lists, address fields outside the
+ * context / straddling a BO end / in another context's BO, load/store extents, draw-side address
+ * packets, shader-state records, the binner's tile memory and implicit tile lists, 4 GiB edges. */
+#include "v3dval_harness.h"
+
+#define CL 0x00100000u      /* lists: bcl +0, rcl +0x4000, sub-lists +0x8000 */
+#define BCL CL
+#define RCL (CL + 0x4000u)
+#define SUB (CL + 0x8000u)
+#define DATA 0x00200000u    /* 64 KiB */
+#define DATA2 0x00210000u   /* 4 KiB, adjacent to DATA */
+#define TA 0x00400000u      /* tile allocation memory, 128 KiB */
+#define FOREIGN 0x00300000u /* another context's BO */
+#define UNMAPPED 0x00500000u
+
+static void setup(struct harness *h, int ver)
+{
+	h_init(h, ver);
+	h_bo(h, CL, 0x10000);
+	h_bo(h, DATA, 0x10000);
+	h_bo(h, DATA2, 0x1000);
+	h_foreign(h, FOREIGN, 0x10000);
+	h_bo(h, TA, 0x20000);
+}
+
+/* rcl: Common 16x16, RT0, tile (0,0), store of `addr`, end of tile, END_OF_RENDERING */
+static struct h_job store_job(struct harness *h, uint32_t addr, uint32_t stride)
+{
+	struct v3d_clb b;
+	h_clb(h, &b, RCL, 0x4000);
+	h_rcl_begin(h, &b, 16, 16);
+	v3d_clb_tile_coordinates(&b, 0, 0);
+	h_ls(&b, true, addr, stride);
+	v3d_clb_op(&b, V3D_CL_END_OF_TILE_MARKER);
+	h_rcl_end(&b);
+	REQUIRE(v3d_clb_ok(&b));
+	return (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+}
+
+/* A bin list of the given raw packet bytes then FLUSH, with a minimal render list. */
+static struct h_job bin_job(struct harness *h, const uint8_t *pkt, uint32_t len)
+{
+	struct v3d_clb b, r;
+	h_clb(h, &b, BCL, 0x4000);
+	v3d_clb_raw(&b, pkt, len);
+	v3d_clb_op(&b, V3D_CL_FLUSH);
+	h_clb(h, &r, RCL, 0x4000);
+	h_rcl_begin(h, &r, 16, 16);
+	h_rcl_end(&r);
+	REQUIRE(v3d_clb_ok(&b) && v3d_clb_ok(&r));
+	return (struct h_job){ .bcl_start = BCL, .bcl_end = v3d_clb_gpu_addr(&b), .rcl_start = RCL,
+			       .rcl_end = v3d_clb_gpu_addr(&r) };
+}
+
+static uint32_t pack(uint8_t *pkt, uint8_t op, int ver)
+{
+	uint32_t len = v3d_cl_fixed_length(ver, op);
+	memset(pkt, 0, 16);
+	pkt[0] = op;
+	return len;
+}
+
+static void test_accept_minimal(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct h_job j = store_job(&h, DATA, 64);
+		H_ACCEPT(&h, &j);
+		CHECK(h.res.rcl_start >= H_SHADOW_BASE);
+		CHECK_EQ(h.res.rcl_end - h.res.rcl_start, j.rcl_end - j.rcl_start);
+		CHECK_EQ(h.res.bcl_start, h.res.bcl_end);
+		CHECK_EQ(h.res.nr_segments, 1);
+		CHECK(memcmp(h_shadow_ptr(&h, h.res.rcl_start), h_ptr(&h, RCL), j.rcl_end - j.rcl_start) == 0);
+		h_fini(&h);
+	}
+}
+
+static void test_unknown_opcode(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[16];
+		/* 2 exists on neither version */
+		raw[0] = 2;
+		struct h_job j = bin_job(&h, raw, 1);
+		H_REJECT(&h, &j, V3DVAL_ERR_UNKNOWN, "opcode 2 at bin list 0x00100000 (bo 100 +0x0)");
+		/* Depth Bounds Test Limits exists on 7.1 only */
+		uint32_t len = 9;
+		memset(raw, 0, sizeof(raw));
+		raw[0] = V3D_CL_DEPTH_BOUNDS_TEST_LIMITS;
+		j = bin_job(&h, raw, len);
+		if (ver == 42)
+			H_REJECT(&h, &j, V3DVAL_ERR_UNKNOWN, NULL);
+		else
+			H_ACCEPT(&h, &j);
+		h_fini(&h);
+	}
+}
+
+static void test_forbidden_and_wrong_list(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[16];
+		/* forbidden everywhere */
+		uint32_t len = pack(raw, V3D_CL_L2T_CACHE_FLUSH_CONTROL, ver);
+		struct h_job j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "L2T Cache Flush Control at bin list");
+		len = pack(raw, V3D_CL_BRANCH_TO_AUTO_CHAINED_SUB_LIST, ver);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, NULL);
+		/* a render packet in the bin list */
+		len = pack(raw, V3D_CL_STORE_TILE_BUFFER_GENERAL, ver);
+		raw[1] = V3D_CL_BUFFER_NONE;
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "Store Tile Buffer General at bin list 0x00100000 (bo 100 +0x0): not allowed in the bin list");
+		len = pack(raw, V3D_CL_END_OF_RENDERING, ver);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, NULL);
+		/* a bin packet in the render list */
+		struct v3d_clb b;
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_vertex_array_prims(&b, 4, 3, 0);
+		h_rcl_end(&b);
+		j = (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "Vertex Array Prims at render list");
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		struct v3d_clb_binning bcfg = { .width = 16, .height = 16, .num_rts = 1, .tile_w = 64, .tile_h = 64 };
+		v3d_clb_tile_binning_mode_cfg(&b, &bcfg);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "Tile Binning Mode Cfg at render list");
+		/* a policy can allow what the defaults refuse, and refuse what they allow */
+		v3dval_policy_allow(&h.policy, V3DVAL_LIST_RENDER, V3D_CL_FLUSH_VCD_CACHE, false);
+		h_set_policy(&h);
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_op(&b, V3D_CL_FLUSH_VCD_CACHE);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "Flush VCD cache");
+		h_fini(&h);
+	}
+}
+
+static void test_store_addresses(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		/* 16 x 16 RGBA8 at stride 64: 15 * 64 + 64 = 1024 bytes */
+		struct h_job j = store_job(&h, DATA + 0x10000 - 1024, 64);
+		H_ACCEPT(&h, &j); /* ends exactly at the BO's end */
+		j = store_job(&h, DATA + 0x10000 - 1020, 64);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "(+0x400 bytes) outside the context's buffers");
+		CHECK_EQ(h.err.bad_addr, DATA + 0x10000 - 1020);
+		CHECK_EQ(h.err.opcode, V3D_CL_STORE_TILE_BUFFER_GENERAL);
+		CHECK(h.err.in_bo && h.err.bo_id == 100 && h.err.list == V3DVAL_LIST_RENDER);
+		/* straddling into an adjacent BO is still two BOs */
+		j = store_job(&h, DATA2 - 512, 64);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		/* another context's BO, and nothing at all */
+		j = store_job(&h, FOREIGN, 64);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Store Tile Buffer General at render list 0x0010401");
+		j = store_job(&h, UNMAPPED, 64);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Address 0x00500000");
+		/* a stride that makes the rows run past the end */
+		j = store_job(&h, DATA, 0x1000);
+		CHECK_EQ(h_validate(&h, &j), 0); /* 15 * 4 KiB + 64 fits in 64 KiB */
+		j = store_job(&h, DATA, 0x1200);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		/* 4 GiB edges: rows that would wrap are rejected, not wrapped */
+		j = store_job(&h, 0xfffffc00u, 64);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		j = store_job(&h, DATA, 0xfffff); /* 20-bit stride max */
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		h_fini(&h);
+	}
+}
+
+/* Tiled, flipped and loads: the extent follows the memory format. */
+static void test_load_store_formats(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct v3d_clb b;
+		struct v3d_clb_ls ls = { .buffer = V3D_CL_BUFFER_RT0, .memory_format = V3D_CL_MEMORY_UIF_XOR,
+					 .image_format = V3D_CL_FMT_RGBA8UI, .stride = 8 };
+		/* UIF, cpp 4: utile 4x4, UIF block 8x8, columns 32 px: 16x16 -> 32 x max(8 * 8, 16) x 4 = 8 KiB */
+		for (int k = 0; k < 2; k++) {
+			ls.addr = DATA + 0x10000 - 8192 + (k ? 64 : 0);
+			h_clb(&h, &b, RCL, 0x4000);
+			h_rcl_begin(&h, &b, 16, 16);
+			v3d_clb_tile_coordinates(&b, 0, 0);
+			v3d_clb_load(&b, &ls);
+			h_rcl_end(&b);
+			struct h_job j = { .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+			if (k)
+				H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Load Tile Buffer General");
+			else
+				H_ACCEPT(&h, &j);
+		}
+		/* Y flip: rows from height - 1 down; a height below the frame's would wrap */
+		struct v3d_clb_ls flip = { .buffer = V3D_CL_BUFFER_RT0, .image_format = V3D_CL_FMT_RGBA8UI,
+					   .stride = 64, .height = 32, .flip_y = true, .addr = DATA + 0x10000 - 2048 };
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_tile_coordinates(&b, 0, 0);
+		v3d_clb_store(&b, &flip);
+		h_rcl_end(&b);
+		struct h_job j = { .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+		H_ACCEPT(&h, &j); /* 31 * 64 + 64 = 2048 */
+		flip.addr += 4;
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_tile_coordinates(&b, 0, 0);
+		v3d_clb_store(&b, &flip);
+		h_rcl_end(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		flip.addr = DATA;
+		flip.height = 8;
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_tile_coordinates(&b, 0, 0);
+		v3d_clb_store(&b, &flip);
+		h_rcl_end(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_MALFORMED, "Flip Y height 8");
+		h_fini(&h);
+	}
+}
+
+/* Frame-level packets only at top level; load/store needs the frame; geometry fixed once used. */
+static void test_frame_state(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct v3d_clb b;
+		/* store before the Common config */
+		h_clb(&h, &b, RCL, 0x4000);
+		v3d_clb_tile_coordinates(&b, 0, 0);
+		h_ls(&b, true, DATA, 64);
+		h_rcl_end(&b);
+		struct h_job j = { .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+		H_REJECT(&h, &j, V3DVAL_ERR_STATE, NULL);
+		/* a bigger frame after tile work would widen every store already checked */
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_tile_coordinates(&b, 0, 0);
+		h_ls(&b, true, DATA + 0x10000 - 1024, 64);
+		h_rcl_begin(&h, &b, 4096, 4096);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_STATE, "frame geometry changes");
+		/* the same geometry again is fine (v3dv repeats per-layer config) */
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_tile_coordinates(&b, 0, 0);
+		h_rcl_begin(&h, &b, 16, 16);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_ACCEPT(&h, &j);
+		/* explicit tile coordinates outside the frame (they index the implicit tile lists) */
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_tile_coordinates(&b, 1, 0);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_MALFORMED, "tile (1, 0) outside the frame's 1x1 tiles");
+		/* a Common config inside a sub-list */
+		struct v3d_clb s;
+		h_clb(&h, &s, SUB, 0x1000);
+		h_rcl_begin(&h, &s, 16, 16);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_branch_to_sub_list(&b, SUB);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, "Tile Rendering Mode Cfg at render sub-list 0x00108000");
+		/* an undefined sub-packet id */
+		uint8_t raw[9] = { V3D_CL_TILE_RENDERING_MODE_CFG, 7 };
+		h_clb(&h, &b, RCL, 0x4000);
+		v3d_clb_raw(&b, raw, 9);
+		h_rcl_end(&b);
+		j.rcl_end = v3d_clb_gpu_addr(&b);
+		H_REJECT(&h, &j, V3DVAL_ERR_MALFORMED, "sub-packet id 7");
+		h_fini(&h);
+	}
+}
+
+static void test_bin_address_packets(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[16];
+		struct h_job j;
+		/* index buffer: [addr, addr + size) */
+		uint32_t len = pack(raw, V3D_CL_INDEX_BUFFER_SETUP, ver);
+		v3d_cl_set_address(raw + 1, V3D_CL_INDEX_BUFFER_ADDRESS, DATA + 0xf000);
+		v3d_cl_set(raw + 1, V3D_CL_INDEX_BUFFER_SIZE, 0x1000);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set(raw + 1, V3D_CL_INDEX_BUFFER_SIZE, 0x1001);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Index Buffer Setup at bin list");
+		v3d_cl_set(raw + 1, V3D_CL_INDEX_BUFFER_SIZE, 0xffffffffu); /* no 32-bit wrap */
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		/* indirect draws: (count - 1) * stride + record */
+		len = pack(raw, V3D_CL_INDIRECT_INDEXED_INSTANCED_PRIM_LIST, ver);
+		v3d_cl_set(raw + 1, V3D_CL_INDIRECT_COUNT, 3);
+		v3d_cl_set(raw + 1, V3D_CL_INDIRECT_STRIDE_WORDS, 5);
+		v3d_cl_set_address(raw + 1, V3D_CL_INDIRECT_ADDRESS, DATA + 0x10000 - 60);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set_address(raw + 1, V3D_CL_INDIRECT_ADDRESS, DATA + 0x10000 - 56);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		v3d_cl_set(raw + 1, V3D_CL_INDIRECT_COUNT, 0x7fffffff); /* 31-bit count x 1020 B */
+		v3d_cl_set(raw + 1, V3D_CL_INDIRECT_STRIDE_WORDS, 255);
+		v3d_cl_set_address(raw + 1, V3D_CL_INDIRECT_ADDRESS, DATA);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		/* occlusion query: 0 disables it, else a word in a BO */
+		len = pack(raw, V3D_CL_OCCLUSION_QUERY_COUNTER, ver);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set_address(raw + 1, 0, 32, FOREIGN);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Occlusion Query Counter");
+		v3d_cl_set_address(raw + 1, 0, 32, DATA2 + 0xffc);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		/* transform feedback buffer: size in words */
+		len = pack(raw, V3D_CL_TRANSFORM_FEEDBACK_BUFFER, ver);
+		v3d_cl_set_address(raw + 1, 32, 32, DATA2);
+		v3d_cl_set(raw + 1, 2, 30, 1024);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set(raw + 1, 2, 30, 1025);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Transform Feedback Buffer");
+		/* primitive counts: 32 B, 64 with the flag */
+		len = pack(raw, V3D_CL_PRIMITIVE_COUNTS_FEEDBACK, ver);
+		v3d_cl_set_address(raw + 1, 5, 27, DATA2 + 0x1000 - 32);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set(raw + 1, 4, 1, 1);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		h_fini(&h);
+	}
+}
+
+/* Fills every address field of a structure: code fields with `code`, data fields with `data`. */
+static void fill_struct(int ver, uint8_t *p, enum v3d_cl_struct s, uint32_t code, uint32_t data)
+{
+	const struct v3d_cl_addr_field *f;
+	size_t n = v3d_cl_struct_address_fields(ver, s, &f);
+	for (size_t i = 0; i < n; i++)
+		v3d_cl_set_address(p, f[i].start, f[i].size, f[i].size < 32 ? code : data);
+}
+
+#define REC (DATA + 0x100)
+#define CODE (DATA + 0x1000)
+#define UNIF (DATA + 0x2000)
+#define VBO (DATA + 0x3000)
+
+static struct h_job shader_job(struct harness *h, uint8_t op, uint32_t rec, uint32_t attrs)
+{
+	uint8_t raw[5] = { op };
+	v3d_cl_set_address(raw + 1, V3D_CL_GL_SHADER_ADDRESS, rec);
+	v3d_cl_set(raw + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES, attrs);
+	return bin_job(h, raw, 5);
+}
+
+static void test_shader_state(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
+		uint8_t *rec = h_ptr(&h, REC);
+		fill_struct(ver, rec, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, CODE, UNIF);
+		for (int i = 0; i < 2; i++)
+			fill_struct(ver, rec + gl + 16 * i, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, 0, VBO);
+		struct h_job j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 2);
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.nr_blocks, 1);
+		/* the packet now names the shadow block, which holds the record */
+		uint8_t *pkt = h_shadow_ptr(&h, h.res.bcl_start);
+		uint32_t shadow_rec = v3d_cl_get_address(pkt + 1, V3D_CL_GL_SHADER_ADDRESS);
+		CHECK(shadow_rec != REC && shadow_rec % 32 == 0);
+		CHECK_EQ(v3d_cl_get(pkt + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES), 2);
+		CHECK(memcmp(h_shadow_ptr(&h, shadow_rec), rec, gl + 32) == 0);
+		/* the record itself straddling its BO's end */
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, DATA + 0x10000 - 32, 2);
+		H_REJECT(&h, &j, V3DVAL_ERR_TARGET, "GL Shader State at bin list");
+		/* in another context's BO */
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, FOREIGN, 1);
+		H_REJECT(&h, &j, V3DVAL_ERR_TARGET, NULL);
+		/* a code address outside */
+		const struct v3d_cl_addr_field *f;
+		v3d_cl_struct_address_fields(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, &f);
+		size_t code_field = ver == 42 ? 1 : 0; /* the fragment shader code */
+		v3d_cl_set_address(rec, f[code_field].start, f[code_field].size, FOREIGN);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 2);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Fragment Shader Code Address 0x00300000 outside");
+		CHECK_EQ(h.err.level, V3DVAL_LEVEL_RECORD);
+		v3d_cl_set_address(rec, f[code_field].start, f[code_field].size, CODE);
+		/* an attribute address outside (in the second record) */
+		v3d_cl_set_address(rec + gl + 16, 0, 32, UNMAPPED);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 2);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Address 0x00500000");
+		CHECK_EQ(h.err.addr, REC + gl + 16);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 1); /* only one record read: fine */
+		H_ACCEPT(&h, &j);
+		v3d_cl_set_address(rec + gl + 16, 0, 32, VBO);
+		/* uniforms 0 is allowed (unused), code 0 is not */
+		uint8_t saved[64];
+		memcpy(saved, rec, sizeof(saved));
+		v3d_cl_set_address(rec, f[code_field + 1].start, f[code_field + 1].size, 0);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 2);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set_address(rec, f[code_field].start, f[code_field].size, 0);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 2);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, NULL);
+		memcpy(rec, saved, sizeof(saved));
+		/* attribute count */
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 0);
+		H_REJECT(&h, &j, V3DVAL_ERR_MALFORMED, "0 attribute arrays");
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 17);
+		H_REJECT(&h, &j, V3DVAL_ERR_MALFORMED, NULL);
+		/* tessellation variants are refused */
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE_INCLUDING_TS, REC, 1);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, NULL);
+		/* the GS variant: geometry record + parameters before the GL record */
+		uint8_t *gsrec = h_ptr(&h, DATA + 0x400);
+		fill_struct(ver, gsrec, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD, CODE, UNIF);
+		fill_struct(ver, gsrec + 36, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, CODE, UNIF);
+		fill_struct(ver, gsrec + 36 + gl, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, 0, VBO);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE_INCLUDING_GS, DATA + 0x400, 1);
+		H_ACCEPT(&h, &j);
+		v3d_cl_set_address(gsrec, 3, 29, UNMAPPED);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE_INCLUDING_GS, DATA + 0x400, 1);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Geometry Bin Mode Shader Code Address");
+		/* a record on a BO the host cannot read cannot be copied, hence not validated */
+		h_fini(&h);
+		h_init(&h, ver);
+		h_bo(&h, CL, 0x10000);
+		h_bo_ex(&h, DATA, 0x10000, false);
+		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 1);
+		H_REJECT(&h, &j, V3DVAL_ERR_TARGET, "not inside a readable buffer");
+		h_fini(&h);
+	}
+}
+
+/* A v3dv-shaped copy of w x h RGBA8UI pixels at frame size, tile memory at ta_addr. */
+static void raster_copy_lists(struct harness *h, uint32_t w, uint32_t hgt, uint32_t ta_addr, struct h_job *j)
+{
+	struct v3d_clb_raster_job job = {
+		.width = w, .height = hgt, .format = V3D_CL_FMT_RGBA8UI, .bpp = V3D_INTERNAL_BPP_32,
+		.type = h->ver == 42 ? V3D_INTERNAL_TYPE_8UI : V3D71_RT_8UI,
+		.src_addr = DATA, .src_stride = w * 4, .dst_addr = DATA + 0x8000, .dst_stride = w * 4,
+		.tile_alloc_addr = ta_addr,
+	};
+	struct v3d_clb bcl, rcl, ind;
+	h_clb(h, &bcl, BCL, 0x4000);
+	h_clb(h, &rcl, RCL, 0x4000);
+	h_clb(h, &ind, SUB, 0x4000);
+	REQUIRE(v3d_clb_raster_bin(&bcl, &job));
+	REQUIRE(v3d_clb_raster_render(&rcl, &ind, &job));
+	*j = (struct h_job){ .bcl_start = BCL, .bcl_end = v3d_clb_gpu_addr(&bcl), .rcl_start = RCL,
+			     .rcl_end = v3d_clb_gpu_addr(&rcl), .qma = ta_addr,
+			     .qms = v3d_clb_raster_tile_alloc_size(h->ver, &job) };
+}
+
+static void test_tile_memory(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct h_job j;
+		/* 64 x 32 pixels of 64x64 tiles: 1 tile, qms 64 */
+		raster_copy_lists(&h, 64, 32, TA, &j);
+		H_ACCEPT(&h, &j);
+		j.qts = TA + 0x10000;
+		H_ACCEPT(&h, &j);
+		j.qts = TA + 0x20000 - 128; /* 256 B per tile */
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "tile state qts");
+		j.qts = 0;
+		j.qms = 32; /* below the binning config's initial blocks */
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "qms 0x20 below");
+		j.qms = 64;
+		j.qma = FOREIGN;
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "tile allocation memory qma 0x00300000");
+		/* the render list's tile list base outside [qma, qma + qms) */
+		raster_copy_lists(&h, 64, 32, TA + 0x1000, &j);
+		j.qma = TA;
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, "Multicore Rendering Tile List Set Base at render list");
+		/* by default the bin job gets host tile memory: the render list's base moves into it */
+		raster_copy_lists(&h, 64, 32, TA, &j);
+		j.qts = TA + 0x10000;
+		memset(h_ptr(&h, TA + 0x10000), 0x77, 256);
+		H_ACCEPT(&h, &j);
+		CHECK(h.res.qma >= H_SHADOW_BASE && h.res.qts >= H_SHADOW_BASE && h.res.qms == j.qms);
+		struct h_region *qma_shadow = h_shadow_at(&h, h.res.qma);
+		REQUIRE(qma_shadow);
+		CHECK_EQ(qma_shadow->size, j.qms + v3d_cle_readahead(ver));
+		CHECK_EQ(h_shadow_ptr(&h, h.res.qts)[255], 0); /* zeroed, not the guest's bytes */
+		unsigned bases = 0;
+		for (uint32_t s = 0; s < h.nr_shadows; s++)
+			for (uint32_t o = 0; o + 5 <= h.shadows[s].size && h.shadows[s].addr == h.res.rcl_start; o++)
+				if (h.shadows[s].data[o] == V3D_CL_MULTICORE_RENDERING_TILE_LIST_SET_BASE &&
+				    v3d_cl_get_address(h.shadows[s].data + o + 1, V3D_CL_TLSB_ADDRESS) == h.res.qma)
+					bases++;
+		CHECK_EQ(bases, 1);
+		j.qts = 0;
+		h.policy.max_tile_memory = 32;
+		h_set_policy(&h);
+		H_REJECT(&h, &j, V3DVAL_ERR_LIMIT, "above the 0x20 bytes of tile memory allowed");
+		/* without shadowing, the guest's own BO is prefetched: the last tile list needs
+		 * read-ahead inside it */
+		h.policy.max_tile_memory = 64u << 20;
+		h.policy.shadow_tile_memory = false;
+		h_set_policy(&h);
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.qma, TA);
+		uint32_t ra = v3d_cle_readahead(ver);
+		raster_copy_lists(&h, 64, 32, TA + 0x20000 - ra, &j);
+		H_ACCEPT(&h, &j);
+		raster_copy_lists(&h, 64, 32, TA + 0x20000 - ra + 64, &j);
+		H_REJECT(&h, &j, V3DVAL_ERR_READAHEAD, "read-ahead");
+		/* implicit tile lists with no bin job to write them */
+		raster_copy_lists(&h, 64, 32, TA, &j);
+		j.bcl_start = j.bcl_end = 0;
+		H_REJECT(&h, &j, V3DVAL_ERR_STATE, "without a bin list");
+		h_fini(&h);
+	}
+}
+
+static void test_bo_table(void)
+{
+	struct harness h;
+	h_init(&h, 42);
+	h_bo(&h, CL, 0x10000);
+	h_bo(&h, CL + 0x8000, 0x1000); /* overlaps the first */
+	struct h_job j = { .rcl_start = CL, .rcl_end = CL + 1 };
+	H_REJECT(&h, &j, V3DVAL_ERR_INPUT, "unsorted or overlapping");
+	h_fini(&h);
+	h_init(&h, 71);
+	h_bo(&h, 0xffff0000u, 0x10000); /* ends exactly at 4 GiB: fine */
+	struct v3d_clb b;
+	h_clb(&h, &b, 0xffff0000u, 0x10000);
+	h_rcl_begin(&h, &b, 16, 16);
+	h_rcl_end(&b);
+	j = (struct h_job){ .rcl_start = 0xffff0000u, .rcl_end = v3d_clb_gpu_addr(&b) };
+	H_ACCEPT(&h, &j);
+	h.bos[0].size = 0x10001; /* past 4 GiB */
+	H_REJECT(&h, &j, V3DVAL_ERR_INPUT, "past 4 GiB");
+	h.bos[0].size = 0x10000;
+	h_fini(&h);
+	struct v3dval_policy p;
+	v3dval_policy_default(&p, 33);
+	CHECK(v3dval_create(&p) == NULL);
+}
+
+int main(void)
+{
+	RUN_TEST(test_accept_minimal);
+	RUN_TEST(test_unknown_opcode);
+	RUN_TEST(test_forbidden_and_wrong_list);
+	RUN_TEST(test_store_addresses);
+	RUN_TEST(test_load_store_formats);
+	RUN_TEST(test_frame_state);
+	RUN_TEST(test_bin_address_packets);
+	RUN_TEST(test_shader_state);
+	RUN_TEST(test_tile_memory);
+	RUN_TEST(test_bo_table);
+	return test_finish();
+}

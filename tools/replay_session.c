@@ -1,0 +1,130 @@
+/* `ferry replay` of a ferry session capture: its frames go back to a ferryd in order (context,
+ * queue and BO creation — BOs at their captured addresses — closes, submits), its BO snapshots
+ * are written into the BOs before the submit that follows them. Waits, CPU preps and queries
+ * of the original session are not replayed: every submit is waited for anyway. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debug/session_file.h"
+#include "replay.h"
+
+static int check_frame(const char *path, const struct session_record *rec, struct ferry_msg *m)
+{
+	const char *why = NULL;
+	if (ferry_wire_decode(rec->payload, rec->len, m, &why) < 0) {
+		fprintf(stderr, "ferry replay: %s: corrupt frame at offset %zu: %s\n", path, rec->offset,
+			why ? why : "rejected by the verifier");
+		return -1;
+	}
+	return 0;
+}
+
+int replay_session_check(const char *path, const uint8_t *data, size_t len, char *gpu, uint32_t *family)
+{
+	struct session_reader r;
+	struct session_header hdr;
+	struct session_record rec;
+	char err[200];
+	if (session_reader_init(&r, data, len, &hdr, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ferry replay: %s: %s\n", path, err);
+		return -1;
+	}
+	memcpy(gpu, hdr.gpu, sizeof(hdr.gpu));
+	*family = hdr.family;
+	int ret;
+	unsigned submits = 0;
+	while ((ret = session_next_record(&r, &rec, err, sizeof(err))) > 0) {
+		struct ferry_msg m;
+		struct session_snapshot snap;
+		if (rec.type == SESSION_REC_FRAME) {
+			if (check_frame(path, &rec, &m) < 0)
+				return -1;
+			submits += m.kind == FERRY_MSG_MSM_SUBMIT;
+		} else if (rec.type == SESSION_REC_BO_SNAPSHOT && session_parse_snapshot(&rec, &snap, err, sizeof(err)) < 0) {
+			fprintf(stderr, "ferry replay: %s: %s\n", path, err);
+			return -1;
+		}
+	}
+	if (ret < 0) {
+		fprintf(stderr, "ferry replay: %s: %s\n", path, err);
+		return -1;
+	}
+	if (!submits) {
+		fprintf(stderr, "ferry replay: %s: no submit: nothing to replay\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int apply_snapshot(struct replay *rp, const struct session_record *rec)
+{
+	struct session_snapshot snap;
+	char err[200];
+	if (session_parse_snapshot(rec, &snap, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ferry replay: %s: %s\n", rp->path, err);
+		return -1;
+	}
+	struct rc_bo *bo = rc_find_bo(&rp->conn, snap.ctx_id, snap.bo_id);
+	if (!bo || snap.offset > bo->size || snap.len > bo->size - snap.offset) {
+		fprintf(stderr, "ferry replay: %s: snapshot at offset %zu: bo %u of context %u %s\n", rp->path, rec->offset,
+			snap.bo_id, snap.ctx_id, bo ? "is smaller than the snapshot" : "was not created");
+		return -1;
+	}
+	memcpy(bo->map + snap.offset, snap.data, snap.len);
+	return 0;
+}
+
+static int forward(struct replay *rp, const struct session_record *rec, struct ferry_msg *m)
+{
+	if (m->kind == FERRY_MSG_BO_CLOSE) {
+		struct rc_bo *bo = rc_find_bo(&rp->conn, m->u.bo_close.ctx_id, m->u.bo_close.bo_id);
+		if (bo)
+			return rc_close_bo(&rp->conn, bo) < 0 ? -1 : 0;
+	}
+	if (rc_request(&rp->conn, m) < 0) {
+		fprintf(stderr, "ferry replay: %s: %s at offset %zu: ferryd refused it: %s\n", rp->path,
+			ferry_msg_kind_name(m->kind), rec->offset, rp->conn.error);
+		return -1;
+	}
+	return 0;
+}
+
+int replay_session(struct replay *rp, const uint8_t *data, size_t len)
+{
+	struct session_reader r;
+	struct session_header hdr;
+	struct session_record rec;
+	char err[200];
+	if (session_reader_init(&r, data, len, &hdr, err, sizeof(err)) < 0)
+		return -1; /* checked before */
+	while (session_next_record(&r, &rec, err, sizeof(err)) > 0) {
+		int ret = 0;
+		struct ferry_msg m;
+		if (rec.type == SESSION_REC_BO_SNAPSHOT) {
+			ret = apply_snapshot(rp, &rec);
+		} else if (rec.type == SESSION_REC_FRAME) {
+			if (check_frame(rp->path, &rec, &m) < 0)
+				return -1;
+			switch (m.kind) {
+			case FERRY_MSG_CONTEXT_CREATE:
+			case FERRY_MSG_CONTEXT_DESTROY:
+			case FERRY_MSG_QUEUE_CREATE:
+			case FERRY_MSG_QUEUE_CLOSE:
+			case FERRY_MSG_BO_CREATE:
+			case FERRY_MSG_BO_CLOSE:
+				ret = forward(rp, &rec, &m);
+				break;
+			case FERRY_MSG_MSM_SUBMIT:
+				ret = replay_submit(rp, &m.u.msm_submit);
+				break;
+			default:
+				break; /* waits, queries: the replay waits for every submit itself */
+			}
+		}
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
