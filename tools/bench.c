@@ -426,7 +426,9 @@ static void usage(FILE *f)
 		   "  64 KiB stream through ferryd, validated vs passthrough context (a spawned ferryd\n"
 		   "  allows passthrough; with --server the server must). Figures, not a test: nothing\n"
 		   "  passes or fails. With --gpu v3d-*: the V3D submit+wait round trip of a minimal CL\n"
-		   "  through ferryd (validated, passthrough) vs in process.\n");
+		   "  through ferryd (validated, passthrough) vs in process; CL validation throughput in\n"
+		   "  process for a v3dv-shaped job of 100 and 2000 draws vs a plain copy; and that\n"
+		   "  job's submit+wait through ferryd, validated vs passthrough.\n");
 }
 
 int cmd_bench(int argc, char **argv)

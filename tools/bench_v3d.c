@@ -1,7 +1,8 @@
 /* `ferry bench --gpu v3d-4.2|v3d-7.1`: the V3D submit round trip — bin + render of a minimal
  * v3dv-shaped CL (a 1x1 fill) submitted and waited for, through ferryd (validated and
- * passthrough contexts) and in process on the simulated kernel (no boundary). Figures, not a
- * test. */
+ * passthrough contexts) and in process on the simulated kernel (no boundary); the CL validator's
+ * in-process throughput on a realistic job of many draws (v3d_workload.c) against a plain copy,
+ * and that job's submit+wait through ferryd, validated vs passthrough. Figures, not a test. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "ferryd_spawn.h"
 #include "sim/sim_v3d.h"
 #include "v3d_cl_builder.h"
+#include "v3d_workload.h"
 
 #define LIST_BYTES 4096u
 
@@ -145,7 +147,8 @@ static int bench_native(const char *gpu, int iters, struct rt *out)
 
 /* ---- through ferryd ---- */
 
-static int bench_ferry(const char *uri, uint32_t policy, int iters, struct rt *out)
+/* draws == 0: the minimal fill; else the v3d_workload job of that many draws. */
+static int bench_ferry(const char *uri, uint32_t policy, uint32_t draws, int iters, struct rt *out)
 {
 	struct ferry_device *dev;
 	int r = ferry_device_open(uri, &dev);
@@ -153,37 +156,60 @@ static int bench_ferry(const char *uri, uint32_t policy, int iters, struct rt *o
 		return r;
 	struct ferry_context *ctx = NULL;
 	struct ferry_queue *q = NULL;
-	struct ferry_bo *bo[3] = { NULL, NULL, NULL };
-	const uint32_t sizes[3] = { 3 * LIST_BYTES, 32768, 4096 };
-	void *maps[3] = { NULL, NULL, NULL };
-	uint64_t addr[3] = { 0, 0, 0 };
+	struct ferry_bo *bo[4] = { NULL, NULL, NULL, NULL };
+	uint32_t sizes[4] = { 3 * LIST_BYTES, 32768, 4096, 0 };
+	uint32_t nr_bos = 3;
+	void *maps[4] = { NULL, NULL, NULL, NULL };
+	uint64_t addr[4] = { 0, 0, 0, 0 };
 	uint64_t ident0 = 0;
 	r = ferry_device_param(dev, DRM_V3D_PARAM_V3D_CORE0_IDENT0, &ident0);
+	int ver = (ident0 >> 24) == 7 ? 71 : 42;
+	struct v3d_workload_sizes wsz;
+	if (draws) {
+		/* cl, tile memory, render target, data: the order the minimal fill's first three keep */
+		v3d_workload_sizes(ver, draws, &wsz);
+		sizes[0] = wsz.cl_bytes;
+		sizes[1] = wsz.ta_bytes;
+		sizes[2] = V3D_WORKLOAD_DST_BYTES;
+		sizes[3] = wsz.data_bytes;
+		nr_bos = 4;
+	}
 	if (r == 0)
 		r = ferry_context_create(dev, FERRY_FAMILY_V3D, policy, &ctx);
 	if (r == 0)
 		r = ferry_queue_create_kind(ctx, FERRY_QUEUE_KIND_V3D_CL, 0, &q);
-	for (int i = 0; i < 3 && r == 0; i++) {
+	for (uint32_t i = 0; i < nr_bos && r == 0; i++) {
 		r = ferry_bo_new(ctx, sizes[i], 0, &bo[i]);
 		if (r == 0)
 			r = ferry_bo_map(bo[i], &maps[i]);
 		if (r == 0)
 			r = ferry_bo_iova(bo[i], &addr[i]);
 	}
-	int ver = (ident0 >> 24) == 7 ? 71 : 42;
-	struct fill_cl cl;
-	if (r == 0 && !build_fill(ver, maps[0], (uint32_t)addr[0], (uint32_t)addr[1], (uint32_t)addr[2], &cl))
-		r = -EINVAL;
+	struct ferry_v3d_cl s = { .bos = bo, .nr_bos = nr_bos };
+	if (r == 0 && draws) {
+		const struct v3d_workload w = {
+			.ver = ver, .draws = draws, .cl = maps[0], .cl_addr = (uint32_t)addr[0], .data = maps[3],
+			.data_addr = (uint32_t)addr[3], .ta_addr = (uint32_t)addr[1], .dst_addr = (uint32_t)addr[2],
+		};
+		struct v3d_workload_job job;
+		if (!v3d_workload_build(&w, &job))
+			r = -EINVAL;
+		s = (struct ferry_v3d_cl){ .bcl_start = job.bcl_start, .bcl_end = job.bcl_end,
+					   .rcl_start = job.rcl_start, .rcl_end = job.rcl_end, .qma = job.qma,
+					   .qms = job.qms, .qts = job.qts, .bos = bo, .nr_bos = nr_bos };
+	} else if (r == 0) {
+		struct fill_cl cl;
+		if (!build_fill(ver, maps[0], (uint32_t)addr[0], (uint32_t)addr[1], (uint32_t)addr[2], &cl))
+			r = -EINVAL;
+		s = (struct ferry_v3d_cl){ .bcl_start = (uint32_t)addr[0], .bcl_end = cl.bcl_end,
+					   .rcl_start = cl.rcl_start, .rcl_end = cl.rcl_end, .qma = (uint32_t)addr[1],
+					   .qms = cl.qms, .qts = (uint32_t)addr[1], .bos = bo, .nr_bos = nr_bos };
+	}
 	double *lat = calloc((size_t)iters, sizeof(*lat));
 	if (!lat)
 		r = -ENOMEM;
 	for (int i = 0; i < iters && r == 0; i++) {
 		double t0 = now_us();
-		struct ferry_v3d_cl s = {
-			.bcl_start = (uint32_t)addr[0], .bcl_end = cl.bcl_end, .rcl_start = cl.rcl_start,
-			.rcl_end = cl.rcl_end, .qma = (uint32_t)addr[1], .qms = cl.qms, .qts = (uint32_t)addr[1],
-			.bos = bo, .nr_bos = 3,
-		};
 		uint32_t seqno;
 		r = ferry_v3d_submit_cl(q, &s, &seqno);
 		if (r == 0)
@@ -197,6 +223,31 @@ static int bench_ferry(const char *uri, uint32_t policy, int iters, struct rt *o
 	return r;
 }
 
+/* Draws of the realistic job: a light and a heavy v3dv frame. */
+static const uint32_t workload_draws[2] = { 100, 2000 };
+
+static void print_rates(const char *gpu)
+{
+	int ver = strcmp(gpu, "v3d-7.1") == 0 ? 71 : 42;
+	printf("\nV3D CL validation in process (copy + validate into shadow memory; a v3dv-shaped job:\n"
+	       "bin list of N draws, each with its state packets and shader state block, + render list):\n");
+	printf("%-12s %10s %9s %9s %11s %12s %12s %7s\n", "draws", "bytes", "segments", "blocks", "us / job",
+	       "valid. MB/s", "memcpy MB/s", "ratio");
+	for (int i = 0; i < 2; i++) {
+		struct v3d_workload_rate rate;
+		int r = v3d_workload_validate_rate(ver, workload_draws[i], 0.3, &rate);
+		if (r < 0) {
+			printf("%-12u failed: %s\n", workload_draws[i], strerror(-r));
+			continue;
+		}
+		printf("%-12u %10llu %9u %9u %11.1f %12.0f %12.0f %6.1fx\n", workload_draws[i],
+		       (unsigned long long)rate.bytes, rate.segments, rate.blocks, rate.us_per_job, rate.mb_per_s,
+		       rate.copy_mb_per_s, rate.copy_mb_per_s / rate.mb_per_s);
+	}
+	printf("  bytes = list bytes walked + shader state blocks copied; ratio = validation time / time to\n"
+	       "  memcpy the same bytes into the same shadow memory (higher = more checking cost)\n");
+}
+
 int bench_v3d(const char *gpu, const char *server, const char *ferryd_path, int iters)
 {
 	struct ferryd_proc proc = { .pid = -1 };
@@ -207,10 +258,17 @@ int bench_v3d(const char *gpu, const char *server, const char *ferryd_path, int 
 			return 1;
 		uri = proc.uri;
 	}
-	struct rt val = { 0 }, pt = { 0 }, na = { 0 };
-	int rv = bench_ferry(uri, FERRY_POLICY_VALIDATED, iters, &val);
-	int rp = bench_ferry(uri, FERRY_POLICY_PASSTHROUGH, iters, &pt);
+	struct rt val = { 0 }, pt = { 0 }, na = { 0 }, wval[2], wpt[2];
+	int rv = bench_ferry(uri, FERRY_POLICY_VALIDATED, 0, iters, &val);
+	int rp = bench_ferry(uri, FERRY_POLICY_PASSTHROUGH, 0, iters, &pt);
 	int rn = bench_native(gpu, iters, &na);
+	/* The realistic job runs longer on the simulator: fewer rounds. */
+	int witers = iters / 4 > 10 ? iters / 4 : 10;
+	int rwv[2], rwp[2];
+	for (int i = 0; i < 2; i++) {
+		rwv[i] = bench_ferry(uri, FERRY_POLICY_VALIDATED, workload_draws[i], witers, &wval[i]);
+		rwp[i] = rp == 0 ? bench_ferry(uri, FERRY_POLICY_PASSTHROUGH, workload_draws[i], witers, &wpt[i]) : rp;
+	}
 	if (proc.pid > 0)
 		ferryd_stop(&proc, 5000);
 	if (rv < 0 || rn < 0) {
@@ -231,5 +289,22 @@ int bench_v3d(const char *gpu, const char *server, const char *ferryd_path, int 
 	else
 		printf("%-34s %12s\n", "ferryd, passthrough context", "refused");
 	printf("ratio = median through ferryd / median in process (higher = more overhead)\n");
+	print_rates(gpu);
+	printf("\nV3D submit+wait of the realistic job through ferryd (%d iterations):\n", witers);
+	printf("%-12s %14s %14s %14s %14s %7s\n", "draws", "valid. median", "valid. p99", "passth. median",
+	       "passth. p99", "ratio");
+	for (int i = 0; i < 2; i++) {
+		if (rwv[i] < 0) {
+			printf("%-12u validated context failed: %s\n", workload_draws[i], strerror(-rwv[i]));
+			continue;
+		}
+		if (rwp[i] < 0) {
+			printf("%-12u %14.1f %14.1f %14s\n", workload_draws[i], wval[i].median_us, wval[i].p99_us, "refused");
+			continue;
+		}
+		printf("%-12u %14.1f %14.1f %14.1f %14.1f %6.2fx\n", workload_draws[i], wval[i].median_us,
+		       wval[i].p99_us, wpt[i].median_us, wpt[i].p99_us, wval[i].median_us / wpt[i].median_us);
+	}
+	printf("  (us) ratio = validated median / passthrough median (higher = more validation overhead)\n");
 	return 0;
 }

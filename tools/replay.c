@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/uapi_msm.h"
@@ -386,8 +387,13 @@ int cmd_replay(int argc, char **argv)
 		status = ret < 0 || rp.refused ? 1 : 0;
 	}
 	rc_close(&rp.conn);
-	if (proc.pid > 0)
-		ferryd_stop(&proc, 5000);
+	if (proc.pid > 0) {
+		int st = ferryd_stop(&proc, 5000);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "ferry replay: the private ferryd did not exit cleanly (wait status 0x%x)\n", st);
+			status = 1;
+		}
+	}
 out_free:
 	free(raw);
 out:

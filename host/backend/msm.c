@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kdev.h"
+#include "shadow_pool.h"
 #include "uapi_msm.h"
 
 /* The CP_INDIRECT_BUFFER size field is 20 bits of dwords. */
@@ -197,6 +198,28 @@ void msm_bo_unmap(struct msm_ctx *mc, void *map, uint64_t size)
 	if (map)
 		mc->kd->ops->munmap(mc->kd, map, (size_t)size);
 }
+
+static int shadow_bo_create(void *dev, uint32_t size, uint32_t *handle, uint64_t *gpu_addr, void **map)
+{
+	struct msm_ctx *mc = dev;
+	/* GPU read-only: shaders and register-programmed writes (which the validator cannot bound)
+	 * fault instead of changing validated commands. WC: the host writes, the GPU reads once. */
+	int ret = msm_bo_new(mc, size, MSM_BO_GPU_READONLY | MSM_BO_WC, handle, gpu_addr);
+	if (ret < 0)
+		return ret;
+	ret = msm_bo_map(mc, *handle, size, true, map);
+	if (ret < 0)
+		msm_bo_close(mc, *handle);
+	return ret;
+}
+
+static void shadow_bo_destroy(void *dev, uint32_t handle, void *map, uint32_t size)
+{
+	msm_bo_unmap(dev, map, size);
+	msm_bo_close(dev, handle);
+}
+
+const struct shadow_bo_ops msm_shadow_bo_ops = { .create = shadow_bo_create, .destroy = shadow_bo_destroy };
 
 static struct drm_msm_timespec now_timespec(void)
 {

@@ -52,6 +52,9 @@ void msm_bo_close(struct msm_ctx *mc, uint32_t handle);
  * for guest BOs the validator reads, read-write for host-private shadow copies. */
 int msm_bo_map(struct msm_ctx *mc, uint32_t handle, uint64_t size, bool writable, void **map);
 void msm_bo_unmap(struct msm_ctx *mc, void *map, uint64_t size);
+/* The shadow pool's BOs (shadow_pool.h; dev = the msm_ctx): GPU read-only, write-combined. */
+struct shadow_bo_ops;
+extern const struct shadow_bo_ops msm_shadow_bo_ops;
 /* GEM_CPU_PREP ops the guest may ask for (MSM_PREP_READ / WRITE / NOSYNC). */
 bool msm_cpu_prep_op_ok(uint32_t op);
 bool msm_cpu_prep_op_nosync(uint32_t op);

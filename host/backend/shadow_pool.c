@@ -1,5 +1,6 @@
-/* The per-context shadow pool: chunks of GPU-read-only kernel BOs in six size classes (4 KiB to
- * 4 MiB), bump-allocated by one submit at a time and recycled when that submit's seqno retires. */
+/* The per-context shadow pool: chunks of host-private kernel BOs (the backend's shadow_bo_ops) in
+ * six size classes (4 KiB to 4 MiB), bump-allocated by one submit at a time and recycled when
+ * that submit's seqno retires. */
 #include "shadow_pool.h"
 
 #include <errno.h>
@@ -7,15 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uapi_msm.h"
-
 #define SHADOW_MIN_SHIFT   12u /* 4 KiB */
 #define SHADOW_NR_CLASSES  6u  /* x4 each: 4 KiB .. 4 MiB, the largest IB (0xfffff dwords) fits */
 /* Later chunks of one submit grow a class each (many small draw-state copies then need few
  * BOs), up to this class (1 MiB). */
 #define SHADOW_GROW_MAX_CLASS 4u
-/* Copies start on this boundary (the CP fetches in small bursts; 4 would do). */
-#define SHADOW_ALIGN 16u
+/* A chunk of its own (cfg.oversize), closed instead of recycled. */
+#define SHADOW_OVERSIZE_CLASS SHADOW_NR_CLASSES
+#define SHADOW_PAGE 4096u
 
 struct shadow_chunk {
 	struct shadow_chunk *next_free;
@@ -31,9 +31,8 @@ struct shadow_fifo {
 };
 
 struct shadow_pool {
-	struct msm_ctx *mc;
-	uint64_t max_bytes, bytes;
-	struct shadow_pool_counters counters;
+	struct shadow_pool_config cfg;
+	uint64_t bytes;
 	struct shadow_chunk *free_chunks[SHADOW_NR_CLASSES];
 	struct shadow_set *free_sets;
 	struct shadow_set *cur; /* the submit being validated */
@@ -55,36 +54,39 @@ static uint32_t class_for(uint32_t size)
 	return SHADOW_NR_CLASSES;
 }
 
-int shadow_pool_create(struct msm_ctx *mc, uint32_t nr_queues, uint64_t max_bytes,
-		       struct shadow_pool_counters counters, struct shadow_pool **out)
+int shadow_pool_create(const struct shadow_pool_config *cfg, struct shadow_pool **out)
 {
+	if (!cfg->ops || !cfg->ops->create || !cfg->ops->destroy || !cfg->counters.chunks_created ||
+	    !cfg->counters.bytes || cfg->align == 0 || (cfg->align & (cfg->align - 1)) || cfg->align > SHADOW_PAGE)
+		return -EINVAL;
 	struct shadow_pool *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->queues = calloc(nr_queues ? nr_queues : 1, sizeof(*p->queues));
+	p->queues = calloc(cfg->nr_queues ? cfg->nr_queues : 1, sizeof(*p->queues));
 	if (!p->queues) {
 		free(p);
 		return -ENOMEM;
 	}
-	p->mc = mc;
-	p->nr_queues = nr_queues;
-	p->max_bytes = max_bytes;
-	p->counters = counters;
+	p->cfg = *cfg;
+	p->nr_queues = cfg->nr_queues;
 	*out = p;
 	return 0;
 }
 
 static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
 {
-	msm_bo_unmap(p->mc, c->map, c->size);
-	msm_bo_close(p->mc, c->handle);
+	p->cfg.ops->destroy(p->cfg.dev, c->handle, c->map, c->size);
 	p->bytes -= c->size;
-	*p->counters.bytes -= c->size;
+	*p->cfg.counters.bytes -= c->size;
 	free(c);
 }
 
 static void chunk_recycle(struct shadow_pool *p, struct shadow_chunk *c)
 {
+	if (c->cls == SHADOW_OVERSIZE_CLASS) {
+		chunk_destroy(p, c);
+		return;
+	}
 	c->used = 0;
 	c->next_free = p->free_chunks[c->cls];
 	p->free_chunks[c->cls] = c;
@@ -157,25 +159,19 @@ void shadow_pool_abort(struct shadow_pool *p)
 	p->cur = NULL;
 }
 
-static int chunk_new(struct shadow_pool *p, uint32_t cls, struct shadow_chunk **out)
+/* A new chunk of class cls, or of size bytes (page multiple) for SHADOW_OVERSIZE_CLASS. */
+static int chunk_new(struct shadow_pool *p, uint32_t cls, uint32_t size, struct shadow_chunk **out)
 {
-	uint32_t size = class_size(cls);
-	if (p->bytes + size > p->max_bytes)
+	if (cls != SHADOW_OVERSIZE_CLASS)
+		size = class_size(cls);
+	if (size > p->cfg.max_bytes || p->bytes > p->cfg.max_bytes - size)
 		return -ENOSPC;
 	struct shadow_chunk *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	/* GPU read-only: shaders and register-programmed writes (which the validator cannot bound)
-	 * fault instead of changing validated commands. WC: the host writes, the GPU reads once. */
-	int ret = msm_bo_new(p->mc, size, MSM_BO_GPU_READONLY | MSM_BO_WC, &c->handle, &c->iova);
-	if (ret < 0) {
-		free(c);
-		return ret;
-	}
 	void *map;
-	ret = msm_bo_map(p->mc, c->handle, size, true, &map);
+	int ret = p->cfg.ops->create(p->cfg.dev, size, &c->handle, &c->iova, &map);
 	if (ret < 0) {
-		msm_bo_close(p->mc, c->handle);
 		free(c);
 		return ret;
 	}
@@ -183,8 +179,8 @@ static int chunk_new(struct shadow_pool *p, uint32_t cls, struct shadow_chunk **
 	c->cls = cls;
 	c->size = size;
 	p->bytes += size;
-	*p->counters.bytes += size;
-	(*p->counters.chunks_created)++;
+	*p->cfg.counters.bytes += size;
+	(*p->cfg.counters.chunks_created)++;
 	*out = c;
 	return 0;
 }
@@ -215,20 +211,32 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 		return 0;
 	}
 	uint32_t cls = class_for(size);
-	if (cls >= SHADOW_NR_CLASSES)
+	if (cls >= SHADOW_NR_CLASSES && !p->cfg.oversize)
 		return -E2BIG;
+	if (grow_array((void **)&s->chunks, &s->cap_chunks, s->nr_chunks + 1, sizeof(*s->chunks)))
+		return -ENOMEM;
+	if (cls >= SHADOW_NR_CLASSES) {
+		uint64_t bytes = ((uint64_t)size + SHADOW_PAGE - 1) & ~(uint64_t)(SHADOW_PAGE - 1);
+		if (bytes > UINT32_MAX)
+			return -E2BIG;
+		struct shadow_chunk *c;
+		int ret = chunk_new(p, SHADOW_OVERSIZE_CLASS, (uint32_t)bytes, &c);
+		if (ret < 0)
+			return ret;
+		s->chunks[s->nr_chunks++] = c;
+		*out = c;
+		return 0;
+	}
 	if (last) {
 		uint32_t grown = last->cls + 1 < SHADOW_GROW_MAX_CLASS ? last->cls + 1 : SHADOW_GROW_MAX_CLASS;
 		if (grown > cls)
 			cls = grown;
 	}
-	if (grow_array((void **)&s->chunks, &s->cap_chunks, s->nr_chunks + 1, sizeof(*s->chunks)))
-		return -ENOMEM;
 	struct shadow_chunk *c = p->free_chunks[cls];
 	if (c) {
 		p->free_chunks[cls] = c->next_free;
 	} else {
-		int ret = chunk_new(p, cls, &c);
+		int ret = chunk_new(p, cls, 0, &c);
 		if (ret < 0)
 			return ret;
 	}
@@ -237,19 +245,54 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 	return 0;
 }
 
-int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out)
+int shadow_pool_carve(struct shadow_pool *p, uint32_t size, uint64_t *gpu_addr, void **map)
 {
-	struct shadow_pool *p = pool;
-	if (!p->cur || size == 0 || size > UINT32_MAX - SHADOW_ALIGN)
+	uint32_t align = p->cfg.align;
+	if (!p->cur || size == 0 || size > UINT32_MAX - align)
 		return -EINVAL;
-	uint32_t aligned = (size + SHADOW_ALIGN - 1) & ~(SHADOW_ALIGN - 1);
+	/* Chunks start on a page, and every carve is a multiple of align: all stay aligned. */
+	uint32_t aligned = (size + align - 1) & ~(align - 1);
 	struct shadow_chunk *c;
 	int ret = chunk_for(p, aligned, &c);
 	if (ret < 0)
 		return ret;
-	out->iova = c->iova + c->used;
-	out->map = c->map + c->used;
+	*gpu_addr = c->iova + c->used;
+	*map = c->map + c->used;
 	c->used += aligned;
+	return 0;
+}
+
+int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out)
+{
+	uint64_t iova;
+	void *map;
+	int ret = shadow_pool_carve(pool, size, &iova, &map);
+	if (ret < 0)
+		return ret;
+	out->iova = iova;
+	out->map = map;
+	return 0;
+}
+
+static int fill_handles(struct shadow_set *s)
+{
+	if (grow_array((void **)&s->handles, &s->cap_handles, s->nr_chunks, sizeof(*s->handles)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nr_chunks; i++)
+		s->handles[i] = s->chunks[i]->handle;
+	return 0;
+}
+
+int shadow_pool_take(struct shadow_pool *p, struct shadow_set **out)
+{
+	struct shadow_set *s = p->cur;
+	if (!s)
+		return -EINVAL;
+	if (fill_handles(s) < 0)
+		return -ENOMEM;
+	s->nr_cmds = 0;
+	p->cur = NULL;
+	*out = s;
 	return 0;
 }
 
@@ -259,11 +302,8 @@ int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, u
 	struct shadow_set *s = p->cur;
 	if (!s)
 		return -EINVAL;
-	if (grow_array((void **)&s->handles, &s->cap_handles, s->nr_chunks, sizeof(*s->handles)) ||
-	    grow_array((void **)&s->cmds, &s->cap_cmds, nr_cmds, sizeof(*s->cmds)))
+	if (fill_handles(s) < 0 || grow_array((void **)&s->cmds, &s->cap_cmds, nr_cmds, sizeof(*s->cmds)))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nr_chunks; i++)
-		s->handles[i] = s->chunks[i]->handle;
 	for (uint32_t i = 0; i < nr_cmds; i++) {
 		uint32_t k = 0;
 		for (; k < s->nr_chunks; k++) {

@@ -1,10 +1,11 @@
-/* The per-context shadow pool: host-private kernel BOs (GPU read-only, never exported to the
+/* The per-context shadow pool of both backends: host-private kernel BOs (never exported to the
  * guest) that hold the validated, relocated copies of a submit's command streams. Carved out of
  * size-classed chunks, bound to the submit that used them and recycled when it retires, so
- * steady-state submits create no BO. */
+ * steady-state submits create no BO. The BOs come from a backend's shadow_bo_ops (msm, v3d). */
 #ifndef FERRY_BACKEND_SHADOW_POOL_H
 #define FERRY_BACKEND_SHADOW_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "backend/msm.h"
@@ -21,33 +22,57 @@ struct shadow_set {
 	uint32_t nr_chunks, cap_chunks;
 	uint32_t *handles; /* of chunks[], for the kernel bo list */
 	uint32_t cap_handles;
-	struct msm_shadow_cmd *cmds;
+	struct msm_shadow_cmd *cmds; /* msm (shadow_pool_finish) */
 	uint32_t nr_cmds, cap_cmds;
-	struct pm4v_stream_copy *streams; /* shadow -> guest address of every stream copied */
+	struct pm4v_stream_copy *streams; /* msm: shadow -> guest address of every stream copied */
 	uint32_t nr_streams, cap_streams;
 };
 
 /* Host-wide counters the pool adds to (ferry_host_stats fields). */
 struct shadow_pool_counters {
-	uint64_t *chunks_created; /* GEM_NEW calls for shadows, ever */
+	uint64_t *chunks_created; /* kernel BOs created for shadows, ever */
 	uint64_t *bytes;          /* shadow BO bytes currently held */
 };
 
-/* nr_queues: queue ids are < nr_queues. max_bytes: the most shadow memory this context may
- * hold (in flight plus recycled); beyond it the allocator fails and the submit is refused. */
-int shadow_pool_create(struct msm_ctx *mc, uint32_t nr_queues, uint64_t max_bytes,
-		       struct shadow_pool_counters counters, struct shadow_pool **out);
+/* How a backend makes a shadow BO: size bytes (a multiple of 4 KiB), not exported, mapped
+ * writable into the host, with its GPU address. create: 0 or -errno (nothing to undo then). */
+struct shadow_bo_ops {
+	int (*create)(void *dev, uint32_t size, uint32_t *handle, uint64_t *gpu_addr, void **map);
+	void (*destroy)(void *dev, uint32_t handle, void *map, uint32_t size);
+};
+
+struct shadow_pool_config {
+	const struct shadow_bo_ops *ops;
+	void *dev;            /* the ops' first argument: the backend's open (msm_ctx, v3d_ctx) */
+	uint32_t nr_queues;   /* queue ids are < nr_queues */
+	/* The most shadow memory this context may hold (in flight plus recycled); beyond it the
+	 * allocator fails and the submit is refused. */
+	uint64_t max_bytes;
+	uint32_t align;       /* every allocation starts on this boundary: a power of two, <= 4096 */
+	/* Requests above the largest class (4 MiB) get a BO of their own, closed when its submit
+	 * retires (V3D's tile memory can be larger); otherwise they fail with -E2BIG. */
+	bool oversize;
+	struct shadow_pool_counters counters;
+};
+
+/* 0, -ENOMEM, or -EINVAL for a bad config. */
+int shadow_pool_create(const struct shadow_pool_config *cfg, struct shadow_pool **out);
 /* Closes every shadow BO. The kernel keeps the BOs of in-flight submits alive itself. */
 void shadow_pool_destroy(struct shadow_pool *p);
 
 /* Starts collecting the shadows of one submit (abandons an unfinished one). 0 or -ENOMEM. */
 int shadow_pool_begin(struct shadow_pool *p);
-/* The validator's allocator (ctx = the pool): size bytes of the current submit's shadow
- * memory. 0, or -ENOSPC (pool cap), -ENOMEM, or the kernel's -errno. */
+/* size bytes of the current submit's shadow memory, cfg.align aligned: its GPU address and
+ * writable host map. 0, or -EINVAL, -E2BIG, -ENOSPC (pool cap), -ENOMEM, or the kernel's -errno. */
+int shadow_pool_carve(struct shadow_pool *p, uint32_t size, uint64_t *gpu_addr, void **map);
+/* The PM4 validator's allocator (ctx = the pool): shadow_pool_carve. */
 int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out);
 /* Rejected submit: its shadows go back to the pool. */
 void shadow_pool_abort(struct shadow_pool *p);
-/* Validated submit: turns the validator's output (shadow iovas) into kernel cmds (shadow BO +
+/* Submit validated: hands out the current set, with handles[] (nr_chunks of them) the kernel
+ * BOs its shadows live in, and no cmds. 0 or -ENOMEM. */
+int shadow_pool_take(struct shadow_pool *p, struct shadow_set **out);
+/* msm: validated submit: turns the validator's output (shadow iovas) into kernel cmds (shadow BO +
  * offset) in the current set and hands it out. 0, -ENOMEM, or -EINVAL if a cmd is not inside
  * one of this submit's shadows. */
 int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, uint32_t nr_cmds,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kdev.h"
+#include "shadow_pool.h"
 #include "uapi_v3d.h"
 
 struct v3d_ctx {
@@ -138,6 +139,26 @@ void v3d_bo_unmap(struct v3d_ctx *vc, void *map, uint64_t size)
 	if (map)
 		vc->kd->ops->munmap(vc->kd, map, size);
 }
+
+static int shadow_bo_create(void *dev, uint32_t size, uint32_t *handle, uint64_t *gpu_addr, void **map)
+{
+	struct v3d_ctx *vc = dev;
+	int ret = v3d_bo_new(vc, size, handle, gpu_addr);
+	if (ret < 0)
+		return ret;
+	ret = v3d_bo_map(vc, *handle, size, true, map);
+	if (ret < 0)
+		v3d_bo_close(vc, *handle);
+	return ret;
+}
+
+static void shadow_bo_destroy(void *dev, uint32_t handle, void *map, uint32_t size)
+{
+	v3d_bo_unmap(dev, map, size);
+	v3d_bo_close(dev, handle);
+}
+
+const struct shadow_bo_ops v3d_shadow_bo_ops = { .create = shadow_bo_create, .destroy = shadow_bo_destroy };
 
 int v3d_bo_wait_poll(struct v3d_ctx *vc, uint32_t handle)
 {

@@ -42,6 +42,10 @@ void v3d_bo_close(struct v3d_ctx *vc, uint32_t handle);
  * reads, read-write for host-private shadow copies. */
 int v3d_bo_map(struct v3d_ctx *vc, uint32_t handle, uint64_t size, bool writable, void **map);
 void v3d_bo_unmap(struct v3d_ctx *vc, void *map, uint64_t size);
+/* The shadow pool's BOs (shadow_pool.h; dev = the v3d_ctx): plain BOs mapped writable. V3D has
+ * no GPU-read-only BOs, and the binner writes the tile-memory shadows. */
+struct shadow_bo_ops;
+extern const struct shadow_bo_ops v3d_shadow_bo_ops;
 /* WAIT_BO with timeout 0: 0 idle, -EBUSY busy, other -errno. */
 int v3d_bo_wait_poll(struct v3d_ctx *vc, uint32_t handle);
 

@@ -270,7 +270,7 @@ static struct capture_file *file_for(struct host_capture *cap, struct host_queue
 static struct recent_submit *remember(struct host_capture *cap, struct host_queue *q, uint32_t seqno)
 {
 	struct recent_submit *r = &cap->recent[cap->recent_next];
-	if (!cap->frame || cap->frame_len == 0)
+	if (!cap->frame || cap->frame_len == 0 || cap->frame_len > CAPTURE_RECENT_MAX_FRAME)
 		return NULL;
 	if (r->cap < cap->frame_len) {
 		uint8_t *nf = realloc(r->frame, cap->frame_len);
@@ -389,9 +389,8 @@ static struct recent_submit *find_recent(struct host_capture *cap, struct host_q
 }
 
 /* Rebuilds the submit from its remembered frame against the context's BOs as they are now. */
-static int write_post_mortem(struct ferry_host *h, struct host_capture *cap, struct host_queue *q,
-			     struct recent_submit *r, const char *rd_path, const char *session_path, char *why,
-			     size_t n)
+static int write_post_mortem(struct host_capture *cap, struct host_queue *q, struct recent_submit *r,
+			     const char *rd_path, const char *session_path, char *why, size_t n)
 {
 	struct ferry_msg m;
 	/* The copy is malloc'd, so aligned for the decoder. */
@@ -421,7 +420,6 @@ static int write_post_mortem(struct ferry_host *h, struct host_capture *cap, str
 		ret = write_file(session_path, cap->buf.session.data, cap->buf.session.len, false);
 	if (ret < 0)
 		HOST_FAIL(ret, "%s", strerror(-ret));
-	(void)h;
 	return 0;
 }
 
@@ -471,7 +469,7 @@ char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number,
 			session_path[0] = '\0';
 	} else {
 		kind = "post-mortem: BO contents read when the fault was reported";
-		write_post_mortem(h, cap, q, r, rd_path, session_path, why, sizeof(why));
+		write_post_mortem(cap, q, r, rd_path, session_path, why, sizeof(why));
 	}
 	if (why[0]) {
 		host_log(h, FERRY_LOG_WARN, "capture for report %llu: %s", (unsigned long long)number, why);

@@ -7,8 +7,10 @@
 
 #include "host_internal.h"
 
-/* Submits remembered (their frames) for the capture a fault report gets. */
-#define CAPTURE_RECENT 256u
+/* Submits remembered (their frames) for the capture a fault report gets, and the largest frame
+ * remembered: at most 4 MiB of guest-chosen bytes held per ferryd. */
+#define CAPTURE_RECENT 128u
+#define CAPTURE_RECENT_MAX_FRAME (32u << 10)
 
 struct capture_file_bo {
 	uint32_t id;

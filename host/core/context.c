@@ -94,7 +94,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		HOST_FAIL(-ENOMEM, "could not open the GPU device");
 	}
 	if (ctx->family == FERRY_FAMILY_V3D) {
-		/* No V3D command-stream validator is wired in yet: envelope checks only (v3d_core.c). */
+		/* Validated V3D contexts run the CL/TFU/CSD validator into pooled shadows at submit time (v3d_validation.c). */
 		ret = v3d_ctx_create(kd, &ctx->v3d);
 		if (ret == 0) {
 			ctx->kd = kd;
@@ -162,6 +162,7 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	list_del(&ctx->timer_link);
 	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. */
 	validation_ctx_fini(ctx);
+	v3d_shadows_fini(ctx);
 	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
 	if (ctx->msm)
 		msm_ctx_destroy(ctx->msm);

@@ -184,6 +184,7 @@ struct host_ctx {
 	char *fault_text; /* scratch for the kernel's devcoredump (HOST_FAULT_TEXT_MAX), made on first fault */
 	char lost_why[320]; /* set with lost: what the GPU did, for the errors of later submits */
 	struct ctx_validation *val; /* validated policy only (validation.c), else NULL */
+	struct shadow_pool *v3d_pool; /* validated V3D contexts: the shadow pool (v3d_validation.c), made on first use */
 	struct kdev *kd;            /* the open behind msm / v3d (owned by them): kernel trace points */
 	uint64_t trace_cursor;      /* kdev trace_read position */
 	bool trace_unsupported;     /* trace_read said no once: not asked again */
@@ -345,30 +346,28 @@ void v3d_tenancy_removed(struct host_ctx *ctx);
 int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
-/* Validates (validated contexts: CLs into shadow copies) and sends a job to the kernel; *sync
- * gets its out-syncobj. A rejection is -EINVAL with the validator's message in why. */
-int v3d_job_flush(struct host_ctx *ctx, const struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
-		  uint32_t *sync, char *why, size_t n);
+/* Validates (validated contexts: CLs into shadow copies) and sends a job, seqno of queue_id, to
+ * the kernel; *sync gets its out-syncobj. A rejection is -EINVAL with the validator's message in
+ * why. The job's shadows go back to the context's pool when v3d_fence_retire retires seqno. */
+int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
+		  struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync, char *why, size_t n);
 /* v3d_validation.c. BO create / last unref of a V3D context: the validator's read-only host
  * mapping (validated contexts). */
 int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo);
 void v3d_bo_unmap_host(struct host_bo *bo);
-/* Host-private shadow BOs made for one job: closed once the kernel has the job (it keeps them). */
-struct v3d_shadow_bo {
-	uint32_t handle;
-	void *map;
-	uint32_t size;
-};
-struct v3d_shadows {
-	struct v3d_ctx *vc;
-	struct v3d_shadow_bo *items;
-	uint32_t count, cap;
-};
-void v3d_shadows_release(struct v3d_shadows *sh);
-/* Validates *job against the listed BOs; CLs are copied into shadows (job's list addresses then
- * name them). 0, or -EINVAL (-ENOMEM) with the validator's message in why. */
+/* Validates *job against the listed BOs; CLs are copied into shadows of the context's pool (job's
+ * list addresses then name them). 0 and *set (its handles[] the shadow BOs; to queue or release),
+ * or -EINVAL (-ENOMEM) with the validator's message in why. */
 int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
-		     struct v3d_shadows *sh, char *why, size_t n);
+		     struct shadow_set **set, char *why, size_t n);
+/* The set's job took seqno on queue / never reached the kernel. */
+void v3d_shadows_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno);
+void v3d_shadows_release(struct host_ctx *ctx, struct shadow_set *set);
+/* Seqno retired on queue (its shadows are recycled); the queue went away; the context goes
+ * (before its open). */
+void v3d_shadows_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno);
+void v3d_shadows_queue_gone(struct host_ctx *ctx, uint32_t queue);
+void v3d_shadows_fini(struct host_ctx *ctx);
 /* A retiring fence of q: 0 done (status set: 0 or the fault's), -EBUSY not yet. */
 int v3d_fence_retire(struct host_queue *q, const struct pending_fence *f, int32_t *status);
 /* sched.c: keeps a V3D job until its in-fences (other queues of ctx) signal. */

@@ -109,6 +109,7 @@ void queue_free(struct host_queue *q)
 	wait_queue_gone(q);
 	sched_free_queue(q);
 	validation_queue_gone(ctx, q->id);
+	v3d_shadows_queue_gone(ctx, q->id);
 	ctx->nr_inflight -= q->tl.count;
 	if (ctx->msm)
 		msm_queue_close(ctx->msm, q->kernel_id);

@@ -234,7 +234,8 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
 		char why[320];
-		int ret = v3d_job_flush(ctx, &hs->v3d, hs->bos, hs->s.nr_bos, &syncobj, why, sizeof(why));
+		int ret = v3d_job_flush(ctx, q->id, hs->s.seqno, &hs->v3d, hs->bos, hs->s.nr_bos, &syncobj, why,
+					sizeof(why));
 		if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held V3D job failed: %s",
 				 ctx->id, q->id, hs->s.seqno, why);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/kdev.h"
+#include "backend/shadow_pool.h"
 #include "host_internal.h"
 #include "sim/sim_v3d.h"
 #include "validate/v3d_validate.h"
@@ -218,30 +219,30 @@ static int check_addr(const struct v3d_submit_env *env, const char *what, uint32
 	return 0;
 }
 
-int v3d_job_flush(struct host_ctx *ctx, const struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
-		  uint32_t *sync, char *why, size_t n)
+int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
+		  struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync, char *why, size_t n)
 {
 	struct v3d_job_desc run = *job;
-	struct v3d_shadows sh = { .vc = ctx->v3d };
+	struct shadow_set *set = NULL;
 	if (ctx->policy == FERRY_POLICY_VALIDATED) {
-		int ret = v3d_validate_job(ctx, &run, bos, nr_bos, &sh, why, n);
-		if (ret < 0) {
-			v3d_shadows_release(&sh);
+		int ret = v3d_validate_job(ctx, &run, bos, nr_bos, &set, why, n);
+		if (ret < 0)
 			return ret;
-		}
 	}
 	/* The kernel's bo_handles: this open's handles from the host's own BO table, then the
-	 * shadow copies the validated lists live in. */
-	uint32_t *handles = malloc(((size_t)nr_bos + sh.count) * sizeof(*handles));
+	 * shadow BOs the validated lists live in. */
+	uint32_t nr_shadows = set ? set->nr_chunks : 0;
+	uint32_t *handles = malloc(((size_t)nr_bos + nr_shadows) * sizeof(*handles));
 	if (!handles) {
-		v3d_shadows_release(&sh);
+		if (set)
+			v3d_shadows_release(ctx, set);
 		HOST_FAIL(-ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < nr_bos; i++)
 		handles[i] = bos[i]->handle;
-	for (uint32_t i = 0; i < sh.count; i++)
-		handles[nr_bos + i] = sh.items[i].handle;
-	uint32_t nr = nr_bos + sh.count;
+	for (uint32_t i = 0; i < nr_shadows; i++)
+		handles[nr_bos + i] = set->handles[i];
+	uint32_t nr = nr_bos + nr_shadows;
 	int ret;
 	switch (run.kind) {
 	case FERRY_QUEUE_KIND_V3D_CL: ret = v3d_submit_cl(ctx->v3d, &run.u.cl, handles, nr, sync); break;
@@ -250,8 +251,13 @@ int v3d_job_flush(struct host_ctx *ctx, const struct v3d_job_desc *job, struct h
 	default: ret = -EINVAL; break;
 	}
 	free(handles);
-	/* The kernel's job holds the shadows now (their addresses stay mapped until it ends). */
-	v3d_shadows_release(&sh);
+	if (set) {
+		/* In the kernel's job: the shadows are reused only once it retired (v3d_fence_retire). */
+		if (ret < 0)
+			v3d_shadows_release(ctx, set);
+		else
+			v3d_shadows_queue(ctx, set, queue_id, seqno);
+	}
 	if (ret < 0)
 		HOST_FAIL(ret, "kernel rejected the V3D job (%s)", strerror(-ret));
 	return 0;
@@ -279,7 +285,7 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 			HOST_FAIL(ret, "out of memory");
 		uint32_t sync = 0;
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, seqno, 0);
-		ret = v3d_job_flush(ctx, job, env->bos, env->nr_bos, &sync, why, n);
+		ret = v3d_job_flush(ctx, q->id, seqno, job, env->bos, env->nr_bos, &sync, why, n);
 		if (ret < 0) {
 			trace_queue_event(q, TRACE_REJECTED, seqno, ret);
 			q->tl.count--; /* un-push: the validator or the kernel did not take it */
@@ -447,6 +453,8 @@ int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32
 	if (ret == -EBUSY)
 		return -EBUSY;
 	v3d_sync_free(ctx->v3d, pf->syncobj);
+	/* The job is over (done, failed or cancelled): its shadows can be reused. */
+	v3d_shadows_retired(ctx, q->id, pf->seqno);
 	if (ret < 0) {
 		host_log(ctx->client->host, FERRY_LOG_WARN, "SYNCOBJ_WAIT queue %u seqno %u: %d", q->id, pf->seqno, ret);
 		*status = ret;

@@ -1,13 +1,15 @@
 /* The validated policy for V3D contexts: read-only host mappings of the context's BOs, and each
  * job run through host/validate's V3D validator when it goes to the kernel — control lists copied
- * into host-private shadow BOs (so the guest cannot change them after the check), TFU and CSD
- * registers checked against the listed BOs. The guest sends absolute V3D addresses (the one
- * global address space), so there are no relocation entries. */
+ * into host-private shadow BOs of the context's pool (so the guest cannot change them after the
+ * check; recycled when the job retires), TFU and CSD registers checked against the listed BOs.
+ * The guest sends absolute V3D addresses (the one global address space), so there are no
+ * relocation entries. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/shadow_pool.h"
 #include "host_internal.h"
 #include "validate/v3d_validate.h"
 
@@ -25,48 +27,73 @@ void v3d_bo_unmap_host(struct host_bo *bo)
 	bo->v3d_map = NULL;
 }
 
-void v3d_shadows_release(struct v3d_shadows *sh)
+/* Shadow memory one V3D context may hold (in flight plus recycled): four jobs with the largest
+ * tile memory the default policy shadows (64 MiB). */
+#define V3D_SHADOW_MAX_BYTES (256ull << 20)
+
+static int pool_get(struct host_ctx *ctx, struct shadow_pool **out)
 {
-	for (uint32_t i = 0; i < sh->count; i++) {
-		v3d_bo_unmap(sh->vc, sh->items[i].map, sh->items[i].size);
-		v3d_bo_close(sh->vc, sh->items[i].handle);
+	if (!ctx->v3d_pool) {
+		struct ferry_host *h = ctx->client->host;
+		/* V3DVAL_SHADOW_ALIGN: the validator's contract. The CLE read-ahead slack is already in
+		 * the sizes it asks for (and it zeroes it), so a shadow ending a chunk stays inside it.
+		 * Oversize: tile memory (qms) may exceed the largest class. */
+		const struct shadow_pool_config cfg = {
+			.ops = &v3d_shadow_bo_ops, .dev = ctx->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
+			.max_bytes = V3D_SHADOW_MAX_BYTES, .align = V3DVAL_SHADOW_ALIGN, .oversize = true,
+			.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
+		};
+		int ret = shadow_pool_create(&cfg, &ctx->v3d_pool);
+		if (ret < 0)
+			return ret;
 	}
-	free(sh->items);
-	sh->items = NULL;
-	sh->count = sh->cap = 0;
+	*out = ctx->v3d_pool;
+	return 0;
 }
 
-/* The validator's allocator: one fresh BO per shadow (kept simple: a pool would save the
- * create/map per submit, as the msm shadow pool does). */
+/* The validator's allocator: carves the current job's shadows out of the pool. */
 static int shadow_alloc(void *arg, uint32_t size, struct v3dval_shadow *out)
 {
-	struct v3d_shadows *sh = arg;
-	if (sh->count == sh->cap) {
-		uint32_t ncap = sh->cap ? sh->cap * 2 : 4;
-		struct v3d_shadow_bo *items = realloc(sh->items, (size_t)ncap * sizeof(*items));
-		if (!items)
-			return -ENOMEM;
-		sh->items = items;
-		sh->cap = ncap;
-	}
-	uint64_t bytes = v3d_bo_round_size(size);
-	if (!bytes)
-		return -EINVAL;
-	struct v3d_shadow_bo *it = &sh->items[sh->count];
-	uint64_t addr = 0;
-	int ret = v3d_bo_new(sh->vc, bytes, &it->handle, &addr);
+	uint64_t addr;
+	void *map;
+	int ret = shadow_pool_carve(arg, size, &addr, &map);
 	if (ret < 0)
 		return ret;
-	ret = v3d_bo_map(sh->vc, it->handle, bytes, true, &it->map);
-	if (ret < 0) {
-		v3d_bo_close(sh->vc, it->handle);
-		return ret;
-	}
-	it->size = (uint32_t)bytes;
-	sh->count++;
+	/* V3D addresses are 32-bit; the kernel never places a BO above 4 GiB. */
+	if (addr > UINT32_MAX || size > UINT32_MAX - addr)
+		return -ERANGE;
 	out->addr = (uint32_t)addr;
-	out->map = it->map;
+	out->map = map;
 	return 0;
+}
+
+void v3d_shadows_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno)
+{
+	shadow_pool_queue(ctx->v3d_pool, set, queue, seqno);
+}
+
+void v3d_shadows_release(struct host_ctx *ctx, struct shadow_set *set)
+{
+	shadow_pool_release(ctx->v3d_pool, set);
+}
+
+void v3d_shadows_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno)
+{
+	if (ctx->v3d_pool)
+		shadow_pool_retire(ctx->v3d_pool, queue, seqno);
+}
+
+void v3d_shadows_queue_gone(struct host_ctx *ctx, uint32_t queue)
+{
+	if (ctx->v3d_pool)
+		shadow_pool_drop_queue(ctx->v3d_pool, queue);
+}
+
+void v3d_shadows_fini(struct host_ctx *ctx)
+{
+	/* The kernel keeps the BOs of jobs still in flight alive itself. */
+	shadow_pool_destroy(ctx->v3d_pool);
+	ctx->v3d_pool = NULL;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -76,13 +103,18 @@ static int by_addr(const void *a, const void *b)
 }
 
 int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host_bo *const *bos, uint32_t nr_bos,
-		     struct v3d_shadows *sh, char *why, size_t n)
+		     struct shadow_set **set, char *why, size_t n)
 {
 	struct ferry_host *h = ctx->client->host;
+	struct shadow_pool *pool;
+	if (pool_get(ctx, &pool) < 0 || shadow_pool_begin(pool) < 0)
+		HOST_FAIL(-ENOMEM, "out of memory");
 	/* The validator wants the BOs sorted by address (they never overlap: the kernel's). */
 	struct v3dval_bo *vb = malloc((size_t)nr_bos * sizeof(*vb));
-	if (!vb)
+	if (!vb) {
+		shadow_pool_abort(pool);
 		HOST_FAIL(-ENOMEM, "out of memory");
+	}
 	for (uint32_t i = 0; i < nr_bos; i++)
 		vb[i] = (struct v3dval_bo){ .addr = (uint32_t)bos[i]->iova, .size = (uint32_t)bos[i]->size,
 					    .map = bos[i]->v3d_map, .id = bos[i]->id };
@@ -98,7 +130,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 			.bos = vb, .nr_bos = nr_bos, .bcl_start = cl->bcl_start, .bcl_end = cl->bcl_end,
 			.rcl_start = cl->rcl_start, .rcl_end = cl->rcl_end, .qma = cl->qma, .qms = cl->qms, .qts = cl->qts,
 		};
-		struct v3dval_shadow_allocator alloc = { .alloc = shadow_alloc, .ctx = sh };
+		struct v3dval_shadow_allocator alloc = { .alloc = shadow_alloc, .ctx = pool };
 		struct v3dval_cl_result res;
 		ret = v3dval_validate_cl(h->v3dval, &s, &alloc, &res, &err);
 		if (ret == 0) {
@@ -145,8 +177,14 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 		break;
 	}
 	free(vb);
-	if (ret == 0)
-		return 0;
+	if (ret == 0) {
+		if (shadow_pool_take(pool, set) == 0)
+			return 0;
+		shadow_pool_abort(pool);
+		HOST_FAIL(-ENOMEM, "out of memory");
+	}
+	/* A rejected job, or an allocator failure part-way: its shadows go back to the pool. */
+	shadow_pool_abort(pool);
 	h->stats.validation_rejects++;
 	HOST_FAIL(err.rule == V3DVAL_ERR_NOMEM ? -ENOMEM : -EINVAL, "V3D validation: %s",
 		  err.msg[0] ? err.msg : v3dval_rule_text(err.rule));

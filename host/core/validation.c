@@ -31,10 +31,13 @@ int validation_ctx_init(struct host_ctx *ctx)
 	struct ctx_validation *v = calloc(1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	struct shadow_pool_counters counters = {
-		.chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes,
+	/* Copies start on a 16-byte boundary (the CP fetches in small bursts; 4 would do). */
+	const struct shadow_pool_config cfg = {
+		.ops = &msm_shadow_bo_ops, .dev = ctx->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
+		.max_bytes = HOST_SHADOW_MAX_BYTES, .align = 16, .oversize = false,
+		.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 	};
-	int ret = shadow_pool_create(ctx->msm, FERRY_FENCE_PAGE_QUEUES, HOST_SHADOW_MAX_BYTES, counters, &v->pool);
+	int ret = shadow_pool_create(&cfg, &v->pool);
 	if (ret < 0) {
 		free(v);
 		return ret;
