@@ -98,23 +98,8 @@ int cmd_capture(int argc, char **argv)
 	}
 
 	char path[PATH_MAX];
-	if (control) {
-		snprintf(path, sizeof(path), "%s", control);
-	} else {
-		char sock[108];
-		const char *uri = server ? server : getenv("FERRY_SOCKET");
-		if (!uri) {
-			if (ferry_default_socket_path(sock, sizeof(sock)) < 0) {
-				fprintf(stderr, "ferry capture: no default socket path; use --server or --control\n");
-				return 1;
-			}
-			uri = sock;
-		}
-		if (control_path_of_uri(uri, path, sizeof(path)) < 0) {
-			fprintf(stderr, "ferry capture: %s has no local control socket; use --control\n", uri);
-			return 1;
-		}
-	}
+	if (control_path_resolve("ferry capture", control, server, path, sizeof(path)) < 0)
+		return 1;
 	char *answer = NULL;
 	if (control_request(path, req, CAPTURE_TIMEOUT_MS, &answer) < 0)
 		return 1;

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ferry/ferry.h"
+
 #define ANSWER_MAX (64u << 20)
 
 static long long now_ms(void)
@@ -43,6 +45,28 @@ int control_path_of_uri(const char *uri, char *buf, size_t len)
 	const char *path = strncmp(uri, "unix:", 5) == 0 ? uri + 5 : uri;
 	int n = snprintf(buf, len, "%s.ctl", path);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int control_path_resolve(const char *cmd, const char *control, const char *server, char *path, size_t len)
+{
+	if (control) {
+		snprintf(path, len, "%s", control);
+		return 0;
+	}
+	char sock[240];
+	const char *uri = server ? server : getenv("FERRY_SOCKET");
+	if (!uri || !uri[0]) {
+		if (ferry_default_socket_path(sock, sizeof(sock)) < 0) {
+			fprintf(stderr, "%s: no default socket path; use --server or --control\n", cmd);
+			return -1;
+		}
+		uri = sock;
+	}
+	if (control_path_of_uri(uri, path, len) < 0) {
+		fprintf(stderr, "%s: %s has no local control socket; use --control\n", cmd, uri);
+		return -1;
+	}
+	return 0;
 }
 
 static int send_all(int fd, const char *data, size_t len, long long deadline)

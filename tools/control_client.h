@@ -13,4 +13,9 @@ int control_request(const char *path, const char *request, int timeout_ms, char 
 /* The control socket of a ferryd URI ("unix:PATH" or a bare path): PATH + ".ctl". */
 int control_path_of_uri(const char *uri, char *buf, size_t len);
 
+/* The control socket a subcommand talks to: control when given, else that of server, else of
+ * $FERRY_SOCKET, else of the default socket. Returns 0, or -1 with a message naming cmd
+ * ("ferry status") on stderr. */
+int control_path_resolve(const char *cmd, const char *control, const char *server, char *path, size_t len);
+
 #endif

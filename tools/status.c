@@ -93,23 +93,8 @@ int cmd_status(int argc, char **argv)
 	}
 
 	char path[256];
-	if (control) {
-		snprintf(path, sizeof(path), "%s", control);
-	} else {
-		char sock[240];
-		const char *uri = server ? server : getenv("FERRY_SOCKET");
-		if (!uri || !uri[0]) {
-			if (ferry_default_socket_path(sock, sizeof(sock)) < 0) {
-				fprintf(stderr, "ferry status: no default socket path; use --server or --control\n");
-				return 2;
-			}
-			uri = sock;
-		}
-		if (control_path_of_uri(uri, path, sizeof(path)) < 0) {
-			fprintf(stderr, "ferry status: %s has no local control socket; use --control\n", uri);
-			return 2;
-		}
-	}
+	if (control_path_resolve("ferry status", control, server, path, sizeof(path)) < 0)
+		return 2;
 
 	int rc = 0;
 	char line[64];

@@ -112,23 +112,8 @@ int cmd_trace(int argc, char **argv)
 	}
 
 	char path[256];
-	if (control) {
-		snprintf(path, sizeof(path), "%s", control);
-	} else {
-		char sock[240];
-		const char *uri = server ? server : getenv("FERRY_SOCKET");
-		if (!uri || !uri[0]) {
-			if (ferry_default_socket_path(sock, sizeof(sock)) < 0) {
-				fprintf(stderr, "ferry trace: no default socket path; use --server or --control\n");
-				return 2;
-			}
-			uri = sock;
-		}
-		if (control_path_of_uri(uri, path, sizeof(path)) < 0) {
-			fprintf(stderr, "ferry trace: %s has no local control socket; use --control\n", uri);
-			return 2;
-		}
-	}
+	if (control_path_resolve("ferry trace", control, server, path, sizeof(path)) < 0)
+		return 2;
 
 	/* Start first, fetch, then stop / clear: `ferry trace -o f.json --stop --clear` takes what
 	 * was recorded and leaves ferryd clean. */

@@ -46,51 +46,14 @@
  *     - { offset: 0x0024a0, value: 0x00001000, name: CP_IB1_BASE }   then every other nonzero
  *                                      register of the file (at most 512, name "?" if unknown)
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "sim_msm_priv.h"
-
-struct text {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	if (t->failed)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = true;
-			return;
-		}
-		if (t->buf && (size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		while (cap - t->len <= (size_t)n)
-			cap *= 2;
-		char *nb = realloc(t->buf, cap);
-		if (!nb) {
-			t->failed = true;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-}
+#include "sim_report_text.h"
 
 static const uint32_t dumped_regs[] = {
 	REG_A6XX_RBBM_STATUS,
@@ -111,33 +74,33 @@ static bool is_dumped(uint32_t reg)
 	return reg == REG_A6XX_CP_ALWAYS_ON_COUNTER || reg == REG_A6XX_CP_ALWAYS_ON_COUNTER_HI;
 }
 
-static void put_packet_name(struct text *t, uint32_t header)
+static void put_packet_name(struct sim_text *t, uint32_t header)
 {
 	if (pm4_is_type7(header)) {
 		const char *name = pm4_opcode_name(pm4_type7_opcode(header));
-		put(t, "%s", name ? name : "UNKNOWN");
+		sim_text_put(t, "%s", name ? name : "UNKNOWN");
 	} else if (pm4_is_type4(header)) {
-		put(t, "PKT4 reg=0x%04x", pm4_type4_reg(header));
+		sim_text_put(t, "PKT4 reg=0x%04x", pm4_type4_reg(header));
 	} else {
-		put(t, "invalid");
+		sim_text_put(t, "invalid");
 	}
 }
 
-static void put_last_packets(struct text *t, const struct cp_exec *x)
+static void put_last_packets(struct sim_text *t, const struct cp_exec *x)
 {
-	put(t, "last-packets:\n");
+	sim_text_put(t, "last-packets:\n");
 	for (uint32_t i = 0; i < x->last_count; i++) {
 		const struct cp_packet_record *r = &x->last[(x->last_pos + i) % CP_LAST_PACKETS];
-		put(t, "  - { iova: 0x%016llx, level: %u, dword: %u, header: 0x%08x, packet: ",
+		sim_text_put(t, "  - { iova: 0x%016llx, level: %u, dword: %u, header: 0x%08x, packet: ",
 		    (unsigned long long)r->iova, r->level, r->dword, r->header);
 		put_packet_name(t, r->header);
-		put(t, "%s }\n", r->kind == CP_FRAME_DRAW_STATE ? ", frame: draw-state" : "");
+		sim_text_put(t, "%s }\n", r->kind == CP_FRAME_DRAW_STATE ? ", frame: draw-state" : "");
 	}
 }
 
-static void put_cp_state(struct text *t, const struct cp_exec *x)
+static void put_cp_state(struct sim_text *t, const struct cp_exec *x)
 {
-	put(t, "cp-state:\n  render-mode: %s\n  marker: %u\n  draws: %llu\n  skip-ib2: %u %u\n"
+	sim_text_put(t, "cp-state:\n  render-mode: %s\n  marker: %u\n  draws: %llu\n  skip-ib2: %u %u\n"
 	       "  predicate: 0x%08x\n  draw-state:",
 	    cp_render_mode_name(x->render_mode), x->marker, (unsigned long long)x->draws, x->skip_ib2_global,
 	    x->skip_ib2_local, x->predicate);
@@ -145,67 +108,64 @@ static void put_cp_state(struct text *t, const struct cp_exec *x)
 		const struct cp_draw_state_group *grp = &x->groups[g];
 		if (!grp->count)
 			continue;
-		put(t, " %u:%u@0x%llx[%s%s%s]%s", g, grp->count, (unsigned long long)grp->addr,
+		sim_text_put(t, " %u:%u@0x%llx[%s%s%s]%s", g, grp->count, (unsigned long long)grp->addr,
 		    grp->mode_mask & CP_DRAW_STATE_MODE_BINNING ? "B" : "",
 		    grp->mode_mask & CP_DRAW_STATE_MODE_GMEM ? "G" : "",
 		    grp->mode_mask & CP_DRAW_STATE_MODE_SYSMEM ? "S" : "", grp->pending ? " pending" : "");
 	}
-	put(t, "\n");
+	sim_text_put(t, "\n");
 }
 
 void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
 			  const struct cp_fault *f)
 {
 	const struct sim_msm_model *m = dev->model;
-	struct text t = { 0 };
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	put(&t, "---\nkernel: 6.1.0-ferry-sim\nmodule: msm\n");
-	put(&t, "time: %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec);
-	put(&t, "comm: %s\n", o->comm);
+	struct sim_text t = { 0 };
+	sim_text_put_header(&t, "msm");
+	sim_text_put(&t, "comm: %s\n", o->comm);
 	if (o->cmdline[0])
-		put(&t, "cmdline: %s\n", o->cmdline);
-	put(&t, "revision: %u (%u.%u.%u.%u)\n", m->gpu_id, m->core, m->major, m->minor, m->patch);
-	put(&t, "rbbm-status: 0x%08x\n", cp_reg_read(&dev->cp, REG_A6XX_RBBM_STATUS));
+		sim_text_put(&t, "cmdline: %s\n", o->cmdline);
+	sim_text_put(&t, "revision: %u (%u.%u.%u.%u)\n", m->gpu_id, m->core, m->major, m->minor, m->patch);
+	sim_text_put(&t, "rbbm-status: 0x%08x\n", cp_reg_read(&dev->cp, REG_A6XX_RBBM_STATUS));
 	switch (f->kind) {
 	case CP_FAULT_PAGEFAULT:
-		put(&t, "pagefault-info:\n  - iova=0x%016llx\n  - dir=%s\n  - type=%s\n  - source=CP\n",
+		sim_text_put(&t, "pagefault-info:\n  - iova=0x%016llx\n  - dir=%s\n  - type=%s\n  - source=CP\n",
 		    (unsigned long long)f->iova, f->write ? "WRITE" : "READ", f->type ? f->type : "TRANSLATION");
 		break;
 	case CP_FAULT_HANG:
-		put(&t, "hang:\n  - reason=%s (hangcheck period %u ms)\n", f->reason ? f->reason : "no progress",
+		sim_text_put(&t, "hang:\n  - reason=%s (hangcheck period %u ms)\n", f->reason ? f->reason : "no progress",
 		    dev->hangcheck_ms);
 		break;
 	default:
-		put(&t, "cp-error:\n  - reason=%s\n", f->reason ? f->reason : "opcode error");
+		sim_text_put(&t, "cp-error:\n  - reason=%s\n", f->reason ? f->reason : "opcode error");
 		break;
 	}
-	put(&t, "submit:\n  queue: %u\n  fence: %u\n  prio: %u\n", s->queue->id, s->fence, s->queue->prio);
+	sim_text_put(&t, "submit:\n  queue: %u\n  fence: %u\n  prio: %u\n", s->queue->id, s->fence, s->queue->prio);
 	if (f->ib_level) {
-		put(&t, "crash-location:\n  ib-level: %u\n  ib-iova: 0x%016llx\n  ib-size: %u\n  dword: %u\n",
+		sim_text_put(&t, "crash-location:\n  ib-level: %u\n  ib-iova: 0x%016llx\n  ib-size: %u\n  dword: %u\n",
 		    f->ib_level, (unsigned long long)f->ib_base, f->ib_size, f->dword);
 		if (f->opcode >= 0) {
 			const char *name = pm4_opcode_name((uint32_t)f->opcode);
-			put(&t, "  packet: %s (0x%02x)\n", name ? name : "UNKNOWN", (unsigned)f->opcode);
+			sim_text_put(&t, "  packet: %s (0x%02x)\n", name ? name : "UNKNOWN", (unsigned)f->opcode);
 		} else if (f->opcode == -1) {
-			put(&t, "  packet: PKT4 reg=0x%04x\n", f->reg);
+			sim_text_put(&t, "  packet: PKT4 reg=0x%04x\n", f->reg);
 		} else {
-			put(&t, "  packet: invalid\n");
+			sim_text_put(&t, "  packet: invalid\n");
 		}
 		if (f->header_valid)
-			put(&t, "  header: 0x%08x\n", f->header);
+			sim_text_put(&t, "  header: 0x%08x\n", f->header);
 		if (f->frame_kind == CP_FRAME_DRAW_STATE)
-			put(&t, "  frame: draw-state group %u\n", f->group_id);
+			sim_text_put(&t, "  frame: draw-state group %u\n", f->group_id);
 		else
-			put(&t, "  frame: ib\n");
+			sim_text_put(&t, "  frame: ib\n");
 	}
 	put_last_packets(&t, &s->cp);
 	put_cp_state(&t, &s->cp);
-	put(&t, "registers:\n");
+	sim_text_put(&t, "registers:\n");
 	for (size_t i = 0; i < sizeof(dumped_regs) / sizeof(dumped_regs[0]); i++) {
 		char nb[32];
 		const char *name = a6xx_reg_name(dumped_regs[i], nb, sizeof(nb));
-		put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", dumped_regs[i] << 2,
+		sim_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", dumped_regs[i] << 2,
 		    cp_reg_read(&dev->cp, dumped_regs[i]), name ? name : "?");
 	}
 	unsigned extra = 0;
@@ -214,15 +174,10 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 			continue;
 		char nb[32];
 		const char *name = a6xx_reg_name(r, nb, sizeof(nb));
-		put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", r << 2, dev->cp.regs[r],
+		sim_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", r << 2, dev->cp.regs[r],
 		    name ? name : "?");
 		extra++;
 	}
-	if (t.failed) {
-		free(t.buf);
-		return; /* out of memory: the fault is still counted, only the dump is lost */
-	}
-	/* Like devcoredump, the newest dump replaces an unread one. */
-	free(o->coredump);
-	o->coredump = t.buf;
+	/* Out of memory loses only the dump: the fault is still counted. */
+	sim_text_publish(&t, &o->coredump);
 }

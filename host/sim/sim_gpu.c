@@ -165,58 +165,33 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 	}
 }
 
-static void *gpu_worker(void *arg)
+/* One round of the worker (sim_worker.h): issue what became runnable, run a slice of the submit
+ * due next. */
+static bool gpu_step(void *arg, uint64_t now, uint64_t *next_wake)
 {
 	struct sim_msm_device *dev = arg;
-	pthread_mutex_lock(&dev->lock);
-	while (!dev->stop) {
-		uint64_t now = sim_now_ns();
-		uint64_t next_wake = UINT64_MAX;
-		struct sim_submit *s = NULL;
-		if (!dev->paused) {
-			sim_dispatch_issue(dev);
-			s = sim_dispatch_pick(dev, now, &next_wake);
-		}
-		if (s) {
-			/* A slice that did more than re-poll a wait may have written what others wait on. */
-			if (run_slice(dev, s, now))
-				sim_dispatch_wake_stalled(dev);
-			/* Let ioctl callers in between slices. */
-			pthread_mutex_unlock(&dev->lock);
-			pthread_mutex_lock(&dev->lock);
-			continue;
-		}
-		if (next_wake == UINT64_MAX) {
-			pthread_cond_wait(&dev->work_cond, &dev->lock);
-		} else {
-			struct timespec abs = { .tv_sec = (time_t)(next_wake / 1000000000u),
-						.tv_nsec = (long)(next_wake % 1000000000u) };
-			pthread_cond_timedwait(&dev->work_cond, &dev->lock, &abs);
-		}
-	}
-	pthread_mutex_unlock(&dev->lock);
-	return NULL;
+	if (dev->paused)
+		return false;
+	sim_dispatch_issue(dev);
+	struct sim_submit *s = sim_dispatch_pick(dev, now, next_wake);
+	if (!s)
+		return false;
+	/* A slice that did more than re-poll a wait may have written what others wait on. */
+	if (run_slice(dev, s, now))
+		sim_dispatch_wake_stalled(dev);
+	return true;
 }
 
 int sim_gpu_start(struct sim_msm_device *dev)
 {
-	int ret = pthread_create(&dev->worker, NULL, gpu_worker, dev);
-	if (ret)
-		return -ret;
-	dev->worker_running = true;
-	return 0;
+	dev->worker = (struct sim_worker){ .lock = &dev->lock, .work_cond = &dev->work_cond,
+					   .step = gpu_step, .ctx = dev };
+	return sim_worker_start(&dev->worker);
 }
 
 void sim_gpu_stop(struct sim_msm_device *dev)
 {
-	if (!dev->worker_running)
-		return;
-	pthread_mutex_lock(&dev->lock);
-	dev->stop = true;
-	pthread_cond_signal(&dev->work_cond);
-	pthread_mutex_unlock(&dev->lock);
-	pthread_join(dev->worker, NULL);
-	dev->worker_running = false;
+	sim_worker_stop(&dev->worker);
 }
 
 void sim_gpu_kick(struct sim_msm_device *dev)

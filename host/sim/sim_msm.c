@@ -4,22 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_kdev_common.h"
 #include "sim_msm_priv.h"
 
 #define DEFAULT_HANGCHECK_MS 500u
 #define DEFAULT_SLICE_BUDGET 65536u
-
-uint64_t sim_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts)
 {
@@ -51,18 +44,10 @@ int sim_msm_device_create(const char *model, struct sim_msm_device **out)
 		free(dev);
 		return -ENOMEM;
 	}
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&dev->lock, NULL);
-	pthread_cond_init(&dev->work_cond, &ca);
-	pthread_cond_init(&dev->done_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	sim_device_sync_init(&dev->lock, &dev->work_cond, &dev->done_cond);
 	int ret = sim_gpu_start(dev);
 	if (ret) {
-		pthread_cond_destroy(&dev->work_cond);
-		pthread_cond_destroy(&dev->done_cond);
-		pthread_mutex_destroy(&dev->lock);
+		sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 		free(dev->cp.regs);
 		free(dev);
 		return ret;
@@ -87,9 +72,7 @@ void sim_msm_device_destroy(struct sim_msm_device *dev)
 		}
 		free(q);
 	}
-	pthread_cond_destroy(&dev->work_cond);
-	pthread_cond_destroy(&dev->done_cond);
-	pthread_mutex_destroy(&dev->lock);
+	sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 	free(dev->cp.regs);
 	free(dev);
 }
@@ -210,15 +193,8 @@ static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uin
 	struct sim_open *o = to_open(kd);
 	pthread_mutex_lock(&o->dev->lock);
 	void *p = sim_gem_mmap(o, len, prot, flags, offset);
-	int err = errno;
-	pthread_mutex_unlock(&o->dev->lock);
-	errno = err;
+	sim_unlock_keep_errno(&o->dev->lock);
 	return p;
-}
-
-static int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
-{
-	return munmap(addr, len) ? -errno : 0;
 }
 
 static int sim_kdev_poll_fd(struct kdev *kd)
@@ -228,32 +204,13 @@ static int sim_kdev_poll_fd(struct kdev *kd)
 
 static void sim_kdev_poll_ack(struct kdev *kd)
 {
-	uint64_t v;
-	/* Non-blocking eventfd: a read drains every pending wakeup at once. */
-	if (read(to_open(kd)->eventfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		perror("sim-msm: eventfd read");
+	sim_wakeup_drain(to_open(kd)->eventfd, "sim-msm");
 }
 
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 {
 	struct sim_open *o = to_open(kd);
-	pthread_mutex_lock(&o->dev->lock);
-	char *text = o->coredump;
-	o->coredump = NULL;
-	pthread_mutex_unlock(&o->dev->lock);
-	if (!text)
-		return -ENOENT;
-	size_t n = strlen(text);
-	if (len) {
-		size_t copy = n < len - 1 ? n : len - 1;
-		memcpy(buf, text, copy);
-		buf[copy] = '\0';
-		n = copy;
-	} else {
-		n = 0;
-	}
-	free(text);
-	return (ssize_t)n;
+	return sim_coredump_take(&o->dev->lock, &o->coredump, buf, len);
 }
 
 static ssize_t sim_kdev_debug_state(struct kdev *kd, char *buf, size_t len)
@@ -315,7 +272,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	if (!o)
 		return NULL;
 	o->dev = dev;
-	o->eventfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	o->eventfd = sim_wakeup_eventfd();
 	if (o->eventfd < 0) {
 		free(o);
 		return NULL;

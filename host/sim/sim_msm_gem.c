@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_bo_memfd.h"
+#include "sim_handle_slots.h"
 #include "sim_msm_priv.h"
 
 struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle)
@@ -33,8 +35,7 @@ void sim_bo_put(struct sim_bo *bo)
 		return;
 	/* The GPU mapping lives as long as the object, as a pinned kernel BO would. */
 	bo_unmap_iova(bo);
-	munmap(bo->map, bo->size);
-	close(bo->memfd);
+	sim_bo_memfd_release(bo->memfd, bo->map, bo->size);
 	free(bo);
 }
 
@@ -59,16 +60,11 @@ static int handle_alloc(struct sim_open *o, struct sim_bo *bo)
 			return (int)(i + 1);
 		}
 	}
-	uint32_t n = o->nr_bo_slots ? o->nr_bo_slots * 2 : 64;
-	if (n > (1u << 24)) /* a bound on handles per open, far above any real workload */
-		return -ENOMEM;
-	struct sim_bo **slots = realloc(o->bos, n * sizeof(*slots));
+	uint32_t idx = o->nr_bo_slots;
+	struct sim_bo **slots = sim_handle_slots_grow(o->bos, &o->nr_bo_slots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	memset(slots + o->nr_bo_slots, 0, (n - o->nr_bo_slots) * sizeof(*slots));
 	o->bos = slots;
-	uint32_t idx = o->nr_bo_slots;
-	o->nr_bo_slots = n;
 	o->bos[idx] = bo;
 	return (int)(idx + 1);
 }
@@ -93,27 +89,10 @@ int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 	struct sim_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
-	bo->memfd = memfd_create("ferry-msm-bo", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (bo->memfd < 0) {
-		int err = -errno;
+	int ret = sim_bo_memfd_create("ferry-msm-bo", size, &bo->memfd, &bo->map);
+	if (ret) {
 		free(bo);
-		return err;
-	}
-	/* The pages are exported to guests (PRIME); sealing the size means no holder of the fd
-	 * can shrink it under the GPU's mapping (a SIGBUS in the host), and F_SEAL_SEAL stops
-	 * anyone adding write seals that would break the host's later mappings. */
-	if (ftruncate(bo->memfd, (off_t)size) < 0 ||
-	    fcntl(bo->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
-		int err = -errno;
-		close(bo->memfd);
-		free(bo);
-		return err;
-	}
-	bo->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, bo->memfd, 0);
-	if (bo->map == MAP_FAILED) {
-		close(bo->memfd);
-		free(bo);
-		return -ENOMEM;
+		return ret;
 	}
 	bo->open = o;
 	bo->refs = 1;
@@ -124,8 +103,7 @@ int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 	o->next_mmap_offset += size;
 	int h = handle_alloc(o, bo);
 	if (h < 0) {
-		munmap(bo->map, size);
-		close(bo->memfd);
+		sim_bo_memfd_release(bo->memfd, bo->map, size);
 		free(bo);
 		return h;
 	}
@@ -234,8 +212,7 @@ int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a)
 	/* NOSYNC, or a deadline already past, is a zero-length wait: -EBUSY, as 6.1. */
 	if ((a->op & MSM_PREP_NOSYNC) || deadline <= sim_now_ns())
 		return -EBUSY;
-	struct timespec abs = { .tv_sec = (time_t)(deadline / 1000000000u),
-				.tv_nsec = (long)(deadline % 1000000000u) };
+	struct timespec abs = sim_abs_timespec(deadline);
 	bo->refs++; /* the handle may be closed while we sleep */
 	int ret = 0;
 	while (bo_busy(bo, write)) {
@@ -280,29 +257,16 @@ int sim_ioctl_gem_close(struct sim_open *o, struct drm_gem_close *a)
 
 int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a)
 {
-	if (a->flags & ~(uint32_t)(DRM_CLOEXEC | DRM_RDWR))
-		return -EINVAL;
 	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
-	if (!bo)
-		return -ENOENT;
-	int fd = fcntl(bo->memfd, F_DUPFD_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	a->fd = fd;
-	return 0;
+	return sim_bo_memfd_export(bo ? bo->memfd : -1, a->flags, &a->fd);
 }
 
 void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t offset)
 {
 	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
 		struct sim_bo *bo = o->bos[i];
-		if (bo && bo->mmap_offset == offset) {
-			if (len == 0 || len > bo->size) {
-				errno = EINVAL;
-				return MAP_FAILED;
-			}
-			return mmap(NULL, len, prot, flags, bo->memfd, 0);
-		}
+		if (bo && bo->mmap_offset == offset)
+			return sim_bo_memfd_mmap(bo->memfd, bo->size, len, prot, flags);
 	}
 	errno = EINVAL;
 	return MAP_FAILED;

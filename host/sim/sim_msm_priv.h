@@ -11,6 +11,7 @@
 #include "backend/uapi_msm.h"
 #include "cp.h"
 #include "iova_alloc.h"
+#include "sim_worker.h"
 #include "sim_msm.h"
 
 #define SIM_PAGE_SIZE 4096u
@@ -142,9 +143,7 @@ struct sim_msm_device {
 	pthread_mutex_t lock;
 	pthread_cond_t work_cond;  /* wakes the GPU worker */
 	pthread_cond_t done_cond;  /* broadcast when a submit retires (CLOCK_MONOTONIC waits) */
-	pthread_t worker;
-	bool worker_running;
-	bool stop;
+	struct sim_worker worker;
 	struct sim_open *opens;
 	struct sim_queue *queues;  /* every queue with an open or pending work */
 	uint64_t queue_seq;
@@ -160,7 +159,6 @@ struct sim_msm_device {
 };
 
 /* Helpers shared across files (called with dev->lock held unless noted). */
-uint64_t sim_now_ns(void);
 /* Absolute CLOCK_MONOTONIC timespec -> ns, saturating (negative -> 0). */
 uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts);
 struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle);

@@ -407,8 +407,7 @@ int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a)
 	if (!find_fence(q, a->fence))
 		return 0; /* retired (or never used) */
 	uint64_t deadline = sim_timespec_ns(&a->timeout);
-	struct timespec abs = { .tv_sec = (time_t)(deadline / 1000000000u),
-				.tv_nsec = (long)(deadline % 1000000000u) };
+	struct timespec abs = sim_abs_timespec(deadline);
 	struct sim_msm_device *dev = o->dev;
 	uint32_t fence = a->fence;
 	uint64_t seq = q->seq;

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_kdev_common.h"
 #include "sim_v3d_priv.h"
 
 #define DEFAULT_HANGCHECK_MS 500u
@@ -24,13 +24,6 @@ static const struct v3ds_model models[] = {
 };
 
 const char *const sim_v3d_models[] = { "v3d-4.2", "v3d-7.1", NULL };
-
-uint64_t v3ds_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int sim_v3d_device_create(const char *model, struct sim_v3d_device **out)
 {
@@ -58,18 +51,10 @@ int sim_v3d_device_create(const char *model, struct sim_v3d_device **out)
 	if (!dev->trace || !dev->csd || !dev->cle[0] || !dev->cle[1] ||
 	    iova_alloc_init(&dev->vm, V3DS_PAGE_SIZE, (1ull << 32) - V3DS_PAGE_SIZE))
 		goto fail;
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&dev->lock, NULL);
-	pthread_cond_init(&dev->work_cond, &ca);
-	pthread_cond_init(&dev->done_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	sim_device_sync_init(&dev->lock, &dev->work_cond, &dev->done_cond);
 	ret = v3ds_sched_start(dev);
 	if (ret) {
-		pthread_cond_destroy(&dev->work_cond);
-		pthread_cond_destroy(&dev->done_cond);
-		pthread_mutex_destroy(&dev->lock);
+		sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 		iova_alloc_fini(&dev->vm);
 		goto fail;
 	}
@@ -91,9 +76,7 @@ void sim_v3d_device_destroy(struct sim_v3d_device *dev)
 	if (!dev)
 		return;
 	v3ds_sched_stop(dev);
-	pthread_cond_destroy(&dev->work_cond);
-	pthread_cond_destroy(&dev->done_cond);
-	pthread_mutex_destroy(&dev->lock);
+	sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 	iova_alloc_fini(&dev->vm);
 	v3d_cle_destroy(dev->cle[0]);
 	v3d_cle_destroy(dev->cle[1]);
@@ -293,16 +276,8 @@ static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uin
 	struct v3ds_open *o = to_open(kd);
 	pthread_mutex_lock(&o->dev->lock);
 	void *p = v3ds_gem_mmap(o, len, prot, flags, offset);
-	int err = errno;
-	pthread_mutex_unlock(&o->dev->lock);
-	errno = err;
+	sim_unlock_keep_errno(&o->dev->lock);
 	return p;
-}
-
-static int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
-{
-	(void)kd;
-	return munmap(addr, len) ? -errno : 0;
 }
 
 static int sim_kdev_poll_fd(struct kdev *kd)
@@ -312,31 +287,13 @@ static int sim_kdev_poll_fd(struct kdev *kd)
 
 static void sim_kdev_poll_ack(struct kdev *kd)
 {
-	uint64_t v;
-	/* Non-blocking eventfd: one read drains every pending wakeup. */
-	if (read(to_open(kd)->eventfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		perror("sim-v3d: eventfd read");
+	sim_wakeup_drain(to_open(kd)->eventfd, "sim-v3d");
 }
 
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 {
 	struct v3ds_open *o = to_open(kd);
-	pthread_mutex_lock(&o->dev->lock);
-	char *text = o->coredump;
-	o->coredump = NULL;
-	pthread_mutex_unlock(&o->dev->lock);
-	if (!text)
-		return -ENOENT;
-	size_t n = 0;
-	if (len) {
-		n = strlen(text);
-		if (n > len - 1)
-			n = len - 1;
-		memcpy(buf, text, n);
-		buf[n] = '\0';
-	}
-	free(text);
-	return (ssize_t)n;
+	return sim_coredump_take(&o->dev->lock, &o->coredump, buf, len);
 }
 
 static void sim_kdev_close(struct kdev *kd)
@@ -379,7 +336,7 @@ struct kdev *sim_v3d_open(struct sim_v3d_device *dev)
 	if (!o)
 		return NULL;
 	o->dev = dev;
-	o->eventfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	o->eventfd = sim_wakeup_eventfd();
 	if (o->eventfd < 0) {
 		free(o);
 		return NULL;

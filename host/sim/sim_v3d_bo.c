@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_bo_memfd.h"
+#include "sim_handle_slots.h"
 #include "sim_v3d_priv.h"
 
 struct v3ds_bo *v3ds_bo_lookup(struct v3ds_open *o, uint32_t handle)
@@ -32,8 +34,7 @@ void v3ds_bo_put(struct v3ds_bo *bo)
 	iova_alloc_free(&bo->dev->vm, bo->offset);
 	if (bo->resv)
 		v3ds_fence_put(bo->resv);
-	munmap(bo->map, bo->size);
-	close(bo->memfd);
+	sim_bo_memfd_release(bo->memfd, bo->map, bo->size);
 	free(bo);
 }
 
@@ -45,16 +46,11 @@ static int handle_alloc(struct v3ds_open *o, struct v3ds_bo *bo)
 			return (int)(i + 1);
 		}
 	}
-	uint32_t n = o->nr_bo_slots ? o->nr_bo_slots * 2 : 64;
-	if (n > (1u << 24)) /* far above what fits in 4 GiB of 4 KiB BOs */
-		return -ENOMEM;
-	struct v3ds_bo **slots = realloc(o->bos, n * sizeof(*slots));
+	uint32_t idx = o->nr_bo_slots;
+	struct v3ds_bo **slots = sim_handle_slots_grow(o->bos, &o->nr_bo_slots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	memset(slots + o->nr_bo_slots, 0, (n - o->nr_bo_slots) * sizeof(*slots));
 	o->bos = slots;
-	uint32_t idx = o->nr_bo_slots;
-	o->nr_bo_slots = n;
 	o->bos[idx] = bo;
 	return (int)(idx + 1);
 }
@@ -77,39 +73,22 @@ int v3ds_ioctl_create_bo(struct v3ds_open *o, struct drm_v3d_create_bo *a)
 		return ret == -ENOMEM ? -ENOMEM : -ENOSPC; /* drm_mm found no hole */
 	}
 	bo->offset = (uint32_t)offset;
-	bo->memfd = memfd_create("ferry-v3d-bo", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (bo->memfd < 0) {
-		ret = -errno;
+	ret = sim_bo_memfd_create("ferry-v3d-bo", size, &bo->memfd, &bo->map);
+	if (ret)
 		goto fail_range;
-	}
-	/* The pages are exported to guests (PRIME): sealing the size means no holder of the fd can
-	 * shrink it under the GPU's mapping (a SIGBUS in the host), and F_SEAL_SEAL stops anyone
-	 * adding write seals that would break the host's later mappings. */
-	if (ftruncate(bo->memfd, (off_t)size) < 0 ||
-	    fcntl(bo->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
-		ret = -errno;
-		goto fail_fd;
-	}
-	bo->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, bo->memfd, 0);
-	if (bo->map == MAP_FAILED) {
-		ret = -ENOMEM;
-		goto fail_fd;
-	}
 	bo->size = size;
 	bo->refs = 1;
 	int h = handle_alloc(o, bo);
 	if (h < 0) {
 		ret = h;
-		munmap(bo->map, size);
-		goto fail_fd;
+		sim_bo_memfd_release(bo->memfd, bo->map, size);
+		goto fail_range;
 	}
 	bo->mmap_offset = o->dev->next_mmap_offset;
 	o->dev->next_mmap_offset += size;
 	a->handle = (uint32_t)h;
 	a->offset = bo->offset;
 	return 0;
-fail_fd:
-	close(bo->memfd);
 fail_range:
 	iova_alloc_free(&o->dev->vm, bo->offset);
 	free(bo);
@@ -145,15 +124,14 @@ int v3ds_ioctl_wait_bo(struct v3ds_open *o, struct drm_v3d_wait_bo *a)
 {
 	if (a->pad != 0)
 		return -EINVAL;
-	uint64_t start = v3ds_now_ns();
+	uint64_t start = sim_now_ns();
 	struct v3ds_bo *bo = v3ds_bo_lookup(o, a->handle);
 	if (!bo)
 		return -EINVAL; /* drm_gem_dma_resv_wait */
 	int ret = 0;
 	if (bo_busy(bo)) {
 		uint64_t deadline = a->timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + a->timeout_ns;
-		struct timespec abs = { .tv_sec = (time_t)(deadline / 1000000000u),
-					.tv_nsec = (long)(deadline % 1000000000u) };
+		struct timespec abs = sim_abs_timespec(deadline);
 		v3ds_bo_get(bo); /* the handle may be closed while we sleep */
 		while (bo_busy(bo)) {
 			if (a->timeout_ns == 0 ||
@@ -165,7 +143,7 @@ int v3ds_ioctl_wait_bo(struct v3ds_open *o, struct drm_v3d_wait_bo *a)
 		v3ds_bo_put(bo);
 	}
 	/* The kernel takes the elapsed time off the caller's timeout (for a restarted ioctl). */
-	uint64_t spent = v3ds_now_ns() - start;
+	uint64_t spent = sim_now_ns() - start;
 	a->timeout_ns = spent < a->timeout_ns ? a->timeout_ns - spent : 0;
 	/* Asked to wait past the scheduler's precision and still time left: -EAGAIN, as 6.1. */
 	if (ret == -ETIME && a->timeout_ns)
@@ -185,29 +163,16 @@ int v3ds_ioctl_gem_close(struct v3ds_open *o, struct drm_gem_close *a)
 
 int v3ds_ioctl_prime_handle_to_fd(struct v3ds_open *o, struct drm_prime_handle *a)
 {
-	if (a->flags & ~(uint32_t)(DRM_CLOEXEC | DRM_RDWR))
-		return -EINVAL;
 	struct v3ds_bo *bo = v3ds_bo_lookup(o, a->handle);
-	if (!bo)
-		return -ENOENT;
-	int fd = fcntl(bo->memfd, F_DUPFD_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	a->fd = fd;
-	return 0;
+	return sim_bo_memfd_export(bo ? bo->memfd : -1, a->flags, &a->fd);
 }
 
 void *v3ds_gem_mmap(struct v3ds_open *o, size_t len, int prot, int flags, uint64_t offset)
 {
 	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
 		struct v3ds_bo *bo = o->bos[i];
-		if (bo && bo->mmap_offset == offset) {
-			if (len == 0 || len > bo->size) {
-				errno = EINVAL;
-				return MAP_FAILED;
-			}
-			return mmap(NULL, len, prot, flags, bo->memfd, 0);
-		}
+		if (bo && bo->mmap_offset == offset)
+			return sim_bo_memfd_mmap(bo->memfd, bo->size, len, prot, flags);
 	}
 	errno = EINVAL;
 	return MAP_FAILED;

@@ -11,6 +11,7 @@
 #include "backend/kdev.h"
 #include "backend/uapi_v3d.h"
 #include "iova_alloc.h"
+#include "sim_worker.h"
 #include "sim_v3d.h"
 #include "v3d_cle.h"
 
@@ -124,9 +125,7 @@ struct sim_v3d_device {
 	pthread_mutex_t lock;
 	pthread_cond_t work_cond;    /* wakes the worker */
 	pthread_cond_t done_cond;    /* broadcast when a fence signals (CLOCK_MONOTONIC waits) */
-	pthread_t worker;
-	bool worker_running;
-	bool stop;
+	struct sim_worker worker;
 	bool paused;
 	struct iova_alloc vm;        /* THE address space: every BO of every open */
 	uint64_t next_mmap_offset;
@@ -142,7 +141,6 @@ struct sim_v3d_device {
 };
 
 /* sim_v3d.c */
-uint64_t v3ds_now_ns(void);
 /* sim_v3d_kdev_trace.c: kdev_ops.trace_read (takes dev->lock through sim_v3d_trace_read) */
 ssize_t v3ds_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
 

@@ -33,13 +33,12 @@
  *   last-packets:                       CLE: addresses of the last packets begun, oldest first
  *     - 0x<address>
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim_v3d_priv.h"
+#include "sim_report_text.h"
 
 static const char *const trace_names[SIM_V3D_TRACE_KIND_COUNT] = {
 	[SIM_V3D_TRACE_SUBMIT_CL_IOCTL] = "v3d_submit_cl_ioctl",
@@ -69,7 +68,7 @@ void v3ds_trace(struct sim_v3d_device *dev, enum sim_v3d_trace_kind kind, enum v
 	struct v3ds_trace_ring *r = dev->trace;
 	uint64_t serial = r->next_serial++;
 	r->ev[serial % SIM_V3D_TRACE_RING] = (struct sim_v3d_trace_event){
-		.serial = serial, .ts_ns = v3ds_now_ns(), .kind = kind, .queue = queue,
+		.serial = serial, .ts_ns = sim_now_ns(), .kind = kind, .queue = queue,
 		.seqno = seqno, .client = client, .a = a, .b = b,
 	};
 }
@@ -112,42 +111,6 @@ size_t sim_v3d_csd_read(struct sim_v3d_device *dev, uint64_t *cursor, struct sim
 
 /* --- reports --- */
 
-struct text {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	if (t->failed)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		t->failed = true;
-		return;
-	}
-	if (!t->buf || (size_t)n >= t->cap - t->len) {
-		size_t cap = t->cap ? t->cap : 1024;
-		while (cap - t->len <= (size_t)n)
-			cap *= 2;
-		char *nb = realloc(t->buf, cap);
-		if (!nb) {
-			t->failed = true;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-		va_start(ap, fmt);
-		vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-		va_end(ap);
-	}
-	t->len += (size_t)n;
-}
-
 static const char *const queue_names[V3DS_NR_QUEUES] = { "bin", "render", "tfu", "csd", "cache_clean" };
 
 void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, const struct v3ds_fault *f)
@@ -160,67 +123,59 @@ void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, c
 		dev->stats.job_errors++;
 	job->open->faults++;
 
-	struct text t = { 0 };
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	put(&t, "---\nkernel: 6.1.0-ferry-sim\nmodule: v3d\n");
-	put(&t, "time: %lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
-	put(&t, "model: %s (ver %d)\n", dev->model->name, dev->model->ver);
-	put(&t, "client: %u\n", job->client);
-	put(&t, "%s:\n", f->kind);
-	put(&t, "  - address=0x%08x\n", f->addr);
+	struct sim_text t = { 0 };
+	sim_text_put_header(&t, "v3d");
+	sim_text_put(&t, "model: %s (ver %d)\n", dev->model->name, dev->model->ver);
+	sim_text_put(&t, "client: %u\n", job->client);
+	sim_text_put(&t, "%s:\n", f->kind);
+	sim_text_put(&t, "  - address=0x%08x\n", f->addr);
 	if (!strcmp(f->kind, "mmu-fault"))
-		put(&t, "  - dir=%s\n", f->write ? "WRITE" : "READ");
-	put(&t, "  - unit=%s\n", f->unit);
-	put(&t, "  - reason=%s\n", f->reason ? f->reason : "?");
-	put(&t, "job:\n  queue: %s\n  seqno: %u\n  submit: %llu\n", queue_names[job->queue], job->seqno,
+		sim_text_put(&t, "  - dir=%s\n", f->write ? "WRITE" : "READ");
+	sim_text_put(&t, "  - unit=%s\n", f->unit);
+	sim_text_put(&t, "  - reason=%s\n", f->reason ? f->reason : "?");
+	sim_text_put(&t, "job:\n  queue: %s\n  seqno: %u\n  submit: %llu\n", queue_names[job->queue], job->seqno,
 	    (unsigned long long)job->submit_serial);
 	switch (job->queue) {
 	case V3D_BIN:
-		put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
-		put(&t, "  tile-alloc: qma=0x%08x qms=0x%08x qts=0x%08x\n", job->u.cl.qma, job->u.cl.qms,
+		sim_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
+		sim_text_put(&t, "  tile-alloc: qma=0x%08x qms=0x%08x qts=0x%08x\n", job->u.cl.qma, job->u.cl.qms,
 		    job->u.cl.qts);
 		break;
 	case V3D_RENDER:
-		put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
+		sim_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
 		break;
 	case V3D_TFU: {
 		const struct drm_v3d_submit_tfu *a = &job->u.tfu;
-		put(&t, "  tfu: icfg=0x%08x iia=0x%08x iis=%u ioa=0x%08x ios=0x%08x ioc=0x%08x\n", a->icfg,
+		sim_text_put(&t, "  tfu: icfg=0x%08x iia=0x%08x iis=%u ioa=0x%08x ios=0x%08x ioc=0x%08x\n", a->icfg,
 		    a->iia, a->iis, a->ioa, a->ios, dev->model->ver >= 71 ? a->v71.ioc : 0);
 		break;
 	}
 	case V3D_CSD: {
 		const uint32_t *c = job->u.csd.cfg;
-		put(&t, "  csd: cfg=[0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x]\n", c[0], c[1],
+		sim_text_put(&t, "  csd: cfg=[0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x]\n", c[0], c[1],
 		    c[2], c[3], c[4], c[5], c[6]);
 		break;
 	}
 	default:
 		break;
 	}
-	put(&t, "crash-location:\n");
+	sim_text_put(&t, "crash-location:\n");
 	if (!strcmp(f->unit, "CLE")) {
-		put(&t, "  packet: 0x%08x\n", f->packet_addr);
+		sim_text_put(&t, "  packet: 0x%08x\n", f->packet_addr);
 		if (f->opcode >= 0)
-			put(&t, "  opcode: 0x%02x\n", (unsigned)f->opcode);
-		put(&t, "  what: %s\n", f->where ? f->where : "?");
+			sim_text_put(&t, "  opcode: 0x%02x\n", (unsigned)f->opcode);
+		sim_text_put(&t, "  what: %s\n", f->where ? f->where : "?");
 	} else {
-		put(&t, "  register: %s\n", f->where ? f->where : "?");
+		sim_text_put(&t, "  register: %s\n", f->where ? f->where : "?");
 	}
 	if (f->cle && f->cle->last_packet_count) {
-		put(&t, "last-packets:\n");
+		sim_text_put(&t, "last-packets:\n");
 		uint32_t n = f->cle->last_packet_count;
 		uint32_t head = f->cle->last_packet_head;
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t idx = (head + V3D_CLE_LAST_PACKETS - n + i) % V3D_CLE_LAST_PACKETS;
-			put(&t, "  - 0x%08x\n", f->cle->last_packets[idx]);
+			sim_text_put(&t, "  - 0x%08x\n", f->cle->last_packets[idx]);
 		}
 	}
-	if (t.failed) {
-		free(t.buf);
-		return;
-	}
-	free(job->open->coredump);
-	job->open->coredump = t.buf;
+	sim_text_publish(&t, &job->open->coredump);
 }

@@ -304,85 +304,58 @@ static void run_csd(struct sim_v3d_device *dev, struct v3ds_job *job)
 
 /* --- the worker --- */
 
-static void *worker(void *arg)
+/* One round of the worker (sim_worker.h): start what each idle queue may run, run a slice of
+ * each queue's running job. */
+static bool sched_step(void *arg, uint64_t now, uint64_t *next_wake)
 {
 	struct sim_v3d_device *dev = arg;
-	pthread_mutex_lock(&dev->lock);
-	while (!dev->stop) {
-		uint64_t now = v3ds_now_ns();
-		uint64_t next_wake = UINT64_MAX;
-		bool progress = false;
-		if (!dev->paused) {
-			for (unsigned qi = 0; qi < V3DS_NR_QUEUES; qi++) {
-				struct v3ds_queue *q = &dev->queues[qi];
-				if (!q->running) {
-					struct v3ds_job *job = pick(dev, (enum v3d_queue)qi);
-					if (job) {
-						start(dev, job, now);
-						progress = true;
-					}
-				}
-				struct v3ds_job *job = q->running;
-				if (!job)
-					continue;
-				switch (job->queue) {
-				case V3D_BIN:
-				case V3D_RENDER:
-					progress |= run_cl(dev, job, now, &next_wake);
-					break;
-				case V3D_TFU:
-					run_tfu(dev, job);
-					progress = true;
-					break;
-				case V3D_CSD:
-					run_csd(dev, job);
-					progress = true;
-					break;
-				default:
-					complete(dev, job, 0);
-					progress = true;
-					break;
-				}
+	bool progress = false;
+	if (dev->paused)
+		return false;
+	for (unsigned qi = 0; qi < V3DS_NR_QUEUES; qi++) {
+		struct v3ds_queue *q = &dev->queues[qi];
+		if (!q->running) {
+			struct v3ds_job *job = pick(dev, (enum v3d_queue)qi);
+			if (job) {
+				start(dev, job, now);
+				progress = true;
 			}
 		}
-		if (progress) {
-			/* Let ioctls in between slices. */
-			pthread_mutex_unlock(&dev->lock);
-			sched_yield();
-			pthread_mutex_lock(&dev->lock);
+		struct v3ds_job *job = q->running;
+		if (!job)
 			continue;
-		}
-		if (next_wake == UINT64_MAX) {
-			pthread_cond_wait(&dev->work_cond, &dev->lock);
-		} else {
-			struct timespec ts = { .tv_sec = (time_t)(next_wake / 1000000000u),
-					       .tv_nsec = (long)(next_wake % 1000000000u) };
-			pthread_cond_timedwait(&dev->work_cond, &dev->lock, &ts);
+		switch (job->queue) {
+		case V3D_BIN:
+		case V3D_RENDER:
+			progress |= run_cl(dev, job, now, next_wake);
+			break;
+		case V3D_TFU:
+			run_tfu(dev, job);
+			progress = true;
+			break;
+		case V3D_CSD:
+			run_csd(dev, job);
+			progress = true;
+			break;
+		default:
+			complete(dev, job, 0);
+			progress = true;
+			break;
 		}
 	}
-	pthread_mutex_unlock(&dev->lock);
-	return NULL;
+	return progress;
 }
 
 int v3ds_sched_start(struct sim_v3d_device *dev)
 {
-	int ret = pthread_create(&dev->worker, NULL, worker, dev);
-	if (ret)
-		return -ret;
-	dev->worker_running = true;
-	return 0;
+	dev->worker = (struct sim_worker){ .lock = &dev->lock, .work_cond = &dev->work_cond,
+					   .step = sched_step, .ctx = dev, .yield_between_steps = true };
+	return sim_worker_start(&dev->worker);
 }
 
 void v3ds_sched_stop(struct sim_v3d_device *dev)
 {
-	if (!dev->worker_running)
-		return;
-	pthread_mutex_lock(&dev->lock);
-	dev->stop = true;
-	pthread_cond_signal(&dev->work_cond);
-	pthread_mutex_unlock(&dev->lock);
-	pthread_join(dev->worker, NULL);
-	dev->worker_running = false;
+	sim_worker_stop(&dev->worker);
 }
 
 void v3ds_sched_cancel_open(struct v3ds_open *o)

@@ -223,8 +223,7 @@ int v3ds_ioctl_syncobj_wait(struct v3ds_open *o, struct drm_syncobj_wait *a)
 		}
 	}
 	uint64_t deadline = a->timeout_nsec < 0 ? 0 : (uint64_t)a->timeout_nsec;
-	struct timespec abs = { .tv_sec = (time_t)(deadline / 1000000000u),
-				.tv_nsec = (long)(deadline % 1000000000u) };
+	struct timespec abs = sim_abs_timespec(deadline);
 	/* Syncobjs destroyed while we sleep must not be touched: re-resolve the handles after
 	 * every wakeup. */
 	const uint32_t *handles = (const uint32_t *)(uintptr_t)a->handles;
@@ -243,7 +242,7 @@ int v3ds_ioctl_syncobj_wait(struct v3ds_open *o, struct drm_syncobj_wait *a)
 			a->first_signaled = wait_all ? 0 : first;
 			break;
 		}
-		if (v3ds_now_ns() >= deadline) {
+		if (sim_now_ns() >= deadline) {
 			ret = -ETIME;
 			break;
 		}

@@ -1,0 +1,57 @@
+/* The struct kdev glue shared by the msm and v3d simulators (see sim_kdev_common.h). */
+#include "sim_kdev_common.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
+{
+	(void)kd;
+	return munmap(addr, len) ? -errno : 0;
+}
+
+int sim_wakeup_eventfd(void)
+{
+	return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+void sim_wakeup_drain(int fd, const char *who)
+{
+	uint64_t v;
+	/* Non-blocking eventfd: one read drains every pending wakeup. */
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		fprintf(stderr, "%s: eventfd read: %s\n", who, strerror(errno));
+}
+
+void sim_unlock_keep_errno(pthread_mutex_t *lock)
+{
+	int err = errno;
+	pthread_mutex_unlock(lock);
+	errno = err;
+}
+
+ssize_t sim_coredump_take(pthread_mutex_t *lock, char **pending, char *buf, size_t len)
+{
+	pthread_mutex_lock(lock);
+	char *text = *pending;
+	*pending = NULL;
+	pthread_mutex_unlock(lock);
+	if (!text)
+		return -ENOENT;
+	size_t n = 0;
+	if (len) {
+		n = strlen(text);
+		if (n > len - 1)
+			n = len - 1;
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+	}
+	free(text);
+	return (ssize_t)n;
+}

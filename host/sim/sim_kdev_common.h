@@ -1,0 +1,27 @@
+/* The struct kdev glue both simulated devices share: unmapping, the per-open wakeup eventfd and
+ * handing a pending coredump out to the caller. */
+#ifndef FERRY_SIM_KDEV_COMMON_H
+#define FERRY_SIM_KDEV_COMMON_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "backend/kdev.h"
+
+/* kdev_ops.munmap: BO mappings are plain mappings of the BO's memfd. */
+int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len);
+
+/* A non-blocking, close-on-exec eventfd for an open's completions; -1 on failure. */
+int sim_wakeup_eventfd(void);
+/* kdev_ops.poll_ack's work: drains every pending wakeup of fd; who prefixes a failure message. */
+void sim_wakeup_drain(int fd, const char *who);
+
+/* Unlocks lock leaving errno as it was, for a kdev_ops.mmap that fails with errno set. */
+void sim_unlock_keep_errno(pthread_mutex_t *lock);
+
+/* Takes *pending (the open's coredump text, under lock) and copies it into buf, NUL-terminated
+ * and cut to len - 1 bytes, then frees it. Returns the bytes copied or -ENOENT with none. */
+ssize_t sim_coredump_take(pthread_mutex_t *lock, char **pending, char *buf, size_t len);
+
+#endif

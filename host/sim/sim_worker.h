@@ -1,0 +1,40 @@
+/* What both simulated devices run their GPU the same way with: the monotonic clock, the device
+ * lock and its two condition variables, and the worker thread that steps the device under it. */
+#ifndef FERRY_SIM_WORKER_H
+#define FERRY_SIM_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in ns: the clock of every deadline and of the condition variables below. */
+uint64_t sim_now_ns(void);
+/* An absolute CLOCK_MONOTONIC deadline in ns as pthread_cond_timedwait takes it. */
+struct timespec sim_abs_timespec(uint64_t deadline_ns);
+
+/* The device lock, work_cond (wakes the worker) and done_cond (wakes waiters), the condition
+ * variables on CLOCK_MONOTONIC so that deadlines do not move with the wall clock. */
+void sim_device_sync_init(pthread_mutex_t *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond);
+void sim_device_sync_destroy(pthread_mutex_t *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond);
+
+struct sim_worker {
+	pthread_mutex_t *lock;
+	pthread_cond_t *work_cond;
+	/* One round over the device, lock held. Returns whether it did work (the worker then drops
+	 * the lock a moment and goes again); else the worker sleeps on work_cond until a signal or
+	 * until *next_wake_ns when the round lowered it from UINT64_MAX. */
+	bool (*step)(void *ctx, uint64_t now_ns, uint64_t *next_wake_ns);
+	void *ctx;
+	bool yield_between_steps; /* sched_yield with the lock dropped, so ioctls surely get in */
+	pthread_t thread;
+	bool running;
+	bool stop; /* under *lock */
+};
+
+/* Starts the thread; the fields above `thread` must be set. Returns 0 or a negative errno. */
+int sim_worker_start(struct sim_worker *w);
+/* Asks the thread to stop after its current step and joins it; a no-op when not running. */
+void sim_worker_stop(struct sim_worker *w);
+
+#endif
