@@ -15,7 +15,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ferry capture start [options] | stop | status  [--server URI] [--control PATH]\n"
-		   "Capture a running ferryd's msm submits as .rd and/or ferry session files.\n\n"
+		   "Capture a running ferryd's submits: msm as .rd and/or ferry session files, V3D as\n"
+		   "session files (every BO a V3D submit lists is snapshotted).\n\n"
 		   "  --client N         only this client (its id, as in `ferry status sync`; default all)\n"
 		   "  --context N        only this context id (default all)\n"
 		   "  --count N|-1       capture N submits, or until `ferry capture stop` (default -1)\n"

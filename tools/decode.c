@@ -8,25 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode_session.h"
 #include "fault_report.h"
 #include "pm4_decode.h"
 #include "rd_file.h"
 #include "subcommands.h"
+#include "session_file.h"
 #include "v3d_decode.h"
 
 #define MAX_INPUT (1ull << 30)   /* refuse files (and inflated captures) larger than 1 GiB */
 
-enum input_format { FORMAT_AUTO, FORMAT_RAW, FORMAT_REPORT, FORMAT_RD };
+enum input_format { FORMAT_AUTO, FORMAT_RAW, FORMAT_REPORT, FORMAT_RD, FORMAT_SESSION };
 enum gpu_family { FAMILY_PM4, FAMILY_V3D };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ferry decode [options] FILE\n"
 		   "Disassemble Adreno PM4 from FILE ('-' for stdin):\n"
-		   "  a raw dump of little-endian dwords, a fault/hang report (devcoredump text), or an .rd capture.\n"
+		   "  a raw dump of little-endian dwords, a fault/hang report (devcoredump text), an .rd capture, or a\n"
+		   "  .ferrycap session capture (records listed, submits decoded: PM4 or CLIF-like V3D).\n"
 		   "With --family v3d: a raw Broadcom V3D control list, printed CLIF-like (buffers named by their\n"
 		   "GPU offsets, packets with their fields, branches and sub-lists inside the dump followed).\n\n"
-		   "  --format raw|report|rd  do not detect the format from the content\n"
+		   "  --format raw|report|rd|session  do not detect the format from the content\n"
 		   "  --family pm4|v3d        what a raw dump holds (default pm4)\n"
 		   "  --v3d-ver 42|71         V3D version of a raw list (implies --family v3d; default: detected)\n"
 		   "  --base IOVA             GPU address of the first byte of a raw dump (default 0)\n"
@@ -249,8 +252,10 @@ int cmd_decode(int argc, char **argv)
 				format = FORMAT_REPORT;
 			else if (!strcmp(optarg, "rd"))
 				format = FORMAT_RD;
+			else if (!strcmp(optarg, "session"))
+				format = FORMAT_SESSION;
 			else {
-				fprintf(stderr, "ferry decode: unknown format '%s' (raw, report or rd)\n", optarg);
+				fprintf(stderr, "ferry decode: unknown format '%s' (raw, report, rd or session)\n", optarg);
 				return 2;
 			}
 			break;
@@ -309,7 +314,11 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "ferry decode: %s: empty file\n", path);
 		ret = 1;
 	} else {
-		bool v3d_report = format != FORMAT_RAW && format != FORMAT_RD && is_v3d_report(data, len);
+		bool v3d_report = format != FORMAT_RAW && format != FORMAT_RD && format != FORMAT_SESSION &&
+				  is_v3d_report(data, len);
+		/* A session names its own family: detected before --family v3d makes a dump raw. */
+		if (format == FORMAT_AUTO && session_detect(data, len))
+			format = FORMAT_SESSION;
 		if (v3d_report)
 			format = FORMAT_REPORT;
 		else if (format == FORMAT_AUTO && family == FAMILY_V3D)
@@ -327,6 +336,7 @@ int cmd_decode(int argc, char **argv)
 			ret = v3d_report ? decode_v3d_report(data, len) : decode_report(path, data, len, follow);
 			break;
 		case FORMAT_RD: ret = decode_rd(path, data, len, follow, list_buffers); break;
+		case FORMAT_SESSION: ret = decode_session(path, data, len, follow); break;
 		default:
 			ret = family == FAMILY_V3D ? decode_raw_v3d(path, data, len, base, v3d_ver, follow)
 						   : decode_raw(path, data, len, base, follow);

@@ -174,6 +174,9 @@ static int apply_override(struct replay *rp, struct ferry_msm_submit *s, const s
 	return 0;
 }
 
+static int run_submit(struct replay *rp, uint32_t index, struct ferry_msg *m, uint32_t ctx_id, uint32_t queue_id,
+		      uint32_t seqno, uint32_t orig, bool overridden);
+
 int replay_submit(struct replay *rp, struct ferry_msm_submit *s)
 {
 	uint32_t index = rp->submit_index++;
@@ -193,23 +196,74 @@ int replay_submit(struct replay *rp, struct ferry_msm_submit *s)
 	s->flags &= FERRY_SUBMIT_FLAGS;
 	struct ferry_msg m = { .kind = FERRY_MSG_MSM_SUBMIT };
 	m.u.msm_submit = *s;
-	rp->conn.fault.have = false;
-	int ret = rc_request(&rp->conn, &m);
+	int ret = run_submit(rp, index, &m, s->ctx_id, s->queue_id, s->seqno, orig, ov != NULL);
 	free(bos);
+	return ret;
+}
+
+int replay_submit_v3d(struct replay *rp, struct ferry_msg *m)
+{
+	uint32_t index = rp->submit_index++;
+	if ((long)index < rp->first || (rp->last >= 0 && (long)index > rp->last)) {
+		printf("submit %u: skipped\n", index);
+		return 0;
+	}
+	if (override_of(rp, index)) {
+		fprintf(stderr, "ferry replay: --override %u: a V3D submit (overrides take PM4)\n", index);
+		return -1;
+	}
+	/* The three kinds share their leading fields and their fence arrays' meaning. */
+	uint32_t *ctx, *queue, *seqno, *flags, *nr_in;
+	const struct ferry_fence_ref **in;
+	switch (m->kind) {
+	case FERRY_MSG_V3D_SUBMIT_CL: {
+		struct ferry_v3d_submit_cl *s = &m->u.v3d_submit_cl;
+		ctx = &s->ctx_id, queue = &s->queue_id, seqno = &s->seqno, flags = &s->flags;
+		nr_in = &s->nr_in_fences, in = &s->in_fences;
+		break;
+	}
+	case FERRY_MSG_V3D_SUBMIT_TFU: {
+		struct ferry_v3d_submit_tfu *s = &m->u.v3d_submit_tfu;
+		ctx = &s->ctx_id, queue = &s->queue_id, seqno = &s->seqno, flags = &s->flags;
+		nr_in = &s->nr_in_fences, in = &s->in_fences;
+		break;
+	}
+	case FERRY_MSG_V3D_SUBMIT_CSD: {
+		struct ferry_v3d_submit_csd *s = &m->u.v3d_submit_csd;
+		ctx = &s->ctx_id, queue = &s->queue_id, seqno = &s->seqno, flags = &s->flags;
+		nr_in = &s->nr_in_fences, in = &s->in_fences;
+		break;
+	}
+	default:
+		return 0;
+	}
+	uint32_t orig = *seqno;
+	*seqno = next_seqno(rp, *ctx, *queue);
+	*nr_in = 0;
+	*in = NULL;
+	*flags &= m->kind == FERRY_MSG_V3D_SUBMIT_CL ? FERRY_V3D_SUBMIT_CL_FLAGS : FERRY_SUBMIT_FLAGS;
+	return run_submit(rp, index, m, *ctx, *queue, *seqno, orig, false);
+}
+
+static int run_submit(struct replay *rp, uint32_t index, struct ferry_msg *m, uint32_t ctx_id, uint32_t queue_id,
+		      uint32_t seqno, uint32_t orig, bool overridden)
+{
+	rp->conn.fault.have = false;
+	int ret = rc_request(&rp->conn, m);
 	if (ret < 0) {
-		printf("submit %u: ctx %u queue %u seqno %u (captured %u): refused: %s\n", index, s->ctx_id, s->queue_id,
-		       s->seqno, orig, rp->conn.error);
+		printf("submit %u: ctx %u queue %u seqno %u (captured %u): refused: %s\n", index, ctx_id, queue_id,
+		       seqno, orig, rp->conn.error);
 		rp->refused++;
 		return 0; /* later submits may still run: the report says which failed */
 	}
 	int32_t status = 0;
-	if (rc_wait(&rp->conn, s->ctx_id, s->queue_id, s->seqno, &status) < 0) {
+	if (rc_wait(&rp->conn, ctx_id, queue_id, seqno, &status) < 0) {
 		fprintf(stderr, "ferry replay: submit %u: wait: %s\n", index, rp->conn.error);
 		return -1;
 	}
 	rp->ran++;
-	printf("submit %u: ctx %u queue %u seqno %u (captured %u)%s: fence %d %s\n", index, s->ctx_id, s->queue_id,
-	       s->seqno, orig, ov ? " overridden" : "", status, status_name(status));
+	printf("submit %u: ctx %u queue %u seqno %u (captured %u)%s: fence %d %s\n", index, ctx_id, queue_id,
+	       seqno, orig, overridden ? " overridden" : "", status, status_name(status));
 	if (rp->conn.fault.have) {
 		rp->faults++;
 		print_fault(&rp->conn.fault);
@@ -343,11 +397,11 @@ int cmd_replay(int argc, char **argv)
 	if (session) {
 		if (replay_session_check(rp.path, data, len, file_gpu, &family) < 0)
 			goto out_free;
-		if (family != FERRY_FAMILY_MSM) {
-			fprintf(stderr, "ferry replay: %s: a V3D session: V3D replay (address relocation) is not supported yet\n",
-				rp.path);
+		if (family != FERRY_FAMILY_MSM && family != FERRY_FAMILY_V3D) {
+			fprintf(stderr, "ferry replay: %s: a session of unknown GPU family %u\n", rp.path, family);
 			goto out_free;
 		}
+		rp.v3d.ver = strstr(file_gpu, "7.1") ? 71 : 42;
 	} else if (rd_detect(data, len)) {
 		if (replay_rd_check(rp.path, data, len, &gpu_id) < 0)
 			goto out_free;
@@ -387,6 +441,7 @@ int cmd_replay(int argc, char **argv)
 		status = ret < 0 || rp.refused ? 1 : 0;
 	}
 	rc_close(&rp.conn);
+	rv3d_fini(&rp.v3d);
 	if (proc.pid > 0) {
 		int st = ferryd_stop(&proc, 5000);
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "replay_conn.h"
+#include "replay_v3d.h"
 
 struct replay_override {
 	uint32_t submit;
@@ -30,12 +31,17 @@ struct replay {
 	} seqnos[REPLAY_MAX_QUEUES];
 	uint32_t nr_seqnos;
 	unsigned ran, faults, refused;
+	struct rv3d v3d;       /* V3D sessions: captured BO addresses, for relocation */
 };
 
 /* One captured submit (its arrays may be replaced): renumbered, in-fences dropped (the replay
  * runs in order), overridden / skipped as the options say, waited for; prints the result.
  * 0, or -1 when ferryd refused it or the connection failed. */
 int replay_submit(struct replay *rp, struct ferry_msm_submit *s);
+
+/* One captured V3D submit (CL, TFU or CSD), already relocated: renumbered, in-fences dropped,
+ * skipped as --first/--last say, waited for; prints the result like replay_submit. */
+int replay_submit_v3d(struct replay *rp, struct ferry_msg *m);
 
 /* .rd: checks every section first (0, or -1 with a message naming the file and the problem);
  * gpu_id from GPU_ID, else CHIP_ID. */

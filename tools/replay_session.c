@@ -1,5 +1,6 @@
 /* `ferry replay` of a ferry session capture: its frames go back to a ferryd in order (context,
- * queue and BO creation — BOs at their captured addresses — closes, submits), its BO snapshots
+ * queue and BO creation — msm BOs at their captured addresses, V3D ones where the kernel puts
+ * them, the submits relocated (replay_v3d.c) — closes, submits), its BO snapshots
  * are written into the BOs before the submit that follows them. Waits, CPU preps and queries
  * of the original session are not replayed: every submit is waited for anyway. */
 #include <errno.h>
@@ -41,7 +42,8 @@ int replay_session_check(const char *path, const uint8_t *data, size_t len, char
 		if (rec.type == SESSION_REC_FRAME) {
 			if (check_frame(path, &rec, &m) < 0)
 				return -1;
-			submits += m.kind == FERRY_MSG_MSM_SUBMIT;
+			submits += m.kind == FERRY_MSG_MSM_SUBMIT || m.kind == FERRY_MSG_V3D_SUBMIT_CL ||
+				   m.kind == FERRY_MSG_V3D_SUBMIT_TFU || m.kind == FERRY_MSG_V3D_SUBMIT_CSD;
 		} else if (rec.type == SESSION_REC_BO_SNAPSHOT && session_parse_snapshot(&rec, &snap, err, sizeof(err)) < 0) {
 			fprintf(stderr, "ferry replay: %s: %s\n", path, err);
 			return -1;
@@ -76,8 +78,19 @@ static int apply_snapshot(struct replay *rp, const struct session_record *rec)
 	return 0;
 }
 
-static int forward(struct replay *rp, const struct session_record *rec, struct ferry_msg *m)
+static int forward(struct replay *rp, const struct session_record *rec, struct ferry_msg *m, bool v3d)
 {
+	if (v3d && m->kind == FERRY_MSG_BO_CREATE) {
+		/* V3D places BOs itself: the captured address is kept for relocating the submits. */
+		const struct ferry_bo_create *b = &m->u.bo_create;
+		if (rv3d_note_bo(&rp->v3d, b->ctx_id, b->bo_id, b->iova, b->size) < 0) {
+			fprintf(stderr, "ferry replay: %s: out of memory\n", rp->path);
+			return -1;
+		}
+		m->u.bo_create.iova = 0;
+	}
+	if (v3d && m->kind == FERRY_MSG_BO_CLOSE)
+		rv3d_forget_bo(&rp->v3d, m->u.bo_close.ctx_id, m->u.bo_close.bo_id);
 	if (m->kind == FERRY_MSG_BO_CLOSE) {
 		struct rc_bo *bo = rc_find_bo(&rp->conn, m->u.bo_close.ctx_id, m->u.bo_close.bo_id);
 		if (bo)
@@ -99,6 +112,7 @@ int replay_session(struct replay *rp, const uint8_t *data, size_t len)
 	char err[200];
 	if (session_reader_init(&r, data, len, &hdr, err, sizeof(err)) < 0)
 		return -1; /* checked before */
+	bool v3d = hdr.family == FERRY_FAMILY_V3D;
 	while (session_next_record(&r, &rec, err, sizeof(err)) > 0) {
 		int ret = 0;
 		struct ferry_msg m;
@@ -114,10 +128,20 @@ int replay_session(struct replay *rp, const uint8_t *data, size_t len)
 			case FERRY_MSG_QUEUE_CLOSE:
 			case FERRY_MSG_BO_CREATE:
 			case FERRY_MSG_BO_CLOSE:
-				ret = forward(rp, &rec, &m);
+				ret = forward(rp, &rec, &m, v3d);
 				break;
 			case FERRY_MSG_MSM_SUBMIT:
 				ret = replay_submit(rp, &m.u.msm_submit);
+				break;
+			case FERRY_MSG_V3D_SUBMIT_CL:
+			case FERRY_MSG_V3D_SUBMIT_TFU:
+			case FERRY_MSG_V3D_SUBMIT_CSD:
+				if (rv3d_relocate(&rp->v3d, &rp->conn, &m, err, sizeof(err)) < 0) {
+					fprintf(stderr, "ferry replay: %s: %s at offset %zu: %s\n", rp->path,
+						ferry_msg_kind_name(m.kind), rec.offset, err);
+					return -1;
+				}
+				ret = replay_submit_v3d(rp, &m);
 				break;
 			default:
 				break; /* waits, queries: the replay waits for every submit itself */

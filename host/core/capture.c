@@ -119,8 +119,10 @@ int ferry_host_capture_start(struct ferry_host *h, const struct ferry_host_captu
 		HOST_FAIL(-EINVAL, "unknown formats 0x%x", p->formats);
 	if (p->gzip && p->combined)
 		HOST_FAIL(-EINVAL, "--gzip needs one file per submit (a combined file is appended to)");
-	if (h->family != FERRY_FAMILY_MSM)
-		HOST_FAIL(-ENOTSUP, "capture supports msm devices only so far (this is %s)", h->device_name);
+	if (h->family != FERRY_FAMILY_MSM && h->family != FERRY_FAMILY_V3D)
+		HOST_FAIL(-ENOTSUP, "capture supports msm and V3D devices only (this is %s)", h->device_name);
+	if (h->family == FERRY_FAMILY_V3D && p->formats == FERRY_CAPTURE_RD)
+		HOST_FAIL(-EINVAL, "V3D has no .rd format: capture V3D as a session (--format session)");
 	struct host_capture *cap = capture_get(h);
 	if (!cap)
 		HOST_FAIL(-ENOMEM, "out of memory");
@@ -133,6 +135,8 @@ int ferry_host_capture_start(struct ferry_host *h, const struct ferry_host_captu
 	cap->p = *p;
 	if (!cap->p.formats)
 		cap->p.formats = FERRY_CAPTURE_RD | FERRY_CAPTURE_SESSION;
+	if (h->family == FERRY_FAMILY_V3D)
+		cap->p.formats = FERRY_CAPTURE_SESSION; /* "both" means the one V3D has */
 	snprintf(cap->dir, sizeof(cap->dir), "%s", p->dir);
 	cap->p.dir = cap->dir;
 	cap->remaining = p->count;
@@ -340,6 +344,43 @@ void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, stru
 			r->rd_path = (formats & FERRY_CAPTURE_RD) ? strdup(f->rd_path) : NULL;
 			r->session_path = (formats & FERRY_CAPTURE_SESSION) ? strdup(f->session_path) : NULL;
 		}
+	}
+	if (!cap->p.combined) {
+		free(f->bos);
+		free(f);
+	}
+	if (cap->remaining > 0 && --cap->remaining == 0)
+		ferry_host_capture_stop(h);
+}
+
+void capture_submit_v3d(struct host_queue *q, uint32_t seqno, struct host_bo *const *bos, uint32_t nr_bos)
+{
+	struct ferry_host *h = q->ctx->client->host;
+	struct host_capture *cap = h->capture;
+	if (!cap || !cap->active || !cap->frame)
+		return;
+	if ((cap->p.client && cap->p.client != q->ctx->client->id) || (cap->p.context && cap->p.context != q->ctx->id))
+		return;
+	struct capture_file *f = file_for(cap, q, seqno);
+	if (!f) {
+		note_error(h, cap, "submit", -ENOMEM);
+		return;
+	}
+	bool append = f->session_started;
+	ferry_buf_reset(&cap->buf.session);
+	int ret = capture_build_v3d(&cap->buf, f, false, q, bos, nr_bos, cap->frame, cap->frame_len);
+	if (ret < 0)
+		note_error(h, cap, "building the capture", ret);
+	if (ret == 0) {
+		ret = write_file(f->session_path, cap->buf.session.data, cap->buf.session.len, append);
+		if (ret < 0)
+			note_error(h, cap, f->session_path, ret);
+		else
+			snprintf(cap->last_file, sizeof(cap->last_file), "%s", f->session_path);
+	}
+	if (ret == 0) {
+		cap->captured++;
+		cap->files += !append;
 	}
 	if (!cap->p.combined) {
 		free(f->bos);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/uapi_msm.h"
+#include "backend/v3d.h"
 #include "capture_internal.h"
 #include "debug/rd_writer.h"
 #include "debug/session_file.h"
@@ -24,21 +25,29 @@ static int bo_view_open(struct host_bo *bo, struct bo_view *v)
 {
 	v->bo = bo;
 	v->own_map = NULL;
-	if (bo->map) {
-		v->data = bo->map;
+	if (bo->map || bo->v3d_map) {
+		v->data = bo->map ? bo->map : bo->v3d_map;
 		return 0;
 	}
-	if (!bo->ctx->msm)
+	int ret;
+	if (bo->ctx->msm)
+		ret = msm_bo_map(bo->ctx->msm, bo->handle, bo->size, false, &v->own_map);
+	else if (bo->ctx->v3d)
+		ret = v3d_bo_map(bo->ctx->v3d, bo->handle, bo->size, false, &v->own_map);
+	else
 		return -ENOTSUP;
-	int ret = msm_bo_map(bo->ctx->msm, bo->handle, bo->size, false, &v->own_map);
+	if (ret < 0)
+		v->own_map = NULL;
 	v->data = v->own_map;
 	return ret;
 }
 
 static void bo_view_close(struct bo_view *v)
 {
-	if (v->own_map)
+	if (v->own_map && v->bo->ctx->msm)
 		msm_bo_unmap(v->bo->ctx->msm, v->own_map, v->bo->size);
+	else if (v->own_map && v->bo->ctx->v3d)
+		v3d_bo_unmap(v->bo->ctx->v3d, v->own_map, v->bo->size);
 	v->own_map = NULL;
 }
 
@@ -86,7 +95,7 @@ static int file_note_bo(struct capture_file *f, uint32_t bo_id, uint64_t iova, u
 }
 
 static int session_prologue(struct capture_buffers *b, struct capture_file *f, struct host_queue *q,
-			    const struct ferry_msm_submit *s, struct host_bo *const *bos)
+			    struct host_bo *const *bos, uint32_t nr_bos)
 {
 	struct host_ctx *ctx = q->ctx;
 	int ret = 0;
@@ -110,7 +119,7 @@ static int session_prologue(struct capture_buffers *b, struct capture_file *f, s
 			return ret;
 		f->queues_written |= 1ull << q->id;
 	}
-	for (uint32_t i = 0; i < s->nr_bos; i++) {
+	for (uint32_t i = 0; i < nr_bos; i++) {
 		const struct host_bo *bo = bos[i];
 		if (file_has_bo(f, bo->id, bo->iova, bo->size))
 			continue;
@@ -127,7 +136,8 @@ static int session_prologue(struct capture_buffers *b, struct capture_file *f, s
 			if (ret < 0)
 				return ret;
 		}
-		/* Placed where it was: command streams hold absolute addresses. */
+		/* Placed where it was: command streams hold absolute addresses (V3D cannot choose:
+		 * its replay relocates them from this iova). */
 		m.kind = FERRY_MSG_BO_CREATE;
 		m.u.bo_create = (struct ferry_bo_create){
 			.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .flags = bo->flags, .iova = bo->iova,
@@ -136,6 +146,25 @@ static int session_prologue(struct capture_buffers *b, struct capture_file *f, s
 		if (ret < 0)
 			return ret;
 	}
+	return 0;
+}
+
+/* The session file's header and NOTE, once per file. */
+static int session_opening(struct capture_buffers *b, struct capture_file *f, struct host_ctx *ctx, bool post_mortem)
+{
+	struct ferry_host *h = ctx->client->host;
+	if (f->session_started)
+		return 0;
+	int ret = session_write_header(&b->session, ctx->family, h->gpu);
+	if (ret < 0)
+		return ret;
+	char note[256];
+	snprintf(note, sizeof(note), "device: %s\nclient: %s\ncontext: %u\nsnapshots: %s\n", h->device_name,
+		 ctx->client->peer, ctx->id, post_mortem ? "post-mortem" : "submit-time");
+	ret = session_write_record(&b->session, SESSION_REC_NOTE, 0, note, strlen(note));
+	if (ret < 0)
+		return ret;
+	f->session_started = true;
 	return 0;
 }
 
@@ -152,18 +181,8 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 			return ret;
 		f->rd_started = true;
 	}
-	if ((formats & FERRY_CAPTURE_SESSION) && !f->session_started) {
-		ret = session_write_header(&b->session, ctx->family, h->gpu);
-		if (ret < 0)
-			return ret;
-		char note[256];
-		snprintf(note, sizeof(note), "device: %s\nclient: %s\ncontext: %u\nsnapshots: %s\n", h->device_name,
-			 ctx->client->peer, ctx->id, post_mortem ? "post-mortem" : "submit-time");
-		ret = session_write_record(&b->session, SESSION_REC_NOTE, 0, note, strlen(note));
-		if (ret < 0)
-			return ret;
-		f->session_started = true;
-	}
+	if ((formats & FERRY_CAPTURE_SESSION) && (ret = session_opening(b, f, ctx, post_mortem)) < 0)
+		return ret;
 	if (formats & FERRY_CAPTURE_RD) {
 		char cmd[200];
 		snprintf(cmd, sizeof(cmd), "ferry %s/%u ctx=%u queue=%u: fence=%u%s", ctx->client->peer, ctx->client->id,
@@ -173,7 +192,7 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 			return ret;
 	}
 	if (formats & FERRY_CAPTURE_SESSION) {
-		ret = session_prologue(b, f, q, s, bos);
+		ret = session_prologue(b, f, q, bos, s->nr_bos);
 		if (ret < 0)
 			return ret;
 	}
@@ -203,5 +222,27 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 	}
 	if (formats & FERRY_CAPTURE_SESSION)
 		ret = session_write_frame_payload(&b->session, frame_flags, frame, frame_len);
+	return ret;
+}
+
+int capture_build_v3d(struct capture_buffers *b, struct capture_file *f, bool post_mortem, struct host_queue *q,
+		      struct host_bo *const *bos, uint32_t nr_bos, const void *frame, size_t frame_len)
+{
+	struct host_ctx *ctx = q->ctx;
+	int ret = session_opening(b, f, ctx, post_mortem);
+	if (ret == 0)
+		ret = session_prologue(b, f, q, bos, nr_bos);
+	/* Every listed BO: a V3D job's lists, shader records, shaders and uniforms may sit in any of
+	 * them, and the replay relocates addresses inside all of them. */
+	for (uint32_t i = 0; ret == 0 && i < nr_bos; i++) {
+		struct bo_view v = { 0 };
+		ret = bo_view_open(bos[i], &v);
+		if (ret == 0)
+			ret = session_write_snapshot(&b->session, post_mortem ? SESSION_SNAP_POST_MORTEM : 0, ctx->id,
+						     bos[i]->id, bos[i]->iova, 0, v.data, bos[i]->size);
+		bo_view_close(&v);
+	}
+	if (ret == 0)
+		ret = session_write_frame_payload(&b->session, 0, frame, frame_len);
 	return ret;
 }

@@ -39,4 +39,10 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 			 bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
 			 struct host_bo *const *bos, const void *frame, size_t frame_len, uint32_t frame_flags);
 
+/* Appends one V3D submit (CL, TFU or CSD: frame is its wire payload) to b's session: the
+ * context, queue and BOs the file has not created yet, a snapshot of every listed BO, the frame.
+ * V3D has no .rd. 0 or a negative errno. */
+int capture_build_v3d(struct capture_buffers *b, struct capture_file *f, bool post_mortem, struct host_queue *q,
+		      struct host_bo *const *bos, uint32_t nr_bos, const void *frame, size_t frame_len);
+
 #endif

@@ -272,6 +272,9 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 	struct host_queue *q = env->q;
 	bool held = env->unsignaled != 0 || !list_empty(&q->held);
 	int ret;
+	/* Before the kernel can run it: the snapshots are what the job will read. */
+	if (c->host->capture)
+		capture_submit_v3d(q, seqno, env->bos, env->nr_bos);
 	if (held) {
 		ret = sched_hold_v3d(q, seqno, flags, job, env->bos, env->nr_bos, in, nr_in);
 		if (ret == -EAGAIN)

@@ -225,6 +225,16 @@ static void test_capture_and_replay(void)
 	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), rd), 0);
 	CHECK(strstr(out, "CP_MEM_WRITE") != NULL);
 	free(out);
+	/* The session decodes too: its records listed, the submit's PM4 from the BO snapshots, the
+	 * write's target annotated with its BO. */
+	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), ses), 0);
+	char bo_note[64]; /* the write lands in the first page of the data BO (bo 2) */
+	snprintf(bo_note, sizeof(bo_note), "addr: 0x%llx", (unsigned long long)(w.data.iova >> 12));
+	CHECK(strstr(out, "family msm") && strstr(out, "BO_SNAPSHOT") && strstr(out, "(synth)") &&
+	      strstr(out, "CP_MEM_WRITE") && strstr(out, bo_note) && strstr(out, " (bo 2 +0x"));
+	if (!strstr(out, bo_note))
+		fprintf(stderr, "decode of %s said:\n%s\n", ses, out);
+	free(out);
 
 	/* Both formats replay on a fresh ferryd and write what the original wrote. */
 	const char *files[2] = { rd, ses };
@@ -470,11 +480,17 @@ static void test_bad_captures(void)
 		if (!strstr(out, "truncated"))
 			fprintf(stderr, "replay of %s said:\n%s\n", bad, out);
 		free(out);
+		CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
+		CHECK(strstr(out, bad) && strstr(out, "truncated"));
+		free(out);
 	}
 	/* A record of an unknown type right after the session header. */
 	snprintf(bad, sizeof(bad), "%s/corrupt", work);
 	CHECK_EQ(run(NULL, "cp '%s' '%s' && printf '\\377' | dd of='%s' bs=1 seek=32 conv=notrunc", ses, bad, bad), 0);
 	CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
+	CHECK(strstr(out, bad) && strstr(out, "corrupt record at offset 32"));
+	free(out);
+	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
 	CHECK(strstr(out, bad) && strstr(out, "corrupt record at offset 32"));
 	free(out);
 	CHECK_EQ(run(&out, "'%s' replay /dev/null", ferry_bin()), 1);
