@@ -50,6 +50,11 @@ bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno)
 	return ferry_seqno_passed(tl->signaled, seqno);
 }
 
+bool timeline_submitted(const struct fence_timeline *tl, uint32_t seqno)
+{
+	return ferry_seqno_passed(tl->last_submitted, seqno);
+}
+
 void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32_t status)
 {
 	struct host_ctx *ctx = q->ctx;

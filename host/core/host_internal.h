@@ -259,6 +259,9 @@ void timeline_pop(struct fence_timeline *tl);
 /* Publishes a retired seqno: fence page slot, FENCE_SIGNALED event when asked for or failed. */
 void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32_t status);
 bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);
+/* seqno was submitted on this timeline (wrap-aware, judged like timeline_passed: a seqno
+ * 2^31 ahead counts as not submitted, so it is refused rather than waited on forever). */
+bool timeline_submitted(const struct fence_timeline *tl, uint32_t seqno);
 
 /* sched.c */
 int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

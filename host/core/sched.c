@@ -144,7 +144,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		struct host_queue *fq = queue_find(ctx, f->queue_id);
 		if (!fq)
 			HOST_FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, f->queue_id, s->ctx_id);
-		if ((int32_t)(f->seqno - fq->tl.last_submitted) > 0)
+		if (!timeline_submitted(&fq->tl, f->seqno))
 			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
 			     i, f->seqno, f->queue_id, fq->tl.last_submitted);
 		/* The kernel runs one queue in order, so a fence of the same queue needs no hold. */

@@ -179,7 +179,7 @@ static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t q
 		struct host_queue *fq = queue_find(ctx, in[i].queue_id);
 		if (!fq)
 			HOST_FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, in[i].queue_id, ctx_id);
-		if ((int32_t)(in[i].seqno - fq->tl.last_submitted) > 0)
+		if (!timeline_submitted(&fq->tl, in[i].seqno))
 			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
 				  i, in[i].seqno, in[i].queue_id, fq->tl.last_submitted);
 		/* One queue is one kernel queue, run in order: its own fences need no hold. */

@@ -82,7 +82,7 @@ int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	struct host_queue *q = client_lookup_queue(c, r->ctx_id, r->queue_id, true, &ctx, why, n);
 	if (!q)
 		return -ENOENT;
-	if ((int32_t)(r->seqno - q->tl.last_submitted) > 0)
+	if (!timeline_submitted(&q->tl, r->seqno))
 		HOST_FAIL(-EINVAL, "seqno %u was never submitted on queue %u (last %u)", r->seqno, r->queue_id,
 		     q->tl.last_submitted);
 	ctx_progress(ctx); /* answer from the freshest state */

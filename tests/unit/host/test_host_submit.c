@@ -365,6 +365,11 @@ static void test_in_fences_and_wait_deadlines(void)
 	a.seqno = 2;
 	a.in[0].seqno = 5; /* never submitted on queue 0: refused */
 	CHECK_ERROR(&f.hc, req_submit(&f.hc, &a), -EINVAL);
+	/* Exactly 2^31 ahead is as unsubmitted as 4 ahead (wrap-aware compare, not accepted and held
+	 * forever); likewise for a fence wait. */
+	a.in[0].seqno = 1u + 0x80000000u;
+	CHECK_ERROR(&f.hc, req_submit(&f.hc, &a), -EINVAL);
+	CHECK_ERROR(&f.hc, req_fence_wait(&f.hc, 1, 0, 1u + 0x80000000u, 0), -EINVAL);
 
 	uint32_t wait_q1 = req_fence_wait(&f.hc, 1, 1, 1, -1);
 	struct ferry_msg m = { .kind = FERRY_MSG_BO_CPU_PREP };
