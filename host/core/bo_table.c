@@ -111,6 +111,8 @@ void bo_unref(struct host_bo *bo)
 		msm_bo_close(bo->ctx->msm, bo->handle);
 	h->stats.bos--;
 	h->stats.bo_bytes -= bo->size;
+	bo->ctx->client->nr_bos--;
+	bo->ctx->client->bo_bytes -= bo->size;
 	free(bo);
 }
 
@@ -138,6 +140,15 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	if (v3d && r->iova)
 		HOST_FAIL(-EINVAL, "V3D BOs cannot be placed (iova 0x%llx): V3D has one global address space",
 			  (unsigned long long)r->iova);
+
+	const struct ferry_host_config *cfg = &c->host->cfg;
+	if (c->nr_bos >= cfg->max_client_bos)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos)", cfg->max_client_bos);
+	/* c->bo_bytes never exceeds the cap, so the subtraction cannot wrap. */
+	if (size > ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
+			  "%llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes,
+			  (unsigned long long)size);
 
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
@@ -188,6 +199,8 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	}
 	c->host->stats.bos++;
 	c->host->stats.bo_bytes += size;
+	c->nr_bos++;
+	c->bo_bytes += size;
 
 	struct ferry_msg reply = { .kind = FERRY_MSG_BO_CREATED, .seq = m->seq };
 	reply.u.bo_created = (struct ferry_bo_created){

@@ -318,7 +318,7 @@ void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, stru
 	ferry_buf_reset(&cap->buf.rd);
 	ferry_buf_reset(&cap->buf.session);
 	unsigned formats = cap->p.formats;
-	int ret = capture_build_submit(&cap->buf, f, formats, cap->p.full, false, q, s, bos, cap->frame,
+	int ret = capture_build_submit(&cap->buf, f, formats, cap->p.full, UINT64_MAX, false, q, s, bos, cap->frame,
 				       cap->frame_len, 0);
 	if (ret < 0)
 		note_error(h, cap, "building the capture", ret);
@@ -451,8 +451,8 @@ static int write_post_mortem(struct host_capture *cap, struct host_queue *q, str
 	struct capture_file f = { 0 };
 	ferry_buf_reset(&cap->buf.rd);
 	ferry_buf_reset(&cap->buf.session);
-	int ret = capture_build_submit(&cap->buf, &f, FERRY_CAPTURE_RD | FERRY_CAPTURE_SESSION, true, true, q, s, bos,
-				       r->frame, r->len, 0);
+	int ret = capture_build_submit(&cap->buf, &f, FERRY_CAPTURE_RD | FERRY_CAPTURE_SESSION, true,
+				       CAPTURE_POST_MORTEM_OTHER_BYTES, true, q, s, bos, r->frame, r->len, 0);
 	free(f.bos);
 	free(bos);
 	if (ret == 0)

@@ -51,16 +51,26 @@ static void bo_view_close(struct bo_view *v)
 	v->own_map = NULL;
 }
 
-/* Is bos[i] one whose contents the capture keeps: a command buffer (any cmd names it), or
- * every BO with full. */
-static bool bo_dumped(const struct ferry_msm_submit *s, uint32_t i, bool full)
+static bool is_cmd_bo(const struct ferry_msm_submit *s, uint32_t i)
 {
-	if (full)
-		return true;
 	for (uint32_t c = 0; c < s->nr_cmds; c++)
 		if (s->cmds[c].bo_index == i)
 			return true;
 	return false;
+}
+
+/* Is bos[i] one whose contents the capture keeps: a command buffer (any cmd names it) always;
+ * with full, the others too while their total stays within budget (*spent: what they used so
+ * far, never above budget). Called in bos[] order, so the same inputs make the same choices. */
+static bool bo_dumped(const struct ferry_msm_submit *s, uint32_t i, bool full, uint64_t size, uint64_t budget,
+		      uint64_t *spent)
+{
+	if (is_cmd_bo(s, i))
+		return true;
+	if (!full || size > budget - *spent)
+		return false;
+	*spent += size;
+	return true;
 }
 
 static bool file_has_bo(struct capture_file *f, uint32_t bo_id, uint64_t iova, uint64_t size)
@@ -150,7 +160,8 @@ static int session_prologue(struct capture_buffers *b, struct capture_file *f, s
 }
 
 /* The session file's header and NOTE, once per file. */
-static int session_opening(struct capture_buffers *b, struct capture_file *f, struct host_ctx *ctx, bool post_mortem)
+static int session_opening(struct capture_buffers *b, struct capture_file *f, struct host_ctx *ctx, bool post_mortem,
+			   const char *extra_note)
 {
 	struct ferry_host *h = ctx->client->host;
 	if (f->session_started)
@@ -158,9 +169,9 @@ static int session_opening(struct capture_buffers *b, struct capture_file *f, st
 	int ret = session_write_header(&b->session, ctx->family, h->gpu);
 	if (ret < 0)
 		return ret;
-	char note[256];
-	snprintf(note, sizeof(note), "device: %s\nclient: %s\ncontext: %u\nsnapshots: %s\n", h->device_name,
-		 ctx->client->peer, ctx->id, post_mortem ? "post-mortem" : "submit-time");
+	char note[512];
+	snprintf(note, sizeof(note), "device: %s\nclient: %s\ncontext: %u\nsnapshots: %s\n%s", h->device_name,
+		 ctx->client->peer, ctx->id, post_mortem ? "post-mortem" : "submit-time", extra_note);
 	ret = session_write_record(&b->session, SESSION_REC_NOTE, 0, note, strlen(note));
 	if (ret < 0)
 		return ret;
@@ -169,19 +180,34 @@ static int session_opening(struct capture_buffers *b, struct capture_file *f, st
 }
 
 int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsigned formats, bool full,
-			 bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
+			 uint64_t full_budget, bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
 			 struct host_bo *const *bos, const void *frame, size_t frame_len, uint32_t frame_flags)
 {
 	struct host_ctx *ctx = q->ctx;
 	struct ferry_host *h = ctx->client->host;
 	int ret = 0;
+	/* What the budget leaves out, said in the NOTE so a reader knows the snapshots are partial. */
+	char truncated[200] = "";
+	uint64_t spent = 0, left_bytes = 0;
+	uint32_t left = 0;
+	for (uint32_t i = 0; full && i < s->nr_bos; i++) {
+		if (!bo_dumped(s, i, full, bos[i]->size, full_budget, &spent)) {
+			left++;
+			left_bytes += bos[i]->size;
+		}
+	}
+	if (left)
+		snprintf(truncated, sizeof(truncated),
+			 "truncated: %u BOs (%llu bytes) not copied; at most %llu bytes besides the command buffers\n",
+			 left, (unsigned long long)left_bytes, (unsigned long long)full_budget);
+	spent = 0;
 	if ((formats & FERRY_CAPTURE_RD) && !f->rd_started) {
 		ret = rd_write_device(&b->rd, (uint32_t)h->dev.gpu_id, h->dev.chip_id);
 		if (ret < 0)
 			return ret;
 		f->rd_started = true;
 	}
-	if ((formats & FERRY_CAPTURE_SESSION) && (ret = session_opening(b, f, ctx, post_mortem)) < 0)
+	if ((formats & FERRY_CAPTURE_SESSION) && (ret = session_opening(b, f, ctx, post_mortem, truncated)) < 0)
 		return ret;
 	if (formats & FERRY_CAPTURE_RD) {
 		char cmd[200];
@@ -199,7 +225,7 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		struct host_bo *bo = bos[i];
 		struct bo_view v = { 0 };
-		bool dump = bo_dumped(s, i, full) && bo_view_open(bo, &v) == 0;
+		bool dump = bo_dumped(s, i, full, bo->size, full_budget, &spent) && bo_view_open(bo, &v) == 0;
 		if (formats & FERRY_CAPTURE_RD)
 			ret = rd_write_buffer(&b->rd, bo->iova, (uint32_t)bo->size, dump ? v.data : NULL, bo->size);
 		if (ret == 0 && dump && (formats & FERRY_CAPTURE_SESSION))
@@ -229,7 +255,7 @@ int capture_build_v3d(struct capture_buffers *b, struct capture_file *f, bool po
 		      struct host_bo *const *bos, uint32_t nr_bos, const void *frame, size_t frame_len)
 {
 	struct host_ctx *ctx = q->ctx;
-	int ret = session_opening(b, f, ctx, post_mortem);
+	int ret = session_opening(b, f, ctx, post_mortem, "");
 	if (ret == 0)
 		ret = session_prologue(b, f, q, bos, nr_bos);
 	/* Every listed BO: a V3D job's lists, shader records, shaders and uniforms may sit in any of

@@ -33,10 +33,15 @@ struct capture_buffers {
 	struct ferry_buf rd, session, scratch;
 };
 
+/* Post-mortem captures copy the command buffers plus at most this many bytes of other BOs. */
+#define CAPTURE_POST_MORTEM_OTHER_BYTES (64ull << 20)
+
 /* Appends one submit to b (the file's first submit also writes the file's opening). frame is the
- * submit's wire payload. 0 or a negative errno. */
+ * submit's wire payload. Command-buffer BOs are always copied; with full, the other BOs too, in
+ * bos[] order while their total fits full_budget (those left out are counted in the NOTE when
+ * it is written). 0 or a negative errno. */
 int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsigned formats, bool full,
-			 bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
+			 uint64_t full_budget, bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
 			 struct host_bo *const *bos, const void *frame, size_t frame_len, uint32_t frame_flags);
 
 /* Appends one V3D submit (CL, TFU or CSD: frame is its wire payload) to b's session: the

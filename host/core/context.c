@@ -69,6 +69,9 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 			  "allowed by this server; it must be started with --allow-passthrough");
 	if (r->policy != FERRY_POLICY_VALIDATED && r->policy != FERRY_POLICY_PASSTHROUGH)
 		HOST_FAIL(-EINVAL, "unknown policy %u", r->policy);
+	if (c->nr_contexts >= h->cfg.max_client_contexts)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u contexts (ferryd --max-client-contexts)",
+			  h->cfg.max_client_contexts);
 	if (r->family == FERRY_FAMILY_V3D) {
 		int busy = v3d_tenancy_admit(c, why, n);
 		if (busy < 0)
@@ -126,6 +129,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	}
 	list_add_tail(&c->contexts, &ctx->link);
 	h->stats.contexts++;
+	c->nr_contexts++;
 
 	struct ferry_msg reply = { .kind = FERRY_MSG_CONTEXT_CREATED, .seq = m->seq };
 	reply.u.context_created.ctx_id = ctx->id;
@@ -182,6 +186,7 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	if (!list_empty(&ctx->link)) {
 		list_del(&ctx->link);
 		h->stats.contexts--;
+		ctx->client->nr_contexts--;
 	}
 	free(ctx);
 }

@@ -20,6 +20,12 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		h->cfg = *cfg;
 	snprintf(h->gpu, sizeof(h->gpu), "%s", h->cfg.gpu ? h->cfg.gpu : "a630");
 	h->cfg.gpu = h->gpu;
+	if (!h->cfg.max_client_contexts)
+		h->cfg.max_client_contexts = HOST_DEFAULT_MAX_CLIENT_CONTEXTS;
+	if (!h->cfg.max_client_bos)
+		h->cfg.max_client_bos = HOST_DEFAULT_MAX_CLIENT_BOS;
+	if (!h->cfg.max_client_bo_mib)
+		h->cfg.max_client_bo_mib = HOST_DEFAULT_MAX_CLIENT_BO_MIB;
 	list_init(&h->clients);
 	list_init(&h->waits);
 	list_init(&h->timer_ctxs);

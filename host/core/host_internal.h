@@ -21,6 +21,10 @@
  * disconnected. */
 #define HOST_MAX_BAD_FRAMES    64u
 #define HOST_MAX_ERROR_STREAK  4096u
+/* Per-client quota defaults (ferry_host_config.max_client_*, ferryd --max-client-*). */
+#define HOST_DEFAULT_MAX_CLIENT_CONTEXTS 16u
+#define HOST_DEFAULT_MAX_CLIENT_BOS      16384u
+#define HOST_DEFAULT_MAX_CLIENT_BO_MIB   4096u
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
@@ -107,6 +111,10 @@ struct ferry_host_client {
 	uint32_t bad_frames;
 	uint32_t error_streak;
 	uint32_t nr_waits;
+	/* Quota use (ferry_host_config.max_client_*): contexts, and BOs until their last ref goes. */
+	uint32_t nr_contexts;
+	uint32_t nr_bos;
+	uint64_t bo_bytes;
 };
 
 struct host_ctx;
@@ -262,6 +270,9 @@ bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);
 /* seqno was submitted on this timeline (wrap-aware, judged like timeline_passed: a seqno
  * 2^31 ahead counts as not submitted, so it is refused rather than waited on forever). */
 bool timeline_submitted(const struct fence_timeline *tl, uint32_t seqno);
+/* Grows the context's per-submit scratch (kernel BO refs and host BO pointers, one capacity) to
+ * at least nr entries; shared by the msm and V3D submit paths. */
+int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr);
 
 /* sched.c */
 int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

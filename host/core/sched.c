@@ -25,7 +25,7 @@ struct held_submit {
 	struct v3d_job_desc v3d;
 };
 
-static int reserve_scratch(struct host_ctx *ctx, uint32_t nr)
+int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr)
 {
 	if (nr <= ctx->scratch_cap)
 		return 0;
@@ -120,7 +120,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		HOST_FAIL(-EINVAL, "nr_bos %u exceeds %u", s->nr_bos, FERRY_MAX_SUBMIT_BOS);
 	if (s->nr_in_fences > FERRY_MAX_SUBMIT_IN_FENCES)
 		HOST_FAIL(-EINVAL, "nr_in_fences %u exceeds %u", s->nr_in_fences, FERRY_MAX_SUBMIT_IN_FENCES);
-	if (reserve_scratch(ctx, s->nr_bos) < 0)
+	if (ctx_reserve_scratch(ctx, s->nr_bos) < 0)
 		HOST_FAIL(-ENOMEM, "out of memory");
 
 	uint64_t mark = ++ctx->submit_mark;
@@ -245,7 +245,7 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		}
 	} else if (status == 0) {
 		char why[256];
-		int ret = reserve_scratch(ctx, hs->s.nr_bos);
+		int ret = ctx_reserve_scratch(ctx, hs->s.nr_bos);
 		for (uint32_t i = 0; ret == 0 && i < hs->s.nr_bos; i++)
 			ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
 		if (ret == 0)

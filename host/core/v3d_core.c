@@ -109,26 +109,6 @@ struct v3d_submit_env {
 	uint32_t unsignaled; /* in-fences of other queues not yet passed */
 };
 
-static int reserve_ptrs(struct host_ctx *ctx, uint32_t nr)
-{
-	if (nr <= ctx->scratch_cap)
-		return 0;
-	/* Grows the same scratch sched.c uses (refs and bo_ptrs keep one capacity). */
-	uint32_t want = ctx->scratch_cap ? ctx->scratch_cap : 64;
-	while (want < nr)
-		want *= 2;
-	struct msm_submit_bo_ref *refs = realloc(ctx->refs, (size_t)want * sizeof(*refs));
-	if (!refs)
-		return -ENOMEM;
-	ctx->refs = refs;
-	struct host_bo **ptrs = realloc(ctx->bo_ptrs, (size_t)want * sizeof(*ptrs));
-	if (!ptrs)
-		return -ENOMEM;
-	ctx->bo_ptrs = ptrs;
-	ctx->scratch_cap = want;
-	return 0;
-}
-
 static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t queue_id, uint32_t kind,
 			uint32_t seqno, uint32_t flags, uint32_t allowed_flags, const uint32_t *bo_ids,
 			uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in, struct v3d_submit_env *env,
@@ -162,7 +142,7 @@ static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t q
 		HOST_FAIL(-EINVAL, "nr_bos %u exceeds %u", nr_bos, FERRY_MAX_SUBMIT_BOS);
 	if (nr_in > FERRY_MAX_SUBMIT_IN_FENCES)
 		HOST_FAIL(-EINVAL, "nr_in_fences %u exceeds %u", nr_in, FERRY_MAX_SUBMIT_IN_FENCES);
-	if (reserve_ptrs(ctx, nr_bos) < 0)
+	if (ctx_reserve_scratch(ctx, nr_bos) < 0)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	uint64_t mark = ++ctx->submit_mark;
 	for (uint32_t i = 0; i < nr_bos; i++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server.h"
@@ -195,15 +196,59 @@ static struct conn *conn_new(struct server *srv, int fd)
 	return c;
 }
 
+void conn_reserve_fd_open(struct server *srv)
+{
+	srv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* At most one line a second, so a persistent failure cannot flood the log. */
+static void log_accept_failure(struct server *srv, int err)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec == srv->accept_log_sec) {
+		srv->accept_log_suppressed++;
+		return;
+	}
+	if (srv->accept_log_suppressed)
+		ferryd_log(FERRY_LOG_WARN, "accept: %s (%lu more accept failures not logged)", strerror(err),
+			   srv->accept_log_suppressed);
+	else
+		ferryd_log(FERRY_LOG_WARN, "accept: %s", strerror(err));
+	srv->accept_log_sec = now.tv_sec;
+	srv->accept_log_suppressed = 0;
+}
+
+/* Out of fds: the listen fd is level-triggered, so leaving the connection pending would wake us
+ * forever. Free the reserve fd, accept the connection and close it at once (the client sees its
+ * connection closed), then take the reserve back. Returns false when nothing could be shed. */
+static bool shed_one(struct server *srv)
+{
+	if (srv->reserve_fd < 0)
+		conn_reserve_fd_open(srv); /* fds may have been freed since */
+	if (srv->reserve_fd < 0)
+		return false;
+	close(srv->reserve_fd);
+	srv->reserve_fd = -1;
+	int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	conn_reserve_fd_open(srv);
+	return fd >= 0;
+}
+
 int conn_accept_all(struct server *srv)
 {
 	for (;;) {
 		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+			int err = errno;
+			if (err == EAGAIN || err == EINTR || err == ECONNABORTED)
 				return 0;
-			ferryd_log(FERRY_LOG_WARN, "accept: %s", strerror(errno));
-			return -errno;
+			log_accept_failure(srv, err);
+			if ((err == EMFILE || err == ENFILE) && shed_one(srv))
+				continue;
+			return -err;
 		}
 		if (!conn_new(srv, fd)) {
 			ferryd_log(FERRY_LOG_WARN, "cannot set up a new client");

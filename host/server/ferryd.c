@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -53,6 +54,9 @@ static void usage(FILE *f)
 		"                       (default $XDG_RUNTIME_DIR/ferry/captures)\n"
 		"  --capture-trigger PATH  a file holding N captures the next N submits, -1 until\n"
 		"                       it holds 0 (polled every 100 ms)\n"
+		"  --max-client-contexts N  contexts one client may hold (default 16)\n"
+		"  --max-client-bos N   BOs one client may hold, across its contexts (default 16384)\n"
+		"  --max-client-bo-mib N  total MiB of one client's BOs (default 4096)\n"
 		"  --help, --version\n",
 		FERRYD_DEFAULT_GPU);
 }
@@ -81,6 +85,23 @@ static int add_fd(int epfd, int fd, void *tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Many clients each hold several fds (a context's, every BO's): use all the fds we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur != rl.rlim_max) {
+		rlim_t soft = rl.rlim_cur;
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			ferryd_log(FERRY_LOG_WARN, "cannot raise the fd limit: %s", strerror(errno));
+			rl.rlim_cur = soft;
+		}
+	}
+	ferryd_log(FERRY_LOG_INFO, "fd limit %llu", (unsigned long long)rl.rlim_cur);
 }
 
 static void run(struct server *srv)
@@ -120,7 +141,8 @@ int main(int argc, char **argv)
 {
 	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD,
 	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL, OPT_V3D_TENANCY,
-	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER };
+	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
+	       OPT_MAX_CLIENT_BO_MIB };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -139,6 +161,9 @@ int main(int argc, char **argv)
 		{ "trace-file", required_argument, NULL, OPT_TRACE_FILE },
 		{ "capture-dir", required_argument, NULL, OPT_CAPTURE_DIR },
 		{ "capture-trigger", required_argument, NULL, OPT_CAPTURE_TRIGGER },
+		{ "max-client-contexts", required_argument, NULL, OPT_MAX_CLIENT_CONTEXTS },
+		{ "max-client-bos", required_argument, NULL, OPT_MAX_CLIENT_BOS },
+		{ "max-client-bo-mib", required_argument, NULL, OPT_MAX_CLIENT_BO_MIB },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
@@ -148,6 +173,7 @@ int main(int argc, char **argv)
 	const char *trace_file = NULL;
 	const char *capture_dir = NULL, *capture_trigger = NULL;
 	int ready_fd = -1;
+	unsigned quota[3] = { 0, 0, 0 }; /* --max-client-contexts, -bos, -bo-mib; 0 = the host's default */
 	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -211,6 +237,22 @@ int main(int argc, char **argv)
 			ready_fd = (int)v;
 			break;
 		}
+		case OPT_MAX_CLIENT_CONTEXTS:
+		case OPT_MAX_CLIENT_BOS:
+		case OPT_MAX_CLIENT_BO_MIB: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || errno || v == 0 || v > 0xffffffffUL) {
+				static const char *const names[] = { "max-client-contexts", "max-client-bos",
+								     "max-client-bo-mib" };
+				fprintf(stderr, "ferryd: bad --%s '%s' (want 1..4294967295)\n",
+					names[c - OPT_MAX_CLIENT_CONTEXTS], optarg);
+				return 2;
+			}
+			quota[c - OPT_MAX_CLIENT_CONTEXTS] = (unsigned)v;
+			break;
+		}
 		case OPT_HANGCHECK:
 		case OPT_FENCE_TIMEOUT:
 		case OPT_CRASH_DIR:
@@ -245,7 +287,9 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
+	raise_fd_limit();
 	struct server srv = { .epfd = -1, .listen_fd = -1, .signal_fd = -1 };
+	conn_reserve_fd_open(&srv);
 	int status = 1;
 	struct ferry_host_config cfg = {
 		.gpu = gpu,
@@ -257,10 +301,15 @@ int main(int argc, char **argv)
 		.fence_timeout_ms = diag.fence_timeout_ms ? (int)diag.fence_timeout_ms : -1,
 		.max_fault_reports = diag.max_reports,
 		.crash_dir = diag.crash_dir,
+		.max_client_contexts = quota[0],
+		.max_client_bos = quota[1],
+		.max_client_bo_mib = quota[2],
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {
 		ferryd_log(FERRY_LOG_ERROR, "cannot start the host: %s", strerror(-ret));
+		if (srv.reserve_fd >= 0)
+			close(srv.reserve_fd);
 		return 1;
 	}
 	if (capture_ctl_init(&srv, capture_dir, capture_trigger) < 0)
@@ -319,5 +368,7 @@ out:
 		close(srv.signal_fd);
 	if (srv.epfd >= 0)
 		close(srv.epfd);
+	if (srv.reserve_fd >= 0)
+		close(srv.reserve_fd);
 	return status;
 }

@@ -27,6 +27,13 @@ struct server {
 	bool stop;
 	struct control *control; /* the operator's control socket, or NULL */
 	struct capture_ctl *capture; /* capture_ctl.c */
+	/* An fd kept open on /dev/null so that, when the fd table is full, one can be freed to accept
+	 * and at once close (shed) a pending connection instead of spinning on a level-triggered
+	 * EMFILE; -1 when it could not be re-opened. */
+	int reserve_fd;
+	/* accept-failure log rate limit: the second of the last line, failures not logged since. */
+	long accept_log_sec;
+	unsigned long accept_log_suppressed;
 };
 
 /* log.c */
@@ -41,6 +48,8 @@ int ferryd_default_socket_path(char *buf, size_t len);
 int ferryd_listen(const char *path);
 
 /* client_conn.c */
+/* Opens srv->reserve_fd. */
+void conn_reserve_fd_open(struct server *srv);
 int conn_accept_all(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);

@@ -357,6 +357,51 @@ static void test_fault_post_mortem(void)
 	fault_case(false);
 }
 
+/* The post-mortem capture copies the command buffers whole but at most 64 MiB of the other BOs,
+ * and says in its NOTE what it left out. */
+static void test_fault_post_mortem_capped(void)
+{
+	clear_dir(crash_dir);
+	struct writer w;
+	writer_open(&w, FERRY_POLICY_PASSTHROUGH);
+	struct itest_bo big[2];
+	for (int i = 0; i < 2; i++)
+		REQUIRE(itest_bo_new(w.c.ctx, 48u << 20, &big[i]) == 0);
+	struct pm4_builder pb;
+	pm4_builder_init(&pb, w.ib.cpu, 64);
+	uint32_t v = 0xbad;
+	pm4_mem_write(&pb, 0x7f00000000ull, &v, 1);
+	REQUIRE(pm4_builder_ok(&pb));
+	struct ferry_bo *writes[2] = { big[0].bo, big[1].bo };
+	uint32_t seqno;
+	REQUIRE(itest_submit(&w.c, w.ib.bo, 0, pm4_builder_bytes(&pb), writes, 2, &seqno) == 0);
+	CHECK_EQ(ferry_fence_wait(w.c.q, seqno, ITEST_WAIT_NS), -EIO);
+	char ses[256] = "";
+	for (int64_t end = now_ms() + 10000; now_ms() < end; usleep(20000)) {
+		char *text = newest_report();
+		bool reported = text != NULL;
+		free(text);
+		if (reported && count_files(crash_dir, ".ferrycap", ses, sizeof(ses)) == 1)
+			break;
+	}
+	REQUIRE(ses[0]);
+	struct stat st;
+	REQUIRE(stat(ses, &st) == 0);
+	/* One 48 MiB BO copied, the other left out. */
+	CHECK(st.st_size > (48 << 20) && st.st_size < (64 << 20));
+	FILE *f = fopen(ses, "rb");
+	REQUIRE(f);
+	char *data = malloc((size_t)st.st_size);
+	REQUIRE(data);
+	size_t n = fread(data, 1, (size_t)st.st_size, f);
+	fclose(f);
+	CHECK(memmem(data, n, "truncated: 1 BOs (50331648 bytes) not copied", 44) != NULL);
+	free(data);
+	for (int i = 0; i < 2; i++)
+		ferry_bo_close(big[i].bo);
+	writer_close(&w);
+}
+
 static void test_fault_with_capture(void)
 {
 	fault_case(true);
@@ -558,6 +603,7 @@ int main(void)
 	RUN_TEST(test_operator_only);
 	RUN_TEST(test_capture_and_replay);
 	RUN_TEST(test_fault_post_mortem);
+	RUN_TEST(test_fault_post_mortem_capped);
 	RUN_TEST(test_fault_with_capture);
 	RUN_TEST(test_trigger_file);
 	RUN_TEST(test_first_last_override);

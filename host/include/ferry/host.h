@@ -44,6 +44,13 @@ struct ferry_host_config {
 	 * has V3D contexts; others are refused with -EBUSY), true = shared (trusted tenants only:
 	 * V3D has one global address space, see docs/security.md). */
 	bool v3d_shared_tenancy;
+	/* Per-client quotas (0 = the default), so one client cannot exhaust the host's memory or fds;
+	 * a request over one is refused with -EDQUOT before any kernel call. max_client_contexts
+	 * (default 16); max_client_bos: BOs across all the client's contexts (default 16384);
+	 * max_client_bo_mib: their total size in MiB (default 4096). */
+	unsigned max_client_contexts;
+	unsigned max_client_bos;
+	unsigned max_client_bo_mib;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
