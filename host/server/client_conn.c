@@ -138,9 +138,17 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 
 static const struct ferry_host_client_ops conn_ops = { .send = conn_send };
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void read_frames(struct conn *c)
 {
-	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead; i++) {
+	int64_t slice_end = now_ns() + FERRYD_CLIENT_SLICE_NS;
+	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && (i == 0 || now_ns() < slice_end); i++) {
 		int r = ferry_frame_read(c->fd, &c->reader);
 		if (r == 0)
 			return;

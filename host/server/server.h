@@ -13,6 +13,10 @@
 #define FERRYD_OUT_CAP (8u << 20)
 /* Frames handled per client per wakeup, so one busy client cannot starve the others. */
 #define FERRYD_FRAMES_PER_WAKEUP 64
+/* Handling time one client gets per pass before the others are served: a submit can cost
+ * milliseconds to validate, and the listen fds are level-triggered, so what is left in the
+ * client's socket is simply reported again on the next epoll_wait. */
+#define FERRYD_CLIENT_SLICE_NS (2 * 1000 * 1000)
 
 struct conn;
 struct control;
