@@ -431,27 +431,23 @@ static enum v3d_cle_status rendering_mode(struct v3d_cle *cle, const uint8_t *pk
 			return V3D_CLE_YIELD;
 		case V3D42_RMC_ZS_CLEAR_VALUES:
 			return V3D_CLE_YIELD;
-		case V3D42_RMC_CLEAR_COLORS_PART1: {
-			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
-				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
-			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
-			set_clear_bits(rt, 0, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_LOW32));
-			set_clear_bits(rt, 32, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_NEXT24));
-			return V3D_CLE_YIELD;
-		}
-		case V3D42_RMC_CLEAR_COLORS_PART2: {
-			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
-				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
-			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
-			set_clear_bits(rt, 56, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR2_MIDLOW32));
-			set_clear_bits(rt, 88, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR2_MIDHIGH24));
-			return V3D_CLE_YIELD;
-		}
+		case V3D42_RMC_CLEAR_COLORS_PART1:
+		case V3D42_RMC_CLEAR_COLORS_PART2:
 		case V3D42_RMC_CLEAR_COLORS_PART3: {
+			/* The three parts carry bits 0..55, 56..111 and 112..127 of one RT's clear color. */
+			uint64_t sub = v3d_cl_get(p, V3D42_CL_RMC_SUB_ID);
 			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
 				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
 			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
-			set_clear_bits(rt, 112, 16, v3d_cl_get(p, V3D42_CL_RMC_CLEAR3_HIGH16));
+			if (sub == V3D42_RMC_CLEAR_COLORS_PART1) {
+				set_clear_bits(rt, 0, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_LOW32));
+				set_clear_bits(rt, 32, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_NEXT24));
+			} else if (sub == V3D42_RMC_CLEAR_COLORS_PART2) {
+				set_clear_bits(rt, 56, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR2_MIDLOW32));
+				set_clear_bits(rt, 88, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR2_MIDHIGH24));
+			} else {
+				set_clear_bits(rt, 112, 16, v3d_cl_get(p, V3D42_CL_RMC_CLEAR3_HIGH16));
+			}
 			return V3D_CLE_YIELD;
 		}
 		default:
