@@ -19,7 +19,7 @@ static void test_in_order(void)
 	struct itest_bo ib, data;
 	REQUIRE(itest_bo_new(c.ctx, 128 * 1024, &ib) == 0);
 	REQUIRE(itest_bo_new(c.ctx, 4096, &data) == 0);
-	enum { N = 300, SLOT = 64 };
+	enum { N = 300, SLOT = 64, LAST = 1000 /* dword: the index of the submit that ran last */ };
 	uint32_t seq[N];
 	uint32_t first_expected = ferry_queue_next_seqno(c.q);
 	for (uint32_t i = 0; i < N; i++) {
@@ -29,6 +29,7 @@ static void test_in_order(void)
 		uint32_t v = i;
 		for (uint32_t k = 0; k <= i % 8; k++)
 			pm4_mem_write(&b, data.iova + (i % 512) * 4, &v, 1);
+		pm4_mem_write(&b, data.iova + LAST * 4, &v, 1);
 		REQUIRE(pm4_builder_ok(&b));
 		struct ferry_queue *q = c.q;
 		struct ferry_cmd cmd = { ib.bo, i * SLOT * 4, pm4_builder_bytes(&b), 0 };
@@ -48,13 +49,21 @@ static void test_in_order(void)
 		for (int k = 0; k < last_signaled; k++)
 			CHECK(ferry_fence_signaled(q, seq[k]));
 	}
-	/* Waiting for a middle one leaves everything before it signaled. */
+	/* Waiting for a middle one: that submit and every one before it has run (its write is in
+	 * memory), not only been reported signaled; the last one to run is at least that far. */
 	CHECK_EQ(ferry_fence_wait(c.q, seq[N / 2], ITEST_WAIT_NS), 0);
-	for (uint32_t k = 0; k <= N / 2; k++)
+	for (uint32_t k = 0; k <= N / 2; k++) {
 		CHECK(ferry_fence_signaled(c.q, seq[k]));
+		CHECK_EQ(data.cpu[k], k);
+	}
+	CHECK(data.cpu[LAST] >= N / 2 && data.cpu[LAST] < N);
 	CHECK_EQ(ferry_fence_wait(c.q, seq[N - 1], ITEST_WAIT_NS), 0);
-	for (uint32_t k = 0; k < N; k++)
+	for (uint32_t k = 0; k < N; k++) {
 		CHECK(ferry_fence_signaled(c.q, seq[k]));
+		CHECK_EQ(data.cpu[k], k);
+	}
+	/* Run in submission order: the submit that wrote LAST last is the last one submitted. */
+	CHECK_EQ(data.cpu[LAST], N - 1);
 
 	/* The second queue's timeline is its own: nothing submitted there is signaled. */
 	uint32_t q2_next = ferry_queue_next_seqno(q2);
