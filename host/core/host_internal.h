@@ -124,6 +124,8 @@ struct host_bo {
 	struct host_ctx *ctx;
 	uint32_t id, handle, flags;
 	uint32_t refs; /* the table's, plus held submits' and waits' */
+	uint32_t held; /* how many submits held for in-fences list it (sched.c), so a cpu_prep
+			* check is O(1) instead of a walk over every held submit's BOs */
 	uint64_t size, iova;
 	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
 	void *map;            /* validated contexts: read-only host mapping, for the BO's lifetime */

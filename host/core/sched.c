@@ -82,6 +82,7 @@ static struct held_submit *hold(struct host_ctx *ctx, const struct ferry_msm_sub
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		hs->bos[i] = ctx->bo_ptrs[i];
 		bo_ref(hs->bos[i]);
+		hs->bos[i]->held++;
 	}
 	return hs;
 }
@@ -90,8 +91,10 @@ static void held_free(struct host_ctx *ctx, struct held_submit *hs)
 {
 	list_del(&hs->link);
 	ctx->nr_held--;
-	for (uint32_t i = 0; i < hs->s.nr_bos; i++)
+	for (uint32_t i = 0; i < hs->s.nr_bos; i++) {
+		hs->bos[i]->held--;
 		bo_unref(hs->bos[i]);
+	}
 	free(hs);
 }
 
@@ -303,6 +306,7 @@ int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const s
 	for (uint32_t i = 0; i < nr_bos; i++) {
 		hs->bos[i] = bos[i];
 		bo_ref(bos[i]);
+		bos[i]->held++;
 	}
 	for (uint32_t i = 0; i < nr_in; i++) {
 		struct host_queue *fq = queue_find(ctx, in[i].queue_id);
@@ -365,18 +369,8 @@ void sched_forget_queue(struct host_queue *gone)
 
 bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo)
 {
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-		struct host_queue *q = ctx->queues[id];
-		if (!q)
-			continue;
-		for (struct list *l = q->held.next; l != &q->held; l = l->next) {
-			struct held_submit *hs = list_entry(l, struct held_submit, link);
-			for (uint32_t i = 0; i < hs->s.nr_bos; i++)
-				if (hs->bos[i] == bo)
-					return true;
-		}
-	}
-	return false;
+	(void)ctx;
+	return bo->held != 0;
 }
 
 void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const struct sched_held_view *v), void *arg)
