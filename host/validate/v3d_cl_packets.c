@@ -283,6 +283,12 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 				   s->level == V3DVAL_LEVEL_TILE_LIST ? "generic tile list" : "sub-list");
 
 	switch (op) {
+	case V3D_CL_START_TILE_BINNING:
+		/* Without this job's own binning config the binner would run on whatever config the
+		 * hardware still holds (another context's), and qms/qts would bound nothing. */
+		if (!f->tbm)
+			return v3dval_fail(v, w, V3DVAL_ERR_STATE, 0, "Start Tile Binning without a Tile Binning Mode Cfg before it");
+		return 0;
 	case V3D_CL_TILE_RENDERING_MODE_CFG:
 		return rendering_mode(v, w, p);
 	case V3D_CL_MULTICORE_RENDERING_SUPERTILE_CFG:

@@ -493,6 +493,14 @@ static void test_tile_memory(void)
 		/* 64 x 32 pixels of 64x64 tiles: 1 tile, qms 64 */
 		raster_copy_lists(&h, 64, 32, TA, &j);
 		H_ACCEPT(&h, &j);
+		/* The binner started without this job's own binning config: refused (it would run on
+		 * the config the hardware still holds, unbounded by qms/qts). */
+		uint8_t pkt[16];
+		struct h_job nocfg = bin_job(&h, pkt, pack(pkt, V3D_CL_START_TILE_BINNING, ver));
+		nocfg.qma = TA;
+		nocfg.qms = 64;
+		H_REJECT(&h, &nocfg, V3DVAL_ERR_STATE, "without a Tile Binning Mode Cfg");
+		raster_copy_lists(&h, 64, 32, TA, &j);
 		j.qts = TA + 0x10000;
 		H_ACCEPT(&h, &j);
 		j.qts = TA + 0x20000 - 128; /* 256 B per tile */
