@@ -126,6 +126,14 @@ int ferry_bo_iova(struct ferry_bo *bo, uint64_t *iova)
 	return r;
 }
 
+int ferry_bo_fd(struct ferry_bo *bo)
+{
+	int r = ferry_bo_wait_created(bo);
+	if (r < 0)
+		return r;
+	return bo->fd >= 0 ? bo->fd : -EBADF;
+}
+
 uint64_t ferry_bo_size(const struct ferry_bo *bo)
 {
 	return bo->size;

@@ -83,3 +83,77 @@ int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 	pthread_mutex_unlock(&dev->lock);
 	return r;
 }
+
+struct fence_many_arg {
+	const struct ferry_fence_point *f;
+	uint32_t count;
+	bool wait_all;
+	uint32_t first;
+};
+
+/* An entry is done when its seqno passed or the host rejected its submit. */
+static bool point_done(const struct ferry_fence_point *p)
+{
+	return page_signaled(p->q, p->seqno) || rejected(p->q, p->seqno);
+}
+
+static bool many_done(void *arg)
+{
+	struct fence_many_arg *a = arg;
+	for (uint32_t i = 0; i < a->count; i++) {
+		bool d = point_done(&a->f[i]);
+		if (!a->wait_all && d) {
+			a->first = i;
+			return true;
+		}
+		if (a->wait_all && !d)
+			return false;
+	}
+	a->first = 0;
+	return a->wait_all;
+}
+
+/* The waiters word of every context involved, once each (dev->lock held). */
+static void many_waiters(const struct ferry_fence_point *f, uint32_t count, int delta)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		bool seen = false;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = f[j].q->ctx == f[i].q->ctx;
+		if (!seen)
+			atomic_fetch_add(&f[i].q->ctx->page->waiters, delta);
+	}
+}
+
+int ferry_fence_wait_many(const struct ferry_fence_point *fences, uint32_t count, bool wait_all,
+			  int64_t timeout_ns, uint32_t *first)
+{
+	if (count == 0) {
+		if (first)
+			*first = 0;
+		return 0;
+	}
+	struct ferry_device *dev = fences[0].q->ctx->dev;
+	for (uint32_t i = 1; i < count; i++)
+		if (fences[i].q->ctx->dev != dev)
+			return -EINVAL;
+	int64_t deadline = ferry_deadline(timeout_ns);
+	struct fence_many_arg arg = { fences, count, wait_all, 0 };
+
+	pthread_mutex_lock(&dev->lock);
+	int r = 0;
+	if (!many_done(&arg)) {
+		many_waiters(fences, count, 1);
+		r = ferry_pump_wait(dev, many_done, &arg, deadline);
+		many_waiters(fences, count, -1);
+	}
+	if (r == 0) {
+		/* The error of the fence that ended the wait; for "all", the first failed one. */
+		for (uint32_t i = wait_all ? 0 : arg.first; i < (wait_all ? count : arg.first + 1) && r == 0; i++)
+			r = fence_error(fences[i].q, fences[i].seqno);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (first)
+		*first = arg.first;
+	return r;
+}

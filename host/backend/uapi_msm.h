@@ -290,6 +290,15 @@ _Static_assert(DRM_IOCTL_MSM_GEM_MADVISE == 0xc00c6448u, "GEM_MADVISE nr");
 _Static_assert(DRM_IOCTL_MSM_SUBMITQUEUE_NEW == 0xc00c644au, "SUBMITQUEUE_NEW nr");
 _Static_assert(DRM_IOCTL_MSM_SUBMITQUEUE_CLOSE == 0x4004644bu, "SUBMITQUEUE_CLOSE nr");
 _Static_assert(DRM_IOCTL_MSM_SUBMITQUEUE_QUERY == 0x4018644cu, "SUBMITQUEUE_QUERY nr");
+/* What DRM_IOCTL_VERSION reports (drivers/gpu/drm/msm/msm_drv.c, Linux 6.1). Turnip wants
+ * major 1 and checks the minor for features (1.9 = submitqueue priorities, syncobjs). */
+#define MSM_DRIVER_NAME       "msm"
+#define MSM_DRIVER_DESC       "MSM Snapdragon DRM"
+#define MSM_DRIVER_DATE       "20130625"
+#define MSM_DRIVER_MAJOR      1
+#define MSM_DRIVER_MINOR      9
+#define MSM_DRIVER_PATCHLEVEL 0
+
 /* The DRM core ioctls the sim and backends use, from libdrm. */
 _Static_assert(DRM_IOCTL_GEM_CLOSE == 0x40086409u, "GEM_CLOSE nr");
 _Static_assert(DRM_IOCTL_PRIME_HANDLE_TO_FD == 0xc00c642du, "PRIME_HANDLE_TO_FD nr");

@@ -277,4 +277,12 @@ _Static_assert(DRM_V3D_PARAM_SUPPORTS_MULTISYNC_EXT == 11, "SUPPORTS_MULTISYNC_E
 _Static_assert(DRM_V3D_PARAM_CONTEXT_RESET_COUNTER == 16, "CONTEXT_RESET_COUNTER");
 _Static_assert(V3D_CACHE_CLEAN == 4, "v3d_queue");
 
+/* What DRM_IOCTL_VERSION reports (drivers/gpu/drm/v3d/v3d_drv.c, Linux 6.1). */
+#define V3D_DRIVER_NAME       "v3d"
+#define V3D_DRIVER_DESC       "Broadcom V3D graphics"
+#define V3D_DRIVER_DATE       "20180419"
+#define V3D_DRIVER_MAJOR      1
+#define V3D_DRIVER_MINOR      0
+#define V3D_DRIVER_PATCHLEVEL 0
+
 #endif

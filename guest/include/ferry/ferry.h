@@ -57,6 +57,10 @@ int ferry_bo_map(struct ferry_bo *bo, void **ptr);
 int ferry_bo_iova(struct ferry_bo *bo, uint64_t *iova);
 uint64_t ferry_bo_size(const struct ferry_bo *bo);
 uint32_t ferry_bo_id(const struct ferry_bo *bo);
+/* The BO's shared memory (a memfd ferryd passed), for callers that map it themselves (the uAPI
+ * shim's mmap). Borrowed: valid until ferry_bo_close; waits for the host's answer the first time.
+ * Returns the fd or a negative errno. */
+int ferry_bo_fd(struct ferry_bo *bo);
 /* Waits for the GPU to be done with the BO (MSM_PREP_* op). timeout_ns < 0 = forever. */
 int ferry_bo_cpu_prep(struct ferry_bo *bo, uint32_t op, int64_t timeout_ns);
 void ferry_bo_close(struct ferry_bo *bo);
@@ -131,6 +135,17 @@ bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno);
 /* Sleeps (never spins) until seqno signaled or timeout_ns passed (< 0 = forever). Returns 0,
  * -ETIMEDOUT, or the fence's error (-EIO for a GPU fault, ...). */
 int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns);
+
+/* Waits for several fences (all of one device) at once: all of them (wait_all) or any one.
+ * Returns 0 (then *first, if not NULL, is the index of a signaled entry: the first in array order
+ * for "any", 0 for "all"), -ETIMEDOUT, or the error a fence completed with (a failed fence counts
+ * as done). -EINVAL if the entries span devices. */
+struct ferry_fence_point {
+	struct ferry_queue *q;
+	uint32_t seqno;
+};
+int ferry_fence_wait_many(const struct ferry_fence_point *fences, uint32_t count, bool wait_all,
+			  int64_t timeout_ns, uint32_t *first);
 
 /* Fault reports received for this context, oldest first; NULL when none. The report stays owned
  * by the context until it is destroyed. */

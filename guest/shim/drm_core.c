@@ -1,0 +1,208 @@
+/* The DRM core ioctls a render node answers (drm_ioctl.c, drm_prime.c, drm_syncobj.c), for the
+ * ferry shim: identity and caps from the served GPU, GEM handles and syncobjs from this open. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/uapi_msm.h"
+#include "backend/uapi_v3d.h"
+#include "shim_ferry.h"
+
+/* DRM_IOCTL_VERSION: the kernel copies min(user length, actual) and reports the actual. */
+static void copy_str(uint64_t ptr, size_t *user_len, const char *s)
+{
+	size_t n = strlen(s);
+	if (ptr && *user_len)
+		memcpy((void *)(uintptr_t)ptr, s, n < *user_len ? n : *user_len);
+	*user_len = n;
+}
+
+static int core_version(struct shim_dev *dev, struct drm_version *v)
+{
+	bool msm = dev->family == SHIM_FAMILY_MSM;
+	v->version_major = msm ? MSM_DRIVER_MAJOR : V3D_DRIVER_MAJOR;
+	v->version_minor = msm ? MSM_DRIVER_MINOR : V3D_DRIVER_MINOR;
+	v->version_patchlevel = msm ? MSM_DRIVER_PATCHLEVEL : V3D_DRIVER_PATCHLEVEL;
+	copy_str((uintptr_t)v->name, &v->name_len, msm ? MSM_DRIVER_NAME : V3D_DRIVER_NAME);
+	copy_str((uintptr_t)v->date, &v->date_len, msm ? MSM_DRIVER_DATE : V3D_DRIVER_DATE);
+	copy_str((uintptr_t)v->desc, &v->desc_len, msm ? MSM_DRIVER_DESC : V3D_DRIVER_DESC);
+	return 0;
+}
+
+static int core_get_cap(struct drm_get_cap *c)
+{
+	switch (c->capability) {
+	case DRM_CAP_TIMESTAMP_MONOTONIC: c->value = 1; return 0;
+	case DRM_CAP_PRIME: c->value = DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT; return 0;
+	case DRM_CAP_SYNCOBJ: c->value = 1; return 0;
+	/* Timeline syncobjs are not offered; Vulkan's runtime then emulates timelines. */
+	case DRM_CAP_SYNCOBJ_TIMELINE: c->value = 0; return 0;
+	}
+	return -EOPNOTSUPP; /* the other caps need a KMS driver, as drm_getcap says */
+}
+
+static int core_set_client_cap(struct drm_set_client_cap *c)
+{
+	switch (c->capability) {
+	case DRM_CLIENT_CAP_STEREO_3D:
+	case DRM_CLIENT_CAP_UNIVERSAL_PLANES:
+	case DRM_CLIENT_CAP_ATOMIC:
+	case DRM_CLIENT_CAP_ASPECT_RATIO:
+	case DRM_CLIENT_CAP_WRITEBACK_CONNECTORS:
+		return -EOPNOTSUPP; /* KMS only */
+	}
+	return -EINVAL;
+}
+
+static int core_gem_close(struct shim_dev *dev, struct drm_gem_close *c)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct shim_bo *b = shim_bo_lookup(dev, c->handle);
+	if (b)
+		dev->bos[c->handle] = NULL;
+	pthread_mutex_unlock(&dev->lock);
+	if (!b)
+		return -EINVAL;
+	ferry_bo_close(b->bo);
+	free(b);
+	return 0;
+}
+
+static int core_prime_to_fd(struct shim_dev *dev, struct drm_prime_handle *p)
+{
+	if (p->flags & ~(uint32_t)(DRM_CLOEXEC | DRM_RDWR))
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	struct shim_bo *b = shim_bo_lookup(dev, p->handle);
+	struct ferry_bo *bo = b ? b->bo : NULL;
+	pthread_mutex_unlock(&dev->lock);
+	if (!bo)
+		return -ENOENT;
+	int fd = ferry_bo_fd(bo);
+	if (fd < 0)
+		return fd;
+	int d = fcntl(fd, (p->flags & DRM_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+	if (d < 0)
+		return -errno;
+	p->fd = d;
+	return 0;
+}
+
+/* Import finds the BO among this open's own (same shared-memory file): BOs of other opens or
+ * other processes would need a cross-context import ferry does not offer yet. */
+static int core_prime_from_fd(struct shim_dev *dev, struct drm_prime_handle *p)
+{
+	struct stat want;
+	if (fstat(p->fd, &want) < 0)
+		return -EBADF;
+	pthread_mutex_lock(&dev->lock);
+	uint32_t n = dev->nr_bo_slots;
+	pthread_mutex_unlock(&dev->lock);
+	for (uint32_t h = 1; h < n; h++) {
+		pthread_mutex_lock(&dev->lock);
+		struct shim_bo *b = h < dev->nr_bo_slots ? dev->bos[h] : NULL;
+		struct ferry_bo *bo = b ? b->bo : NULL;
+		pthread_mutex_unlock(&dev->lock);
+		int fd = bo ? ferry_bo_fd(bo) : -1;
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == want.st_ino && st.st_dev == want.st_dev) {
+			p->handle = h;
+			return 0;
+		}
+	}
+	shim_log(false, "PRIME import of a buffer this open did not create: not supported");
+	return -EINVAL;
+}
+
+static int core_syncobj_wait(struct shim_dev *dev, struct drm_syncobj_wait *w)
+{
+	uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+	if (w->flags & ~known)
+		return -EINVAL;
+	if (w->count_handles == 0)
+		return -EINVAL;
+	if (w->pad)
+		return -EINVAL;
+	const uint32_t *handles = (const uint32_t *)(uintptr_t)w->handles;
+	if (!handles)
+		return -EFAULT;
+	return shim_syncobj_wait(dev, handles, w->count_handles, w->timeout_nsec, w->flags, &w->first_signaled);
+}
+
+static int syncobj_array(struct shim_dev *dev, struct drm_syncobj_array *a, int (*op)(struct shim_dev *, uint32_t))
+{
+	if (a->pad || a->count_handles == 0)
+		return -EINVAL;
+	const uint32_t *h = (const uint32_t *)(uintptr_t)a->handles;
+	if (!h)
+		return -EFAULT;
+	/* The kernel looks every handle up before touching any. */
+	for (uint32_t i = 0; i < a->count_handles; i++) {
+		pthread_mutex_lock(&dev->lock);
+		bool ok = h[i] > 0 && h[i] < dev->nr_syncobj_slots && dev->syncobjs[h[i]];
+		pthread_mutex_unlock(&dev->lock);
+		if (!ok)
+			return -ENOENT;
+	}
+	for (uint32_t i = 0; i < a->count_handles; i++)
+		op(dev, h[i]);
+	return 0;
+}
+
+int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int *ret)
+{
+	unsigned nr = _IOC_NR(request);
+	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
+		return 0;
+	if (!arg) {
+		*ret = -EFAULT;
+		return 1;
+	}
+	switch (request) {
+	case DRM_IOCTL_VERSION: *ret = core_version(dev, arg); break;
+	case DRM_IOCTL_GET_CAP: *ret = core_get_cap(arg); break;
+	case DRM_IOCTL_SET_CLIENT_CAP: *ret = core_set_client_cap(arg); break;
+	case DRM_IOCTL_GEM_CLOSE: *ret = core_gem_close(dev, arg); break;
+	case DRM_IOCTL_PRIME_HANDLE_TO_FD: *ret = core_prime_to_fd(dev, arg); break;
+	case DRM_IOCTL_PRIME_FD_TO_HANDLE: *ret = core_prime_from_fd(dev, arg); break;
+	case DRM_IOCTL_SYNCOBJ_CREATE: {
+		struct drm_syncobj_create *c = arg;
+		*ret = (c->flags & ~(uint32_t)DRM_SYNCOBJ_CREATE_SIGNALED)
+			       ? -EINVAL
+			       : shim_syncobj_create(dev, c->flags & DRM_SYNCOBJ_CREATE_SIGNALED, &c->handle);
+		break;
+	}
+	case DRM_IOCTL_SYNCOBJ_DESTROY: {
+		struct drm_syncobj_destroy *d = arg;
+		*ret = d->pad ? -EINVAL : shim_syncobj_destroy(dev, d->handle);
+		break;
+	}
+	case DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD: {
+		struct drm_syncobj_handle *h = arg;
+		*ret = h->pad ? -EINVAL : shim_syncobj_to_fd(dev, h->handle, h->flags, &h->fd);
+		break;
+	}
+	case DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE: {
+		struct drm_syncobj_handle *h = arg;
+		*ret = (h->pad || h->flags) ? -EINVAL : shim_syncobj_from_fd(dev, h->fd, &h->handle);
+		break;
+	}
+	case DRM_IOCTL_SYNCOBJ_WAIT: *ret = core_syncobj_wait(dev, arg); break;
+	case DRM_IOCTL_SYNCOBJ_RESET: *ret = syncobj_array(dev, arg, shim_syncobj_reset); break;
+	case DRM_IOCTL_SYNCOBJ_SIGNAL: *ret = syncobj_array(dev, arg, shim_syncobj_signal); break;
+	case DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT:
+	case DRM_IOCTL_SYNCOBJ_QUERY:
+	case DRM_IOCTL_SYNCOBJ_TRANSFER:
+	case DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL:
+		*ret = -EOPNOTSUPP; /* no timeline syncobjs (DRM_CAP_SYNCOBJ_TIMELINE = 0) */
+		break;
+	default:
+		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
+		*ret = -EINVAL;
+		break;
+	}
+	return 1;
+}

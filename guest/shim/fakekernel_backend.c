@@ -1,0 +1,81 @@
+/* libferry-fakekernel.so's backend: the node is ferry's simulated msm or v3d kernel, in this
+ * process, with no ferryd and no boundary: the native baseline ferry's overheads are measured
+ * against. FERRY_GPU picks the part (the names ferryd's --gpu takes; default a630). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "backend/kdev.h"
+#include "shim.h"
+#include "sim/sim_msm.h"
+#include "sim/sim_v3d.h"
+
+struct shim_dev {
+	struct kdev *kd;
+};
+
+static struct sim_msm_device *msm;
+static struct sim_v3d_device *v3d;
+
+int shim_backend_identify(struct shim_identity *out)
+{
+	const char *gpu = getenv("FERRY_GPU");
+	if (!gpu || !*gpu)
+		gpu = "a630";
+	int r;
+	if (strncmp(gpu, "v3d-", 4) == 0) {
+		r = sim_v3d_device_create(gpu, &v3d);
+		out->family = SHIM_FAMILY_V3D;
+	} else {
+		r = sim_msm_device_create(gpu, &msm);
+		out->family = SHIM_FAMILY_MSM;
+	}
+	if (r < 0) {
+		shim_log(true, "no simulated GPU '%s' (FERRY_GPU): %s", gpu, strerror(-r));
+		return r;
+	}
+	snprintf(out->gpu, sizeof(out->gpu), "%s", gpu);
+	return 0;
+}
+
+int shim_backend_open(struct shim_dev **out)
+{
+	const struct shim_identity *id = shim_identity();
+	if (!id)
+		return -ENODEV;
+	struct shim_dev *dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->kd = id->family == SHIM_FAMILY_V3D ? sim_v3d_open(v3d) : sim_msm_open(msm);
+	if (!dev->kd) {
+		free(dev);
+		return -ENOMEM;
+	}
+	*out = dev;
+	return 0;
+}
+
+void shim_backend_close(struct shim_dev *dev)
+{
+	dev->kd->ops->close(dev->kd);
+	free(dev);
+}
+
+int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
+{
+	return dev->kd->ops->ioctl(dev->kd, request, arg);
+}
+
+void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset)
+{
+	/* The simulated kernel picks the address, as for any mapping without MAP_FIXED. */
+	if (flags & MAP_FIXED) {
+		(void)addr;
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return dev->kd->ops->mmap(dev->kd, len, prot, flags, (uint64_t)offset);
+}

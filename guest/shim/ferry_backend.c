@@ -1,0 +1,198 @@
+/* libferry-shim.so's backend: the node is ferryd's GPU. The process holds one connection
+ * (FERRY_SOCKET, else libferry's default path); each open of the node is one ferry context. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "shim_ferry.h"
+
+static struct ferry_device *g_dev;
+
+struct ferry_device *shim_ferry_device(void)
+{
+	return g_dev;
+}
+
+int shim_backend_identify(struct shim_identity *out)
+{
+	int r = ferry_device_open(NULL, &g_dev);
+	if (r < 0) {
+		char path[256] = "";
+		ferry_default_socket_path(path, sizeof(path));
+		const char *env = getenv("FERRY_SOCKET");
+		shim_log(true, "cannot reach ferryd at %s: %s", env && *env ? env : path, strerror(-r));
+		return r;
+	}
+	uint32_t family;
+	const char *name;
+	r = ferry_device_info(g_dev, &family, &name);
+	if (r < 0) {
+		shim_log(true, "ferryd did not describe its GPU: %s", ferry_device_last_error(g_dev));
+		return r;
+	}
+	if (family != FERRY_FAMILY_MSM && family != FERRY_FAMILY_V3D) {
+		shim_log(true, "ferryd serves GPU family %u, which the shim does not know", family);
+		return -ENODEV;
+	}
+	out->family = family == FERRY_FAMILY_MSM ? SHIM_FAMILY_MSM : SHIM_FAMILY_V3D;
+	snprintf(out->gpu, sizeof(out->gpu), "%s", name);
+	return 0;
+}
+
+int shim_backend_open(struct shim_dev **out)
+{
+	const struct shim_identity *id = shim_identity();
+	if (!id)
+		return -ENODEV;
+	struct shim_dev *dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	pthread_mutex_init(&dev->lock, NULL);
+	dev->family = id->family;
+	/* Validated unless the operator lets this guest through (ferryd --allow-passthrough). */
+	const char *pol = getenv("FERRY_POLICY");
+	uint32_t policy = pol && strcmp(pol, "passthrough") == 0 ? FERRY_POLICY_PASSTHROUGH : FERRY_POLICY_VALIDATED;
+	int r = ferry_context_create(g_dev, id->family == SHIM_FAMILY_MSM ? FERRY_FAMILY_MSM : FERRY_FAMILY_V3D,
+				     policy, &dev->ctx);
+	if (r < 0) {
+		shim_log(true, "ferryd refused a context: %s", ferry_device_last_error(g_dev));
+		pthread_mutex_destroy(&dev->lock);
+		free(dev);
+		return r;
+	}
+	*out = dev;
+	return 0;
+}
+
+void shim_backend_close(struct shim_dev *dev)
+{
+	/* Syncobjs let go of this open's fences before its queues go. */
+	shim_syncobj_release_dev(dev);
+	shim_syncobj_destroy_all(dev);
+	if (dev->family == SHIM_FAMILY_MSM)
+		shim_msm_close(dev);
+	else
+		shim_v3d_close(dev);
+	for (uint32_t i = 1; i < dev->nr_bo_slots; i++) {
+		if (dev->bos[i]) {
+			ferry_bo_close(dev->bos[i]->bo);
+			free(dev->bos[i]);
+		}
+	}
+	free(dev->bos);
+	ferry_context_destroy(dev->ctx);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
+{
+	int ret;
+	if (shim_core_ioctl(dev, request, arg, &ret))
+		return ret;
+	if (!arg)
+		return -EFAULT;
+	return dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
+}
+
+/* Fake offsets carry the handle in the high half, as no BO reaches 4 GiB here. */
+uint64_t shim_bo_mmap_offset(uint32_t handle)
+{
+	return (uint64_t)handle << 32;
+}
+
+void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset)
+{
+	uint64_t off = (uint64_t)offset;
+	uint32_t handle = (uint32_t)(off >> 32);
+	uint64_t within = off & 0xffffffffu;
+	pthread_mutex_lock(&dev->lock);
+	struct shim_bo *b = shim_bo_lookup(dev, handle);
+	struct ferry_bo *bo = b ? b->bo : NULL;
+	uint64_t size = b ? b->size : 0;
+	pthread_mutex_unlock(&dev->lock);
+	/* As drm_gem_mmap: an offset no BO has, or a range past its end, is EINVAL/EACCES. */
+	if (!bo || len == 0 || within > size || len > size - within) {
+		errno = !bo ? EINVAL : EACCES;
+		return MAP_FAILED;
+	}
+	int fd = ferry_bo_fd(bo);
+	if (fd < 0) {
+		errno = -fd;
+		return MAP_FAILED;
+	}
+	/* BOs are shared memory: a private mapping would hide the GPU's writes. */
+	return mmap(addr, len, prot, (flags & ~MAP_PRIVATE) | MAP_SHARED, fd, (off_t)within);
+}
+
+uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_queue)
+{
+	ferry_device_poll_events(g_dev);
+	uint32_t n = 0;
+	const struct ferry_fault_info *f;
+	for (unsigned i = 0; (f = ferry_context_fault(dev->ctx, i)) != NULL; i++)
+		if (!only_queue || f->queue_id == queue_id)
+			n++;
+	return n;
+}
+
+int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index)
+{
+	uint32_t i = 1;
+	while (i < *nr && (*slots)[i])
+		i++;
+	if (i >= *nr) {
+		uint32_t want = *nr < 16 ? 16 : *nr * 2;
+		if (want <= *nr)
+			return -ENOMEM;
+		void **grown = realloc(*slots, (size_t)want * sizeof(void *));
+		if (!grown)
+			return -ENOMEM;
+		memset(grown + *nr, 0, (size_t)(want - *nr) * sizeof(void *));
+		*slots = grown;
+		if (*nr == 0)
+			i = 1;
+		*nr = want;
+	}
+	(*slots)[i] = item;
+	*index = i;
+	return 0;
+}
+
+struct shim_bo *shim_bo_lookup(struct shim_dev *dev, uint32_t handle)
+{
+	return handle > 0 && handle < dev->nr_bo_slots ? dev->bos[handle] : NULL;
+}
+
+int shim_bo_add(struct shim_dev *dev, struct ferry_bo *bo, uint32_t flags, uint32_t *handle)
+{
+	struct shim_bo *b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->bo = bo;
+	b->size = ferry_bo_size(bo);
+	b->flags = flags;
+	pthread_mutex_lock(&dev->lock);
+	int r = shim_slot_alloc((void ***)&dev->bos, &dev->nr_bo_slots, b, handle);
+	pthread_mutex_unlock(&dev->lock);
+	if (r < 0)
+		free(b);
+	return r;
+}
+
+int64_t shim_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t shim_timeout_from_abs(int64_t abs_ns)
+{
+	int64_t now = shim_now_ns();
+	return abs_ns <= now ? 0 : abs_ns - now;
+}

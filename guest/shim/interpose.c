@@ -1,0 +1,383 @@
+/* The libc entry points a DRM driver stack reaches the kernel through, overridden by LD_PRELOAD:
+ * paths ferry owns (shim_vfs_lookup) and fds standing for the node (shim_fd_dev) are answered
+ * here; everything else goes to the next definition (libc). munmap is not overridden: every BO
+ * mapping handed out is a real shared-memory mapping that libc's munmap undoes. */
+/* The plain and the 64 names are separate symbols to override; with 64-bit off_t they are the
+ * same functions (this file is only built for LP64 targets). */
+#undef _FILE_OFFSET_BITS
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static void *next_sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p)
+		shim_log(true, "libc has no %s", name);
+	return p;
+}
+
+/* The next definition of a symbol, looked up once. */
+#define NEXT(type, name)                                                   \
+	static __typeof__(type) next_##name;                                         \
+	if (!next_##name)                                                  \
+		next_##name = (type)next_sym(#name);                       \
+	if (!next_##name) {                                                \
+		errno = ENOSYS;                                            \
+		return -1;                                                 \
+	}
+
+/* ---- opening ---- */
+
+/* A memfd holding a virtual file's bytes, positioned at 0. */
+static int vfile_fd(const struct shim_vnode *n, int flags)
+{
+	int fd = memfd_create("ferry-sysfs", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	if (write(fd, n->content, n->content_len) != (ssize_t)n->content_len || lseek(fd, 0, SEEK_SET) != 0) {
+		int e = errno ? errno : EIO;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static int node_open(int flags)
+{
+	/* The number comes from a real fd so nobody else gets it while the node is open. */
+	int fd = open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	if (fd < 0)
+		return -1;
+	struct shim_dev *dev;
+	int r = shim_backend_open(&dev);
+	if (r == 0) {
+		r = shim_fd_install(fd, dev);
+		if (r < 0)
+			shim_backend_close(dev);
+	}
+	if (r < 0) {
+		close(fd);
+		errno = -r;
+		return -1;
+	}
+	shim_log(false, "opened the render node as fd %d", fd);
+	return fd;
+}
+
+/* open() of a path we own: -2 means "not ours". */
+static int vopen(const char *path, int flags)
+{
+	struct shim_vnode n;
+	if (!shim_vfs_lookup(path, &n))
+		return -2;
+	switch (n.kind) {
+	case SHIM_VNODE_DEV:
+		return node_open(flags);
+	case SHIM_VNODE_FILE:
+		if ((flags & O_ACCMODE) != O_RDONLY) {
+			errno = EACCES;
+			return -1;
+		}
+		return vfile_fd(&n, flags);
+	case SHIM_VNODE_NONE:
+		errno = ENOENT;
+		return -1;
+	case SHIM_VNODE_DISPLAY:
+		shim_log(false, "the display node is listed for v3dv but not offered");
+		errno = EACCES;
+		return -1;
+	default:
+		/* Directories are listed through opendir; an fd on one is not offered. */
+		errno = EACCES;
+		return -1;
+	}
+}
+
+static int open_mode(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | __O_TMPFILE)) ? va_arg(ap, int) : 0;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = open_mode(flags, ap);
+	va_end(ap);
+	int r = vopen(path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(const char *, int, ...), open);
+	return next_open(path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = open_mode(flags, ap);
+	va_end(ap);
+	int r = vopen(path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(const char *, int, ...), open64);
+	return next_open64(path, flags, mode);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	int r = vopen(path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(const char *, int), __open_2);
+	return next___open_2(path, flags);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	int r = vopen(path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(const char *, int), __open64_2);
+	return next___open64_2(path, flags);
+}
+
+/* openat with a relative path is relative to some directory fd: never ours. */
+static int vopenat(int dirfd, const char *path, int flags)
+{
+	(void)dirfd;
+	return path && path[0] == '/' ? vopen(path, flags) : -2;
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = open_mode(flags, ap);
+	va_end(ap);
+	int r = vopenat(dirfd, path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(int, const char *, int, ...), openat);
+	return next_openat(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = open_mode(flags, ap);
+	va_end(ap);
+	int r = vopenat(dirfd, path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(int, const char *, int, ...), openat64);
+	return next_openat64(dirfd, path, flags, mode);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	int r = vopenat(dirfd, path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(int, const char *, int), __openat_2);
+	return next___openat_2(dirfd, path, flags);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	int r = vopenat(dirfd, path, flags);
+	if (r != -2)
+		return r;
+	NEXT(int (*)(int, const char *, int), __openat64_2);
+	return next___openat64_2(dirfd, path, flags);
+}
+
+static FILE *vfopen(const char *path, const char *mode, bool *ours)
+{
+	struct shim_vnode n;
+	*ours = shim_vfs_lookup(path, &n);
+	if (!*ours)
+		return NULL;
+	if (n.kind != SHIM_VNODE_FILE) {
+		errno = n.kind == SHIM_VNODE_NONE ? ENOENT : EACCES;
+		return NULL;
+	}
+	if (strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+')) {
+		errno = EACCES;
+		return NULL;
+	}
+	int fd = vfile_fd(&n, strchr(mode, 'e') ? O_CLOEXEC : 0);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	bool ours;
+	FILE *f = vfopen(path, mode, &ours);
+	if (ours)
+		return f;
+	static FILE *(*next)(const char *, const char *);
+	if (!next && !(next = (FILE * (*)(const char *, const char *)) next_sym("fopen")))
+		return NULL;
+	return next(path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	bool ours;
+	FILE *f = vfopen(path, mode, &ours);
+	if (ours)
+		return f;
+	static FILE *(*next)(const char *, const char *);
+	if (!next && !(next = (FILE * (*)(const char *, const char *)) next_sym("fopen64")))
+		return NULL;
+	return next(path, mode);
+}
+
+/* ---- fd life ---- */
+
+EXPORT int close(int fd)
+{
+	NEXT(int (*)(int), close);
+	if (shim_fd_dev(fd))
+		shim_fd_forget(fd);
+	return next_close(fd);
+}
+
+EXPORT int dup(int fd)
+{
+	NEXT(int (*)(int), dup);
+	int r = next_dup(fd);
+	if (r >= 0)
+		shim_fd_dup(fd, r);
+	return r;
+}
+
+EXPORT int dup2(int fd, int fd2)
+{
+	NEXT(int (*)(int, int), dup2);
+	int r = next_dup2(fd, fd2);
+	if (r >= 0 && fd != fd2) {
+		if (shim_fd_dev(fd2))
+			shim_fd_forget(fd2);
+		shim_fd_dup(fd, fd2);
+	}
+	return r;
+}
+
+EXPORT int dup3(int fd, int fd2, int flags)
+{
+	NEXT(int (*)(int, int, int), dup3);
+	int r = next_dup3(fd, fd2, flags);
+	if (r >= 0) {
+		if (shim_fd_dev(fd2))
+			shim_fd_forget(fd2);
+		shim_fd_dup(fd, fd2);
+	}
+	return r;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	/* Every fcntl argument is an int or a pointer; long carries both here. */
+	long arg = va_arg(ap, long);
+	va_end(ap);
+	NEXT(int (*)(int, int, ...), fcntl);
+	int r = next_fcntl(fd, cmd, arg);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		shim_fd_dup(fd, r);
+	return r;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	long arg = va_arg(ap, long);
+	va_end(ap);
+	NEXT(int (*)(int, int, ...), fcntl64);
+	int r = next_fcntl64(fd, cmd, arg);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		shim_fd_dup(fd, r);
+	return r;
+}
+
+/* ---- the kernel interface ---- */
+
+EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	struct shim_dev *dev = shim_fd_dev(fd);
+	if (!dev) {
+		NEXT(int (*)(int, unsigned long, ...), ioctl);
+		return next_ioctl(fd, request, arg);
+	}
+	int r = _IOC_TYPE(request) == 'd' ? shim_backend_ioctl(dev, request, arg) : -ENOTTY;
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return r;
+}
+
+static void *vmmap(void *addr, size_t len, int prot, int flags, int fd, off_t off, bool *ours)
+{
+	struct shim_dev *dev = fd >= 0 ? shim_fd_dev(fd) : NULL;
+	*ours = dev != NULL;
+	return dev ? shim_backend_mmap(dev, addr, len, prot, flags, off) : MAP_FAILED;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	bool ours;
+	void *p = vmmap(addr, len, prot, flags, fd, off, &ours);
+	if (ours)
+		return p;
+	static void *(*next)(void *, size_t, int, int, int, off_t);
+	if (!next && !(next = (void *(*)(void *, size_t, int, int, int, off_t))next_sym("mmap"))) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	return next(addr, len, prot, flags, fd, off);
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	bool ours;
+	void *p = vmmap(addr, len, prot, flags, fd, (off_t)off, &ours);
+	if (ours)
+		return p;
+	static void *(*next)(void *, size_t, int, int, int, off64_t);
+	if (!next && !(next = (void *(*)(void *, size_t, int, int, int, off64_t))next_sym("mmap64"))) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	return next(addr, len, prot, flags, fd, off);
+}

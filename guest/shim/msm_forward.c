@@ -1,0 +1,483 @@
+/* The msm driver ioctls (Linux 6.1 uAPI, driver 1.9) answered through libferry: GEM BOs are
+ * ferry BOs, submitqueues are ferry queues and their fence seqnos are ferry seqnos. Every check
+ * the kernel makes before queueing work is made here first, so the driver gets the kernel's
+ * errno synchronously rather than a failed fence later. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/uapi_msm.h"
+#include "shim_ferry.h"
+
+static struct ferry_queue *queue_lookup(struct shim_dev *dev, uint32_t id)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct ferry_queue *q = id < dev->nr_queue_slots ? dev->queues[id] : NULL;
+	pthread_mutex_unlock(&dev->lock);
+	if (q || id != 0)
+		return q;
+	/* Queue 0 is the default one every open of the kernel has; made on first use here. */
+	struct ferry_queue *made;
+	if (ferry_queue_create(dev->ctx, 0, &made) < 0)
+		return NULL;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->nr_queue_slots == 0) {
+		dev->queues = calloc(16, sizeof(*dev->queues));
+		dev->nr_queue_slots = dev->queues ? 16 : 0;
+	}
+	if (dev->nr_queue_slots && !dev->queues[0]) {
+		dev->queues[0] = made;
+		made = NULL;
+	}
+	q = dev->nr_queue_slots ? dev->queues[0] : NULL;
+	pthread_mutex_unlock(&dev->lock);
+	if (made)
+		ferry_queue_close(made);
+	return q;
+}
+
+static struct ferry_bo *bo_lookup(struct shim_dev *dev, uint32_t handle, uint64_t *size)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct shim_bo *b = shim_bo_lookup(dev, handle);
+	struct ferry_bo *bo = b ? b->bo : NULL;
+	if (size)
+		*size = b ? b->size : 0;
+	pthread_mutex_unlock(&dev->lock);
+	return bo;
+}
+
+static int get_param(struct shim_dev *dev, struct drm_msm_param *p)
+{
+	if (p->pipe != MSM_PIPE_3D0 || p->pad || p->len)
+		return -EINVAL;
+	switch (p->param) {
+	case MSM_PARAM_FAULTS:
+		p->value = shim_fault_count(dev, 0, false);
+		return 0;
+	case MSM_PARAM_SUSPENDS:
+		p->value = 0; /* the remote GPU's power state is not visible here */
+		return 0;
+	case MSM_PARAM_PP_PGTABLE:
+		p->value = 0;
+		return 0;
+	}
+	uint64_t v;
+	int r = ferry_device_param(shim_ferry_device(), p->param, &v);
+	if (r < 0)
+		return -EINVAL; /* what the kernel says for a parameter it does not know */
+	p->value = v;
+	return 0;
+}
+
+static int set_param(struct drm_msm_param *p)
+{
+	if (p->pipe != MSM_PIPE_3D0 || p->pad)
+		return -EINVAL;
+	switch (p->param) {
+	case MSM_PARAM_COMM:
+	case MSM_PARAM_CMDLINE:
+		/* Only names the process in the kernel's crash dumps; ferryd names the client. */
+		return 0;
+	case MSM_PARAM_SYSPROF:
+		return -EPERM; /* needs CAP_SYS_ADMIN on the host */
+	}
+	return -EINVAL;
+}
+
+static int gem_new(struct shim_dev *dev, struct drm_msm_gem_new *a)
+{
+	if (a->flags & ~(uint32_t)MSM_BO_FLAGS)
+		return -EINVAL;
+	if (a->size == 0)
+		return -EINVAL;
+	struct ferry_bo *bo;
+	int r = ferry_bo_new(dev->ctx, a->size, a->flags, &bo);
+	if (r < 0)
+		return r;
+	r = shim_bo_add(dev, bo, a->flags, &a->handle);
+	if (r < 0)
+		ferry_bo_close(bo);
+	return r;
+}
+
+static int gem_info(struct shim_dev *dev, struct drm_msm_gem_info *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	switch (a->info) {
+	case MSM_INFO_GET_OFFSET:
+	case MSM_INFO_GET_IOVA:
+	case MSM_INFO_SET_IOVA:
+		if (a->len)
+			return -EINVAL;
+		break;
+	case MSM_INFO_SET_NAME:
+	case MSM_INFO_GET_NAME:
+		break;
+	default:
+		return -EINVAL;
+	}
+	struct ferry_bo *bo = bo_lookup(dev, a->handle, NULL);
+	if (!bo)
+		return -ENOENT;
+	switch (a->info) {
+	case MSM_INFO_GET_OFFSET:
+		a->value = shim_bo_mmap_offset(a->handle);
+		return 0;
+	case MSM_INFO_GET_IOVA: {
+		uint64_t iova;
+		int r = ferry_bo_iova(bo, &iova);
+		if (r < 0)
+			return r;
+		a->value = iova;
+		return 0;
+	}
+	case MSM_INFO_SET_IOVA:
+		/* The host places BOs; a driver choosing addresses would need them at creation. */
+		shim_log(false, "MSM_INFO_SET_IOVA is not offered");
+		return -EINVAL;
+	case MSM_INFO_SET_NAME:
+		return a->len >= 32 ? -EINVAL : 0; /* debug names stay with the driver */
+	case MSM_INFO_GET_NAME:
+		a->len = 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int cpu_prep(struct shim_dev *dev, struct drm_msm_gem_cpu_prep *a)
+{
+	if (a->op & ~(uint32_t)MSM_PREP_FLAGS)
+		return -EINVAL;
+	struct ferry_bo *bo = bo_lookup(dev, a->handle, NULL);
+	if (!bo)
+		return -ENOENT;
+	int64_t abs = a->timeout.tv_sec * 1000000000 + a->timeout.tv_nsec;
+	return ferry_bo_cpu_prep(bo, a->op, (a->op & MSM_PREP_NOSYNC) ? 0 : shim_timeout_from_abs(abs));
+}
+
+/* The in-syncobjs: fences on this open's queues become ferry in-fences; a fence of another
+ * open (another ferry context) is waited for here, before the submit goes out. */
+static int gather_in_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_submit *a,
+			      struct ferry_fence_ref *refs, uint32_t *nrefs)
+{
+	*nrefs = 0;
+	for (uint32_t i = 0; i < a->nr_in_syncobjs; i++) {
+		struct drm_msm_gem_submit_syncobj d = { 0 };
+		memcpy(&d, (const char *)(uintptr_t)a->in_syncobjs + (size_t)i * a->syncobj_stride,
+		       a->syncobj_stride < sizeof(d) ? a->syncobj_stride : sizeof(d));
+		if (d.point)
+			return -EOPNOTSUPP; /* no timeline syncobjs */
+		if (d.flags & ~(uint32_t)MSM_SUBMIT_SYNCOBJ_FLAGS)
+			return -EINVAL;
+		struct shim_fence_src f;
+		bool has;
+		int r = shim_syncobj_fence(dev, d.handle, &f, &has);
+		if (r < 0)
+			return r;
+		if (!has)
+			continue;
+		if (f.owner == dev) {
+			refs[(*nrefs)++] = (struct ferry_fence_ref){ ferry_queue_id(f.q), f.seqno };
+		} else {
+			ferry_fence_wait(f.q, f.seqno, -1);
+		}
+	}
+	return 0;
+}
+
+static int check_out_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_submit *a)
+{
+	for (uint32_t i = 0; i < a->nr_out_syncobjs; i++) {
+		struct drm_msm_gem_submit_syncobj d = { 0 };
+		memcpy(&d, (const char *)(uintptr_t)a->out_syncobjs + (size_t)i * a->syncobj_stride,
+		       a->syncobj_stride < sizeof(d) ? a->syncobj_stride : sizeof(d));
+		if (d.point)
+			return -EOPNOTSUPP;
+		if (d.flags)
+			return -EINVAL;
+		pthread_mutex_lock(&dev->lock);
+		bool ok = d.handle > 0 && d.handle < dev->nr_syncobj_slots && dev->syncobjs[d.handle];
+		pthread_mutex_unlock(&dev->lock);
+		if (!ok)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+static void after_submit(struct shim_dev *dev, const struct drm_msm_gem_submit *a, struct shim_fence_src f)
+{
+	for (uint32_t i = 0; (a->flags & MSM_SUBMIT_SYNCOBJ_IN) && i < a->nr_in_syncobjs; i++) {
+		struct drm_msm_gem_submit_syncobj d = { 0 };
+		memcpy(&d, (const char *)(uintptr_t)a->in_syncobjs + (size_t)i * a->syncobj_stride,
+		       a->syncobj_stride < sizeof(d) ? a->syncobj_stride : sizeof(d));
+		if (d.flags & MSM_SUBMIT_SYNCOBJ_RESET)
+			shim_syncobj_reset(dev, d.handle);
+	}
+	for (uint32_t i = 0; (a->flags & MSM_SUBMIT_SYNCOBJ_OUT) && i < a->nr_out_syncobjs; i++) {
+		struct drm_msm_gem_submit_syncobj d = { 0 };
+		memcpy(&d, (const char *)(uintptr_t)a->out_syncobjs + (size_t)i * a->syncobj_stride,
+		       a->syncobj_stride < sizeof(d) ? a->syncobj_stride : sizeof(d));
+		shim_syncobj_attach(dev, d.handle, f);
+	}
+}
+
+static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
+{
+	if (MSM_PIPE_ID(a->flags) != MSM_PIPE_3D0 || a->pad)
+		return -EINVAL;
+	uint32_t flags = MSM_PIPE_FLAGS(a->flags);
+	if (flags & ~(uint32_t)MSM_SUBMIT_FLAGS)
+		return -EINVAL;
+	if (flags & MSM_SUBMIT_SUDO)
+		return -EINVAL; /* needs CONFIG_DRM_MSM_GPU_SUDO and CAP_SYS_RAWIO */
+	if (flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT | MSM_SUBMIT_FENCE_SN_IN)) {
+		/* No fd here is a sync_file, so FD_IN fails as the kernel would; OUT and SN_IN
+		 * are not offered. */
+		shim_log(false, "GEM_SUBMIT flags 0x%x: sync_file fences and userspace seqnos are not offered", flags);
+		return -EINVAL;
+	}
+	struct ferry_queue *q = queue_lookup(dev, a->queueid);
+	if (!q)
+		return -ENOENT;
+	bool sync_in = flags & MSM_SUBMIT_SYNCOBJ_IN, sync_out = flags & MSM_SUBMIT_SYNCOBJ_OUT;
+	if ((sync_in && a->nr_in_syncobjs) || (sync_out && a->nr_out_syncobjs)) {
+		if (a->syncobj_stride == 0 || a->syncobj_stride > 4096)
+			return -EINVAL;
+	}
+	const struct drm_msm_gem_submit_bo *ubos = (const void *)(uintptr_t)a->bos;
+	const struct drm_msm_gem_submit_cmd *ucmds = (const void *)(uintptr_t)a->cmds;
+	if ((a->nr_bos && !ubos) || (a->nr_cmds && !ucmds))
+		return -EFAULT;
+	if (a->nr_bos > (1u << 20) || a->nr_cmds > (1u << 16))
+		return -EINVAL;
+
+	struct ferry_submit_bo *bos = calloc(a->nr_bos ? a->nr_bos : 1, sizeof(*bos));
+	uint64_t *sizes = calloc(a->nr_bos ? a->nr_bos : 1, sizeof(*sizes));
+	struct ferry_cmd *cmds = calloc(a->nr_cmds ? a->nr_cmds : 1, sizeof(*cmds));
+	uint32_t nin = sync_in ? a->nr_in_syncobjs : 0;
+	struct ferry_fence_ref *in = calloc(nin ? nin : 1, sizeof(*in));
+	int r = 0;
+	if (!bos || !sizes || !cmds || !in) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < a->nr_bos; i++) {
+		if (ubos[i].flags & ~(uint32_t)MSM_SUBMIT_BO_FLAGS) {
+			r = -EINVAL;
+			goto out;
+		}
+		bos[i].bo = bo_lookup(dev, ubos[i].handle, &sizes[i]);
+		if (!bos[i].bo) {
+			r = -EINVAL; /* msm: "invalid handle" */
+			goto out;
+		}
+		bos[i].flags = ubos[i].flags & (MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE | MSM_SUBMIT_BO_DUMP);
+	}
+	for (uint32_t i = 0; i < a->nr_cmds; i++) {
+		const struct drm_msm_gem_submit_cmd *c = &ucmds[i];
+		if ((c->type != MSM_SUBMIT_CMD_BUF && c->type != MSM_SUBMIT_CMD_IB_TARGET_BUF &&
+		     c->type != MSM_SUBMIT_CMD_CTX_RESTORE_BUF) ||
+		    c->submit_idx >= a->nr_bos || (c->size % 4) || (c->submit_offset % 4) || c->size == 0 ||
+		    (uint64_t)c->submit_offset + c->size > sizes[c->submit_idx]) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (c->nr_relocs) {
+			shim_log(false, "GEM_SUBMIT with relocs: not offered (drivers since msm 1.4 use none)");
+			r = -EINVAL;
+			goto out;
+		}
+		cmds[i] = (struct ferry_cmd){ bos[c->submit_idx].bo, c->submit_offset, c->size, c->type };
+	}
+	uint32_t nrefs = 0;
+	if (sync_in && (r = gather_in_syncobjs(dev, a, in, &nrefs)) < 0)
+		goto out;
+	if (sync_out && (r = check_out_syncobjs(dev, a)) < 0)
+		goto out;
+	struct ferry_submit s = {
+		.cmds = cmds, .nr_cmds = a->nr_cmds, .bos = bos, .nr_bos = a->nr_bos,
+		.in_fences = in, .nr_in_fences = nrefs,
+	};
+	uint32_t seqno;
+	r = ferry_submit(q, &s, &seqno);
+	if (r < 0)
+		goto out;
+	a->fence = seqno;
+	after_submit(dev, a, (struct shim_fence_src){ q, seqno, dev });
+out:
+	free(bos);
+	free(sizes);
+	free(cmds);
+	free(in);
+	return r;
+}
+
+static int wait_fence(struct shim_dev *dev, struct drm_msm_wait_fence *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	struct ferry_queue *q = queue_lookup(dev, a->queueid);
+	if (!q)
+		return -ENOENT;
+	uint32_t last = ferry_queue_next_seqno(q) - 1;
+	if ((int32_t)(a->fence - last) > 0)
+		return -EINVAL; /* a fence never submitted, as msm_wait_fence refuses */
+	int64_t abs = a->timeout.tv_sec * 1000000000 + a->timeout.tv_nsec;
+	int r = ferry_fence_wait(q, a->fence, shim_timeout_from_abs(abs));
+	if (r == -ETIMEDOUT && !ferry_fence_signaled(q, a->fence))
+		return -ETIMEDOUT;
+	return 0; /* a fence that completed with an error is still signaled */
+}
+
+static int gem_madvise(struct shim_dev *dev, struct drm_msm_gem_madvise *a)
+{
+	if (a->madv != MSM_MADV_WILLNEED && a->madv != MSM_MADV_DONTNEED)
+		return -EINVAL;
+	if (!bo_lookup(dev, a->handle, NULL))
+		return -ENOENT;
+	a->retained = 1; /* ferry never purges a BO's memory behind the driver's back */
+	return 0;
+}
+
+static int submitqueue_new(struct shim_dev *dev, struct drm_msm_submitqueue *a)
+{
+	if (a->flags & ~(uint32_t)MSM_SUBMITQUEUE_FLAGS)
+		return -EINVAL;
+	uint64_t prios = 0;
+	if (ferry_device_param(shim_ferry_device(), MSM_PARAM_PRIORITIES, &prios) == 0 && a->prio >= prios)
+		return -EINVAL;
+	struct ferry_queue *q;
+	int r = ferry_queue_create(dev->ctx, a->prio, &q);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	r = shim_slot_alloc((void ***)&dev->queues, &dev->nr_queue_slots, q, &a->id);
+	pthread_mutex_unlock(&dev->lock);
+	if (r < 0)
+		ferry_queue_close(q);
+	return r;
+}
+
+static int submitqueue_close(struct shim_dev *dev, const uint32_t *id)
+{
+	if (*id == 0)
+		return -ENOENT; /* the default queue cannot be closed */
+	pthread_mutex_lock(&dev->lock);
+	struct ferry_queue *q = *id < dev->nr_queue_slots ? dev->queues[*id] : NULL;
+	int r = -ENOENT;
+	if (q) {
+		struct ferry_queue **grown =
+			realloc(dev->closed_queues, (dev->nr_closed_queues + 1) * sizeof(*grown));
+		r = -ENOMEM;
+		if (grown) {
+			dev->closed_queues = grown;
+			grown[dev->nr_closed_queues++] = q;
+			dev->queues[*id] = NULL;
+			r = 0;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
+static int submitqueue_query(struct shim_dev *dev, struct drm_msm_submitqueue_query *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	struct ferry_queue *q = queue_lookup(dev, a->id);
+	if (!q)
+		return -ENOENT;
+	if (a->param != MSM_SUBMITQUEUE_PARAM_FAULTS)
+		return -EINVAL;
+	uint32_t faults = shim_fault_count(dev, ferry_queue_id(q), true);
+	if (a->len == 0) {
+		a->len = sizeof(faults);
+		return 0;
+	}
+	uint32_t n = a->len < sizeof(faults) ? a->len : sizeof(faults);
+	if (!a->data)
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)a->data, &faults, n);
+	a->len = n;
+	return 0;
+}
+
+/* The kernel's own struct sizes: a shorter user struct is zero-extended, as drm_ioctl does. */
+static size_t ksize_of(unsigned nr)
+{
+	switch (nr) {
+	case DRM_MSM_GET_PARAM:
+	case DRM_MSM_SET_PARAM: return sizeof(struct drm_msm_param);
+	case DRM_MSM_GEM_NEW: return sizeof(struct drm_msm_gem_new);
+	case DRM_MSM_GEM_INFO: return sizeof(struct drm_msm_gem_info);
+	case DRM_MSM_GEM_CPU_PREP: return sizeof(struct drm_msm_gem_cpu_prep);
+	case DRM_MSM_GEM_CPU_FINI: return sizeof(struct drm_msm_gem_cpu_fini);
+	case DRM_MSM_GEM_SUBMIT: return sizeof(struct drm_msm_gem_submit);
+	case DRM_MSM_WAIT_FENCE: return sizeof(struct drm_msm_wait_fence);
+	case DRM_MSM_GEM_MADVISE: return sizeof(struct drm_msm_gem_madvise);
+	case DRM_MSM_SUBMITQUEUE_NEW: return sizeof(struct drm_msm_submitqueue);
+	case DRM_MSM_SUBMITQUEUE_CLOSE: return sizeof(uint32_t);
+	case DRM_MSM_SUBMITQUEUE_QUERY: return sizeof(struct drm_msm_submitqueue_query);
+	}
+	return 0;
+}
+
+int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
+{
+	unsigned nr = _IOC_NR(request) - DRM_COMMAND_BASE;
+	size_t ksize = ksize_of(nr);
+	if (!ksize) {
+		shim_log(false, "msm ioctl nr 0x%x is not offered", nr);
+		return -EINVAL;
+	}
+	union {
+		struct drm_msm_param param;
+		struct drm_msm_gem_new gem_new;
+		struct drm_msm_gem_info gem_info;
+		struct drm_msm_gem_cpu_prep cpu_prep;
+		struct drm_msm_gem_submit submit;
+		struct drm_msm_wait_fence wait;
+		struct drm_msm_gem_madvise madvise;
+		struct drm_msm_submitqueue queue;
+		struct drm_msm_submitqueue_query query;
+		uint32_t id;
+	} k;
+	memset(&k, 0, sizeof(k));
+	size_t usize = _IOC_SIZE(request);
+	size_t in = usize < ksize ? usize : ksize;
+	if (_IOC_DIR(request) & _IOC_WRITE)
+		memcpy(&k, arg, in);
+	int r;
+	switch (nr) {
+	case DRM_MSM_GET_PARAM: r = get_param(dev, &k.param); break;
+	case DRM_MSM_SET_PARAM: r = set_param(&k.param); break;
+	case DRM_MSM_GEM_NEW: r = gem_new(dev, &k.gem_new); break;
+	case DRM_MSM_GEM_INFO: r = gem_info(dev, &k.gem_info); break;
+	case DRM_MSM_GEM_CPU_PREP: r = cpu_prep(dev, &k.cpu_prep); break;
+	case DRM_MSM_GEM_CPU_FINI: r = bo_lookup(dev, k.id, NULL) ? 0 : -ENOENT; break;
+	case DRM_MSM_GEM_SUBMIT: r = gem_submit(dev, &k.submit); break;
+	case DRM_MSM_WAIT_FENCE: r = wait_fence(dev, &k.wait); break;
+	case DRM_MSM_GEM_MADVISE: r = gem_madvise(dev, &k.madvise); break;
+	case DRM_MSM_SUBMITQUEUE_NEW: r = submitqueue_new(dev, &k.queue); break;
+	case DRM_MSM_SUBMITQUEUE_CLOSE: r = submitqueue_close(dev, &k.id); break;
+	case DRM_MSM_SUBMITQUEUE_QUERY: r = submitqueue_query(dev, &k.query); break;
+	default: r = -EINVAL; break;
+	}
+	if (r == 0 && (_IOC_DIR(request) & _IOC_READ))
+		memcpy(arg, &k, in);
+	return r;
+}
+
+void shim_msm_close(struct shim_dev *dev)
+{
+	/* Queues go after the syncobjs that may point at them let go (shim_backend_close). */
+	for (uint32_t i = 0; i < dev->nr_queue_slots; i++)
+		if (dev->queues[i])
+			ferry_queue_close(dev->queues[i]);
+	for (uint32_t i = 0; i < dev->nr_closed_queues; i++)
+		ferry_queue_close(dev->closed_queues[i]);
+	free(dev->queues);
+	free(dev->closed_queues);
+}

@@ -1,0 +1,79 @@
+/* The DRM render-node interposer shared by libferry-shim.so (the uAPI forwarded to ferryd) and
+ * libferry-fakekernel.so (the simulated kernels in process): the virtual /dev/dri + sysfs tree,
+ * the table of fds that stand for the node, and the backend each library plugs in. */
+#ifndef FERRY_SHIM_H
+#define FERRY_SHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define SHIM_DRM_MAJOR 226
+#define SHIM_RENDER_MINOR 128
+
+/* ---- what the backend serves (fixed for the life of the process) ---- */
+enum shim_family { SHIM_FAMILY_MSM = 1, SHIM_FAMILY_V3D = 2 };
+
+struct shim_identity {
+	enum shim_family family;
+	char gpu[32]; /* ferryd's --gpu name: "a630", "a660", "v3d-4.2", "v3d-7.1" */
+};
+
+/* ---- the backend: implemented once by each library ---- */
+struct shim_dev; /* one open file description of the node */
+
+/* Which GPU is served; called once, lazily (the shim connects to ferryd here). 0 or -errno. */
+int shim_backend_identify(struct shim_identity *out);
+/* A new open of the node. 0 or -errno. */
+int shim_backend_open(struct shim_dev **out);
+void shim_backend_close(struct shim_dev *dev);
+/* Every ioctl on the node, with the kernel's request number. Returns 0 or -errno (the errno the
+ * kernel would set). */
+int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
+/* mmap of a BO through the fake offset the driver got from the kernel. MAP_FAILED + errno. */
+void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
+
+/* ---- identity (identity.c) ---- */
+/* NULL until identified; identification failing is remembered (the node then does not exist). */
+const struct shim_identity *shim_identity(void);
+/* "ferry-shim" messages on stderr, only with FERRY_SHIM_DEBUG=1 (or always for errors). */
+void shim_log(bool error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the virtual file tree (node_vfs.c) ---- */
+enum shim_vnode_kind {
+	SHIM_VNODE_NONE,
+	SHIM_VNODE_DEV,     /* the render node */
+	SHIM_VNODE_DISPLAY, /* V3D only: the vc4 display's primary node, listed but not openable */
+	SHIM_VNODE_DIR,
+	SHIM_VNODE_FILE,
+	SHIM_VNODE_LINK,
+};
+
+struct shim_vnode {
+	enum shim_vnode_kind kind;
+	char target[128];    /* LINK: what readlink returns */
+	char content[1024];  /* FILE: the file's bytes */
+	size_t content_len;
+	const char *const *entries; /* DIR: names, NULL-terminated */
+};
+
+/* Classifies an absolute or relative path (after a cheap prefix test): true when the path is
+ * one ferry owns (under /dev/dri or the node's sysfs), with *out saying what it is (NONE =
+ * hidden / does not exist). False = not ours: the real file system answers. */
+bool shim_vfs_lookup(const char *path, struct shim_vnode *out);
+/* stat of a vnode as the kernel would fill it. */
+void shim_vfs_stat(const struct shim_vnode *n, struct stat *st);
+
+/* ---- fds standing for the node (fd_table.c) ---- */
+/* Registers fd (a real fd the library opened to hold the number) as an open of dev. */
+int shim_fd_install(int fd, struct shim_dev *dev);
+/* The device behind fd, or NULL if fd is not ours. */
+struct shim_dev *shim_fd_dev(int fd);
+/* dup/dup2/fcntl(F_DUPFD) made newfd a copy of oldfd (if oldfd is ours). */
+void shim_fd_dup(int oldfd, int newfd);
+/* fd is being closed (or replaced by dup2); drops the device when its last fd goes. */
+void shim_fd_forget(int fd);
+
+#endif

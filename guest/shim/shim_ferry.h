@@ -1,0 +1,89 @@
+/* libferry-shim.so's private state: one shim_dev per open of the render node, holding the ferry
+ * context that open stands for, its GEM handles, submitqueues and syncobjs. */
+#ifndef FERRY_SHIM_FERRY_H
+#define FERRY_SHIM_FERRY_H
+
+#include <pthread.h>
+
+#include "ferry/ferry.h"
+#include "shim.h"
+
+struct shim_bo {
+	struct ferry_bo *bo;
+	uint64_t size;
+	uint64_t iova;
+	uint32_t flags; /* what the driver asked for (MSM_BO_* / V3D: 0) */
+};
+
+struct shim_syncobj;
+
+struct shim_dev {
+	pthread_mutex_t lock; /* the tables below; never held across a wait or a round trip */
+	enum shim_family family;
+	struct ferry_context *ctx;
+
+	struct shim_bo **bos; /* index = GEM handle (0 unused) */
+	uint32_t nr_bo_slots;
+
+	struct shim_syncobj **syncobjs; /* index = syncobj handle (0 unused) */
+	uint32_t nr_syncobj_slots;
+
+	/* msm: index = submitqueue id; closed queues stay in closed_queues until the open ends
+	 * (a syncobj may still point at one of their fences). */
+	struct ferry_queue **queues;
+	uint32_t nr_queue_slots;
+	struct ferry_queue **closed_queues;
+	uint32_t nr_closed_queues;
+
+	/* V3D: one queue per engine, made on first use. */
+	struct ferry_queue *v3d_queues[FERRY_QUEUE_KIND_COUNT];
+};
+
+/* ferry_backend.c */
+struct ferry_device *shim_ferry_device(void);
+/* The device's faults as MSM_PARAM_FAULTS counts them (reports this open received). */
+uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_queue);
+/* Slot tables (dev->lock held): the lowest free index >= 1 of *slots (grown as needed). */
+int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index);
+struct shim_bo *shim_bo_lookup(struct shim_dev *dev, uint32_t handle);
+int shim_bo_add(struct shim_dev *dev, struct ferry_bo *bo, uint32_t flags, uint32_t *handle);
+/* The fake mmap offset of a handle, and back. */
+uint64_t shim_bo_mmap_offset(uint32_t handle);
+/* Absolute CLOCK_MONOTONIC deadline (ns) -> relative timeout for libferry (>= 0). */
+int64_t shim_timeout_from_abs(int64_t abs_ns);
+int64_t shim_now_ns(void);
+
+/* drm_core.c: DRM core ioctls (VERSION, caps, GEM_CLOSE, PRIME, the SYNCOBJ family).
+ * Returns 1 if request was a core ioctl (its result in *ret), 0 if not. */
+int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int *ret);
+
+/* syncobj.c */
+struct shim_fence_src {
+	struct ferry_queue *q;
+	uint32_t seqno;
+	struct shim_dev *owner; /* the open (ferry context) the queue belongs to */
+};
+int shim_syncobj_create(struct shim_dev *dev, bool signaled, uint32_t *handle);
+int shim_syncobj_destroy(struct shim_dev *dev, uint32_t handle);
+int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t count, int64_t abs_timeout_ns,
+		      uint32_t flags, uint32_t *first);
+int shim_syncobj_reset(struct shim_dev *dev, uint32_t handle);
+int shim_syncobj_signal(struct shim_dev *dev, uint32_t handle);
+int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, int *fd);
+int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t *handle);
+/* The fence a submit must wait for: *has = false when the syncobj is already signaled. -EINVAL
+ * when it has no fence at all (as the kernel for an unsubmitted syncobj). */
+int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
+/* Replaces the syncobj's fence with a submit's. */
+int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f);
+/* The open is ending: every syncobj fence on its queues counts as signaled from now on. */
+void shim_syncobj_release_dev(struct shim_dev *dev);
+void shim_syncobj_destroy_all(struct shim_dev *dev);
+
+/* msm_forward.c / v3d_forward.c: the driver's own ioctls. */
+int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
+int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
+void shim_msm_close(struct shim_dev *dev);
+void shim_v3d_close(struct shim_dev *dev);
+
+#endif

@@ -1,0 +1,381 @@
+/* The v3d driver ioctls (Linux 6.1 uAPI) answered through libferry: BOs live in the device's one
+ * global address space (CREATE_BO returns the address, so it waits for ferryd's answer), and
+ * each engine (CL, TFU, CSD) is a ferry queue of this open. Syncobj waits become ferry in-fences
+ * and out-syncobjs get the job's fence, as the kernel's scheduler dependencies. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/uapi_v3d.h"
+#include "shim_ferry.h"
+
+static struct ferry_queue *engine(struct shim_dev *dev, uint32_t kind)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct ferry_queue *q = dev->v3d_queues[kind];
+	pthread_mutex_unlock(&dev->lock);
+	if (q)
+		return q;
+	struct ferry_queue *made;
+	if (ferry_queue_create_kind(dev->ctx, kind, 0, &made) < 0)
+		return NULL;
+	pthread_mutex_lock(&dev->lock);
+	if (!dev->v3d_queues[kind]) {
+		dev->v3d_queues[kind] = made;
+		made = NULL;
+	}
+	q = dev->v3d_queues[kind];
+	pthread_mutex_unlock(&dev->lock);
+	if (made)
+		ferry_queue_close(made);
+	return q;
+}
+
+static struct ferry_bo *bo_lookup(struct shim_dev *dev, uint32_t handle, uint64_t *iova)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct shim_bo *b = shim_bo_lookup(dev, handle);
+	struct ferry_bo *bo = b ? b->bo : NULL;
+	if (iova)
+		*iova = b ? b->iova : 0;
+	pthread_mutex_unlock(&dev->lock);
+	return bo;
+}
+
+static int create_bo(struct shim_dev *dev, struct drm_v3d_create_bo *a)
+{
+	if (a->flags || a->size == 0)
+		return -EINVAL;
+	struct ferry_bo *bo;
+	int r = ferry_bo_new(dev->ctx, a->size, 0, &bo);
+	if (r < 0)
+		return r;
+	uint64_t iova;
+	r = ferry_bo_iova(bo, &iova);
+	if (r == 0 && iova > UINT32_MAX)
+		r = -EIO;
+	uint32_t handle;
+	if (r == 0)
+		r = shim_bo_add(dev, bo, 0, &handle);
+	if (r < 0) {
+		ferry_bo_close(bo);
+		return r;
+	}
+	pthread_mutex_lock(&dev->lock);
+	shim_bo_lookup(dev, handle)->iova = iova;
+	pthread_mutex_unlock(&dev->lock);
+	a->handle = handle;
+	a->offset = (uint32_t)iova;
+	return 0;
+}
+
+static int get_param(struct drm_v3d_get_param *a)
+{
+	if (a->pad || a->value)
+		return -EINVAL;
+	if (a->param == DRM_V3D_PARAM_SUPPORTS_PERFMON) {
+		a->value = 0; /* perfmons are not forwarded */
+		return 0;
+	}
+	uint64_t v;
+	if (ferry_device_param(shim_ferry_device(), a->param, &v) < 0)
+		return -EINVAL;
+	a->value = v;
+	return 0;
+}
+
+static int wait_bo(struct shim_dev *dev, struct drm_v3d_wait_bo *a)
+{
+	if (a->pad)
+		return -EINVAL;
+	struct ferry_bo *bo = bo_lookup(dev, a->handle, NULL);
+	if (!bo)
+		return -EINVAL;
+	int64_t t = a->timeout_ns > INT64_MAX ? -1 : (int64_t)a->timeout_ns;
+	/* ferryd answers BO waits for V3D whatever the op; READ|WRITE is what a full wait means. */
+	int r = ferry_bo_cpu_prep(bo, 0x3, t);
+	return (r == -ETIMEDOUT || r == -EBUSY) ? -ETIME : r;
+}
+
+/* In- and out-syncobjs of one submit, from its single fields or its multisync extension. */
+struct sync_set {
+	uint32_t in[64];
+	uint32_t nr_in;
+	uint32_t out[64];
+	uint32_t nr_out;
+};
+
+static int parse_extensions(uint64_t ptr, struct sync_set *s, bool *multisync)
+{
+	*multisync = false;
+	for (unsigned depth = 0; ptr; depth++) {
+		if (depth > 16)
+			return -EINVAL;
+		const struct drm_v3d_extension *e = (const void *)(uintptr_t)ptr;
+		if (e->flags)
+			return -EINVAL;
+		if (e->id != DRM_V3D_EXT_ID_MULTI_SYNC)
+			return -EINVAL; /* unknown extension, as 6.1 */
+		const struct drm_v3d_multi_sync *m = (const void *)e;
+		if (m->pad || *multisync)
+			return -EINVAL;
+		if (m->in_sync_count > 64 || m->out_sync_count > 64)
+			return -EINVAL;
+		if ((m->in_sync_count && !m->in_syncs) || (m->out_sync_count && !m->out_syncs))
+			return -EFAULT;
+		const struct drm_v3d_sem *in = (const void *)(uintptr_t)m->in_syncs;
+		const struct drm_v3d_sem *out = (const void *)(uintptr_t)m->out_syncs;
+		for (uint32_t i = 0; i < m->in_sync_count; i++)
+			s->in[s->nr_in++] = in[i].handle;
+		for (uint32_t i = 0; i < m->out_sync_count; i++)
+			s->out[s->nr_out++] = out[i].handle;
+		*multisync = true;
+		ptr = e->next;
+	}
+	return 0;
+}
+
+static int gather(struct shim_dev *dev, uint32_t flags, uint64_t ext, const uint32_t *in_single, uint32_t nr_single,
+		  uint32_t out_single, struct sync_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	bool multisync = false;
+	if (flags & DRM_V3D_SUBMIT_EXTENSION) {
+		int r = parse_extensions(ext, s, &multisync);
+		if (r < 0)
+			return r;
+	}
+	if (!multisync) {
+		for (uint32_t i = 0; i < nr_single; i++)
+			if (in_single[i])
+				s->in[s->nr_in++] = in_single[i];
+		if (out_single)
+			s->out[s->nr_out++] = out_single;
+	}
+	(void)dev;
+	return 0;
+}
+
+/* Fences of this open's engines become in-fences; others are waited for here. A handle that
+ * names no syncobj is skipped (the 6.1 kernel ignores -ENOENT there); one without a fence fails. */
+static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct ferry_fence_ref *refs, uint32_t *n)
+{
+	*n = 0;
+	for (uint32_t i = 0; i < s->nr_in; i++) {
+		struct shim_fence_src f;
+		bool has;
+		int r = shim_syncobj_fence(dev, s->in[i], &f, &has);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		if (!has)
+			continue;
+		if (f.owner == dev)
+			refs[(*n)++] = (struct ferry_fence_ref){ ferry_queue_id(f.q), f.seqno };
+		else
+			ferry_fence_wait(f.q, f.seqno, -1);
+	}
+	return 0;
+}
+
+static void signal_out(struct shim_dev *dev, const struct sync_set *s, struct ferry_queue *q, uint32_t seqno)
+{
+	for (uint32_t i = 0; i < s->nr_out; i++)
+		shim_syncobj_attach(dev, s->out[i], (struct shim_fence_src){ q, seqno, dev });
+}
+
+static int bo_list(struct shim_dev *dev, uint64_t ptr, uint32_t count, struct ferry_bo ***out)
+{
+	if (count == 0 || count > (1u << 20))
+		return -EINVAL;
+	const uint32_t *h = (const uint32_t *)(uintptr_t)ptr;
+	if (!h)
+		return -EFAULT;
+	struct ferry_bo **bos = calloc(count, sizeof(*bos));
+	if (!bos)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++) {
+		bos[i] = bo_lookup(dev, h[i], NULL);
+		if (!bos[i]) {
+			free(bos);
+			return -ENOENT;
+		}
+	}
+	*out = bos;
+	return 0;
+}
+
+static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
+{
+	if (a->pad || (a->flags & ~(uint32_t)(DRM_V3D_SUBMIT_CL_FLUSH_CACHE | DRM_V3D_SUBMIT_EXTENSION)))
+		return -EINVAL;
+	if (a->perfmon_id)
+		return -ENOENT; /* no perfmon was ever created here */
+	struct sync_set s;
+	uint32_t single[2] = { a->in_sync_bcl, a->in_sync_rcl };
+	int r = gather(dev, a->flags, a->extensions, single, 2, a->out_sync, &s);
+	if (r < 0)
+		return r;
+	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CL);
+	if (!q)
+		return -ENOMEM;
+	struct ferry_bo **bos;
+	if ((r = bo_list(dev, a->bo_handles, a->bo_handle_count, &bos)) < 0)
+		return r;
+	struct ferry_fence_ref refs[64];
+	uint32_t nrefs;
+	if ((r = in_fences(dev, &s, refs, &nrefs)) == 0) {
+		struct ferry_v3d_cl cl = {
+			.bcl_start = a->bcl_start, .bcl_end = a->bcl_end, .rcl_start = a->rcl_start, .rcl_end = a->rcl_end,
+			.qma = a->qma, .qms = a->qms, .qts = a->qts, .bos = bos, .nr_bos = a->bo_handle_count,
+			.in_fences = refs, .nr_in_fences = nrefs,
+			.flags = (a->flags & DRM_V3D_SUBMIT_CL_FLUSH_CACHE) ? FERRY_V3D_SUBMIT_FLUSH_CACHE : 0,
+		};
+		uint32_t seqno;
+		r = ferry_v3d_submit_cl(q, &cl, &seqno);
+		if (r == 0)
+			signal_out(dev, &s, q, seqno);
+	}
+	free(bos);
+	return r;
+}
+
+static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
+{
+	if (a->flags & ~(uint32_t)DRM_V3D_SUBMIT_EXTENSION)
+		return -EINVAL;
+	struct sync_set s;
+	int r = gather(dev, a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
+	if (r < 0)
+		return r;
+	struct ferry_bo *bos[4];
+	uint32_t n = 0;
+	for (; n < 4 && a->bo_handles[n]; n++) {
+		bos[n] = bo_lookup(dev, a->bo_handles[n], NULL);
+		if (!bos[n])
+			return -ENOENT;
+	}
+	if (n == 0)
+		return -EINVAL;
+	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_TFU);
+	if (!q)
+		return -ENOMEM;
+	struct ferry_fence_ref refs[64];
+	uint32_t nrefs;
+	if ((r = in_fences(dev, &s, refs, &nrefs)) < 0)
+		return r;
+	struct ferry_v3d_tfu t = {
+		.icfg = a->icfg, .iia = a->iia, .iis = a->iis, .ica = a->ica, .iua = a->iua, .ioa = a->ioa,
+		.ios = a->ios, .v71_ioc = a->v71.ioc, .bos = bos, .nr_bos = n, .in_fences = refs, .nr_in_fences = nrefs,
+	};
+	memcpy(t.coef, a->coef, sizeof(t.coef));
+	uint32_t seqno;
+	r = ferry_v3d_submit_tfu(q, &t, &seqno);
+	if (r == 0)
+		signal_out(dev, &s, q, seqno);
+	return r;
+}
+
+static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
+{
+	if (a->pad || (a->flags & ~(uint32_t)DRM_V3D_SUBMIT_EXTENSION))
+		return -EINVAL;
+	if (a->perfmon_id)
+		return -ENOENT;
+	struct sync_set s;
+	int r = gather(dev, a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
+	if (r < 0)
+		return r;
+	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CSD);
+	if (!q)
+		return -ENOMEM;
+	struct ferry_bo **bos;
+	if ((r = bo_list(dev, a->bo_handles, a->bo_handle_count, &bos)) < 0)
+		return r;
+	struct ferry_fence_ref refs[64];
+	uint32_t nrefs;
+	if ((r = in_fences(dev, &s, refs, &nrefs)) == 0) {
+		struct ferry_v3d_csd c = { .bos = bos, .nr_bos = a->bo_handle_count, .in_fences = refs,
+					   .nr_in_fences = nrefs };
+		memcpy(c.cfg, a->cfg, sizeof(c.cfg));
+		uint32_t seqno;
+		r = ferry_v3d_submit_csd(q, &c, &seqno);
+		if (r == 0)
+			signal_out(dev, &s, q, seqno);
+	}
+	free(bos);
+	return r;
+}
+
+static size_t ksize_of(unsigned nr)
+{
+	switch (nr) {
+	case DRM_V3D_SUBMIT_CL: return sizeof(struct drm_v3d_submit_cl);
+	case DRM_V3D_WAIT_BO: return sizeof(struct drm_v3d_wait_bo);
+	case DRM_V3D_CREATE_BO: return sizeof(struct drm_v3d_create_bo);
+	case DRM_V3D_MMAP_BO: return sizeof(struct drm_v3d_mmap_bo);
+	case DRM_V3D_GET_PARAM: return sizeof(struct drm_v3d_get_param);
+	case DRM_V3D_GET_BO_OFFSET: return sizeof(struct drm_v3d_get_bo_offset);
+	case DRM_V3D_SUBMIT_TFU: return sizeof(struct drm_v3d_submit_tfu);
+	case DRM_V3D_SUBMIT_CSD: return sizeof(struct drm_v3d_submit_csd);
+	}
+	return 0;
+}
+
+int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
+{
+	unsigned nr = _IOC_NR(request) - DRM_COMMAND_BASE;
+	size_t ksize = ksize_of(nr);
+	if (!ksize) {
+		/* Perfmons included: SUPPORTS_PERFMON reads 0 here. */
+		shim_log(false, "v3d ioctl nr 0x%x is not offered", nr);
+		return -EINVAL;
+	}
+	union {
+		struct drm_v3d_submit_cl cl;
+		struct drm_v3d_wait_bo wait;
+		struct drm_v3d_create_bo create;
+		struct drm_v3d_mmap_bo mmap;
+		struct drm_v3d_get_param param;
+		struct drm_v3d_get_bo_offset offset;
+		struct drm_v3d_submit_tfu tfu;
+		struct drm_v3d_submit_csd csd;
+	} k;
+	memset(&k, 0, sizeof(k));
+	size_t usize = _IOC_SIZE(request);
+	size_t in = usize < ksize ? usize : ksize;
+	if (_IOC_DIR(request) & _IOC_WRITE)
+		memcpy(&k, arg, in);
+	int r;
+	switch (nr) {
+	case DRM_V3D_SUBMIT_CL: r = submit_cl(dev, &k.cl); break;
+	case DRM_V3D_WAIT_BO: r = wait_bo(dev, &k.wait); break;
+	case DRM_V3D_CREATE_BO: r = create_bo(dev, &k.create); break;
+	case DRM_V3D_MMAP_BO:
+		r = k.mmap.flags ? -EINVAL : bo_lookup(dev, k.mmap.handle, NULL) ? 0 : -ENOENT;
+		if (r == 0)
+			k.mmap.offset = shim_bo_mmap_offset(k.mmap.handle);
+		break;
+	case DRM_V3D_GET_PARAM: r = get_param(&k.param); break;
+	case DRM_V3D_GET_BO_OFFSET: {
+		uint64_t iova;
+		r = bo_lookup(dev, k.offset.handle, &iova) ? 0 : -ENOENT;
+		k.offset.offset = (uint32_t)iova;
+		break;
+	}
+	case DRM_V3D_SUBMIT_TFU: r = submit_tfu(dev, &k.tfu); break;
+	case DRM_V3D_SUBMIT_CSD: r = submit_csd(dev, &k.csd); break;
+	default: r = -EINVAL; break;
+	}
+	if (r == 0 && (_IOC_DIR(request) & _IOC_READ))
+		memcpy(arg, &k, in);
+	return r;
+}
+
+void shim_v3d_close(struct shim_dev *dev)
+{
+	for (uint32_t k = 0; k < FERRY_QUEUE_KIND_COUNT; k++)
+		if (dev->v3d_queues[k])
+			ferry_queue_close(dev->v3d_queues[k]);
+}
