@@ -298,9 +298,14 @@ bool v3d71_clb_render_target(struct v3d_clb *b, uint32_t rt, uint32_t bpp, uint3
 
 bool v3d_clb_zs_clear_values(struct v3d_clb *b, float z, uint32_t stencil)
 {
-	struct pk k;
 	uint32_t zbits;
 	memcpy(&zbits, &z, sizeof(zbits));
+	return v3d_clb_zs_clear_bits(b, zbits, stencil);
+}
+
+bool v3d_clb_zs_clear_bits(struct v3d_clb *b, uint32_t zbits, uint32_t stencil)
+{
+	struct pk k;
 	pk_begin(&k, b, V3D_CL_TILE_RENDERING_MODE_CFG);
 	if (b->ver == V3D_VER_42)
 		pk_set(&k, V3D42_CL_RMC_SUB_ID, V3D42_RMC_ZS_CLEAR_VALUES);
@@ -486,7 +491,12 @@ static void raster_prologue(struct v3d_clb *rcl, const struct v3d_clb_raster_job
 	} else {
 		v3d71_clb_render_target(rcl, 0, job->bpp, job->type, t->tile_w, job->clear_color);
 	}
-	v3d_clb_zs_clear_values(rcl, 1.0f, 0);
+	/* v3dv's clear value is a union of color[4] and {float z; uint8_t s}: a copy clears Z to 1.0,
+	 * a fill to its color word's bits (never used: nothing stores Z). */
+	if (job->clear_color)
+		v3d_clb_zs_clear_bits(rcl, job->clear_color[0], job->clear_color[1] & 0xffu);
+	else
+		v3d_clb_zs_clear_values(rcl, 1.0f, 0);
 	v3d_clb_tile_list_initial_block_size(rcl, 0, true);
 }
 
@@ -544,4 +554,48 @@ bool v3d_clb_raster_render(struct v3d_clb *rcl, struct v3d_clb *indirect, const 
 			v3d_clb_supertile_coordinates(rcl, x, y);
 	v3d_clb_op(rcl, V3D_CL_END_OF_RENDERING);
 	return v3d_clb_ok(rcl) && v3d_clb_ok(indirect);
+}
+
+/* ---- v3dv's buffer transfer jobs --------------------------------------------------------------- */
+
+uint32_t v3d_clb_v3dv_copy_item_size(uint64_t src_offset, uint64_t dst_offset, uint64_t size)
+{
+	uint32_t item = 4;
+	while (item > 1 && (src_offset % item || dst_offset % item))
+		item /= 2;
+	while (item > 1 && size % item)
+		item /= 2;
+	return item;
+}
+
+uint32_t v3d_clb_v3dv_item_format(uint32_t item_size)
+{
+	return item_size == 4 ? V3D_CL_FMT_RGBA8UI : item_size == 2 ? V3D_CL_FMT_RG8UI : V3D_CL_FMT_R8UI;
+}
+
+void v3d_clb_v3dv_frame(uint32_t items, uint32_t *width, uint32_t *height)
+{
+	const uint32_t max_dim = 4096; /* V3D_MAX_IMAGE_DIMENSION */
+	uint32_t w = items ? items : 1, h = 1;
+	if (items > max_dim * max_dim) {
+		w = h = max_dim;
+	} else {
+		while (w > max_dim || (w % 2 == 0 && w > 2 * h)) {
+			w >>= 1;
+			h <<= 1;
+		}
+	}
+	*width = w;
+	*height = h;
+}
+
+uint32_t v3d_clb_v3dv_tile_alloc_size(int ver, const struct v3d_clb_raster_job *job)
+{
+	uint32_t initial = v3d_clb_raster_tile_alloc_size(ver, job); /* 64 B per tile */
+	return ((initial + 4095u) & ~4095u) + 8192u + 512u * 1024u;
+}
+
+uint32_t v3d_clb_v3dv_tile_state_size(int ver, const struct v3d_clb_raster_job *job)
+{
+	return v3d_clb_raster_tile_alloc_size(ver, job) / 64u * 256u;
 }

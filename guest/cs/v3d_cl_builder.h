@@ -79,6 +79,8 @@ bool v3d42_clb_clear_color(struct v3d_clb *b, uint32_t rt, uint32_t bpp, const u
 bool v3d71_clb_render_target(struct v3d_clb *b, uint32_t rt, uint32_t bpp, uint32_t type_clamp,
 			     uint32_t tile_w, const uint32_t color[4]);
 bool v3d_clb_zs_clear_values(struct v3d_clb *b, float z, uint32_t stencil);
+/* The same with the Z value given as its bit pattern (v3dv's fills alias it to the fill word). */
+bool v3d_clb_zs_clear_bits(struct v3d_clb *b, uint32_t z_bits, uint32_t stencil);
 bool v3d_clb_tile_list_initial_block_size(struct v3d_clb *b, uint32_t code, bool auto_chained);
 bool v3d_clb_tile_list_set_base(struct v3d_clb *b, uint32_t addr, uint32_t set);
 struct v3d_clb_supertiles {
@@ -134,7 +136,26 @@ uint32_t v3d_clb_raster_tile_alloc_size(int ver, const struct v3d_clb_raster_job
  * clear colors, ZS clear, initial block size), the frame setup (tile list base, supertile cfg,
  * the GFXH-1742 dummy tiles, clearing when filling), the per-tile list (load unless filling,
  * BRANCH_TO_IMPLICIT_TILE_LIST, store, END_OF_TILE_MARKER, RETURN), every supertile, and
- * END_OF_RENDERING. job->clear_color set = a fill, else a copy. */
+ * END_OF_RENDERING. job->clear_color set = a fill, else a copy. A fill's Z/S clear values are
+ * clear_color[0]'s bits and clear_color[1]'s low byte, as v3dv's clear-value union makes them. */
 bool v3d_clb_raster_render(struct v3d_clb *rcl, struct v3d_clb *indirect, const struct v3d_clb_raster_job *job);
+
+/* ---- how v3dv (Mesa 22.3, v3dvx_meta_common.c) splits a buffer copy / fill into such jobs ----
+ * vkCmdCopyBuffer / vkCmdUpdateBuffer (a copy from a fresh BO at offset 0) and vkCmdFillBuffer
+ * render a frame of `items` 32 bpp 8UI pixels, one item per pixel, raster in and out with a stride
+ * of width x item size: a job covers width x height items and the next job the rest. */
+
+/* Copy item size: the largest of 4, 2, 1 dividing both BO offsets and the size. Fills use 4. */
+uint32_t v3d_clb_v3dv_copy_item_size(uint64_t src_offset, uint64_t dst_offset, uint64_t size);
+/* Load/store format of an item size: 4 RGBA8UI, 2 RG8UI, 1 R8UI. */
+uint32_t v3d_clb_v3dv_item_format(uint32_t item_size);
+/* The frame of the job for `items` (>= 1) remaining items: 4096 x 4096 when more, else width
+ * halved and height doubled from items x 1 while the width is above 4096 or even and above twice
+ * the height (so width x height <= items). */
+void v3d_clb_v3dv_frame(uint32_t items, uint32_t *width, uint32_t *height);
+/* The qms (tile allocation BO size) v3dv gives such a job: 64 B per tile rounded up to 4 KiB,
+ * plus 8 KiB for the PTB's first chunks and 512 KiB of headroom; and its TSDA (qts) size. */
+uint32_t v3d_clb_v3dv_tile_alloc_size(int ver, const struct v3d_clb_raster_job *job);
+uint32_t v3d_clb_v3dv_tile_state_size(int ver, const struct v3d_clb_raster_job *job);
 
 #endif
