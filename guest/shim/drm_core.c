@@ -187,7 +187,7 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	}
 	case DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE: {
 		struct drm_syncobj_handle *h = arg;
-		*ret = (h->pad || h->flags) ? -EINVAL : shim_syncobj_from_fd(dev, h->fd, &h->handle);
+		*ret = h->pad ? -EINVAL : shim_syncobj_from_fd(dev, h->fd, h->flags, &h->handle);
 		break;
 	}
 	case DRM_IOCTL_SYNCOBJ_WAIT: *ret = core_syncobj_wait(dev, arg); break;

@@ -64,6 +64,11 @@ void shim_backend_close(struct shim_dev *dev)
 	free(dev);
 }
 
+void shim_backend_fd_closed(int fd)
+{
+	(void)fd; /* the simulated kernel's fds are real ones: nothing to forget */
+}
+
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
 	return dev->kd->ops->ioctl(dev->kd, request, arg);

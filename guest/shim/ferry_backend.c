@@ -89,6 +89,11 @@ void shim_backend_close(struct shim_dev *dev)
 	free(dev);
 }
 
+void shim_backend_fd_closed(int fd)
+{
+	shim_syncobj_fd_closed(fd);
+}
+
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
 	int ret;

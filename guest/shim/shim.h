@@ -35,6 +35,9 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
 /* mmap of a BO through the fake offset the driver got from the kernel. MAP_FAILED + errno. */
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
 
+/* A close() of an fd that is not the node: the backend may have handed it out (sync_file). */
+void shim_backend_fd_closed(int fd);
+
 /* ---- identity (identity.c) ---- */
 /* NULL until identified; identification failing is remembered (the node then does not exist). */
 const struct shim_identity *shim_identity(void);

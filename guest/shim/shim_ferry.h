@@ -70,7 +70,11 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 int shim_syncobj_reset(struct shim_dev *dev, uint32_t handle);
 int shim_syncobj_signal(struct shim_dev *dev, uint32_t handle);
 int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, int *fd);
-int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t *handle);
+/* flags 0: an opaque syncobj fd -> a new *handle; IMPORT_SYNC_FILE: the fd's fence into the
+ * existing *handle. */
+int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t *handle);
+/* An exported sync_file fd is being closed. */
+void shim_syncobj_fd_closed(int fd);
 /* The fence a submit must wait for: *has = false when the syncobj is already signaled. -EINVAL
  * when it has no fence at all (as the kernel for an unsubmitted syncobj). */
 int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,14 +27,21 @@ static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
 static struct shim_syncobj *all_syncobjs;
 
-/* Exported fds: the inode of the memfd names the syncobj (kept until the process ends). */
+/* Exported fds, named by the inode of a memfd: an opaque syncobj fd names the syncobj (kept
+ * until the process ends), a sync_file fd a snapshot of its fence (dropped when that fd is
+ * closed). Neither works across processes; a sync_file here cannot be polled. */
 struct exported {
 	ino_t ino;
 	dev_t dev;
-	struct shim_syncobj *s;
+	int fd;                    /* the number it was handed out as (sync_file only) */
+	struct shim_syncobj *s;    /* opaque syncobj fd */
+	bool sync_file;
+	bool has_fence;            /* sync_file: a fence, else already signaled */
+	struct shim_fence_src fence;
 	struct exported *next;
 };
 static struct exported *exports;
+static _Atomic unsigned nr_sync_files;
 
 static void put_locked(struct shim_syncobj *s)
 {
@@ -137,6 +145,9 @@ void shim_syncobj_release_dev(struct shim_dev *dev)
 			s->signaled = true;
 		}
 	}
+	for (struct exported *e = exports; e; e = e->next)
+		if (e->sync_file && e->has_fence && e->fence.owner == dev)
+			e->has_fence = false;
 	pthread_cond_broadcast(&sync_cond);
 	pthread_mutex_unlock(&sync_lock);
 }
@@ -298,12 +309,9 @@ out:
 	return r;
 }
 
-int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, int *fd)
+/* A memfd whose inode names an export (its entry filled by the caller under sync_lock). */
+static int export_fd(struct exported **out)
 {
-	if (flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE)
-		return -EINVAL; /* sync_file fds would need a kernel: not offered */
-	if (flags)
-		return -EINVAL;
 	struct exported *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -316,16 +324,55 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 		free(e);
 		return err;
 	}
-	struct shim_syncobj *s = get(dev, handle);
-	if (!s) {
-		close(f);
-		free(e);
-		return -ENOENT;
-	}
-	pthread_mutex_lock(&sync_lock);
 	e->ino = st.st_ino;
 	e->dev = st.st_dev;
-	e->s = s; /* the reference get() took */
+	e->fd = f;
+	*out = e;
+	return f;
+}
+
+static struct exported *find_export_locked(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	struct exported *e = exports;
+	while (e && (e->ino != st.st_ino || e->dev != st.st_dev))
+		e = e->next;
+	return e;
+}
+
+int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, int *fd)
+{
+	if (flags & ~(uint32_t)DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE)
+		return -EINVAL;
+	bool sync_file = flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
+	struct shim_syncobj *s = get(dev, handle);
+	if (!s)
+		return -ENOENT;
+	struct exported *e = NULL;
+	int f = export_fd(&e);
+	if (f < 0) {
+		put(s);
+		return f;
+	}
+	pthread_mutex_lock(&sync_lock);
+	if (sync_file) {
+		if (!s->has_fence && !s->signaled) {
+			pthread_mutex_unlock(&sync_lock);
+			put(s);
+			close(f);
+			free(e);
+			return -EINVAL; /* the kernel: no fence to export */
+		}
+		e->sync_file = true;
+		e->has_fence = s->has_fence;
+		e->fence = s->fence;
+		put_locked(s);
+		atomic_fetch_add(&nr_sync_files, 1);
+	} else {
+		e->s = s; /* the reference get() took */
+	}
 	e->next = exports;
 	exports = e;
 	pthread_mutex_unlock(&sync_lock);
@@ -333,16 +380,26 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 	return 0;
 }
 
-int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t *handle)
+int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t *handle)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -EBADF;
+	if (flags & ~(uint32_t)DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE)
+		return -EINVAL;
 	pthread_mutex_lock(&sync_lock);
-	struct exported *e = exports;
-	while (e && (e->ino != st.st_ino || e->dev != st.st_dev))
-		e = e->next;
-	struct shim_syncobj *s = e ? e->s : NULL;
+	struct exported *e = find_export_locked(fd);
+	if (flags) {
+		/* A sync_file's fence goes into an existing syncobj. */
+		if (!e || !e->sync_file) {
+			pthread_mutex_unlock(&sync_lock);
+			return -EINVAL;
+		}
+		bool has = e->has_fence;
+		struct shim_fence_src f = e->fence;
+		pthread_mutex_unlock(&sync_lock);
+		if (!has)
+			return shim_syncobj_signal(dev, *handle);
+		return shim_syncobj_attach(dev, *handle, f);
+	}
+	struct shim_syncobj *s = e && !e->sync_file ? e->s : NULL;
 	if (s)
 		s->refs++;
 	pthread_mutex_unlock(&sync_lock);
@@ -352,4 +409,23 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t *handle)
 	if (r < 0)
 		put(s);
 	return r;
+}
+
+void shim_syncobj_fd_closed(int fd)
+{
+	if (atomic_load(&nr_sync_files) == 0)
+		return;
+	pthread_mutex_lock(&sync_lock);
+	struct exported **pp = &exports;
+	while (*pp && !((*pp)->sync_file && (*pp)->fd == fd))
+		pp = &(*pp)->next;
+	struct exported *e = *pp;
+	struct stat st;
+	/* The number may have been closed behind our back and reused: the inode tells. */
+	if (e && fstat(fd, &st) == 0 && st.st_ino == e->ino && st.st_dev == e->dev) {
+		*pp = e->next;
+		free(e);
+		atomic_fetch_sub(&nr_sync_files, 1);
+	}
+	pthread_mutex_unlock(&sync_lock);
 }
