@@ -79,11 +79,13 @@ static struct sim_queue *next_context(struct sim_msm_device *dev, uint32_t prio,
 	return next ? next : first;
 }
 
+/* The context's next submit for the ring: in order, so one still waiting for its in-fences
+ * (drm_sched dependencies) holds back the rest. */
 static struct sim_submit *first_unissued(const struct sim_queue *q)
 {
 	for (struct sim_submit *s = q->head; s; s = s->next)
 		if (!s->issued)
-			return s;
+			return sim_submit_deps_ready(s) ? s : NULL;
 	return NULL;
 }
 
@@ -194,6 +196,7 @@ void sim_dispatch_retire(struct sim_msm_device *dev)
 				q->head = s->next;
 				if (!q->head)
 					q->tail = NULL;
+				sim_submit_retired(s);
 				sim_submit_free(s);
 				dev->retired++;
 				notify_open(q->open);

@@ -12,6 +12,13 @@
 #include "sim_msm_priv.h"
 
 #define DEFAULT_HANGCHECK_MS 500u
+
+/* DRM_IOCTL_VERSION of 6.1 (msm_drv.c: 1.9.0) and the driver features GET_CAP reports. */
+static const struct sim_drm_driver msm_driver = {
+	.name = MSM_DRIVER_NAME, .date = MSM_DRIVER_DATE, .desc = MSM_DRIVER_DESC,
+	.major = MSM_DRIVER_MAJOR, .minor = MSM_DRIVER_MINOR, .patchlevel = MSM_DRIVER_PATCHLEVEL,
+	.modeset = true,
+};
 #define DEFAULT_SLICE_BUDGET 65536u
 
 uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts)
@@ -45,6 +52,8 @@ int sim_msm_device_create(const char *model, struct sim_msm_device **out)
 		return -ENOMEM;
 	}
 	sim_device_sync_init(&dev->lock, &dev->work_cond, &dev->done_cond);
+	sim_sync_dev_init(&dev->sync, &dev->lock, &dev->done_cond, &dev->work_cond);
+	dev->serial = sim_drm_device_serial();
 	int ret = sim_gpu_start(dev);
 	if (ret) {
 		sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
@@ -72,6 +81,7 @@ void sim_msm_device_destroy(struct sim_msm_device *dev)
 		}
 		free(q);
 	}
+	sim_sync_dev_fini(&dev->sync);
 	sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 	free(dev->cp.regs);
 	free(dev);
@@ -178,11 +188,34 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 	case DRM_IOCTL_MSM_SUBMITQUEUE_QUERY: ret = sim_ioctl_submitqueue_query(o, arg); break;
 	case DRM_IOCTL_GEM_CLOSE: ret = sim_ioctl_gem_close(o, arg); break;
 	case DRM_IOCTL_PRIME_HANDLE_TO_FD: ret = sim_ioctl_prime_handle_to_fd(o, arg); break;
-	default:
-		/* drm_ioctl: driver range without a handler -> -EINVAL; anything else -ENOTTY. */
-		ret = (_IOC_TYPE(request) == DRM_IOCTL_BASE && _IOC_NR(request) >= DRM_COMMAND_BASE &&
-		       _IOC_NR(request) < DRM_COMMAND_END) ? -EINVAL : -ENOTTY;
+	case DRM_IOCTL_PRIME_FD_TO_HANDLE: ret = sim_ioctl_prime_fd_to_handle(o, arg); break;
+	case DRM_IOCTL_VERSION: ret = sim_drm_version(&msm_driver, arg); break;
+	case DRM_IOCTL_GET_CAP: ret = sim_drm_get_cap(&msm_driver, arg); break;
+	case DRM_IOCTL_SYNCOBJ_CREATE:
+	case DRM_IOCTL_SYNCOBJ_DESTROY:
+	case DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD:
+	case DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE:
+	case DRM_IOCTL_SYNCOBJ_WAIT:
+	case DRM_IOCTL_SYNCOBJ_RESET:
+	case DRM_IOCTL_SYNCOBJ_SIGNAL:
+	case DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT:
+	case DRM_IOCTL_SYNCOBJ_QUERY:
+	case DRM_IOCTL_SYNCOBJ_TRANSFER:
+	case DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL:
+		ret = sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, _IOC_NR(request), arg);
 		break;
+	default: {
+		/* drm_ioctl: not a DRM ioctl -> -ENOTTY; a driver nr without a handler -> -EINVAL;
+		 * a core one as a render node gets it. */
+		unsigned nr = _IOC_NR(request);
+		if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
+			ret = -ENOTTY;
+		else if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
+			ret = -EINVAL;
+		else
+			ret = sim_drm_core_unhandled(nr);
+		break;
+	}
 	}
 	pthread_mutex_unlock(&o->dev->lock);
 	return ret;
@@ -224,6 +257,7 @@ static void sim_kdev_close(struct kdev *kd)
 	struct sim_msm_device *dev = o->dev;
 	pthread_mutex_lock(&dev->lock);
 	sim_gpu_cancel_open(o);
+	sim_syncobj_table_fini(&o->syncobjs);
 	/* Queues that are now empty go away; sim_gpu_cancel_open left none pending. */
 	for (struct sim_queue **pq = &dev->queues; *pq;) {
 		struct sim_queue *q = *pq;

@@ -1,12 +1,13 @@
 /* GEM buffer objects of the simulated msm driver: memfd-backed pages, handles per open, the
  * open's GPU address space (GET_IOVA / SET_IOVA), fake mmap offsets, CPU_PREP against pending
- * submits, MADVISE, GEM_CLOSE and PRIME export (a dup of the memfd: how the host hands BO pages
- * to a guest). */
+ * submits, MADVISE, GEM_CLOSE, PRIME export (a dup of the memfd: how the host hands BO pages
+ * to a guest) and PRIME import of the device's own exports. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +70,56 @@ static int handle_alloc(struct sim_open *o, struct sim_bo *bo)
 	return (int)(idx + 1);
 }
 
+static void memfd_name(const struct sim_msm_device *dev, char *buf, size_t len)
+{
+	sim_drm_bo_memfd_name(buf, len, "ferry-msm-bo", dev->serial);
+}
+
+/* A BO of o over new pages (import_fd < 0) or over those of import_fd, with its handle. */
+static int bo_new(struct sim_open *o, uint64_t size, uint32_t flags, int import_fd, struct sim_bo **out)
+{
+	struct sim_bo *bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return -ENOMEM;
+	int ret;
+	if (import_fd < 0) {
+		char name[48];
+		memfd_name(o->dev, name, sizeof(name));
+		ret = sim_bo_memfd_create(name, size, &bo->memfd, &bo->map);
+	} else {
+		ret = sim_prime_adopt_memfd(import_fd, size, &bo->memfd, &bo->map);
+	}
+	if (ret) {
+		free(bo);
+		return ret;
+	}
+	struct stat st;
+	if (fstat(bo->memfd, &st)) {
+		ret = -errno;
+		sim_bo_memfd_release(bo->memfd, bo->map, size);
+		free(bo);
+		return ret;
+	}
+	bo->memfd_dev = st.st_dev;
+	bo->memfd_ino = st.st_ino;
+	bo->open = o;
+	bo->refs = 1;
+	bo->size = size;
+	bo->flags = flags;
+	bo->madv = MSM_MADV_WILLNEED;
+	int h = handle_alloc(o, bo);
+	if (h < 0) {
+		sim_bo_memfd_release(bo->memfd, bo->map, size);
+		free(bo);
+		return h;
+	}
+	bo->mmap_offset = o->next_mmap_offset;
+	o->next_mmap_offset += size;
+	bo->handle = (uint32_t)h;
+	*out = bo;
+	return 0;
+}
+
 int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 {
 	if (a->flags & ~MSM_BO_FLAGS)
@@ -86,28 +137,10 @@ int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 		return -EINVAL;
 	uint64_t size = (a->size + SIM_PAGE_SIZE - 1) & ~(uint64_t)(SIM_PAGE_SIZE - 1);
 
-	struct sim_bo *bo = calloc(1, sizeof(*bo));
-	if (!bo)
-		return -ENOMEM;
-	int ret = sim_bo_memfd_create("ferry-msm-bo", size, &bo->memfd, &bo->map);
-	if (ret) {
-		free(bo);
+	struct sim_bo *bo;
+	int ret = bo_new(o, size, a->flags, -1, &bo);
+	if (ret)
 		return ret;
-	}
-	bo->open = o;
-	bo->refs = 1;
-	bo->size = size;
-	bo->flags = a->flags;
-	bo->madv = MSM_MADV_WILLNEED;
-	bo->mmap_offset = o->next_mmap_offset;
-	o->next_mmap_offset += size;
-	int h = handle_alloc(o, bo);
-	if (h < 0) {
-		sim_bo_memfd_release(bo->memfd, bo->map, size);
-		free(bo);
-		return h;
-	}
-	bo->handle = (uint32_t)h;
 	a->handle = bo->handle;
 	return 0;
 }
@@ -259,6 +292,50 @@ int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a)
 {
 	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
 	return sim_bo_memfd_export(bo ? bo->memfd : -1, a->flags, &a->fd);
+}
+
+static bool bo_is(const struct sim_bo *bo, const struct stat *st)
+{
+	return bo && bo->memfd_dev == st->st_dev && bo->memfd_ino == st->st_ino;
+}
+
+/* drm_gem_prime_fd_to_handle: this open's handle when it has the object; else the object comes
+ * into this open. With per-process address spaces an msm object is mapped separately in each
+ * open, so here it is a new BO of this open over the same pages (its flags copied; implicit
+ * sync, i.e. CPU_PREP against the other open's submits, is not shared). Pages of one of this
+ * device's BOs that no handle names any more are taken the same way, as MSM_BO_WC as
+ * msm_gem_prime_import makes them. Anything else is not one of this device's dma-bufs. */
+int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a)
+{
+	struct stat st;
+	int ret = sim_prime_fd_stat(a->fd, &st);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
+		if (bo_is(o->bos[i], &st)) {
+			a->handle = i + 1;
+			return 0;
+		}
+	}
+	const struct sim_bo *src = NULL;
+	for (struct sim_open *other = o->dev->opens; other && !src; other = other->next)
+		for (uint32_t i = 0; i < other->nr_bo_slots && !src; i++)
+			if (bo_is(other->bos[i], &st))
+				src = other->bos[i];
+	if (!src) {
+		char name[48];
+		memfd_name(o->dev, name, sizeof(name));
+		if (!sim_prime_fd_is_named(a->fd, name))
+			return -EINVAL;
+	}
+	if (st.st_size <= 0 || st.st_size % SIM_PAGE_SIZE || (uint64_t)st.st_size > SIM_MAX_BO_SIZE)
+		return -EINVAL;
+	struct sim_bo *bo;
+	ret = bo_new(o, (uint64_t)st.st_size, src ? src->flags : MSM_BO_WC, a->fd, &bo);
+	if (ret)
+		return ret;
+	a->handle = bo->handle;
+	return 0;
 }
 
 void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t offset)

@@ -6,11 +6,14 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "backend/kdev.h"
 #include "backend/uapi_msm.h"
 #include "cp.h"
 #include "iova_alloc.h"
+#include "sim_drm_core.h"
+#include "sim_syncobj.h"
 #include "sim_worker.h"
 #include "sim_msm.h"
 
@@ -42,6 +45,8 @@ struct sim_bo {
 	uint32_t handle;      /* 0 once the handle is closed */
 	unsigned refs;        /* the handle + each pending submit that lists it */
 	int memfd;
+	dev_t memfd_dev;      /* the memfd's inode: which BO a PRIME fd names */
+	ino_t memfd_ino;
 	uint8_t *map;         /* the simulator's own mapping of the pages */
 	uint64_t size;
 	uint32_t flags;       /* MSM_BO_x */
@@ -73,6 +78,10 @@ struct sim_submit {
 	uint32_t timestamp;       /* the context's timestamp for this submit (memstore sop/eop) */
 	bool issued;              /* on its ring */
 	bool sop_written;
+	struct sim_sync_dev *sync;
+	struct sim_fence *done;   /* signaled at retire; what out-syncobjs get */
+	struct sim_fence **deps;  /* in-syncobj fences: not issued to the ring before they signal */
+	uint32_t nr_deps;
 	uint32_t nr_bos;
 	struct sim_submit_bo *bos;
 	uint32_t nr_cmds;
@@ -123,6 +132,7 @@ struct sim_open {
 	struct sim_open *next;
 	struct sim_bo **bos;      /* by handle - 1 */
 	uint32_t nr_bo_slots;
+	struct sim_syncobj_table syncobjs;
 	struct iova_alloc vm;
 	uint32_t next_queue_id;
 	uint32_t faults;          /* faults/hangs attributed to this address space */
@@ -144,6 +154,8 @@ struct sim_msm_device {
 	pthread_cond_t work_cond;  /* wakes the GPU worker */
 	pthread_cond_t done_cond;  /* broadcast when a submit retires (CLOCK_MONOTONIC waits) */
 	struct sim_worker worker;
+	struct sim_sync_dev sync;  /* syncobj fences and exports */
+	uint32_t serial;           /* sim_drm_device_serial: tags BO memfds */
 	struct sim_open *opens;
 	struct sim_queue *queues;  /* every queue with an open or pending work */
 	uint64_t queue_seq;
@@ -169,7 +181,12 @@ struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id);
 struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio);
 /* Frees q if it is closed (or orphaned) and has no pending work. Returns true if freed. */
 bool sim_queue_maybe_free(struct sim_queue *q);
+/* Frees s; its fence, if nobody retired it, signals -ECANCELED (the open went away). */
 void sim_submit_free(struct sim_submit *s);
+/* The dispatcher's hooks: every in-syncobj fence has signaled (the submit may go on the ring);
+ * the submit retired (its fence signals, fault or not, as msm's do). */
+bool sim_submit_deps_ready(const struct sim_submit *s);
+void sim_submit_retired(struct sim_submit *s);
 
 /* ioctl handlers (sim_msm_params.c, sim_msm_gem.c, sim_msm_submit.c). */
 int sim_ioctl_get_param(struct sim_open *o, struct drm_msm_param *a);
@@ -181,6 +198,7 @@ int sim_ioctl_gem_cpu_fini(struct sim_open *o, struct drm_msm_gem_cpu_fini *a);
 int sim_ioctl_gem_madvise(struct sim_open *o, struct drm_msm_gem_madvise *a);
 int sim_ioctl_gem_close(struct sim_open *o, struct drm_gem_close *a);
 int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a);
+int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a);
 int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a);
 int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a);
 int sim_ioctl_submitqueue_new(struct sim_open *o, struct drm_msm_submitqueue *a);

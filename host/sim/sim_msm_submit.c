@@ -1,9 +1,9 @@
 /* Submitqueues, GEM_SUBMIT and WAIT_FENCE of the simulated msm driver, with 6.1's envelope
  * checks and errnos (msm_gem_submit.c, msm_submitqueue.c). Fences are per-queue seqnos: assigned
  * cyclically from 1, or chosen by userspace with MSM_SUBMIT_FENCE_SN_IN; a fence is "in use" until
- * its submit retires. Not supported here: FENCE_FD_IN/OUT (no sync_file in the simulator:
- * -EOPNOTSUPP) and syncobjs (the simulator has none, so any entry fails its handle lookup as the
- * kernel's would: -ENOENT in, -EINVAL out). */
+ * its submit retires. SYNCOBJ_IN fences hold the submit (and the rest of its queue) off the ring
+ * until they signal; SYNCOBJ_OUT syncobjs get the submit's fence, which signals at retire. Not
+ * supported here: FENCE_FD_IN/OUT (-EOPNOTSUPP; sync files exist only as SYNCOBJ exports). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +58,14 @@ bool sim_queue_maybe_free(struct sim_queue *q)
 
 void sim_submit_free(struct sim_submit *s)
 {
+	if (s->done) {
+		/* Not retired: cancelled with its open. Waiters elsewhere must not hang. */
+		sim_fence_signal(s->sync, s->done, -ECANCELED);
+		sim_fence_put(s->done);
+	}
+	for (uint32_t i = 0; i < s->nr_deps; i++)
+		sim_fence_put(s->deps[i]);
+	free(s->deps);
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		struct sim_bo *bo = s->bos[i].bo;
 		if (s->bos[i].flags & MSM_SUBMIT_BO_WRITE)
@@ -148,29 +156,107 @@ static bool fence_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-static int check_syncobjs(uint64_t array, uint32_t count, uint32_t stride, bool in)
+bool sim_submit_deps_ready(const struct sim_submit *s)
 {
-	struct drm_msm_gem_submit_syncobj desc;
+	for (uint32_t i = 0; i < s->nr_deps; i++)
+		if (!s->deps[i]->signaled)
+			return false;
+	return true;
+}
+
+void sim_submit_retired(struct sim_submit *s)
+{
+	/* msm signals a submit's fence when it retires, after a fault or hang too, with no error. */
+	sim_fence_signal(s->sync, s->done, 0);
+	sim_fence_put(s->done);
+	s->done = NULL;
+}
+
+/* The kernel allocates the syncobj arrays with kcalloc(__GFP_NORETRY): a count past
+ * KMALLOC_MAX_SIZE / 8 fails -ENOMEM before any entry is read. */
+#define SIM_MAX_SUBMIT_SYNCOBJS ((4u << 20) / sizeof(void *))
+
+/* Entry i of a user syncobj array, as msm copies it: min(stride, sizeof) bytes over a
+ * descriptor that starts zeroed (so a short stride leaves point 0). */
+static int read_syncobj_desc(uint64_t array, uint32_t i, uint32_t stride, struct drm_msm_gem_submit_syncobj *desc)
+{
+	size_t n = stride < sizeof(*desc) ? stride : sizeof(*desc);
+	if (!n)
+		return 0;
+	uint64_t off = (uint64_t)i * stride;
+	if (!array || off > UINTPTR_MAX - array)
+		return -EFAULT;
+	memcpy(desc, (const void *)(uintptr_t)(array + off), n);
+	return 0;
+}
+
+/* msm_parse_deps: every in-syncobj's fence becomes a dependency of s; the ones flagged
+ * MSM_SUBMIT_SYNCOBJ_RESET go into *reset (referenced) to be reset once the submit is queued. */
+static int parse_in_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit *a, struct sim_submit *s,
+			     struct sim_syncobj ***reset)
+{
+	uint32_t count = a->nr_in_syncobjs;
+	if (count > SIM_MAX_SUBMIT_SYNCOBJS)
+		return -ENOMEM;
+	*reset = calloc(count ? count : 1, sizeof(**reset));
+	s->deps = calloc(count ? count : 1, sizeof(*s->deps));
+	if (!*reset || !s->deps)
+		return -ENOMEM;
+	struct drm_msm_gem_submit_syncobj desc = { 0 };
 	for (uint32_t i = 0; i < count; i++) {
-		if (!array)
-			return -EFAULT;
-		memset(&desc, 0, sizeof(desc));
-		size_t n = stride < sizeof(desc) ? stride : sizeof(desc);
-		memcpy(&desc, (const uint8_t *)(uintptr_t)array + (uint64_t)i * stride, n);
-		if (in) {
-			if (desc.point)
-				return -EOPNOTSUPP; /* 6.1 has no DRIVER_SYNCOBJ_TIMELINE */
-			if (desc.flags & ~MSM_SUBMIT_SYNCOBJ_FLAGS)
-				return -EINVAL;
-			return -ENOENT; /* drm_syncobj_find_fence: no such syncobj */
-		}
+		int ret = read_syncobj_desc(a->in_syncobjs, i, a->syncobj_stride, &desc);
+		if (ret)
+			return ret;
+		if (desc.point)
+			return -EOPNOTSUPP; /* 6.1 has no DRIVER_SYNCOBJ_TIMELINE */
+		if (desc.flags & ~MSM_SUBMIT_SYNCOBJ_FLAGS)
+			return -EINVAL;
+		/* drm_syncobj_find_fence without WAIT_FOR_SUBMIT. */
+		struct sim_syncobj *obj = sim_syncobj_lookup(&o->syncobjs, desc.handle);
+		if (!obj)
+			return -ENOENT;
+		if (!obj->fence)
+			return -EINVAL;
+		if (!obj->fence->signaled)
+			s->deps[s->nr_deps++] = sim_fence_get(obj->fence);
+		if (desc.flags & MSM_SUBMIT_SYNCOBJ_RESET)
+			(*reset)[i] = sim_syncobj_get(obj);
+	}
+	return 0;
+}
+
+/* msm_parse_post_deps: the out-syncobjs (referenced), which get the submit's fence. */
+static int parse_out_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit *a, struct sim_syncobj ***out)
+{
+	uint32_t count = a->nr_out_syncobjs;
+	if (count > SIM_MAX_SUBMIT_SYNCOBJS)
+		return -ENOMEM;
+	*out = calloc(count ? count : 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	struct drm_msm_gem_submit_syncobj desc = { 0 };
+	for (uint32_t i = 0; i < count; i++) {
+		int ret = read_syncobj_desc(a->out_syncobjs, i, a->syncobj_stride, &desc);
+		if (ret)
+			return ret;
 		if (desc.flags)
 			return -EINVAL;
 		if (desc.point)
 			return -EOPNOTSUPP;
-		return -EINVAL; /* drm_syncobj_find: no such syncobj */
+		struct sim_syncobj *obj = sim_syncobj_lookup(&o->syncobjs, desc.handle);
+		if (!obj)
+			return -EINVAL; /* drm_syncobj_find */
+		(*out)[i] = sim_syncobj_get(obj);
 	}
 	return 0;
+}
+
+static void put_syncobjs(struct sim_syncobj **objs, uint32_t count)
+{
+	for (uint32_t i = 0; objs && i < count; i++)
+		if (objs[i])
+			sim_syncobj_put(objs[i]);
+	free(objs);
 }
 
 /* Applies one cmd's relocs in its BO as submit_reloc() does (6.1: the presumed-address shortcut
@@ -227,23 +313,31 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	if (a->flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT))
 		return -EOPNOTSUPP;
 	int ret;
-	if (a->flags & MSM_SUBMIT_SYNCOBJ_IN) {
-		ret = check_syncobjs(a->in_syncobjs, a->nr_in_syncobjs, a->syncobj_stride, true);
-		if (ret)
-			return ret;
-	}
-	if (a->flags & MSM_SUBMIT_SYNCOBJ_OUT) {
-		ret = check_syncobjs(a->out_syncobjs, a->nr_out_syncobjs, a->syncobj_stride, false);
-		if (ret)
-			return ret;
-	}
-
+	struct sim_syncobj **reset_objs = NULL, **out_objs = NULL;
+	bool *bo_valid = NULL;
+	struct drm_msm_gem_submit_bo *in = NULL;
 	struct sim_submit *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->queue = q;
+	s->sync = &o->dev->sync;
 	cp_exec_init(&s->cp);
-	bool *bo_valid = NULL;
+	if (a->flags & MSM_SUBMIT_SYNCOBJ_IN) {
+		ret = parse_in_syncobjs(o, a, s, &reset_objs);
+		if (ret)
+			goto fail;
+	}
+	if (a->flags & MSM_SUBMIT_SYNCOBJ_OUT) {
+		ret = parse_out_syncobjs(o, a, &out_objs);
+		if (ret)
+			goto fail;
+	}
+	s->done = sim_fence_new();
+	if (!s->done) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+
 	if (a->nr_bos) {
 		s->bos = calloc(a->nr_bos, sizeof(*s->bos));
 		bo_valid = calloc(a->nr_bos, sizeof(*bo_valid));
@@ -270,7 +364,6 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 
 	/* BO table: flags first for every entry, then handles (submit_lookup_objects). */
 	const struct drm_msm_gem_submit_bo *ubos = (const void *)(uintptr_t)a->bos;
-	struct drm_msm_gem_submit_bo *in = NULL;
 	if (a->nr_bos) {
 		in = calloc(a->nr_bos, sizeof(*in));
 		if (!in) {
@@ -380,6 +473,14 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	q->tail = s;
 	a->fence = s->fence;
 	q->last_fence = s->fence;
+	/* Queued: in-syncobjs flagged RESET lose their fence, out-syncobjs get the submit's. */
+	for (uint32_t i = 0; reset_objs && i < a->nr_in_syncobjs; i++)
+		if (reset_objs[i])
+			sim_syncobj_replace(&o->dev->sync, reset_objs[i], NULL);
+	for (uint32_t i = 0; out_objs && i < a->nr_out_syncobjs; i++)
+		sim_syncobj_replace(&o->dev->sync, out_objs[i], s->done);
+	put_syncobjs(reset_objs, a->nr_in_syncobjs);
+	put_syncobjs(out_objs, a->nr_out_syncobjs);
 	sim_gpu_kick(o->dev);
 	return 0;
 
@@ -387,8 +488,14 @@ fail_in:
 	free(in);
 fail:
 	free(bo_valid);
+	put_syncobjs(reset_objs, a->nr_in_syncobjs);
+	put_syncobjs(out_objs, a->nr_out_syncobjs);
 	for (uint32_t i = 0; i < s->nr_bos; i++)
 		sim_bo_put(s->bos[i].bo);
+	for (uint32_t i = 0; i < s->nr_deps; i++)
+		sim_fence_put(s->deps[i]);
+	free(s->deps);
+	sim_fence_put(s->done); /* nobody saw it: no signal */
 	free(s->bos);
 	free(s->cmds);
 	free(s);

@@ -1,12 +1,14 @@
 /* BOs of the simulated v3d driver: memfd-backed pages mapped at creation into THE global GPU
  * address space (one drm_mm for every open, 128 KiB aligned, page 0 never used), handles per
  * open, fake mmap offsets, WAIT_BO on the BO's last job, GEM_CLOSE, PRIME export (a dup of the
- * memfd), and the MMU: GPU reads and writes by address, reaching any BO of any open. */
+ * memfd) and import (the same object, at the same GPU address, in any open of the device), and
+ * the MMU: GPU reads and writes by address, reaching any BO of any open. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,7 +35,7 @@ void v3ds_bo_put(struct v3ds_bo *bo)
 	/* The PTEs live as long as the object: a job still holding it can reach it. */
 	iova_alloc_free(&bo->dev->vm, bo->offset);
 	if (bo->resv)
-		v3ds_fence_put(bo->resv);
+		sim_fence_put(bo->resv);
 	sim_bo_memfd_release(bo->memfd, bo->map, bo->size);
 	free(bo);
 }
@@ -55,6 +57,53 @@ static int handle_alloc(struct v3ds_open *o, struct v3ds_bo *bo)
 	return (int)(idx + 1);
 }
 
+static void memfd_name(const struct sim_v3d_device *dev, char *buf, size_t len)
+{
+	sim_drm_bo_memfd_name(buf, len, "ferry-v3d-bo", dev->serial);
+}
+
+/* A BO of size bytes (page aligned) at a new GPU address, its pages new (import_fd < 0) or
+ * those of import_fd, with one reference and no handle yet. */
+static int bo_new(struct sim_v3d_device *dev, uint64_t size, int import_fd, struct v3ds_bo **out)
+{
+	struct v3ds_bo *bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return -ENOMEM;
+	bo->dev = dev;
+	uint64_t offset;
+	int ret = iova_alloc_alloc(&dev->vm, size, V3DS_GMP_ALIGN, bo, &offset);
+	if (ret) {
+		free(bo);
+		return ret == -ENOMEM ? -ENOMEM : -ENOSPC; /* drm_mm found no hole */
+	}
+	bo->offset = (uint32_t)offset;
+	if (import_fd < 0) {
+		char name[48];
+		memfd_name(dev, name, sizeof(name));
+		ret = sim_bo_memfd_create(name, size, &bo->memfd, &bo->map);
+	} else {
+		ret = sim_prime_adopt_memfd(import_fd, size, &bo->memfd, &bo->map);
+	}
+	struct stat st;
+	if (!ret && fstat(bo->memfd, &st)) {
+		ret = -errno;
+		sim_bo_memfd_release(bo->memfd, bo->map, size);
+	}
+	if (ret) {
+		iova_alloc_free(&dev->vm, bo->offset);
+		free(bo);
+		return ret;
+	}
+	bo->memfd_dev = st.st_dev;
+	bo->memfd_ino = st.st_ino;
+	bo->size = size;
+	bo->refs = 1;
+	bo->mmap_offset = dev->next_mmap_offset;
+	dev->next_mmap_offset += size;
+	*out = bo;
+	return 0;
+}
+
 int v3ds_ioctl_create_bo(struct v3ds_open *o, struct drm_v3d_create_bo *a)
 {
 	if (a->flags != 0)
@@ -62,37 +111,18 @@ int v3ds_ioctl_create_bo(struct v3ds_open *o, struct drm_v3d_create_bo *a)
 	if (a->size == 0)
 		return -EINVAL;
 	uint64_t size = ((uint64_t)a->size + V3DS_PAGE_SIZE - 1) & ~(uint64_t)(V3DS_PAGE_SIZE - 1);
-	struct v3ds_bo *bo = calloc(1, sizeof(*bo));
-	if (!bo)
-		return -ENOMEM;
-	bo->dev = o->dev;
-	uint64_t offset;
-	int ret = iova_alloc_alloc(&o->dev->vm, size, V3DS_GMP_ALIGN, bo, &offset);
-	if (ret) {
-		free(bo);
-		return ret == -ENOMEM ? -ENOMEM : -ENOSPC; /* drm_mm found no hole */
-	}
-	bo->offset = (uint32_t)offset;
-	ret = sim_bo_memfd_create("ferry-v3d-bo", size, &bo->memfd, &bo->map);
+	struct v3ds_bo *bo;
+	int ret = bo_new(o->dev, size, -1, &bo);
 	if (ret)
-		goto fail_range;
-	bo->size = size;
-	bo->refs = 1;
+		return ret;
 	int h = handle_alloc(o, bo);
 	if (h < 0) {
-		ret = h;
-		sim_bo_memfd_release(bo->memfd, bo->map, size);
-		goto fail_range;
+		v3ds_bo_put(bo);
+		return h;
 	}
-	bo->mmap_offset = o->dev->next_mmap_offset;
-	o->dev->next_mmap_offset += size;
 	a->handle = (uint32_t)h;
 	a->offset = bo->offset;
 	return 0;
-fail_range:
-	iova_alloc_free(&o->dev->vm, bo->offset);
-	free(bo);
-	return ret;
 }
 
 int v3ds_ioctl_mmap_bo(struct v3ds_open *o, struct drm_v3d_mmap_bo *a)
@@ -165,6 +195,53 @@ int v3ds_ioctl_prime_handle_to_fd(struct v3ds_open *o, struct drm_prime_handle *
 {
 	struct v3ds_bo *bo = v3ds_bo_lookup(o, a->handle);
 	return sim_bo_memfd_export(bo ? bo->memfd : -1, a->flags, &a->fd);
+}
+
+static bool bo_is(const struct v3ds_bo *bo, const struct stat *st)
+{
+	return bo && bo->memfd_dev == st->st_dev && bo->memfd_ino == st->st_ino;
+}
+
+/* drm_gem_prime_fd_to_handle: this open's handle when it has one for the object; else a new
+ * handle to the same object when another open has it; else, for pages of one of this device's
+ * BOs that no handle names any more, a new object over them (the kernel would still have the
+ * old one, kept by its dma-buf: only its GPU address differs here). Anything else is not one
+ * of this device's dma-bufs: -EINVAL. */
+int v3ds_ioctl_prime_fd_to_handle(struct v3ds_open *o, struct drm_prime_handle *a)
+{
+	struct stat st;
+	int ret = sim_prime_fd_stat(a->fd, &st);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
+		if (bo_is(o->bos[i], &st)) {
+			a->handle = i + 1;
+			return 0;
+		}
+	}
+	struct v3ds_bo *bo = NULL;
+	for (struct v3ds_open *other = o->dev->opens; other && !bo; other = other->next)
+		for (uint32_t i = 0; i < other->nr_bo_slots && !bo; i++)
+			if (bo_is(other->bos[i], &st))
+				bo = other->bos[i];
+	if (bo) {
+		v3ds_bo_get(bo);
+	} else {
+		char name[48];
+		memfd_name(o->dev, name, sizeof(name));
+		if (!sim_prime_fd_is_named(a->fd, name) || st.st_size <= 0 || st.st_size % V3DS_PAGE_SIZE)
+			return -EINVAL;
+		ret = bo_new(o->dev, (uint64_t)st.st_size, a->fd, &bo);
+		if (ret)
+			return ret;
+	}
+	int h = handle_alloc(o, bo);
+	if (h < 0) {
+		v3ds_bo_put(bo);
+		return h;
+	}
+	a->handle = (uint32_t)h;
+	return 0;
 }
 
 void *v3ds_gem_mmap(struct v3ds_open *o, size_t len, int prot, int flags, uint64_t offset)

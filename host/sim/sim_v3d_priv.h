@@ -7,10 +7,13 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "backend/kdev.h"
 #include "backend/uapi_v3d.h"
 #include "iova_alloc.h"
+#include "sim_drm_core.h"
+#include "sim_syncobj.h"
 #include "sim_worker.h"
 #include "sim_v3d.h"
 #include "v3d_cle.h"
@@ -27,22 +30,17 @@ struct v3ds_model {
 	uint32_t cl_readahead;   /* CLE prefetch past the list end */
 };
 
-/* A dma_fence: signaled once, with an error (0, -ECANCELED after a hang). */
-struct v3ds_fence {
-	unsigned refs;
-	bool signaled;
-	int error;
-};
-
 struct v3ds_bo {
 	struct sim_v3d_device *dev;
 	unsigned refs;           /* each handle + each queued job listing it */
 	int memfd;
+	dev_t memfd_dev;         /* the memfd's inode: which BO a PRIME fd names */
+	ino_t memfd_ino;
 	uint8_t *map;
 	uint64_t size;           /* page aligned */
 	uint32_t offset;         /* GPU address in the global space */
 	uint64_t mmap_offset;    /* fake offset for kdev mmap */
-	struct v3ds_fence *resv; /* the last job that listed it (every job adds a WRITE fence) */
+	struct sim_fence *resv;  /* the last job that listed it (every job adds a WRITE fence) */
 };
 
 struct v3ds_open;
@@ -59,8 +57,8 @@ struct v3ds_job {
 	struct v3ds_open *open;
 	uint32_t client;
 	uint64_t submit_serial;      /* which ioctl made it (reports) */
-	struct v3ds_fence *done;
-	struct v3ds_fence **deps;
+	struct sim_fence *done;      /* signaled with 0, or -ECANCELED after a hang */
+	struct sim_fence **deps;
 	uint32_t nr_deps;
 	struct v3ds_bo **bos;        /* held for the job's lifetime (the last job of a submit) */
 	uint32_t nr_bos;
@@ -83,10 +81,6 @@ struct v3ds_entity {
 	struct v3ds_job *head, *tail;
 };
 
-struct v3ds_syncobj {
-	struct v3ds_fence *fence; /* NULL: no fence yet (created unsignaled, or reset) */
-};
-
 struct v3ds_open {
 	struct kdev kdev;            /* first: the kdev pointer is the open */
 	struct sim_v3d_device *dev;
@@ -94,8 +88,7 @@ struct v3ds_open {
 	uint32_t client;
 	struct v3ds_bo **bos;        /* by handle - 1 */
 	uint32_t nr_bo_slots;
-	struct v3ds_syncobj **syncobjs; /* by handle - 1 */
-	uint32_t nr_syncobj_slots;
+	struct sim_syncobj_table syncobjs;
 	struct v3ds_entity entity[V3DS_NR_QUEUES];
 	uint32_t faults;
 	int eventfd;
@@ -126,6 +119,8 @@ struct sim_v3d_device {
 	pthread_cond_t work_cond;    /* wakes the worker */
 	pthread_cond_t done_cond;    /* broadcast when a fence signals (CLOCK_MONOTONIC waits) */
 	struct sim_worker worker;
+	struct sim_sync_dev sync;    /* fences, syncobj exports */
+	uint32_t serial;             /* sim_drm_device_serial: tags BO memfds */
 	bool paused;
 	struct iova_alloc vm;        /* THE address space: every BO of every open */
 	uint64_t next_mmap_offset;
@@ -159,24 +154,9 @@ int v3ds_ioctl_get_bo_offset(struct v3ds_open *o, struct drm_v3d_get_bo_offset *
 int v3ds_ioctl_wait_bo(struct v3ds_open *o, struct drm_v3d_wait_bo *a);
 int v3ds_ioctl_gem_close(struct v3ds_open *o, struct drm_gem_close *a);
 int v3ds_ioctl_prime_handle_to_fd(struct v3ds_open *o, struct drm_prime_handle *a);
+int v3ds_ioctl_prime_fd_to_handle(struct v3ds_open *o, struct drm_prime_handle *a);
 void *v3ds_gem_mmap(struct v3ds_open *o, size_t len, int prot, int flags, uint64_t offset);
 void v3ds_gem_close_all(struct v3ds_open *o);
-
-/* sim_v3d_sync.c (dev->lock held) */
-struct v3ds_fence *v3ds_fence_new(void);
-struct v3ds_fence *v3ds_fence_get(struct v3ds_fence *f);
-void v3ds_fence_put(struct v3ds_fence *f);
-/* Signals f (once) and wakes every waiter. */
-void v3ds_fence_signal(struct sim_v3d_device *dev, struct v3ds_fence *f, int error);
-struct v3ds_syncobj *v3ds_syncobj_lookup(struct v3ds_open *o, uint32_t handle);
-/* Replaces the syncobj's fence (drm_syncobj_replace_fence). */
-void v3ds_syncobj_replace(struct v3ds_syncobj *s, struct v3ds_fence *f);
-int v3ds_ioctl_syncobj_create(struct v3ds_open *o, struct drm_syncobj_create *a);
-int v3ds_ioctl_syncobj_destroy(struct v3ds_open *o, struct drm_syncobj_destroy *a);
-int v3ds_ioctl_syncobj_wait(struct v3ds_open *o, struct drm_syncobj_wait *a);
-int v3ds_ioctl_syncobj_reset(struct v3ds_open *o, struct drm_syncobj_array *a);
-int v3ds_ioctl_syncobj_signal(struct v3ds_open *o, struct drm_syncobj_array *a);
-void v3ds_syncobj_destroy_all(struct v3ds_open *o);
 
 /* sim_v3d_submit.c (dev->lock held) */
 int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a);

@@ -73,7 +73,7 @@ static void complete(struct sim_v3d_device *dev, struct v3ds_job *job, int error
 	struct v3ds_queue *q = &dev->queues[job->queue];
 	v3ds_trace(dev, irq_kind[job->queue], job->queue, job->seqno, job->client, 0, 0);
 	dev->stats.jobs_done[job->queue]++;
-	v3ds_fence_signal(dev, job->done, error);
+	sim_fence_signal(&dev->sync, job->done, error);
 	notify_open(job->open);
 	q->running = NULL;
 	q->stalled = false;
@@ -367,14 +367,14 @@ void v3ds_sched_cancel_open(struct v3ds_open *o)
 			struct v3ds_job *job = q->running;
 			q->running = NULL;
 			q->stalled = false;
-			v3ds_fence_signal(dev, job->done, -ECANCELED);
+			sim_fence_signal(&dev->sync, job->done, -ECANCELED);
 			v3ds_job_free(job);
 		}
 		struct v3ds_entity *e = &o->entity[qi];
 		while (e->head) {
 			struct v3ds_job *job = e->head;
 			e->head = job->next;
-			v3ds_fence_signal(dev, job->done, -ECANCELED);
+			sim_fence_signal(&dev->sync, job->done, -ECANCELED);
 			v3ds_job_free(job);
 		}
 		e->tail = NULL;

@@ -17,7 +17,7 @@ struct multisync {
 	const struct drm_v3d_sem *in;
 	uint32_t in_count;
 	uint32_t wait_stage;
-	struct v3ds_syncobj **out;
+	struct sim_syncobj **out;
 	uint32_t out_count;
 };
 
@@ -42,7 +42,7 @@ static int parse_multisync(struct v3ds_open *o, const struct drm_v3d_multi_sync 
 		if (!ms->out)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < ext->out_sync_count; i++) {
-			ms->out[i] = v3ds_syncobj_lookup(o, out[i].handle);
+			ms->out[i] = sim_syncobj_lookup(&o->syncobjs, out[i].handle);
 			if (!ms->out[i]) {
 				free(ms->out);
 				ms->out = NULL;
@@ -91,27 +91,27 @@ void v3ds_job_free(struct v3ds_job *job)
 	if (!job)
 		return;
 	for (uint32_t i = 0; i < job->nr_deps; i++)
-		v3ds_fence_put(job->deps[i]);
+		sim_fence_put(job->deps[i]);
 	free(job->deps);
 	for (uint32_t i = 0; i < job->nr_bos; i++)
 		v3ds_bo_put(job->bos[i]);
 	free(job->bos);
-	v3ds_fence_put(job->done);
+	sim_fence_put(job->done);
 	if ((job->queue == V3D_BIN || job->queue == V3D_RENDER) && job->u.cl.shared &&
 	    --job->u.cl.shared->refs == 0)
 		free(job->u.cl.shared);
 	free(job);
 }
 
-static int add_dep(struct v3ds_job *job, struct v3ds_fence *f)
+static int add_dep(struct v3ds_job *job, struct sim_fence *f)
 {
 	if (f->signaled)
 		return 0;
-	struct v3ds_fence **d = realloc(job->deps, (job->nr_deps + 1) * sizeof(*d));
+	struct sim_fence **d = realloc(job->deps, (job->nr_deps + 1) * sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	job->deps = d;
-	job->deps[job->nr_deps++] = v3ds_fence_get(f);
+	job->deps[job->nr_deps++] = sim_fence_get(f);
 	return 0;
 }
 
@@ -119,7 +119,7 @@ static int add_dep(struct v3ds_job *job, struct v3ds_fence *f)
  * without a fence fails the submit with -EINVAL. */
 static int add_syncobj_dep(struct v3ds_open *o, struct v3ds_job *job, uint32_t handle)
 {
-	struct v3ds_syncobj *s = v3ds_syncobj_lookup(o, handle);
+	struct sim_syncobj *s = sim_syncobj_lookup(&o->syncobjs, handle);
 	if (!s)
 		return 0;
 	if (!s->fence)
@@ -139,7 +139,7 @@ static int job_init(struct v3ds_open *o, enum v3d_queue queue, uint32_t in_sync,
 	job->open = o;
 	job->client = o->client;
 	job->submit_serial = serial;
-	job->done = v3ds_fence_new();
+	job->done = sim_fence_new();
 	if (!job->done) {
 		free(job);
 		return -ENOMEM;
@@ -200,16 +200,16 @@ static void attach_fences(struct v3ds_open *o, struct v3ds_job *last, uint32_t o
 {
 	for (uint32_t i = 0; i < last->nr_bos; i++) {
 		struct v3ds_bo *bo = last->bos[i];
-		v3ds_fence_put(bo->resv);
-		bo->resv = v3ds_fence_get(last->done);
+		sim_fence_put(bo->resv);
+		bo->resv = sim_fence_get(last->done);
 	}
 	if (ms->present) {
 		for (uint32_t i = 0; i < ms->out_count; i++)
-			v3ds_syncobj_replace(ms->out[i], last->done);
+			sim_syncobj_replace(&o->dev->sync, ms->out[i], last->done);
 	} else {
-		struct v3ds_syncobj *s = v3ds_syncobj_lookup(o, out_sync);
+		struct sim_syncobj *s = sim_syncobj_lookup(&o->syncobjs, out_sync);
 		if (s)
-			v3ds_syncobj_replace(s, last->done);
+			sim_syncobj_replace(&o->dev->sync, s, last->done);
 	}
 }
 

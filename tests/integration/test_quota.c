@@ -23,7 +23,14 @@ static void sleep_ms(long ms)
 
 static void test_flooder_hits_bo_cap(void)
 {
-	int baseline = itest_proc_fd_count(ferryd.pid);
+	/* The count ferryd settles at: a connection of an earlier test may still be closing. */
+	int baseline = -1;
+	for (int tries = 0, same = 0; tries < 100 && same < 3; tries++) {
+		int now = itest_proc_fd_count(ferryd.pid);
+		same = now == baseline ? same + 1 : 0;
+		baseline = now;
+		sleep_ms(20);
+	}
 	REQUIRE(baseline > 0);
 
 	struct ferry_device *flood_dev = NULL;
@@ -63,11 +70,14 @@ static void test_flooder_hits_bo_cap(void)
 	int fds = -1;
 	for (int tries = 0; tries < 200; tries++) {
 		fds = itest_proc_fd_count(ferryd.pid);
-		if (fds == baseline)
+		if (fds <= baseline)
 			break;
 		sleep_ms(50);
 	}
-	CHECK_EQ(fds, baseline);
+	/* Fewer is fine (something of the baseline was still closing); more is a leak. */
+	CHECK(fds <= baseline);
+	if (fds > baseline)
+		fprintf(stderr, "ferryd holds %d fds after the flooder left, %d before it came\n", fds, baseline);
 	CHECK(itest_proc_alive(ferryd.pid));
 }
 

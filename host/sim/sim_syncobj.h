@@ -1,0 +1,89 @@
+/* Fences and DRM syncobjs shared by the simulated msm and v3d kernels (drm_syncobj.c of 6.1 for
+ * a driver with DRIVER_SYNCOBJ and without DRIVER_SYNCOBJ_TIMELINE). Everything here runs under
+ * the owning device's lock, which struct sim_sync_dev names. */
+#ifndef FERRY_SIM_SYNCOBJ_H
+#define FERRY_SIM_SYNCOBJ_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <drm.h>
+
+/* A dma_fence: signaled once, with an error (0, -ECANCELED, -EIO). */
+struct sim_fence {
+	unsigned refs;
+	bool signaled;
+	int error;
+};
+
+/* A drm_syncobj: refcounted (handles in any open of the device, exported fds, waiters) and
+ * holding the newest fence put in it, or none. */
+struct sim_syncobj {
+	unsigned refs;
+	struct sim_fence *fence;
+};
+
+/* One open's handle table (handle h in slot h - 1; the lowest free handle is handed out, as
+ * idr_alloc(1, 0)). */
+struct sim_syncobj_table {
+	struct sim_syncobj **slots;
+	uint32_t nr;
+};
+
+struct sim_sync_export;
+
+/* The device's side: its lock and the conditions fence signals broadcast, and the fds exported
+ * from syncobjs (opaque syncobj fds and sync files), which only opens of this device import. */
+struct sim_sync_dev {
+	pthread_mutex_t *lock;
+	pthread_cond_t *done_cond;   /* waiters (SYNCOBJ_WAIT, WAIT_BO, ...) */
+	pthread_cond_t *work_cond;   /* the GPU worker: jobs gated on a fence may be ready */
+	struct sim_sync_export *exports;
+};
+
+void sim_sync_dev_init(struct sim_sync_dev *sd, pthread_mutex_t *lock, pthread_cond_t *done_cond,
+		       pthread_cond_t *work_cond);
+/* Drops every export (closes the kept socket ends). */
+void sim_sync_dev_fini(struct sim_sync_dev *sd);
+
+struct sim_fence *sim_fence_new(void);
+struct sim_fence *sim_fence_get(struct sim_fence *f);
+void sim_fence_put(struct sim_fence *f);
+/* Signals f once with error and wakes every waiter and the worker. */
+void sim_fence_signal(struct sim_sync_dev *sd, struct sim_fence *f, int error);
+
+/* The syncobj behind handle, or NULL. No reference is taken. */
+struct sim_syncobj *sim_syncobj_lookup(const struct sim_syncobj_table *t, uint32_t handle);
+/* drm_syncobj_replace_fence (f may be NULL: reset). Wakes WAIT_FOR_SUBMIT waiters. */
+void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f);
+struct sim_syncobj *sim_syncobj_get(struct sim_syncobj *s);
+void sim_syncobj_put(struct sim_syncobj *s);
+/* Drops every handle of the table and frees it (at close). */
+void sim_syncobj_table_fini(struct sim_syncobj_table *t);
+
+/* The DRM core syncobj ioctls (drm_syncobj.c), returning 0 or the kernel's negative errno.
+ * HANDLE_TO_FD gives one end of a socket pair naming the syncobj (or, with EXPORT_SYNC_FILE, a
+ * snapshot of its fence that becomes readable once the fence signals, as a sync_file polls);
+ * FD_TO_HANDLE takes such an fd of the same device back. Fds of another device, or real kernel
+ * sync files, are -EINVAL. */
+int sim_syncobj_create(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_create *a);
+int sim_syncobj_destroy(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_destroy *a);
+int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a);
+int sim_syncobj_fd_to_handle(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a);
+/* Sleeps on sd->done_cond (dropping sd->lock) while it waits. */
+int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_wait *a);
+int sim_syncobj_reset(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_array *a);
+int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_array *a);
+
+/* The ioctl nr (_IOC_NR) is one of the DRM core syncobj ioctls, binary or timeline. */
+bool sim_syncobj_is_nr(unsigned nr);
+/* The timeline ones: -EOPNOTSUPP before anything is read, as for a driver without
+ * DRIVER_SYNCOBJ_TIMELINE. */
+bool sim_syncobj_is_timeline_nr(unsigned nr);
+/* The kernel's argument size of syncobj ioctl nr. */
+unsigned sim_syncobj_arg_size(unsigned nr);
+/* Dispatches syncobj ioctl nr with the kernel's argument struct. */
+int sim_syncobj_ioctl(struct sim_sync_dev *sd, struct sim_syncobj_table *t, unsigned nr, void *arg);
+
+#endif
