@@ -28,10 +28,14 @@
  *     CP_COND_WRITE5 (WRITE_MEMORY)     compare as CP_WAIT_REG_MEM, then the write
  *     CP_SKIP_IB2_ENABLE_GLOBAL/_LOCAL  enables kept; the skip needs an empty visibility stream
  *                                       and binning is not modeled, so IB2s are never skipped
+ *     CP_BLIT (BLIT_OP_SCALE)           the 2D engine on linear single-sample surfaces: solid
+ *                                       fills and same-format copies (cp_blit.c); other 2D work
+ *                                       (tiled/UBWC, scaling, conversion, MSAA) is skipped and
+ *                                       counted, memory untouched
  *   skipped and counted (no effect on memory or control flow the model could reproduce):
  *     CP_LOAD_STATE6(_GEOM/_FRAG)       shader state: shaders are not executed
- *     CP_EXEC_CS, CP_EXEC_CS_INDIRECT, CP_BLIT, CP_SET_SUBDRAW_SIZE
- *                                       compute / 2D / geometry work: not executed
+ *     CP_EXEC_CS, CP_EXEC_CS_INDIRECT, CP_SET_SUBDRAW_SIZE
+ *                                       compute / geometry work: not executed
  *     CP_SET_BIN_DATA5(_OFFSET), CP_SET_VISIBILITY_OVERRIDE, CP_SET_MODE
  *                                       visibility streams (binning not modeled)
  *     CP_DRAW_PRED_ENABLE_GLOBAL/_LOCAL, CP_DRAW_PRED_SET
@@ -190,19 +194,25 @@ bool cp_mem_read(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
 	return true;
 }
 
-bool cp_mem_touch(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, uint64_t len)
+bool cp_mem_probe(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, uint64_t len,
+		  bool write)
 {
 	while (len) {
 		uint64_t avail = 0;
 		const char *type = "TRANSLATION";
-		if (!m->translate(m->ctx, iova, len, false, &avail, &type)) {
-			pagefault(x, p, true, iova, false, type);
+		if (!m->translate(m->ctx, iova, len, write, &avail, &type)) {
+			pagefault(x, p, true, iova, write, type);
 			return false;
 		}
 		iova += avail;
 		len -= avail;
 	}
 	return true;
+}
+
+bool cp_mem_touch(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, uint64_t len)
+{
+	return cp_mem_probe(m, x, p, iova, len, false);
 }
 
 bool cp_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova,
@@ -392,6 +402,7 @@ static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, str
 	case CP_SKIP_IB2_ENABLE_GLOBAL:
 	case CP_SKIP_IB2_ENABLE_LOCAL:
 		return cp_exec_skip_ib2_enable(m, x, p);
+	case CP_BLIT: return cp_exec_blit(cp, m, x, p, budget, cost);
 	case CP_SET_MARKER: return cp_exec_set_marker(m, x, p);
 	case CP_SET_DRAW_STATE: return cp_exec_set_draw_state(cp, m, x, p);
 	case CP_DRAW_INDX_OFFSET:

@@ -110,6 +110,18 @@ struct cp_packet_record {
 
 #define CP_MAX_FRAMES 3u
 
+/* The CP_BLIT being executed (cp_blit.c), decoded from the 2D registers when it began: a large
+ * blit spans slices, and the register file is shared with other contexts' submits that may run
+ * in between. Rows done are the packet frame's progress. */
+struct cp_blit_job {
+	uint64_t dst, src;           /* first byte of the rectangle's first row in each surface */
+	uint64_t dst_pitch, src_pitch;
+	uint32_t row_bytes, rows;
+	uint32_t cpp;                /* bytes per texel */
+	bool fill;                   /* solid fill with texel, else copy from src */
+	uint8_t texel[16];
+};
+
 /* One submit's CP state. Zero-initialize with cp_exec_init(), then cp_exec_start_ib1() per
  * command buffer. */
 struct cp_exec {
@@ -132,6 +144,7 @@ struct cp_exec {
 	/* The last CP_LAST_PACKETS packets begun, oldest first from last_pos. */
 	struct cp_packet_record last[CP_LAST_PACKETS];
 	uint32_t last_pos, last_count;
+	struct cp_blit_job blit;
 };
 
 void cp_exec_init(struct cp_exec *x);

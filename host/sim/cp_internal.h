@@ -32,6 +32,10 @@ bool cp_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p
 		  const void *src, uint64_t len);
 /* Checks that [iova, iova + len) is readable without copying it (index fetch). */
 bool cp_mem_touch(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, uint64_t len);
+/* The same for reads or writes, touching nothing: a packet checks everything it will access first
+ * when a fault must leave memory untouched. */
+bool cp_mem_probe(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, uint64_t len,
+		  bool write);
 /* A dword another agent may be writing: read atomically when aligned. */
 bool cp_mem_poll32(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova,
 		   uint32_t *out);
@@ -63,6 +67,10 @@ enum cp_result cp_exec_reg_test(struct cp_device *cp, const struct cp_mem *m, st
 enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				     const struct pkt *p);
 enum cp_result cp_exec_skip_ib2_enable(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
+
+/* cp_blit.c: CP_BLIT (the 2D engine). */
+enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
+			    uint32_t budget, uint32_t *cost);
 
 /* cp_draw.c */
 enum cp_result cp_exec_set_marker(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);

@@ -340,6 +340,14 @@ enum cp_draw_pred_test { NE_0_PASS = 0, EQ_0_PASS = 1 };
 #define CP_MEM_TO_MEM_0_DOUBLE (1u << 29)
 #define CP_MEM_TO_MEM_0_WAIT_FOR_MEM_WRITES (1u << 30)
 
+/* CP_BLIT dw0 OP (cp_blit_cmd). dw1-4 (SRC_X1/Y1, SRC_X2/Y2, DST_X1/Y1, DST_X2/Y2: 14-bit X in
+ * bits 0-13, Y in 16-29) are the a5xx rectangles; a6xx BLIT_OP_SCALE ("used for mipmap
+ * generation") takes its state from the GRAS_2D / RB_2D / SP_PS_2D registers, and Turnip and
+ * freedreno emit dw0 alone. */
+enum cp_blit_cmd { BLIT_OP_FILL = 0, BLIT_OP_COPY = 1, BLIT_OP_SCALE = 3 };
+#define CP_BLIT_0_OP(x)      ((x) & 0xfu)
+#define CP_BLIT_0_GET_OP(dw) ((dw) & 0xfu)
+
 /* CP_SET_MARKER dw0 (a6xx): MARKER_MODE (bit 8) selects SET_RENDER_MODE (0: MODE in bits 0-3,
  * USES_GMEM bit 4) or SET_IFPC_MODE (1). */
 #define CP_SET_MARKER_0_MODE_MASK    0xfu
