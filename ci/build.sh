@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Configures (once) and builds one build directory: ci/build.sh DIR [meson options...]
-# Quiet on success; on failure prints the full log.
+# Configures and builds one build directory: ci/build.sh DIR [meson options...]
+# Options are applied to an existing directory too (meson configure). FERRY_NINJA_TARGETS, when
+# set, names the targets to build instead of everything. Quiet on success; on failure prints the
+# full log.
 set -uo pipefail
 dir=$1; shift
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,8 +14,17 @@ if [ ! -f "$dir/build.ninja" ]; then
 		cat "$log" >&2
 		exit 1
 	fi
+elif [ $# -gt 0 ]; then
+	# Only -D options can change on an existing directory (a cross file cannot).
+	opts=()
+	for o in "$@"; do [[ $o == -D* ]] && opts+=("$o"); done
+	if [ ${#opts[@]} -gt 0 ] && ! meson configure "$dir" "${opts[@]}" >"$log" 2>&1; then
+		cat "$log" >&2
+		exit 1
+	fi
 fi
-if ! ninja -C "$dir" >"$log" 2>&1; then
+# shellcheck disable=SC2086 # a list of target names
+if ! ninja -C "$dir" ${FERRY_NINJA_TARGETS:-} >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi

@@ -1,23 +1,49 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ferry builds and tests with. Idempotent: skips apt when all
 # are present, so repeated runs (and CI on a warm machine) cost nothing.
+#   ci/install-deps.sh          what the build and the native tests need
+#   ci/install-deps.sh --e2e    also the arm64 side of the end-to-end tests: Debian's arm64 Mesa
+#                               (Turnip, freedreno, v3dv, v3d), vulkaninfo, qemu-user and the
+#                               aarch64 cross compilers (adds the arm64 architecture to dpkg)
 set -euo pipefail
 
 pkgs=(meson ninja-build gcc g++ pkg-config flatbuffers-compiler libflatbuffers-dev libdrm-dev
       python3 procps zlib1g-dev)
+e2e_pkgs=(qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
+          mesa-vulkan-drivers:arm64 libegl-mesa0:arm64 libgl1-mesa-dri:arm64 vulkan-tools:arm64
+          libvulkan-dev:arm64 libegl-dev:arm64 libgles-dev:arm64 libdrm-dev:arm64
+          libflatbuffers-dev:arm64)
+
+e2e=0
+[ "${1:-}" = "--e2e" ] && e2e=1
+
+need_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "ferry: missing packages: $* (run as root, or: sudo apt-get install $*)" >&2
+		exit 1
+	fi
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+recommends=(--no-install-recommends)
+if ((e2e)); then
+	for p in "${e2e_pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	# Mesa's arm64 drivers are installed the way a user would (with what they recommend).
+	recommends=()
+fi
 
 if ((${#missing[@]})); then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "ferry: missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
-		exit 1
-	fi
+	need_root "${missing[@]}"
 	echo "ferry: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	if ((e2e)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+	fi
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	apt-get install -y -qq "${recommends[@]}" "${missing[@]}" >/dev/null
 fi

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The test command: install, build twice (plain, and ASan+UBSan), run every test in both, and
-# end with one line "N passed, N failed" over both runs.
+# The test command: install, cross-build the arm64 guest side (shim, fake kernel, e2e programs),
+# build twice (plain, and ASan+UBSan), run every test in both — the e2e suite runs Debian's arm64
+# Mesa under qemu-aarch64 against each build's ferryd — and end with one line
+# "N passed, N failed" over both runs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-"$top/ci/install-deps.sh" || exit 1
+"$top/ci/install-deps.sh" --e2e || exit 1
 
 status=0
 build_failures=0
@@ -26,8 +28,20 @@ run_suite() { # name builddir [meson setup options...]
 	logs+=("$dir/meson-logs/testlog.json")
 }
 
-run_suite "plain" build-ci
-run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false
+# The guest side for arm64: only what the e2e suite runs.
+e2e_opt=()
+echo "== aarch64 guest side: build (build-ci-a64)"
+if FERRY_NINJA_TARGETS="guest/shim/libferry-shim.so guest/shim/libferry-fakekernel.so tests/e2e/vk_buffer_ops tests/e2e/egl_surfaceless" \
+	"$top/ci/build.sh" build-ci-a64 --cross-file "$top/ci/cross/aarch64-linux-gnu.ini"; then
+	e2e_opt=(-De2e_cross_build="$top/build-ci-a64")
+else
+	echo "== aarch64 guest side: build FAILED"
+	status=1
+	build_failures=$((build_failures + 1))
+fi
+
+run_suite "plain" build-ci "${e2e_opt[@]}"
+run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false "${e2e_opt[@]}"
 
 python3 - "$build_failures" "${logs[@]}" <<'PY'
 import json, sys

@@ -17,6 +17,7 @@
 #include "backend/kdev.h"
 #include "backend/uapi_msm.h"
 #include "bench_v3d.h"
+#include "bench_vulkan.h"
 #include "ferry/ferry.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferryd_spawn.h"
@@ -418,6 +419,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ferry bench [--iterations N] [--gpu a630|a660|v3d-4.2|v3d-7.1] [--server URI] "
 		   "[--ferryd PATH] [--json (msm only)]\n"
+		   "       ferry bench --vulkan [--cross-dir DIR] [--gpu a630|v3d-4.2] [--iterations N] [--ferryd PATH]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
 		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
@@ -428,15 +430,22 @@ static void usage(FILE *f)
 		   "  passes or fails. With --gpu v3d-*: the V3D submit+wait round trip of a minimal CL\n"
 		   "  through ferryd (validated, passthrough) vs in process; CL validation throughput in\n"
 		   "  process for a v3dv-shaped job of 100 and 2000 draws vs a plain copy; and that\n"
-		   "  job's submit+wait through ferryd, validated vs passthrough.\n");
+		   "  job's submit+wait through ferryd, validated vs passthrough.\n"
+		   "  With --vulkan: Debian's arm64 Turnip (a630) or v3dv (v3d-4.2) under qemu-aarch64 runs\n"
+		   "  the e2e program's vkQueueSubmit + vkWaitForFences loop and pipelined submits on the\n"
+		   "  fake kernel (baseline) and through the shim and ferryd (validated, passthrough).\n"
+		   "  DIR is the aarch64 cross build (default $FERRY_CROSS_BUILD, else build-a64).\n");
 }
 
 int cmd_bench(int argc, char **argv)
 {
 	int iters = 2000;
 	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL;
-	bool json = false;
+	bool json = false, vulkan = false;
+	const char *cross_dir = getenv("FERRY_CROSS_BUILD");
 	static const struct option opts[] = {
+		{ "vulkan", no_argument, NULL, 'V' },
+		{ "cross-dir", required_argument, NULL, 'C' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "server", required_argument, NULL, 's' },
@@ -464,6 +473,12 @@ int cmd_bench(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'V':
+			vulkan = true;
+			break;
+		case 'C':
+			cross_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -475,6 +490,18 @@ int cmd_bench(int argc, char **argv)
 	if (iters < 10 || iters > 10000000) {
 		fprintf(stderr, "bench: --iterations must be in [10, 10000000]\n");
 		return 2;
+	}
+	if (vulkan) {
+		char path[PATH_MAX] = "";
+		if (json || server) {
+			fprintf(stderr, "bench: --vulkan spawns its own ferryd and prints text only\n");
+			return 2;
+		}
+		if (ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
+			return 1;
+		}
+		return bench_vulkan(gpu, path, cross_dir && *cross_dir ? cross_dir : "build-a64", iters);
 	}
 	if (!strcmp(gpu, "v3d-4.2") || !strcmp(gpu, "v3d-7.1")) {
 		if (json) {

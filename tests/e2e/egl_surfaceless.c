@@ -1,0 +1,261 @@
+/* egl_surfaceless: a GLES2 context on EGL's surfaceless platform (no window system, no surface),
+ * a clear into a small texture-backed framebuffer and glFinish; --check-pixels reads it back. Proves
+ * a GL driver (llvmpipe, or freedreno / v3d through ferry) initializes and completes work. */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FB_SIZE 16
+
+struct options {
+	const char *renderer_contains;
+	bool check_pixels;
+};
+
+/* Extension strings are space-separated names; a plain strstr would match prefixes. */
+static bool has_extension(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = list; p && (p = strstr(p, name)) != NULL; p += len) {
+		bool starts = p == list || p[-1] == ' ';
+		bool ends = p[len] == ' ' || p[len] == '\0';
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+static bool egl_fail(const char *what)
+{
+	fprintf(stderr, "%s failed: EGL error 0x%04x\n", what, (unsigned)eglGetError());
+	return false;
+}
+
+static bool gl_ok(const char *what)
+{
+	GLenum err = glGetError();
+	if (err == GL_NO_ERROR)
+		return true;
+	fprintf(stderr, "%s: GL error 0x%04x\n", what, (unsigned)err);
+	return false;
+}
+
+static EGLDisplay open_surfaceless_display(void)
+{
+	const char *client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	if (!has_extension(client_exts, "EGL_EXT_platform_base") ||
+	    !has_extension(client_exts, "EGL_MESA_platform_surfaceless")) {
+		fprintf(stderr, "EGL client extensions lack EGL_EXT_platform_base or "
+			"EGL_MESA_platform_surfaceless: \"%s\"\n", client_exts ? client_exts : "(none)");
+		return EGL_NO_DISPLAY;
+	}
+	PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
+		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	if (!get_platform_display) {
+		fprintf(stderr, "eglGetProcAddress(eglGetPlatformDisplayEXT) returned NULL\n");
+		return EGL_NO_DISPLAY;
+	}
+	EGLDisplay dpy = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+	if (dpy == EGL_NO_DISPLAY)
+		egl_fail("eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)");
+	return dpy;
+}
+
+/* A GLES2-renderable config; the surfaceless platform offers pbuffer configs, and with
+ * EGL_KHR_no_config_context none is needed at all. */
+static bool choose_config(EGLDisplay dpy, EGLConfig *config)
+{
+	static const EGLint attribs[] = {
+		EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,
+		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
+		EGL_NONE,
+	};
+	EGLint count = 0;
+	if (eglChooseConfig(dpy, attribs, config, 1, &count) && count > 0) {
+		printf("config: pbuffer-capable GLES2 config\n");
+		return true;
+	}
+	if (has_extension(eglQueryString(dpy, EGL_EXTENSIONS), "EGL_KHR_no_config_context")) {
+		printf("config: none matched; using EGL_NO_CONFIG_KHR\n");
+		*config = EGL_NO_CONFIG_KHR;
+		return true;
+	}
+	fprintf(stderr, "no GLES2 config and no EGL_KHR_no_config_context\n");
+	return false;
+}
+
+static bool pixel_near(const GLubyte *px, const GLubyte *want)
+{
+	for (int i = 0; i < 4; i++) {
+		int d = (int)px[i] - (int)want[i];
+		if (d < -1 || d > 1)
+			return false;
+	}
+	return true;
+}
+
+/* Clears the whole target to one colour, then a scissored corner to another, so a readback
+ * tells a real clear from a lucky initial value or an ignored scissor. */
+static bool draw_and_check(bool check_pixels)
+{
+	GLuint tex = 0, fbo = 0;
+	bool ok = false;
+	glGenTextures(1, &tex);
+	glBindTexture(GL_TEXTURE_2D, tex);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, FB_SIZE, FB_SIZE, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+	if (!gl_ok("framebuffer setup"))
+		goto out;
+	if (status != GL_FRAMEBUFFER_COMPLETE) {
+		fprintf(stderr, "framebuffer incomplete: 0x%04x\n", (unsigned)status);
+		goto out;
+	}
+	glViewport(0, 0, FB_SIZE, FB_SIZE);
+	glClearColor(0.25f, 0.5f, 0.75f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glEnable(GL_SCISSOR_TEST);
+	glScissor(0, 0, FB_SIZE / 2, FB_SIZE / 2);
+	glClearColor(1.0f, 0.0f, 0.0f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glDisable(GL_SCISSOR_TEST);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	glFinish();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!gl_ok("glClear/glFinish"))
+		goto out;
+	printf("glFinish returned after %.1f ms\n",
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	ok = true;
+	if (!check_pixels)
+		goto out;
+
+	static GLubyte px[FB_SIZE * FB_SIZE * 4];
+	glReadPixels(0, 0, FB_SIZE, FB_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, px);
+	if (!gl_ok("glReadPixels")) {
+		ok = false;
+		goto out;
+	}
+	static const GLubyte background[4] = {64, 128, 191, 255}, corner[4] = {255, 0, 0, 255};
+	for (int y = 0; y < FB_SIZE && ok; y++) {
+		for (int x = 0; x < FB_SIZE && ok; x++) {
+			const GLubyte *p = &px[(y * FB_SIZE + x) * 4];
+			bool in_corner = x < FB_SIZE / 2 && y < FB_SIZE / 2;
+			const GLubyte *want = in_corner ? corner : background;
+			if (!pixel_near(p, want)) {
+				fprintf(stderr, "pixel (%d,%d): want %u,%u,%u,%u got %u,%u,%u,%u\n", x, y,
+					want[0], want[1], want[2], want[3], p[0], p[1], p[2], p[3]);
+				ok = false;
+			}
+		}
+	}
+	if (ok)
+		printf("pixels: all %d match (scissored corner and background)\n", FB_SIZE * FB_SIZE);
+out:
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	if (fbo)
+		glDeleteFramebuffers(1, &fbo);
+	if (tex)
+		glDeleteTextures(1, &tex);
+	return ok;
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	static const struct option longopts[] = {
+		{"renderer-contains", required_argument, NULL, 'r'},
+		{"check-pixels", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	memset(opt, 0, sizeof(*opt));
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': opt->renderer_contains = optarg; break;
+		case 'p': opt->check_pixels = true; break;
+		case 'h':
+			printf("usage: egl_surfaceless [--renderer-contains STR] [--check-pixels]\n");
+			exit(0);
+		default: return -1;
+		}
+	}
+	return optind == argc ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	if (parse_options(argc, argv, &opt) != 0) {
+		fprintf(stderr, "usage: egl_surfaceless [--renderer-contains STR] [--check-pixels]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	EGLDisplay dpy = open_surfaceless_display();
+	if (dpy == EGL_NO_DISPLAY)
+		return 1;
+	int status = 1;
+	EGLContext ctx = EGL_NO_CONTEXT;
+	EGLint major = 0, minor = 0;
+	char renderer_name[256] = "-";  /* kept for the summary line after the context is gone */
+	if (!eglInitialize(dpy, &major, &minor)) {
+		egl_fail("eglInitialize");
+		return 1;
+	}
+	printf("EGL %d.%d vendor=\"%s\" version=\"%s\"\n", major, minor,
+	       eglQueryString(dpy, EGL_VENDOR), eglQueryString(dpy, EGL_VERSION));
+	if (!has_extension(eglQueryString(dpy, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context")) {
+		fprintf(stderr, "the display lacks EGL_KHR_surfaceless_context\n");
+		goto out;
+	}
+	EGLConfig config;
+	if (!choose_config(dpy, &config))
+		goto out;
+	if (!eglBindAPI(EGL_OPENGL_ES_API)) {
+		egl_fail("eglBindAPI(EGL_OPENGL_ES_API)");
+		goto out;
+	}
+	static const EGLint ctx_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+	ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ctx_attribs);
+	if (ctx == EGL_NO_CONTEXT) {
+		egl_fail("eglCreateContext(GLES2)");
+		goto out;
+	}
+	if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+		egl_fail("eglMakeCurrent(no surface)");
+		goto out;
+	}
+	const char *renderer = (const char *)glGetString(GL_RENDERER);
+	printf("GL_RENDERER=\"%s\"\nGL_VENDOR=\"%s\"\nGL_VERSION=\"%s\"\n", renderer ? renderer : "(null)",
+	       (const char *)glGetString(GL_VENDOR), (const char *)glGetString(GL_VERSION));
+	if (renderer)
+		snprintf(renderer_name, sizeof(renderer_name), "%s", renderer);
+	if (!renderer) {
+		fprintf(stderr, "glGetString(GL_RENDERER) returned NULL\n");
+	} else if (opt.renderer_contains && !strstr(renderer, opt.renderer_contains)) {
+		fprintf(stderr, "GL_RENDERER \"%s\" does not contain \"%s\"\n", renderer,
+			opt.renderer_contains);
+	} else if (draw_and_check(opt.check_pixels)) {
+		status = 0;
+	}
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+out:
+	if (ctx != EGL_NO_CONTEXT)
+		eglDestroyContext(dpy, ctx);
+	eglTerminate(dpy);
+	printf("egl_surfaceless: %s renderer=\"%s\" pixels=%s\n", status == 0 ? "PASS" : "FAIL",
+	       renderer_name, opt.check_pixels ? "checked" : "not-checked");
+	return status;
+}

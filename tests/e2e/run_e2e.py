@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""One end-to-end case: Debian's arm64 Mesa under qemu-aarch64 with ferry's LD_PRELOAD library.
+
+--mode shim:       starts ferryd (x86-64) on a private socket with --gpu, preloads
+                   libferry-shim.so, and checks ferryd exits cleanly afterwards.
+--mode fakekernel: preloads libferry-fakekernel.so (the simulated kernel in process, FERRY_GPU):
+                   the native baseline, no ferryd.
+The program's output must contain every --expect string and it must exit 0."""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ICD = {
+    "msm": "/usr/share/vulkan/icd.d/freedreno_icd.aarch64.json",
+    "v3d": "/usr/share/vulkan/icd.d/broadcom_icd.aarch64.json",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ferryd", required=True)
+    ap.add_argument("--cross-dir", required=True, help="the aarch64 build dir (shim, programs)")
+    ap.add_argument("--gpu", required=True)
+    ap.add_argument("--mode", choices=["shim", "fakekernel"], required=True)
+    ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("--expect-re", action="append", default=[], help="a regular expression a line must match")
+    ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("program", nargs=argparse.REMAINDER,
+                    help="arm64 program and its arguments; @CROSS@ is replaced by --cross-dir")
+    a = ap.parse_args()
+    family = "v3d" if a.gpu.startswith("v3d") else "msm"
+    prog = [p.replace("@CROSS@", a.cross_dir) for p in a.program if p != "--"]
+    if not prog:
+        ap.error("no program given")
+    lib = os.path.join(a.cross_dir, "guest/shim",
+                       "libferry-shim.so" if a.mode == "shim" else "libferry-fakekernel.so")
+    for f in (lib, prog[0]):
+        if not os.path.exists(f):
+            print(f"e2e: {f} is missing (build the aarch64 cross dir first)")
+            return 1
+
+    tmp = tempfile.mkdtemp(prefix="ferry-e2e-")
+    sock = os.path.join(tmp, "ferryd.sock")
+    env = dict(os.environ)
+    # Only Mesa's ICD for this family, so the test is about that driver (lavapipe stays out).
+    env["VK_ICD_FILENAMES"] = ICD[family]
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    env.setdefault("XDG_RUNTIME_DIR", tmp)
+    qemu = ["qemu-aarch64", "-L", "/", "-E", f"LD_PRELOAD={lib}"]
+    ferryd = None
+    if a.mode == "shim":
+        qemu += ["-E", f"FERRY_SOCKET={sock}"]
+        log = open(os.path.join(tmp, "ferryd.log"), "w+")
+        ferryd = subprocess.Popen([a.ferryd, "--socket", sock, "--gpu", a.gpu], stdout=log, stderr=log)
+        for _ in range(200):
+            if os.path.exists(sock) or ferryd.poll() is not None:
+                break
+            time.sleep(0.02)
+        if not os.path.exists(sock):
+            log.seek(0)
+            print("e2e: ferryd did not start:\n" + log.read())
+            return 1
+    else:
+        qemu += ["-E", f"FERRY_GPU={a.gpu}"]
+
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(qemu + prog, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=a.timeout, text=True)
+        out, rc = p.stdout, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out, rc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or ""), -1
+        out += f"\ne2e: timed out after {a.timeout} s"
+    took = time.monotonic() - t0
+    print(out)
+    print(f"e2e: {os.path.basename(prog[0])} on {a.gpu} via {a.mode}: exit {rc} in {took:.1f} s")
+
+    ok = rc == 0
+    for e in a.expect:
+        if e not in out:
+            print(f"e2e: output lacks {e!r}")
+            ok = False
+    for e in a.expect_re:
+        if not re.search(e, out, re.MULTILINE):
+            print(f"e2e: no line matches {e!r}")
+            ok = False
+    if ferryd:
+        ferryd.send_signal(signal.SIGTERM)
+        try:
+            frc = ferryd.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            ferryd.kill()
+            frc = "hung"
+        log.seek(0)
+        flog = log.read()
+        if frc != 0:
+            print(f"e2e: ferryd ended with {frc}:\n{flog}")
+            ok = False
+        else:
+            # A warning is a refused message or a failed job: nothing of the kind is expected.
+            bad = [l for l in flog.splitlines() if " error:" in l or " warn:" in l]
+            if bad:
+                print("e2e: ferryd logged problems:\n" + "\n".join(bad))
+                ok = False
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
