@@ -44,19 +44,6 @@ static int core_get_cap(struct drm_get_cap *c)
 	return -EOPNOTSUPP; /* the other caps need a KMS driver, as drm_getcap says */
 }
 
-static int core_set_client_cap(struct drm_set_client_cap *c)
-{
-	switch (c->capability) {
-	case DRM_CLIENT_CAP_STEREO_3D:
-	case DRM_CLIENT_CAP_UNIVERSAL_PLANES:
-	case DRM_CLIENT_CAP_ATOMIC:
-	case DRM_CLIENT_CAP_ASPECT_RATIO:
-	case DRM_CLIENT_CAP_WRITEBACK_CONNECTORS:
-		return -EOPNOTSUPP; /* KMS only */
-	}
-	return -EINVAL;
-}
-
 static int core_gem_close(struct shim_dev *dev, struct drm_gem_close *c)
 {
 	pthread_mutex_lock(&dev->lock);
@@ -164,7 +151,10 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	switch (request) {
 	case DRM_IOCTL_VERSION: *ret = core_version(dev, arg); break;
 	case DRM_IOCTL_GET_CAP: *ret = core_get_cap(arg); break;
-	case DRM_IOCTL_SET_CLIENT_CAP: *ret = core_set_client_cap(arg); break;
+	case DRM_IOCTL_SET_CLIENT_CAP:
+		/* Not DRM_RENDER_ALLOW in drm_ioctls[]: drm_ioctl_permit refuses it on a render node. */
+		*ret = -EACCES;
+		break;
 	case DRM_IOCTL_GEM_CLOSE: *ret = core_gem_close(dev, arg); break;
 	case DRM_IOCTL_PRIME_HANDLE_TO_FD: *ret = core_prime_to_fd(dev, arg); break;
 	case DRM_IOCTL_PRIME_FD_TO_HANDLE: *ret = core_prime_from_fd(dev, arg); break;

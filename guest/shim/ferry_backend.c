@@ -120,9 +120,10 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 	struct ferry_bo *bo = b ? b->bo : NULL;
 	uint64_t size = b ? b->size : 0;
 	pthread_mutex_unlock(&dev->lock);
-	/* As drm_gem_mmap: an offset no BO has, or a range past its end, is EINVAL/EACCES. */
-	if (!bo || len == 0 || within > size || len > size - within) {
-		errno = !bo ? EINVAL : EACCES;
+	/* As drm_gem_mmap's exact lookup: only a BO's own offset, for at most its size; anything
+	 * else is EINVAL. */
+	if (!bo || len == 0 || within != 0 || len > size) {
+		errno = EINVAL;
 		return MAP_FAILED;
 	}
 	int fd = ferry_bo_fd(bo);
@@ -131,7 +132,7 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 		return MAP_FAILED;
 	}
 	/* BOs are shared memory: a private mapping would hide the GPU's writes. */
-	return mmap(addr, len, prot, (flags & ~MAP_PRIVATE) | MAP_SHARED, fd, (off_t)within);
+	return mmap(addr, len, prot, (flags & ~MAP_PRIVATE) | MAP_SHARED, fd, 0);
 }
 
 uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_queue)

@@ -201,7 +201,7 @@ static int check_out_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_sub
 		bool ok = d.handle > 0 && d.handle < dev->nr_syncobj_slots && dev->syncobjs[d.handle];
 		pthread_mutex_unlock(&dev->lock);
 		if (!ok)
-			return -ENOENT;
+			return -EINVAL; /* msm_parse_post_deps: drm_syncobj_find failing */
 	}
 	return 0;
 }

@@ -156,7 +156,7 @@ int shim_syncobj_reset(struct shim_dev *dev, uint32_t handle)
 {
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
-		return -EINVAL;
+		return -ENOENT;
 	pthread_mutex_lock(&sync_lock);
 	s->has_fence = false;
 	s->signaled = false;
@@ -169,7 +169,7 @@ int shim_syncobj_signal(struct shim_dev *dev, uint32_t handle)
 {
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
-		return -EINVAL;
+		return -ENOENT;
 	pthread_mutex_lock(&sync_lock);
 	s->has_fence = false;
 	s->signaled = true;
@@ -183,7 +183,7 @@ int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence
 {
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
-		return -EINVAL;
+		return -ENOENT;
 	pthread_mutex_lock(&sync_lock);
 	s->has_fence = true;
 	s->signaled = false;
@@ -349,7 +349,7 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 	bool sync_file = flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
-		return -ENOENT;
+		return sync_file ? -ENOENT : -EINVAL; /* drm_syncobj_find_fence / drm_syncobj_handle_to_fd */
 	struct exported *e = NULL;
 	int f = export_fd(&e);
 	if (f < 0) {
@@ -395,6 +395,7 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 		bool has = e->has_fence;
 		struct shim_fence_src f = e->fence;
 		pthread_mutex_unlock(&sync_lock);
+		/* -ENOENT for a handle naming nothing, as drm_syncobj_import_sync_file_fence. */
 		if (!has)
 			return shim_syncobj_signal(dev, *handle);
 		return shim_syncobj_attach(dev, *handle, f);

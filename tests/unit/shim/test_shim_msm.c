@@ -1,0 +1,403 @@
+/* The msm uAPI (Linux 6.1, driver 1.9) as Turnip and freedreno use it: params, GEM_NEW /
+ * GEM_INFO / mmap of the fake offset, GEM_SUBMIT of a PM4 IB with out- and in-syncobjs (a chain
+ * across two submitqueues held back by a CP wait on a CPU-written word), WAIT_FENCE, the
+ * submitqueue ioctls, and the errnos the kernel gives for malformed submits. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "backend/uapi_msm.h"
+#include "pm4_builder.h"
+#include "shim_test.h"
+#include "test.h"
+
+static struct st_env env;
+static int fd = -1;
+
+static struct drm_msm_timespec abs_timeout(int64_t rel_ns)
+{
+	int64_t t = st_now_ns() + rel_ns;
+	return (struct drm_msm_timespec){ t / ST_NS_PER_SEC, t % ST_NS_PER_SEC };
+}
+
+static int get_param(uint32_t pipe, uint32_t param, uint64_t *value)
+{
+	struct drm_msm_param p = { .pipe = pipe, .param = param };
+	int r = st_ioctl(fd, DRM_IOCTL_MSM_GET_PARAM, &p);
+	*value = p.value;
+	return r;
+}
+
+static void test_params(void)
+{
+	uint64_t v = 0;
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_GPU_ID, &v), 0);
+	CHECK_EQ(v, strcmp(env.gpu, "a660") == 0 ? 660 : 630);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_CHIP_ID, &v), 0);
+	CHECK(v != 0);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_GMEM_SIZE, &v), 0);
+	CHECK(v >= 512 * 1024);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_PRIORITIES, &v), 0);
+	CHECK(v >= 1);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &v), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(get_param(MSM_PIPE_2D0, MSM_PARAM_GPU_ID, &v), -EINVAL);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, 0x77, &v), -EINVAL);
+}
+
+static void test_gem(void)
+{
+	struct drm_msm_gem_new n = { .size = 8192, .flags = MSM_BO_WC };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_NEW, &n), 0);
+	uint32_t h = n.handle;
+	CHECK(h != 0);
+	n = (struct drm_msm_gem_new){ .size = 4096, .flags = 0x100 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_NEW, &n), -EINVAL);
+	n = (struct drm_msm_gem_new){ .size = 0, .flags = MSM_BO_WC };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_NEW, &n), -EINVAL);
+
+	struct drm_msm_gem_info i = { .handle = h, .info = MSM_INFO_GET_IOVA };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &i), 0);
+	uint64_t iova = i.value;
+	CHECK(iova != 0 && (iova & 4095) == 0);
+	i = (struct drm_msm_gem_info){ .handle = h, .info = MSM_INFO_GET_OFFSET };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &i), 0);
+	uint64_t off = i.value;
+	CHECK((off & 4095) == 0);
+
+	/* A second BO gets its own, non-overlapping iova and offset. */
+	struct st_bo other;
+	st_bo_new(fd, true, 4096, &other);
+	CHECK(other.gpu_addr >= iova + 8192 || other.gpu_addr + 4096 <= iova);
+	CHECK(other.mmap_offset != off);
+
+	/* Two mappings of the fake offset share the pages. */
+	uint32_t *a = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	uint32_t *b = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	REQUIRE(a != MAP_FAILED && b != MAP_FAILED);
+	a[2047] = 0x600dcafe;
+	CHECK_EQ(b[2047], 0x600dcafe);
+	munmap(a, 8192);
+	munmap(b, 8192);
+	/* drm_gem_mmap: only a BO's own offset, for no more than its size. */
+	errno = 0;
+	CHECK(mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, (off_t)off) == MAP_FAILED && errno == EINVAL);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)(off + 4096)) == MAP_FAILED && errno == EINVAL);
+	errno = 0;
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)(0x7700000000ull)) == MAP_FAILED &&
+	      errno == EINVAL);
+
+	i = (struct drm_msm_gem_info){ .handle = 999, .info = MSM_INFO_GET_IOVA };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &i), -ENOENT);
+	i = (struct drm_msm_gem_info){ .handle = h, .info = 0x77 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &i), -EINVAL);
+	struct drm_msm_gem_cpu_prep prep = { .handle = h, .op = MSM_PREP_READ, .timeout = abs_timeout(ST_WAIT_NS) };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_CPU_PREP, &prep), 0);
+	prep.handle = 999;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_CPU_PREP, &prep), -ENOENT);
+	struct drm_msm_gem_madvise m = { .handle = h, .madv = MSM_MADV_WILLNEED };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_MADVISE, &m), 0);
+	CHECK_EQ(m.retained, 1);
+
+	struct drm_gem_close c = { .handle = h };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c), 0);
+	i = (struct drm_msm_gem_info){ .handle = h, .info = MSM_INFO_GET_IOVA };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &i), -ENOENT);
+	st_bo_free(fd, &other);
+}
+
+static int wait_fence(uint32_t queue, uint32_t fence, int64_t rel_ns)
+{
+	struct drm_msm_wait_fence w = { .fence = fence, .timeout = abs_timeout(rel_ns), .queueid = queue };
+	return st_ioctl(fd, DRM_IOCTL_MSM_WAIT_FENCE, &w);
+}
+
+static void test_submit_write(void)
+{
+	struct st_job job;
+	st_job_build(fd, true, 0xc0ffee01, &job);
+	uint32_t out = 0, fence = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &out) == 0);
+	CHECK_EQ(st_job_submit(fd, &job, 0, out, &fence), 0);
+	CHECK(fence != 0);
+	CHECK_EQ(drmSyncobjWait(fd, &out, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK_EQ(wait_fence(0, fence, ST_WAIT_NS), 0);
+	CHECK(st_job_done(&job)); /* read through the GEM mapping */
+	/* A fence never handed out. */
+	CHECK_EQ(wait_fence(0, fence + 1000, 0), -EINVAL);
+	CHECK_EQ(wait_fence(77, fence, 0), -ENOENT);
+
+	/* The next submit's fence is later on the same queue. */
+	uint32_t fence2 = 0;
+	CHECK_EQ(st_job_submit(fd, &job, 0, 0, &fence2), 0);
+	CHECK((int32_t)(fence2 - fence) > 0);
+	CHECK_EQ(wait_fence(0, fence2, ST_WAIT_NS), 0);
+	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
+	st_job_free(fd, &job);
+}
+
+static int submit_ib(uint32_t queue, const struct st_bo *ib, uint32_t ib_off, uint32_t bytes,
+		     const struct st_bo *const *bos, uint32_t nr, uint32_t in, uint32_t in_flags, uint32_t out,
+		     uint32_t *fence)
+{
+	struct drm_msm_gem_submit_bo sb[4] = { { .flags = MSM_SUBMIT_BO_READ, .handle = ib->handle } };
+	for (uint32_t i = 0; i < nr; i++)
+		sb[i + 1] = (struct drm_msm_gem_submit_bo){ .flags = MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE,
+							    .handle = bos[i]->handle };
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_offset = ib_off, .size = bytes };
+	struct drm_msm_gem_submit_syncobj sin = { .handle = in, .flags = in_flags }, sout = { .handle = out };
+	struct drm_msm_gem_submit s = {
+		.flags = MSM_PIPE_3D0 | (in ? MSM_SUBMIT_SYNCOBJ_IN : 0) | (out ? MSM_SUBMIT_SYNCOBJ_OUT : 0),
+		.nr_bos = nr + 1, .nr_cmds = 1, .bos = (uintptr_t)sb, .cmds = (uintptr_t)&cmd, .queueid = queue,
+		.in_syncobjs = (uintptr_t)&sin, .out_syncobjs = (uintptr_t)&sout,
+		.nr_in_syncobjs = in ? 1 : 0, .nr_out_syncobjs = out ? 1 : 0, .syncobj_stride = sizeof(sin),
+	};
+	int r = st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
+	if (fence)
+		*fence = s.fence;
+	return r;
+}
+
+static uint32_t queue_new(uint32_t prio)
+{
+	struct drm_msm_submitqueue q = { .prio = prio };
+	REQUIRE(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &q) == 0);
+	CHECK(q.id != 0);
+	return q.id;
+}
+
+static int queue_close(uint32_t id)
+{
+	return st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_CLOSE, &id);
+}
+
+/* A on queue 1 waits in the CP until the CPU writes the gate, then writes a value; B on queue 2
+ * waits for A's out-syncobj and copies that value. B must not run before the gate opens. */
+static void test_syncobj_chain(void)
+{
+	struct st_bo ib, data;
+	st_bo_new(fd, true, 4096, &ib);
+	st_bo_new(fd, true, 4096, &data);
+	uint32_t *d = (uint32_t *)data.map;
+	memset(d, 0, 4096);
+	uint32_t q1 = queue_new(0), q2 = queue_new(0);
+	CHECK(q1 != q2);
+
+	struct pm4_builder b;
+	pm4_builder_init(&b, (uint32_t *)ib.map, 64);
+	pm4_wait_mem_gte(&b, data.gpu_addr, 1); /* d[0]: the gate */
+	uint32_t value = 0xa11ce5;
+	pm4_mem_write(&b, data.gpu_addr + 4, &value, 1);
+	REQUIRE(pm4_builder_ok(&b));
+	uint32_t a_bytes = pm4_builder_bytes(&b);
+	pm4_builder_init(&b, (uint32_t *)ib.map + 256, 64);
+	pm4_memcpy(&b, data.gpu_addr + 8, data.gpu_addr + 4, 1);
+	REQUIRE(pm4_builder_ok(&b));
+	uint32_t b_bytes = pm4_builder_bytes(&b);
+
+	uint32_t s_a = 0, s_b = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &s_a) == 0);
+	REQUIRE(drmSyncobjCreate(fd, 0, &s_b) == 0);
+	const struct st_bo *bos[] = { &data };
+	uint32_t fa = 0, fb = 0;
+	CHECK_EQ(submit_ib(q1, &ib, 0, a_bytes, bos, 1, 0, 0, s_a, &fa), 0);
+	CHECK_EQ(submit_ib(q2, &ib, 1024, b_bytes, bos, 1, s_a, MSM_SUBMIT_SYNCOBJ_RESET, s_b, &fb), 0);
+	/* The in-syncobj was reset once B was queued. */
+	CHECK_EQ(drmSyncobjWait(fd, &s_a, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -EINVAL);
+
+	st_sleep_ms(100);
+	CHECK_EQ(drmSyncobjWait(fd, &s_b, 1, st_now_ns() + 20 * 1000 * 1000, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL),
+		 -ETIME);
+	CHECK_EQ(wait_fence(q2, fb, 20 * 1000 * 1000), -ETIMEDOUT);
+	CHECK_EQ(wait_fence(q1, fa, 0), -ETIMEDOUT);
+	CHECK_EQ(d[1], 0);
+	CHECK_EQ(d[2], 0);
+
+	__atomic_store_n(&d[0], 1, __ATOMIC_SEQ_CST); /* open the gate */
+	CHECK_EQ(drmSyncobjWait(fd, &s_b, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK_EQ(wait_fence(q1, fa, ST_WAIT_NS), 0);
+	CHECK_EQ(wait_fence(q2, fb, ST_WAIT_NS), 0);
+	CHECK_EQ(d[1], value);
+	CHECK_EQ(d[2], value); /* B ran after A */
+
+	CHECK_EQ(drmSyncobjDestroy(fd, s_a), 0);
+	CHECK_EQ(drmSyncobjDestroy(fd, s_b), 0);
+	CHECK_EQ(queue_close(q1), 0);
+	CHECK_EQ(queue_close(q2), 0);
+	st_bo_free(fd, &ib);
+	st_bo_free(fd, &data);
+}
+
+static void test_submit_errnos(void)
+{
+	struct st_job job;
+	st_job_build(fd, true, 0xbad, &job);
+	struct drm_msm_gem_submit_bo sb[2] = {
+		{ .flags = MSM_SUBMIT_BO_READ, .handle = job.bos[0].handle },
+		{ .flags = MSM_SUBMIT_BO_WRITE, .handle = job.bos[1].handle },
+	};
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .size = job.ib_bytes };
+	struct drm_msm_gem_submit ok = {
+		.flags = MSM_PIPE_3D0, .nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)sb, .cmds = (uintptr_t)&cmd,
+	};
+	struct drm_msm_gem_submit s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0); /* the baseline is fine */
+
+	sb[1].handle = 999; /* "invalid handle" */
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	sb[1].handle = job.bos[1].handle;
+	sb[1].flags = 0x100; /* unknown BO flag */
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	sb[1].flags = MSM_SUBMIT_BO_WRITE;
+
+	s = ok;
+	s.queueid = 99;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -ENOENT);
+	s = ok;
+	s.flags |= 0x01000000; /* no such submit flag */
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	s = ok;
+	s.flags = MSM_PIPE_2D0;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	s = ok;
+	s.flags |= MSM_SUBMIT_SUDO;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	s = ok;
+	s.pad = 1;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+
+	struct drm_msm_gem_submit_cmd good = cmd;
+	cmd.size = job.ib_bytes + 2; /* unaligned */
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	cmd = good;
+	cmd.size = 0;
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	cmd = good;
+	cmd.submit_offset = 4096 - 4; /* runs past the BO */
+	cmd.size = 8;
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	cmd = good;
+	cmd.submit_idx = 2;
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	cmd = good;
+	cmd.type = 7;
+	s = ok;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	cmd = good;
+	if (env.mode == ST_MODE_SHIM) {
+		/* Relocs are not forwarded (every driver since msm 1.4 uses none); the simulated kernel
+		 * applies them as 6.1 does. */
+		struct drm_msm_gem_submit_reloc rel = { .submit_offset = 0, .reloc_idx = 1 };
+		cmd.nr_relocs = 1;
+		cmd.relocs = (uintptr_t)&rel;
+		s = ok;
+		CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+		cmd = good;
+	}
+
+	/* Syncobjs: an in-syncobj without a fence, or naming nothing; an out-syncobj naming nothing. */
+	uint32_t empty = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &empty) == 0);
+	struct drm_msm_gem_submit_syncobj so = { .handle = empty };
+	s = ok;
+	s.flags |= MSM_SUBMIT_SYNCOBJ_IN;
+	s.in_syncobjs = (uintptr_t)&so;
+	s.nr_in_syncobjs = 1;
+	s.syncobj_stride = sizeof(so);
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	so.handle = 999;
+	s.fence = 0;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -ENOENT);
+	so = (struct drm_msm_gem_submit_syncobj){ .handle = empty, .flags = 0x10 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	so = (struct drm_msm_gem_submit_syncobj){ .handle = 999 };
+	s = ok;
+	s.flags |= MSM_SUBMIT_SYNCOBJ_OUT;
+	s.out_syncobjs = (uintptr_t)&so;
+	s.nr_out_syncobjs = 1;
+	s.syncobj_stride = sizeof(so);
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	so = (struct drm_msm_gem_submit_syncobj){ .handle = empty, .point = 5 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EOPNOTSUPP); /* no timeline syncobjs */
+	/* None of the failures left a fence in the out-syncobj. */
+	CHECK_EQ(drmSyncobjWait(fd, &empty, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -EINVAL);
+
+	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
+	CHECK_EQ(wait_fence(0, 0x7fffffff, 0), -EINVAL);
+	st_job_free(fd, &job);
+}
+
+static void test_submitqueues(void)
+{
+	uint64_t prios = 0;
+	REQUIRE(get_param(MSM_PIPE_3D0, MSM_PARAM_PRIORITIES, &prios) == 0);
+	uint32_t id = queue_new((uint32_t)prios - 1);
+	struct drm_msm_submitqueue q = { .prio = (uint32_t)prios };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &q), -EINVAL);
+	q = (struct drm_msm_submitqueue){ .flags = 1 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &q), -EINVAL);
+
+	uint32_t faults = 77;
+	struct drm_msm_submitqueue_query qq = { .param = MSM_SUBMITQUEUE_PARAM_FAULTS, .id = id };
+	/* len 0 asks for the size; the ioctl is _IOW, so the kernel never copies len back. */
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, &qq), 0);
+	CHECK_EQ(faults, 77);
+	qq.len = sizeof(faults);
+	qq.data = (uintptr_t)&faults;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, &qq), 0);
+	CHECK_EQ(faults, 0);
+	qq.param = 5;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, &qq), -EINVAL);
+	qq = (struct drm_msm_submitqueue_query){ .param = MSM_SUBMITQUEUE_PARAM_FAULTS, .id = 99 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, &qq), -ENOENT);
+
+	/* A job on the new queue, then the queue goes. */
+	struct st_job job;
+	st_job_build(fd, true, 0x9001, &job);
+	struct drm_msm_gem_submit_bo sb[2] = {
+		{ .flags = MSM_SUBMIT_BO_READ, .handle = job.bos[0].handle },
+		{ .flags = MSM_SUBMIT_BO_WRITE, .handle = job.bos[1].handle },
+	};
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .size = job.ib_bytes };
+	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0, .nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)sb,
+					.cmds = (uintptr_t)&cmd, .queueid = id };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	CHECK_EQ(wait_fence(id, s.fence, ST_WAIT_NS), 0);
+	CHECK(st_job_done(&job));
+
+	CHECK_EQ(queue_close(id), 0);
+	CHECK_EQ(queue_close(id), -ENOENT);
+	CHECK_EQ(queue_close(0), -ENOENT); /* the default queue stays */
+	s.fence = 0;
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -ENOENT);
+	qq = (struct drm_msm_submitqueue_query){ .param = MSM_SUBMITQUEUE_PARAM_FAULTS, .id = id };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, &qq), -ENOENT);
+	st_job_free(fd, &job);
+}
+
+int main(int argc, char **argv)
+{
+	st_setup(argc, argv, &env);
+	REQUIRE(env.msm);
+	fd = st_open_render();
+	RUN_TEST(test_params);
+	RUN_TEST(test_gem);
+	RUN_TEST(test_submit_write);
+	RUN_TEST(test_syncobj_chain);
+	RUN_TEST(test_submit_errnos);
+	RUN_TEST(test_submitqueues);
+	CHECK_EQ(close(fd), 0);
+	st_teardown(&env);
+	return test_finish();
+}
