@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include "backend/kdev.h"
@@ -69,9 +70,18 @@ void shim_backend_fd_closed(int fd)
 	(void)fd; /* the simulated kernel's fds are real ones: nothing to forget */
 }
 
+/* As drm_ioctl: the kernel works on its own copy of the argument and copies it back only for
+ * _IOC_READ requests (a simulated kernel writing into a write-only struct must not reach the
+ * caller; msm's SUBMITQUEUE_QUERY updates len in its copy only). */
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
-	return dev->kd->ops->ioctl(dev->kd, request, arg);
+	size_t size = _IOC_SIZE(request);
+	unsigned dir = _IOC_DIR(request);
+	if (!arg || size == 0 || (dir & _IOC_READ))
+		return dev->kd->ops->ioctl(dev->kd, request, arg);
+	unsigned char copy[_IOC_SIZEMASK + 1];
+	memcpy(copy, arg, size);
+	return dev->kd->ops->ioctl(dev->kd, request, copy);
 }
 
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset)
