@@ -174,6 +174,42 @@ struct shim_bo *shim_bo_lookup(struct shim_dev *dev, uint32_t handle)
 	return handle > 0 && handle < dev->nr_bo_slots ? dev->bos[handle] : NULL;
 }
 
+struct ferry_bo *shim_bo_get(struct shim_dev *dev, uint32_t handle, uint64_t *size, uint64_t *iova)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct shim_bo *b = shim_bo_lookup(dev, handle);
+	struct ferry_bo *bo = b ? b->bo : NULL;
+	if (size)
+		*size = b ? b->size : 0;
+	if (iova)
+		*iova = b ? b->iova : 0;
+	pthread_mutex_unlock(&dev->lock);
+	return bo;
+}
+
+struct ferry_queue *shim_queue_get(struct shim_dev *dev, struct ferry_queue **slot, uint32_t kind, uint32_t prio)
+{
+	pthread_mutex_lock(&dev->lock);
+	struct ferry_queue *q = *slot;
+	pthread_mutex_unlock(&dev->lock);
+	if (q)
+		return q;
+	struct ferry_queue *made;
+	if (ferry_queue_create_kind(dev->ctx, kind, prio, &made) < 0)
+		return NULL;
+	/* Two threads may race here: one queue wins, the other is dropped. */
+	pthread_mutex_lock(&dev->lock);
+	if (!*slot) {
+		*slot = made;
+		made = NULL;
+	}
+	q = *slot;
+	pthread_mutex_unlock(&dev->lock);
+	if (made)
+		ferry_queue_close(made);
+	return q;
+}
+
 int shim_bo_add(struct shim_dev *dev, struct ferry_bo *bo, uint32_t flags, uint32_t *handle)
 {
 	struct shim_bo *b = calloc(1, sizeof(*b));

@@ -19,27 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "shim.h"
-
-#define EXPORT __attribute__((visibility("default")))
-
-static void *next_sym(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	if (!p)
-		shim_log(true, "libc has no %s", name);
-	return p;
-}
-
-/* The next definition of a symbol, looked up once. */
-#define NEXT(type, name)                                                   \
-	static __typeof__(type) next_##name;                                         \
-	if (!next_##name)                                                  \
-		next_##name = (type)next_sym(#name);                       \
-	if (!next_##name) {                                                \
-		errno = ENOSYS;                                            \
-		return -1;                                                 \
-	}
 
 /* ---- opening ---- */
 
@@ -114,49 +95,35 @@ static int open_mode(int flags, va_list ap)
 	return (flags & (O_CREAT | __O_TMPFILE)) ? va_arg(ap, int) : 0;
 }
 
-EXPORT int open(const char *path, int flags, ...)
-{
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	int r = vopen(path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(const char *, int, ...), open);
-	return next_open(path, flags, mode);
-}
+/* open, open64: the mode argument only exists with O_CREAT / O_TMPFILE. */
+#define OPEN_FN(name)                                                              \
+	EXPORT int name(const char *path, int flags, ...)                          \
+	{                                                                          \
+		va_list ap;                                                        \
+		va_start(ap, flags);                                               \
+		int mode = open_mode(flags, ap);                                   \
+		va_end(ap);                                                        \
+		int r = vopen(path, flags);                                        \
+		if (r != -2)                                                       \
+			return r;                                                  \
+		NEXT(int (*)(const char *, int, ...), name);                       \
+		return next_##name(path, flags, mode);                             \
+	}
+OPEN_FN(open)
+OPEN_FN(open64)
 
-EXPORT int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	int r = vopen(path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(const char *, int, ...), open64);
-	return next_open64(path, flags, mode);
-}
-
-EXPORT int __open_2(const char *path, int flags)
-{
-	int r = vopen(path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(const char *, int), __open_2);
-	return next___open_2(path, flags);
-}
-
-EXPORT int __open64_2(const char *path, int flags)
-{
-	int r = vopen(path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(const char *, int), __open64_2);
-	return next___open64_2(path, flags);
-}
+/* The _FORTIFY_SOURCE entry points (no mode). */
+#define OPEN2_FN(name)                                                             \
+	EXPORT int name(const char *path, int flags)                               \
+	{                                                                          \
+		int r = vopen(path, flags);                                        \
+		if (r != -2)                                                       \
+			return r;                                                  \
+		NEXT(int (*)(const char *, int), name);                            \
+		return next_##name(path, flags);                                   \
+	}
+OPEN2_FN(__open_2)
+OPEN2_FN(__open64_2)
 
 /* openat with a relative path is relative to some directory fd: never ours. */
 static int vopenat(int dirfd, const char *path, int flags)
@@ -165,49 +132,33 @@ static int vopenat(int dirfd, const char *path, int flags)
 	return path && path[0] == '/' ? vopen(path, flags) : -2;
 }
 
-EXPORT int openat(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	int r = vopenat(dirfd, path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(int, const char *, int, ...), openat);
-	return next_openat(dirfd, path, flags, mode);
-}
+#define OPENAT_FN(name)                                                            \
+	EXPORT int name(int dirfd, const char *path, int flags, ...)               \
+	{                                                                          \
+		va_list ap;                                                        \
+		va_start(ap, flags);                                               \
+		int mode = open_mode(flags, ap);                                   \
+		va_end(ap);                                                        \
+		int r = vopenat(dirfd, path, flags);                               \
+		if (r != -2)                                                       \
+			return r;                                                  \
+		NEXT(int (*)(int, const char *, int, ...), name);                  \
+		return next_##name(dirfd, path, flags, mode);                      \
+	}
+OPENAT_FN(openat)
+OPENAT_FN(openat64)
 
-EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	int r = vopenat(dirfd, path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(int, const char *, int, ...), openat64);
-	return next_openat64(dirfd, path, flags, mode);
-}
-
-EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	int r = vopenat(dirfd, path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(int, const char *, int), __openat_2);
-	return next___openat_2(dirfd, path, flags);
-}
-
-EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	int r = vopenat(dirfd, path, flags);
-	if (r != -2)
-		return r;
-	NEXT(int (*)(int, const char *, int), __openat64_2);
-	return next___openat64_2(dirfd, path, flags);
-}
+#define OPENAT2_FN(name)                                                           \
+	EXPORT int name(int dirfd, const char *path, int flags)                    \
+	{                                                                          \
+		int r = vopenat(dirfd, path, flags);                               \
+		if (r != -2)                                                       \
+			return r;                                                  \
+		NEXT(int (*)(int, const char *, int), name);                       \
+		return next_##name(dirfd, path, flags);                            \
+	}
+OPENAT2_FN(__openat_2)
+OPENAT2_FN(__openat64_2)
 
 static FILE *vfopen(const char *path, const char *mode, bool *ours)
 {

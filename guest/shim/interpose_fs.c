@@ -16,25 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "shim.h"
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "LP64 glibc: stat == stat64");
-
-#define EXPORT __attribute__((visibility("default")))
-
-static void *next_sym(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
-
-#define NEXT(type, name)                                                   \
-	static __typeof__(type) next_##name;                                         \
-	if (!next_##name)                                                  \
-		next_##name = (type)next_sym(#name);                       \
-	if (!next_##name) {                                                \
-		errno = ENOSYS;                                            \
-		return -1;                                                 \
-	}
 
 /* libc declares these paths nonnull; a NULL from a caller still must not crash here. */
 static bool is_abs(const char *p)

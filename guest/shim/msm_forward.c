@@ -11,40 +11,17 @@
 
 static struct ferry_queue *queue_lookup(struct shim_dev *dev, uint32_t id)
 {
+	if (id == 0)
+		return shim_queue_get(dev, &dev->default_queue, FERRY_QUEUE_KIND_DEFAULT, 0);
 	pthread_mutex_lock(&dev->lock);
 	struct ferry_queue *q = id < dev->nr_queue_slots ? dev->queues[id] : NULL;
 	pthread_mutex_unlock(&dev->lock);
-	if (q || id != 0)
-		return q;
-	/* Queue 0 is the default one every open of the kernel has; made on first use here. */
-	struct ferry_queue *made;
-	if (ferry_queue_create(dev->ctx, 0, &made) < 0)
-		return NULL;
-	pthread_mutex_lock(&dev->lock);
-	if (dev->nr_queue_slots == 0) {
-		dev->queues = calloc(16, sizeof(*dev->queues));
-		dev->nr_queue_slots = dev->queues ? 16 : 0;
-	}
-	if (dev->nr_queue_slots && !dev->queues[0]) {
-		dev->queues[0] = made;
-		made = NULL;
-	}
-	q = dev->nr_queue_slots ? dev->queues[0] : NULL;
-	pthread_mutex_unlock(&dev->lock);
-	if (made)
-		ferry_queue_close(made);
 	return q;
 }
 
 static struct ferry_bo *bo_lookup(struct shim_dev *dev, uint32_t handle, uint64_t *size)
 {
-	pthread_mutex_lock(&dev->lock);
-	struct shim_bo *b = shim_bo_lookup(dev, handle);
-	struct ferry_bo *bo = b ? b->bo : NULL;
-	if (size)
-		*size = b ? b->size : 0;
-	pthread_mutex_unlock(&dev->lock);
-	return bo;
+	return shim_bo_get(dev, handle, size, NULL);
 }
 
 static int get_param(struct shim_dev *dev, struct drm_msm_param *p)
@@ -473,6 +450,8 @@ int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 void shim_msm_close(struct shim_dev *dev)
 {
 	/* Queues go after the syncobjs that may point at them let go (shim_backend_close). */
+	if (dev->default_queue)
+		ferry_queue_close(dev->default_queue);
 	for (uint32_t i = 0; i < dev->nr_queue_slots; i++)
 		if (dev->queues[i])
 			ferry_queue_close(dev->queues[i]);

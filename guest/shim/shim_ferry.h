@@ -28,8 +28,10 @@ struct shim_dev {
 	struct shim_syncobj **syncobjs; /* index = syncobj handle (0 unused) */
 	uint32_t nr_syncobj_slots;
 
-	/* msm: index = submitqueue id; closed queues stay in closed_queues until the open ends
-	 * (a syncobj may still point at one of their fences). */
+	/* msm: queue 0 is the default queue every open has (made on first use); the others by
+	 * index = submitqueue id. Closed queues stay in closed_queues until the open ends (a
+	 * syncobj may still point at one of their fences). */
+	struct ferry_queue *default_queue;
 	struct ferry_queue **queues;
 	uint32_t nr_queue_slots;
 	struct ferry_queue **closed_queues;
@@ -46,6 +48,10 @@ uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_que
 /* Slot tables (dev->lock held): the lowest free index >= 1 of *slots (grown as needed). */
 int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index);
 struct shim_bo *shim_bo_lookup(struct shim_dev *dev, uint32_t handle);
+/* The ferry BO of a handle (and its size), or NULL; takes dev->lock. */
+struct ferry_bo *shim_bo_get(struct shim_dev *dev, uint32_t handle, uint64_t *size, uint64_t *iova);
+/* The queue in *slot (a field of dev), made on first use: of that kind and priority. */
+struct ferry_queue *shim_queue_get(struct shim_dev *dev, struct ferry_queue **slot, uint32_t kind, uint32_t prio);
 int shim_bo_add(struct shim_dev *dev, struct ferry_bo *bo, uint32_t flags, uint32_t *handle);
 /* The fake mmap offset of a handle, and back. */
 uint64_t shim_bo_mmap_offset(uint32_t handle);

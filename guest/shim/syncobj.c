@@ -225,10 +225,9 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 	bool for_submit = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
 	struct shim_syncobj **objs = calloc(count, sizeof(*objs));
 	struct ferry_fence_point *pts = calloc(count, sizeof(*pts));
-	uint32_t *pt_index = calloc(count, sizeof(*pt_index));
 	int r = 0;
 	uint32_t got = 0;
-	if (!objs || !pts || !pt_index) {
+	if (!objs || !pts) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -252,8 +251,7 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 				if (first_done < 0)
 					first_done = i;
 			} else if (s->has_fence) {
-				pts[npts] = (struct ferry_fence_point){ s->fence.q, s->fence.seqno };
-				pt_index[npts++] = i;
+				pts[npts++] = (struct ferry_fence_point){ s->fence.q, s->fence.seqno };
 			} else {
 				unsubmitted++;
 			}
@@ -305,7 +303,6 @@ out:
 		put(objs[i]);
 	free(objs);
 	free(pts);
-	free(pt_index);
 	return r;
 }
 

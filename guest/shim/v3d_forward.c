@@ -11,35 +11,12 @@
 
 static struct ferry_queue *engine(struct shim_dev *dev, uint32_t kind)
 {
-	pthread_mutex_lock(&dev->lock);
-	struct ferry_queue *q = dev->v3d_queues[kind];
-	pthread_mutex_unlock(&dev->lock);
-	if (q)
-		return q;
-	struct ferry_queue *made;
-	if (ferry_queue_create_kind(dev->ctx, kind, 0, &made) < 0)
-		return NULL;
-	pthread_mutex_lock(&dev->lock);
-	if (!dev->v3d_queues[kind]) {
-		dev->v3d_queues[kind] = made;
-		made = NULL;
-	}
-	q = dev->v3d_queues[kind];
-	pthread_mutex_unlock(&dev->lock);
-	if (made)
-		ferry_queue_close(made);
-	return q;
+	return shim_queue_get(dev, &dev->v3d_queues[kind], kind, 0);
 }
 
 static struct ferry_bo *bo_lookup(struct shim_dev *dev, uint32_t handle, uint64_t *iova)
 {
-	pthread_mutex_lock(&dev->lock);
-	struct shim_bo *b = shim_bo_lookup(dev, handle);
-	struct ferry_bo *bo = b ? b->bo : NULL;
-	if (iova)
-		*iova = b ? b->iova : 0;
-	pthread_mutex_unlock(&dev->lock);
-	return bo;
+	return shim_bo_get(dev, handle, NULL, iova);
 }
 
 static int create_bo(struct shim_dev *dev, struct drm_v3d_create_bo *a)
@@ -135,7 +112,7 @@ static int parse_extensions(uint64_t ptr, struct sync_set *s, bool *multisync)
 	return 0;
 }
 
-static int gather(struct shim_dev *dev, uint32_t flags, uint64_t ext, const uint32_t *in_single, uint32_t nr_single,
+static int gather(uint32_t flags, uint64_t ext, const uint32_t *in_single, uint32_t nr_single,
 		  uint32_t out_single, struct sync_set *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -152,7 +129,6 @@ static int gather(struct shim_dev *dev, uint32_t flags, uint64_t ext, const uint
 		if (out_single)
 			s->out[s->nr_out++] = out_single;
 	}
-	(void)dev;
 	return 0;
 }
 
@@ -214,7 +190,7 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 		return -ENOENT; /* no perfmon was ever created here */
 	struct sync_set s;
 	uint32_t single[2] = { a->in_sync_bcl, a->in_sync_rcl };
-	int r = gather(dev, a->flags, a->extensions, single, 2, a->out_sync, &s);
+	int r = gather(a->flags, a->extensions, single, 2, a->out_sync, &s);
 	if (r < 0)
 		return r;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CL);
@@ -246,7 +222,7 @@ static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
 	if (a->flags & ~(uint32_t)DRM_V3D_SUBMIT_EXTENSION)
 		return -EINVAL;
 	struct sync_set s;
-	int r = gather(dev, a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
+	int r = gather(a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
 	if (r < 0)
 		return r;
 	struct ferry_bo *bos[4];
@@ -284,7 +260,7 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 	if (a->perfmon_id)
 		return -ENOENT;
 	struct sync_set s;
-	int r = gather(dev, a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
+	int r = gather(a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
 	if (r < 0)
 		return r;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CSD);
