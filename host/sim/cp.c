@@ -422,6 +422,7 @@ enum cp_result cp_run(struct cp_device *cp, const struct cp_mem *m, struct cp_ex
 	uint32_t cost = 0;
 	enum cp_result res = CP_RESULT_BUDGET;
 	x->fault.kind = CP_FAULT_NONE;
+	cp_blit_state_restore(cp, x);
 	while (cost < budget) {
 		if (x->depth == 0) {
 			res = CP_RESULT_DONE;
@@ -462,6 +463,7 @@ enum cp_result cp_run(struct cp_device *cp, const struct cp_mem *m, struct cp_ex
 		cp->packets++;
 		x->packets++;
 	}
+	cp_blit_state_save(cp, x);
 	cp_sync_ib_regs(cp, x);
 	return res;
 }

@@ -122,6 +122,9 @@ struct cp_blit_job {
 	uint8_t texel[16];
 };
 
+/* How many registers the 2D engine's state spans (cp_blit.c lists the ranges). */
+#define CP_2D_STATE_REGS 69u
+
 /* One submit's CP state. Zero-initialize with cp_exec_init(), then cp_exec_start_ib1() per
  * command buffer. */
 struct cp_exec {
@@ -145,6 +148,11 @@ struct cp_exec {
 	struct cp_packet_record last[CP_LAST_PACKETS];
 	uint32_t last_pos, last_count;
 	struct cp_blit_job blit;
+	/* The 2D engine's registers as this submit left them at the end of its last slice: the
+	 * register file is shared, and another context's submit may run between this one's 2D
+	 * setup and its CP_BLIT (real a6xx runs a submit to the end before switching). */
+	uint32_t regs_2d[CP_2D_STATE_REGS];
+	bool regs_2d_saved;
 };
 
 void cp_exec_init(struct cp_exec *x);

@@ -40,6 +40,42 @@ struct format_layout {
 	enum channel_type type;
 };
 
+/* The registers of the 2D engine's state (GRAS_2D_*, RB_2D_*, SP_2D_DST_FORMAT,
+ * SP_PS_2D_SRC_*). */
+static const struct {
+	uint32_t first, count;
+} state_2d[] = {
+	{ REG_A6XX_GRAS_2D_BLIT_CNTL, REG_A6XX_GRAS_2D_DST_BR - REG_A6XX_GRAS_2D_BLIT_CNTL + 1 },
+	{ REG_A6XX_RB_2D_BLIT_CNTL, REG_A6XX_RB_2D_SRC_SOLID_C3 - REG_A6XX_RB_2D_BLIT_CNTL + 1 },
+	{ REG_A6XX_SP_2D_DST_FORMAT, 1 },
+	{ REG_A6XX_SP_PS_2D_SRC_INFO, REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH - REG_A6XX_SP_PS_2D_SRC_INFO + 1 },
+};
+_Static_assert(REG_A6XX_GRAS_2D_DST_BR - REG_A6XX_GRAS_2D_BLIT_CNTL + 1 +
+		       REG_A6XX_RB_2D_SRC_SOLID_C3 - REG_A6XX_RB_2D_BLIT_CNTL + 1 + 1 +
+		       REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH - REG_A6XX_SP_PS_2D_SRC_INFO + 1 ==
+	       CP_2D_STATE_REGS, "CP_2D_STATE_REGS covers the 2D ranges");
+
+void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x)
+{
+	if (!x->regs_2d_saved)
+		return; /* a submit's first slice starts from the registers as they are */
+	uint32_t n = 0;
+	for (size_t i = 0; i < sizeof(state_2d) / sizeof(state_2d[0]); i++) {
+		memcpy(&cp->regs[state_2d[i].first], &x->regs_2d[n], state_2d[i].count * sizeof(uint32_t));
+		n += state_2d[i].count;
+	}
+}
+
+void cp_blit_state_save(const struct cp_device *cp, struct cp_exec *x)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < sizeof(state_2d) / sizeof(state_2d[0]); i++) {
+		memcpy(&x->regs_2d[n], &cp->regs[state_2d[i].first], state_2d[i].count * sizeof(uint32_t));
+		n += state_2d[i].count;
+	}
+	x->regs_2d_saved = true;
+}
+
 static enum channel_type type_of_suffix(uint32_t index)
 {
 	/* The a6xx_format groups list UNORM, SNORM, (FLOAT,) UINT, SINT in this order. */

@@ -125,7 +125,9 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 			complete(dev, s);
 			return true;
 		}
+		uint64_t t0 = sim_now_ns();
 		enum cp_result r = cp_run(&dev->cp, &mem, &s->cp, dev->slice_budget);
+		s->run_ns += sim_now_ns() - t0;
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {
 			s->running = false;
@@ -138,6 +140,13 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 		}
 		if (s->cp.packets > SIM_MAX_SUBMIT_PACKETS) {
 			hang(dev, s, "submit exceeded the simulator's packet budget");
+			return true;
+		}
+		/* 6.1's hangcheck kills a submit whose fence does not advance for a period while the
+		 * GPU is busy with it; slices of other contexts interleave here, so the submit's own
+		 * CP time counts, with slack (a blit of 4 GiB over one row is real work each slice). */
+		if (s->run_ns >= SIM_RUN_HANG_PERIODS * period_ns) {
+			hang(dev, s, "hangcheck: submit ran too long");
 			return true;
 		}
 		if (s->cp.chain_loop) {

@@ -21,6 +21,8 @@
 #define SIM_NR_PRIORITIES 3u          /* 1 ring x NR_SCHED_PRIORITIES (6.1) */
 #define SIM_MAX_BO_SIZE (1ull << 32)  /* 6.1 sizes BOs with a uint32_t: cap below 4 GiB */
 #define SIM_MAX_SUBMIT_PACKETS (1ull << 26) /* a submit executing more is treated as hung */
+/* A submit whose own CP time passes this many hangcheck periods is treated as hung. */
+#define SIM_RUN_HANG_PERIODS 4u
 /* KGSL's dispatcher limits (adreno_dispatch.h): submits a context may have in flight on its
  * ring, and submits a ring holds. */
 #define SIM_CONTEXT_INFLIGHT 5u
@@ -92,6 +94,7 @@ struct sim_submit {
 	bool stalled;             /* the last slice ended in an unmet wait */
 	uint64_t stall_since_ns;
 	uint64_t loop_since_ns;   /* when its CP was first seen looping through an IB chain */
+	uint64_t run_ns;          /* the CP time its slices took, summed */
 	uint64_t next_poll_ns;    /* stalled: do not retry before this */
 };
 

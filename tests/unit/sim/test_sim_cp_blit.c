@@ -546,6 +546,76 @@ static void test_blits_across_slices(void)
 	bt_fini(&b);
 }
 
+/* Another context's submit runs between this one's 2D setup and its CP_BLIT (the slice ends
+ * in the NOP): the blit must still use this submit's own 2D state, not the other's. */
+static void test_setup_then_slice_then_blit(void)
+{
+	struct blit_test a, b;
+	bt_init(&a);
+	bt_init(&b);
+	uint32_t qa = new_queue(a.f.k, 1), qb = new_queue(b.f.k, 1);
+	sim_msm_set_slice_budget(dev, 256);
+	sim_msm_set_paused(dev, true);
+	emit_enter_2d(&a);
+	r2d_setup(&a.f.b, FMT6_32_UINT, R2D_INT32, true, true);
+	r2d_clear_value(&a.f.b, 0x5eed0001u, 0, 0, 0);
+	pm4_nop(&a.f.b, 400);
+	r2d_coords(&a.f.b, 0, 0, NULL, 16, 1);
+	r2d_dst(&a.f.b, A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_32_UINT), a.dst.iova, 64);
+	r2d_run(&a);
+	emit_leave_2d(&a);
+	/* b: a copy whose setup (not a fill, its own source) lands inside a's NOP gap. */
+	uint32_t info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_32_UINT);
+	emit_enter_2d(&b);
+	r2d_setup(&b.f.b, FMT6_32_UINT, R2D_INT32, false, true);
+	r2d_coords(&b.f.b, 0, 0, (const uint32_t[]){ 0, 0 }, 16, 1);
+	r2d_src(&b.f.b, info, b.src.iova, 64, 16, 1);
+	pm4_nop(&b.f.b, 400);
+	r2d_dst(&b.f.b, info, b.dst.iova, 64);
+	r2d_run(&b);
+	emit_leave_2d(&b);
+	uint32_t fa, fb;
+	bt_submit(&a, qa, &fa);
+	bt_submit(&b, qb, &fb);
+	sim_msm_set_paused(dev, false);
+	CHECK_EQ(wait_fence_ms(a.f.k, qa, fa, 20000), 0);
+	CHECK_EQ(wait_fence_ms(b.f.k, qb, fb, 20000), 0);
+	sim_msm_set_slice_budget(dev, 0);
+	for (uint32_t x = 0; x < 16; x++)
+		memcpy(a.expect + x * 4, &(uint32_t){ 0x5eed0001u }, 4);
+	memcpy(b.expect, b.src.cpu, 64);
+	CHECK_EQ(bt_first_diff(&a), -1);
+	CHECK_EQ(bt_first_diff(&b), -1);
+	bt_fini(&a);
+	bt_fini(&b);
+}
+
+/* A blit whose every row lands on the same bytes (pitch 0) passes the bounds checks but moves
+ * 2 GiB per packet: hangcheck on the submit's own run time ends it, as the kernel's would. */
+static void test_endless_blits_hang(void)
+{
+	struct blit_test a;
+	bt_init(&a);
+	sim_msm_set_hangcheck_ms(dev, 25);
+	uint32_t qa = new_queue(a.f.k, 1);
+	emit_enter_2d(&a);
+	r2d_setup(&a.f.b, FMT6_32_32_32_32_UINT, R2D_INT32, true, true);
+	r2d_clear_value(&a.f.b, 1, 2, 3, 4);
+	r2d_coords(&a.f.b, 0, 0, NULL, BO_SIZE / 16, 0x4000); /* each row: the whole BO */
+	r2d_dst(&a.f.b, A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_32_32_32_32_UINT), a.dst.iova, 0);
+	for (int i = 0; i < 64; i++)
+		r2d_run(&a);
+	emit_leave_2d(&a);
+	uint32_t fa;
+	bt_submit(&a, qa, &fa);
+	CHECK_EQ(wait_fence_ms(a.f.k, qa, fa, 60000), 0); /* retired by recovery */
+	CHECK_EQ(queue_faults(a.f.k, qa), 1);
+	char text[16384];
+	CHECK(a.f.k->ops->coredump(a.f.k, text, sizeof(text)) > 0 && strstr(text, "submit ran too long"));
+	sim_msm_set_hangcheck_ms(dev, 0);
+	bt_fini(&a);
+}
+
 int main(void)
 {
 	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
@@ -557,6 +627,8 @@ int main(void)
 	RUN_TEST(test_blit_outside_bo_faults);
 	RUN_TEST(test_unmodeled_blits);
 	RUN_TEST(test_blits_across_slices);
+	RUN_TEST(test_setup_then_slice_then_blit);
+	RUN_TEST(test_endless_blits_hang);
 	sim_msm_device_destroy(dev);
 	return test_finish();
 }
