@@ -123,6 +123,7 @@ void sim_syncobj_put(struct sim_syncobj *s)
 	if (--s->refs)
 		return;
 	sim_fence_put(s->fence);
+	sim_fence_put(s->last_installed);
 	free(s);
 }
 
@@ -135,8 +136,12 @@ struct sim_syncobj *sim_syncobj_lookup(const struct sim_syncobj_table *t, uint32
 
 void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f)
 {
-	if (f)
+	if (f) {
 		sim_fence_get(f);
+		sim_fence_put(s->last_installed);
+		s->last_installed = sim_fence_get(f);
+		s->installs++;
+	}
 	sim_fence_put(s->fence);
 	s->fence = f;
 	pthread_cond_broadcast(sd->done_cond);
@@ -403,7 +408,10 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 	if (ret)
 		return ret;
 	struct sim_fence **fences = calloc(n, sizeof(*fences));
-	if (!fences) {
+	uint64_t *seen = calloc(n, sizeof(*seen)); /* installs when the wait began */
+	if (!fences || !seen) {
+		free(fences);
+		free(seen);
 		put_array(objs, n);
 		return -ENOMEM;
 	}
@@ -411,6 +419,7 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 	bool for_submit = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
 	uint32_t first = UINT32_MAX, done = 0;
 	for (uint32_t i = 0; i < n; i++) {
+		seen[i] = objs[i]->installs;
 		if (!objs[i]->fence) {
 			if (!for_submit) {
 				ret = -EINVAL;
@@ -431,6 +440,8 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 		for (uint32_t i = 0; i < n; i++) {
 			if (!fences[i] && objs[i]->fence)
 				fences[i] = sim_fence_get(objs[i]->fence);
+			else if (!fences[i] && objs[i]->installs != seen[i])
+				fences[i] = sim_fence_get(objs[i]->last_installed); /* installed, then reset */
 			if (!fences[i] || !fences[i]->signaled)
 				continue;
 			if (!wait_all) {
@@ -453,6 +464,7 @@ out:
 	for (uint32_t i = 0; i < n; i++)
 		sim_fence_put(fences[i]);
 	free(fences);
+	free(seen);
 	put_array(objs, n);
 	return ret;
 }

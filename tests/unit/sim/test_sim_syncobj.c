@@ -3,6 +3,7 @@
  * SYNCOBJ_IN gating and SYNCOBJ_OUT fences, and PRIME_FD_TO_HANDLE. */
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -430,9 +431,47 @@ static void test_prime_import(void)
 	sim_msm_device_destroy(dev);
 }
 
+struct waiter {
+	struct kdev *k;
+	uint32_t h;
+	int ret;
+};
+
+static void *wait_for_submit(void *arg)
+{
+	struct waiter *w = arg;
+	w->ret = wait_syncobjs(w->k, &w->h, 1, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, 2000, NULL);
+	return NULL;
+}
+
+/* A fence installed and reset again while a WAIT_FOR_SUBMIT waiter sleeps still ends its wait:
+ * the kernel hands every installed fence to the queued waiters. */
+static void test_wait_for_submit_sees_signal_then_reset(void)
+{
+	struct sim_msm_device *dev;
+	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
+	struct kdev *k = sim_msm_open(dev);
+	REQUIRE(k);
+	for (int round = 0; round < 5; round++) {
+		struct waiter w = { k, syncobj_new(k, false), 1 };
+		pthread_t th;
+		REQUIRE(pthread_create(&th, NULL, wait_for_submit, &w) == 0);
+		usleep(30000); /* the waiter is asleep by now */
+		CHECK_EQ(syncobj_array(k, DRM_IOCTL_SYNCOBJ_SIGNAL, w.h), 0);
+		CHECK_EQ(syncobj_array(k, DRM_IOCTL_SYNCOBJ_RESET, w.h), 0);
+		pthread_join(th, NULL);
+		CHECK_EQ(w.ret, 0);
+		struct drm_syncobj_destroy d = { .handle = w.h };
+		CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_SYNCOBJ_DESTROY, &d), 0);
+	}
+	k->ops->close(k);
+	sim_msm_device_destroy(dev);
+}
+
 int main(void)
 {
 	RUN_TEST(test_version_and_caps);
+	RUN_TEST(test_wait_for_submit_sees_signal_then_reset);
 	RUN_TEST(test_syncobj_basics);
 	RUN_TEST(test_submit_syncobj_errors);
 	RUN_TEST(test_in_syncobj_gates);
