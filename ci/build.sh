@@ -17,7 +17,13 @@ if [ ! -f "$dir/build.ninja" ]; then
 elif [ $# -gt 0 ]; then
 	# Only -D options can change on an existing directory (a cross file cannot).
 	opts=()
-	for o in "$@"; do [[ $o == -D* ]] && opts+=("$o"); done
+	for o in "$@"; do
+		if [[ $o == -D* ]]; then
+			opts+=("$o")
+		else
+			echo "ci/build.sh: $dir exists; '$o' applies only when it is set up (remove $dir to change it)" >&2
+		fi
+	done
 	if [ ${#opts[@]} -gt 0 ] && ! meson configure "$dir" "${opts[@]}" >"$log" 2>&1; then
 		cat "$log" >&2
 		exit 1

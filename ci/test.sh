@@ -38,6 +38,7 @@ else
 	echo "== aarch64 guest side: build FAILED"
 	status=1
 	build_failures=$((build_failures + 1))
+	e2e_opt=(-De2e_cross_build=) # not the arm64 binaries of an earlier run
 fi
 
 run_suite "plain" build-ci "${e2e_opt[@]}"

@@ -110,9 +110,7 @@ static int core_syncobj_wait(struct shim_dev *dev, struct drm_syncobj_wait *w)
 	if (w->flags & ~known)
 		return -EINVAL;
 	if (w->count_handles == 0)
-		return -EINVAL;
-	if (w->pad)
-		return -EINVAL;
+		return -EINVAL; /* 6.1 does not look at pad here */
 	const uint32_t *handles = (const uint32_t *)(uintptr_t)w->handles;
 	if (!handles)
 		return -EFAULT;
@@ -127,13 +125,9 @@ static int syncobj_array(struct shim_dev *dev, struct drm_syncobj_array *a, int 
 	if (!h)
 		return -EFAULT;
 	/* The kernel looks every handle up before touching any. */
-	for (uint32_t i = 0; i < a->count_handles; i++) {
-		pthread_mutex_lock(&dev->lock);
-		bool ok = h[i] > 0 && h[i] < dev->nr_syncobj_slots && dev->syncobjs[h[i]];
-		pthread_mutex_unlock(&dev->lock);
-		if (!ok)
+	for (uint32_t i = 0; i < a->count_handles; i++)
+		if (!shim_syncobj_exists(dev, h[i]))
 			return -ENOENT;
-	}
 	for (uint32_t i = 0; i < a->count_handles; i++)
 		op(dev, h[i]);
 	return 0;

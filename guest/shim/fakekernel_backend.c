@@ -65,11 +65,6 @@ void shim_backend_close(struct shim_dev *dev)
 	free(dev);
 }
 
-void shim_backend_fd_closed(int fd)
-{
-	(void)fd; /* the simulated kernel's fds are real ones: nothing to forget */
-}
-
 /* As drm_ioctl: the kernel works on its own copy of the argument and copies it back only for
  * _IOC_READ requests (a simulated kernel writing into a write-only struct must not reach the
  * caller; msm's SUBMITQUEUE_QUERY updates len in its copy only). */

@@ -1,5 +1,6 @@
 /* The fds that stand for an open of the node. Each is a real fd (so the number is reserved and
- * close/poll/fork behave), mapped here to the open file description it shares with its dups. */
+ * close and poll behave), mapped here to the open file description it shares with its dups. A
+ * fork()ed child forgets them all: its copies are plain fds there. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -76,4 +77,12 @@ void shim_fd_forget(int fd)
 	pthread_mutex_unlock(&table_lock);
 	if (last)
 		shim_backend_close(last);
+}
+
+void shim_fd_fork_child(void)
+{
+	/* Only this thread exists in the child; the parent's opens stay the parent's (nothing is
+	 * closed or freed here, which would reach the parent's ferryd context). */
+	for (int fd = 0; fd < SHIM_MAX_FD; fd++)
+		atomic_store(&table[fd], NULL);
 }

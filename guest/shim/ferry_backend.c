@@ -30,13 +30,16 @@ int shim_backend_identify(struct shim_identity *out)
 	uint32_t family;
 	const char *name;
 	r = ferry_device_info(g_dev, &family, &name);
-	if (r < 0) {
-		shim_log(true, "ferryd did not describe its GPU: %s", ferry_device_last_error(g_dev));
-		return r;
-	}
-	if (family != FERRY_FAMILY_MSM && family != FERRY_FAMILY_V3D) {
+	if (r == 0 && family != FERRY_FAMILY_MSM && family != FERRY_FAMILY_V3D) {
 		shim_log(true, "ferryd serves GPU family %u, which the shim does not know", family);
-		return -ENODEV;
+		r = -ENODEV;
+	} else if (r < 0) {
+		shim_log(true, "ferryd did not describe its GPU: %s", ferry_device_last_error(g_dev));
+	}
+	if (r < 0) {
+		ferry_device_close(g_dev);
+		g_dev = NULL;
+		return r;
 	}
 	out->family = family == FERRY_FAMILY_MSM ? SHIM_FAMILY_MSM : SHIM_FAMILY_V3D;
 	snprintf(out->gpu, sizeof(out->gpu), "%s", name);
@@ -87,11 +90,6 @@ void shim_backend_close(struct shim_dev *dev)
 	ferry_context_destroy(dev->ctx);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
-}
-
-void shim_backend_fd_closed(int fd)
-{
-	shim_syncobj_fd_closed(fd);
 }
 
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)

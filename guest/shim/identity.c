@@ -10,9 +10,19 @@
 static pthread_once_t identify_once = PTHREAD_ONCE_INIT;
 static struct shim_identity identity;
 static bool identified;
+/* A fork()ed child shares the parent's connection (or has no simulator threads): for it the
+ * node does not exist, and the fds it inherited are plain fds (shim_fd_fork_child). */
+static bool forked_child;
+
+static void at_fork_child(void)
+{
+	forked_child = true;
+	shim_fd_fork_child();
+}
 
 static void identify(void)
 {
+	pthread_atfork(NULL, NULL, at_fork_child);
 	int r = shim_backend_identify(&identity);
 	if (r < 0) {
 		shim_log(true, "no GPU to present (%s): /dev/dri stays empty", strerror(-r));
@@ -26,7 +36,7 @@ static void identify(void)
 const struct shim_identity *shim_identity(void)
 {
 	pthread_once(&identify_once, identify);
-	return identified ? &identity : NULL;
+	return identified && !forked_child ? &identity : NULL;
 }
 
 void shim_log(bool error, const char *fmt, ...)

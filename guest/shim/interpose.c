@@ -214,8 +214,6 @@ EXPORT int close(int fd)
 	NEXT(int (*)(int), close);
 	if (shim_fd_dev(fd))
 		shim_fd_forget(fd);
-	else
-		shim_backend_fd_closed(fd);
 	return next_close(fd);
 }
 

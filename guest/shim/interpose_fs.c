@@ -209,6 +209,29 @@ EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t len)
 	return next_readlinkat(dirfd, path, buf, len);
 }
 
+/* The _FORTIFY_SOURCE entry points: buflen is the real size of buf. */
+EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen)
+{
+	bool ours;
+	ssize_t r = vreadlink(path, buf, len < buflen ? len : buflen, &ours);
+	if (ours)
+		return r;
+	NEXT(ssize_t (*)(const char *, char *, size_t, size_t), __readlink_chk);
+	return next___readlink_chk(path, buf, len, buflen);
+}
+
+EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t buflen)
+{
+	if (is_abs(path)) {
+		bool ours;
+		ssize_t r = vreadlink(path, buf, len < buflen ? len : buflen, &ours);
+		if (ours)
+			return r;
+	}
+	NEXT(ssize_t (*)(int, const char *, char *, size_t, size_t), __readlinkat_chk);
+	return next___readlinkat_chk(dirfd, path, buf, len, buflen);
+}
+
 /* realpath of an owned path: links resolve to their target, the rest to the path itself (with
  * the node's /sys/dev/char entry left as is: nothing below it is a link but subsystem). */
 static char *vrealpath(const char *path, char *resolved, bool *ours)
@@ -255,6 +278,31 @@ EXPORT char *realpath(const char *path, char *resolved)
 		return NULL;
 	}
 	return next(path, resolved);
+}
+
+EXPORT char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen)
+{
+	bool ours;
+	char tmp[PATH_MAX];
+	char *r = vrealpath(path, tmp, &ours);
+	if (ours) {
+		if (!r)
+			return NULL;
+		if (!resolved)
+			return strdup(tmp);
+		if (strlen(tmp) >= resolvedlen) {
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+		memcpy(resolved, tmp, strlen(tmp) + 1);
+		return resolved;
+	}
+	static char *(*next)(const char *, char *, size_t);
+	if (!next && !(next = (char *(*)(const char *, char *, size_t))next_sym("__realpath_chk"))) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return next(path, resolved, resolvedlen);
 }
 
 EXPORT char *canonicalize_file_name(const char *path)

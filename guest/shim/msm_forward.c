@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/uapi_msm.h"
 #include "shim_ferry.h"
@@ -68,8 +69,13 @@ static int gem_new(struct shim_dev *dev, struct drm_msm_gem_new *a)
 		return -EINVAL;
 	if (a->size == 0)
 		return -EINVAL;
+	/* The kernel's BOs are whole pages (msm_gem_new: PAGE_ALIGN). */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	if (a->size > UINT64_MAX - (pg - 1))
+		return -EINVAL;
 	struct ferry_bo *bo;
-	int r = ferry_bo_new(dev->ctx, a->size, a->flags, &bo);
+	int r = ferry_bo_new(dev->ctx, (a->size + pg - 1) & ~(pg - 1), a->flags, &bo);
 	if (r < 0)
 		return r;
 	r = shim_bo_add(dev, bo, a->flags, &a->handle);
@@ -134,8 +140,8 @@ static int cpu_prep(struct shim_dev *dev, struct drm_msm_gem_cpu_prep *a)
 	return ferry_bo_cpu_prep(bo, a->op, (a->op & MSM_PREP_NOSYNC) ? 0 : shim_timeout_from_abs(abs));
 }
 
-/* The in-syncobjs: fences on this open's queues become ferry in-fences; a fence of another
- * open (another ferry context) is waited for here, before the submit goes out. */
+/* The in-syncobjs: fences on this open's queues become ferry in-fences (another open's are
+ * waited for by shim_syncobj_fence). */
 static int gather_in_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_submit *a,
 			      struct ferry_fence_ref *refs, uint32_t *nrefs)
 {
@@ -153,13 +159,8 @@ static int gather_in_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_sub
 		int r = shim_syncobj_fence(dev, d.handle, &f, &has);
 		if (r < 0)
 			return r;
-		if (!has)
-			continue;
-		if (f.owner == dev) {
+		if (has)
 			refs[(*nrefs)++] = (struct ferry_fence_ref){ ferry_queue_id(f.q), f.seqno };
-		} else {
-			ferry_fence_wait(f.q, f.seqno, -1);
-		}
 	}
 	return 0;
 }
@@ -174,10 +175,7 @@ static int check_out_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_sub
 			return -EOPNOTSUPP;
 		if (d.flags)
 			return -EINVAL;
-		pthread_mutex_lock(&dev->lock);
-		bool ok = d.handle > 0 && d.handle < dev->nr_syncobj_slots && dev->syncobjs[d.handle];
-		pthread_mutex_unlock(&dev->lock);
-		if (!ok)
+		if (!shim_syncobj_exists(dev, d.handle))
 			return -EINVAL; /* msm_parse_post_deps: drm_syncobj_find failing */
 	}
 	return 0;
@@ -222,6 +220,9 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 	if ((sync_in && a->nr_in_syncobjs) || (sync_out && a->nr_out_syncobjs)) {
 		if (a->syncobj_stride == 0 || a->syncobj_stride > 4096)
 			return -EINVAL;
+		if ((sync_in && a->nr_in_syncobjs && !a->in_syncobjs) ||
+		    (sync_out && a->nr_out_syncobjs && !a->out_syncobjs))
+			return -EFAULT;
 	}
 	const struct drm_msm_gem_submit_bo *ubos = (const void *)(uintptr_t)a->bos;
 	const struct drm_msm_gem_submit_cmd *ucmds = (const void *)(uintptr_t)a->cmds;
@@ -318,6 +319,57 @@ static int gem_madvise(struct shim_dev *dev, struct drm_msm_gem_madvise *a)
 	return 0;
 }
 
+/* Closed queues go for good once their last fence signaled and no wait uses them: libferry
+ * has a bounded number of queue ids per context, and drivers cycle submitqueues. */
+/* dev->lock held. */
+static int closed_queue_add(struct shim_dev *dev, struct ferry_queue *q)
+{
+	if (dev->nr_closed_queues == dev->cap_closed_queues) {
+		uint32_t cap = dev->cap_closed_queues ? dev->cap_closed_queues * 2 : 8;
+		struct ferry_queue **grown = realloc(dev->closed_queues, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		dev->closed_queues = grown;
+		dev->cap_closed_queues = cap;
+	}
+	dev->closed_queues[dev->nr_closed_queues++] = q;
+	return 0;
+}
+
+static void sweep_closed_queues(struct shim_dev *dev)
+{
+	/* The candidates leave the list while they are looked at (sync_lock is taken after, never
+	 * under, dev->lock); the ones still in use go back. */
+	pthread_mutex_lock(&dev->lock);
+	uint32_t n = dev->nr_closed_queues;
+	struct ferry_queue **cand = n ? malloc(n * sizeof(*cand)) : NULL;
+	if (cand) {
+		memcpy(cand, dev->closed_queues, n * sizeof(*cand));
+		dev->nr_closed_queues = 0;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (!cand)
+		return;
+	uint32_t keep = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ferry_queue *q = cand[i];
+		uint32_t last = ferry_queue_next_seqno(q) - 1;
+		bool idle = last == 0 || ferry_fence_signaled(q, last);
+		if (idle && shim_syncobj_forget_queue(dev, q))
+			ferry_queue_close(q);
+		else
+			cand[keep++] = q;
+	}
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < keep; i++)
+		/* Out of memory: the queue stays open, unlisted, until the context ends (a leak,
+		 * never a dangling fence). */
+		if (closed_queue_add(dev, cand[i]) < 0)
+			break;
+	pthread_mutex_unlock(&dev->lock);
+	free(cand);
+}
+
 static int submitqueue_new(struct shim_dev *dev, struct drm_msm_submitqueue *a)
 {
 	if (a->flags & ~(uint32_t)MSM_SUBMITQUEUE_FLAGS)
@@ -325,6 +377,7 @@ static int submitqueue_new(struct shim_dev *dev, struct drm_msm_submitqueue *a)
 	uint64_t prios = 0;
 	if (ferry_device_param(shim_ferry_device(), MSM_PARAM_PRIORITIES, &prios) == 0 && a->prio >= prios)
 		return -EINVAL;
+	sweep_closed_queues(dev);
 	struct ferry_queue *q;
 	int r = ferry_queue_create(dev->ctx, a->prio, &q);
 	if (r < 0)
@@ -343,19 +396,12 @@ static int submitqueue_close(struct shim_dev *dev, const uint32_t *id)
 		return -ENOENT; /* the default queue cannot be closed */
 	pthread_mutex_lock(&dev->lock);
 	struct ferry_queue *q = *id < dev->nr_queue_slots ? dev->queues[*id] : NULL;
-	int r = -ENOENT;
-	if (q) {
-		struct ferry_queue **grown =
-			realloc(dev->closed_queues, (dev->nr_closed_queues + 1) * sizeof(*grown));
-		r = -ENOMEM;
-		if (grown) {
-			dev->closed_queues = grown;
-			grown[dev->nr_closed_queues++] = q;
-			dev->queues[*id] = NULL;
-			r = 0;
-		}
-	}
+	int r = q ? closed_queue_add(dev, q) : -ENOENT;
+	if (r == 0)
+		dev->queues[*id] = NULL;
 	pthread_mutex_unlock(&dev->lock);
+	if (r == 0)
+		sweep_closed_queues(dev);
 	return r;
 }
 

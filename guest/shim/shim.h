@@ -35,9 +35,6 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
 /* mmap of a BO through the fake offset the driver got from the kernel. MAP_FAILED + errno. */
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
 
-/* A close() of an fd that is not the node: the backend may have handed it out (sync_file). */
-void shim_backend_fd_closed(int fd);
-
 /* ---- identity (identity.c) ---- */
 /* NULL until identified; identification failing is remembered (the node then does not exist). */
 const struct shim_identity *shim_identity(void);
@@ -62,7 +59,8 @@ struct shim_vnode {
 	const char *const *entries; /* DIR: names, NULL-terminated */
 };
 
-/* Classifies an absolute or relative path (after a cheap prefix test): true when the path is
+/* Classifies an absolute path (after a cheap prefix test; relative paths are never ours): true
+ * when the path is
  * one ferry owns (under /dev/dri or the node's sysfs), with *out saying what it is (NONE =
  * hidden / does not exist). False = not ours: the real file system answers. */
 bool shim_vfs_lookup(const char *path, struct shim_vnode *out);
@@ -78,5 +76,7 @@ struct shim_dev *shim_fd_dev(int fd);
 void shim_fd_dup(int oldfd, int newfd);
 /* fd is being closed (or replaced by dup2); drops the device when its last fd goes. */
 void shim_fd_forget(int fd);
+/* In a fork()ed child: every fd of the parent's opens becomes a plain fd. */
+void shim_fd_fork_child(void);
 
 #endif

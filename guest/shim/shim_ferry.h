@@ -35,7 +35,10 @@ struct shim_dev {
 	struct ferry_queue **queues;
 	uint32_t nr_queue_slots;
 	struct ferry_queue **closed_queues;
-	uint32_t nr_closed_queues;
+	uint32_t nr_closed_queues, cap_closed_queues;
+
+	/* Waits in other threads or opens that copied one of this open's fences (sync_lock). */
+	unsigned fence_users;
 
 	/* V3D: one queue per engine, made on first use. */
 	struct ferry_queue *v3d_queues[FERRY_QUEUE_KIND_COUNT];
@@ -71,6 +74,7 @@ struct shim_fence_src {
 };
 int shim_syncobj_create(struct shim_dev *dev, bool signaled, uint32_t *handle);
 int shim_syncobj_destroy(struct shim_dev *dev, uint32_t handle);
+bool shim_syncobj_exists(struct shim_dev *dev, uint32_t handle);
 int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t count, int64_t abs_timeout_ns,
 		      uint32_t flags, uint32_t *first);
 int shim_syncobj_reset(struct shim_dev *dev, uint32_t handle);
@@ -79,14 +83,17 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 /* flags 0: an opaque syncobj fd -> a new *handle; IMPORT_SYNC_FILE: the fd's fence into the
  * existing *handle. */
 int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t *handle);
-/* An exported sync_file fd is being closed. */
-void shim_syncobj_fd_closed(int fd);
-/* The fence a submit must wait for: *has = false when the syncobj is already signaled. -EINVAL
- * when it has no fence at all (as the kernel for an unsubmitted syncobj). */
+/* A closed queue of dev whose fences have all signaled: every syncobj fence on it counts as
+ * signaled from now on. False (nothing done) while a wait elsewhere uses dev's fences. */
+bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q);
+/* The fence a submit must wait for: *has = false when the syncobj is already signaled (or its
+ * fence was another open's: waited for here, as no ferry in-fence can name it). -EINVAL when it
+ * has no fence at all (as the kernel for an unsubmitted syncobj). */
 int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
 /* Replaces the syncobj's fence with a submit's. */
 int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f);
-/* The open is ending: every syncobj fence on its queues counts as signaled from now on. */
+/* The open is ending: every syncobj fence on its queues counts as signaled from now on, and
+ * waits elsewhere on them are over when this returns. */
 void shim_syncobj_release_dev(struct shim_dev *dev);
 void shim_syncobj_destroy_all(struct shim_dev *dev);
 

@@ -1,14 +1,16 @@
 /* DRM syncobjs kept in the guest: a syncobj holds nothing, a "signaled" stub, or a ferry fence
  * (queue, seqno) a submit attached. Waiting is libferry's fence wait; WAIT_FOR_SUBMIT waits for
- * a fence to be attached first. Opaque syncobj fds work within this process only. */
+ * a fence to be attached first. Opaque syncobj fds and sync_files work within this process
+ * only. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
@@ -19,21 +21,41 @@ struct shim_syncobj {
 	bool signaled;       /* no fence, but signaled (CREATE_SIGNALED, SIGNAL, released) */
 	bool has_fence;
 	struct shim_fence_src fence;
+	/* Every install counts here and the newest stays even after a reset, so a WAIT_FOR_SUBMIT
+	 * waiter that slept through "installed, then reset" still gets it (as the kernel hands each
+	 * installed fence to the queued waiters). */
+	uint64_t installs;
+	bool last_signaled;
+	struct shim_fence_src last;
 	struct shim_syncobj *next_all;
 };
 
-/* One lock for every syncobj: they are shared between opens and fds. attach broadcasts. */
+/* One lock for every syncobj, export and open's fence_users: syncobjs are shared between opens
+ * and fds. Nothing here calls back into the shim while holding it, and libferry never calls
+ * into syncobj.c, so taking libferry's lock inside it cannot deadlock. */
 static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t sync_cond; /* CLOCK_MONOTONIC: broadcast on every install and release */
+static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
 static struct shim_syncobj *all_syncobjs;
 
-/* Exported fds, named by the inode of a memfd: an opaque syncobj fd names the syncobj (kept
- * until the process ends), a sync_file fd a snapshot of its fence (dropped when that fd is
- * closed). Neither works across processes; a sync_file here cannot be polled. */
+static void cond_init(void)
+{
+	pthread_condattr_t a;
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&sync_cond, &a);
+	pthread_condattr_destroy(&a);
+}
+
+/* Exported fds are one end of a socket pair; the library keeps the other. The caller's end's
+ * inode names the export when an fd comes back, and POLLHUP on the kept end says every copy
+ * (dups included) was closed, so the export is collected. An opaque fd names a syncobj, a
+ * sync_file a snapshot of its fence. Nothing is ever written to the caller's end: poll() on a
+ * sync_file from the shim never reports it ready. */
 struct exported {
 	ino_t ino;
 	dev_t dev;
-	int fd;                    /* the number it was handed out as (sync_file only) */
+	int keep_fd;
 	struct shim_syncobj *s;    /* opaque syncobj fd */
 	bool sync_file;
 	bool has_fence;            /* sync_file: a fence, else already signaled */
@@ -41,7 +63,6 @@ struct exported {
 	struct exported *next;
 };
 static struct exported *exports;
-static _Atomic unsigned nr_sync_files;
 
 static void put_locked(struct shim_syncobj *s)
 {
@@ -117,6 +138,14 @@ static void put(struct shim_syncobj *s)
 	pthread_mutex_unlock(&sync_lock);
 }
 
+bool shim_syncobj_exists(struct shim_dev *dev, uint32_t handle)
+{
+	pthread_mutex_lock(&dev->lock);
+	bool r = lookup_locked(dev, handle) != NULL;
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
 int shim_syncobj_destroy(struct shim_dev *dev, uint32_t handle)
 {
 	struct shim_syncobj *s = take(dev, handle);
@@ -136,19 +165,62 @@ void shim_syncobj_destroy_all(struct shim_dev *dev)
 	dev->nr_syncobj_slots = 0;
 }
 
-void shim_syncobj_release_dev(struct shim_dev *dev)
+/* Marks every fence of queue q (q NULL: of any queue of dev) as signaled, in syncobjs and
+ * exported sync_files (sync_lock held). */
+static void resolve_locked(struct shim_dev *dev, struct ferry_queue *q)
 {
-	pthread_mutex_lock(&sync_lock);
-	for (struct shim_syncobj *s = all_syncobjs; s; s = s->next_all) {
-		if (s->has_fence && s->fence.owner == dev) {
-			s->has_fence = false;
-			s->signaled = true;
+	for (struct shim_syncobj *o = all_syncobjs; o; o = o->next_all) {
+		if (o->has_fence && o->fence.owner == dev && (!q || o->fence.q == q)) {
+			o->has_fence = false;
+			o->signaled = true;
 		}
+		if (!o->last_signaled && o->last.owner == dev && (!q || o->last.q == q))
+			o->last_signaled = true;
 	}
 	for (struct exported *e = exports; e; e = e->next)
-		if (e->sync_file && e->has_fence && e->fence.owner == dev)
+		if (e->sync_file && e->has_fence && e->fence.owner == dev && (!q || e->fence.q == q))
 			e->has_fence = false;
 	pthread_cond_broadcast(&sync_cond);
+}
+
+void shim_syncobj_release_dev(struct shim_dev *dev)
+{
+	pthread_once(&cond_once, cond_init);
+	pthread_mutex_lock(&sync_lock);
+	resolve_locked(dev, NULL);
+	/* Waits elsewhere that copied one of this open's fences finish before its queues go. */
+	while (dev->fence_users)
+		pthread_cond_wait(&sync_cond, &sync_lock);
+	pthread_mutex_unlock(&sync_lock);
+}
+
+bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q)
+{
+	pthread_mutex_lock(&sync_lock);
+	bool idle = dev->fence_users == 0;
+	if (idle)
+		resolve_locked(dev, q);
+	pthread_mutex_unlock(&sync_lock);
+	return idle;
+}
+
+/* Sets a referenced syncobj's state; broadcasts (sync_lock taken here). */
+static void install(struct shim_syncobj *s, bool signaled, const struct shim_fence_src *f)
+{
+	pthread_once(&cond_once, cond_init);
+	pthread_mutex_lock(&sync_lock);
+	s->has_fence = f != NULL;
+	s->signaled = signaled;
+	if (f)
+		s->fence = *f;
+	if (f || signaled) {
+		s->installs++;
+		s->last_signaled = !f;
+		if (f)
+			s->last = *f;
+	}
+	pthread_cond_broadcast(&sync_cond);
+	put_locked(s);
 	pthread_mutex_unlock(&sync_lock);
 }
 
@@ -157,11 +229,7 @@ int shim_syncobj_reset(struct shim_dev *dev, uint32_t handle)
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -ENOENT;
-	pthread_mutex_lock(&sync_lock);
-	s->has_fence = false;
-	s->signaled = false;
-	put_locked(s);
-	pthread_mutex_unlock(&sync_lock);
+	install(s, false, NULL);
 	return 0;
 }
 
@@ -170,12 +238,7 @@ int shim_syncobj_signal(struct shim_dev *dev, uint32_t handle)
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -ENOENT;
-	pthread_mutex_lock(&sync_lock);
-	s->has_fence = false;
-	s->signaled = true;
-	pthread_cond_broadcast(&sync_cond);
-	put_locked(s);
-	pthread_mutex_unlock(&sync_lock);
+	install(s, true, NULL);
 	return 0;
 }
 
@@ -184,13 +247,7 @@ int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -ENOENT;
-	pthread_mutex_lock(&sync_lock);
-	s->has_fence = true;
-	s->signaled = false;
-	s->fence = f;
-	pthread_cond_broadcast(&sync_cond);
-	put_locked(s);
-	pthread_mutex_unlock(&sync_lock);
+	install(s, false, &f);
 	return 0;
 }
 
@@ -202,32 +259,51 @@ int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_
 	pthread_mutex_lock(&sync_lock);
 	int r = 0;
 	*has = false;
-	if (s->has_fence) {
-		if (!ferry_fence_signaled(s->fence.q, s->fence.seqno)) {
-			*out = s->fence;
-			*has = true;
-		}
-	} else if (!s->signaled) {
+	struct shim_fence_src f = s->fence;
+	bool pending = s->has_fence && !ferry_fence_signaled(f.q, f.seqno);
+	if (!s->has_fence && !s->signaled)
 		r = -EINVAL; /* the kernel: "no fence" for an unsubmitted syncobj */
-	}
+	bool foreign = pending && f.owner != dev;
+	if (foreign)
+		f.owner->fence_users++;
 	put_locked(s);
 	pthread_mutex_unlock(&sync_lock);
+	if (foreign) {
+		/* Another open's queue is another ferry context: no in-fence can name it, so the
+		 * dependency is kept by waiting here, before the submit goes out. */
+		ferry_fence_wait(f.q, f.seqno, -1);
+		pthread_mutex_lock(&sync_lock);
+		f.owner->fence_users--;
+		pthread_cond_broadcast(&sync_cond);
+		pthread_mutex_unlock(&sync_lock);
+	} else if (pending) {
+		*out = f;
+		*has = true;
+	}
 	return r;
 }
 
 /* DRM_SYNCOBJ_WAIT semantics: all or any; WAIT_FOR_SUBMIT lets unsubmitted syncobjs count as
- * "not yet" instead of -EINVAL; -ETIME when the absolute deadline passes. A failed fence counts
- * as signaled (the error reaches the driver through its own fault queries). */
+ * "not yet" instead of -EINVAL; -ETIME when the absolute CLOCK_MONOTONIC deadline passes;
+ * first_signaled is the first already signaled at entry, or for "any" the one that ended the
+ * wait, else ~0. A failed fence counts as signaled (the error reaches the driver through its
+ * own fault queries). */
 int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t count, int64_t abs_timeout_ns,
 		      uint32_t flags, uint32_t *first)
 {
+	pthread_once(&cond_once, cond_init);
 	bool wait_all = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
 	bool for_submit = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
 	struct shim_syncobj **objs = calloc(count, sizeof(*objs));
 	struct ferry_fence_point *pts = calloc(count, sizeof(*pts));
+	struct shim_dev **users = calloc(count, sizeof(*users));
+	uint64_t *seen = calloc(count, sizeof(*seen));
+	/* Per entry: 0 unknown yet, 1 waiting on taken[i], 2 done. */
+	uint8_t *state = calloc(count, 1);
+	struct shim_fence_src *taken = calloc(count, sizeof(*taken));
 	int r = 0;
-	uint32_t got = 0;
-	if (!objs || !pts) {
+	uint32_t got = 0, first_done = UINT32_MAX;
+	if (!objs || !pts || !users || !seen || !state || !taken) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -238,43 +314,66 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 			goto out;
 		}
 	}
-	int last_err = 0;
+	pthread_mutex_lock(&sync_lock);
+	for (uint32_t i = 0; i < count; i++) {
+		struct shim_syncobj *o = objs[i];
+		seen[i] = o->installs;
+		if (o->signaled || (o->has_fence && ferry_fence_signaled(o->fence.q, o->fence.seqno))) {
+			state[i] = 2;
+			if (first_done == UINT32_MAX)
+				first_done = i;
+		} else if (o->has_fence) {
+			state[i] = 1;
+			taken[i] = o->fence;
+		} else if (!for_submit) {
+			r = -EINVAL;
+		}
+	}
+	pthread_mutex_unlock(&sync_lock);
+	if (r)
+		goto out;
+	uint32_t result = first_done;
 	for (;;) {
 		pthread_mutex_lock(&sync_lock);
-		uint32_t npts = 0, done = 0, unsubmitted = 0;
-		int64_t first_done = -1;
+		uint32_t npts = 0, done = 0, unknown = 0;
+		int64_t any = -1;
 		for (uint32_t i = 0; i < count; i++) {
-			struct shim_syncobj *s = objs[i];
-			bool d = s->signaled || (s->has_fence && ferry_fence_signaled(s->fence.q, s->fence.seqno));
-			if (d) {
+			struct shim_syncobj *o = objs[i];
+			if (state[i] == 0 && (o->has_fence || o->signaled || o->installs != seen[i])) {
+				/* A fence arrived (maybe already gone again: the newest install). */
+				bool sig = o->has_fence ? false : o->signaled ? true : o->last_signaled;
+				state[i] = sig ? 2 : 1;
+				taken[i] = o->has_fence ? o->fence : o->last;
+			}
+			if (state[i] == 1 && ferry_fence_signaled(taken[i].q, taken[i].seqno))
+				state[i] = 2;
+			if (state[i] == 2) {
 				done++;
-				if (first_done < 0)
-					first_done = i;
-			} else if (s->has_fence) {
-				pts[npts++] = (struct ferry_fence_point){ s->fence.q, s->fence.seqno };
+				if (any < 0)
+					any = i;
+			} else if (state[i] == 1) {
+				users[npts] = taken[i].owner;
+				taken[i].owner->fence_users++;
+				pts[npts++] = (struct ferry_fence_point){ taken[i].q, taken[i].seqno };
 			} else {
-				unsubmitted++;
+				unknown++;
 			}
 		}
-		if (unsubmitted && !for_submit) {
-			pthread_mutex_unlock(&sync_lock);
-			r = -EINVAL;
-			break;
-		}
-		if ((wait_all && done == count) || (!wait_all && done > 0)) {
-			pthread_mutex_unlock(&sync_lock);
-			if (first)
-				*first = wait_all ? 0 : (uint32_t)first_done;
-			r = 0;
-			break;
-		}
+		bool over = wait_all ? done == count : done > 0;
 		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
-		if (left == 0) {
+		if (over || left == 0) {
+			for (uint32_t k = 0; k < npts; k++)
+				users[k]->fence_users--;
+			pthread_cond_broadcast(&sync_cond);
 			pthread_mutex_unlock(&sync_lock);
-			r = -ETIME;
+			if (over && !wait_all && result == UINT32_MAX)
+				result = (uint32_t)any;
+			r = over ? 0 : -ETIME;
 			break;
 		}
-		if (unsubmitted || npts == 0) {
+		if (unknown || npts == 0) {
+			for (uint32_t k = 0; k < npts; k++)
+				users[k]->fence_users--;
 			/* Something must be attached first; fences already there are re-checked every
 			 * couple of ms meanwhile. */
 			int64_t slice = npts ? 2000000 : left;
@@ -285,53 +384,81 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 			continue;
 		}
 		pthread_mutex_unlock(&sync_lock);
-		/* Fences on queues of several opens may span ferry devices only if they were
-		 * different connections; this process has one. */
 		int w = ferry_fence_wait_many(pts, npts, wait_all, left, NULL);
-		if (w == -ETIMEDOUT)
-			continue; /* the loop turns it into -ETIME after re-checking */
-		/* 0 or a fence error: those fences are done, re-check. The same error twice with
-		 * nothing done is the connection gone: report it rather than spin. */
-		if (w < 0 && w == last_err) {
+		pthread_mutex_lock(&sync_lock);
+		for (uint32_t k = 0; k < npts; k++)
+			users[k]->fence_users--;
+		pthread_cond_broadcast(&sync_cond);
+		pthread_mutex_unlock(&sync_lock);
+		/* 0, -ETIMEDOUT (the loop says -ETIME), or a fence error (that fence is done): the
+		 * loop re-checks. Anything else is the connection gone: said rather than spun on. */
+		if (w < 0 && w != -ETIMEDOUT && w != -EIO && w != -ECANCELED) {
 			r = w;
 			break;
 		}
-		last_err = w;
 	}
+	if (r == 0 && first)
+		*first = result;
 out:
 	for (uint32_t i = 0; i < got; i++)
 		put(objs[i]);
 	free(objs);
 	free(pts);
+	free(users);
+	free(seen);
+	free(state);
+	free(taken);
 	return r;
 }
 
-/* A memfd whose inode names an export (its entry filled by the caller under sync_lock). */
+/* Drops the exports whose fds the caller has closed, every copy (sync_lock held). */
+static void collect_locked(void)
+{
+	for (struct exported **pp = &exports; *pp;) {
+		struct exported *e = *pp;
+		struct pollfd p = { .fd = e->keep_fd, .events = 0 };
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+			*pp = e->next;
+			close(e->keep_fd);
+			if (e->s)
+				put_locked(e->s);
+			free(e);
+		} else {
+			pp = &e->next;
+		}
+	}
+}
+
+/* A socket pair whose caller's end names a new export (filled by the caller under sync_lock). */
 static int export_fd(struct exported **out)
 {
 	struct exported *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	int f = memfd_create("ferry-syncobj", MFD_CLOEXEC);
+	int fds[2];
 	struct stat st;
-	if (f < 0 || fstat(f, &st) < 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
+		free(e);
+		return -errno;
+	}
+	if (fstat(fds[0], &st) < 0) {
 		int err = -errno;
-		if (f >= 0)
-			close(f);
+		close(fds[0]);
+		close(fds[1]);
 		free(e);
 		return err;
 	}
 	e->ino = st.st_ino;
 	e->dev = st.st_dev;
-	e->fd = f;
+	e->keep_fd = fds[1];
 	*out = e;
-	return f;
+	return fds[0];
 }
 
 static struct exported *find_export_locked(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
 	struct exported *e = exports;
 	while (e && (e->ino != st.st_ino || e->dev != st.st_dev))
@@ -354,11 +481,13 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 		return f;
 	}
 	pthread_mutex_lock(&sync_lock);
+	collect_locked();
 	if (sync_file) {
 		if (!s->has_fence && !s->signaled) {
+			put_locked(s);
 			pthread_mutex_unlock(&sync_lock);
-			put(s);
 			close(f);
+			close(e->keep_fd);
 			free(e);
 			return -EINVAL; /* the kernel: no fence to export */
 		}
@@ -366,7 +495,6 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 		e->has_fence = s->has_fence;
 		e->fence = s->fence;
 		put_locked(s);
-		atomic_fetch_add(&nr_sync_files, 1);
 	} else {
 		e->s = s; /* the reference get() took */
 	}
@@ -392,7 +520,6 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 		bool has = e->has_fence;
 		struct shim_fence_src f = e->fence;
 		pthread_mutex_unlock(&sync_lock);
-		/* -ENOENT for a handle naming nothing, as drm_syncobj_import_sync_file_fence. */
 		if (!has)
 			return shim_syncobj_signal(dev, *handle);
 		return shim_syncobj_attach(dev, *handle, f);
@@ -407,23 +534,4 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 	if (r < 0)
 		put(s);
 	return r;
-}
-
-void shim_syncobj_fd_closed(int fd)
-{
-	if (atomic_load(&nr_sync_files) == 0)
-		return;
-	pthread_mutex_lock(&sync_lock);
-	struct exported **pp = &exports;
-	while (*pp && !((*pp)->sync_file && (*pp)->fd == fd))
-		pp = &(*pp)->next;
-	struct exported *e = *pp;
-	struct stat st;
-	/* The number may have been closed behind our back and reused: the inode tells. */
-	if (e && fstat(fd, &st) == 0 && st.st_ino == e->ino && st.st_dev == e->dev) {
-		*pp = e->next;
-		free(e);
-		atomic_fetch_sub(&nr_sync_files, 1);
-	}
-	pthread_mutex_unlock(&sync_lock);
 }

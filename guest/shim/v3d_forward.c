@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/uapi_v3d.h"
 #include "shim_ferry.h"
@@ -23,8 +24,11 @@ static int create_bo(struct shim_dev *dev, struct drm_v3d_create_bo *a)
 {
 	if (a->flags || a->size == 0)
 		return -EINVAL;
+	/* The kernel's BOs are whole pages (v3d_bo_create: PAGE_ALIGN). */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
 	struct ferry_bo *bo;
-	int r = ferry_bo_new(dev->ctx, a->size, 0, &bo);
+	int r = ferry_bo_new(dev->ctx, ((uint64_t)a->size + pg - 1) & ~(pg - 1), 0, &bo);
 	if (r < 0)
 		return r;
 	uint64_t iova;
@@ -48,7 +52,8 @@ static int create_bo(struct shim_dev *dev, struct drm_v3d_create_bo *a)
 
 static int get_param(struct drm_v3d_get_param *a)
 {
-	if (a->pad || a->value)
+	/* 6.1 wants value 0 on input only for the register params (UIFCFG .. CORE0_IDENT2). */
+	if (a->pad || (a->param <= DRM_V3D_PARAM_V3D_CORE0_IDENT2 && a->value))
 		return -EINVAL;
 	if (a->param == DRM_V3D_PARAM_SUPPORTS_PERFMON) {
 		a->value = 0; /* perfmons are not forwarded */
@@ -80,6 +85,7 @@ struct sync_set {
 	uint32_t nr_in;
 	uint32_t out[64];
 	uint32_t nr_out;
+	bool multisync; /* from the extension, else the submit's single fields */
 };
 
 static int parse_extensions(uint64_t ptr, struct sync_set *s, bool *multisync)
@@ -94,7 +100,8 @@ static int parse_extensions(uint64_t ptr, struct sync_set *s, bool *multisync)
 		if (e->id != DRM_V3D_EXT_ID_MULTI_SYNC)
 			return -EINVAL; /* unknown extension, as 6.1 */
 		const struct drm_v3d_multi_sync *m = (const void *)e;
-		if (m->pad || *multisync)
+		/* v3d_get_multisync_submit_deps: one multisync, with something in it. */
+		if (m->pad || *multisync || (!m->in_sync_count && !m->out_sync_count))
 			return -EINVAL;
 		if (m->in_sync_count > 64 || m->out_sync_count > 64)
 			return -EINVAL;
@@ -112,17 +119,28 @@ static int parse_extensions(uint64_t ptr, struct sync_set *s, bool *multisync)
 	return 0;
 }
 
-static int gather(uint32_t flags, uint64_t ext, const uint32_t *in_single, uint32_t nr_single,
+/* Multisync out-syncobjs must all exist (v3d_get_multisync_post_deps: -EINVAL); the single
+ * out_sync field is looked up after the job and ignored when it names nothing. */
+static int check_out(struct shim_dev *dev, const struct sync_set *s)
+{
+	for (uint32_t i = 0; s->multisync && i < s->nr_out; i++)
+		if (!shim_syncobj_exists(dev, s->out[i]))
+			return -EINVAL;
+	return 0;
+}
+
+static int gather(struct shim_dev *dev, uint32_t flags, uint64_t ext, const uint32_t *in_single, uint32_t nr_single,
 		  uint32_t out_single, struct sync_set *s)
 {
 	memset(s, 0, sizeof(*s));
-	bool multisync = false;
 	if (flags & DRM_V3D_SUBMIT_EXTENSION) {
-		int r = parse_extensions(ext, s, &multisync);
+		int r = parse_extensions(ext, s, &s->multisync);
 		if (r < 0)
 			return r;
+		if ((r = check_out(dev, s)) < 0)
+			return r;
 	}
-	if (!multisync) {
+	if (!s->multisync) {
 		for (uint32_t i = 0; i < nr_single; i++)
 			if (in_single[i])
 				s->in[s->nr_in++] = in_single[i];
@@ -132,8 +150,9 @@ static int gather(uint32_t flags, uint64_t ext, const uint32_t *in_single, uint3
 	return 0;
 }
 
-/* Fences of this open's engines become in-fences; others are waited for here. A handle that
- * names no syncobj is skipped (the 6.1 kernel ignores -ENOENT there); one without a fence fails. */
+/* Fences of this open's engines become in-fences (another open's are waited for by
+ * shim_syncobj_fence). A handle that names no syncobj is skipped (the 6.1 kernel ignores
+ * -ENOENT there); one without a fence fails. */
 static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct ferry_fence_ref *refs, uint32_t *n)
 {
 	*n = 0;
@@ -145,12 +164,8 @@ static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct ferr
 			continue;
 		if (r < 0)
 			return r;
-		if (!has)
-			continue;
-		if (f.owner == dev)
+		if (has)
 			refs[(*n)++] = (struct ferry_fence_ref){ ferry_queue_id(f.q), f.seqno };
-		else
-			ferry_fence_wait(f.q, f.seqno, -1);
 	}
 	return 0;
 }
@@ -190,7 +205,7 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 		return -ENOENT; /* no perfmon was ever created here */
 	struct sync_set s;
 	uint32_t single[2] = { a->in_sync_bcl, a->in_sync_rcl };
-	int r = gather(a->flags, a->extensions, single, 2, a->out_sync, &s);
+	int r = gather(dev, a->flags, a->extensions, single, 2, a->out_sync, &s);
 	if (r < 0)
 		return r;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CL);
@@ -222,7 +237,7 @@ static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
 	if (a->flags & ~(uint32_t)DRM_V3D_SUBMIT_EXTENSION)
 		return -EINVAL;
 	struct sync_set s;
-	int r = gather(a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
+	int r = gather(dev, a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
 	if (r < 0)
 		return r;
 	struct ferry_bo *bos[4];
@@ -260,7 +275,7 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 	if (a->perfmon_id)
 		return -ENOENT;
 	struct sync_set s;
-	int r = gather(a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
+	int r = gather(dev, a->flags, a->extensions, &a->in_sync, 1, a->out_sync, &s);
 	if (r < 0)
 		return r;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CSD);

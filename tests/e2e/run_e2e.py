@@ -9,6 +9,7 @@ The program's output must contain every --expect string and it must exit 0."""
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +35,8 @@ def main():
                     help="arm64 program and its arguments; @CROSS@ is replaced by --cross-dir")
     a = ap.parse_args()
     family = "v3d" if a.gpu.startswith("v3d") else "msm"
-    prog = [p.replace("@CROSS@", a.cross_dir) for p in a.program if p != "--"]
+    program = a.program[1:] if a.program[:1] == ["--"] else a.program
+    prog = [p.replace("@CROSS@", a.cross_dir) for p in program]
     if not prog:
         ap.error("no program given")
     lib = os.path.join(a.cross_dir, "guest/shim",
@@ -63,8 +65,12 @@ def main():
                 break
             time.sleep(0.02)
         if not os.path.exists(sock):
+            if ferryd.poll() is None:
+                ferryd.kill()
+                ferryd.wait()
             log.seek(0)
             print("e2e: ferryd did not start:\n" + log.read())
+            shutil.rmtree(tmp, ignore_errors=True)
             return 1
     else:
         qemu += ["-E", f"FERRY_GPU={a.gpu}"]
@@ -108,6 +114,7 @@ def main():
             if bad:
                 print("e2e: ferryd logged problems:\n" + "\n".join(bad))
                 ok = False
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0 if ok else 1
 
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -224,6 +225,19 @@ static void test_wait_for_submit(void)
 	st_job_free(fd, &job);
 }
 
+/* A WAIT_FOR_SUBMIT wait on a syncobj nothing is attached to sleeps: it must not spin. */
+static void test_wait_for_submit_sleeps(void)
+{
+	uint32_t h = syncobj(false);
+	struct timespec c0, c1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	CHECK_EQ(wait_abs(&h, 1, st_now_ns() + 300000000, FOR_SUBMIT, NULL), -ETIME);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	int64_t cpu_ms = (c1.tv_sec - c0.tv_sec) * 1000 + (c1.tv_nsec - c0.tv_nsec) / 1000000;
+	CHECK(cpu_ms < 150); /* a spinning wait burns the whole 300 ms */
+	CHECK_EQ(drmSyncobjDestroy(fd, h), 0);
+}
+
 static void test_syncobj_fds(void)
 {
 	uint32_t a = syncobj(false);
@@ -276,6 +290,17 @@ static void test_syncobj_fds(void)
 	errno = 0;
 	CHECK(drmSyncobjImportSyncFile(fd, empty, devnull) == -1 && errno == EINVAL);
 	CHECK_EQ(close(sf), 0);
+
+	/* A dup of a sync_file names the same fence after the original is closed (v3d's GL
+	 * driver dups them), and an export goes once every copy is closed. */
+	CHECK_EQ(drmSyncobjExportSyncFile(fd, out, &sf), 0);
+	int sf2 = dup(sf);
+	REQUIRE(sf2 >= 0);
+	CHECK_EQ(close(sf), 0);
+	CHECK_EQ(drmSyncobjReset(fd, &empty, 1), 0);
+	CHECK_EQ(drmSyncobjImportSyncFile(fd, empty, sf2), 0);
+	CHECK_EQ(wait_abs(&empty, 1, st_now_ns() + ST_WAIT_NS, ALL, NULL), 0);
+	CHECK_EQ(close(sf2), 0);
 
 	/* A signaled syncobj exports a signaled sync_file; importing it signals the target. */
 	uint32_t sig = syncobj(true), target = syncobj(false);
@@ -334,6 +359,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_version_and_caps);
 	RUN_TEST(test_syncobj_basics);
 	RUN_TEST(test_wait_for_submit);
+	RUN_TEST(test_wait_for_submit_sleeps);
 	RUN_TEST(test_syncobj_fds);
 	RUN_TEST(test_prime);
 	CHECK_EQ(close(fd), 0);

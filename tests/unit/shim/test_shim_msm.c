@@ -3,10 +3,12 @@
  * across two submitqueues held back by a CP wait on a CPU-written word), WAIT_FENCE, the
  * submitqueue ioctls, and the errnos the kernel gives for malformed submits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -386,6 +388,41 @@ static void test_submitqueues(void)
 	st_job_free(fd, &job);
 }
 
+/* Drivers create and close submitqueues for every VkDevice on one fd: the closed queues must
+ * go (libferry has a bounded number of queue ids per context). */
+static void test_submitqueue_cycles(void)
+{
+	for (int i = 0; i < 300; i++) {
+		struct drm_msm_submitqueue q = { .prio = 0 };
+		int r = st_ioctl(fd, DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &q);
+		CHECK_EQ(r, 0);
+		if (r)
+			break;
+		CHECK_EQ(queue_close(q.id), 0);
+	}
+}
+
+/* A fork()ed child that closes its copy of the node fd leaves the parent's open alone, and
+ * for the child the node does not exist. */
+static void test_fork_child_close(void)
+{
+	struct drm_msm_gem_new n = { .size = 4096, .flags = MSM_BO_WC };
+	REQUIRE(st_ioctl(fd, DRM_IOCTL_MSM_GEM_NEW, &n) == 0);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		close(fd);
+		_exit(open("/dev/dri/renderD128", O_RDWR) < 0 && errno == ENOENT ? 0 : 1);
+	}
+	int st = -1;
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct drm_msm_gem_info i = { .handle = n.handle, .info = MSM_INFO_GET_IOVA };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &i), 0);
+	struct drm_gem_close c = { .handle = n.handle };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c), 0);
+}
+
 int main(int argc, char **argv)
 {
 	st_setup(argc, argv, &env);
@@ -397,6 +434,8 @@ int main(int argc, char **argv)
 	RUN_TEST(test_syncobj_chain);
 	RUN_TEST(test_submit_errnos);
 	RUN_TEST(test_submitqueues);
+	RUN_TEST(test_submitqueue_cycles);
+	RUN_TEST(test_fork_child_close);
 	CHECK_EQ(close(fd), 0);
 	st_teardown(&env);
 	return test_finish();
