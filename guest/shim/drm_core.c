@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,60 +134,97 @@ static int syncobj_array(struct shim_dev *dev, struct drm_syncobj_array *a, int 
 	return 0;
 }
 
+/* The kernel's own struct size for each core ioctl this node answers (0: not one of them). */
+static size_t core_ksize(unsigned nr)
+{
+	switch (nr) {
+	case _IOC_NR(DRM_IOCTL_VERSION): return sizeof(struct drm_version);
+	case _IOC_NR(DRM_IOCTL_GET_CAP): return sizeof(struct drm_get_cap);
+	case _IOC_NR(DRM_IOCTL_SET_CLIENT_CAP): return sizeof(struct drm_set_client_cap);
+	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): return sizeof(struct drm_gem_close);
+	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
+	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): return sizeof(struct drm_prime_handle);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE): return sizeof(struct drm_syncobj_create);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY): return sizeof(struct drm_syncobj_destroy);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD):
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE): return sizeof(struct drm_syncobj_handle);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): return sizeof(struct drm_syncobj_wait);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET):
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): return sizeof(struct drm_syncobj_array);
+	}
+	return 0;
+}
+
+static bool timeline_nr(unsigned nr)
+{
+	return nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY) ||
+	       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL);
+}
+
+/* As drm_ioctl: dispatch on the number, so a newer libdrm whose struct grew (drm_syncobj_wait
+ * gained deadline_nsec after 6.1) reaches the same handler with its tail ignored. */
 int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int *ret)
 {
 	unsigned nr = _IOC_NR(request);
 	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
 		return 0;
+	if (timeline_nr(nr)) {
+		*ret = -EOPNOTSUPP; /* no timeline syncobjs (DRM_CAP_SYNCOBJ_TIMELINE = 0) */
+		return 1;
+	}
+	size_t ksize = core_ksize(nr);
+	if (!ksize) {
+		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
+		*ret = -EINVAL;
+		return 1;
+	}
 	if (!arg) {
 		*ret = -EFAULT;
 		return 1;
 	}
-	switch (request) {
-	case DRM_IOCTL_VERSION: *ret = core_version(dev, arg); break;
-	case DRM_IOCTL_GET_CAP: *ret = core_get_cap(arg); break;
-	case DRM_IOCTL_SET_CLIENT_CAP:
+	union {
+		struct drm_version version;
+		struct drm_get_cap cap;
+		struct drm_gem_close gem_close;
+		struct drm_prime_handle prime;
+		struct drm_syncobj_create create;
+		struct drm_syncobj_destroy destroy;
+		struct drm_syncobj_handle handle;
+		struct drm_syncobj_wait wait;
+		struct drm_syncobj_array array;
+	} k;
+	shim_ioctl_copy_in(request, arg, &k, ksize);
+	switch (nr) {
+	case _IOC_NR(DRM_IOCTL_VERSION): *ret = core_version(dev, &k.version); break;
+	case _IOC_NR(DRM_IOCTL_GET_CAP): *ret = core_get_cap(&k.cap); break;
+	case _IOC_NR(DRM_IOCTL_SET_CLIENT_CAP):
 		/* Not DRM_RENDER_ALLOW in drm_ioctls[]: drm_ioctl_permit refuses it on a render node. */
 		*ret = -EACCES;
 		break;
-	case DRM_IOCTL_GEM_CLOSE: *ret = core_gem_close(dev, arg); break;
-	case DRM_IOCTL_PRIME_HANDLE_TO_FD: *ret = core_prime_to_fd(dev, arg); break;
-	case DRM_IOCTL_PRIME_FD_TO_HANDLE: *ret = core_prime_from_fd(dev, arg); break;
-	case DRM_IOCTL_SYNCOBJ_CREATE: {
-		struct drm_syncobj_create *c = arg;
-		*ret = (c->flags & ~(uint32_t)DRM_SYNCOBJ_CREATE_SIGNALED)
+	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): *ret = core_gem_close(dev, &k.gem_close); break;
+	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD): *ret = core_prime_to_fd(dev, &k.prime); break;
+	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): *ret = core_prime_from_fd(dev, &k.prime); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE):
+		*ret = (k.create.flags & ~(uint32_t)DRM_SYNCOBJ_CREATE_SIGNALED)
 			       ? -EINVAL
-			       : shim_syncobj_create(dev, c->flags & DRM_SYNCOBJ_CREATE_SIGNALED, &c->handle);
+			       : shim_syncobj_create(dev, k.create.flags & DRM_SYNCOBJ_CREATE_SIGNALED, &k.create.handle);
 		break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY):
+		*ret = k.destroy.pad ? -EINVAL : shim_syncobj_destroy(dev, k.destroy.handle);
+		break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD):
+		*ret = k.handle.pad ? -EINVAL : shim_syncobj_to_fd(dev, k.handle.handle, k.handle.flags, &k.handle.fd);
+		break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE):
+		*ret = k.handle.pad ? -EINVAL
+				    : shim_syncobj_from_fd(dev, k.handle.fd, k.handle.flags, &k.handle.handle);
+		break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): *ret = core_syncobj_wait(dev, &k.wait); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET): *ret = syncobj_array(dev, &k.array, shim_syncobj_reset); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): *ret = syncobj_array(dev, &k.array, shim_syncobj_signal); break;
 	}
-	case DRM_IOCTL_SYNCOBJ_DESTROY: {
-		struct drm_syncobj_destroy *d = arg;
-		*ret = d->pad ? -EINVAL : shim_syncobj_destroy(dev, d->handle);
-		break;
-	}
-	case DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD: {
-		struct drm_syncobj_handle *h = arg;
-		*ret = h->pad ? -EINVAL : shim_syncobj_to_fd(dev, h->handle, h->flags, &h->fd);
-		break;
-	}
-	case DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE: {
-		struct drm_syncobj_handle *h = arg;
-		*ret = h->pad ? -EINVAL : shim_syncobj_from_fd(dev, h->fd, h->flags, &h->handle);
-		break;
-	}
-	case DRM_IOCTL_SYNCOBJ_WAIT: *ret = core_syncobj_wait(dev, arg); break;
-	case DRM_IOCTL_SYNCOBJ_RESET: *ret = syncobj_array(dev, arg, shim_syncobj_reset); break;
-	case DRM_IOCTL_SYNCOBJ_SIGNAL: *ret = syncobj_array(dev, arg, shim_syncobj_signal); break;
-	case DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT:
-	case DRM_IOCTL_SYNCOBJ_QUERY:
-	case DRM_IOCTL_SYNCOBJ_TRANSFER:
-	case DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL:
-		*ret = -EOPNOTSUPP; /* no timeline syncobjs (DRM_CAP_SYNCOBJ_TIMELINE = 0) */
-		break;
-	default:
-		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
-		*ret = -EINVAL;
-		break;
-	}
+	/* drm_ioctl copies back whatever the handler returned (VERSION's lengths, a wait's
+	 * first_signaled). */
+	shim_ioctl_copy_out(request, arg, &k, ksize);
 	return 1;
 }

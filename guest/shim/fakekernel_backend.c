@@ -71,11 +71,10 @@ void shim_backend_close(struct shim_dev *dev)
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
 	size_t size = _IOC_SIZE(request);
-	unsigned dir = _IOC_DIR(request);
-	if (!arg || size == 0 || (dir & _IOC_READ))
+	if (!arg || size == 0 || (_IOC_DIR(request) & _IOC_READ))
 		return dev->kd->ops->ioctl(dev->kd, request, arg);
 	unsigned char copy[_IOC_SIZEMASK + 1];
-	memcpy(copy, arg, size);
+	shim_ioctl_copy_in(request, arg, copy, size);
 	return dev->kd->ops->ioctl(dev->kd, request, copy);
 }
 

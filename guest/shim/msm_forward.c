@@ -467,11 +467,7 @@ int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		struct drm_msm_submitqueue_query query;
 		uint32_t id;
 	} k;
-	memset(&k, 0, sizeof(k));
-	size_t usize = _IOC_SIZE(request);
-	size_t in = usize < ksize ? usize : ksize;
-	if (_IOC_DIR(request) & _IOC_WRITE)
-		memcpy(&k, arg, in);
+	shim_ioctl_copy_in(request, arg, &k, ksize);
 	int r;
 	switch (nr) {
 	case DRM_MSM_GET_PARAM: r = get_param(dev, &k.param); break;
@@ -488,8 +484,7 @@ int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 	case DRM_MSM_SUBMITQUEUE_QUERY: r = submitqueue_query(dev, &k.query); break;
 	default: r = -EINVAL; break;
 	}
-	if (r == 0 && (_IOC_DIR(request) & _IOC_READ))
-		memcpy(arg, &k, in);
+	shim_ioctl_copy_out(request, arg, &k, ksize); /* whatever the result, as drm_ioctl */
 	return r;
 }
 

@@ -35,6 +35,13 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
 /* mmap of a BO through the fake offset the driver got from the kernel. MAP_FAILED + errno. */
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
 
+/* ---- drm_ioctl's argument handling (ioctl_copy.c) ---- */
+/* The handler works on k, a zeroed copy of the kernel's own size: a shorter user struct is
+ * zero-extended and a longer one's tail ignored (so newer and older uAPI headers both reach
+ * the same handler), and the result goes back only for _IOC_READ requests. */
+void shim_ioctl_copy_in(unsigned long request, const void *user, void *k, size_t ksize);
+void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_t ksize);
+
 /* ---- identity (identity.c) ---- */
 /* NULL until identified; identification failing is remembered (the node then does not exist). */
 const struct shim_identity *shim_identity(void);

@@ -333,11 +333,7 @@ int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		struct drm_v3d_submit_tfu tfu;
 		struct drm_v3d_submit_csd csd;
 	} k;
-	memset(&k, 0, sizeof(k));
-	size_t usize = _IOC_SIZE(request);
-	size_t in = usize < ksize ? usize : ksize;
-	if (_IOC_DIR(request) & _IOC_WRITE)
-		memcpy(&k, arg, in);
+	shim_ioctl_copy_in(request, arg, &k, ksize);
 	int r;
 	switch (nr) {
 	case DRM_V3D_SUBMIT_CL: r = submit_cl(dev, &k.cl); break;
@@ -359,8 +355,7 @@ int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 	case DRM_V3D_SUBMIT_CSD: r = submit_csd(dev, &k.csd); break;
 	default: r = -EINVAL; break;
 	}
-	if (r == 0 && (_IOC_DIR(request) & _IOC_READ))
-		memcpy(arg, &k, in);
+	shim_ioctl_copy_out(request, arg, &k, ksize); /* whatever the result, as drm_ioctl */
 	return r;
 }
 

@@ -165,59 +165,117 @@ static struct sim_open *to_open(struct kdev *kd)
 	return (struct sim_open *)kd;
 }
 
+union sim_msm_ioctl_arg {
+	struct drm_msm_param param;
+	struct drm_msm_gem_new gem_new;
+	struct drm_msm_gem_info gem_info;
+	struct drm_msm_gem_cpu_prep cpu_prep;
+	struct drm_msm_gem_cpu_fini cpu_fini;
+	struct drm_msm_gem_submit submit;
+	struct drm_msm_wait_fence wait_fence;
+	struct drm_msm_gem_madvise madvise;
+	struct drm_msm_submitqueue queue;
+	struct drm_msm_submitqueue_query query;
+	uint32_t queue_id;
+	struct drm_gem_close gem_close;
+	struct drm_prime_handle prime;
+	struct drm_version version;
+	struct drm_get_cap cap;
+	struct drm_syncobj_wait syncobj_wait; /* the largest syncobj struct */
+	struct drm_syncobj_handle syncobj_handle;
+};
+
+/* The kernel's struct size for nr, and whether drm_ioctl copies it back (false: DRM_IOW). */
+static bool arg_layout(unsigned nr, size_t *ksize, bool *kout)
+{
+	*kout = true;
+	if (sim_syncobj_is_nr(nr)) {
+		*ksize = sim_syncobj_arg_size(nr);
+		return true;
+	}
+	switch (nr) {
+	case DRM_COMMAND_BASE + DRM_MSM_GET_PARAM: *ksize = sizeof(struct drm_msm_param); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_NEW: *ksize = sizeof(struct drm_msm_gem_new); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_INFO: *ksize = sizeof(struct drm_msm_gem_info); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT: *ksize = sizeof(struct drm_msm_gem_submit); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_MADVISE: *ksize = sizeof(struct drm_msm_gem_madvise); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_NEW: *ksize = sizeof(struct drm_msm_submitqueue); return true;
+	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
+	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): *ksize = sizeof(struct drm_prime_handle); return true;
+	case _IOC_NR(DRM_IOCTL_VERSION): *ksize = sizeof(struct drm_version); return true;
+	case _IOC_NR(DRM_IOCTL_GET_CAP): *ksize = sizeof(struct drm_get_cap); return true;
+	}
+	*kout = false; /* the DRM_IOW ones */
+	switch (nr) {
+	case DRM_COMMAND_BASE + DRM_MSM_SET_PARAM: *ksize = sizeof(struct drm_msm_param); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_PREP: *ksize = sizeof(struct drm_msm_gem_cpu_prep); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_FINI: *ksize = sizeof(struct drm_msm_gem_cpu_fini); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_WAIT_FENCE: *ksize = sizeof(struct drm_msm_wait_fence); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_CLOSE: *ksize = sizeof(uint32_t); return true;
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_QUERY: *ksize = sizeof(struct drm_msm_submitqueue_query); return true;
+	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): *ksize = sizeof(struct drm_gem_close); return true;
+	}
+	return false;
+}
+
+static int dispatch(struct sim_open *o, unsigned nr, union sim_msm_ioctl_arg *k)
+{
+	if (sim_syncobj_is_nr(nr))
+		return sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, nr, k);
+	switch (nr) {
+	case DRM_COMMAND_BASE + DRM_MSM_GET_PARAM: return sim_ioctl_get_param(o, &k->param);
+	case DRM_COMMAND_BASE + DRM_MSM_SET_PARAM: return sim_ioctl_set_param(o, &k->param);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_NEW: return sim_ioctl_gem_new(o, &k->gem_new);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_INFO: return sim_ioctl_gem_info(o, &k->gem_info);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_PREP: return sim_ioctl_gem_cpu_prep(o, &k->cpu_prep);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_FINI: return sim_ioctl_gem_cpu_fini(o, &k->cpu_fini);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT: return sim_ioctl_gem_submit(o, &k->submit);
+	case DRM_COMMAND_BASE + DRM_MSM_WAIT_FENCE: return sim_ioctl_wait_fence(o, &k->wait_fence);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_MADVISE: return sim_ioctl_gem_madvise(o, &k->madvise);
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_NEW: return sim_ioctl_submitqueue_new(o, &k->queue);
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_CLOSE: return sim_ioctl_submitqueue_close(o, &k->queue_id);
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_QUERY: return sim_ioctl_submitqueue_query(o, &k->query);
+	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): return sim_ioctl_gem_close(o, &k->gem_close);
+	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD): return sim_ioctl_prime_handle_to_fd(o, &k->prime);
+	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): return sim_ioctl_prime_fd_to_handle(o, &k->prime);
+	case _IOC_NR(DRM_IOCTL_VERSION): return sim_drm_version(&msm_driver, &k->version);
+	case _IOC_NR(DRM_IOCTL_GET_CAP): return sim_drm_get_cap(&msm_driver, &k->cap);
+	}
+	return -EINVAL;
+}
+
+/* As drm_ioctl (and as the simulated v3d): dispatch on the nr with the kernel's own struct; a
+ * shorter user struct is zero-extended and a longer one's tail ignored, and the result is
+ * copied back (for the _IOWR ones) whatever the handler returned. Handlers that may sleep
+ * (CPU_PREP, WAIT_FENCE, SYNCOBJ_WAIT) drop the lock while they wait. */
 static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
 	struct sim_open *o = to_open(kd);
+	unsigned nr = _IOC_NR(request);
+	size_t ksize;
+	bool kout;
+	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
+		return -ENOTTY;
+	if (sim_syncobj_is_timeline_nr(nr))
+		return -EOPNOTSUPP; /* no DRIVER_SYNCOBJ_TIMELINE */
+	if (!arg_layout(nr, &ksize, &kout))
+		/* A driver nr without a handler is -EINVAL; a core one as a render node gets it. */
+		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : sim_drm_core_unhandled(nr);
 	if (!arg)
 		return -EFAULT;
-	/* Handlers that may sleep (CPU_PREP, WAIT_FENCE) drop the lock while they wait. */
+	union sim_msm_ioctl_arg k;
+	if (ksize > sizeof(k))
+		return -EINVAL; /* a timeline struct: refused above */
+	size_t usize = _IOC_SIZE(request);
+	size_t n = usize < ksize ? usize : ksize;
+	memset(&k, 0, sizeof(k));
+	if (_IOC_DIR(request) & _IOC_WRITE)
+		memcpy(&k, arg, n);
 	pthread_mutex_lock(&o->dev->lock);
-	int ret;
-	switch (request) {
-	case DRM_IOCTL_MSM_GET_PARAM: ret = sim_ioctl_get_param(o, arg); break;
-	case DRM_IOCTL_MSM_SET_PARAM: ret = sim_ioctl_set_param(o, arg); break;
-	case DRM_IOCTL_MSM_GEM_NEW: ret = sim_ioctl_gem_new(o, arg); break;
-	case DRM_IOCTL_MSM_GEM_INFO: ret = sim_ioctl_gem_info(o, arg); break;
-	case DRM_IOCTL_MSM_GEM_CPU_PREP: ret = sim_ioctl_gem_cpu_prep(o, arg); break;
-	case DRM_IOCTL_MSM_GEM_CPU_FINI: ret = sim_ioctl_gem_cpu_fini(o, arg); break;
-	case DRM_IOCTL_MSM_GEM_SUBMIT: ret = sim_ioctl_gem_submit(o, arg); break;
-	case DRM_IOCTL_MSM_WAIT_FENCE: ret = sim_ioctl_wait_fence(o, arg); break;
-	case DRM_IOCTL_MSM_GEM_MADVISE: ret = sim_ioctl_gem_madvise(o, arg); break;
-	case DRM_IOCTL_MSM_SUBMITQUEUE_NEW: ret = sim_ioctl_submitqueue_new(o, arg); break;
-	case DRM_IOCTL_MSM_SUBMITQUEUE_CLOSE: ret = sim_ioctl_submitqueue_close(o, arg); break;
-	case DRM_IOCTL_MSM_SUBMITQUEUE_QUERY: ret = sim_ioctl_submitqueue_query(o, arg); break;
-	case DRM_IOCTL_GEM_CLOSE: ret = sim_ioctl_gem_close(o, arg); break;
-	case DRM_IOCTL_PRIME_HANDLE_TO_FD: ret = sim_ioctl_prime_handle_to_fd(o, arg); break;
-	case DRM_IOCTL_PRIME_FD_TO_HANDLE: ret = sim_ioctl_prime_fd_to_handle(o, arg); break;
-	case DRM_IOCTL_VERSION: ret = sim_drm_version(&msm_driver, arg); break;
-	case DRM_IOCTL_GET_CAP: ret = sim_drm_get_cap(&msm_driver, arg); break;
-	case DRM_IOCTL_SYNCOBJ_CREATE:
-	case DRM_IOCTL_SYNCOBJ_DESTROY:
-	case DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD:
-	case DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE:
-	case DRM_IOCTL_SYNCOBJ_WAIT:
-	case DRM_IOCTL_SYNCOBJ_RESET:
-	case DRM_IOCTL_SYNCOBJ_SIGNAL:
-	case DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT:
-	case DRM_IOCTL_SYNCOBJ_QUERY:
-	case DRM_IOCTL_SYNCOBJ_TRANSFER:
-	case DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL:
-		ret = sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, _IOC_NR(request), arg);
-		break;
-	default: {
-		/* drm_ioctl: not a DRM ioctl -> -ENOTTY; a driver nr without a handler -> -EINVAL;
-		 * a core one as a render node gets it. */
-		unsigned nr = _IOC_NR(request);
-		if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
-			ret = -ENOTTY;
-		else if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
-			ret = -EINVAL;
-		else
-			ret = sim_drm_core_unhandled(nr);
-		break;
-	}
-	}
+	int ret = dispatch(o, nr, &k);
 	pthread_mutex_unlock(&o->dev->lock);
+	if (kout && (_IOC_DIR(request) & _IOC_READ))
+		memcpy(arg, &k, n);
 	return ret;
 }
 

@@ -238,6 +238,27 @@ static void test_wait_for_submit_sleeps(void)
 	CHECK_EQ(drmSyncobjDestroy(fd, h), 0);
 }
 
+/* A newer libdrm's drm_syncobj_wait is longer (deadline_nsec came after 6.1); its request
+ * number differs, and drm_ioctl still dispatches it on the number with the tail ignored. */
+static void test_grown_struct(void)
+{
+	struct {
+		struct drm_syncobj_wait w;
+		uint64_t deadline_nsec;
+	} big;
+	uint32_t sig = syncobj(true);
+	memset(&big, 0, sizeof(big));
+	big.w.handles = (uintptr_t)&sig;
+	big.w.count_handles = 1;
+	big.w.timeout_nsec = st_now_ns() + 1000000;
+	big.w.first_signaled = 77;
+	unsigned long req = _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT), sizeof(big));
+	CHECK(req != DRM_IOCTL_SYNCOBJ_WAIT);
+	CHECK_EQ(st_ioctl(fd, req, &big), 0);
+	CHECK_EQ(big.w.first_signaled, 0);
+	CHECK_EQ(drmSyncobjDestroy(fd, sig), 0);
+}
+
 static void test_syncobj_fds(void)
 {
 	uint32_t a = syncobj(false);
@@ -360,6 +381,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_syncobj_basics);
 	RUN_TEST(test_wait_for_submit);
 	RUN_TEST(test_wait_for_submit_sleeps);
+	RUN_TEST(test_grown_struct);
 	RUN_TEST(test_syncobj_fds);
 	RUN_TEST(test_prime);
 	CHECK_EQ(close(fd), 0);
