@@ -111,6 +111,15 @@ static bool start_next_cmd(struct sim_msm_device *dev, struct sim_submit *s)
 	return false;
 }
 
+/* The worker thread's CPU time: what the CP model spent, not counting time it was preempted
+ * (the machine is shared; a loaded one must not turn work into hangs). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Runs one slice of s (which may retire). Returns false if the slice only re-polled an unmet
  * wait, true if it did work others may be waiting for. */
 static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t now)
@@ -125,9 +134,9 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 			complete(dev, s);
 			return true;
 		}
-		uint64_t t0 = sim_now_ns();
+		uint64_t t0 = thread_cpu_ns();
 		enum cp_result r = cp_run(&dev->cp, &mem, &s->cp, dev->slice_budget);
-		s->run_ns += sim_now_ns() - t0;
+		s->run_ns += thread_cpu_ns() - t0;
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {
 			s->running = false;

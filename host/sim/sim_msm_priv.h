@@ -94,7 +94,7 @@ struct sim_submit {
 	bool stalled;             /* the last slice ended in an unmet wait */
 	uint64_t stall_since_ns;
 	uint64_t loop_since_ns;   /* when its CP was first seen looping through an IB chain */
-	uint64_t run_ns;          /* the CP time its slices took, summed */
+	uint64_t run_ns;          /* the CP worker's CPU time its slices took, summed */
 	uint64_t next_poll_ns;    /* stalled: do not retry before this */
 };
 
