@@ -48,15 +48,10 @@ bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno)
 	return r;
 }
 
-struct fence_wait_arg {
-	struct ferry_queue *q;
-	uint32_t seqno;
-};
-
 static bool fence_done(void *arg)
 {
-	struct fence_wait_arg *a = arg;
-	return page_signaled(a->q, a->seqno) || rejected(a->q, a->seqno);
+	const struct ferry_fence_point *p = arg;
+	return page_signaled(p->q, p->seqno) || rejected(p->q, p->seqno);
 }
 
 int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
@@ -64,7 +59,7 @@ int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 	struct ferry_context *ctx = q->ctx;
 	struct ferry_device *dev = ctx->dev;
 	int64_t deadline = ferry_deadline(timeout_ns);
-	struct fence_wait_arg arg = { q, seqno };
+	struct ferry_fence_point arg = { q, seqno };
 
 	if (page_signaled(q, seqno)) {
 		pthread_mutex_lock(&dev->lock);
@@ -91,17 +86,11 @@ struct fence_many_arg {
 	uint32_t first;
 };
 
-/* An entry is done when its seqno passed or the host rejected its submit. */
-static bool point_done(const struct ferry_fence_point *p)
-{
-	return page_signaled(p->q, p->seqno) || rejected(p->q, p->seqno);
-}
-
 static bool many_done(void *arg)
 {
 	struct fence_many_arg *a = arg;
 	for (uint32_t i = 0; i < a->count; i++) {
-		bool d = point_done(&a->f[i]);
+		bool d = fence_done((void *)&a->f[i]);
 		if (!a->wait_all && d) {
 			a->first = i;
 			return true;

@@ -111,6 +111,11 @@ bool sim_prime_fd_is_named(int fd, const char *name)
 
 int sim_prime_adopt_memfd(int fd, uint64_t size, int *memfd, uint8_t **map)
 {
+	/* Only pages that cannot shrink under the mapping: every BO memfd of the sims is sealed
+	 * against it, and a look-alike that is not could SIGBUS the CP worker. */
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EINVAL;
 	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -errno;
