@@ -183,29 +183,20 @@ static FILE *vfopen(const char *path, const char *mode, bool *ours)
 	return f;
 }
 
-EXPORT FILE *fopen(const char *path, const char *mode)
-{
-	bool ours;
-	FILE *f = vfopen(path, mode, &ours);
-	if (ours)
-		return f;
-	static FILE *(*next)(const char *, const char *);
-	if (!next && !(next = (FILE * (*)(const char *, const char *)) next_sym("fopen")))
-		return NULL;
-	return next(path, mode);
-}
-
-EXPORT FILE *fopen64(const char *path, const char *mode)
-{
-	bool ours;
-	FILE *f = vfopen(path, mode, &ours);
-	if (ours)
-		return f;
-	static FILE *(*next)(const char *, const char *);
-	if (!next && !(next = (FILE * (*)(const char *, const char *)) next_sym("fopen64")))
-		return NULL;
-	return next(path, mode);
-}
+#define FOPEN_FN(name)                                                                     \
+	EXPORT FILE *name(const char *path, const char *mode)                              \
+	{                                                                                  \
+		bool ours;                                                                 \
+		FILE *f = vfopen(path, mode, &ours);                                       \
+		if (ours)                                                                  \
+			return f;                                                          \
+		static FILE *(*next)(const char *, const char *);                          \
+		if (!next && !(next = (FILE * (*)(const char *, const char *)) next_sym(#name))) \
+			return NULL;                                                       \
+		return next(path, mode);                                                   \
+	}
+FOPEN_FN(fopen)
+FOPEN_FN(fopen64)
 
 /* ---- fd life ---- */
 
@@ -250,32 +241,22 @@ EXPORT int dup3(int fd, int fd2, int flags)
 	return r;
 }
 
-EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	va_start(ap, cmd);
-	/* Every fcntl argument is an int or a pointer; long carries both here. */
-	long arg = va_arg(ap, long);
-	va_end(ap);
-	NEXT(int (*)(int, int, ...), fcntl);
-	int r = next_fcntl(fd, cmd, arg);
-	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
-		shim_fd_dup(fd, r);
-	return r;
-}
-
-EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	va_start(ap, cmd);
-	long arg = va_arg(ap, long);
-	va_end(ap);
-	NEXT(int (*)(int, int, ...), fcntl64);
-	int r = next_fcntl64(fd, cmd, arg);
-	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
-		shim_fd_dup(fd, r);
-	return r;
-}
+/* Every fcntl argument is an int or a pointer; long carries both here. */
+#define FCNTL_FN(name)                                                             \
+	EXPORT int name(int fd, int cmd, ...)                                      \
+	{                                                                          \
+		va_list ap;                                                        \
+		va_start(ap, cmd);                                                 \
+		long arg = va_arg(ap, long);                                       \
+		va_end(ap);                                                        \
+		NEXT(int (*)(int, int, ...), name);                                \
+		int r = next_##name(fd, cmd, arg);                                 \
+		if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))          \
+			shim_fd_dup(fd, r);                                        \
+		return r;                                                          \
+	}
+FCNTL_FN(fcntl)
+FCNTL_FN(fcntl64)
 
 /* ---- the kernel interface ---- */
 
@@ -305,30 +286,20 @@ static void *vmmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 	return dev ? shim_backend_mmap(dev, addr, len, prot, flags, off) : MAP_FAILED;
 }
 
-EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	bool ours;
-	void *p = vmmap(addr, len, prot, flags, fd, off, &ours);
-	if (ours)
-		return p;
-	static void *(*next)(void *, size_t, int, int, int, off_t);
-	if (!next && !(next = (void *(*)(void *, size_t, int, int, int, off_t))next_sym("mmap"))) {
-		errno = ENOSYS;
-		return MAP_FAILED;
+/* off_t is 64-bit here (LP64), so mmap and mmap64 take the same arguments. */
+#define MMAP_FN(name)                                                                           \
+	EXPORT void *name(void *addr, size_t len, int prot, int flags, int fd, off_t off)       \
+	{                                                                                       \
+		bool ours;                                                                      \
+		void *p = vmmap(addr, len, prot, flags, fd, off, &ours);                        \
+		if (ours)                                                                       \
+			return p;                                                               \
+		static void *(*next)(void *, size_t, int, int, int, off_t);                     \
+		if (!next && !(next = (void *(*)(void *, size_t, int, int, int, off_t))next_sym(#name))) { \
+			errno = ENOSYS;                                                         \
+			return MAP_FAILED;                                                      \
+		}                                                                               \
+		return next(addr, len, prot, flags, fd, off);                                   \
 	}
-	return next(addr, len, prot, flags, fd, off);
-}
-
-EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
-{
-	bool ours;
-	void *p = vmmap(addr, len, prot, flags, fd, (off_t)off, &ours);
-	if (ours)
-		return p;
-	static void *(*next)(void *, size_t, int, int, int, off64_t);
-	if (!next && !(next = (void *(*)(void *, size_t, int, int, int, off64_t))next_sym("mmap64"))) {
-		errno = ENOSYS;
-		return MAP_FAILED;
-	}
-	return next(addr, len, prot, flags, fd, off);
-}
+MMAP_FN(mmap)
+MMAP_FN(mmap64)

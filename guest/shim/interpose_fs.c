@@ -247,15 +247,9 @@ static char *vrealpath(const char *path, char *resolved, bool *ours)
 	char tmp[PATH_MAX];
 	if (n.kind == SHIM_VNODE_LINK) {
 		snprintf(tmp, sizeof(tmp), "%s", n.content);
-	} else {
-		/* Collapse repeated slashes the same way the lookup did. */
-		size_t j = 0;
-		for (size_t i = 0; path[i] && j + 1 < sizeof(tmp); i++)
-			if (!(path[i] == '/' && j > 0 && tmp[j - 1] == '/'))
-				tmp[j++] = path[i];
-		if (j > 1 && tmp[j - 1] == '/')
-			j--;
-		tmp[j] = '\0';
+	} else if (!shim_vfs_normalize(path, tmp, sizeof(tmp))) {
+		errno = ENAMETOOLONG;
+		return NULL;
 	}
 	char *out = resolved ? resolved : malloc(PATH_MAX);
 	if (!out) {

@@ -71,8 +71,7 @@ static void device_uevent(const struct shim_identity *id, struct shim_vnode *out
 	set_file(out, text);
 }
 
-/* Copies path without repeated or trailing slashes; false if it does not fit. */
-static bool normalize(const char *path, char *out, size_t n)
+bool shim_vfs_normalize(const char *path, char *out, size_t n)
 {
 	size_t j = 0;
 	for (size_t i = 0; path[i]; i++) {
@@ -152,7 +151,7 @@ bool shim_vfs_lookup(const char *path, struct shim_vnode *out)
 		      strncmp(path, "//", 2) != 0))
 		return false;
 	char p[512];
-	if (!normalize(path, p, sizeof(p)))
+	if (!shim_vfs_normalize(path, p, sizeof(p)))
 		return false;
 	const char *rest;
 	bool dri = has_prefix(p, "/dev/dri", &rest);

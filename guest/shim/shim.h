@@ -71,6 +71,8 @@ struct shim_vnode {
  * one ferry owns (under /dev/dri or the node's sysfs), with *out saying what it is (NONE =
  * hidden / does not exist). False = not ours: the real file system answers. */
 bool shim_vfs_lookup(const char *path, struct shim_vnode *out);
+/* Copies path without repeated or trailing slashes; false if it does not fit. */
+bool shim_vfs_normalize(const char *path, char *out, size_t n);
 /* stat of a vnode as the kernel would fill it. */
 void shim_vfs_stat(const struct shim_vnode *n, struct stat *st);
 
