@@ -7,8 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <drm.h>
+
+#include "sim_drm_core.h"
+#include "sim_syncobj.h"
 
 int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
 {
@@ -54,4 +60,32 @@ ssize_t sim_coredump_take(pthread_mutex_t *lock, char **pending, char *buf, size
 	}
 	free(text);
 	return (ssize_t)n;
+}
+
+int sim_drm_ioctl(pthread_mutex_t *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
+		  bool (*layout)(unsigned nr, size_t *ksize, bool *kout),
+		  int (*dispatch)(void *open, unsigned nr, void *k))
+{
+	unsigned nr = _IOC_NR(request);
+	size_t ksize;
+	bool kout;
+	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
+		return -ENOTTY;
+	if (sim_syncobj_is_timeline_nr(nr))
+		return -EOPNOTSUPP;
+	if (!layout(nr, &ksize, &kout) || ksize > kmax)
+		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : sim_drm_core_unhandled(nr);
+	if (!arg)
+		return -EFAULT;
+	size_t usize = _IOC_SIZE(request);
+	size_t n = usize < ksize ? usize : ksize;
+	memset(k, 0, ksize);
+	if (_IOC_DIR(request) & _IOC_WRITE)
+		memcpy(k, arg, n);
+	pthread_mutex_lock(lock);
+	int ret = dispatch(open, nr, k);
+	pthread_mutex_unlock(lock);
+	if (kout && (_IOC_DIR(request) & _IOC_READ))
+		memcpy(arg, k, n);
+	return ret;
 }

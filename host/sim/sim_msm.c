@@ -218,8 +218,10 @@ static bool arg_layout(unsigned nr, size_t *ksize, bool *kout)
 	return false;
 }
 
-static int dispatch(struct sim_open *o, unsigned nr, union sim_msm_ioctl_arg *k)
+static int dispatch(void *open, unsigned nr, void *kv)
 {
+	struct sim_open *o = open;
+	union sim_msm_ioctl_arg *k = kv;
 	if (sim_syncobj_is_nr(nr))
 		return sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, nr, k);
 	switch (nr) {
@@ -244,39 +246,13 @@ static int dispatch(struct sim_open *o, unsigned nr, union sim_msm_ioctl_arg *k)
 	return -EINVAL;
 }
 
-/* As drm_ioctl (and as the simulated v3d): dispatch on the nr with the kernel's own struct; a
- * shorter user struct is zero-extended and a longer one's tail ignored, and the result is
- * copied back (for the _IOWR ones) whatever the handler returned. Handlers that may sleep
- * (CPU_PREP, WAIT_FENCE, SYNCOBJ_WAIT) drop the lock while they wait. */
+/* drm_ioctl's handling (sim_drm_ioctl). Handlers that may sleep (CPU_PREP, WAIT_FENCE,
+ * SYNCOBJ_WAIT) drop the lock while they wait. */
 static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
 	struct sim_open *o = to_open(kd);
-	unsigned nr = _IOC_NR(request);
-	size_t ksize;
-	bool kout;
-	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
-		return -ENOTTY;
-	if (sim_syncobj_is_timeline_nr(nr))
-		return -EOPNOTSUPP; /* no DRIVER_SYNCOBJ_TIMELINE */
-	if (!arg_layout(nr, &ksize, &kout))
-		/* A driver nr without a handler is -EINVAL; a core one as a render node gets it. */
-		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : sim_drm_core_unhandled(nr);
-	if (!arg)
-		return -EFAULT;
 	union sim_msm_ioctl_arg k;
-	if (ksize > sizeof(k))
-		return -EINVAL; /* a timeline struct: refused above */
-	size_t usize = _IOC_SIZE(request);
-	size_t n = usize < ksize ? usize : ksize;
-	memset(&k, 0, sizeof(k));
-	if (_IOC_DIR(request) & _IOC_WRITE)
-		memcpy(&k, arg, n);
-	pthread_mutex_lock(&o->dev->lock);
-	int ret = dispatch(o, nr, &k);
-	pthread_mutex_unlock(&o->dev->lock);
-	if (kout && (_IOC_DIR(request) & _IOC_READ))
-		memcpy(arg, &k, n);
-	return ret;
+	return sim_drm_ioctl(&o->dev->lock, o, request, arg, &k, sizeof(k), arg_layout, dispatch);
 }
 
 static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)

@@ -233,8 +233,10 @@ static bool arg_layout(unsigned nr, size_t *ksize, bool *kout)
 	}
 }
 
-static int dispatch(struct v3ds_open *o, unsigned nr, union v3ds_ioctl_arg *k)
+static int dispatch(void *open, unsigned nr, void *kv)
 {
+	struct v3ds_open *o = open;
+	union v3ds_ioctl_arg *k = kv;
 	switch (nr) {
 	case DRM_COMMAND_BASE + DRM_V3D_SUBMIT_CL: return v3ds_ioctl_submit_cl(o, &k->submit_cl);
 	case DRM_COMMAND_BASE + DRM_V3D_WAIT_BO: return v3ds_ioctl_wait_bo(o, &k->wait_bo);
@@ -255,37 +257,13 @@ static int dispatch(struct v3ds_open *o, unsigned nr, union v3ds_ioctl_arg *k)
 	return -EINVAL;
 }
 
-/* As drm_ioctl: dispatch on the nr with the kernel's own struct; a shorter user struct is
- * zero-extended and a longer one's tail ignored (so the 80-byte 6.1 SUBMIT_TFU reaches the same
- * handler as the 88-byte one), and the result is copied back whatever the handler returned
- * (WAIT_BO updates its timeout on -ETIME too). */
+/* drm_ioctl's handling (sim_drm_ioctl): the 80-byte 6.1 SUBMIT_TFU reaches the same handler as
+ * the 88-byte one, and WAIT_BO's timeout goes back on -ETIME too. */
 static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
 	struct v3ds_open *o = to_open(kd);
-	unsigned nr = _IOC_NR(request);
-	size_t ksize;
-	bool kout;
-	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
-		return -ENOTTY;
-	if (sim_syncobj_is_timeline_nr(nr))
-		return -EOPNOTSUPP; /* no DRIVER_SYNCOBJ_TIMELINE */
-	if (!arg_layout(nr, &ksize, &kout))
-		/* A driver nr without a handler is -EINVAL; a core one as a render node gets it. */
-		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : sim_drm_core_unhandled(nr);
-	if (!arg)
-		return -EFAULT;
-	size_t usize = _IOC_SIZE(request);
-	size_t n = usize < ksize ? usize : ksize;
 	union v3ds_ioctl_arg k;
-	memset(&k, 0, sizeof(k));
-	if (_IOC_DIR(request) & _IOC_WRITE)
-		memcpy(&k, arg, n);
-	pthread_mutex_lock(&o->dev->lock);
-	int ret = dispatch(o, nr, &k);
-	pthread_mutex_unlock(&o->dev->lock);
-	if (kout && (_IOC_DIR(request) & _IOC_READ))
-		memcpy(arg, &k, n);
-	return ret;
+	return sim_drm_ioctl(&o->dev->lock, o, request, arg, &k, sizeof(k), arg_layout, dispatch);
 }
 
 static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
