@@ -241,18 +241,20 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		r = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < a->nr_bos; i++) {
-		if (ubos[i].flags & ~(uint32_t)MSM_SUBMIT_BO_FLAGS) {
-			r = -EINVAL;
-			goto out;
+	/* Drivers list every BO they have on every submit: one lock for the whole table walk. */
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < a->nr_bos && r == 0; i++) {
+		struct shim_bo *b = shim_bo_lookup(dev, ubos[i].handle);
+		if ((ubos[i].flags & ~(uint32_t)MSM_SUBMIT_BO_FLAGS) || !b) {
+			r = -EINVAL; /* msm: bad flags, or "invalid handle" */
+			break;
 		}
-		bos[i].bo = bo_lookup(dev, ubos[i].handle, &sizes[i]);
-		if (!bos[i].bo) {
-			r = -EINVAL; /* msm: "invalid handle" */
-			goto out;
-		}
-		bos[i].flags = ubos[i].flags & (MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE | MSM_SUBMIT_BO_DUMP);
+		bos[i] = (struct ferry_submit_bo){ b->bo, ubos[i].flags & MSM_SUBMIT_BO_FLAGS };
+		sizes[i] = b->size;
 	}
+	pthread_mutex_unlock(&dev->lock);
+	if (r < 0)
+		goto out;
 	for (uint32_t i = 0; i < a->nr_cmds; i++) {
 		const struct drm_msm_gem_submit_cmd *c = &ucmds[i];
 		if ((c->type != MSM_SUBMIT_CMD_BUF && c->type != MSM_SUBMIT_CMD_IB_TARGET_BUF &&
