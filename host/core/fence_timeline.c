@@ -55,6 +55,23 @@ bool timeline_submitted(const struct fence_timeline *tl, uint32_t seqno)
 	return ferry_seqno_passed(tl->last_submitted, seqno);
 }
 
+int timeline_check_new(const struct fence_timeline *tl, uint32_t seqno, char *why, size_t n)
+{
+	if (seqno == 0)
+		HOST_FAIL(-EINVAL, "seqno 0 is reserved");
+	if ((int32_t)(seqno - tl->last_submitted) <= 0)
+		HOST_FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", seqno, tl->last_submitted);
+	/* Every seqno not yet retired lies in (signaled, last_submitted]. Keeping that window under
+	 * 2^31 wide is what makes every wrap-aware comparison of them agree (ours, the kernel's
+	 * fence_after(), the guest's): a seqno 2^31 past the oldest unretired one would make the
+	 * kernel call that older fence "invalid" and a waiter think it had passed, while its
+	 * submit - and the shadow copy it runs from - may still be on the GPU. */
+	if (seqno - tl->signaled > (uint32_t)INT32_MAX)
+		HOST_FAIL(-EINVAL, "seqno %u is 2^31 or more ahead of the queue's oldest unretired seqno %u: "
+			  "wait for earlier submits to retire first", seqno, tl->signaled + 1);
+	return 0;
+}
+
 void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32_t status)
 {
 	struct host_ctx *ctx = q->ctx;

@@ -144,6 +144,7 @@ struct pending_fence {
 	uint32_t flags; /* FERRY_SUBMIT_* */
 	int32_t status;
 	bool in_kernel;
+	bool poll_error_logged; /* the kernel's fence poll failed once: said in the log, not again */
 	uint32_t syncobj; /* v3d: the out-syncobj that gets the job's fence (in_kernel only) */
 };
 
@@ -272,6 +273,9 @@ bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);
 /* seqno was submitted on this timeline (wrap-aware, judged like timeline_passed: a seqno
  * 2^31 ahead counts as not submitted, so it is refused rather than waited on forever). */
 bool timeline_submitted(const struct fence_timeline *tl, uint32_t seqno);
+/* A new submit's seqno: non-zero, after the last one, and less than 2^31 past the oldest
+ * unretired one. 0 or -EINVAL with why. */
+int timeline_check_new(const struct fence_timeline *tl, uint32_t seqno, char *why, size_t n);
 /* Grows the context's per-submit scratch (kernel BO refs and host BO pointers, one capacity) to
  * at least nr entries; shared by the msm and V3D submit paths. */
 int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr);
@@ -385,7 +389,7 @@ void v3d_shadows_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno);
 void v3d_shadows_queue_gone(struct host_ctx *ctx, uint32_t queue);
 void v3d_shadows_fini(struct host_ctx *ctx);
 /* A retiring fence of q: 0 done (status set: 0 or the fault's), -EBUSY not yet. */
-int v3d_fence_retire(struct host_queue *q, const struct pending_fence *f, int32_t *status);
+int v3d_fence_retire(struct host_queue *q, struct pending_fence *f, int32_t *status);
 /* sched.c: keeps a V3D job until its in-fences (other queues of ctx) signal. */
 int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
 		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in);

@@ -129,16 +129,25 @@ bool queue_retire(struct host_queue *q)
 		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
 		struct pending_fence done = *head;
 		if (done.in_kernel && ctx->v3d) {
-			if (v3d_fence_retire(q, &done, &done.status) == -EBUSY)
+			if (v3d_fence_retire(q, &done, &done.status) == -EBUSY) {
+				/* Nothing was reported on this path, so head is still the ring's. */
+				head->poll_error_logged = done.poll_error_logged;
 				break;
+			}
 		} else if (done.in_kernel) {
 			int ret = msm_fence_poll(ctx->msm, q->kernel_id, done.seqno);
 			if (ret == -EBUSY)
 				break;
 			if (ret < 0) {
-				host_log(ctx->client->host, FERRY_LOG_WARN, "WAIT_FENCE queue %u seqno %u: %d",
-					 q->id, done.seqno, ret);
-				done.status = ret;
+				/* The kernel did not say the submit is done, so its shadows may still be
+				 * on the GPU: it stays pending (the watchdog reports it if it never
+				 * ends); an error is never taken for completion. */
+				if (!head->poll_error_logged)
+					host_log(ctx->client->host, FERRY_LOG_WARN,
+						 "WAIT_FENCE queue %u seqno %u: %s; keeping it pending", q->id,
+						 done.seqno, strerror(-ret));
+				head->poll_error_logged = true;
+				break;
 			} else {
 				uint32_t faults;
 				if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {

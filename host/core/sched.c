@@ -115,10 +115,9 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", s->queue_id, s->ctx_id);
 	if (s->flags & ~FERRY_SUBMIT_FLAGS)
 		HOST_FAIL(-EINVAL, "submit flags 0x%x: unknown bits", s->flags);
-	if (s->seqno == 0)
-		HOST_FAIL(-EINVAL, "seqno 0 is reserved");
-	if ((int32_t)(s->seqno - q->tl.last_submitted) <= 0)
-		HOST_FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", s->seqno, q->tl.last_submitted);
+	int sret = timeline_check_new(&q->tl, s->seqno, why, n);
+	if (sret)
+		return sret;
 	if (s->nr_bos > FERRY_MAX_SUBMIT_BOS)
 		HOST_FAIL(-EINVAL, "nr_bos %u exceeds %u", s->nr_bos, FERRY_MAX_SUBMIT_BOS);
 	if (s->nr_in_fences > FERRY_MAX_SUBMIT_IN_FENCES)

@@ -132,10 +132,9 @@ static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t q
 			  q->kind < 4 ? kind_names[q->kind] : "?", kind_names[kind]);
 	if (flags & ~allowed_flags)
 		HOST_FAIL(-EINVAL, "submit flags 0x%x: unknown bits", flags);
-	if (seqno == 0)
-		HOST_FAIL(-EINVAL, "seqno 0 is reserved");
-	if ((int32_t)(seqno - q->tl.last_submitted) <= 0)
-		HOST_FAIL(-EINVAL, "seqno %u is not after the queue's last seqno %u", seqno, q->tl.last_submitted);
+	int sret = timeline_check_new(&q->tl, seqno, why, n);
+	if (sret)
+		return sret;
 	if (nr_bos == 0)
 		HOST_FAIL(-EINVAL, "a V3D job must list the BOs it uses (bos is empty)");
 	if (nr_bos > FERRY_MAX_SUBMIT_BOS)
@@ -429,20 +428,24 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 	return status;
 }
 
-int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
+int v3d_fence_retire(struct host_queue *q, struct pending_fence *pf, int32_t *status)
 {
 	struct host_ctx *ctx = q->ctx;
 	int ret = v3d_sync_poll(ctx->v3d, pf->syncobj);
 	if (ret == -EBUSY)
 		return -EBUSY;
+	if (ret < 0) {
+		/* Not known to be done, so its shadows may still be read by the GPU: the job stays
+		 * pending (the watchdog reports it if it never ends); an error never counts as done. */
+		if (!pf->poll_error_logged)
+			host_log(ctx->client->host, FERRY_LOG_WARN, "SYNCOBJ_WAIT queue %u seqno %u: %s; keeping it pending",
+				 q->id, pf->seqno, strerror(-ret));
+		pf->poll_error_logged = true;
+		return -EBUSY;
+	}
 	v3d_sync_free(ctx->v3d, pf->syncobj);
 	/* The job is over (done, failed or cancelled): its shadows can be reused. */
 	v3d_shadows_retired(ctx, q->id, pf->seqno);
-	if (ret < 0) {
-		host_log(ctx->client->host, FERRY_LOG_WARN, "SYNCOBJ_WAIT queue %u seqno %u: %d", q->id, pf->seqno, ret);
-		*status = ret;
-		return 0;
-	}
 	if (!ctx->fault_text)
 		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
 	if (!ctx->fault_text)

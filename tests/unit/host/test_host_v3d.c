@@ -165,6 +165,32 @@ static void test_cl_copy(int ver, const char *gpu)
 	ferry_host_get_stats(host, &st);
 	CHECK_EQ(st.submits, 1);
 	CHECK_EQ(st.faults, 0);
+
+	/* The seqno window (as for msm): with seqno 2 unretired, 0x80000000 is accepted but
+	 * 0xfffffff0 (2^31 or more past 2) is refused; once both retired it is accepted. Nothing
+	 * retires before HARNESS_RUN_UNTIL dispatches. */
+	harness_clear(&hc);
+	memset(dst.cpu, 0, dst.size);
+	m.seq = 0;
+	m.u.v3d_submit_cl.seqno = 2;
+	CHECK(harness_reply(&hc, harness_request(&hc, &m)) == NULL);
+	m.seq = 0;
+	m.u.v3d_submit_cl.seqno = 0x80000000u;
+	CHECK(harness_reply(&hc, harness_request(&hc, &m)) == NULL);
+	m.seq = 0;
+	m.u.v3d_submit_cl.seqno = 0xfffffff0u;
+	CHECK_ERROR(&hc, harness_request(&hc, &m), -EINVAL);
+	HARNESS_RUN_UNTIL(host, harness_count(&hc, FERRY_MSG_FENCE_SIGNALED) == 2, 20000);
+	CHECK_EQ(harness_count(&hc, FERRY_MSG_FENCE_SIGNALED), 2);
+	CHECK(memcmp(dst.cpu, src.cpu, (size_t)stride * h) == 0);
+	harness_clear(&hc);
+	m.seq = 0;
+	CHECK(harness_reply(&hc, harness_request(&hc, &m)) == NULL);
+	HARNESS_RUN_UNTIL(host, harness_find(&hc, FERRY_MSG_FENCE_SIGNALED), 20000);
+	ev = harness_find(&hc, FERRY_MSG_FENCE_SIGNALED);
+	REQUIRE(ev);
+	CHECK_EQ(ev->m.u.fence_signaled.seqno, 0xfffffff0u);
+	CHECK_EQ(ev->m.u.fence_signaled.status, 0);
 	harness_disconnect(&hc);
 	ferry_host_destroy(host);
 }
