@@ -150,7 +150,8 @@ static int rule_errno(enum pm4v_rule rule)
 {
 	switch (rule) {
 	case PM4V_ERR_PRIVILEGED:
-	case PM4V_ERR_PROTECTED_REG: return -EPERM;
+	case PM4V_ERR_PROTECTED_REG:
+	case PM4V_ERR_UNWRITTEN_REG: return -EPERM;
 	case PM4V_ERR_SHADOW: return -ENOSPC;
 	case PM4V_ERR_NOMEM: return -ENOMEM;
 	case PM4V_ERR_LIMIT: return -E2BIG;

@@ -7,6 +7,7 @@
  * register from reg up ("infinite range"). */
 #include "pm4_validate.h"
 
+#include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 
 #define WR(reg, len) { (reg), (reg) + (len), false }  /* RDONLY: writes denied */
@@ -81,6 +82,14 @@ void pm4v_policy_a6xx(struct pm4v_policy *p, uint32_t gpu_id)
 		.max_walk_dwords = 16u * 1024u * 1024u,
 	};
 	p->protected_regs = pm4v_a6xx_protect_table(gpu_id, &p->nr_protected_regs);
+	/* Readable without writing them first: the always-on counters (timestamps: every driver
+	 * reads them) count time, not any context's data. The perf and primitive counters sit
+	 * in write-protected RBBM space and are readable through that rule. */
+	static const struct pm4v_reg_range shared[] = {
+		{ REG_A6XX_CP_ALWAYS_ON_COUNTER, REG_A6XX_CP_ALWAYS_ON_CONTEXT_HI, false },
+	};
+	p->shared_regs = shared;
+	p->nr_shared_regs = N(shared);
 
 	/* What the kernel emits only from its own ringbuffer or that changes privilege or firmware. */
 	for (uint32_t op = 0; op <= PM4_TYPE7_OPCODE_MASK; op++)

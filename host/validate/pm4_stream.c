@@ -2,6 +2,7 @@
  * parity and count checks, the per-packet rules (privilege, protected registers, memory
  * operands, conditional skips) and the rewriting of command-stream pointers to shadow copies. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "ferry/hw/adreno_pm4.h"
 #include "pm4v_internal.h"
@@ -22,6 +23,7 @@ struct walk {
 	struct pm4v_where w; /* the packet being checked */
 	struct open_skip skips[MAX_OPEN_SKIPS];
 	uint32_t nr_skips;
+	bool chained; /* past a CP_INDIRECT_BUFFER_CHAIN: the CP does not come back to the rest */
 };
 
 static inline uint64_t addr64(const uint32_t *p) { return p[0] | (uint64_t)p[1] << 32; }
@@ -92,6 +94,66 @@ static int check_regs(struct walk *k, uint32_t first, uint32_t count, bool write
 		  reg);
 	k->v->err->reg = reg;
 	return -1;
+}
+
+/* Register writes [first, first + count) by the packet being checked, when they certainly run
+ * before everything after them in the submit: in a top-level stream, outside every range a
+ * condition may skip and before any chain. Only those make a register readable (read_regs). */
+static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+{
+	struct pm4v_validator *v = k->v;
+	if (k->nr_skips || k->chained)
+		return;
+	uint64_t point = pm4v_exec_point(k->s->top, k->w.pos);
+	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++) {
+		if (v->reg_local_gen[r] != v->stream_gen) {
+			v->reg_local_gen[r] = v->stream_gen;
+			v->reg_local_pos[r] = k->w.pos;
+		}
+		if (k->s->top && v->reg_written_gen[r] != v->gen) {
+			v->reg_written_gen[r] = v->gen;
+			v->reg_written[r] = point;
+		}
+	}
+}
+
+/* The one rule for every packet that reads registers by number (copies them to memory, polls,
+ * tests or combines them): not read-protected, and either shared (a GPU-global counter, or
+ * write-protected so no guest can have put anything there) or written by this submit earlier
+ * in execution order. Registers keep what the last context wrote - the kernel does not reset
+ * them between processes - so without the last condition one context could read another's
+ * state (CP_SCRATCH, render state) back into its memory. */
+static int read_regs(struct walk *k, uint32_t first, uint32_t count)
+{
+	if (check_regs(k, first, count, false))
+		return -1;
+	const struct pm4v_validator *v = k->v;
+	uint64_t point = k->s->top ? pm4v_exec_point(k->s->top, k->w.pos) : k->s->origin;
+	uint32_t last = first + (count ? count - 1 : 0), reg;
+	for (uint32_t r = first; r <= last; r++) {
+		if (hits(v->shared, v->nr_shared, r, r, &reg))
+			continue;
+		if (r < PM4V_NR_TRACKED_REGS && v->reg_written_gen[r] == v->gen && v->reg_written[r] < point)
+			continue;
+		if (r < PM4V_NR_TRACKED_REGS && v->reg_local_gen[r] == v->stream_gen &&
+		    v->reg_local_pos[r] < k->w.pos)
+			continue;
+		pm4v_fail(k->v, &k->w, PM4V_ERR_UNWRITTEN_REG, -1,
+			  "read of 0x%05x: it holds whatever the GPU's last context left there", r);
+		k->v->err->reg = r;
+		return -1;
+	}
+	return 0;
+}
+
+/* The poll source of CP_WAIT_REG_MEM / CP_COND_WRITE5 (dw0 POLL, dw1-2 address or register):
+ * memory, or - for POLL_REGISTER, and for POLL_SCRATCH and POLL_ON_CHIP, which the CP model
+ * also reads as the register in dw1 - a register read under read_regs. */
+static int poll_source(struct walk *k, const uint32_t *p)
+{
+	if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_MEMORY)
+		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
+	return read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1);
 }
 
 /* The CP continues at after + dwords when the condition fails: that must be a packet start. */
@@ -209,12 +271,12 @@ static int cond_reg_exec(struct walk *k, uint32_t *p, uint32_t cnt, uint32_t aft
 			return -1;
 		return cnt >= 3 ? open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK) : 0;
 	case REG_COMPARE:
-		if (need(k, cnt, 3) || check_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1, false) ||
-		    check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false))
+		if (need(k, cnt, 3) || read_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1) ||
+		    read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1))
 			return -1;
 		return open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK);
 	case REG_COMPARE_IMM:
-		if (need(k, cnt, 3) || check_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1, false))
+		if (need(k, cnt, 3) || read_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1))
 			return -1;
 		return open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK);
 	default:
@@ -232,12 +294,48 @@ static uint32_t index_bytes(uint32_t initiator)
 	}
 }
 
+/* CP_DRAW_INDIRECT_MULTI (layout in adreno_pm4.h): the CP reads up to DRAW_COUNT records of
+ * STRIDE bytes from INDIRECT (fewer if INDIRECT_COUNT says so: that is read at run time, so the
+ * whole DRAW_COUNT range is checked), and, indexed, up to MAX_INDICES elements of INDEX. */
+static int draw_indirect_multi(struct walk *k, const uint32_t *p, uint32_t cnt)
+{
+	if (need(k, cnt, 3))
+		return -1;
+	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(p[1]);
+	uint32_t layout;
+	switch (op) {
+	case INDIRECT_OP_NORMAL: layout = 6; break;
+	case INDIRECT_OP_INDEXED: layout = 9; break;
+	case INDIRECT_OP_INDIRECT_COUNT: layout = 8; break;
+	case INDIRECT_OP_INDIRECT_COUNT_INDEXED: layout = 11; break;
+	default:
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "indirect opcode %u", op);
+	}
+	if (need(k, cnt, layout))
+		return -1;
+	bool indexed = op == INDIRECT_OP_INDEXED || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED;
+	uint32_t ind = indexed ? 6 : 3, stride = p[layout - 1], draws = p[2];
+	if (indexed && check_mem(k, addr64(p + 3), (uint64_t)p[5] * index_bytes(p[0]), false, "INDEX"))
+		return -1;
+	if (op == INDIRECT_OP_INDIRECT_COUNT || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED) {
+		if (check_mem(k, addr64(p + ind + 2), 4, false, "INDIRECT_COUNT"))
+			return -1;
+	}
+	if (!draws)
+		return 0;
+	/* < 2^64: (2^32 - 1) * (2^32 - 1) + 20. */
+	uint64_t span = (uint64_t)(draws - 1) * stride + (indexed ? 20u : 16u);
+	return check_mem(k, addr64(p + ind), span, false, "INDIRECT");
+}
+
 static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t after)
 {
 	switch (op) {
 	case CP_INDIRECT_BUFFER:
 	case CP_INDIRECT_BUFFER_PFD:
+		return ib(k, op, p, cnt);
 	case CP_INDIRECT_BUFFER_CHAIN:
+		k->chained = true;
 		return ib(k, op, p, cnt);
 	case CP_SET_DRAW_STATE:
 		return draw_state(k, p, cnt);
@@ -286,29 +384,51 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		n = n ? n : 1;
 		if ((p[0] & CP_REG_TO_MEM_0_64B) && (n & 1u))
 			n++;
-		return check_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n, false) ||
+		return read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n) ||
 		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
+	}
+	case CP_REG_TO_MEM_OFFSET_REG: /* dw0 as CP_REG_TO_MEM, DEST lo/hi, dw3 OFFSET0 register */
+	case CP_REG_TO_MEM_OFFSET_MEM: { /* dw0 as CP_REG_TO_MEM, DEST lo/hi, OFFSET address lo/hi */
+		/* The destination is DEST plus an offset known only when it runs: bounded by the page
+		 * tables, like every run-time address (docs/security.md). The registers are not. */
+		if (need(k, cnt, op == CP_REG_TO_MEM_OFFSET_MEM ? 5 : 4))
+			return -1;
+		uint32_t n = CP_REG_TO_MEM_0_GET_CNT(p[0]);
+		n = n ? n : 1;
+		if ((p[0] & CP_REG_TO_MEM_0_64B) && (n & 1u))
+			n++;
+		if (read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n))
+			return -1;
+		if (op == CP_REG_TO_MEM_OFFSET_MEM)
+			return check_mem(k, addr64(p + 3), 4, false, "OFFSET");
+		return (p[3] & CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH) ? 0 : read_regs(k, p[3] & PM4_PAYLOAD_REG_MASK, 1);
 	}
 	case CP_MEM_TO_REG: {
 		if (need(k, cnt, 3))
 			return -1;
 		uint32_t n = CP_MEM_TO_REG_0_GET_CNT(p[0]);
 		n = n ? n : 1;
-		return check_regs(k, CP_MEM_TO_REG_0_REG(p[0]), n, true) ||
-		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, false, "SRC") ? -1 : 0;
+		if (check_regs(k, CP_MEM_TO_REG_0_REG(p[0]), n, true) ||
+		    check_mem(k, addr64(p + 1), (uint64_t)n * 4u, false, "SRC"))
+			return -1;
+		note_writes(k, CP_MEM_TO_REG_0_REG(p[0]), n);
+		return 0;
 	}
-	case CP_REG_RMW:
-		if (need(k, cnt, 3) || check_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1, true))
+	case CP_REG_RMW: /* dst = rotate(dst & src0) | src1: dst is read too */
+		if (need(k, cnt, 3) || check_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1, true) ||
+		    read_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1))
 			return -1;
-		if ((p[0] & CP_REG_RMW_0_SRC0_IS_REG) && check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false))
+		if ((p[0] & CP_REG_RMW_0_SRC0_IS_REG) && read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1))
 			return -1;
-		if ((p[0] & CP_REG_RMW_0_SRC1_IS_REG) && check_regs(k, p[2] & PM4_PAYLOAD_REG_MASK, 1, false))
+		if ((p[0] & CP_REG_RMW_0_SRC1_IS_REG) && read_regs(k, p[2] & PM4_PAYLOAD_REG_MASK, 1))
 			return -1;
+		note_writes(k, CP_REG_RMW_0_DST_REG(p[0]), 1);
 		return 0;
 	case CP_REG_WRITE: /* TRACKER, register, value */
-		if (need(k, cnt, 3))
+		if (need(k, cnt, 3) || check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, true))
 			return -1;
-		return check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, true);
+		note_writes(k, p[1] & PM4_PAYLOAD_REG_MASK, 1);
+		return 0;
 	case CP_SCRATCH_TO_REG:
 		if (need(k, cnt, 1))
 			return -1;
@@ -316,34 +436,23 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_REG_TO_SCRATCH:
 		if (need(k, cnt, 1))
 			return -1;
-		return check_regs(k, CP_REG_TO_SCRATCH_0_REG(p[0]), CP_REG_TO_SCRATCH_0_GET_CNT(p[0]) + 1u, false);
+		return read_regs(k, CP_REG_TO_SCRATCH_0_REG(p[0]), CP_REG_TO_SCRATCH_0_GET_CNT(p[0]) + 1u);
 	case CP_WAIT_REG_MEM:
 		if (need(k, cnt, 5))
 			return -1;
-		switch (CP_WAIT_REG_MEM_0_GET_POLL(p[0])) {
-		case POLL_MEMORY:
-			return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
-		case POLL_REGISTER:
-			return check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false);
-		default:
-			return 0;
-		}
+		return poll_source(k, p);
 	case CP_WAIT_MEM_GTE: /* dw0 reserved, POLL_ADDR lo/hi, REF: the CP reads all four */
 		if (need(k, cnt, 4))
 			return -1;
 		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
 	case CP_COND_WRITE5: /* the CP_WAIT_REG_MEM five, WRITE_ADDR lo/hi, WRITE_DATA */
-		if (need(k, cnt, 8))
-			return -1;
-		if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_MEMORY &&
-		    check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR"))
-			return -1;
-		if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_REGISTER &&
-		    check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false))
+		if (need(k, cnt, 8) || poll_source(k, p))
 			return -1;
 		if (p[0] & CP_WAIT_REG_MEM_0_WRITE_MEMORY)
 			return check_mem(k, addr64(p + 5), 4, true, "WRITE_ADDR");
-		return check_regs(k, p[5] & PM4_PAYLOAD_REG_MASK, 1, true); /* without WRITE_MEMORY: a register */
+		/* Without WRITE_MEMORY: a register, written only if the test passes - so it does not
+		 * count as written for read_regs. */
+		return check_regs(k, p[5] & PM4_PAYLOAD_REG_MASK, 1, true);
 	case CP_MEMCPY:
 		if (need(k, cnt, 5))
 			return -1;
@@ -382,6 +491,12 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		if (need(k, cnt, 3))
 			return -1;
 		return check_mem(k, addr64(p + 1), 16, false, "INDIRECT");
+	case CP_DRAW_INDIRECT_MULTI:
+		return draw_indirect_multi(k, p, cnt);
+	case CP_DRAW_AUTO: /* the vertex count comes from a transform-feedback byte count */
+		if (need(k, cnt, 4))
+			return -1;
+		return check_mem(k, addr64(p + 2), 4, false, "NUM_VERTICES_BASE");
 	case CP_EXEC_CS_INDIRECT:
 		if (need(k, cnt, 3))
 			return -1;
@@ -399,12 +514,12 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 			return -1;
 		if (p[0] & CP_REG_TEST_0_SOURCE_SCRATCH_MEM)
 			return 0;
-		return check_regs(k, CP_REG_TEST_0_REG(p[0]), 1, false);
+		return read_regs(k, CP_REG_TEST_0_REG(p[0]), 1);
 	case CP_WAIT_TWO_REGS:
 		if (need(k, cnt, 2))
 			return -1;
-		return check_regs(k, p[0] & PM4_PAYLOAD_REG_MASK, 1, false) ||
-		       check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, false) ? -1 : 0;
+		return read_regs(k, p[0] & PM4_PAYLOAD_REG_MASK, 1) ||
+		       read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1) ? -1 : 0;
 	default:
 		return 0; /* not known to ferry: passes, as on the CP */
 	}
@@ -413,6 +528,10 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d)
 {
 	struct walk k = { .v = v, .s = s, .d = d, .n = s->dwords, .w = { .stream = s } };
+	if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
+		memset(v->reg_local_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_local_gen));
+		v->stream_gen = 1;
+	}
 	const uint32_t *deny = v->policy.deny;
 	uint32_t pos = 0;
 
@@ -434,6 +553,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
 			if (check_regs(&k, pm4_type4_reg(h), cnt, true))
 				return -1;
+			note_writes(&k, pm4_type4_reg(h), cnt);
 		} else if (pm4_is_type7(h)) {
 			cnt = pm4_type7_count(h);
 			if (!pm4_type7_parity_ok(h))

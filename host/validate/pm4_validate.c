@@ -58,23 +58,37 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 	v->policy = *policy;
 	v->policy.protected_regs = NULL; /* not kept: the intervals below are our copy */
 
-	uint32_t n = policy->nr_protected_regs;
-	if (n) {
-		v->wprot = calloc(n, sizeof(*v->wprot));
-		v->rprot = calloc(n, sizeof(*v->rprot));
-		if (!v->wprot || !v->rprot)
-			goto fail;
-	}
+	v->policy.shared_regs = NULL;
+
+	uint32_t n = policy->nr_protected_regs, ns = policy->nr_shared_regs;
+	v->wprot = calloc(n + 1, sizeof(*v->wprot));
+	v->rprot = calloc(n + 1, sizeof(*v->rprot));
+	v->shared = calloc((size_t)n + ns + 1, sizeof(*v->shared));
+	v->reg_written = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_written));
+	v->reg_written_gen = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_written_gen));
+	v->reg_local_pos = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_local_pos));
+	v->reg_local_gen = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_local_gen));
+	if (!v->wprot || !v->rprot || !v->shared || !v->reg_written || !v->reg_written_gen ||
+	    !v->reg_local_pos || !v->reg_local_gen)
+		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct pm4v_reg_range *r = &policy->protected_regs[i];
 		if (r->first > r->last)
 			goto fail;
 		v->wprot[v->nr_wprot++] = (struct pm4v_interval){ r->first, r->last };
+		v->shared[v->nr_shared++] = (struct pm4v_interval){ r->first, r->last };
 		if (r->read_protected)
 			v->rprot[v->nr_rprot++] = (struct pm4v_interval){ r->first, r->last };
 	}
+	for (uint32_t i = 0; i < ns; i++) {
+		const struct pm4v_reg_range *r = &policy->shared_regs[i];
+		if (r->first > r->last)
+			goto fail;
+		v->shared[v->nr_shared++] = (struct pm4v_interval){ r->first, r->last };
+	}
 	v->nr_wprot = merge_intervals(v->wprot, v->nr_wprot);
 	v->nr_rprot = merge_intervals(v->rprot, v->nr_rprot);
+	v->nr_shared = merge_intervals(v->shared, v->nr_shared);
 
 	uint32_t slots = 0;
 	if (grow((void **)&v->streams, &v->cap_streams, 64, sizeof(*v->streams)) ||
@@ -96,6 +110,11 @@ void pm4v_destroy(struct pm4v_validator *v)
 		return;
 	free(v->wprot);
 	free(v->rprot);
+	free(v->shared);
+	free(v->reg_written);
+	free(v->reg_written_gen);
+	free(v->reg_local_pos);
+	free(v->reg_local_gen);
 	free(v->streams);
 	free(v->slots);
 	free(v->slot_gen);
@@ -188,10 +207,15 @@ static int add_stream(struct pm4v_validator *v, const struct pm4v_where *w, uint
 		return pm4v_fail(v, w, PM4V_ERR_SHADOW, -1, "bad shadow iova 0x%" PRIx64, sh.iova);
 
 	const struct pm4v_bo *b = &v->in->bos[bo];
+	/* A top-level cmd (no w) is numbered in submit order; anything else runs where it is
+	 * pointed at from. */
+	uint32_t top = w ? 0 : v->nr_streams + 1;
+	uint64_t origin = !w ? pm4v_exec_point(top, 0)
+		: w->stream->top ? pm4v_exec_point(w->stream->top, w->pos) : w->stream->origin;
 	v->streams[v->nr_streams] = (struct pm4v_stream){
 		.iova = iova, .dwords = dwords, .level = (uint8_t)level, .kind = (uint8_t)kind,
 		.bo = (uint32_t)bo, .bo_offset = iova - b->iova,
-		.shadow_iova = sh.iova, .shadow_map = sh.map,
+		.shadow_iova = sh.iova, .shadow_map = sh.map, .origin = origin, .top = top,
 	};
 	v->slot_gen[slot] = v->gen;
 	v->slots[slot] = v->nr_streams++;
@@ -432,8 +456,9 @@ int pm4v_validate(struct pm4v_validator *v, const struct pm4v_submit *submit,
 	v->walked = 0;
 	v->relocs_applied = 0;
 	v->nr_streams = 0;
-	if (++v->gen == 0) { /* generation wrapped: forget every slot for real */
+	if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
 		memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
+		memset(v->reg_written_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_written_gen));
 		v->gen = 1;
 	}
 	int r = run(v, result);

@@ -115,6 +115,11 @@ struct pm4v_policy {
 	uint64_t max_walk_dwords; /* dwords copied and walked per submit */
 	const struct pm4v_reg_range *protected_regs; /* copied by pm4v_create */
 	uint32_t nr_protected_regs;
+	/* Registers any context may read although it did not write them: GPU-global counters
+	 * that hold no context's data (copied by pm4v_create). Write-protected registers are
+	 * readable too: no guest can have put anything in them. */
+	const struct pm4v_reg_range *shared_regs;
+	uint32_t nr_shared_regs;
 	uint32_t deny[(PM4_TYPE7_OPCODE_MASK + 1) / 32]; /* bitmap of type-7 opcodes rejected as privileged */
 };
 
@@ -143,6 +148,7 @@ enum pm4v_rule {
 	PM4V_ERR_MALFORMED,      /* payload too short / inconsistent for a packet ferry knows */
 	PM4V_ERR_PRIVILEGED,
 	PM4V_ERR_PROTECTED_REG,
+	PM4V_ERR_UNWRITTEN_REG,  /* read of a register this submit did not write first */
 	PM4V_ERR_TARGET,         /* IB / draw-state target not inside one readable context BO */
 	PM4V_ERR_IB_SIZE,        /* > 0xFFFFF dwords */
 	PM4V_ERR_DEPTH,          /* nesting too deep or not allowed at this level */

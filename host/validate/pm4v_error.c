@@ -19,6 +19,7 @@ const char *pm4v_rule_text(enum pm4v_rule rule)
 	case PM4V_ERR_MALFORMED: return "malformed packet";
 	case PM4V_ERR_PRIVILEGED: return "privileged packet";
 	case PM4V_ERR_PROTECTED_REG: return "protected register";
+	case PM4V_ERR_UNWRITTEN_REG: return "read of a register this submit did not write first";
 	case PM4V_ERR_TARGET: return "command stream target outside the context's BOs";
 	case PM4V_ERR_IB_SIZE: return "IB size above 0xFFFFF dwords";
 	case PM4V_ERR_DEPTH: return "nesting too deep";

@@ -20,7 +20,22 @@ struct pm4v_stream {
 	uint64_t bo_offset;   /* bytes */
 	uint64_t shadow_iova;
 	uint32_t *shadow_map;
+	/* Where it runs, as a point in the submit's execution order (pm4v_exec_point): a
+	 * top-level cmd's stream starts at (its index + 1, 0); a stream reached from another
+	 * runs at the packet that points at it (or later, for draw state), so it gets that
+	 * packet's point in the top-level stream it descends from. */
+	uint64_t origin;
+	uint32_t top;         /* 1 + index of a top-level cmd stream, 0 for any other */
 };
+
+/* Execution-order key of dword pos of top-level stream top (1-based). */
+static inline uint64_t pm4v_exec_point(uint32_t top, uint32_t pos)
+{
+	return (uint64_t)top << 32 | pos;
+}
+
+/* Registers whose first write a submit's register reads are checked against. */
+#define PM4V_NR_TRACKED_REGS (PM4_PAYLOAD_REG_MASK + 1u)
 
 /* A reloc resolved to its value, sorted by (bo, offset, order). */
 struct pm4v_reloc_ref {
@@ -39,6 +54,18 @@ struct pm4v_validator {
 	struct pm4v_policy policy;
 	struct pm4v_interval *wprot, *rprot; /* write- / read-denied registers */
 	uint32_t nr_wprot, nr_rprot;
+	struct pm4v_interval *shared; /* readable without a write first (incl. write-protected) */
+	uint32_t nr_shared;
+	/* Per register: the execution point of this submit's first write that certainly runs
+	 * (top-level stream, outside conditional ranges, before any chain), valid iff
+	 * reg_written_gen == gen. Allocated at first use; no clearing per submit. */
+	uint64_t *reg_written;
+	uint32_t *reg_written_gen;
+	/* The same within the stream being walked (dword pos, valid iff == stream_gen), so a
+	 * stream that is not top-level may read back what it wrote itself. */
+	uint32_t *reg_local_pos;
+	uint32_t *reg_local_gen;
+	uint32_t stream_gen;
 
 	struct pm4v_stream *streams;
 	uint32_t nr_streams, cap_streams;

@@ -465,6 +465,51 @@ static void test_seqno_window(void)
 	fixture_close(&f);
 }
 
+/* Register state does not cross contexts: client B leaves a value in CP_SCRATCH_REG(0) and a
+ * render register; client A's CP_REG_TO_MEM of them is refused (-EPERM, nothing runs), while
+ * reading back what A wrote itself in the same submit works. */
+static void test_register_state_isolation(void)
+{
+	struct ctx_fixture a, b;
+	fixture_open(&b, "t-regs-b");
+	fixture_open(&a, "t-regs-a");
+	uint32_t at = 0;
+	b.cmd[at++] = pm4_type4_hdr(0x0883, 1);
+	b.cmd[at++] = 0x5ec2e7u;
+	b.cmd[at++] = pm4_type4_hdr(0xa800, 1);
+	b.cmd[at++] = 0x5ec2e8u;
+	at = emit_mem_write(b.cmd, at, b.data_iova, 1);
+	struct submit_args s = simple_submit(0, 1, 0, at);
+	req_submit(&b.hc, &s);
+	HARNESS_RUN_UNTIL(host, atomic_load(&b.page->slots[0].signaled) == 1, 10000);
+	CHECK_EQ(b.data[0], 1);
+
+	const uint32_t regs[] = { 0x0883, 0xa800 };
+	for (unsigned i = 0; i < 2; i++) {
+		at = 0;
+		a.cmd[at++] = pm4_type7_hdr(CP_REG_TO_MEM, 3);
+		a.cmd[at++] = CP_REG_TO_MEM_0_REG(regs[i]) | CP_REG_TO_MEM_0_CNT(1);
+		a.cmd[at++] = (uint32_t)a.data_iova;
+		a.cmd[at++] = (uint32_t)(a.data_iova >> 32);
+		s = simple_submit(0, 1, 0, at);
+		CHECK_ERROR(&a.hc, req_submit(&a.hc, &s), -EPERM);
+	}
+	/* Written first by A itself: readable. */
+	at = 0;
+	a.cmd[at++] = pm4_type4_hdr(0x0883, 1);
+	a.cmd[at++] = 0xa11ce;
+	a.cmd[at++] = pm4_type7_hdr(CP_REG_TO_MEM, 3);
+	a.cmd[at++] = CP_REG_TO_MEM_0_REG(0x0883) | CP_REG_TO_MEM_0_CNT(1);
+	a.cmd[at++] = (uint32_t)a.data_iova;
+	a.cmd[at++] = (uint32_t)(a.data_iova >> 32);
+	s = simple_submit(0, 1, 0, at);
+	req_submit(&a.hc, &s);
+	HARNESS_RUN_UNTIL(host, atomic_load(&a.page->slots[0].signaled) == 1, 10000);
+	CHECK_EQ(a.data[0], 0xa11ce);
+	fixture_close(&a);
+	fixture_close(&b);
+}
+
 /* Freeing a client with blocked GPU work, held submits and pending waits leaks nothing. */
 static void test_client_free_with_pending_work(void)
 {
@@ -582,6 +627,7 @@ int main(void)
 	RUN_TEST(test_fault_reports_and_loses_context);
 	RUN_TEST(test_in_fences_and_wait_deadlines);
 	RUN_TEST(test_seqno_window);
+	RUN_TEST(test_register_state_isolation);
 	RUN_TEST(test_client_free_with_pending_work);
 	RUN_TEST(test_context_destroy_cancels_waits);
 	RUN_TEST(test_queue_close_with_work_in_flight);

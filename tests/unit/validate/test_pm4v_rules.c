@@ -1,6 +1,7 @@
 /* Every rule of the PM4 validator, each with an accepting and a rejecting stream: headers,
  * counts, targets, depth, privileged packets, protected registers, memory operands, draw state,
  * conditional skips, limits, input checks, overflow edges and the error message. */
+#include "ferry/hw/a6xx_regs.h"
 #include "pm4v_harness.h"
 
 static void raw(struct harness *h, uint32_t dw) { h->b.buf[h->b.len++] = dw; }
@@ -305,8 +306,9 @@ static void test_protected_registers(void)
 	PM4_PKT4(&h.b, 0x12000, 1);          /* beyond a630's last, unbounded entry */
 	EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
 
-	/* CP_REG_RMW: destination written, register sources read. */
+	/* CP_REG_RMW: destination read and written, register sources read. */
 	harness_reset(&h);
+	PM4_PKT4(&h.b, 0x8800, 0);
 	PM4_PKT7(&h.b, CP_REG_RMW, 0x8800, 0xffff, 0x1);
 	PM4_PKT7(&h.b, CP_REG_RMW, 0x8800 | (1u << 31), 0x0980 /* RDONLY: readable */, 0x1);
 	EXPECT_OK(&h);
@@ -314,6 +316,7 @@ static void test_protected_registers(void)
 	PM4_PKT7(&h.b, CP_REG_RMW, 0x0800, 0xffff, 0x1);
 	EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
 	harness_reset(&h);
+	PM4_PKT4(&h.b, 0x8800, 0);
 	PM4_PKT7(&h.b, CP_REG_RMW, 0x8800 | (1u << 31), 0x0900 /* NORDWR */, 0x1);
 	EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
 
@@ -365,6 +368,211 @@ static void test_protected_registers(void)
 
 /* For each memory operand: inside a BO passes; one byte past the BO end or in another
  * context's range is refused. */
+/* Registers keep the last context's values (the kernel resets nothing between processes), so
+ * every packet that reads a register by number may read only what this submit wrote before it
+ * in execution order, GPU-global counters, and write-protected registers; read-protected ones
+ * never - whatever the packet (issue: CP_REG_TO_MEM of 0x883 / 0xa800 left by another client,
+ * CP_COND_WRITE5 POLL_SCRATCH copying CP_IB1_BASE out). */
+static void test_register_reads(void)
+{
+	struct harness h;
+	harness_init(&h);
+	uint32_t nop[4] = { pm4_type7_hdr(CP_NOP, 3), 0, 0, 0 };
+	const uint32_t poll_scratch = CP_WAIT_REG_MEM_0_FUNCTION(WRITE_EQ) | CP_WAIT_REG_MEM_0_POLL(POLL_SCRATCH);
+	const uint32_t poll_on_chip = CP_WAIT_REG_MEM_0_FUNCTION(WRITE_EQ) | CP_WAIT_REG_MEM_0_POLL(POLL_ON_CHIP);
+
+	/* Not written by this submit: refused, by every reading packet. */
+	harness_reset(&h);
+	pm4_reg_to_mem(&h.b, 0x0883, 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, 0x883);
+	harness_reset(&h);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_COND_WRITE5, poll_scratch | CP_WAIT_REG_MEM_0_WRITE_MEMORY, 0x0883, 0, 0, 0,
+		 LO(DATA_IOVA), HI(DATA_IOVA), 1);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_REG_TO_SCRATCH, 0xa800);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_REG_TO_MEM_OFFSET_REG, CP_REG_TO_MEM_0_REG(0xa800), LO(DATA_IOVA), HI(DATA_IOVA),
+		 CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_REG_TO_MEM_OFFSET_MEM, CP_REG_TO_MEM_0_REG(0xa800), LO(DATA_IOVA), HI(DATA_IOVA),
+		 LO(DATA_IOVA), HI(DATA_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_REG_TEST, 0xa800);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_WAIT_TWO_REGS, 0xa800, 0xa801, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+
+	/* Read-protected: refused whichever source the poll names (the CP model reads dw1 as a
+	 * register for SCRATCH and ON_CHIP too). */
+	const uint32_t prot[] = { 0x0800, 0x0928 /* CP_IB1_BASE: a host-private shadow address */ };
+	for (unsigned i = 0; i < 2; i++) {
+		harness_reset(&h);
+		PM4_PKT7(&h.b, CP_COND_WRITE5, poll_scratch | CP_WAIT_REG_MEM_0_WRITE_MEMORY, prot[i], 0, 0, 0,
+			 LO(DATA_IOVA), HI(DATA_IOVA), 1);
+		EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
+		CHECK_EQ(h.err.reg, prot[i]);
+		harness_reset(&h);
+		PM4_PKT7(&h.b, CP_WAIT_REG_MEM, poll_scratch, prot[i], 0, 1, ~0u, 0);
+		EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
+		harness_reset(&h);
+		PM4_PKT7(&h.b, CP_WAIT_REG_MEM, poll_on_chip, prot[i], 0, 1, ~0u, 0);
+		EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
+		harness_reset(&h);
+		PM4_PKT7(&h.b, CP_REG_TO_MEM_OFFSET_REG, CP_REG_TO_MEM_0_REG(prot[i]), LO(DATA_IOVA),
+			 HI(DATA_IOVA), CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH);
+		EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
+	}
+
+	/* Written first in the same stream, a counter, or write-protected (RBBM perf counters): ok. */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa800, 1, 2);
+	PM4_PKT4(&h.b, 0x0883, 3);
+	pm4_reg_to_mem(&h.b, 0xa800, 2, DATA_IOVA, false);
+	PM4_PKT7(&h.b, CP_COND_WRITE5, poll_scratch | CP_WAIT_REG_MEM_0_WRITE_MEMORY, 0x0883, 0, 0, 0,
+		 LO(DATA_IOVA), HI(DATA_IOVA), 1);
+	pm4_reg_to_mem(&h.b, REG_A6XX_CP_ALWAYS_ON_COUNTER, 2, DATA_IOVA, true);
+	pm4_reg_to_mem(&h.b, 0x0400, 8, DATA_IOVA, true);
+	EXPECT_OK(&h);
+	/* A range is allowed only if every register in it is. */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	pm4_reg_to_mem(&h.b, 0xa800, 2, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, 0xa801);
+	/* Before its write in execution order: refused. */
+	harness_reset(&h);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* A write the CP may skip does not count: inside a conditional range, or a COND_WRITE5
+	 * register write (only done when its test passes). */
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_COND_REG_EXEC, CP_COND_REG_EXEC_0_MODE(RENDER_MODE) | CP_COND_REG_EXEC_0_GMEM, 2);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_COND_WRITE5, CP_WAIT_REG_MEM_0_FUNCTION(WRITE_EQ) | CP_WAIT_REG_MEM_0_POLL(POLL_MEMORY),
+		 LO(DATA_IOVA), HI(DATA_IOVA), 0, ~0u, 0xa800, 0, 1);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+
+	/* Across streams: an IB2 may read what its IB1 wrote before calling it and what it wrote
+	 * itself; not what the IB1 writes after the call, nor may the IB1 read what an IB2 wrote
+	 * (an IB2 may be skipped). */
+	uint32_t ib2[8];
+	uint32_t n = 0;
+	ib2[n++] = pm4_type7_hdr(CP_REG_TO_MEM, 3);
+	ib2[n++] = CP_REG_TO_MEM_0_REG(0xa800) | CP_REG_TO_MEM_0_CNT(1);
+	ib2[n++] = LO(DATA_IOVA);
+	ib2[n++] = HI(DATA_IOVA);
+	put_cmd2(&h, ib2, n);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	pm4_ib(&h.b, CMD2_IOVA, n);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	pm4_ib(&h.b, CMD2_IOVA, n);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	n = 0;
+	ib2[n++] = pm4_type4_hdr(0xa900, 1);
+	ib2[n++] = 7;
+	ib2[n++] = pm4_type7_hdr(CP_REG_TO_MEM, 3);
+	ib2[n++] = CP_REG_TO_MEM_0_REG(0xa900) | CP_REG_TO_MEM_0_CNT(1);
+	ib2[n++] = LO(DATA_IOVA);
+	ib2[n++] = HI(DATA_IOVA);
+	put_cmd2(&h, ib2, n);
+	harness_reset(&h);
+	pm4_ib(&h.b, CMD2_IOVA, n);
+	EXPECT_OK(&h);
+	pm4_reg_to_mem(&h.b, 0xa900, 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+
+	/* Across top-level cmds: cmd 1 may read what cmd 0 wrote, not the other way round. */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	uint32_t first = pm4_builder_bytes(&h.b);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
+	REQUIRE(pm4_builder_ok(&h.b));
+	struct ferry_msm_submit_cmd cmds[2] = {
+		{ MSM_SUBMIT_CMD_BUF, BO_CMD, 0, first },
+		{ MSM_SUBMIT_CMD_BUF, BO_CMD, first, pm4_builder_bytes(&h.b) - first },
+	};
+	CHECK_EQ(harness_submit(&h, cmds, 2, NULL, 0), 0);
+	struct ferry_msm_submit_cmd swapped[2] = { cmds[1], cmds[0] };
+	CHECK_EQ(harness_submit(&h, swapped, 2, NULL, 0), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_UNWRITTEN_REG);
+	/* Each submit starts with nothing written. */
+	harness_reset(&h);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	(void)nop;
+	harness_fini(&h);
+}
+
+/* The memory operands of the draw packets the CP reads through (issue: CP_DRAW_INDIRECT_MULTI
+ * and CP_DRAW_AUTO outside the context's BOs were accepted). */
+static void test_draw_operands(void)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_reset(&h);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 4, DATA_IOVA, 32, 0);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 4, DATA_IOVA, 32, DATA_IOVA + 0x100);
+	pm4_draw_indirect_multi_indexed(&h.b, DI_PT_TRILIST, 2, DATA_IOVA, 64, 3, DATA_IOVA + 0x200, 20, 0);
+	pm4_draw_indirect_multi_indexed(&h.b, DI_PT_TRILIST, 4, DATA_IOVA, 64, 3, DATA_IOVA + 0x200, 20,
+					DATA_IOVA + 0x300);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 0, FOREIGN_IOVA, 32, 0); /* no draw: nothing read */
+	pm4_draw_auto(&h.b, DI_PT_TRILIST, 1, DATA_IOVA, 0, 4);
+	EXPECT_OK(&h);
+
+	harness_reset(&h); /* the last record runs past the BO */
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 3, DATA_IOVA + DATA_SIZE - 80, 32, 0);
+	EXPECT_OK(&h); /* 2 * 32 + 16 bytes: fits exactly */
+	harness_reset(&h);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 3, DATA_IOVA + DATA_SIZE - 76, 32, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 0xffffffffu, DATA_IOVA, 0xffffffffu, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 1, FOREIGN_IOVA, 16, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_indirect_multi(&h.b, DI_PT_TRILIST, 1, DATA_IOVA, 16, FOREIGN_IOVA);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_indirect_multi_indexed(&h.b, DI_PT_TRILIST, 2, FOREIGN_IOVA, 64, 1, DATA_IOVA, 20, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_indirect_multi_indexed(&h.b, DI_PT_TRILIST, 4, DATA_IOVA + DATA_SIZE - 16, 8, 1, DATA_IOVA, 20, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_indirect_multi_indexed(&h.b, DI_PT_TRILIST, 2, DATA_IOVA, 64, 1, DATA_IOVA, 20, FOREIGN_IOVA);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	pm4_draw_auto(&h.b, DI_PT_TRILIST, 1, FOREIGN_IOVA, 0, 4);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h); /* shorter than its opcode's layout */
+	PM4_PKT7(&h.b, CP_DRAW_INDIRECT_MULTI, 0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDEXED), 1,
+		 LO(DATA_IOVA), HI(DATA_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_DRAW_INDIRECT_MULTI, 0, 0x9, 1);
+	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
+	harness_fini(&h);
+}
+
 static void test_address_fields(void)
 {
 	const uint64_t end = DATA_IOVA + DATA_SIZE;
@@ -538,10 +746,12 @@ static void test_conditional_skips(void)
 	EXPECT_RULE(&h, PM4V_ERR_COND_SKIP);
 
 	harness_reset(&h); /* REG_COMPARE: DWORDS in dw2, both registers read */
+	PM4_PKT4(&h.b, 0x8800, 0, 0);
 	PM4_PKT7(&h.b, CP_COND_REG_EXEC, (2u << 28) | 0x8800, 0x8801, 1);
 	pm4_nop(&h.b, 0);
 	EXPECT_OK(&h);
 	harness_reset(&h);
+	PM4_PKT4(&h.b, 0x8800, 0);
 	PM4_PKT7(&h.b, CP_COND_REG_EXEC, (2u << 28) | 0x8800, 0x0900, 1);
 	pm4_nop(&h.b, 0);
 	EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
@@ -712,6 +922,8 @@ int main(void)
 	RUN_TEST(test_nesting_depth);
 	RUN_TEST(test_privileged_packets);
 	RUN_TEST(test_protected_registers);
+	RUN_TEST(test_register_reads);
+	RUN_TEST(test_draw_operands);
 	RUN_TEST(test_address_fields);
 	RUN_TEST(test_gpu_readonly);
 	RUN_TEST(test_draw_state);

@@ -4,6 +4,7 @@
 #ifndef FERRY_HW_A6XX_REGS_H
 #define FERRY_HW_A6XX_REGS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define REG_A6XX_RBBM_INT_0_STATUS      0x0201

@@ -220,6 +220,8 @@ enum vgt_event_type {
 #define CP_REG_TO_MEM_0_64B       (1u << 30)
 #define CP_REG_TO_MEM_0_ACCUMULATE (1u << 31)
 #define CP_REG_TO_MEM_0_GET_CNT(dw) (((dw) >> 18) & CP_REG_TO_MEM_0_CNT_MASK)
+/* CP_REG_TO_MEM_OFFSET_REG dw3: OFFSET0 (a register, or with this bit a scratch index). */
+#define CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH (1u << 19)
 
 /* CP_MEM_TO_REG dw0, then SRC lo/hi. Copies max(CNT, 1) dwords. */
 #define CP_MEM_TO_REG_0_REG(x)    ((x) & PM4_PAYLOAD_REG_MASK)
