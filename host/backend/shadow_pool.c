@@ -1,12 +1,13 @@
 /* The per-context shadow pool: chunks of host-private kernel BOs (the backend's shadow_bo_ops) in
- * six size classes (4 KiB to 4 MiB), bump-allocated by one submit at a time and recycled when
- * that submit's seqno retires. */
+ * six size classes (4 KiB to 4 MiB), bump-allocated by one submit at a time, recycled when that
+ * submit's seqno retires, and destroyed when they stay unused beyond the pool's reserve. */
 #include "shadow_pool.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SHADOW_MIN_SHIFT   12u /* 4 KiB */
 #define SHADOW_NR_CLASSES  6u  /* x4 each: 4 KiB .. 4 MiB, the largest IB (0xfffff dwords) fits */
@@ -24,6 +25,7 @@ struct shadow_chunk {
 	uint64_t iova;
 	uint8_t *map;
 	uint32_t size, used;
+	int64_t freed_ns; /* when it was last recycled: free lists are newest first */
 };
 
 struct shadow_fifo {
@@ -33,6 +35,9 @@ struct shadow_fifo {
 struct shadow_pool {
 	struct shadow_pool_config cfg;
 	uint64_t bytes;
+	uint64_t free_bytes; /* of bytes, on the free lists */
+	int64_t trim_due_ns; /* INT64_MAX: nothing above the reserve */
+	bool quota_refused;  /* the last chunk_new failed on the owner's quota */
 	struct shadow_chunk *free_chunks[SHADOW_NR_CLASSES];
 	struct shadow_set *free_sets;
 	struct shadow_set *cur; /* the submit being validated */
@@ -57,7 +62,8 @@ static uint32_t class_for(uint32_t size)
 int shadow_pool_create(const struct shadow_pool_config *cfg, struct shadow_pool **out)
 {
 	if (!cfg->ops || !cfg->ops->create || !cfg->ops->destroy || !cfg->counters.chunks_created ||
-	    !cfg->counters.bytes || cfg->align == 0 || (cfg->align & (cfg->align - 1)) || cfg->align > SHADOW_PAGE)
+	    !cfg->counters.bytes || cfg->align == 0 || (cfg->align & (cfg->align - 1)) || cfg->align > SHADOW_PAGE ||
+	    !cfg->charge != !cfg->uncharge || cfg->idle_ns < 0)
 		return -EINVAL;
 	struct shadow_pool *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -69,8 +75,16 @@ int shadow_pool_create(const struct shadow_pool_config *cfg, struct shadow_pool 
 	}
 	p->cfg = *cfg;
 	p->nr_queues = cfg->nr_queues;
+	p->trim_due_ns = INT64_MAX;
 	*out = p;
 	return 0;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
@@ -78,25 +92,43 @@ static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
 	p->cfg.ops->destroy(p->cfg.dev, c->handle, c->map, c->size);
 	p->bytes -= c->size;
 	*p->cfg.counters.bytes -= c->size;
+	if (p->cfg.uncharge)
+		p->cfg.uncharge(p->cfg.owner, c->size);
 	free(c);
 }
 
-static void chunk_recycle(struct shadow_pool *p, struct shadow_chunk *c)
+static void chunk_recycle(struct shadow_pool *p, struct shadow_chunk *c, int64_t now)
 {
 	if (c->cls == SHADOW_OVERSIZE_CLASS) {
 		chunk_destroy(p, c);
 		return;
 	}
 	c->used = 0;
+	c->freed_ns = now;
 	c->next_free = p->free_chunks[c->cls];
 	p->free_chunks[c->cls] = c;
+	p->free_bytes += c->size;
+}
+
+/* More recycled than the reserve: a trim is due once the newest of them sat idle long enough. */
+static void schedule_trim(struct shadow_pool *p, int64_t now)
+{
+	if (!p->cfg.idle_ns || p->free_bytes <= p->cfg.reserve_bytes || p->trim_due_ns != INT64_MAX)
+		return;
+	p->trim_due_ns = now > INT64_MAX - p->cfg.idle_ns ? INT64_MAX - 1 : now + p->cfg.idle_ns;
+	if (p->cfg.trim_due_ns && p->trim_due_ns < *p->cfg.trim_due_ns)
+		*p->cfg.trim_due_ns = p->trim_due_ns;
 }
 
 /* Returns the set's chunks to the free lists and the set to its free list. */
 static void set_recycle(struct shadow_pool *p, struct shadow_set *s)
 {
+	/* One clock read per set, and none at all for a set without chunks. */
+	int64_t now = s->nr_chunks ? now_ns() : 0;
 	for (uint32_t i = 0; i < s->nr_chunks; i++)
-		chunk_recycle(p, s->chunks[i]);
+		chunk_recycle(p, s->chunks[i], now);
+	if (s->nr_chunks)
+		schedule_trim(p, now);
 	s->nr_chunks = 0;
 	s->nr_cmds = 0;
 	s->nr_streams = 0;
@@ -129,6 +161,7 @@ void shadow_pool_destroy(struct shadow_pool *p)
 		while (p->free_chunks[c]) {
 			struct shadow_chunk *ch = p->free_chunks[c];
 			p->free_chunks[c] = ch->next_free;
+			p->free_bytes -= ch->size;
 			chunk_destroy(p, ch);
 		}
 	}
@@ -139,6 +172,7 @@ void shadow_pool_destroy(struct shadow_pool *p)
 int shadow_pool_begin(struct shadow_pool *p)
 {
 	shadow_pool_abort(p);
+	p->quota_refused = false;
 	struct shadow_set *s = p->free_sets;
 	if (s) {
 		p->free_sets = s->next;
@@ -164,15 +198,26 @@ static int chunk_new(struct shadow_pool *p, uint32_t cls, uint32_t size, struct 
 {
 	if (cls != SHADOW_OVERSIZE_CLASS)
 		size = class_size(cls);
-	if (size > p->cfg.max_bytes || p->bytes > p->cfg.max_bytes - size)
-		return -ENOSPC;
+	if (size > p->cfg.max_bytes || p->bytes > p->cfg.max_bytes - size) {
+		/* Recycled chunks of other classes may make room. */
+		shadow_pool_trim(p, INT64_MAX, 0);
+		if (size > p->cfg.max_bytes || p->bytes > p->cfg.max_bytes - size)
+			return -ENOSPC;
+	}
+	if (p->cfg.charge) {
+		int ret = p->cfg.charge(p->cfg.owner, size);
+		if (ret < 0) {
+			p->quota_refused = ret == -EDQUOT;
+			return ret;
+		}
+	}
 	struct shadow_chunk *c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
 	void *map;
-	int ret = p->cfg.ops->create(p->cfg.dev, size, &c->handle, &c->iova, &map);
+	int ret = c ? p->cfg.ops->create(p->cfg.dev, size, &c->handle, &c->iova, &map) : -ENOMEM;
 	if (ret < 0) {
 		free(c);
+		if (p->cfg.uncharge)
+			p->cfg.uncharge(p->cfg.owner, size);
 		return ret;
 	}
 	c->map = map;
@@ -235,6 +280,7 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 	struct shadow_chunk *c = p->free_chunks[cls];
 	if (c) {
 		p->free_chunks[cls] = c->next_free;
+		p->free_bytes -= c->size;
 	} else {
 		int ret = chunk_new(p, cls, 0, &c);
 		if (ret < 0)
@@ -397,4 +443,49 @@ void shadow_pool_drop_queue(struct shadow_pool *p, uint32_t queue)
 		set_recycle(p, s);
 	}
 	f->tail = NULL;
+}
+
+int64_t shadow_pool_trim(struct shadow_pool *p, int64_t now_ns, uint64_t keep)
+{
+	int64_t next = INT64_MAX;
+	/* Largest classes first: the most memory back for the fewest kernel calls. */
+	for (uint32_t cls = SHADOW_NR_CLASSES; cls-- > 0;) {
+		for (struct shadow_chunk **pc = &p->free_chunks[cls]; *pc;) {
+			struct shadow_chunk *c = *pc;
+			if (p->free_bytes <= keep)
+				break;
+			/* freed_ns <= now_ns always (one clock), so the difference cannot overflow. */
+			if (now_ns - c->freed_ns < p->cfg.idle_ns) {
+				int64_t due = c->freed_ns + p->cfg.idle_ns;
+				if (due < next)
+					next = due;
+				pc = &c->next_free;
+				continue;
+			}
+			*pc = c->next_free;
+			p->free_bytes -= c->size;
+			chunk_destroy(p, c);
+		}
+	}
+	if (p->free_bytes <= p->cfg.reserve_bytes || !p->cfg.idle_ns)
+		next = INT64_MAX;
+	p->trim_due_ns = next;
+	if (next != INT64_MAX && p->cfg.trim_due_ns && next < *p->cfg.trim_due_ns)
+		*p->cfg.trim_due_ns = next;
+	return next;
+}
+
+uint64_t shadow_pool_bytes(const struct shadow_pool *p)
+{
+	return p->bytes;
+}
+
+uint64_t shadow_pool_free_bytes(const struct shadow_pool *p)
+{
+	return p->free_bytes;
+}
+
+bool shadow_pool_quota_refused(const struct shadow_pool *p)
+{
+	return p->quota_refused;
 }

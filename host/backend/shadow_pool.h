@@ -1,7 +1,9 @@
 /* The per-context shadow pool of both backends: host-private kernel BOs (never exported to the
  * guest) that hold the validated, relocated copies of a submit's command streams. Carved out of
  * size-classed chunks, bound to the submit that used them and recycled when it retires, so
- * steady-state submits create no BO. The BOs come from a backend's shadow_bo_ops (msm, v3d). */
+ * steady-state submits create no BO; recycled chunks beyond a small reserve are destroyed once
+ * they sat unused for a while, and every chunk is charged to its owner's quota. The BOs come
+ * from a backend's shadow_bo_ops (msm, v3d). */
 #ifndef FERRY_BACKEND_SHADOW_POOL_H
 #define FERRY_BACKEND_SHADOW_POOL_H
 
@@ -53,6 +55,17 @@ struct shadow_pool_config {
 	 * retires (V3D's tile memory can be larger); otherwise they fail with -E2BIG. */
 	bool oversize;
 	struct shadow_pool_counters counters;
+	/* The owner's quota (NULL charge: none). charge is asked before a chunk is made: 0, or
+	 * -EDQUOT when the owner may not hold bytes more; uncharge when a chunk is destroyed. */
+	int (*charge)(void *owner, uint64_t bytes);
+	void (*uncharge)(void *owner, uint64_t bytes);
+	void *owner;
+	/* Recycled chunks beyond reserve_bytes are destroyed once unused for idle_ns (0: never);
+	 * *trim_due_ns (shared by every pool, may be NULL) is lowered to when that is next due, so
+	 * the embedder's loop knows when to call shadow_pool_trim. */
+	uint64_t reserve_bytes;
+	int64_t idle_ns;
+	int64_t *trim_due_ns;
 };
 
 /* 0, -ENOMEM, or -EINVAL for a bad config. */
@@ -63,7 +76,8 @@ void shadow_pool_destroy(struct shadow_pool *p);
 /* Starts collecting the shadows of one submit (abandons an unfinished one). 0 or -ENOMEM. */
 int shadow_pool_begin(struct shadow_pool *p);
 /* size bytes of the current submit's shadow memory, cfg.align aligned: its GPU address and
- * writable host map. 0, or -EINVAL, -E2BIG, -ENOSPC (pool cap), -ENOMEM, or the kernel's -errno. */
+ * writable host map. 0, or -EINVAL, -E2BIG, -ENOSPC (pool cap), -EDQUOT (owner's quota), -ENOMEM,
+ * or the kernel's -errno. */
 int shadow_pool_carve(struct shadow_pool *p, uint32_t size, uint64_t *gpu_addr, void **map);
 /* The PM4 validator's allocator (ctx = the pool): shadow_pool_carve. */
 int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out);
@@ -90,5 +104,14 @@ void shadow_pool_release(struct shadow_pool *p, struct shadow_set *set);
 void shadow_pool_retire(struct shadow_pool *p, uint32_t queue, uint32_t seqno);
 /* The queue is gone: recycles all of its sets. */
 void shadow_pool_drop_queue(struct shadow_pool *p, uint32_t queue);
+/* Destroys recycled chunks unused since now_ns - cfg.idle_ns, coldest first, until at most keep
+ * bytes are left recycled (now_ns INT64_MAX: every recycled chunk may go). Returns when the next
+ * trim is due (INT64_MAX: nothing left above the reserve). */
+int64_t shadow_pool_trim(struct shadow_pool *p, int64_t now_ns, uint64_t keep);
+/* Bytes the pool holds (in flight plus recycled) and of them recycled. */
+uint64_t shadow_pool_bytes(const struct shadow_pool *p);
+uint64_t shadow_pool_free_bytes(const struct shadow_pool *p);
+/* The last carve of the current (or last) submit failed on the owner's quota (-EDQUOT). */
+bool shadow_pool_quota_refused(const struct shadow_pool *p);
 
 #endif

@@ -26,6 +26,11 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		h->cfg.max_client_bos = HOST_DEFAULT_MAX_CLIENT_BOS;
 	if (!h->cfg.max_client_bo_mib)
 		h->cfg.max_client_bo_mib = HOST_DEFAULT_MAX_CLIENT_BO_MIB;
+	if (!h->cfg.max_client_shadow_mib)
+		h->cfg.max_client_shadow_mib = HOST_DEFAULT_MAX_CLIENT_SHADOW_MIB;
+	if (!h->cfg.max_client_shadow_ratio)
+		h->cfg.max_client_shadow_ratio = HOST_DEFAULT_MAX_CLIENT_SHADOW_RATIO;
+	h->shadow_trim_ns = INT64_MAX;
 	list_init(&h->clients);
 	list_init(&h->waits);
 	list_init(&h->timer_ctxs);
@@ -129,6 +134,7 @@ void ferry_host_dispatch(struct ferry_host *h)
 	int64_t now = host_now_ns();
 	wait_expire(h, now);
 	watchdog_check(h, now);
+	shadow_trim_check(h, now);
 }
 
 int ferry_host_next_timeout_ms(const struct ferry_host *h)
@@ -138,6 +144,8 @@ int ferry_host_next_timeout_ms(const struct ferry_host *h)
 	int64_t watchdog = watchdog_next_ns(h);
 	if (watchdog < deadline)
 		deadline = watchdog;
+	if (h->shadow_trim_ns < deadline)
+		deadline = h->shadow_trim_ns;
 	if (deadline != INT64_MAX) {
 		int64_t left = deadline - host_now_ns();
 		ms = left <= 0 ? 0 : (left + 999999) / 1000000;

@@ -25,6 +25,8 @@
 #define HOST_DEFAULT_MAX_CLIENT_CONTEXTS 16u
 #define HOST_DEFAULT_MAX_CLIENT_BOS      16384u
 #define HOST_DEFAULT_MAX_CLIENT_BO_MIB   4096u
+#define HOST_DEFAULT_MAX_CLIENT_SHADOW_MIB   64u
+#define HOST_DEFAULT_MAX_CLIENT_SHADOW_RATIO 2u
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
@@ -97,6 +99,7 @@ struct ferry_host {
 	uint32_t v3d_holder_ctxs;
 	struct v3dval *v3dval; /* the V3D CL validator (policy of the device's version) */
 	struct host_capture *capture; /* capture.c: made on first use */
+	int64_t shadow_trim_ns; /* shadow_quota.c: when a shadow pool next has idle chunks to drop */
 };
 
 struct ferry_host_client {
@@ -115,6 +118,7 @@ struct ferry_host_client {
 	uint32_t nr_contexts;
 	uint32_t nr_bos;
 	uint64_t bo_bytes;
+	uint64_t shadow_bytes; /* every shadow chunk of its contexts' pools (shadow_quota.c) */
 };
 
 struct host_ctx;
@@ -314,6 +318,14 @@ void validation_release(struct host_ctx *ctx, struct shadow_set *set);
 /* Seqno retired on queue; the queue went away. */
 void validation_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno);
 void validation_queue_gone(struct host_ctx *ctx, uint32_t queue);
+
+/* shadow_quota.c: the shadow pools' quota hooks and idle trimming for ctx, a refusal's message
+ * (-EDQUOT), and the host-wide trim pass ferry_host_dispatch runs when it is due. */
+struct shadow_pool_config;
+void shadow_quota_setup(struct host_ctx *ctx, struct shadow_pool_config *cfg);
+int shadow_quota_refusal(struct ferry_host_client *c, char *why, size_t n);
+void shadow_trim_check(struct ferry_host *h, int64_t now_ns);
+struct shadow_pool *validation_shadow_pool(const struct host_ctx *ctx);
 
 /* wait.c */
 int wait_handle_fence(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

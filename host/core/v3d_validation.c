@@ -38,11 +38,12 @@ static int pool_get(struct host_ctx *ctx, struct shadow_pool **out)
 		/* V3DVAL_SHADOW_ALIGN: the validator's contract. The CLE read-ahead slack is already in
 		 * the sizes it asks for (and it zeroes it), so a shadow ending a chunk stays inside it.
 		 * Oversize: tile memory (qms) may exceed the largest class. */
-		const struct shadow_pool_config cfg = {
+		struct shadow_pool_config cfg = {
 			.ops = &v3d_shadow_bo_ops, .dev = ctx->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 			.max_bytes = V3D_SHADOW_MAX_BYTES, .align = V3DVAL_SHADOW_ALIGN, .oversize = true,
 			.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 		};
+		shadow_quota_setup(ctx, &cfg);
 		int ret = shadow_pool_create(&cfg, &ctx->v3d_pool);
 		if (ret < 0)
 			return ret;
@@ -186,6 +187,8 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	/* A rejected job, or an allocator failure part-way: its shadows go back to the pool. */
 	shadow_pool_abort(pool);
 	h->stats.validation_rejects++;
+	if (err.rule == V3DVAL_ERR_SHADOW && shadow_pool_quota_refused(pool))
+		return shadow_quota_refusal(ctx->client, why, n);
 	HOST_FAIL(err.rule == V3DVAL_ERR_NOMEM ? -ENOMEM : -EINVAL, "V3D validation: %s",
 		  err.msg[0] ? err.msg : v3dval_rule_text(err.rule));
 }

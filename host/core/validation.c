@@ -32,11 +32,12 @@ int validation_ctx_init(struct host_ctx *ctx)
 	if (!v)
 		return -ENOMEM;
 	/* Copies start on a 16-byte boundary (the CP fetches in small bursts; 4 would do). */
-	const struct shadow_pool_config cfg = {
+	struct shadow_pool_config cfg = {
 		.ops = &msm_shadow_bo_ops, .dev = ctx->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 		.max_bytes = HOST_SHADOW_MAX_BYTES, .align = 16, .oversize = false,
 		.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 	};
+	shadow_quota_setup(ctx, &cfg);
 	int ret = shadow_pool_create(&cfg, &v->pool);
 	if (ret < 0) {
 		free(v);
@@ -193,6 +194,8 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 	if (pm4v_validate(h->validator, &sub, &alloc, &res, &err) < 0) {
 		shadow_pool_abort(v->pool);
 		h->stats.validation_rejects++;
+		if (err.rule == PM4V_ERR_SHADOW && shadow_pool_quota_refused(v->pool))
+			return shadow_quota_refusal(ctx->client, why, n);
 		HOST_FAIL(rule_errno(err.rule), "rejected by validation: %s", err.msg);
 	}
 	if (shadow_pool_finish(v->pool, res.cmds, res.nr_cmds, set) < 0) {
@@ -206,6 +209,11 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		HOST_FAIL(-ENOMEM, "out of memory (shadow streams)");
 	}
 	return 0;
+}
+
+struct shadow_pool *validation_shadow_pool(const struct host_ctx *ctx)
+{
+	return ctx->val ? ctx->val->pool : NULL;
 }
 
 const struct pm4v_stream_copy *validation_guest_stream(const struct host_ctx *ctx, uint64_t shadow_iova)

@@ -184,6 +184,9 @@ static void do_status(struct control *ctl, struct reply *r)
 	       "bad-messages: %llu\nreports-kept: %u\n",
 	    st.clients, st.contexts, st.queues, st.bos, (unsigned long long)st.bo_bytes, (unsigned long long)st.submits,
 	    (unsigned long long)st.faults, (unsigned long long)st.bad_messages, ferry_host_nr_fault_reports(host));
+	put(r, "shadow-bytes: %llu\nshadow-bos-created: %llu\nshadow-quota-refusals: %llu\n",
+	    (unsigned long long)st.shadow_bytes, (unsigned long long)st.shadow_bos_created,
+	    (unsigned long long)st.shadow_quota_refusals);
 	if (ctl->info.crash_dir)
 		put(r, "crash-dir: %s\n", ctl->info.crash_dir);
 }

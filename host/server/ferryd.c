@@ -57,6 +57,10 @@ static void usage(FILE *f)
 		"  --max-client-contexts N  contexts one client may hold (default 16)\n"
 		"  --max-client-bos N   BOs one client may hold, across its contexts (default 16384)\n"
 		"  --max-client-bo-mib N  total MiB of one client's BOs (default 4096)\n"
+		"  --max-client-shadow-mib N  shadow copies of validated command streams one client\n"
+		"                       may hold (in flight + recycled): N MiB plus the ratio below\n"
+		"                       times its BO bytes (default 64)\n"
+		"  --max-client-shadow-ratio K  that ratio (default 2)\n"
 		"  --help, --version\n",
 		FERRYD_DEFAULT_GPU);
 }
@@ -142,7 +146,7 @@ int main(int argc, char **argv)
 	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD,
 	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL, OPT_V3D_TENANCY,
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
-	       OPT_MAX_CLIENT_BO_MIB };
+	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -164,6 +168,8 @@ int main(int argc, char **argv)
 		{ "max-client-contexts", required_argument, NULL, OPT_MAX_CLIENT_CONTEXTS },
 		{ "max-client-bos", required_argument, NULL, OPT_MAX_CLIENT_BOS },
 		{ "max-client-bo-mib", required_argument, NULL, OPT_MAX_CLIENT_BO_MIB },
+		{ "max-client-shadow-mib", required_argument, NULL, OPT_MAX_CLIENT_SHADOW_MIB },
+		{ "max-client-shadow-ratio", required_argument, NULL, OPT_MAX_CLIENT_SHADOW_RATIO },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
@@ -173,7 +179,8 @@ int main(int argc, char **argv)
 	const char *trace_file = NULL;
 	const char *capture_dir = NULL, *capture_trigger = NULL;
 	int ready_fd = -1;
-	unsigned quota[3] = { 0, 0, 0 }; /* --max-client-contexts, -bos, -bo-mib; 0 = the host's default */
+	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio; 0 = the host's default */
+	unsigned quota[5] = { 0, 0, 0, 0, 0 };
 	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -239,13 +246,16 @@ int main(int argc, char **argv)
 		}
 		case OPT_MAX_CLIENT_CONTEXTS:
 		case OPT_MAX_CLIENT_BOS:
-		case OPT_MAX_CLIENT_BO_MIB: {
+		case OPT_MAX_CLIENT_BO_MIB:
+		case OPT_MAX_CLIENT_SHADOW_MIB:
+		case OPT_MAX_CLIENT_SHADOW_RATIO: {
 			char *end;
 			errno = 0;
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (*end || end == optarg || optarg[0] == '-' || errno || v == 0 || v > 0xffffffffUL) {
 				static const char *const names[] = { "max-client-contexts", "max-client-bos",
-								     "max-client-bo-mib" };
+								     "max-client-bo-mib", "max-client-shadow-mib",
+								     "max-client-shadow-ratio" };
 				fprintf(stderr, "ferryd: bad --%s '%s' (want 1..4294967295)\n",
 					names[c - OPT_MAX_CLIENT_CONTEXTS], optarg);
 				return 2;
@@ -304,6 +314,8 @@ int main(int argc, char **argv)
 		.max_client_contexts = quota[0],
 		.max_client_bos = quota[1],
 		.max_client_bo_mib = quota[2],
+		.max_client_shadow_mib = quota[3],
+		.max_client_shadow_ratio = quota[4],
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {

@@ -51,6 +51,12 @@ struct ferry_host_config {
 	unsigned max_client_contexts;
 	unsigned max_client_bos;
 	unsigned max_client_bo_mib;
+	/* The host memory a client's shadow copies (validated command streams, in flight plus
+	 * recycled, over all its contexts) may hold: max_client_shadow_mib MiB (default 64) plus
+	 * max_client_shadow_ratio (default 2) times the bytes of its BOs. A submit that would need
+	 * more is refused with -EDQUOT once the client's idle shadows were given back. */
+	unsigned max_client_shadow_mib;
+	unsigned max_client_shadow_ratio;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -103,6 +109,8 @@ struct ferry_host_stats {
 	uint64_t validation_rejects;
 	uint64_t shadow_bos_created;
 	uint64_t shadow_bytes;
+	/* Submits refused because the client's shadow quota was spent. */
+	uint64_t shadow_quota_refusals;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
 
