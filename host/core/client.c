@@ -192,6 +192,7 @@ struct ferry_host_client *ferry_host_client_new(struct ferry_host *h, const stru
 	snprintf(c->peer, sizeof(c->peer), "%s", peer_name ? peer_name : "client");
 	list_init(&c->contexts);
 	c->id = ++h->next_client_id;
+	c->wd_last_dump_ns = INT64_MIN;
 	list_add_tail(&h->clients, &c->link);
 	h->stats.clients++;
 	host_log(h, FERRY_LOG_INFO, "%s: connected", c->peer);

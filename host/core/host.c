@@ -93,6 +93,7 @@ void ferry_host_destroy(struct ferry_host *h)
 {
 	if (!h)
 		return;
+	watchdog_fini(h);
 	while (!list_empty(&h->clients))
 		ferry_host_client_free(list_entry(h->clients.next, struct ferry_host_client, link));
 	validation_host_fini(h);

@@ -55,6 +55,9 @@ struct host_watchdog {
 	int64_t timeout_ns;     /* 0: off */
 	int64_t next_check_ns;  /* INT64_MAX: nothing was pending at the last check */
 	uint64_t seen_submits;  /* stats.submits at the last check: new work re-arms an idle check */
+	int64_t last_dump_ns;   /* host-wide rate limit (INT64_MIN: none yet) */
+	uint64_t suppressed;    /* overdue fences not dumped since the last dump */
+	struct dump_writer *writer; /* the thread writing dumps, made on the first one */
 };
 struct watchdog_track {
 	bool armed;             /* the queue had pending work at the last check */
@@ -119,6 +122,7 @@ struct ferry_host_client {
 	uint32_t nr_bos;
 	uint64_t bo_bytes;
 	uint64_t shadow_bytes; /* every shadow chunk of its contexts' pools (shadow_quota.c) */
+	int64_t wd_last_dump_ns; /* its last watchdog dump (INT64_MIN: none), for the rate limit */
 };
 
 struct host_ctx;
@@ -412,15 +416,16 @@ void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj);
 uint64_t fault_log_next_number(struct ferry_host *h);
 void fault_log_keep_text(struct ferry_host *h, uint64_t number, char *text);
 
-/* sched.c, for sync-state dumps: each held submit of q, oldest first, with the in-fences it
- * still waits for. */
+/* sched.c, for sync-state dumps: the first max held submits of q, oldest first, with the
+ * in-fences they still wait for; returns how many q holds. */
 struct sched_held_view {
 	uint32_t seqno;
 	uint32_t nr_in;
 	const struct host_queue *in_q[FERRY_MAX_SUBMIT_IN_FENCES];
 	uint32_t in_seqno[FERRY_MAX_SUBMIT_IN_FENCES];
 };
-void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const struct sched_held_view *v), void *arg);
+uint32_t sched_visit_held(const struct host_queue *q, uint32_t max,
+			  void (*fn)(void *arg, const struct sched_held_view *v), void *arg);
 
 /* sync_state.c: the sync-state dump (format in host/debug/sync_dump.h) of one context, or of
  * every context when ctx is NULL. malloc'd text ("" when nothing is pending), NULL on ENOMEM. */
@@ -455,6 +460,8 @@ void capture_host_fini(struct ferry_host *h);
 
 /* watchdog.c */
 void watchdog_init(struct ferry_host *h);
+/* Writes what is queued and stops the dump writer (before anything else is torn down). */
+void watchdog_fini(struct ferry_host *h);
 /* Times every queue's oldest pending fence; logs the context's sync-state dump once per fence
  * overdue by the timeout. Cheap when called before its next check is due. */
 void watchdog_check(struct ferry_host *h, int64_t now_ns);

@@ -372,10 +372,15 @@ bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo)
 	return bo->held != 0;
 }
 
-void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const struct sched_held_view *v), void *arg)
+uint32_t sched_visit_held(const struct host_queue *q, uint32_t max,
+			  void (*fn)(void *arg, const struct sched_held_view *v), void *arg)
 {
 	struct sched_held_view v;
+	uint32_t n = 0;
 	for (const struct list *l = q->held.next; l != &q->held; l = l->next) {
+		/* Past max only counted: a dump's cost follows what it shows, not what is held. */
+		if (n++ >= max)
+			continue;
 		const struct held_submit *hs = list_entry(l, struct held_submit, link);
 		v.seqno = hs->s.seqno;
 		v.nr_in = 0;
@@ -387,4 +392,5 @@ void sched_visit_held(const struct host_queue *q, void (*fn)(void *arg, const st
 		}
 		fn(arg, &v);
 	}
+	return n;
 }

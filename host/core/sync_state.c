@@ -1,7 +1,8 @@
 /* Collecting the sync-state dump: for every queue of a context, in order, the pending
  * operations — FENCE_WAIT for each in-fence a held submit still waits for, the GPU wait a
  * submit in the kernel is polling (from the kernel's debug state, kdev.debug_state), and the
- * SIGNAL every unretired seqno owes its timeline — formatted by host/debug/sync_dump.c. */
+ * SIGNAL every unretired seqno owes its timeline — into a bounded snapshot (sync_state.h), then
+ * formatted by host/debug/sync_dump.c within a byte cap. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,42 +10,17 @@
 
 #include "debug/sync_dump.h"
 #include "host_internal.h"
+#include "sync_state.h"
 
 /* The kernel's debug state is read once per context into this much, doubled while lines were
- * left out, up to the most a dump may hold. */
+ * left out, up to the limit's kstate_bytes. */
 #define KSTATE_FIRST (16u * 1024u)
-#define KSTATE_MAX   (4u * 1024u * 1024u)
-
-struct text {
-	char *buf;
-	size_t len, cap;
-	bool failed;
+/* The operator's dump (`ferry status --sync`): on request, bounded too. */
+#define SYNC_TEXT_MAX_BYTES (1u << 20)
+static const struct sync_limits operator_limits = {
+	.queues = UINT32_MAX, .submits = UINT32_MAX, .in_fences = UINT32_MAX, .ops = 16384,
+	.kstate_submits = UINT32_MAX, .kstate_bytes = 4u << 20,
 };
-
-static void text_line(struct text *t, const struct sync_op *op)
-{
-	if (t->failed)
-		return;
-	for (;;) {
-		int n = sync_dump_line(op, t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0);
-		if (n < 0)
-			return;
-		if (t->buf && (size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		while (cap - t->len <= (size_t)n)
-			cap *= 2;
-		char *nb = realloc(t->buf, cap);
-		if (!nb) {
-			t->failed = true;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-}
 
 /* One submit as the kernel described it (kdev.h's line format). */
 struct ksubmit {
@@ -133,11 +109,11 @@ static void kstate_fini(struct kstate *ks)
 }
 
 /* Reads and parses the kernel's view of ctx. Leaves ks empty when the kernel cannot tell. */
-static void kstate_read(struct host_ctx *ctx, struct kstate *ks)
+static void kstate_read(struct host_ctx *ctx, struct kstate *ks, size_t max)
 {
 	memset(ks, 0, sizeof(*ks));
 	ssize_t n = -ENOMEM;
-	for (size_t cap = KSTATE_FIRST; cap <= KSTATE_MAX; cap *= 2) {
+	for (size_t cap = KSTATE_FIRST; cap <= max; cap *= 2) {
 		char *buf = realloc(ks->text, cap);
 		if (!buf)
 			break;
@@ -185,90 +161,257 @@ static struct sync_op signal_op(const struct host_queue *q, uint32_t seqno, bool
 	return (struct sync_op){
 		.queue = queue_id_of(q), .started = started, .cmd = SYNC_CMD_SIGNAL, .seqno = seqno,
 		.obj_kind = SYNC_OBJ_TIMELINE, .timeline = queue_id_of(q), .live = q->tl.signaled, .arg = seqno,
-		.op = "set",
 	};
 }
 
-/* Submits on the timeline: in the kernel (or already failed, awaiting their turn to retire). */
-static void dump_timeline(struct text *t, const struct host_queue *q, const struct kstate *ks)
+/* Room for n more lines (false: the snapshot is full, or out of memory). */
+static bool snap_room(struct sync_snapshot *s, uint32_t n, const struct sync_limits *lim)
+{
+	if (s->failed || n > lim->ops || s->nr > lim->ops - n)
+		return false;
+	if (s->nr + n <= s->cap)
+		return true;
+	uint32_t cap = s->cap ? s->cap : 64;
+	while (cap < s->nr + n)
+		cap = cap > UINT32_MAX / 2 ? s->nr + n : cap * 2;
+	struct sync_snap_op *ops = realloc(s->ops, (size_t)cap * sizeof(*ops));
+	if (!ops) {
+		s->failed = true;
+		return false;
+	}
+	s->ops = ops;
+	s->cap = cap;
+	return true;
+}
+
+static void snap_push(struct sync_snapshot *s, const struct sync_op *op, const char *opname)
+{
+	struct sync_snap_op *o = &s->ops[s->nr++];
+	o->op = *op;
+	o->op.op = NULL;
+	snprintf(o->opname, sizeof(o->opname), "%s", opname ? opname : "?");
+}
+
+/* Submits on the timeline: in the kernel (or already failed, awaiting their turn to retire).
+ * Returns how many were shown. */
+static uint32_t snap_timeline(struct sync_snapshot *s, const struct host_queue *q, const struct kstate *ks,
+			      const struct sync_limits *lim)
 {
 	const struct fence_timeline *tl = &q->tl;
-	for (uint32_t i = 0; i < tl->count; i++) {
+	uint32_t i = 0;
+	for (; i < tl->count && i < lim->submits; i++) {
 		const struct pending_fence *pf = &tl->ring[(tl->head + i) % tl->cap];
 		const struct ksubmit *k = pf->in_kernel ? kstate_find(ks, q->kernel_id, pf->seqno) : NULL;
-		bool blocked = false;
-		if (k && k->waiting) {
+		bool blocked = k && k->waiting;
+		if (!snap_room(s, blocked ? 2 : 1, lim))
+			break;
+		if (blocked) {
 			struct sync_op w = {
 				.queue = queue_id_of(q), .started = true, .cmd = k->cmd, .seqno = pf->seqno,
 				.obj_kind = k->obj_kind, .obj = k->obj, .live = k->live, .arg = k->ref,
-				.op = k->op[0] ? k->op : "?", .has_mask = k->cmd == SYNC_CMD_WAIT_REG_MEM, .mask = k->mask,
-				.is_signed = k->is_signed,
+				.has_mask = k->cmd == SYNC_CMD_WAIT_REG_MEM, .mask = k->mask, .is_signed = k->is_signed,
 			};
-			text_line(t, &w);
-			blocked = true;
+			snap_push(s, &w, k->op[0] ? k->op : "?");
 		}
 		/* Started: the GPU has begun it (or finished it, when the kernel no longer lists a
 		 * submit the host has not retired yet, or it never reached the kernel). */
 		bool started = !blocked && (k ? k->started : (!pf->in_kernel || ks->supported));
 		struct sync_op sig = signal_op(q, pf->seqno, started);
-		text_line(t, &sig);
+		snap_push(s, &sig, "set");
 	}
+	s->more_submits += tl->count - i;
+	return i;
 }
 
-struct held_dump {
-	struct text *t;
+struct held_snap {
+	struct sync_snapshot *s;
+	const struct sync_limits *lim;
 	const struct host_queue *q;
 	bool first;
+	uint32_t shown;
 };
 
-static void dump_held_one(void *arg, const struct sched_held_view *v)
+static void snap_held_one(void *arg, const struct sched_held_view *v)
 {
-	struct held_dump *d = arg;
-	for (uint32_t i = 0; i < v->nr_in; i++) {
+	struct held_snap *d = arg;
+	uint32_t waits = v->nr_in < d->lim->in_fences ? v->nr_in : d->lim->in_fences;
+	if (!snap_room(d->s, waits + 1, d->lim)) {
+		d->first = false;
+		return;
+	}
+	for (uint32_t i = 0; i < waits; i++) {
 		const struct host_queue *in = v->in_q[i];
 		struct sync_op w = {
 			.queue = queue_id_of(d->q), .started = d->first, .cmd = SYNC_CMD_FENCE_WAIT, .seqno = v->seqno,
 			.obj_kind = SYNC_OBJ_TIMELINE, .timeline = queue_id_of(in), .live = in->tl.signaled,
-			.arg = v->in_seqno[i], .op = "ge",
+			.arg = v->in_seqno[i],
 		};
-		text_line(d->t, &w);
+		snap_push(d->s, &w, "ge");
 	}
+	d->s->more_waits += v->nr_in - waits;
 	struct sync_op sig = signal_op(d->q, v->seqno, false);
-	text_line(d->t, &sig);
+	snap_push(d->s, &sig, "set");
 	d->first = false;
+	d->shown++;
 }
 
-static void dump_ctx(struct text *t, struct host_ctx *ctx)
+static bool queue_pending(const struct host_queue *q)
+{
+	return q->tl.count || !list_empty(&q->held);
+}
+
+static void snap_queue(struct sync_snapshot *s, const struct host_queue *q, const struct kstate *ks,
+		       const struct sync_limits *lim)
+{
+	uint32_t shown = snap_timeline(s, q, ks, lim);
+	/* Held submits wait behind everything on the timeline: the first one's wait is the live
+	 * one only when the timeline is empty. */
+	struct held_snap d = { .s = s, .lim = lim, .q = q, .first = q->tl.count == 0 };
+	uint32_t room = shown < q->tl.count ? 0 : lim->submits - shown;
+	uint32_t held = sched_visit_held(q, room, snap_held_one, &d);
+	s->more_submits += held - d.shown;
+}
+
+/* Submits the kernel may list for ctx (everything on its timelines, an upper bound). */
+static uint64_t ctx_timeline_submits(const struct host_ctx *ctx)
+{
+	uint64_t n = 0;
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
+		if (ctx->queues[id])
+			n += ctx->queues[id]->tl.count;
+	return n;
+}
+
+static uint64_t queue_submits(const struct host_queue *q)
+{
+	return q->tl.count + sched_visit_held(q, 0, NULL, NULL);
+}
+
+void sync_snapshot_ctx(struct sync_snapshot *s, struct host_ctx *ctx, const struct host_queue *first,
+		       const struct sync_limits *lim)
 {
 	if (!ctx->nr_inflight)
 		return;
-	struct kstate ks;
-	kstate_read(ctx, &ks);
+	struct kstate ks = { 0 };
+	/* The kernel's view costs what it lists: only when it is small, and the snapshot has room. */
+	if (snap_room(s, 1, lim) && ctx_timeline_submits(ctx) <= lim->kstate_submits)
+		kstate_read(ctx, &ks, lim->kstate_bytes);
+	uint32_t shown = 0;
+	if (first && queue_pending(first)) {
+		snap_queue(s, first, &ks, lim);
+		shown++;
+	}
 	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
 		const struct host_queue *q = ctx->queues[id];
-		if (!q)
+		if (!q || q == first || !queue_pending(q))
 			continue;
-		dump_timeline(t, q, &ks);
-		/* Held submits wait behind everything on the timeline: the first one's wait is the
-		 * live one only when the timeline is empty. */
-		struct held_dump d = { .t = t, .q = q, .first = q->tl.count == 0 };
-		sched_visit_held(q, dump_held_one, &d);
+		if (shown >= lim->queues || !snap_room(s, 1, lim)) {
+			s->more_queues++;
+			s->more_submits += queue_submits(q);
+			continue;
+		}
+		snap_queue(s, q, &ks, lim);
+		shown++;
 	}
 	kstate_fini(&ks);
 }
 
+void sync_snapshot_fini(struct sync_snapshot *s)
+{
+	free(s->ops);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool same_queue(const struct sync_queue_id *a, const struct sync_queue_id *b)
+{
+	return a->client == b->client && a->ctx == b->ctx && a->queue == b->queue;
+}
+
+void sync_snapshot_format(const struct sync_snapshot *s, size_t max_bytes, const char *why,
+			  void (*line)(void *arg, const char *text, size_t len), void *arg)
+{
+	char buf[512];
+	size_t used = 0;
+	uint32_t i = 0;
+	for (; i < s->nr; i++) {
+		struct sync_op op = s->ops[i].op;
+		op.op = s->ops[i].opname;
+		int n = sync_dump_line(&op, buf, sizeof(buf));
+		if (n < 0)
+			continue;
+		size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+		if (len > max_bytes - used)
+			break;
+		used += len;
+		line(arg, buf, len);
+	}
+	/* What the byte cap cut: whole queues, and submits (one SIGNAL line each). */
+	uint64_t queues = s->more_queues, submits = s->more_submits;
+	for (uint32_t k = i; k < s->nr; k++) {
+		const struct sync_op *op = &s->ops[k].op;
+		if (op->cmd == SYNC_CMD_SIGNAL)
+			submits++;
+		if (k == 0 || !same_queue(&op->queue, &s->ops[k - 1].op.queue))
+			queues++;
+	}
+	if (!queues && !submits && !s->more_waits && !s->failed)
+		return;
+	int n = snprintf(buf, sizeof(buf), "\u2026 %llu more queues / %llu more submits not shown", (unsigned long long)queues,
+			 (unsigned long long)submits);
+	if (s->more_waits && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (and %llu more in-fence waits)",
+			      (unsigned long long)s->more_waits);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%s%s\n", why ? ": " : "", why ? why : "",
+			      s->failed ? " (out of memory)" : "");
+	if (n > 0)
+		line(arg, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_line(void *arg, const char *line, size_t len)
+{
+	struct text *t = arg;
+	if (t->failed)
+		return;
+	if (t->cap - t->len <= len) {
+		size_t cap = t->cap ? t->cap : 4096;
+		while (cap - t->len <= len)
+			cap *= 2;
+		char *nb = realloc(t->buf, cap);
+		if (!nb) {
+			t->failed = true;
+			return;
+		}
+		t->buf = nb;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, line, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+}
+
 char *sync_state_text(struct ferry_host *h, struct host_ctx *only)
 {
-	struct text t = { 0 };
+	struct sync_snapshot s = { 0 };
 	if (only) {
-		dump_ctx(&t, only);
+		sync_snapshot_ctx(&s, only, NULL, &operator_limits);
 	} else {
 		for (struct list *cl = h->clients.next; cl != &h->clients; cl = cl->next) {
 			struct ferry_host_client *c = list_entry(cl, struct ferry_host_client, link);
 			for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next)
-				dump_ctx(&t, list_entry(l, struct host_ctx, link));
+				sync_snapshot_ctx(&s, list_entry(l, struct host_ctx, link), NULL, &operator_limits);
 		}
 	}
+	struct text t = { 0 };
+	sync_snapshot_format(&s, SYNC_TEXT_MAX_BYTES, "the operator's dump is capped at 1 MiB / 16384 lines", text_line,
+			     &t);
+	sync_snapshot_fini(&s);
 	if (t.failed) {
 		free(t.buf);
 		return NULL;

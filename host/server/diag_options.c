@@ -1,5 +1,6 @@
-/* ferryd's hang/fault diagnostics options (--hangcheck-ms, --fence-timeout-ms, --crash-dir,
- * --max-reports, --control): parsing and checking, and the control socket's default path. */
+/* ferryd's hang/fault diagnostics options (--hangcheck-ms, --fence-timeout-ms, the
+ * --fence-dump-* bounds, --crash-dir, --max-reports, --control): parsing and checking, and the
+ * control socket's default path. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,13 @@ int parse_diag_option(int which, const char *arg, struct diag_options *d)
 		return parse_ms("fence-timeout-ms", arg, 0, 3600000, &d->fence_timeout_ms) ? 0 : -EINVAL;
 	case DIAG_OPT_MAX_REPORTS:
 		return parse_ms("max-reports", arg, 1, 1024, &d->max_reports) ? 0 : -EINVAL;
+	case DIAG_OPT_FENCE_DUMP_MAX_KIB:
+		return parse_ms("fence-dump-max-kib", arg, 1, 16384, &d->fence_dump_max_kib) ? 0 : -EINVAL;
+	case DIAG_OPT_FENCE_DUMP_INTERVAL:
+		return parse_ms("fence-dump-interval-ms", arg, 1, 3600000, &d->fence_dump_interval_ms) ? 0 : -EINVAL;
+	case DIAG_OPT_FENCE_DUMP_HOST_INTERVAL:
+		return parse_ms("fence-dump-host-interval-ms", arg, 1, 3600000, &d->fence_dump_host_interval_ms) ? 0
+														: -EINVAL;
 	case DIAG_OPT_CRASH_DIR: {
 		struct stat st;
 		if (stat(arg, &st) < 0 || !S_ISDIR(st.st_mode) || access(arg, W_OK | X_OK) < 0) {

@@ -44,6 +44,11 @@ static void usage(FILE *f)
 		"  --hangcheck-ms N     a submit without progress for N ms is a GPU hang (default 500)\n"
 		"  --fence-timeout-ms N log the sync-state dump when a fence is N ms overdue\n"
 		"                       (default 3000; 0 = watchdog off)\n"
+		"  --fence-dump-max-kib N  at most N KiB of lines per watchdog dump (default 64)\n"
+		"  --fence-dump-interval-ms N  at most one watchdog dump per client per N ms\n"
+		"                       (default 10000)\n"
+		"  --fence-dump-host-interval-ms N  at most one watchdog dump per N ms in all\n"
+		"                       (default 1000)\n"
 		"  --crash-dir DIR      also write every fault/hang report to DIR (mode 0600)\n"
 		"  --max-reports N      fault/hang reports kept in memory (default 16)\n"
 		"  --control PATH       operator control socket (default: the socket path + .ctl;\n"
@@ -146,7 +151,8 @@ int main(int argc, char **argv)
 	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD,
 	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL, OPT_V3D_TENANCY,
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
-	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO };
+	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
+	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -170,6 +176,9 @@ int main(int argc, char **argv)
 		{ "max-client-bo-mib", required_argument, NULL, OPT_MAX_CLIENT_BO_MIB },
 		{ "max-client-shadow-mib", required_argument, NULL, OPT_MAX_CLIENT_SHADOW_MIB },
 		{ "max-client-shadow-ratio", required_argument, NULL, OPT_MAX_CLIENT_SHADOW_RATIO },
+		{ "fence-dump-max-kib", required_argument, NULL, OPT_FENCE_DUMP_MAX_KIB },
+		{ "fence-dump-interval-ms", required_argument, NULL, OPT_FENCE_DUMP_INTERVAL },
+		{ "fence-dump-host-interval-ms", required_argument, NULL, OPT_FENCE_DUMP_HOST_INTERVAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
@@ -271,6 +280,12 @@ int main(int argc, char **argv)
 			if (parse_diag_option(c - OPT_HANGCHECK, optarg, &diag) < 0)
 				return 2;
 			break;
+		case OPT_FENCE_DUMP_MAX_KIB:
+		case OPT_FENCE_DUMP_INTERVAL:
+		case OPT_FENCE_DUMP_HOST_INTERVAL:
+			if (parse_diag_option(DIAG_OPT_FENCE_DUMP_MAX_KIB + (c - OPT_FENCE_DUMP_MAX_KIB), optarg, &diag) < 0)
+				return 2;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -310,6 +325,9 @@ int main(int argc, char **argv)
 		.hangcheck_ms = diag.hangcheck_ms,
 		.fence_timeout_ms = diag.fence_timeout_ms ? (int)diag.fence_timeout_ms : -1,
 		.max_fault_reports = diag.max_reports,
+		.fence_dump_max_kib = diag.fence_dump_max_kib,
+		.fence_dump_interval_ms = diag.fence_dump_interval_ms,
+		.fence_dump_host_interval_ms = diag.fence_dump_host_interval_ms,
 		.crash_dir = diag.crash_dir,
 		.max_client_contexts = quota[0],
 		.max_client_bos = quota[1],

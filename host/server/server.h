@@ -67,9 +67,14 @@ struct diag_options {
 	unsigned max_reports;
 	const char *crash_dir;     /* or NULL */
 	const char *control;       /* --control, or NULL for <socket>.ctl */
+	unsigned fence_dump_max_kib;          /* 0 = the host's default */
+	unsigned fence_dump_interval_ms;
+	unsigned fence_dump_host_interval_ms;
 };
-/* In the order of ferryd's option enum, from its --hangcheck-ms on. */
-enum { DIAG_OPT_HANGCHECK, DIAG_OPT_FENCE_TIMEOUT, DIAG_OPT_CRASH_DIR, DIAG_OPT_MAX_REPORTS, DIAG_OPT_CONTROL };
+/* In the order of ferryd's option enum, from its --hangcheck-ms on (the fence-dump ones are
+ * mapped one by one). */
+enum { DIAG_OPT_HANGCHECK, DIAG_OPT_FENCE_TIMEOUT, DIAG_OPT_CRASH_DIR, DIAG_OPT_MAX_REPORTS, DIAG_OPT_CONTROL,
+       DIAG_OPT_FENCE_DUMP_MAX_KIB, DIAG_OPT_FENCE_DUMP_INTERVAL, DIAG_OPT_FENCE_DUMP_HOST_INTERVAL };
 /* Parses one of them into d; prints why and returns a negative errno when arg is bad. */
 int parse_diag_option(int which, const char *arg, struct diag_options *d);
 /* The control socket's path ("" for --control none). False (logged) when it does not fit. */

@@ -27,7 +27,9 @@ struct ferry_host_config {
 	 * selects a real render node. */
 	const char *gpu;
 	bool allow_passthrough; /* may a client ask for FERRY_POLICY_PASSTHROUGH */
-	/* Log sink; NULL logs to stderr. level is enum ferry_log_level. */
+	/* Log sink; NULL logs to stderr. level is enum ferry_log_level. It is also called from the
+	 * host's dump-writer thread (the watchdog's sync-state dumps), concurrently with the
+	 * embedder's own calls into the host: it must be thread-safe. */
 	void (*log)(void *cookie, int level, const char *msg);
 	void *log_cookie;
 	int log_level; /* messages above this are dropped */
@@ -38,6 +40,14 @@ struct ferry_host_config {
 	 * is also written there as a file (mode 0600). */
 	unsigned hangcheck_ms;
 	int fence_timeout_ms;
+	/* The watchdog's dumps are bounded, whatever a guest holds (0 = the default): at most
+	 * fence_dump_max_kib KiB of dump lines each (default 64; a last line says what was left
+	 * out), at most one per client per fence_dump_interval_ms (default 10000) and one per
+	 * fence_dump_host_interval_ms host-wide (default 1000). They are written by a thread of the
+	 * host, not by the caller of ferry_host_dispatch. */
+	unsigned fence_dump_max_kib;
+	unsigned fence_dump_interval_ms;
+	unsigned fence_dump_host_interval_ms;
 	unsigned max_fault_reports;
 	const char *crash_dir;
 	/* V3D ("v3d-4.2", "v3d-7.1"): false = exclusive tenancy (one client holds the device while it
@@ -111,6 +121,9 @@ struct ferry_host_stats {
 	uint64_t shadow_bytes;
 	/* Submits refused because the client's shadow quota was spent. */
 	uint64_t shadow_quota_refusals;
+	/* Fence-signal watchdog: dumps written, and overdue fences not dumped (rate limits). */
+	uint64_t watchdog_dumps;
+	uint64_t watchdog_dumps_suppressed;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
 
@@ -125,6 +138,8 @@ int ferry_host_sync_dump(struct ferry_host *host, char **text);
 void ferry_host_set_fence_timeout(struct ferry_host *host, unsigned ms);
 /* The current timeout in ms, 0 when the watchdog is off. */
 unsigned ferry_host_fence_timeout(const struct ferry_host *host);
+/* Waits until the watchdog's dumps queued so far were handed to the log sink. */
+void ferry_host_flush_log(struct ferry_host *host);
 /* Fault/hang reports kept in memory, oldest first: how many, and one by index (NULL past the
  * end). *number gets the report's running number (as in the log); the text stays owned by the
  * host until the report is dropped for a newer one. */

@@ -17,6 +17,7 @@
 
 static char logbuf[1 << 20];
 static size_t loglen;
+static struct ferry_host *log_host; /* its dump writer also logs: flushed before reading */
 
 static void log_sink(void *cookie, int level, const char *msg)
 {
@@ -27,6 +28,8 @@ static void log_sink(void *cookie, int level, const char *msg)
 
 static int log_count(const char *needle)
 {
+	if (log_host)
+		ferry_host_flush_log(log_host);
 	int n = 0;
 	for (const char *p = logbuf; (p = strstr(p, needle)); p++)
 		n++;
@@ -42,6 +45,7 @@ static struct ferry_host *make_host(unsigned hangcheck_ms, int fence_timeout_ms,
 	};
 	struct ferry_host *h = NULL;
 	REQUIRE(ferry_host_create(&cfg, &h) == 0);
+	log_host = h;
 	loglen = 0;
 	logbuf[0] = '\0';
 	return h;
@@ -82,6 +86,7 @@ static void fixture_close(struct fixture *f)
 	munmap(f->cmd, 4096);
 	munmap(f->data, 4096);
 	harness_disconnect(&f->hc);
+	log_host = NULL;
 	ferry_host_destroy(f->host);
 }
 
@@ -263,6 +268,7 @@ static void test_reports_ring(void)
 	CHECK(ferry_host_fault_report(host, 1, &b) != NULL);
 	CHECK_EQ(a, 2);
 	CHECK_EQ(b, 3);
+	log_host = NULL;
 	ferry_host_destroy(host);
 }
 
