@@ -229,7 +229,7 @@ int main(void)
 	if (ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) < 0)
 		return 1;
 	RUN_TEST(test_flood_dump_is_bounded);
-	if (test_failures || getenv("SHOWLOG"))
+	if (test_failures)
 		ferryd_dump_log(&ferryd, 20);
 	CHECK(itest_stop_ferryd(&ferryd));
 	return test_finish();

@@ -1,6 +1,8 @@
 /* The shadow pool under validated V3D contexts: 1000 CL jobs (bin + render, with tile-memory
  * shadows) in batches that each retire create no shadow BO after warm-up and still copy right;
- * tile memory above the largest size class gets a BO of its own, closed when its job retires. */
+ * tile memory above the largest size class gets a BO of its own, closed when its job retires;
+ * recycled shadows beyond the context's reserve are given back once idle, and the client's
+ * shadow quota refuses a job with -EDQUOT naming it. */
 #include <sys/mman.h>
 
 #include "host_harness.h"
@@ -45,9 +47,14 @@ struct fixture {
 	uint32_t stride, height;
 };
 
-static void fixture_open(struct fixture *f, int ver, const char *gpu, uint32_t qms_extra)
+static void fixture_open_cfg(struct fixture *f, int ver, const char *gpu, uint32_t qms_extra,
+			     const struct ferry_host_config *base)
 {
-	struct ferry_host_config cfg = { .gpu = gpu, .log_level = FERRY_LOG_ERROR };
+	struct ferry_host_config cfg = { 0 };
+	if (base)
+		cfg = *base;
+	cfg.gpu = gpu;
+	cfg.log_level = FERRY_LOG_ERROR;
 	REQUIRE(ferry_host_create(&cfg, &f->host) == 0);
 	harness_connect(&f->hc, f->host, "t-v3d-pool");
 	REQUIRE(harness_reply(&f->hc, req_v3d_context(&f->hc, 1))->m.kind == FERRY_MSG_CONTEXT_CREATED);
@@ -79,6 +86,11 @@ static void fixture_open(struct fixture *f, int ver, const char *gpu, uint32_t q
 		.rcl_start = f->cl.addr + 8192, .rcl_end = v3d_clb_gpu_addr(&rcl), .qma = f->ta.addr, .qms = qms,
 		.qts = f->ta.addr, .nr_bos = 4, .bo_ids = f->ids,
 	};
+}
+
+static void fixture_open(struct fixture *f, int ver, const char *gpu, uint32_t qms_extra)
+{
+	fixture_open_cfg(f, ver, gpu, qms_extra, NULL);
 }
 
 static void fixture_close(struct fixture *f)
@@ -180,11 +192,71 @@ static void test_oversize_tile_memory(void)
 	fixture_close(&f);
 }
 
+static uint64_t shadow_bytes(struct fixture *f)
+{
+	struct ferry_host_stats st;
+	ferry_host_get_stats(f->host, &st);
+	return st.shadow_bytes;
+}
+
+/* Eight jobs in flight at once, each with ~1 MiB of tile memory (a 4 MiB chunk): once they
+ * retired and the pool sat idle, only the context's reserve (4 MiB) stays. */
+static void test_idle_shadows_given_back(void)
+{
+	struct fixture f;
+	fixture_open(&f, 42, "v3d-4.2", 1u << 20);
+	for (uint32_t seqno = 1; seqno <= 8; seqno++)
+		send_job(&f, seqno, seqno == 8);
+	uint64_t peak = shadow_bytes(&f);
+	CHECK(peak >= 8ull * f.submit.qms);
+	wait_signaled(&f, 8);
+	HARNESS_RUN_UNTIL(f.host, shadow_bytes(&f) <= (4u << 20), 5000);
+	CHECK(shadow_bytes(&f) <= (4u << 20));
+	/* And the pool still works after giving memory back. */
+	fill_src(&f, 5);
+	send_job(&f, 9, true);
+	wait_signaled(&f, 9);
+	CHECK(memcmp(f.dst.cpu, f.src.cpu, (size_t)f.stride * f.height) == 0);
+	fixture_close(&f);
+}
+
+/* --max-client-shadow-mib 8, ratio 1: two such jobs fit, the third is refused with -EDQUOT and
+ * a message naming the quota (nothing else changes), and goes through once the two retired. */
+static void test_shadow_quota(void)
+{
+	const struct ferry_host_config base = { .max_client_shadow_mib = 8, .max_client_shadow_ratio = 1 };
+	struct fixture f;
+	fixture_open_cfg(&f, 42, "v3d-4.2", 1u << 20, &base);
+	send_job(&f, 1, false);
+	send_job(&f, 2, true);
+	struct ferry_msg m = { .kind = FERRY_MSG_V3D_SUBMIT_CL };
+	m.u.v3d_submit_cl = f.submit;
+	m.u.v3d_submit_cl.seqno = 3;
+	uint32_t seq = harness_request(&f.hc, &m);
+	CHECK_ERROR(&f.hc, seq, -EDQUOT);
+	struct rx_msg *r = harness_reply(&f.hc, seq);
+	CHECK(r && r->m.u.error.message && strstr(r->m.u.error.message, "client quota") &&
+	      strstr(r->m.u.error.message, "--max-client-shadow-mib"));
+	struct ferry_host_stats st;
+	ferry_host_get_stats(f.host, &st);
+	CHECK_EQ(st.shadow_quota_refusals, 1);
+	CHECK(st.shadow_bytes <= (8u << 20) + st.bo_bytes);
+	harness_clear(&f.hc);
+	wait_signaled(&f, 2);
+	fill_src(&f, 3);
+	send_job(&f, 3, true);
+	wait_signaled(&f, 3);
+	CHECK(memcmp(f.dst.cpu, f.src.cpu, (size_t)f.stride * f.height) == 0);
+	fixture_close(&f);
+}
+
 int main(void)
 {
 	int fds = harness_open_fds();
 	RUN_TEST(test_steady_state_both);
 	RUN_TEST(test_oversize_tile_memory);
+	RUN_TEST(test_idle_shadows_given_back);
+	RUN_TEST(test_shadow_quota);
 	CHECK_EQ(harness_open_fds(), fds);
 	return test_finish();
 }
