@@ -4,7 +4,9 @@
 #include "shadow_pool.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,7 +45,34 @@ struct shadow_pool {
 	struct shadow_set *cur; /* the submit being validated */
 	struct shadow_fifo *queues;
 	uint32_t nr_queues;
+	int last_err;        /* of the last failed carve, negative */
+	char last_why[160];
 };
+
+/* Records why a carve failed and returns err, so every failure path names its cause. */
+static int pool_fail(struct shadow_pool *p, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pool_fail(struct shadow_pool *p, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->last_why, sizeof(p->last_why), fmt, ap);
+	va_end(ap);
+	p->last_err = err;
+	return err;
+}
+
+/* "Too many open files (EMFILE)". */
+static const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+	return name ? name : "?";
+}
+
+int shadow_pool_last_error(const struct shadow_pool *p, const char **why)
+{
+	*why = p->last_err ? p->last_why : "no shadow allocation failed";
+	return p->last_err;
+}
 
 static uint32_t class_size(uint32_t cls)
 {
@@ -90,6 +119,8 @@ static int64_t now_ns(void)
 static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
 {
 	p->cfg.ops->destroy(p->cfg.dev, c->handle, c->map, c->size);
+	if (p->cfg.charge_fd)
+		p->cfg.charge_fd(p->cfg.charge_fd_arg, -1, NULL, 0);
 	p->bytes -= c->size;
 	*p->cfg.counters.bytes -= c->size;
 	if (p->cfg.uncharge)
@@ -173,6 +204,7 @@ int shadow_pool_begin(struct shadow_pool *p)
 {
 	shadow_pool_abort(p);
 	p->quota_refused = false;
+	p->last_err = 0; /* a failure is this submit's own */
 	struct shadow_set *s = p->free_sets;
 	if (s) {
 		p->free_sets = s->next;
@@ -202,23 +234,43 @@ static int chunk_new(struct shadow_pool *p, uint32_t cls, uint32_t size, struct 
 		/* Recycled chunks of other classes may make room. */
 		shadow_pool_trim(p, INT64_MAX, 0);
 		if (size > p->cfg.max_bytes || p->bytes > p->cfg.max_bytes - size)
-			return -ENOSPC;
+			return pool_fail(p, -ENOSPC,
+					 "shadow pool full: the context holds %llu of its %llu MiB of shadow copies "
+					 "(%u more bytes asked); retry once earlier submits retire",
+					 (unsigned long long)p->bytes, (unsigned long long)(p->cfg.max_bytes >> 20), size);
 	}
 	if (p->cfg.charge) {
 		int ret = p->cfg.charge(p->cfg.owner, size);
 		if (ret < 0) {
 			p->quota_refused = ret == -EDQUOT;
-			return ret;
+			return pool_fail(p, ret, "client shadow quota: %s", strerror(-ret));
 		}
 	}
 	struct shadow_chunk *c = calloc(1, sizeof(*c));
+	if (!c) {
+		if (p->cfg.uncharge)
+			p->cfg.uncharge(p->cfg.owner, size);
+		return pool_fail(p, -ENOMEM, "shadow chunk: out of memory");
+	}
+	if (p->cfg.charge_fd) {
+		char why[sizeof(p->last_why)] = "";
+		int ret = p->cfg.charge_fd(p->cfg.charge_fd_arg, 1, why, sizeof(why));
+		if (ret < 0) {
+			free(c);
+			if (p->cfg.uncharge)
+				p->cfg.uncharge(p->cfg.owner, size);
+			return pool_fail(p, ret, "shadow BO create: %s", why[0] ? why : strerror(-ret));
+		}
+	}
 	void *map;
-	int ret = c ? p->cfg.ops->create(p->cfg.dev, size, &c->handle, &c->iova, &map) : -ENOMEM;
+	int ret = p->cfg.ops->create(p->cfg.dev, size, &c->handle, &c->iova, &map);
 	if (ret < 0) {
+		if (p->cfg.charge_fd)
+			p->cfg.charge_fd(p->cfg.charge_fd_arg, -1, NULL, 0);
 		free(c);
 		if (p->cfg.uncharge)
 			p->cfg.uncharge(p->cfg.owner, size);
-		return ret;
+		return pool_fail(p, ret, "shadow BO create: %s (%s)", strerror(-ret), errno_name(-ret));
 	}
 	c->map = map;
 	c->cls = cls;
@@ -257,13 +309,14 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 	}
 	uint32_t cls = class_for(size);
 	if (cls >= SHADOW_NR_CLASSES && !p->cfg.oversize)
-		return -E2BIG;
+		return pool_fail(p, -E2BIG, "shadow copy of %u bytes is larger than the largest shadow BO (%u)",
+				 size, class_size(SHADOW_NR_CLASSES - 1));
 	if (grow_array((void **)&s->chunks, &s->cap_chunks, s->nr_chunks + 1, sizeof(*s->chunks)))
-		return -ENOMEM;
+		return pool_fail(p, -ENOMEM, "shadow set: out of memory");
 	if (cls >= SHADOW_NR_CLASSES) {
 		uint64_t bytes = ((uint64_t)size + SHADOW_PAGE - 1) & ~(uint64_t)(SHADOW_PAGE - 1);
 		if (bytes > UINT32_MAX)
-			return -E2BIG;
+			return pool_fail(p, -E2BIG, "shadow copy of %u bytes is too large", size);
 		struct shadow_chunk *c;
 		int ret = chunk_new(p, SHADOW_OVERSIZE_CLASS, (uint32_t)bytes, &c);
 		if (ret < 0)
@@ -295,10 +348,10 @@ int shadow_pool_carve(struct shadow_pool *p, uint32_t size, uint64_t *gpu_addr, 
 {
 	uint32_t align = p->cfg.align;
 	if (!p->cur || size == 0 || size > UINT32_MAX - align)
-		return -EINVAL;
+		return pool_fail(p, -EINVAL, "bad shadow request (%u bytes)", size);
 	/* Chunks start on a page, and every carve is a multiple of align: all stay aligned. */
 	uint32_t aligned = (size + align - 1) & ~(align - 1);
-	struct shadow_chunk *c;
+	struct shadow_chunk *c = NULL;
 	int ret = chunk_for(p, aligned, &c);
 	if (ret < 0)
 		return ret;

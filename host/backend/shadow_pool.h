@@ -8,6 +8,7 @@
 #define FERRY_BACKEND_SHADOW_POOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend/msm.h"
@@ -66,6 +67,12 @@ struct shadow_pool_config {
 	uint64_t reserve_bytes;
 	int64_t idle_ns;
 	int64_t *trim_due_ns;
+	/* Optional: asked before each new shadow BO (delta 1) and told when one is closed (delta
+	 * -1), so whoever owns the pool can count what a BO costs it (on the simulator, one fd of
+	 * the host's) against a quota. A refusal returns a negative errno and writes its reason
+	 * into why; the allocation then fails with that errno and reason. */
+	int (*charge_fd)(void *arg, int delta, char *why, size_t n);
+	void *charge_fd_arg;
 };
 
 /* 0, -ENOMEM, or -EINVAL for a bad config. */
@@ -77,8 +84,13 @@ void shadow_pool_destroy(struct shadow_pool *p);
 int shadow_pool_begin(struct shadow_pool *p);
 /* size bytes of the current submit's shadow memory, cfg.align aligned: its GPU address and
  * writable host map. 0, or -EINVAL, -E2BIG, -ENOSPC (pool cap), -EDQUOT (owner's quota), -ENOMEM,
- * or the kernel's -errno. */
+ * the charge_fd hook's refusal, or the kernel's -errno (e.g. -EMFILE when the host is out of fds). */
 int shadow_pool_carve(struct shadow_pool *p, uint32_t size, uint64_t *gpu_addr, void **map);
+/* Why the last failed carve of the current submit failed, naming its cause ("shadow BO create:
+ * Too many open files (EMFILE)", "shadow pool full: ..."), and its negative errno (0 if none
+ * failed since shadow_pool_begin). The
+ * validators see only that an allocation failed; their callers report this instead. */
+int shadow_pool_last_error(const struct shadow_pool *p, const char **why);
 /* The PM4 validator's allocator (ctx = the pool): shadow_pool_carve. */
 int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out);
 /* Rejected submit: its shadows go back to the pool. */

@@ -113,6 +113,7 @@ void bo_unref(struct host_bo *bo)
 	h->stats.bo_bytes -= bo->size;
 	bo->ctx->client->nr_bos--;
 	bo->ctx->client->bo_bytes -= bo->size;
+	client_fds_add(bo->ctx->client, -(int)HOST_FDS_PER_BO);
 	free(bo);
 }
 
@@ -149,6 +150,9 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
 			  "%llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes,
 			  (unsigned long long)size);
+	int fds_ret = client_fds_admit(c, HOST_FDS_BO_CREATE, why, n);
+	if (fds_ret < 0)
+		return fds_ret;
 
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
@@ -167,9 +171,11 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 		ret = v3d ? v3d_bo_new(ctx->v3d, size, &bo->handle, &bo->iova)
 			  : msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
 	}
+	char e[80];
 	if (ret < 0) {
 		free(bo);
-		HOST_FAIL(ret, "kernel could not create a %llu-byte bo", (unsigned long long)size);
+		HOST_FAIL(ret, "kernel could not create a %llu-byte bo: %s", (unsigned long long)size,
+			  host_errno_text(ret, e, sizeof(e)));
 	}
 	bo->ctx = ctx;
 	bo->id = r->bo_id;
@@ -177,10 +183,14 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	bo->size = size;
 	bo->refs = 1;
 	int fd = -1;
+	const char *step = "export (PRIME dup)";
 	ret = v3d ? v3d_bo_export(ctx->v3d, bo->handle, &fd) : msm_bo_export(ctx->msm, bo->handle, &fd);
-	if (ret == 0)
-		ret = v3d ? v3d_bo_added(ctx, bo) : validation_bo_added(ctx, bo);
 	if (ret == 0) {
+		step = "host mapping (mmap)";
+		ret = v3d ? v3d_bo_added(ctx, bo) : validation_bo_added(ctx, bo);
+	}
+	if (ret == 0) {
+		step = "bo table";
 		ret = bo_table_insert(&ctx->bos, bo);
 		if (ret < 0)
 			validation_bo_removed(ctx, bo);
@@ -195,8 +205,9 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 		free(bo);
 		if (fd >= 0)
 			close(fd);
-		HOST_FAIL(ret, "could not export or map bo %u", r->bo_id);
+		HOST_FAIL(ret, "bo %u: %s: %s", r->bo_id, step, host_errno_text(ret, e, sizeof(e)));
 	}
+	client_fds_add(c, (int)HOST_FDS_PER_BO);
 	c->host->stats.bos++;
 	c->host->stats.bo_bytes += size;
 	c->nr_bos++;

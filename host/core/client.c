@@ -45,6 +45,46 @@ void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const i
 	}
 }
 
+int client_fds_admit(struct ferry_host_client *c, uint32_t need, char *why, size_t n)
+{
+	unsigned max = c->host->cfg.max_client_fds;
+	uint64_t held = (uint64_t)c->nr_fds + (c->ops.held_fds ? c->ops.held_fds(c->cookie) : 0);
+	if (held <= max && need <= max - held)
+		return 0;
+	snprintf(why, n, "client quota: at most %u fds held for one client (ferryd --max-client-fds); %llu held "
+		 "(its objects and connection, replies queued for it), %u more needed",
+		 max, (unsigned long long)held, need);
+	return -EDQUOT;
+}
+
+void client_fds_add(struct ferry_host_client *c, int delta)
+{
+	/* Every decrement matches an earlier increment of the same object. */
+	c->nr_fds = (uint32_t)((int64_t)c->nr_fds + delta);
+	c->host->stats.client_fds = (uint64_t)((int64_t)c->host->stats.client_fds + delta);
+}
+
+int client_charge_shadow_fd(void *client, int delta, char *why, size_t n)
+{
+	struct ferry_host_client *c = client;
+	if (delta > 0) {
+		int ret = client_fds_admit(c, HOST_FDS_PER_SHADOW_BO, why, n);
+		if (ret < 0)
+			return ret;
+	}
+	client_fds_add(c, delta > 0 ? (int)HOST_FDS_PER_SHADOW_BO : -(int)HOST_FDS_PER_SHADOW_BO);
+	return 0;
+}
+
+const char *host_errno_text(int err, char *buf, size_t n)
+{
+	if (err < 0)
+		err = -err;
+	const char *name = strerrorname_np(err);
+	snprintf(buf, n, "%s (%s)", strerror(err), name ? name : "?");
+	return buf;
+}
+
 void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error)
 {
 	struct ferry_msg m = { .kind = FERRY_MSG_STATUS_REPLY, .seq = seq };

@@ -72,6 +72,9 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	if (c->nr_contexts >= h->cfg.max_client_contexts)
 		HOST_FAIL(-EDQUOT, "client quota: at most %u contexts (ferryd --max-client-contexts)",
 			  h->cfg.max_client_contexts);
+	int fds_ret = client_fds_admit(c, HOST_FDS_CTX_CREATE, why, n);
+	if (fds_ret < 0)
+		return fds_ret;
 	if (r->family == FERRY_FAMILY_V3D) {
 		int busy = v3d_tenancy_admit(c, why, n);
 		if (busy < 0)
@@ -90,12 +93,19 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	list_init(&ctx->timer_link);
 	int ret = bo_table_init(&ctx->bos);
 	struct kdev *kd = NULL;
-	if (ret == 0)
+	const char *step = "GPU device open";
+	if (ret == 0) {
+		/* The opens return NULL for any failure; errno tells an fd shortage from memory. */
+		errno = 0;
 		kd = ctx->family == FERRY_FAMILY_V3D ? sim_v3d_open(h->sim_v3d) : sim_msm_open(h->sim);
-	if (!kd) {
-		ctx_destroy(ctx, true);
-		HOST_FAIL(-ENOMEM, "could not open the GPU device");
+		ret = kd ? 0 : errno ? -errno : -ENOMEM;
 	}
+	if (!kd) {
+		char e[80];
+		ctx_destroy(ctx, true);
+		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, host_errno_text(ret, e, sizeof(e)));
+	}
+	step = "GPU context";
 	if (ctx->family == FERRY_FAMILY_V3D) {
 		/* Validated V3D contexts run the CL/TFU/CSD validator into pooled shadows at submit time (v3d_validation.c). */
 		ret = v3d_ctx_create(kd, &ctx->v3d);
@@ -110,17 +120,23 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		if (ret == 0 && ctx->policy == FERRY_POLICY_VALIDATED)
 			ret = validation_ctx_init(ctx);
 	}
-	if (ret == 0)
-		ret = make_fence_page(ctx);
 	if (ret == 0) {
+		step = "fence page memfd";
+		ret = make_fence_page(ctx);
+	}
+	if (ret == 0) {
+		step = "eventfd";
 		ctx->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (ctx->event_fd < 0)
 			ret = -errno;
 	}
 	if (ret < 0) {
+		char e[80];
 		ctx_destroy(ctx, true);
-		HOST_FAIL(ret, "could not set up context %u (%s)", r->ctx_id, strerror(-ret));
+		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, host_errno_text(ret, e, sizeof(e)));
 	}
+	client_fds_add(c, (int)HOST_FDS_PER_CTX);
+	ctx->fds_counted = true;
 	ctx->poll_fd = ctx->v3d ? v3d_ctx_poll_fd(ctx->v3d) : msm_ctx_poll_fd(ctx->msm);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ctx };
 	if (ctx->poll_fd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, ctx->poll_fd, &ev) < 0) {
@@ -180,6 +196,8 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 		close(ctx->page_fd);
 	if (ctx->event_fd >= 0)
 		close(ctx->event_fd);
+	if (ctx->fds_counted)
+		client_fds_add(ctx->client, -(int)HOST_FDS_PER_CTX);
 	free(ctx->refs);
 	free(ctx->bo_ptrs);
 	free(ctx->fault_text);

@@ -27,6 +27,17 @@
 #define HOST_DEFAULT_MAX_CLIENT_BO_MIB   4096u
 #define HOST_DEFAULT_MAX_CLIENT_SHADOW_MIB   64u
 #define HOST_DEFAULT_MAX_CLIENT_SHADOW_RATIO 2u
+#define HOST_DEFAULT_MAX_CLIENT_FDS      4096u
+/* fds the host holds for a client's objects (ferry_host_config.max_client_fds). Only the
+ * simulator is served: its BOs and shadow BOs are memfds of ours, and a context holds its
+ * device open's eventfd and the guest's eventfd. Creating one also needs room for the fds its
+ * reply carries (the embedder may queue copies) and, for a context, the fence page's memfd
+ * until that reply is sent. */
+#define HOST_FDS_PER_CTX       2u
+#define HOST_FDS_PER_BO        1u
+#define HOST_FDS_PER_SHADOW_BO 1u
+#define HOST_FDS_CTX_CREATE    (HOST_FDS_PER_CTX + 1u + 2u)
+#define HOST_FDS_BO_CREATE     (HOST_FDS_PER_BO + 1u)
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
@@ -123,6 +134,7 @@ struct ferry_host_client {
 	uint64_t bo_bytes;
 	uint64_t shadow_bytes; /* every shadow chunk of its contexts' pools (shadow_quota.c) */
 	int64_t wd_last_dump_ns; /* its last watchdog dump (INT64_MIN: none), for the rate limit */
+	uint32_t nr_fds; /* held for its objects (HOST_FDS_*), the embedder's not included */
 };
 
 struct host_ctx;
@@ -195,6 +207,7 @@ struct host_ctx {
 	uint32_t nr_held;
 	bool lost;
 	bool wake; /* a fence signaled since the eventfd was last considered */
+	bool fds_counted; /* its HOST_FDS_PER_CTX are in client->nr_fds */
 	uint64_t submit_mark;
 	/* Per-context submit scratch, reused so steady-state submits do not allocate. */
 	struct msm_submit_bo_ref *refs;
@@ -229,6 +242,15 @@ int64_t host_now_ns(void);
 /* client.c */
 void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds);
 void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error);
+/* 0 if the client may take need more fds (max_client_fds, counting the embedder's), else
+ * -EDQUOT with the reason in why. */
+int client_fds_admit(struct ferry_host_client *c, uint32_t need, char *why, size_t n);
+/* Counts fds the client's objects now hold (delta > 0) or no longer hold (delta < 0). */
+void client_fds_add(struct ferry_host_client *c, int delta);
+/* The shadow pools' charge hook (arg = the client): one fd per shadow BO. */
+int client_charge_shadow_fd(void *client, int delta, char *why, size_t n);
+/* "Too many open files (EMFILE)" for a negative or positive errno, into buf. */
+const char *host_errno_text(int err, char *buf, size_t n);
 
 /* context.c */
 int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

@@ -36,6 +36,7 @@ int validation_ctx_init(struct host_ctx *ctx)
 		.ops = &msm_shadow_bo_ops, .dev = ctx->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 		.max_bytes = HOST_SHADOW_MAX_BYTES, .align = 16, .oversize = false,
 		.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
+		.charge_fd = client_charge_shadow_fd, .charge_fd_arg = ctx->client,
 	};
 	shadow_quota_setup(ctx, &cfg);
 	int ret = shadow_pool_create(&cfg, &v->pool);
@@ -145,8 +146,9 @@ void validation_bo_unmap(struct host_bo *bo)
 	bo->map = NULL;
 }
 
-/* The errno a rejection is reported with: privilege violations are -EPERM, running out of
- * shadow memory is -ENOSPC (retry after earlier submits retired), the rest -EINVAL. */
+/* The errno a rejection is reported with: privilege violations are -EPERM, the rest -EINVAL.
+ * Shadow allocation failures are not the guest's fault and carry the pool's own errno (see
+ * validation_submit). */
 static int rule_errno(enum pm4v_rule rule)
 {
 	switch (rule) {
@@ -192,10 +194,16 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 	struct pm4v_result res;
 	struct pm4v_error err;
 	if (pm4v_validate(h->validator, &sub, &alloc, &res, &err) < 0) {
+		const char *cause;
+		int alloc_err = shadow_pool_last_error(v->pool, &cause);
 		shadow_pool_abort(v->pool);
-		h->stats.validation_rejects++;
+		/* The validator only knows an allocation failed: report what the pool ran out of, with
+		 * its errno (-EMFILE, -ENOSPC for a full pool, -EDQUOT, -ENOMEM), not a rejection. */
 		if (err.rule == PM4V_ERR_SHADOW && shadow_pool_quota_refused(v->pool))
 			return shadow_quota_refusal(ctx->client, why, n);
+		if (err.rule == PM4V_ERR_SHADOW && alloc_err < 0)
+			HOST_FAIL(alloc_err, "%s; submit not run (%s)", cause, err.msg);
+		h->stats.validation_rejects++;
 		HOST_FAIL(rule_errno(err.rule), "rejected by validation: %s", err.msg);
 	}
 	if (shadow_pool_finish(v->pool, res.cmds, res.nr_cmds, set) < 0) {

@@ -23,8 +23,9 @@ int sim_bo_memfd_create(const char *name, uint64_t size, int *memfd, uint8_t **m
 	}
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
+		int err = errno; /* ENOMEM, or the mapping limit: say which */
 		close(fd);
-		return -ENOMEM;
+		return -err;
 	}
 	*memfd = fd;
 	*map = p;

@@ -67,6 +67,12 @@ struct ferry_host_config {
 	 * more is refused with -EDQUOT once the client's idle shadows were given back. */
 	unsigned max_client_shadow_mib;
 	unsigned max_client_shadow_ratio;
+	/* The most fds the host may hold for one client (0 = the default, 4096): each context's
+	 * device open and eventfd, on the simulator one per BO and per shadow BO, an fd in flight
+	 * while a reply carries it, plus what the embedder reports through ops.held_fds (its
+	 * socket, replies queued with their fds). A request that would need more is refused with
+	 * -EDQUOT before any kernel call; a submit needing a new shadow BO too. */
+	unsigned max_client_fds;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -74,6 +80,9 @@ struct ferry_host_config {
  * cannot take more (it is then treated as gone: the embedder should disconnect it). */
 struct ferry_host_client_ops {
 	int (*send)(void *cookie, const void *frame, size_t len, const int *fds, int nfds);
+	/* Optional: how many fds the embedder holds for this client now (its connection, fds of
+	 * replies it queued); counted against max_client_fds. */
+	unsigned (*held_fds)(void *cookie);
 };
 
 int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out);
@@ -124,6 +133,9 @@ struct ferry_host_stats {
 	/* Fence-signal watchdog: dumps written, and overdue fences not dumped (rate limits). */
 	uint64_t watchdog_dumps;
 	uint64_t watchdog_dumps_suppressed;
+	/* fds the host holds for all its clients, as max_client_fds counts them (the embedder's
+	 * own not included). */
+	uint64_t client_fds;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
 
