@@ -136,6 +136,8 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 	r = ferry_transport_open(uri, &dev->transport);
 	if (r < 0)
 		goto fail;
+	dev->transport->send_blocked = ferry_pump_drain_if_idle;
+	dev->transport->send_blocked_arg = dev;
 	r = handshake(dev);
 	if (r < 0) {
 		/* Keep the reason: the caller has no device to ask. */

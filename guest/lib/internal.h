@@ -140,6 +140,9 @@ void ferry_async_note(struct ferry_device *dev, uint32_t seq, enum ferry_msg_kin
 		      uint32_t ctx_id, uint32_t queue_id, uint32_t seqno);
 /* Sleeps until done(arg) is true, the deadline (-1 = never) passed, or the connection broke,
  * handling every message that arrives meanwhile. Returns 0 (done), -ETIMEDOUT or dev->dead. */
+/* The transport's send_blocked hook (arg = the device): while a send waits for room, reads and
+ * dispatches what arrived, unless another thread is the reader. */
+bool ferry_pump_drain_if_idle(void *arg);
 int ferry_pump_wait(struct ferry_device *dev, bool (*done)(void *arg), void *arg,
 		    int64_t deadline_ns);
 /* Sends a request and waits for its reply (lock NOT held on entry). On 0, *out is the pending

@@ -243,6 +243,19 @@ int ferry_device_poll_events(struct ferry_device *dev)
 	return r;
 }
 
+bool ferry_pump_drain_if_idle(void *arg)
+{
+	struct ferry_device *dev = arg;
+	pthread_mutex_lock(&dev->lock);
+	bool reader = !dev->reader_active && !dev->dead;
+	if (reader) {
+		drain_socket(dev);
+		pthread_cond_broadcast(&dev->cond);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return reader;
+}
+
 #define POLL_STACK 16
 
 /* One turn as the reader: poll everything until something happens or the deadline. */

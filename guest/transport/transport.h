@@ -3,6 +3,7 @@
 #ifndef FERRY_GUEST_TRANSPORT_H
 #define FERRY_GUEST_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,12 @@ struct ferry_transport_ops {
 struct ferry_transport {
 	const struct ferry_transport_ops *ops;
 	const char *name; /* for messages: "unix:/run/..." */
+	/* Optional, set by the owner: called when send must wait for room. ferryd stops reading a
+	 * client whose replies pile up unread, so a sender that is also the only reader would wait
+	 * forever; this lets the owner read what arrived. Returns true if it read (and will again
+	 * when woken), so send also wakes for incoming frames; false when another thread reads. */
+	bool (*send_blocked)(void *arg);
+	void *send_blocked_arg;
 };
 
 /* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too).

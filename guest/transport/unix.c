@@ -64,7 +64,12 @@ static int unix_send(struct ferry_transport *t, const void *frame, size_t len, c
 		if (n < 0)
 			return (int)n;
 		if (n == 0) {
-			int r = wait_fd(u->sock, POLLOUT, -1);
+			/* Full: let the owner take in replies meanwhile, else ferryd (waiting for us to
+			 * read them before it reads on) and we would wait for each other. When another
+			 * thread is the reader, look again now and then until it has drained. */
+			bool reading = t->send_blocked && t->send_blocked(t->send_blocked_arg);
+			int64_t deadline = t->send_blocked && !reading ? now_ns() + 10 * 1000 * 1000 : -1;
+			int r = wait_fd(u->sock, POLLOUT | (reading ? POLLIN : 0), deadline);
 			if (r < 0)
 				return r;
 			continue;
