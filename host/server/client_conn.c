@@ -1,6 +1,8 @@
-/* One client connection of ferryd: the frame reader feeding libferry-host, and a non-blocking
- * output queue (frames with their fds) drained on EPOLLOUT; a client that stops reading is cut
- * off once its queue passes FERRYD_OUT_CAP. */
+/* One client connection of ferryd: admission (--max-clients, the fd reserve), the frame reader
+ * feeding libferry-host, and a non-blocking output queue (frames with their fds) drained on
+ * EPOLLOUT, with back-pressure: a client that stops reading is not read either, and is cut off
+ * if it stays stuck. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,10 +31,26 @@ struct conn {
 	struct ferry_host_client *client;
 	struct out_frame *out_head, *out_tail;
 	size_t out_bytes;
-	bool want_out;
+	unsigned out_fds;   /* our dups riding with queued frames */
+	unsigned ev_mask;   /* the epoll events registered */
+	bool throttled;     /* over FERRYD_OUT_THROTTLE_*: its requests are not read */
+	int64_t stuck_since_ns; /* throttled: when its queue last moved */
 	bool dead;
 	char name[64];
 };
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+	return name ? name : "?";
+}
 
 static void set_dead(struct conn *c, const char *why)
 {
@@ -41,20 +59,44 @@ static void set_dead(struct conn *c, const char *why)
 	c->dead = true;
 }
 
-static void update_epoll(struct conn *c, bool want_out)
+/* Reads while not throttled, writes while output is queued. HUP and ERR come regardless. */
+static void update_epoll(struct conn *c)
 {
-	if (c->want_out == want_out || c->dead)
+	unsigned mask = (c->throttled ? 0 : EPOLLIN) | (c->out_head ? EPOLLOUT : 0);
+	if (c->ev_mask == mask || c->dead)
 		return;
-	struct epoll_event ev = { .events = EPOLLIN | (want_out ? EPOLLOUT : 0), .data.ptr = c };
+	struct epoll_event ev = { .events = mask, .data.ptr = c };
 	if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
-		c->want_out = want_out;
+		c->ev_mask = mask;
 }
 
-static void out_frame_free(struct out_frame *f)
+static bool over_throttle(const struct conn *c)
+{
+	return c->out_bytes >= FERRYD_OUT_THROTTLE_BYTES || c->out_fds >= FERRYD_OUT_THROTTLE_FDS;
+}
+
+/* Called whenever the queue grew or shrank. */
+static void update_throttle(struct conn *c)
+{
+	if (!c->throttled && over_throttle(c)) {
+		c->throttled = true;
+		c->stuck_since_ns = now_ns();
+		ferryd_log(FERRY_LOG_DEBUG, "%s: not reading its requests until it reads its replies "
+			   "(%zu bytes, %u fds queued)", c->name, c->out_bytes, c->out_fds);
+	} else if (c->throttled && c->out_bytes < FERRYD_OUT_THROTTLE_BYTES / 2 &&
+		   c->out_fds < FERRYD_OUT_THROTTLE_FDS / 2) {
+		c->throttled = false;
+	}
+	update_epoll(c);
+}
+
+static void drop_queued_fds(struct conn *c, struct out_frame *f)
 {
 	for (int i = 0; i < f->nfds; i++)
 		close(f->fds[i]);
-	free(f);
+	c->out_fds -= (unsigned)f->nfds;
+	c->srv->out_fds -= (unsigned)f->nfds;
+	f->nfds = 0;
 }
 
 /* Sends queued frames until the socket is full. */
@@ -69,9 +111,8 @@ static void flush_out(struct conn *c)
 		}
 		if (n == 0)
 			break;
-		for (int i = 0; i < f->nfds; i++)
-			close(f->fds[i]); /* they went with the first byte */
-		f->nfds = 0;
+		drop_queued_fds(c, f); /* they went with the first byte */
+		c->stuck_since_ns = now_ns();
 		f->off += (size_t)n;
 		c->out_bytes -= (size_t)n;
 		if (f->off < f->len)
@@ -81,7 +122,7 @@ static void flush_out(struct conn *c)
 			c->out_tail = NULL;
 		free(f);
 	}
-	update_epoll(c, c->out_head != NULL);
+	update_throttle(c);
 }
 
 /* libferry-host's send callback. */
@@ -116,39 +157,46 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 	f->off = 0;
 	f->nfds = 0;
 	memcpy(f->data, (const uint8_t *)frame + sent, rest);
-	/* The caller lends the fds; if none went out yet, keep our own copies for later. */
-	for (int i = 0; sent == 0 && i < nfds && i < FERRY_MAX_FRAME_FDS; i++) {
-		int d = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
-		if (d < 0) {
-			out_frame_free(f);
-			set_dead(c, "cannot duplicate an fd");
-			return -1;
-		}
-		f->fds[f->nfds++] = d;
-	}
 	if (c->out_tail)
 		c->out_tail->next = f;
 	else
 		c->out_head = f;
 	c->out_tail = f;
 	c->out_bytes += rest;
-	update_epoll(c, true);
+	/* The caller lends the fds; if none went out yet, keep our own copies for later. They
+	 * count against the client's --max-client-fds (ops.held_fds) and throttle it. */
+	for (int i = 0; sent == 0 && i < nfds && i < FERRY_MAX_FRAME_FDS; i++) {
+		int d = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+		if (d < 0) {
+			int err = errno;
+			char why[128];
+			snprintf(why, sizeof(why), "cannot keep a queued reply's fd: %s (%s)", strerror(err),
+				 errno_name(err));
+			set_dead(c, why);
+			return -1; /* the frame is freed with the connection */
+		}
+		f->fds[f->nfds++] = d;
+		c->out_fds++;
+		c->srv->out_fds++;
+	}
+	update_throttle(c);
 	return 0;
 }
 
-static const struct ferry_host_client_ops conn_ops = { .send = conn_send };
-
-static int64_t now_ns(void)
+static unsigned conn_held_fds(void *cookie)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	const struct conn *c = cookie;
+	return 1 + c->out_fds; /* the socket, and the fds queued with its replies */
 }
+
+static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds };
 
 static void read_frames(struct conn *c)
 {
 	int64_t slice_end = now_ns() + FERRYD_CLIENT_SLICE_NS;
-	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && (i == 0 || now_ns() < slice_end); i++) {
+	/* Back-pressure is checked before each frame: one frame's replies carry at most a few fds. */
+	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled &&
+			(i == 0 || now_ns() < slice_end); i++) {
 		int r = ferry_frame_read(c->fd, &c->reader);
 		if (r == 0)
 			return;
@@ -170,7 +218,11 @@ void conn_event(struct conn *c, unsigned events)
 {
 	if (events & EPOLLOUT)
 		flush_out(c);
-	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+	/* A throttled client's hang-up would be reported again and again (level-triggered) while its
+	 * requests are not read: nobody is left to take its replies, so it is done. */
+	if (c->throttled && (events & (EPOLLHUP | EPOLLERR)))
+		set_dead(c, "client hung up with replies unread");
+	else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 		read_frames(c);
 }
 
@@ -197,6 +249,8 @@ static struct conn *conn_new(struct server *srv, int fd)
 		free(c);
 		return NULL;
 	}
+	c->ev_mask = EPOLLIN;
+	srv->nr_conns++;
 	c->next = srv->conns;
 	if (srv->conns)
 		srv->conns->prev = c;
@@ -245,6 +299,96 @@ static bool shed_one(struct server *srv)
 	return fd >= 0;
 }
 
+/* fds counted as they come and go: connections, their queued fds, the host's per-client fds. */
+static long live_fds(const struct server *srv)
+{
+	struct ferry_host_stats st;
+	ferry_host_get_stats(srv->host, &st);
+	return (long)srv->nr_conns + (long)srv->out_fds + (long)st.client_fds;
+}
+
+void conn_count_fds(struct server *srv)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return; /* out of fds right now: keep the old base, the accepted fd's number still bounds */
+	long n = -1; /* the directory's own fd */
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	srv->fds_base = n - live_fds(srv);
+	srv->fds_counted_ns = now_ns();
+	srv->accepts_since_count = 0;
+}
+
+/* fds in use now, at least: the kernel gives the lowest free number, so every fd below the
+ * one just accepted is open. */
+static unsigned long fds_in_use(const struct server *srv, int accepted)
+{
+	long est = srv->fds_base + live_fds(srv);
+	if (est < accepted + 1)
+		est = accepted + 1;
+	return (unsigned long)est;
+}
+
+/* At most one line a second: a connection flood must not become a log flood. */
+static void log_refusal(struct server *srv, const char *why)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec == srv->refuse_log_sec) {
+		srv->refuse_log_suppressed++;
+		return;
+	}
+	ferryd_log(FERRY_LOG_WARN, "refusing a new client: %s (%lu more refusals not logged)", why,
+		   srv->refuse_log_suppressed);
+	srv->refuse_log_sec = now.tv_sec;
+	srv->refuse_log_suppressed = 0;
+}
+
+/* Tells the new connection why (an ERROR frame, best effort: its socket buffer is empty) and
+ * closes it. */
+static void refuse(struct server *srv, int fd, int err, const char *why)
+{
+	struct ferry_msg m = { .kind = FERRY_MSG_ERROR, .seq = 0 };
+	m.u.error = (struct ferry_error){ .request_kind = FERRY_MSG_NONE, .error = err, .message = why };
+	struct ferry_buf buf;
+	ferry_buf_init(&buf);
+	if (ferry_wire_encode(&m, &buf) == 0)
+		(void)ferry_frame_send_some(fd, buf.data, buf.len, NULL, 0);
+	ferry_buf_free(&buf);
+	close(fd);
+	log_refusal(srv, why);
+}
+
+/* 0 to serve the connection on fd, else the errno to refuse it with (why filled). */
+static int admit(struct server *srv, int fd, char *why, size_t n)
+{
+	if (srv->nr_conns >= srv->max_clients) {
+		snprintf(why, n, "ferryd serves at most %u clients (--max-clients)", srv->max_clients);
+		return -EUSERS;
+	}
+	if (!srv->fd_limit)
+		return 0;
+	/* Recount now and then, so fds nobody counts (control connections, capture files) cannot
+	 * drift the estimate far; and before refusing, so a stale estimate refuses nobody. */
+	if (++srv->accepts_since_count >= 64)
+		conn_count_fds(srv);
+	unsigned long used = fds_in_use(srv, fd);
+	if (used + srv->fd_reserve >= srv->fd_limit && now_ns() - srv->fds_counted_ns > 100 * 1000 * 1000) {
+		conn_count_fds(srv);
+		used = fds_in_use(srv, fd);
+	}
+	if (used + srv->fd_reserve >= srv->fd_limit) {
+		snprintf(why, n, "ferryd is short of fds (%lu of %lu in use; the last %lu are kept for connected "
+			 "clients, --fd-reserve): Too many open files (EMFILE)", used, srv->fd_limit, srv->fd_reserve);
+		return -EMFILE;
+	}
+	return 0;
+}
+
 int conn_accept_all(struct server *srv)
 {
 	for (;;) {
@@ -257,6 +401,12 @@ int conn_accept_all(struct server *srv)
 			if ((err == EMFILE || err == ENFILE) && shed_one(srv))
 				continue;
 			return -err;
+		}
+		char why[200];
+		int err = admit(srv, fd, why, sizeof(why));
+		if (err < 0) {
+			refuse(srv, fd, err, why);
+			continue;
 		}
 		if (!conn_new(srv, fd)) {
 			ferryd_log(FERRY_LOG_WARN, "cannot set up a new client");
@@ -281,20 +431,43 @@ static void conn_free(struct conn *c)
 	while (c->out_head) {
 		struct out_frame *f = c->out_head;
 		c->out_head = f->next;
-		out_frame_free(f);
+		drop_queued_fds(c, f);
+		free(f);
 	}
+	srv->nr_conns--;
 	free(c);
 }
 
 void conn_reap_dead(struct server *srv)
 {
+	int64_t now = now_ns();
 	struct conn *c = srv->conns;
 	while (c) {
 		struct conn *next = c->next;
+		if (c->throttled && !c->dead && now - c->stuck_since_ns >= FERRYD_STUCK_NS) {
+			char why[160];
+			snprintf(why, sizeof(why), "stuck: it took none of its %zu bytes (%u fds) of replies for %lld s",
+				 c->out_bytes, c->out_fds, (long long)(FERRYD_STUCK_NS / 1000000000));
+			set_dead(c, why);
+		}
 		if (c->dead)
 			conn_free(c);
 		c = next;
 	}
+}
+
+int conn_timeout_ms(const struct server *srv, int timeout_ms)
+{
+	int64_t now = now_ns();
+	for (const struct conn *c = srv->conns; c; c = c->next) {
+		if (!c->throttled || c->dead)
+			continue;
+		int64_t left = c->stuck_since_ns + FERRYD_STUCK_NS - now;
+		int ms = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+		if (timeout_ms < 0 || ms < timeout_ms)
+			timeout_ms = ms;
+	}
+	return timeout_ms;
 }
 
 void conn_free_all(struct server *srv)

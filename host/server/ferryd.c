@@ -66,6 +66,13 @@ static void usage(FILE *f)
 		"                       may hold (in flight + recycled): N MiB plus the ratio below\n"
 		"                       times its BO bytes (default 64)\n"
 		"  --max-client-shadow-ratio K  that ratio (default 2)\n"
+		"  --max-client-fds N   fds ferryd may hold for one client: its contexts, BOs and shadow\n"
+		"                       BOs, replies queued with their fds (default: a quarter of the\n"
+		"                       fd limit, 64..65536)\n"
+		"  --max-clients N      connections served at once; more are refused (default 256)\n"
+		"  --fd-reserve N       fds kept free for connected clients: new connections are\n"
+		"                       refused when fewer are left (default: 1/16 of the fd limit,\n"
+		"                       32..4096)\n"
 		"  --help, --version\n",
 		FERRYD_DEFAULT_GPU);
 }
@@ -96,12 +103,13 @@ static int add_fd(int epfd, int fd, void *tag)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* Many clients each hold several fds (a context's, every BO's): use all the fds we may. */
-static void raise_fd_limit(void)
+/* Many clients each hold several fds (a context's, every BO's): use all the fds we may.
+ * Returns the limit (0 when unknown). */
+static unsigned long raise_fd_limit(void)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return;
+		return 0;
 	if (rl.rlim_cur != rl.rlim_max) {
 		rlim_t soft = rl.rlim_cur;
 		rl.rlim_cur = rl.rlim_max;
@@ -111,6 +119,12 @@ static void raise_fd_limit(void)
 		}
 	}
 	ferryd_log(FERRY_LOG_INFO, "fd limit %llu", (unsigned long long)rl.rlim_cur);
+	return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 30 ? 1ul << 30 : (unsigned long)rl.rlim_cur;
+}
+
+static unsigned long clamp_ul(unsigned long v, unsigned long lo, unsigned long hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
 }
 
 static void run(struct server *srv)
@@ -118,7 +132,8 @@ static void run(struct server *srv)
 	struct epoll_event evs[64];
 	while (!srv->stop) {
 		int n = epoll_wait(srv->epfd, evs, 64,
-				   capture_ctl_timeout_ms(srv, control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host))));
+				   conn_timeout_ms(srv, capture_ctl_timeout_ms(srv, control_timeout_ms(srv,
+				   ferry_host_next_timeout_ms(srv->host)))));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -152,6 +167,7 @@ int main(int argc, char **argv)
 	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL, OPT_V3D_TENANCY,
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
+	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
@@ -179,6 +195,9 @@ int main(int argc, char **argv)
 		{ "fence-dump-max-kib", required_argument, NULL, OPT_FENCE_DUMP_MAX_KIB },
 		{ "fence-dump-interval-ms", required_argument, NULL, OPT_FENCE_DUMP_INTERVAL },
 		{ "fence-dump-host-interval-ms", required_argument, NULL, OPT_FENCE_DUMP_HOST_INTERVAL },
+		{ "max-client-fds", required_argument, NULL, OPT_MAX_CLIENT_FDS },
+		{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
+		{ "fd-reserve", required_argument, NULL, OPT_FD_RESERVE },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
@@ -188,8 +207,9 @@ int main(int argc, char **argv)
 	const char *trace_file = NULL;
 	const char *capture_dir = NULL, *capture_trigger = NULL;
 	int ready_fd = -1;
-	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio; 0 = the host's default */
-	unsigned quota[5] = { 0, 0, 0, 0, 0 };
+	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
+	 * --fd-reserve; 0 = the default */
+	unsigned quota[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -257,14 +277,18 @@ int main(int argc, char **argv)
 		case OPT_MAX_CLIENT_BOS:
 		case OPT_MAX_CLIENT_BO_MIB:
 		case OPT_MAX_CLIENT_SHADOW_MIB:
-		case OPT_MAX_CLIENT_SHADOW_RATIO: {
+		case OPT_MAX_CLIENT_SHADOW_RATIO:
+		case OPT_MAX_CLIENT_FDS:
+		case OPT_MAX_CLIENTS:
+		case OPT_FD_RESERVE: {
 			char *end;
 			errno = 0;
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (*end || end == optarg || optarg[0] == '-' || errno || v == 0 || v > 0xffffffffUL) {
 				static const char *const names[] = { "max-client-contexts", "max-client-bos",
 								     "max-client-bo-mib", "max-client-shadow-mib",
-								     "max-client-shadow-ratio" };
+								     "max-client-shadow-ratio", "max-client-fds",
+								     "max-clients", "fd-reserve" };
 				fprintf(stderr, "ferryd: bad --%s '%s' (want 1..4294967295)\n",
 					names[c - OPT_MAX_CLIENT_CONTEXTS], optarg);
 				return 2;
@@ -312,8 +336,15 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
-	raise_fd_limit();
+	unsigned long fd_limit = raise_fd_limit();
 	struct server srv = { .epfd = -1, .listen_fd = -1, .signal_fd = -1 };
+	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
+	srv.fd_limit = fd_limit;
+	srv.fd_reserve = quota[7] ? quota[7] : clamp_ul(fd_limit / 16, 32, 4096);
+	unsigned max_client_fds = quota[5] ? quota[5] : (unsigned)clamp_ul(fd_limit / 4, 64, 65536);
+	if (fd_limit && srv.fd_reserve >= fd_limit)
+		ferryd_log(FERRY_LOG_WARN, "--fd-reserve %lu is not below the fd limit %lu: every client will be refused",
+			   srv.fd_reserve, fd_limit);
 	conn_reserve_fd_open(&srv);
 	int status = 1;
 	struct ferry_host_config cfg = {
@@ -334,6 +365,7 @@ int main(int argc, char **argv)
 		.max_client_bo_mib = quota[2],
 		.max_client_shadow_mib = quota[3],
 		.max_client_shadow_ratio = quota[4],
+		.max_client_fds = max_client_fds,
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {
@@ -370,6 +402,9 @@ int main(int argc, char **argv)
 	};
 	if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0)
 		goto out_unlink;
+	conn_count_fds(&srv); /* the base the connections' fds are counted from */
+	ferryd_log(FERRY_LOG_INFO, "up to %u clients, %u fds each; %lu of %lu fds kept in reserve", srv.max_clients,
+		   max_client_fds, srv.fd_reserve, fd_limit);
 	ferryd_log(FERRY_LOG_INFO, "ferryd %s serving %s on %s", FERRY_VERSION, ferry_host_device_name(srv.host),
 		   socket_path);
 	if (ready_fd >= 0) {

@@ -11,6 +11,17 @@
 
 /* A client whose unsent output grows past this is disconnected (it stopped reading). */
 #define FERRYD_OUT_CAP (8u << 20)
+/* Back-pressure: while this much output, or this many fds (ours, dup'd to ride with queued
+ * replies), wait for a client, its requests are not read, so it cannot make us generate more
+ * replies; reading resumes once it has taken half of it. Only requests make replies with fds, so
+ * the fds held for a slow reader stay near FERRYD_OUT_THROTTLE_FDS instead of filling our table. */
+#define FERRYD_OUT_THROTTLE_BYTES (256u << 10)
+#define FERRYD_OUT_THROTTLE_FDS 32u
+/* A throttled client that takes nothing of its output for this long is disconnected: it is
+ * stuck, and what it holds (its queue, its objects' fds) is better given back. */
+#define FERRYD_STUCK_NS (10ll * 1000 * 1000 * 1000)
+/* Defaults of --max-clients, and of --max-client-fds / --fd-reserve as fractions of the fd limit. */
+#define FERRYD_DEFAULT_MAX_CLIENTS 256u
 /* Frames handled per client per wakeup, so one busy client cannot starve the others. */
 #define FERRYD_FRAMES_PER_WAKEUP 64
 /* Handling time one client gets per pass before the others are served: a submit can cost
@@ -38,6 +49,18 @@ struct server {
 	/* accept-failure log rate limit: the second of the last line, failures not logged since. */
 	long accept_log_sec;
 	unsigned long accept_log_suppressed;
+	/* Connection admission (client_conn.c): at most max_clients connections, and a new one only
+	 * while fd_reserve fds stay free for the connected clients' kernel calls. */
+	unsigned nr_conns, max_clients;
+	unsigned long fd_limit, fd_reserve;
+	/* fds in use = fds_base + what is counted live (connections, their queued fds, the host's
+	 * client_fds); fds_base is recalibrated from /proc/self/fd now and then. */
+	long fds_base;
+	unsigned long out_fds; /* queued with replies, all connections */
+	unsigned accepts_since_count;
+	long long fds_counted_ns;
+	long refuse_log_sec;
+	unsigned long refuse_log_suppressed;
 };
 
 /* log.c */
@@ -55,9 +78,14 @@ int ferryd_listen(const char *path);
 /* Opens srv->reserve_fd. */
 void conn_reserve_fd_open(struct server *srv);
 int conn_accept_all(struct server *srv);
+/* Counts ferryd's open fds (/proc/self/fd) and recalibrates srv->fds_base from it. */
+void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
+/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS. */
 void conn_reap_dead(struct server *srv);
+/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client deadline. */
+int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
 
 /* diag_options.c: ferryd's hang/fault diagnostics options. */
