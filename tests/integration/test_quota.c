@@ -1,6 +1,6 @@
 /* Per-client quotas through ferryd: a client flooding BOs hits --max-client-bos with -EDQUOT,
  * a second client still gets a context and a working submit, and ferryd's fds return to their
- * baseline once the flooder disconnects. */
+ * baseline once the flooder disconnects. Likewise --max-client-fds, on a second ferryd. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "test.h"
 
 #define FLOOD_BO_CAP 256
+#define FD_CAP 48
 
 static struct ferryd_proc ferryd;
 
@@ -81,6 +82,45 @@ static void test_flooder_hits_bo_cap(void)
 	CHECK(itest_proc_alive(ferryd.pid));
 }
 
+/* Each BO costs the simulator's ferryd an fd: the fd quota stops the flood first, with -EDQUOT
+ * naming the option, and nothing else changes: closing BOs makes room again. */
+static void test_fd_quota(const char *ferryd_path)
+{
+	static struct ferryd_proc fdd;
+	char cap[16];
+	snprintf(cap, sizeof(cap), "%d", FD_CAP);
+	const char *const extra[] = { "--max-client-fds", cap, NULL };
+	REQUIRE(ferryd_spawn(ferryd_path, "a630", extra, true, 30000, &fdd) == 0);
+	struct itest_client c;
+	REQUIRE(itest_client_open(fdd.uri, &c) == 0);
+	static struct itest_bo bos[FD_CAP];
+	int n = 0, err = 0;
+	while (n < FD_CAP) {
+		err = itest_bo_new(c.ctx, 4096, &bos[n]);
+		if (err < 0)
+			break;
+		n++;
+	}
+	const char *why = ferry_device_last_error(c.dev);
+	fprintf(stderr, "--max-client-fds %d: %d BOs, then %d (%s)\n", FD_CAP, n, err, why ? why : "");
+	CHECK(n > 0 && n < FD_CAP);
+	CHECK_EQ(err, -EDQUOT);
+	CHECK(why && strstr(why, "--max-client-fds"));
+	/* The refused BO left nothing behind: with a few BOs closed, the client is fully served. */
+	for (int i = 0; i < 4 && i < n; i++) {
+		ferry_bo_close(bos[i].bo);
+		bos[i].bo = NULL;
+	}
+	CHECK(itest_client_works(&c, 0xfd0a0001));
+	for (int i = 0; i <= n && i < FD_CAP; i++)
+		if (bos[i].bo)
+			ferry_bo_close(bos[i].bo);
+	itest_client_close(&c);
+	if (test_failures)
+		ferryd_dump_log(&fdd, 20);
+	CHECK(ferryd_stop(&fdd, 20000) == 0);
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
@@ -97,5 +137,6 @@ int main(void)
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 40);
 	CHECK(itest_stop_ferryd(&ferryd));
+	test_fd_quota(path);
 	return test_finish();
 }

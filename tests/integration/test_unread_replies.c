@@ -1,7 +1,8 @@
 /* A client that never reads its replies cannot pin ferryd's fds: it creates BOs as fast as it
  * can (each BO_CREATED reply carries an fd) and reads nothing. ferryd must stop reading it, so
  * its fd count stays bounded; a good client keeps working meanwhile; and the stuck client is
- * cut off in the end, giving every fd back. */
+ * cut off in the end, giving every fd back. A libferry client that pipelines thousands of BO
+ * creates before reading a reply is not mistaken for one: libferry reads while it sends. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -137,9 +138,37 @@ static void test_unread_replies_bounded(void)
 	itest_client_close(&good);
 }
 
+#define PIPELINED_BOS 3000
+
+static void test_pipelined_libferry_client(void)
+{
+	struct itest_client c;
+	REQUIRE(itest_client_open(ferryd.uri, &c) == 0);
+	static struct ferry_bo *bos[PIPELINED_BOS];
+	int made = 0;
+	/* BO_CREATE does not wait for its reply: all of them go out before anything is read. */
+	for (; made < PIPELINED_BOS; made++)
+		if (ferry_bo_new(c.ctx, 4096, MSM_BO_WC, &bos[made]) < 0)
+			break;
+	CHECK_EQ(made, PIPELINED_BOS);
+	int mapped = 0;
+	for (int i = 0; i < made; i++) {
+		void *p;
+		if (ferry_bo_map(bos[i], &p) == 0)
+			mapped++;
+	}
+	fprintf(stderr, "pipelined libferry client: %d BOs created, %d mapped\n", made, mapped);
+	CHECK_EQ(mapped, PIPELINED_BOS);
+	for (int i = 0; i < made; i++)
+		ferry_bo_close(bos[i]);
+	CHECK(itest_client_works(&c, 0xbead0005));
+	itest_client_close(&c);
+}
+
 int main(void)
 {
 	itest_start_ferryd(&ferryd);
+	RUN_TEST(test_pipelined_libferry_client);
 	RUN_TEST(test_unread_replies_bounded);
 	CHECK(itest_proc_alive(ferryd.pid));
 	if (test_failures)
