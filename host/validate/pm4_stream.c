@@ -294,6 +294,17 @@ static uint32_t index_bytes(uint32_t initiator)
 	}
 }
 
+/* Registers a CP_REG_TO_MEM-style dw0 reads (and dwords it writes): CNT, 0 meaning 1, rounded
+ * up to whole 64-bit values with 64B. */
+static uint32_t reg_to_mem_count(uint32_t dw0)
+{
+	uint32_t n = CP_REG_TO_MEM_0_GET_CNT(dw0);
+	n = n ? n : 1;
+	if ((dw0 & CP_REG_TO_MEM_0_64B) && (n & 1u))
+		n++;
+	return n;
+}
+
 /* CP_DRAW_INDIRECT_MULTI (layout in adreno_pm4.h): the CP reads up to DRAW_COUNT records of
  * STRIDE bytes from INDIRECT (fewer if INDIRECT_COUNT says so: that is read at run time, so the
  * whole DRAW_COUNT range is checked), and, indexed, up to MAX_INDICES elements of INDEX. */
@@ -380,10 +391,7 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_REG_TO_MEM: {
 		if (need(k, cnt, 3))
 			return -1;
-		uint32_t n = CP_REG_TO_MEM_0_GET_CNT(p[0]);
-		n = n ? n : 1;
-		if ((p[0] & CP_REG_TO_MEM_0_64B) && (n & 1u))
-			n++;
+		uint32_t n = reg_to_mem_count(p[0]);
 		return read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n) ||
 		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
 	}
@@ -393,11 +401,7 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		 * tables, like every run-time address (docs/security.md). The registers are not. */
 		if (need(k, cnt, op == CP_REG_TO_MEM_OFFSET_MEM ? 5 : 4))
 			return -1;
-		uint32_t n = CP_REG_TO_MEM_0_GET_CNT(p[0]);
-		n = n ? n : 1;
-		if ((p[0] & CP_REG_TO_MEM_0_64B) && (n & 1u))
-			n++;
-		if (read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n))
+		if (read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), reg_to_mem_count(p[0])))
 			return -1;
 		if (op == CP_REG_TO_MEM_OFFSET_MEM)
 			return check_mem(k, addr64(p + 3), 4, false, "OFFSET");
