@@ -167,14 +167,9 @@ static enum cp_result draw_indirect_multi(struct cp_device *cp, const struct cp_
 		return p->count < 3 ? cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI shorter than 3 dwords")
 				    : CP_RESULT_FAULT;
 	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(d[1]);
-	uint32_t need;
-	switch (op) {
-	case INDIRECT_OP_NORMAL: need = 6; break;
-	case INDIRECT_OP_INDEXED: need = 9; break;
-	case INDIRECT_OP_INDIRECT_COUNT: need = 8; break;
-	case INDIRECT_OP_INDIRECT_COUNT_INDEXED: need = 11; break;
-	default: return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI with an unknown opcode");
-	}
+	uint32_t need = cp_draw_indirect_multi_dwords(op);
+	if (!need)
+		return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI with an unknown opcode");
 	if (p->count < need)
 		return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI shorter than its opcode's layout");
 	if (!cp_payload(m, x, p, 3, need - 3, d + 3))

@@ -313,15 +313,9 @@ static int draw_indirect_multi(struct walk *k, const uint32_t *p, uint32_t cnt)
 	if (need(k, cnt, 3))
 		return -1;
 	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(p[1]);
-	uint32_t layout;
-	switch (op) {
-	case INDIRECT_OP_NORMAL: layout = 6; break;
-	case INDIRECT_OP_INDEXED: layout = 9; break;
-	case INDIRECT_OP_INDIRECT_COUNT: layout = 8; break;
-	case INDIRECT_OP_INDIRECT_COUNT_INDEXED: layout = 11; break;
-	default:
+	uint32_t layout = cp_draw_indirect_multi_dwords(op);
+	if (!layout)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "indirect opcode %u", op);
-	}
 	if (need(k, cnt, layout))
 		return -1;
 	bool indexed = op == INDIRECT_OP_INDEXED || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED;

@@ -142,3 +142,39 @@ bool itest_proc_alive(pid_t pid)
 	int st;
 	return waitpid(pid, &st, WNOHANG) == 0;
 }
+
+/* The library has no test counters: a setup failure ends the test program, as REQUIRE would. */
+#define ITEST_MUST(cond)                                                                  \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #cond); \
+			exit(1);                                                          \
+		}                                                                         \
+	} while (0)
+
+char *itest_ferry_status(const struct ferryd_proc *p, const char *args, int *exit_status)
+{
+	const char *ferry = getenv("FERRY");
+	ITEST_MUST(ferry && ferry[0]);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "'%s' status --control '%s' %s 2>&1", ferry, p->control, args);
+	FILE *f = popen(cmd, "r");
+	ITEST_MUST(f);
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = malloc(cap);
+	ITEST_MUST(out);
+	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0) {
+		len += n;
+		if (cap - 1 - len == 0) {
+			char *grown = realloc(out, cap * 2);
+			ITEST_MUST(grown);
+			out = grown;
+			cap *= 2;
+		}
+	}
+	out[len] = '\0';
+	int st = pclose(f);
+	if (exit_status)
+		*exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
+}

@@ -49,4 +49,9 @@ int itest_proc_fd_count(pid_t pid);
 long itest_proc_rss_kib(pid_t pid);
 bool itest_proc_alive(pid_t pid);
 
+/* Runs `$FERRY status --control <p's control socket> ARGS` and returns what it printed (stdout
+ * and stderr, malloc'd; REQUIREs success in running it); *exit_status (may be NULL) gets its
+ * exit code, -1 if it did not exit. */
+char *itest_ferry_status(const struct ferryd_proc *p, const char *args, int *exit_status);
+
 #endif

@@ -22,23 +22,9 @@
 
 static struct ferryd_proc ferryd;
 
-/* Runs `ferry status ARGS`; returns its output (malloc'd). */
 static char *ferry_status(const char *args)
 {
-	const char *ferry = getenv("FERRY");
-	REQUIRE(ferry && ferry[0]);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' status --control '%s' %s 2>&1", ferry, ferryd.control, args);
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	size_t cap = 1 << 16, len = 0, n;
-	char *out = malloc(cap);
-	REQUIRE(out);
-	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	out[len] = '\0';
-	pclose(p);
-	return out;
+	return itest_ferry_status(&ferryd, args, NULL);
 }
 
 static unsigned long long status_value(const char *key)

@@ -27,21 +27,7 @@ static int64_t now_ms(void)
 /* Runs `ferry status ARGS`; returns its stdout+stderr (malloc'd) and exit status in *status. */
 static char *ferry_status(const char *args, int *status)
 {
-	const char *ferry = getenv("FERRY");
-	REQUIRE(ferry && ferry[0]);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' status --control '%s' %s 2>&1", ferry, ferryd.control, args);
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	size_t cap = 1 << 16, len = 0, n;
-	char *out = malloc(cap);
-	REQUIRE(out);
-	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	out[len] = '\0';
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return out;
+	return itest_ferry_status(&ferryd, args, status);
 }
 
 static int log_count(const char *needle)

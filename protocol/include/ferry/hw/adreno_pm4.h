@@ -312,6 +312,18 @@ enum a6xx_draw_indirect_opcode {
 #define CP_DRAW_INDIRECT_MULTI_1_OPCODE(x)     ((x) & 0xfu)
 #define CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(dw) ((dw) & 0xfu)
 #define CP_DRAW_INDIRECT_MULTI_1_DST_OFF(x)    (((x) & 0x3fffu) << 8)
+/* Payload dwords of CP_DRAW_INDIRECT_MULTI for an opcode (the layouts above; STRIDE is the
+ * last), or 0 for an opcode the CP does not know. */
+static inline uint32_t cp_draw_indirect_multi_dwords(uint32_t opcode)
+{
+	switch (opcode) {
+	case INDIRECT_OP_NORMAL: return 6;
+	case INDIRECT_OP_INDEXED: return 9;
+	case INDIRECT_OP_INDIRECT_COUNT: return 8;
+	case INDIRECT_OP_INDIRECT_COUNT_INDEXED: return 11;
+	default: return 0;
+	}
+}
 /* CP_DRAW_AUTO: dw0 initiator, dw1 NUM_INSTANCES, dw2-3 NUM_VERTICES_BASE, dw4
  * NUM_VERTICES_OFFSET, dw5 STRIDE. */
 
