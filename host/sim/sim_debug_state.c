@@ -106,7 +106,7 @@ ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len)
 	struct out out = { .buf = buf, .len = len };
 	buf[0] = '\0';
 	struct sim_msm_device *dev = o->dev;
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	for (const struct sim_queue *q = dev->queues; q; q = q->dev_next) {
 		if (q->open != o)
 			continue;
@@ -117,6 +117,6 @@ ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len)
 				 wait);
 		}
 	}
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	return (ssize_t)out.used;
 }

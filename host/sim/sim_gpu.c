@@ -16,6 +16,8 @@
 #include "sim_msm_priv.h"
 
 #define WAIT_REPOLL_NS 1000000ull /* 1 ms */
+/* CP budget units run between two looks for a thread waiting for the device lock. */
+#define SIM_PREEMPT_PIECE 4096u
 
 /* The per-open address space, as struct cp_mem sees it. */
 static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint64_t *avail,
@@ -135,7 +137,14 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 			return true;
 		}
 		uint64_t t0 = thread_cpu_ns();
-		enum cp_result r = cp_run(&dev->cp, &mem, &s->cp, dev->slice_budget);
+		/* In pieces, so that an ioctl arriving mid-slice waits for one piece, not the slice. */
+		enum cp_result r;
+		uint32_t left = dev->slice_budget;
+		do {
+			uint32_t piece = left < SIM_PREEMPT_PIECE ? left : SIM_PREEMPT_PIECE;
+			r = cp_run(&dev->cp, &mem, &s->cp, piece);
+			left -= piece;
+		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
 		s->run_ns += thread_cpu_ns() - t0;
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {

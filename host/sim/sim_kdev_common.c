@@ -35,19 +35,19 @@ void sim_wakeup_drain(int fd, const char *who)
 		fprintf(stderr, "%s: eventfd read: %s\n", who, strerror(errno));
 }
 
-void sim_unlock_keep_errno(pthread_mutex_t *lock)
+void sim_unlock_keep_errno(struct sim_dev_lock *lock)
 {
 	int err = errno;
-	pthread_mutex_unlock(lock);
+	sim_dev_unlock(lock);
 	errno = err;
 }
 
-ssize_t sim_coredump_take(pthread_mutex_t *lock, char **pending, char *buf, size_t len)
+ssize_t sim_coredump_take(struct sim_dev_lock *lock, char **pending, char *buf, size_t len)
 {
-	pthread_mutex_lock(lock);
+	sim_dev_lock(lock);
 	char *text = *pending;
 	*pending = NULL;
-	pthread_mutex_unlock(lock);
+	sim_dev_unlock(lock);
 	if (!text)
 		return -ENOENT;
 	size_t n = 0;
@@ -62,7 +62,7 @@ ssize_t sim_coredump_take(pthread_mutex_t *lock, char **pending, char *buf, size
 	return (ssize_t)n;
 }
 
-int sim_drm_ioctl(pthread_mutex_t *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
+int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
 		  bool (*layout)(unsigned nr, size_t *ksize, bool *kout),
 		  int (*dispatch)(void *open, unsigned nr, void *k))
 {
@@ -82,9 +82,9 @@ int sim_drm_ioctl(pthread_mutex_t *lock, void *open, unsigned long request, void
 	memset(k, 0, ksize);
 	if (_IOC_DIR(request) & _IOC_WRITE)
 		memcpy(k, arg, n);
-	pthread_mutex_lock(lock);
+	sim_dev_lock(lock);
 	int ret = dispatch(open, nr, k);
-	pthread_mutex_unlock(lock);
+	sim_dev_unlock(lock);
 	if (kout && (_IOC_DIR(request) & _IOC_READ))
 		memcpy(arg, k, n);
 	return ret;

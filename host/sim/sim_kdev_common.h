@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "backend/kdev.h"
+#include "sim_worker.h"
 
 /* kdev_ops.ioctl as drm_ioctl does it, for both simulated devices: not a DRM ioctl -ENOTTY,
  * timeline syncobj ioctls -EOPNOTSUPP (no DRIVER_SYNCOBJ_TIMELINE), a driver nr without a handler
@@ -17,7 +18,7 @@
  * under lock on k, a zeroed kernel-size copy (a shorter user struct is zero-extended, a longer
  * one's tail ignored), and the result is copied back whatever dispatch() returned. k is the
  * caller's buffer of kmax bytes (its union of argument structs). */
-int sim_drm_ioctl(pthread_mutex_t *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
+int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
 		  bool (*layout)(unsigned nr, size_t *ksize, bool *kout),
 		  int (*dispatch)(void *open, unsigned nr, void *k));
 
@@ -30,10 +31,10 @@ int sim_wakeup_eventfd(void);
 void sim_wakeup_drain(int fd, const char *who);
 
 /* Unlocks lock leaving errno as it was, for a kdev_ops.mmap that fails with errno set. */
-void sim_unlock_keep_errno(pthread_mutex_t *lock);
+void sim_unlock_keep_errno(struct sim_dev_lock *lock);
 
 /* Takes *pending (the open's coredump text, under lock) and copies it into buf, NUL-terminated
  * and cut to len - 1 bytes, then frees it. Returns the bytes copied or -ENOENT with none. */
-ssize_t sim_coredump_take(pthread_mutex_t *lock, char **pending, char *buf, size_t len);
+ssize_t sim_coredump_take(struct sim_dev_lock *lock, char **pending, char *buf, size_t len);
 
 #endif

@@ -52,7 +52,7 @@ int sim_msm_device_create(const char *model, struct sim_msm_device **out)
 		return -ENOMEM;
 	}
 	sim_device_sync_init(&dev->lock, &dev->work_cond, &dev->done_cond);
-	sim_sync_dev_init(&dev->sync, &dev->lock, &dev->done_cond, &dev->work_cond);
+	sim_sync_dev_init(&dev->sync, &dev->lock.mutex, &dev->done_cond, &dev->work_cond);
 	dev->serial = sim_drm_device_serial();
 	int ret = sim_gpu_start(dev);
 	if (ret) {
@@ -94,17 +94,17 @@ const char *sim_msm_model(const struct sim_msm_device *dev)
 
 void sim_msm_set_hangcheck_ms(struct sim_msm_device *dev, unsigned ms)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	dev->hangcheck_ms = ms ? ms : DEFAULT_HANGCHECK_MS;
 	pthread_cond_signal(&dev->work_cond);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 void sim_msm_set_slice_budget(struct sim_msm_device *dev, uint32_t units)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	dev->slice_budget = units ? units : DEFAULT_SLICE_BUDGET;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 /* sim_msm.h spells the opcode count as 128 to stay free of the PM4 header. */
@@ -113,7 +113,7 @@ _Static_assert(sizeof(((struct sim_msm_cp_stats *)0)->skipped) == sizeof(((struc
 
 void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	out->packets = dev->cp.packets;
 	out->type4_packets = dev->cp.type4_packets;
 	memcpy(out->skipped, dev->cp.skipped, sizeof(out->skipped));
@@ -123,21 +123,21 @@ void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *o
 	out->irqs = dev->cp.irqs;
 	out->cond_skips = dev->cp.cond_skips;
 	out->ib_chains = dev->cp.ib_chains;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 void sim_msm_set_paused(struct sim_msm_device *dev, bool paused)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	dev->paused = paused;
 	pthread_cond_signal(&dev->work_cond);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out)
 {
 	struct sim_open *o = (struct sim_open *)kd;
-	pthread_mutex_lock(&o->dev->lock);
+	sim_dev_lock(&o->dev->lock);
 	int ret = -ENOENT;
 	if (ctx < o->next_queue_id && ctx < o->nr_memstore) {
 		const struct sim_memstore_slot *m = &o->memstore[ctx];
@@ -146,15 +146,15 @@ int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out
 						  .queued = m->queued };
 		ret = 0;
 	}
-	pthread_mutex_unlock(&o->dev->lock);
+	sim_dev_unlock(&o->dev->lock);
 	return ret;
 }
 
 uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	uint32_t v = cp_reg_read(&dev->cp, reg);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	return v;
 }
 
@@ -258,7 +258,7 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
 {
 	struct sim_open *o = to_open(kd);
-	pthread_mutex_lock(&o->dev->lock);
+	sim_dev_lock(&o->dev->lock);
 	void *p = sim_gem_mmap(o, len, prot, flags, offset);
 	sim_unlock_keep_errno(&o->dev->lock);
 	return p;
@@ -289,7 +289,7 @@ static void sim_kdev_close(struct kdev *kd)
 {
 	struct sim_open *o = to_open(kd);
 	struct sim_msm_device *dev = o->dev;
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	sim_gpu_cancel_open(o);
 	sim_syncobj_table_fini(&o->syncobjs);
 	/* Queues that are now empty go away; sim_gpu_cancel_open left none pending. */
@@ -312,7 +312,7 @@ static void sim_kdev_close(struct kdev *kd)
 	if (dev->last_ctx == o)
 		dev->last_ctx = NULL;
 	pthread_cond_broadcast(&dev->done_cond);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	iova_alloc_fini(&o->vm);
 	close(o->eventfd);
 	free(o->coredump);
@@ -357,11 +357,11 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	o->kdev.ops = &sim_msm_kdev_ops;
 	o->kdev.name = o->name;
 
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	/* Queue 0, the default, at the middle priority as msm_submitqueue_init picks. */
 	struct sim_queue *q0 = sim_queue_create(o, (SIM_NR_PRIORITIES - 1 + 1) / 2);
 	if (!q0) {
-		pthread_mutex_unlock(&dev->lock);
+		sim_dev_unlock(&dev->lock);
 		free(o->memstore);
 		iova_alloc_fini(&o->vm);
 		close(o->eventfd);
@@ -370,6 +370,6 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	}
 	o->next = dev->opens;
 	dev->opens = o;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	return &o->kdev;
 }

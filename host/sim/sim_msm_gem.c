@@ -249,7 +249,7 @@ int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a)
 	bo->refs++; /* the handle may be closed while we sleep */
 	int ret = 0;
 	while (bo_busy(bo, write)) {
-		if (pthread_cond_timedwait(&o->dev->done_cond, &o->dev->lock, &abs) == ETIMEDOUT) {
+		if (pthread_cond_timedwait(&o->dev->done_cond, &o->dev->lock.mutex, &abs) == ETIMEDOUT) {
 			ret = bo_busy(bo, write) ? -ETIMEDOUT : 0;
 			break;
 		}

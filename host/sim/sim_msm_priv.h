@@ -153,7 +153,7 @@ struct sim_open {
 
 struct sim_msm_device {
 	const struct sim_msm_model *model;
-	pthread_mutex_t lock;
+	struct sim_dev_lock lock; /* sim_worker.h: the GPU worker hands it over to waiters */
 	pthread_cond_t work_cond;  /* wakes the GPU worker */
 	pthread_cond_t done_cond;  /* broadcast when a submit retires (CLOCK_MONOTONIC waits) */
 	struct sim_worker worker;

@@ -528,7 +528,7 @@ int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a)
 			return 0;
 		if (deadline <= sim_now_ns())
 			return -ETIMEDOUT;
-		if (pthread_cond_timedwait(&dev->done_cond, &dev->lock, &abs) == ETIMEDOUT) {
+		if (pthread_cond_timedwait(&dev->done_cond, &dev->lock.mutex, &abs) == ETIMEDOUT) {
 			for (cur = dev->queues; cur && cur->seq != seq; cur = cur->dev_next)
 				;
 			return cur && find_fence(cur, fence) ? -ETIMEDOUT : 0;

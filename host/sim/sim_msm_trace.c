@@ -29,7 +29,7 @@ void sim_trace_record(struct sim_submit *s, uint32_t phase)
 ssize_t sim_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max)
 {
 	struct sim_open *o = (struct sim_open *)kd;
-	pthread_mutex_lock(&o->dev->lock);
+	sim_dev_lock(&o->dev->lock);
 	uint64_t pos = *cursor;
 	/* A reader that fell behind resumes at the oldest event kept. */
 	if (o->trace_next > SIM_MSM_TRACE_RING && pos < o->trace_next - SIM_MSM_TRACE_RING)
@@ -38,6 +38,6 @@ ssize_t sim_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace
 	for (; pos < o->trace_next && n < max; pos++)
 		ev[n++] = o->trace[pos % SIM_MSM_TRACE_RING];
 	*cursor = pos;
-	pthread_mutex_unlock(&o->dev->lock);
+	sim_dev_unlock(&o->dev->lock);
 	return (ssize_t)n;
 }

@@ -59,7 +59,7 @@ int sim_v3d_device_create(const char *model, struct sim_v3d_device **out)
 	    iova_alloc_init(&dev->vm, V3DS_PAGE_SIZE, (1ull << 32) - V3DS_PAGE_SIZE))
 		goto fail;
 	sim_device_sync_init(&dev->lock, &dev->work_cond, &dev->done_cond);
-	sim_sync_dev_init(&dev->sync, &dev->lock, &dev->done_cond, &dev->work_cond);
+	sim_sync_dev_init(&dev->sync, &dev->lock.mutex, &dev->done_cond, &dev->work_cond);
 	dev->serial = sim_drm_device_serial();
 	ret = v3ds_sched_start(dev);
 	if (ret) {
@@ -107,25 +107,25 @@ int sim_v3d_version(const struct sim_v3d_device *dev)
 
 void sim_v3d_set_hangcheck_ms(struct sim_v3d_device *dev, unsigned ms)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	dev->hangcheck_ms = ms ? ms : DEFAULT_HANGCHECK_MS;
 	pthread_cond_signal(&dev->work_cond);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 void sim_v3d_set_paused(struct sim_v3d_device *dev, bool paused)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	dev->paused = paused;
 	pthread_cond_signal(&dev->work_cond);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 void sim_v3d_get_stats(struct sim_v3d_device *dev, struct sim_v3d_stats *out)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	*out = dev->stats;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 }
 
 static struct v3ds_open *to_open(struct kdev *kd)
@@ -141,9 +141,9 @@ uint32_t sim_v3d_client_id(struct kdev *kd)
 uint32_t sim_v3d_open_faults(struct kdev *kd)
 {
 	struct v3ds_open *o = to_open(kd);
-	pthread_mutex_lock(&o->dev->lock);
+	sim_dev_lock(&o->dev->lock);
 	uint32_t n = o->faults;
-	pthread_mutex_unlock(&o->dev->lock);
+	sim_dev_unlock(&o->dev->lock);
 	return n;
 }
 
@@ -269,7 +269,7 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
 {
 	struct v3ds_open *o = to_open(kd);
-	pthread_mutex_lock(&o->dev->lock);
+	sim_dev_lock(&o->dev->lock);
 	void *p = v3ds_gem_mmap(o, len, prot, flags, offset);
 	sim_unlock_keep_errno(&o->dev->lock);
 	return p;
@@ -295,7 +295,7 @@ static void sim_kdev_close(struct kdev *kd)
 {
 	struct v3ds_open *o = to_open(kd);
 	struct sim_v3d_device *dev = o->dev;
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	v3ds_sched_cancel_open(o);
 	sim_syncobj_table_fini(&o->syncobjs);
 	v3ds_gem_close_all(o);
@@ -306,7 +306,7 @@ static void sim_kdev_close(struct kdev *kd)
 		}
 	}
 	pthread_cond_broadcast(&dev->done_cond);
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	close(o->eventfd);
 	free(o->coredump);
 	free(o->bos);
@@ -337,11 +337,11 @@ struct kdev *sim_v3d_open(struct sim_v3d_device *dev)
 	}
 	o->kdev.ops = &sim_v3d_kdev_ops;
 	o->kdev.name = o->name;
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	o->client = dev->next_client++;
 	snprintf(o->name, sizeof(o->name), "sim-%s client %u", dev->model->name, o->client);
 	o->next = dev->opens;
 	dev->opens = o;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	return &o->kdev;
 }

@@ -165,7 +165,7 @@ int v3ds_ioctl_wait_bo(struct v3ds_open *o, struct drm_v3d_wait_bo *a)
 		v3ds_bo_get(bo); /* the handle may be closed while we sleep */
 		while (bo_busy(bo)) {
 			if (a->timeout_ns == 0 ||
-			    pthread_cond_timedwait(&o->dev->done_cond, &o->dev->lock, &abs) == ETIMEDOUT) {
+			    pthread_cond_timedwait(&o->dev->done_cond, &o->dev->lock.mutex, &abs) == ETIMEDOUT) {
 				ret = bo_busy(bo) ? -ETIME : 0;
 				break;
 			}

@@ -115,7 +115,7 @@ struct v3ds_queue {
 
 struct sim_v3d_device {
 	const struct v3ds_model *model;
-	pthread_mutex_t lock;
+	struct sim_dev_lock lock; /* sim_worker.h: the GPU worker hands it over to waiters */
 	pthread_cond_t work_cond;    /* wakes the worker */
 	pthread_cond_t done_cond;    /* broadcast when a fence signals (CLOCK_MONOTONIC waits) */
 	struct sim_worker worker;

@@ -75,7 +75,7 @@ void v3ds_trace(struct sim_v3d_device *dev, enum sim_v3d_trace_kind kind, enum v
 
 size_t sim_v3d_trace_read(struct sim_v3d_device *dev, uint64_t *cursor, struct sim_v3d_trace_event *out, size_t max)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	const struct v3ds_trace_ring *r = dev->trace;
 	uint64_t oldest = r->next_serial > SIM_V3D_TRACE_RING ? r->next_serial - SIM_V3D_TRACE_RING : 0;
 	uint64_t s = *cursor < oldest ? oldest : *cursor;
@@ -83,7 +83,7 @@ size_t sim_v3d_trace_read(struct sim_v3d_device *dev, uint64_t *cursor, struct s
 	for (; s < r->next_serial && n < max; s++)
 		out[n++] = r->ev[s % SIM_V3D_TRACE_RING];
 	*cursor = s;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	return n;
 }
 
@@ -97,7 +97,7 @@ void v3ds_csd_record(struct sim_v3d_device *dev, const struct sim_v3d_csd_dispat
 
 size_t sim_v3d_csd_read(struct sim_v3d_device *dev, uint64_t *cursor, struct sim_v3d_csd_dispatch *out, size_t max)
 {
-	pthread_mutex_lock(&dev->lock);
+	sim_dev_lock(&dev->lock);
 	const struct v3ds_csd_ring *r = dev->csd;
 	uint64_t oldest = r->next_serial > SIM_V3D_CSD_RING ? r->next_serial - SIM_V3D_CSD_RING : 0;
 	uint64_t s = *cursor < oldest ? oldest : *cursor;
@@ -105,7 +105,7 @@ size_t sim_v3d_csd_read(struct sim_v3d_device *dev, uint64_t *cursor, struct sim
 	for (; s < r->next_serial && n < max; s++)
 		out[n++] = r->rec[s % SIM_V3D_CSD_RING];
 	*cursor = s;
-	pthread_mutex_unlock(&dev->lock);
+	sim_dev_unlock(&dev->lock);
 	return n;
 }
 

@@ -349,7 +349,7 @@ static bool sched_step(void *arg, uint64_t now, uint64_t *next_wake)
 int v3ds_sched_start(struct sim_v3d_device *dev)
 {
 	dev->worker = (struct sim_worker){ .lock = &dev->lock, .work_cond = &dev->work_cond,
-					   .step = sched_step, .ctx = dev, .yield_between_steps = true };
+					   .step = sched_step, .ctx = dev };
 	return sim_worker_start(&dev->worker);
 }
 

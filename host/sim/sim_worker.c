@@ -17,46 +17,76 @@ struct timespec sim_abs_timespec(uint64_t deadline_ns)
 				  .tv_nsec = (long)(deadline_ns % 1000000000u) };
 }
 
-void sim_device_sync_init(pthread_mutex_t *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond)
+void sim_dev_lock(struct sim_dev_lock *l)
+{
+	if (pthread_mutex_trylock(&l->mutex) == 0)
+		return;
+	__atomic_add_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&l->mutex);
+	__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+void sim_dev_unlock(struct sim_dev_lock *l)
+{
+	pthread_mutex_unlock(&l->mutex);
+}
+
+/* The most the worker stays off the lock for waiters that do not show up (a waiter preempted
+ * on a loaded machine): the GPU must not stop behind one. */
+#define HANDOFF_MAX_NS 2000000ull
+
+/* Between two steps: unlock, and let every thread waiting for the lock have it before the
+ * worker takes it again. Woken waiters need a wakeup's time to run; yielding here instead of
+ * relocking is what makes them win. */
+static void handoff(struct sim_dev_lock *l)
+{
+	pthread_mutex_unlock(&l->mutex);
+	if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST)) {
+		__atomic_add_fetch(&l->handoffs, 1, __ATOMIC_RELAXED);
+		uint64_t until = sim_now_ns() + HANDOFF_MAX_NS;
+		while (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST) && sim_now_ns() < until)
+			sched_yield();
+	}
+	pthread_mutex_lock(&l->mutex);
+}
+
+void sim_device_sync_init(struct sim_dev_lock *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond)
 {
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(lock, NULL);
+	*lock = (struct sim_dev_lock){ .waiters = 0 };
+	pthread_mutex_init(&lock->mutex, NULL);
 	pthread_cond_init(work_cond, &ca);
 	pthread_cond_init(done_cond, &ca);
 	pthread_condattr_destroy(&ca);
 }
 
-void sim_device_sync_destroy(pthread_mutex_t *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond)
+void sim_device_sync_destroy(struct sim_dev_lock *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond)
 {
 	pthread_cond_destroy(work_cond);
 	pthread_cond_destroy(done_cond);
-	pthread_mutex_destroy(lock);
+	pthread_mutex_destroy(&lock->mutex);
 }
 
 static void *worker_main(void *arg)
 {
 	struct sim_worker *w = arg;
-	pthread_mutex_lock(w->lock);
+	pthread_mutex_lock(&w->lock->mutex);
 	while (!w->stop) {
 		uint64_t next_wake = UINT64_MAX;
 		if (w->step(w->ctx, sim_now_ns(), &next_wake)) {
-			/* Let ioctl callers in between steps. */
-			pthread_mutex_unlock(w->lock);
-			if (w->yield_between_steps)
-				sched_yield();
-			pthread_mutex_lock(w->lock);
+			handoff(w->lock);
 			continue;
 		}
 		if (next_wake == UINT64_MAX) {
-			pthread_cond_wait(w->work_cond, w->lock);
+			pthread_cond_wait(w->work_cond, &w->lock->mutex);
 		} else {
 			struct timespec abs = sim_abs_timespec(next_wake);
-			pthread_cond_timedwait(w->work_cond, w->lock, &abs);
+			pthread_cond_timedwait(w->work_cond, &w->lock->mutex, &abs);
 		}
 	}
-	pthread_mutex_unlock(w->lock);
+	pthread_mutex_unlock(&w->lock->mutex);
 	return NULL;
 }
 
@@ -74,10 +104,10 @@ void sim_worker_stop(struct sim_worker *w)
 {
 	if (!w->running)
 		return;
-	pthread_mutex_lock(w->lock);
+	sim_dev_lock(w->lock);
 	w->stop = true;
 	pthread_cond_signal(w->work_cond);
-	pthread_mutex_unlock(w->lock);
+	sim_dev_unlock(w->lock);
 	pthread_join(w->thread, NULL);
 	w->running = false;
 }

@@ -13,20 +13,38 @@ uint64_t sim_now_ns(void);
 /* An absolute CLOCK_MONOTONIC deadline in ns as pthread_cond_timedwait takes it. */
 struct timespec sim_abs_timespec(uint64_t deadline_ns);
 
+/* The device lock. A plain mutex is not fair: the worker unlocks between steps and locks again
+ * at once, long before a thread the unlock woke is running (a cross-CPU wakeup costs tens of
+ * µs), so an ioctl could wait out hundreds of GPU slices. Threads other than the worker take it
+ * with sim_dev_lock, which counts them while they wait; the worker hands the lock over to them
+ * between steps and cuts a step short when one arrives (sim_dev_lock_contended). */
+struct sim_dev_lock {
+	pthread_mutex_t mutex;
+	unsigned waiters;  /* threads blocked in sim_dev_lock (atomic) */
+	uint64_t handoffs; /* times the worker let waiters in (atomic; for tests) */
+};
+
+void sim_dev_lock(struct sim_dev_lock *l);
+void sim_dev_unlock(struct sim_dev_lock *l);
+/* Whether a thread waits for l (the holder should finish what it does soon). */
+static inline bool sim_dev_lock_contended(struct sim_dev_lock *l)
+{
+	return __atomic_load_n(&l->waiters, __ATOMIC_RELAXED) != 0;
+}
+
 /* The device lock, work_cond (wakes the worker) and done_cond (wakes waiters), the condition
  * variables on CLOCK_MONOTONIC so that deadlines do not move with the wall clock. */
-void sim_device_sync_init(pthread_mutex_t *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond);
-void sim_device_sync_destroy(pthread_mutex_t *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond);
+void sim_device_sync_init(struct sim_dev_lock *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond);
+void sim_device_sync_destroy(struct sim_dev_lock *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond);
 
 struct sim_worker {
-	pthread_mutex_t *lock;
+	struct sim_dev_lock *lock;
 	pthread_cond_t *work_cond;
 	/* One round over the device, lock held. Returns whether it did work (the worker then drops
-	 * the lock a moment and goes again); else the worker sleeps on work_cond until a signal or
+	 * the lock, lets waiting threads in first, and goes again); else the worker sleeps on work_cond until a signal or
 	 * until *next_wake_ns when the round lowered it from UINT64_MAX. */
 	bool (*step)(void *ctx, uint64_t now_ns, uint64_t *next_wake_ns);
 	void *ctx;
-	bool yield_between_steps; /* sched_yield with the lock dropped, so ioctls surely get in */
 	pthread_t thread;
 	bool running;
 	bool stop; /* under *lock */

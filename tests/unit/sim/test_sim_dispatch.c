@@ -1,7 +1,8 @@
 /* The dispatcher (KGSL-style): priority rings served highest first, round-robin among contexts
  * of a priority, per-context sop/eop timestamps in the memstore, retirement by end-of-pipe
  * timestamp, and hangcheck (a wait that never completes, an IB chain loop) with its
- * devcoredump, while other contexts keep completing their work. */
+ * devcoredump, while other contexts keep completing their work; and the device lock handed over
+ * to a waiting thread however busy the GPU is. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -248,6 +249,54 @@ static void test_chain_loop_hang(void)
 	fx_fini(&f);
 }
 
+/* The device lock is handed over: while 16 contexts keep the CP busy (IB chain loops, each slice
+ * a full budget of work), a thread taking the lock gets it after at most a piece of a slice,
+ * never after the worker won it back slice after slice. Measured in CP packets run between two
+ * consecutive lock acquisitions of this thread, not in time. */
+static void test_lock_handed_to_waiters(void)
+{
+	enum { N = 16, LOOP_NOPS = 8000, ROUNDS = 300 };
+	sim_msm_set_hangcheck_ms(dev, 60000); /* the loops must outlive the measurement */
+	struct fixture f[N];
+	uint32_t fence[N];
+	for (int i = 0; i < N; i++) {
+		fx_init(dev, &f[i]);
+		struct pm4_builder a;
+		pm4_builder_init(&a, f[i].ib2.cpu, LOOP_NOPS + 8);
+		for (int n = 0; n < LOOP_NOPS; n++)
+			pm4_nop(&a, 0);
+		pm4_ib_chain(&a, f[i].ib2.iova, LOOP_NOPS + 4);
+		REQUIRE(pm4_builder_ok(&a) && a.len == LOOP_NOPS + 4);
+		pm4_ib(&f[i].b, f[i].ib2.iova, a.len);
+		const struct tbo *extra[2] = { &f[i].ib2, &f[i].data };
+		REQUIRE(submit_ib_bos(f[i].k, 0, &f[i].cmd, f[i].b.len, extra, 2, &fence[i]) == 0);
+	}
+	struct sim_msm_cp_stats st;
+	sim_msm_get_cp_stats(dev, &st);
+	uint64_t last = st.packets, start = st.packets, worst = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		usleep(200); /* as an event loop does other work between its ioctls */
+		sim_msm_get_cp_stats(dev, &st);
+		if (st.packets - last > worst)
+			worst = st.packets - last;
+		last = st.packets;
+	}
+	/* The GPU did run meanwhile (the worker is not simply locked out)... */
+	CHECK(last - start > 0);
+	/* ...but never a whole slice (65536 NOPs) between two of our acquisitions. */
+	if (worst >= 65536)
+		fprintf(stderr, "  worst: %llu packets ran while this thread waited for the lock\n",
+			(unsigned long long)worst);
+	CHECK(worst < 65536);
+	sim_msm_set_hangcheck_ms(dev, 50); /* the chain-loop check ends them */
+	for (int i = 0; i < N; i++) {
+		CHECK_EQ(wait_fence_ms(f[i].k, 0, fence[i], 20000), 0);
+		CHECK_EQ(queue_faults(f[i].k, 0), 1);
+		fx_fini(&f[i]);
+	}
+	sim_msm_set_hangcheck_ms(dev, 0);
+}
+
 int main(void)
 {
 	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
@@ -255,6 +304,7 @@ int main(void)
 	RUN_TEST(test_sop_eop_and_retire_order);
 	RUN_TEST(test_hang_beside_busy_context);
 	RUN_TEST(test_chain_loop_hang);
+	RUN_TEST(test_lock_handed_to_waiters);
 	sim_msm_device_destroy(dev);
 	return test_finish();
 }
