@@ -123,6 +123,7 @@ void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *o
 	out->irqs = dev->cp.irqs;
 	out->cond_skips = dev->cp.cond_skips;
 	out->ib_chains = dev->cp.ib_chains;
+	out->lock_wait_steps_max = dev->lock.wait_steps_max;
 	sim_dev_unlock(&dev->lock);
 }
 

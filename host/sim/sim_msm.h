@@ -43,6 +43,9 @@ struct sim_msm_cp_stats {
 	uint64_t irqs;           /* CP_EVENT_WRITE IRQs raised */
 	uint64_t cond_skips;     /* conditional-execution tests that skipped dwords */
 	uint64_t ib_chains;      /* CP_INDIRECT_BUFFER_CHAIN jumps */
+	/* The most GPU worker steps (slices) that ran while another thread waited for the device
+	 * lock: how long an ioctl can be kept out, counted instead of timed. */
+	uint64_t lock_wait_steps_max;
 };
 void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out);
 /* A register as the CP sees it (CP_ALWAYS_ON_COUNTER is live). */

@@ -2,7 +2,7 @@
  * sim_worker.h). */
 #include "sim_worker.h"
 
-#include <sched.h>
+#include <errno.h>
 
 uint64_t sim_now_ns(void)
 {
@@ -22,8 +22,17 @@ void sim_dev_lock(struct sim_dev_lock *l)
 	if (pthread_mutex_trylock(&l->mutex) == 0)
 		return;
 	__atomic_add_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
+	uint64_t steps = __atomic_load_n(&l->steps, __ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&l->mutex);
-	__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST);
+	steps = __atomic_load_n(&l->steps, __ATOMIC_SEQ_CST) - steps;
+	if (steps > l->wait_steps_max)
+		l->wait_steps_max = steps;
+	if (__atomic_sub_fetch(&l->waiters, 1, __ATOMIC_SEQ_CST) == 0) {
+		/* Under handoff_mutex, so the worker cannot miss it between its check and its wait. */
+		pthread_mutex_lock(&l->handoff_mutex);
+		pthread_cond_signal(&l->handoff_cond);
+		pthread_mutex_unlock(&l->handoff_mutex);
+	}
 }
 
 void sim_dev_unlock(struct sim_dev_lock *l)
@@ -33,20 +42,24 @@ void sim_dev_unlock(struct sim_dev_lock *l)
 
 /* The most the worker stays off the lock for waiters that do not show up (a waiter preempted
  * on a loaded machine): the GPU must not stop behind one. */
-#define HANDOFF_MAX_NS 2000000ull
+#define HANDOFF_MAX_NS 10000000ull
 
 /* Between two steps: unlock, and let every thread waiting for the lock have it before the
- * worker takes it again. Woken waiters need a wakeup's time to run; yielding here instead of
- * relocking is what makes them win. */
+ * worker takes it again. A waiter woken by the unlock needs a wakeup's time to run; relocking at
+ * once would win the mutex back, step after step. */
 static void handoff(struct sim_dev_lock *l)
 {
 	pthread_mutex_unlock(&l->mutex);
-	if (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST)) {
-		__atomic_add_fetch(&l->handoffs, 1, __ATOMIC_RELAXED);
-		uint64_t until = sim_now_ns() + HANDOFF_MAX_NS;
-		while (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST) && sim_now_ns() < until)
-			sched_yield();
+	if (!__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_lock(&l->mutex);
+		return;
 	}
+	struct timespec until = sim_abs_timespec(sim_now_ns() + HANDOFF_MAX_NS);
+	pthread_mutex_lock(&l->handoff_mutex);
+	while (__atomic_load_n(&l->waiters, __ATOMIC_SEQ_CST) &&
+	       pthread_cond_timedwait(&l->handoff_cond, &l->handoff_mutex, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&l->handoff_mutex);
 	pthread_mutex_lock(&l->mutex);
 }
 
@@ -57,6 +70,8 @@ void sim_device_sync_init(struct sim_dev_lock *lock, pthread_cond_t *work_cond, 
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	*lock = (struct sim_dev_lock){ .waiters = 0 };
 	pthread_mutex_init(&lock->mutex, NULL);
+	pthread_mutex_init(&lock->handoff_mutex, NULL);
+	pthread_cond_init(&lock->handoff_cond, &ca);
 	pthread_cond_init(work_cond, &ca);
 	pthread_cond_init(done_cond, &ca);
 	pthread_condattr_destroy(&ca);
@@ -67,6 +82,8 @@ void sim_device_sync_destroy(struct sim_dev_lock *lock, pthread_cond_t *work_con
 	pthread_cond_destroy(work_cond);
 	pthread_cond_destroy(done_cond);
 	pthread_mutex_destroy(&lock->mutex);
+	pthread_mutex_destroy(&lock->handoff_mutex);
+	pthread_cond_destroy(&lock->handoff_cond);
 }
 
 static void *worker_main(void *arg)
@@ -76,6 +93,7 @@ static void *worker_main(void *arg)
 	while (!w->stop) {
 		uint64_t next_wake = UINT64_MAX;
 		if (w->step(w->ctx, sim_now_ns(), &next_wake)) {
+			__atomic_add_fetch(&w->lock->steps, 1, __ATOMIC_SEQ_CST);
 			handoff(w->lock);
 			continue;
 		}

@@ -20,8 +20,13 @@ struct timespec sim_abs_timespec(uint64_t deadline_ns);
  * between steps and cuts a step short when one arrives (sim_dev_lock_contended). */
 struct sim_dev_lock {
 	pthread_mutex_t mutex;
-	unsigned waiters;  /* threads blocked in sim_dev_lock (atomic) */
-	uint64_t handoffs; /* times the worker let waiters in (atomic; for tests) */
+	unsigned waiters; /* threads blocked in sim_dev_lock (atomic) */
+	/* The worker sleeps on handoff_cond (under handoff_mutex) until the waiters have had the
+	 * lock: sleeping, not spinning, leaves them a CPU to run on. */
+	pthread_mutex_t handoff_mutex;
+	pthread_cond_t handoff_cond;
+	uint64_t steps;          /* worker steps (atomic) */
+	uint64_t wait_steps_max; /* the most steps one sim_dev_lock waited through (under mutex) */
 };
 
 void sim_dev_lock(struct sim_dev_lock *l);
