@@ -13,7 +13,9 @@
  *   BO_INFO          -> BO_INFO_REPLY, or ERROR
  *   BO_CPU_PREP      -> STATUS_REPLY (0, -EBUSY for a poll, -ETIMEDOUT, -ECANCELED when the context
  *                       is destroyed first), or ERROR (bad ids or op)
- *   MSM_SUBMIT       -> nothing on success; ERROR on failure. Later, as events: FENCE_SIGNALED when
+ *   MSM_SUBMIT       -> nothing on success; ERROR on failure (with a validation budget set, the
+ *                       frame may be handled over several ferry_host_client_resume calls).
+ *                       Later, as events: FENCE_SIGNALED when
  *                       the submit asked FERRY_SUBMIT_NOTIFY or completed with an error, preceded
  *                       by FAULT_REPORT when it faulted or hung.
  *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
@@ -178,7 +180,8 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 
 	char reason[256] = "";
 	int ret;
-	capture_note_frame(h, payload, len);
+	if (!c->resuming)
+		capture_note_frame(h, payload, len);
 	request_handler fn = handler_of(m.kind);
 	if (!fn) {
 		snprintf(reason, sizeof(reason), "%s is not a request", ferry_msg_kind_name(m.kind));
@@ -186,6 +189,22 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 	} else {
 		ret = fn(c, &m, reason, sizeof(reason));
 	}
+	if (ret == -EINPROGRESS) {
+		/* Its validation stopped at the budget: the frame is handled again on resume, and
+		 * nothing it asked for was done yet, so all of it reruns (cheap but the walk). */
+		if (!c->pending) {
+			c->pending = aligned_alloc(8, (len + 8) & ~(size_t)7);
+			if (!c->pending) {
+				validation_cancel(c);
+				send_error(c, m.seq, m.kind, -ENOMEM, "out of memory");
+				return c->gone ? -EPIPE : 0;
+			}
+			memcpy(c->pending, payload, len);
+			c->pending_len = len;
+		}
+		return FERRY_HOST_IN_PROGRESS;
+	}
+	validation_cancel(c); /* a stopped submit that did not get back to its validation */
 	if (ret < 0) {
 		if (!reason[0])
 			snprintf(reason, sizeof(reason), "%s", strerror(-ret));
@@ -200,6 +219,14 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 	return c->gone ? -EPIPE : 0;
 }
 
+static void drop_pending(struct ferry_host_client *c)
+{
+	validation_cancel(c);
+	free(c->pending);
+	c->pending = NULL;
+	c->pending_len = 0;
+}
+
 int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, size_t len, int *fds, int nfds)
 {
 	/* No request carries fds: whatever came along is closed. */
@@ -208,6 +235,11 @@ int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, s
 			close(fds[i]);
 	if (c->gone)
 		return -EPIPE;
+	if (c->pending) {
+		host_log(c->host, FERRY_LOG_ERROR, "%s: a frame came while one is in progress (embedder bug)",
+			 c->peer);
+		return -EBUSY;
+	}
 	if (((uintptr_t)payload & 7) == 0)
 		return handle_aligned(c, payload, len);
 	/* The codec needs 8-byte alignment; an embedder that cannot give it pays for a copy. */
@@ -218,6 +250,27 @@ int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, s
 	int ret = handle_aligned(c, copy, len);
 	free(copy);
 	return ret;
+}
+
+int ferry_host_client_resume(struct ferry_host_client *c)
+{
+	if (!c->pending)
+		return 0;
+	if (c->gone) {
+		drop_pending(c);
+		return -EPIPE;
+	}
+	c->resuming = true;
+	int ret = handle_aligned(c, c->pending, c->pending_len);
+	c->resuming = false;
+	if (ret != FERRY_HOST_IN_PROGRESS)
+		drop_pending(c);
+	return ret;
+}
+
+bool ferry_host_client_busy(const struct ferry_host_client *c)
+{
+	return c->pending != NULL;
 }
 
 struct ferry_host_client *ferry_host_client_new(struct ferry_host *h, const struct ferry_host_client_ops *ops,
@@ -245,6 +298,7 @@ void ferry_host_client_free(struct ferry_host_client *c)
 		return;
 	struct ferry_host *h = c->host;
 	c->gone = true; /* teardown sends nothing */
+	drop_pending(c);
 	while (!list_empty(&c->contexts))
 		ctx_destroy(list_entry(c->contexts.next, struct host_ctx, link), true);
 	list_del(&c->link);

@@ -135,6 +135,14 @@ struct ferry_host_client {
 	uint64_t shadow_bytes; /* every shadow chunk of its contexts' pools (shadow_quota.c) */
 	int64_t wd_last_dump_ns; /* its last watchdog dump (INT64_MIN: none), for the rate limit */
 	uint32_t nr_fds; /* held for its objects (HOST_FDS_*), the embedder's not included */
+	/* A frame whose handling stopped at the validation budget (ferry_host_client_resume):
+	 * its copy, and the validator holding its progress (taken from the host's, so other
+	 * clients validate meanwhile) for context val_ctx. */
+	void *pending;
+	size_t pending_len;
+	bool resuming; /* handling pending again: its frame was captured and traced already */
+	struct pm4v_validator *val_pending;
+	struct host_ctx *val_ctx;
 };
 
 struct host_ctx;
@@ -326,6 +334,8 @@ bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo);
 int validation_ctx_init(struct host_ctx *ctx);
 void validation_ctx_fini(struct host_ctx *ctx);
 void validation_host_fini(struct ferry_host *h);
+/* Forgets the client's stopped validation, if any (its shadows go back to the pool). */
+void validation_cancel(struct ferry_host_client *c);
 /* BO create / close of a validated context (no-ops otherwise): map + insert, remove. */
 int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo);
 void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo);

@@ -101,7 +101,7 @@ static void held_free(struct host_ctx *ctx, struct held_submit *hs)
 int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_msm_submit *s = &m->u.msm_submit;
-	if (c->host->trace.on)
+	if (c->host->trace.on && !c->resuming)
 		trace_note(c->host, c->id, s->ctx_id, s->queue_id, TRACE_SUBMIT, s->seqno, 0);
 	struct host_ctx *ctx = client_lookup_ctx(c, s->ctx_id, why, n);
 	if (!ctx)
@@ -162,6 +162,8 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct shadow_set *shadows = NULL;
 	if (ctx->val) {
 		ret = validation_submit(ctx, s, ctx->bo_ptrs, &shadows, why, n);
+		if (ret == -EINPROGRESS) /* this frame comes again (client.c): nothing taken yet */
+			return ret;
 		trace_queue_event(q, ret < 0 ? TRACE_REJECTED : TRACE_VALIDATED, s->seqno, ret < 0 ? ret : 0);
 		if (ret < 0)
 			return ret;

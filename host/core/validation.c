@@ -2,7 +2,9 @@
  * mappings (the validator's BO table, maintained on BO create/close), and the submit step that
  * runs the PM4 validator into the context's shadow pool. Validation happens when the submit
  * message is handled, before it may be held for in-fences: the guest learns of a rejection at
- * once, and what runs later is the shadow made now, whatever the guest writes afterwards. */
+ * once, and what runs later is the shadow made now, whatever the guest writes afterwards. With a
+ * validation budget, a long submit is validated over several calls (validation_submit returns
+ * -EINPROGRESS; the client's frame is handled again and continues where it stopped). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,8 @@ void validation_ctx_fini(struct host_ctx *ctx)
 	struct ctx_validation *v = ctx->val;
 	if (!v)
 		return;
+	if (ctx->client->val_ctx == ctx)
+		validation_cancel(ctx->client);
 	shadow_pool_destroy(v->pool);
 	free(v->bos);
 	free(v->owners);
@@ -65,6 +69,29 @@ void validation_host_fini(struct ferry_host *h)
 {
 	pm4v_destroy(h->validator);
 	h->validator = NULL;
+}
+
+/* A validator a client held while its submit was stopped goes back to being the host's (one is
+ * kept; the host needs only one at a time). */
+static void give_back(struct ferry_host_client *c)
+{
+	struct ferry_host *h = c->host;
+	if (!h->validator)
+		h->validator = c->val_pending;
+	else
+		pm4v_destroy(c->val_pending);
+	c->val_pending = NULL;
+	c->val_ctx = NULL;
+}
+
+void validation_cancel(struct ferry_host_client *c)
+{
+	if (!c->val_pending)
+		return;
+	pm4v_validate_cancel(c->val_pending);
+	if (c->val_ctx && c->val_ctx->val)
+		shadow_pool_abort(c->val_ctx->val->pool);
+	give_back(c);
 }
 
 /* Index of the first BO whose iova is >= iova. */
@@ -166,14 +193,20 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		      struct shadow_set **set, char *why, size_t n)
 {
 	struct ctx_validation *v = ctx->val;
-	struct ferry_host *h = ctx->client->host;
-	if (!h->validator) {
+	struct ferry_host_client *c = ctx->client;
+	struct ferry_host *h = c->host;
+	/* A stopped submit continues only with its own context (the client's frames wait). */
+	if (c->val_pending && c->val_ctx != ctx)
+		validation_cancel(c);
+	bool resuming = c->val_pending != NULL;
+	if (!resuming && !h->validator) {
 		struct pm4v_policy policy;
 		pm4v_policy_a6xx(&policy, (uint32_t)h->dev.gpu_id);
 		h->validator = pm4v_create(&policy);
 		if (!h->validator)
 			HOST_FAIL(-ENOMEM, "out of memory (validator)");
 	}
+	struct pm4v_validator *val = resuming ? c->val_pending : h->validator;
 	if (reserve((void **)&v->submit_bos, &v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*v->submit_bos)))
 		HOST_FAIL(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
@@ -188,35 +221,55 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		.cmds = s->cmds, .nr_cmds = s->nr_cmds,
 		.relocs = s->relocs, .nr_relocs = s->nr_relocs,
 	};
-	if (shadow_pool_begin(v->pool) < 0)
+	if (!resuming && shadow_pool_begin(v->pool) < 0)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	const struct pm4v_shadow_allocator alloc = { .alloc = shadow_pool_alloc, .ctx = v->pool };
 	struct pm4v_result res;
 	struct pm4v_error err;
-	if (pm4v_validate(h->validator, &sub, &alloc, &res, &err) < 0) {
+	int r = pm4v_validate_step(val, &sub, &alloc, h->cfg.validate_slice_dwords, &res, &err);
+	if (r > 0) {
+		/* Stopped at the budget: the client keeps this validator (and the pool its open
+		 * shadow set) until the submit is done; others get a fresh one meanwhile. */
+		if (!resuming) {
+			c->val_pending = val;
+			c->val_ctx = ctx;
+			h->validator = NULL;
+		}
+		h->stats.validation_pauses++;
+		return -EINPROGRESS;
+	}
+	/* res points into the validator: it goes back (or away) only once res was used. */
+	int ret = 0;
+	if (r < 0) {
 		const char *cause;
 		int alloc_err = shadow_pool_last_error(v->pool, &cause);
 		shadow_pool_abort(v->pool);
 		/* The validator only knows an allocation failed: report what the pool ran out of, with
 		 * its errno (-EMFILE, -ENOSPC for a full pool, -EDQUOT, -ENOMEM), not a rejection. */
-		if (err.rule == PM4V_ERR_SHADOW && shadow_pool_quota_refused(v->pool))
-			return shadow_quota_refusal(ctx->client, why, n);
-		if (err.rule == PM4V_ERR_SHADOW && alloc_err < 0)
-			HOST_FAIL(alloc_err, "%s; submit not run (%s)", cause, err.msg);
-		h->stats.validation_rejects++;
-		HOST_FAIL(rule_errno(err.rule), "rejected by validation: %s", err.msg);
-	}
-	if (shadow_pool_finish(v->pool, res.cmds, res.nr_cmds, set) < 0) {
+		if (err.rule == PM4V_ERR_SHADOW && shadow_pool_quota_refused(v->pool)) {
+			ret = shadow_quota_refusal(ctx->client, why, n);
+		} else if (err.rule == PM4V_ERR_SHADOW && alloc_err < 0) {
+			snprintf(why, n, "%s; submit not run (%s)", cause, err.msg);
+			ret = alloc_err;
+		} else {
+			h->stats.validation_rejects++;
+			snprintf(why, n, "rejected by validation: %s", err.msg);
+			ret = rule_errno(err.rule);
+		}
+	} else if (shadow_pool_finish(v->pool, res.cmds, res.nr_cmds, set) < 0) {
 		shadow_pool_abort(v->pool);
-		HOST_FAIL(-ENOMEM, "out of memory (shadow cmds)");
-	}
-	/* Kept with the in-flight set so a fault report can name the guest's addresses. */
-	if (shadow_pool_keep_streams(*set, res.streams, res.nr_streams) < 0) {
+		snprintf(why, n, "out of memory (shadow cmds)");
+		ret = -ENOMEM;
+	} else if (shadow_pool_keep_streams(*set, res.streams, res.nr_streams) < 0) {
+		/* Kept with the in-flight set so a fault report can name the guest's addresses. */
 		shadow_pool_release(v->pool, *set);
 		*set = NULL;
-		HOST_FAIL(-ENOMEM, "out of memory (shadow streams)");
+		snprintf(why, n, "out of memory (shadow streams)");
+		ret = -ENOMEM;
 	}
-	return 0;
+	if (resuming)
+		give_back(c);
+	return ret;
 }
 
 struct shadow_pool *validation_shadow_pool(const struct host_ctx *ctx)

@@ -1,19 +1,14 @@
 /* The packet walk over one stream (already copied to host memory and relocated): header,
  * parity and count checks, the per-packet rules (privilege, protected registers, memory
- * operands, conditional skips) and the rewriting of command-stream pointers to shadow copies. */
+ * operands, conditional skips) and the rewriting of command-stream pointers to shadow copies.
+ * A walk given a budget stops at a packet boundary and continues there on the next call. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "ferry/hw/adreno_pm4.h"
 #include "pm4v_internal.h"
 
-#define MAX_OPEN_SKIPS  32u
-
-struct open_skip {
-	uint32_t target; /* dword index where the CP resumes when it skips */
-	uint32_t pos;    /* the conditional packet, for the report */
-	uint32_t header;
-};
+#define MAX_OPEN_SKIPS PM4V_MAX_OPEN_SKIPS
 
 struct walk {
 	struct pm4v_validator *v;
@@ -21,7 +16,7 @@ struct walk {
 	uint32_t *d;
 	uint32_t n;
 	struct pm4v_where w; /* the packet being checked */
-	struct open_skip skips[MAX_OPEN_SKIPS];
+	struct pm4v_open_skip skips[MAX_OPEN_SKIPS];
 	uint32_t nr_skips;
 	bool chained; /* past a CP_INDIRECT_BUFFER_CHAIN: the CP does not come back to the rest */
 };
@@ -168,7 +163,7 @@ static int open_skip(struct walk *k, uint32_t after, uint32_t dwords)
 	if (k->nr_skips == MAX_OPEN_SKIPS)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_LIMIT, -1, "more than %u open conditional ranges",
 				 MAX_OPEN_SKIPS);
-	k->skips[k->nr_skips++] = (struct open_skip){ (uint32_t)target, k->w.pos, k->w.header };
+	k->skips[k->nr_skips++] = (struct pm4v_open_skip){ (uint32_t)target, k->w.pos, k->w.header };
 	return 0;
 }
 
@@ -177,7 +172,7 @@ static int open_skip(struct walk *k, uint32_t after, uint32_t dwords)
 static int close_skips(struct walk *k, uint32_t pos)
 {
 	for (uint32_t i = 0; i < k->nr_skips;) {
-		struct open_skip *o = &k->skips[i];
+		struct pm4v_open_skip *o = &k->skips[i];
 		if (o->target > pos) {
 			i++;
 			continue;
@@ -523,17 +518,32 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	}
 }
 
-int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d)
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, struct pm4v_walk_pos *at,
+	      uint64_t *budget)
 {
 	struct walk k = { .v = v, .s = s, .d = d, .n = s->dwords, .w = { .stream = s } };
-	if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
-		memset(v->reg_local_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_local_gen));
-		v->stream_gen = 1;
+	if (!at->begun) { /* a new stream: nothing written in it yet (a resumed one keeps its own) */
+		at->begun = true;
+		at->chained = false;
+		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
+			memset(v->reg_local_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_local_gen));
+			v->stream_gen = 1;
+		}
 	}
+	k.chained = at->chained;
 	const uint32_t *deny = v->policy.deny;
-	uint32_t pos = 0;
+	uint32_t pos = at->pos;
+	k.nr_skips = at->nr_skips < MAX_OPEN_SKIPS ? at->nr_skips : MAX_OPEN_SKIPS;
+	memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
 
 	while (pos < k.n) {
+		if (budget && !*budget) {
+			at->pos = pos;
+			at->nr_skips = k.nr_skips;
+			at->chained = k.chained;
+			memcpy(at->skips, k.skips, k.nr_skips * sizeof(k.skips[0]));
+			return 1;
+		}
 		if (k.nr_skips && close_skips(&k, pos))
 			return -1;
 		uint32_t h = d[pos];
@@ -568,6 +578,8 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			return pm4v_fail(v, &k.w, PM4V_ERR_BAD_TYPE, -1, NULL);
 		}
 		pos += 1 + cnt;
+		if (budget)
+			*budget -= *budget > 1 + cnt ? 1 + cnt : *budget;
 	}
 	return k.nr_skips ? close_skips(&k, pos) : 0;
 }

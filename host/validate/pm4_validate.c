@@ -386,45 +386,72 @@ static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, 
 	}
 }
 
-static int run(struct pm4v_validator *v, struct pm4v_result *result)
+/* Stream copies cost less per dword than the walk; charged so that many small streams still
+ * spend a budget. */
+#define COPY_COST_SHIFT 3u
+
+static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *budget)
 {
 	const struct pm4v_submit *in = v->in;
-	if (check_bos(v) || check_cmds(v) || prepare_relocs(v))
-		return -1;
-	if (in->nr_cmds > v->cap_out &&
-	    grow((void **)&v->out, &v->cap_out, in->nr_cmds, sizeof(*v->out)))
-		return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
-
-	uint32_t nr_out = 0;
-	for (uint32_t i = 0; i < in->nr_cmds; i++) {
-		const struct ferry_msm_submit_cmd *c = &in->cmds[i];
-		if (c->type == MSM_SUBMIT_CMD_IB_TARGET_BUF)
-			continue;
-		uint64_t iova = in->bos[in->submit_bos[c->bo_index]].iova + c->offset;
-		uint64_t shadow;
-		if (pm4v_target(v, NULL, iova, c->size / 4u, 1, PM4V_KIND_IB, &shadow))
+	if (!v->resuming) {
+		if (check_bos(v) || check_cmds(v) || prepare_relocs(v))
 			return -1;
-		v->out[nr_out++] = (struct pm4v_out_cmd){ .iova = shadow, .size = c->size,
-							  .type = c->type };
+		if (in->nr_cmds > v->cap_out &&
+		    grow((void **)&v->out, &v->cap_out, in->nr_cmds, sizeof(*v->out)))
+			return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
+
+		uint32_t nr_out = 0;
+		for (uint32_t i = 0; i < in->nr_cmds; i++) {
+			const struct ferry_msm_submit_cmd *c = &in->cmds[i];
+			if (c->type == MSM_SUBMIT_CMD_IB_TARGET_BUF)
+				continue;
+			uint64_t iova = in->bos[in->submit_bos[c->bo_index]].iova + c->offset;
+			uint64_t shadow;
+			if (pm4v_target(v, NULL, iova, c->size / 4u, 1, PM4V_KIND_IB, &shadow))
+				return -1;
+			v->out[nr_out++] = (struct pm4v_out_cmd){ .iova = shadow, .size = c->size,
+								  .type = c->type };
+		}
+		v->nr_out = nr_out;
+		v->next_stream = 0;
+		v->stream_open = false;
 	}
 
 	/* Breadth-first over the stream table: walking a stream appends the streams it points
 	 * at, so no recursion and every stream is copied once. */
-	for (uint32_t i = 0; i < v->nr_streams; i++) {
+	for (uint32_t i = v->next_stream; i < v->nr_streams; i++) {
 		struct pm4v_stream s = v->streams[i]; /* by value: the table may move */
-		if (s.dwords > v->cap_scratch) {
-			free(v->scratch);
-			v->scratch = NULL;
-			v->cap_scratch = 0;
-			if (grow((void **)&v->scratch, &v->cap_scratch, s.dwords, sizeof(uint32_t)))
-				return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
-		}
 		size_t bytes = (size_t)s.dwords * 4u;
-		memcpy(v->scratch, (const uint8_t *)in->bos[s.bo].map + s.bo_offset, bytes);
-		apply_relocs(v, &s, v->scratch);
-		if (pm4v_walk(v, &s, v->scratch))
+		if (!v->stream_open) {
+			if (budget && !*budget) {
+				v->next_stream = i;
+				return 1;
+			}
+			if (s.dwords > v->cap_scratch) {
+				free(v->scratch);
+				v->scratch = NULL;
+				v->cap_scratch = 0;
+				if (grow((void **)&v->scratch, &v->cap_scratch, s.dwords, sizeof(uint32_t)))
+					return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
+			}
+			memcpy(v->scratch, (const uint8_t *)in->bos[s.bo].map + s.bo_offset, bytes);
+			apply_relocs(v, &s, v->scratch);
+			v->walk_at = (struct pm4v_walk_pos){ .pos = 0 };
+			v->stream_open = true;
+			if (budget) {
+				uint64_t cost = 1u + (s.dwords >> COPY_COST_SHIFT);
+				*budget -= *budget > cost ? cost : *budget - 1; /* still one packet now */
+			}
+		}
+		int r = pm4v_walk(v, &s, v->scratch, &v->walk_at, budget);
+		if (r < 0)
 			return -1;
+		if (r > 0) {
+			v->next_stream = i;
+			return 1;
+		}
 		memcpy(s.shadow_map, v->scratch, bytes);
+		v->stream_open = false;
 	}
 
 	if (v->nr_streams > v->cap_copies &&
@@ -440,30 +467,55 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result)
 	}
 
 	*result = (struct pm4v_result){
-		.cmds = v->out, .nr_cmds = nr_out, .nr_streams = v->nr_streams,
+		.cmds = v->out, .nr_cmds = v->nr_out, .nr_streams = v->nr_streams,
 		.dwords = v->walked, .relocs_applied = v->relocs_applied, .streams = v->copies,
 	};
 	return 0;
+}
+
+int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submit,
+		       const struct pm4v_shadow_allocator *alloc, uint64_t budget_dwords,
+		       struct pm4v_result *result, struct pm4v_error *err)
+{
+	v->in = submit;
+	v->alloc = alloc;
+	v->err = err;
+	if (!v->resuming) {
+		v->walked = 0;
+		v->relocs_applied = 0;
+		v->nr_streams = 0;
+		if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
+			memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
+			memset(v->reg_written_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_written_gen));
+			v->gen = 1;
+		}
+	}
+	uint64_t budget = budget_dwords;
+	int r = run(v, result, budget_dwords ? &budget : NULL);
+	v->resuming = r > 0;
+	if (r <= 0)
+		v->stream_open = false;
+	v->in = NULL;
+	v->alloc = NULL;
+	v->err = NULL;
+	return r;
 }
 
 int pm4v_validate(struct pm4v_validator *v, const struct pm4v_submit *submit,
 		  const struct pm4v_shadow_allocator *alloc, struct pm4v_result *result,
 		  struct pm4v_error *err)
 {
-	v->in = submit;
-	v->alloc = alloc;
-	v->err = err;
-	v->walked = 0;
-	v->relocs_applied = 0;
-	v->nr_streams = 0;
-	if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
-		memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
-		memset(v->reg_written_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_written_gen));
-		v->gen = 1;
-	}
-	int r = run(v, result);
-	v->in = NULL;
-	v->alloc = NULL;
-	v->err = NULL;
-	return r;
+	pm4v_validate_cancel(v);
+	return pm4v_validate_step(v, submit, alloc, 0, result, err);
+}
+
+void pm4v_validate_cancel(struct pm4v_validator *v)
+{
+	v->resuming = false;
+	v->stream_open = false;
+}
+
+bool pm4v_validate_in_progress(const struct pm4v_validator *v)
+{
+	return v->resuming;
 }

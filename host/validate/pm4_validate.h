@@ -217,4 +217,18 @@ int pm4v_validate(struct pm4v_validator *v, const struct pm4v_submit *submit,
 		  const struct pm4v_shadow_allocator *alloc, struct pm4v_result *result,
 		  struct pm4v_error *err);
 
+/* The same work in bounded steps, so that one submit's validation cannot hold its caller for
+ * long: each call walks about budget_dwords dwords (at least one packet; stream copies are
+ * charged an eighth of their size) and returns 1 when the submit is not done yet. The caller
+ * then calls again, any time later, with a submit of the same contents and the same allocator
+ * (the structs may be new copies) until it gets 0 or -1 as above; between calls the validator
+ * must not be used for anything else, and the BOs, their mappings and the shadows allocated so
+ * far must stay as they were. budget_dwords 0 = no limit. pm4v_validate forgets a stopped
+ * submit and starts afresh; so does pm4v_validate_cancel (the caller discards the shadows). */
+int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submit,
+		       const struct pm4v_shadow_allocator *alloc, uint64_t budget_dwords,
+		       struct pm4v_result *result, struct pm4v_error *err);
+void pm4v_validate_cancel(struct pm4v_validator *v);
+bool pm4v_validate_in_progress(const struct pm4v_validator *v);
+
 #endif

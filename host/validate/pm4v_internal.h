@@ -45,6 +45,23 @@ struct pm4v_reloc_ref {
 	uint32_t value;
 };
 
+/* A conditional skip whose target the walk has not reached yet. */
+#define PM4V_MAX_OPEN_SKIPS 32u
+struct pm4v_open_skip {
+	uint32_t target; /* dword index where the CP resumes when it skips */
+	uint32_t pos;    /* the conditional packet, for the report */
+	uint32_t header;
+};
+
+/* Where a walk stopped at its budget continues (pm4v_validate_step). */
+struct pm4v_walk_pos {
+	uint32_t pos;
+	uint32_t nr_skips;
+	struct pm4v_open_skip skips[PM4V_MAX_OPEN_SKIPS];
+	bool begun;   /* the stream's walk started (zeroed: a new stream) */
+	bool chained; /* past a CP_INDIRECT_BUFFER_CHAIN */
+};
+
 /* A protected register interval [first, last], merged and sorted. */
 struct pm4v_interval {
 	uint32_t first, last;
@@ -86,6 +103,13 @@ struct pm4v_validator {
 	struct pm4v_stream_copy *copies; /* the result's streams[] */
 	uint32_t cap_copies;
 
+	/* a submit stopped at its budget (pm4v_validate_step): what the next call continues */
+	bool resuming;
+	bool stream_open;       /* streams[next_stream] is in scratch, walked up to walk_at */
+	uint32_t next_stream;
+	uint32_t nr_out;
+	struct pm4v_walk_pos walk_at;
+
 	/* per call */
 	const struct pm4v_submit *in;
 	const struct pm4v_shadow_allocator *alloc;
@@ -109,8 +133,12 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 /* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
 int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
 
-/* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets. */
-int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d);
+/* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets, from
+ * *at (zeroed for a new stream). With budget, stops at the first packet boundary after *budget
+ * dwords were walked (counting them down), saves where in *at and returns 1; else 0 at the end
+ * of the stream, -1 on a rejection. */
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, struct pm4v_walk_pos *at,
+	      uint64_t *budget);
 
 /* pm4v_error.c: fills v->err for a packet at w (w may be NULL for errors about cmds or relocs,
  * then bo_index names the BO or is -1); detail is printf-style, may be NULL. Returns -1. */

@@ -73,6 +73,11 @@ struct ferry_host_config {
 	 * socket, replies queued with their fds). A request that would need more is refused with
 	 * -EDQUOT before any kernel call; a submit needing a new shadow BO too. */
 	unsigned max_client_fds;
+	/* Validation budget: the PM4 dwords one call of ferry_host_client_handle / _resume walks
+	 * for a submit before it stops and returns FERRY_HOST_IN_PROGRESS, so that an embedder
+	 * serving many clients from one thread can serve the others in between. 0 = validate each
+	 * submit whole in one call (an embedder that never calls ferry_host_client_resume). */
+	uint32_t validate_slice_dwords;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -108,10 +113,21 @@ void ferry_host_client_free(struct ferry_host_client *client);
 
 /* Handles one frame payload (after the length prefix; 8-byte aligned). Takes ownership of fds
  * (closes any it does not keep). Returns 0 when handled (errors went back to the client as
- * FERRY_MSG_ERROR replies), or a negative errno when the client broke the protocol so badly it
- * must be disconnected (ferry_host_client_free it). */
+ * FERRY_MSG_ERROR replies), FERRY_HOST_IN_PROGRESS (below), or a negative errno when the client
+ * broke the protocol so badly it must be disconnected (ferry_host_client_free it). */
 int ferry_host_client_handle(struct ferry_host_client *client, const void *payload, size_t len,
 			     int *fds, int nfds);
+
+/* Returned by ferry_host_client_handle and ferry_host_client_resume when the frame's work (a
+ * submit's validation, with ferry_host_config.validate_slice_dwords set) stopped at its budget.
+ * The host kept what it needs of the frame. The embedder calls ferry_host_client_resume later
+ * (e.g. once per pass of its loop, after serving other clients) until it returns 0 or an
+ * error, as ferry_host_client_handle would have; meanwhile it hands this client no frame (its
+ * requests are answered in order). */
+#define FERRY_HOST_IN_PROGRESS 1
+int ferry_host_client_resume(struct ferry_host_client *client);
+/* Whether the client has a frame in progress. */
+bool ferry_host_client_busy(const struct ferry_host_client *client);
 
 /* Counters for tests and `ferry status`. */
 struct ferry_host_stats {
@@ -136,6 +152,8 @@ struct ferry_host_stats {
 	/* fds the host holds for all its clients, as max_client_fds counts them (the embedder's
 	 * own not included). */
 	uint64_t client_fds;
+	/* Times a submit's validation stopped at the budget to let others be served. */
+	uint64_t validation_pauses;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
 

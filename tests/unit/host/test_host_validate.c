@@ -2,7 +2,8 @@
  * (privileged packet, protected register, IB outside the context) name packet, offset and rule
  * and change nothing; relocations land in the shadow copies, never in the guest's BO; a held
  * submit runs what was validated when it arrived; passthrough needs the server's permission;
- * the shadow pool stops growing once warm. */
+ * the shadow pool stops growing once warm; with a validation budget, a long submit is validated
+ * over several calls while other clients are served. */
 #include "host_harness.h"
 #include "pm4_builder.h"
 
@@ -335,6 +336,150 @@ static void test_shadow_pool_steady_state(void)
 	CHECK_EQ(st.shadow_bytes, 0); /* the context's pool went with it */
 }
 
+/* ---- validation in budgeted steps (ferry_host_config.validate_slice_dwords) ---- */
+
+/* harness_request without its CHECK: the raw return of ferry_host_client_handle. */
+static int raw_submit(struct fixture *f, const struct submit *a)
+{
+	struct ferry_msm_submit_bo bos[2] = { { .bo_id = 1, .flags = BO_READ }, { .bo_id = 2, .flags = BO_READ | BO_WRITE } };
+	struct ferry_msg m = { .kind = FERRY_MSG_MSM_SUBMIT, .seq = f->hc.next_seq++ };
+	m.u.msm_submit = (struct ferry_msm_submit){
+		.ctx_id = 1, .queue_id = a->queue, .seqno = a->seqno, .flags = a->flags,
+		.nr_bos = 2, .nr_cmds = a->nr_cmds, .nr_relocs = a->nr_relocs,
+		.bos = bos, .cmds = a->cmds, .relocs = a->relocs,
+	};
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	REQUIRE(ferry_wire_encode(&m, &b) == 0);
+	size_t plen = b.len - 4;
+	void *payload = aligned_alloc(8, (plen + 8) & ~(size_t)7);
+	REQUIRE(payload);
+	memcpy(payload, b.data + 4, plen);
+	int ret = ferry_host_client_handle(f->hc.client, payload, plen, NULL, 0);
+	memset(payload, 0xa5, plen); /* the host must have kept its own copy */
+	free(payload);
+	ferry_buf_free(&b);
+	return ret;
+}
+
+/* Resumes until done; returns how many calls it took. */
+static int resume_all(struct fixture *f)
+{
+	int calls = 0, ret;
+	do {
+		ret = ferry_host_client_resume(f->hc.client);
+		calls++;
+	} while (ret == FERRY_HOST_IN_PROGRESS && calls < 100000);
+	CHECK_EQ(ret, 0);
+	CHECK(!ferry_host_client_busy(f->hc.client));
+	return calls;
+}
+
+/* dwords 0..: a write through a relocated address, a conditional skip over `skip` NOPs, `nops`
+ * NOPs in all, an IB2 (at dword 8192) holding another relocated write, and `tail` (may be 0). */
+static struct submit long_stream(struct fixture *f, uint32_t seqno, uint32_t nops, uint32_t skip,
+				 uint32_t tail_op)
+{
+	struct pm4_builder b = at_dword(f, 8192);
+	pm4_mem_write(&b, 0, (const uint32_t[]){ 0xfeed0002u }, 1);
+	uint32_t ib2_dwords = b.len;
+	b = at_dword(f, 0);
+	pm4_mem_write(&b, 0, (const uint32_t[]){ 0xfeed0001u }, 1);
+	PM4_PKT7(&b, CP_COND_EXEC, (uint32_t)f->data_iova, (uint32_t)(f->data_iova >> 32),
+		 (uint32_t)f->data_iova, (uint32_t)(f->data_iova >> 32), 0, skip);
+	for (uint32_t i = 0; i < nops; i++)
+		pm4_nop(&b, 0);
+	pm4_ib(&b, f->cmd_iova + 8192 * 4, ib2_dwords);
+	if (tail_op)
+		PM4_PKT7_0(&b, tail_op);
+	REQUIRE(pm4_builder_ok(&b));
+	struct submit a = one_cmd(0, seqno, 0, b.len);
+	a.nr_cmds = 2;
+	a.cmds[1] = (struct ferry_msm_submit_cmd){ .type = 2 /* IB_TARGET_BUF */, .bo_index = 0, .offset = 8192 * 4,
+						   .size = ib2_dwords * 4 };
+	a.nr_relocs = 4;
+	a.relocs[0] = (struct ferry_msm_submit_reloc){ .submit_offset = 4, .bo_index = 1, .bo_offset = 0x40 };
+	a.relocs[1] = (struct ferry_msm_submit_reloc){ .submit_offset = 8, .bo_index = 1, .bo_offset = 0x40, .shift = -32 };
+	a.relocs[2] = (struct ferry_msm_submit_reloc){ .cmd_index = 1, .submit_offset = 8193 * 4, .bo_index = 1, .bo_offset = 0x80 };
+	a.relocs[3] = (struct ferry_msm_submit_reloc){ .cmd_index = 1, .submit_offset = 8194 * 4, .bo_index = 1, .bo_offset = 0x80, .shift = -32 };
+	return a;
+}
+
+/* A long submit is validated over many calls; meanwhile another client is served (HELLO and a
+ * submit of its own, validated with a validator of its own); the result is what whole
+ * validation gives; rejections found late still change nothing; a client leaving mid-way
+ * leaks nothing. */
+static void test_validation_in_steps(void)
+{
+	struct ferry_host_config cfg = { .gpu = "a630", .log_level = FERRY_LOG_ERROR, .validate_slice_dwords = 256 };
+	struct ferry_host *h = NULL;
+	REQUIRE(ferry_host_create(&cfg, &h) == 0);
+	struct fixture f, g;
+	fixture_open_on(&f, h, FERRY_POLICY_VALIDATED);
+	fixture_open_on(&g, h, FERRY_POLICY_VALIDATED);
+
+	struct submit a = long_stream(&f, 1, 4000, 600, 0);
+	CHECK_EQ(raw_submit(&f, &a), FERRY_HOST_IN_PROGRESS);
+	CHECK(ferry_host_client_busy(f.hc.client));
+	CHECK_EQ(f.hc.n, 0); /* no reply yet: not done, not refused */
+
+	/* The other client is served in between. */
+	struct ferry_msg hello = { .kind = FERRY_MSG_HELLO };
+	hello.u.hello.version = FERRY_PROTOCOL_VERSION;
+	struct rx_msg *r = harness_reply(&g.hc, harness_request(&g.hc, &hello));
+	CHECK(r && r->m.kind == FERRY_MSG_HELLO_REPLY);
+	struct pm4_builder b = at_dword(&g, 0);
+	pm4_mem_write(&b, g.data_iova, (const uint32_t[]){ 0x600d }, 1);
+	struct submit small = one_cmd(0, 1, 0, b.len);
+	CHECK_EQ(raw_submit(&g, &small), 0);
+	HARNESS_RUN_UNTIL(h, signaled(&g, 0) == 1, 10000);
+	CHECK_EQ(g.data[0], 0x600d);
+	CHECK_EQ(signaled(&f, 0), 0);
+
+	CHECK(resume_all(&f) > 10);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	HARNESS_RUN_UNTIL(h, signaled(&f, 0) == 1, 10000);
+	CHECK_EQ(f.data[0x40 / 4], 0xfeed0001u);
+	CHECK_EQ(f.data[0x80 / 4], 0xfeed0002u);
+	struct ferry_host_stats st;
+	ferry_host_get_stats(h, &st);
+	CHECK(st.validation_pauses > 10);
+
+	/* A privileged packet at the very end: refused after many steps, seqno not taken. */
+	a = long_stream(&f, 2, 4000, 600, CP_SMMU_TABLE_UPDATE);
+	CHECK_EQ(raw_submit(&f, &a), FERRY_HOST_IN_PROGRESS);
+	resume_all(&f);
+	r = harness_find(&f.hc, FERRY_MSG_ERROR);
+	CHECK(r && r->m.u.error.error == -EPERM && strstr(r->m.u.error.message, "CP_SMMU_TABLE_UPDATE"));
+	harness_clear(&f.hc);
+	/* A conditional skip that ends inside a packet, hundreds of dwords (and steps) later:
+	 * the open skip survives the stops. */
+	a = long_stream(&f, 2, 4000, 4002, 0); /* into the CP_INDIRECT_BUFFER after the NOPs */
+	CHECK_EQ(raw_submit(&f, &a), FERRY_HOST_IN_PROGRESS);
+	resume_all(&f);
+	r = harness_find(&f.hc, FERRY_MSG_ERROR);
+	CHECK(r && r->m.u.error.error == -EINVAL && strstr(r->m.u.error.message, "CP_COND_EXEC"));
+	harness_clear(&f.hc);
+	/* The same seqno, valid, runs. */
+	a = long_stream(&f, 2, 4000, 600, 0);
+	f.data[0x40 / 4] = 0;
+	CHECK_EQ(raw_submit(&f, &a), FERRY_HOST_IN_PROGRESS);
+	resume_all(&f);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	HARNESS_RUN_UNTIL(h, signaled(&f, 0) == 2, 10000);
+	CHECK_EQ(f.data[0x40 / 4], 0xfeed0001u);
+
+	/* Leaving with a submit in progress. */
+	a = long_stream(&f, 3, 4000, 600, 0);
+	CHECK_EQ(raw_submit(&f, &a), FERRY_HOST_IN_PROGRESS);
+	CHECK_EQ(ferry_host_client_resume(f.hc.client), FERRY_HOST_IN_PROGRESS);
+	fixture_close(&f);
+	fixture_close(&g);
+	ferry_host_get_stats(h, &st);
+	CHECK_EQ(st.shadow_bytes, 0);
+	ferry_host_destroy(h);
+}
+
 int main(void)
 {
 	host = harness_host();
@@ -343,6 +488,7 @@ int main(void)
 	RUN_TEST(test_held_submit_runs_what_was_validated);
 	RUN_TEST(test_passthrough_policy);
 	RUN_TEST(test_shadow_pool_steady_state);
+	RUN_TEST(test_validation_in_steps);
 	ferry_host_destroy(host);
 	return test_finish();
 }
