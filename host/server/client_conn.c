@@ -1,7 +1,8 @@
 /* One client connection of ferryd: admission (--max-clients, the fd reserve), the frame reader
  * feeding libferry-host, and a non-blocking output queue (frames with their fds) drained on
  * EPOLLOUT, with back-pressure: a client that stops reading is not read either, and is cut off
- * if it stays stuck. */
+ * if it stays stuck. A frame the host stopped at its validation budget is continued once per
+ * pass, after the other clients had their turn. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,7 @@ struct conn {
 	bool throttled;     /* over FERRYD_OUT_THROTTLE_*: its requests are not read */
 	int64_t stuck_since_ns; /* throttled: when its queue last moved */
 	bool dead;
+	bool busy; /* a frame in progress (FERRY_HOST_IN_PROGRESS): no new frame until it is done */
 	char name[64];
 };
 
@@ -191,11 +193,17 @@ static unsigned conn_held_fds(void *cookie)
 
 static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds };
 
-static void read_frames(struct conn *c)
+static void set_busy(struct conn *c, bool busy)
 {
-	int64_t slice_end = now_ns() + FERRYD_CLIENT_SLICE_NS;
+	if (c->busy != busy)
+		c->srv->busy_conns += busy ? 1u : -1u;
+	c->busy = busy;
+}
+
+static void read_frames(struct conn *c, int64_t slice_end)
+{
 	/* Back-pressure is checked before each frame: one frame's replies carry at most a few fds. */
-	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled &&
+	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled && !c->busy &&
 			(i == 0 || now_ns() < slice_end); i++) {
 		int r = ferry_frame_read(c->fd, &c->reader);
 		if (r == 0)
@@ -209,7 +217,9 @@ static void read_frames(struct conn *c)
 		memcpy(fds, c->reader.fds, sizeof(fds));
 		int ret = ferry_host_client_handle(c->client, c->reader.payload, c->reader.len, fds, nfds);
 		ferry_frame_reader_next(&c->reader);
-		if (ret < 0)
+		if (ret == FERRY_HOST_IN_PROGRESS)
+			set_busy(c, true); /* the host kept the frame; conn_resume_busy goes on with it */
+		else if (ret < 0)
 			set_dead(c, ret == -EPIPE ? "client gone" : "protocol violations");
 	}
 }
@@ -219,11 +229,29 @@ void conn_event(struct conn *c, unsigned events)
 	if (events & EPOLLOUT)
 		flush_out(c);
 	/* A throttled client's hang-up would be reported again and again (level-triggered) while its
-	 * requests are not read: nobody is left to take its replies, so it is done. */
+	 * requests are not read: nobody is left to take its replies, so it is done. A busy
+	 * connection's turn is conn_resume_busy's, once per pass. */
 	if (c->throttled && (events & (EPOLLHUP | EPOLLERR)))
 		set_dead(c, "client hung up with replies unread");
-	else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-		read_frames(c);
+	else if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->busy)
+		read_frames(c, now_ns() + FERRYD_CLIENT_SLICE_NS);
+}
+
+void conn_resume_busy(struct server *srv)
+{
+	for (struct conn *c = srv->conns; c && srv->busy_conns; c = c->next) {
+		if (!c->busy || c->dead)
+			continue;
+		int64_t slice_end = now_ns() + FERRYD_CLIENT_SLICE_NS;
+		int ret = ferry_host_client_resume(c->client);
+		if (ret == FERRY_HOST_IN_PROGRESS)
+			continue;
+		set_busy(c, false);
+		if (ret < 0)
+			set_dead(c, ret == -EPIPE ? "client gone" : "protocol violations");
+		else
+			read_frames(c, slice_end); /* what is left of its turn */
+	}
 }
 
 static struct conn *conn_new(struct server *srv, int fd)
@@ -424,6 +452,7 @@ static void conn_free(struct conn *c)
 		srv->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	set_busy(c, false);
 	ferry_host_client_free(c->client);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);

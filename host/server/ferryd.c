@@ -73,8 +73,11 @@ static void usage(FILE *f)
 		"  --fd-reserve N       fds kept free for connected clients: new connections are\n"
 		"                       refused when fewer are left (default: 1/16 of the fd limit,\n"
 		"                       32..4096)\n"
+		"  --validate-slice N   PM4 dwords of a submit validated per client per loop pass; a\n"
+		"                       longer submit goes on in later passes (default %u; 0 = whole\n"
+		"                       submits at once, which lets one client stall the others)\n"
 		"  --help, --version\n",
-		FERRYD_DEFAULT_GPU);
+		FERRYD_DEFAULT_GPU, FERRYD_VALIDATE_SLICE_DWORDS);
 }
 
 static int parse_level(const char *s)
@@ -131,9 +134,9 @@ static void run(struct server *srv)
 {
 	struct epoll_event evs[64];
 	while (!srv->stop) {
-		int n = epoll_wait(srv->epfd, evs, 64,
-				   conn_timeout_ms(srv, capture_ctl_timeout_ms(srv, control_timeout_ms(srv,
-				   ferry_host_next_timeout_ms(srv->host)))));
+		int timeout = conn_timeout_ms(srv, capture_ctl_timeout_ms(srv, control_timeout_ms(srv,
+					      ferry_host_next_timeout_ms(srv->host))));
+		int n = epoll_wait(srv->epfd, evs, 64, srv->busy_conns ? 0 : timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -153,6 +156,8 @@ static void run(struct server *srv)
 				conn_event(tag, evs[i].events);
 			}
 		}
+		/* After everyone else's frames: long submits go on by one validation slice. */
+		conn_resume_busy(srv);
 		/* Always: retires work, answers due waits (the host fd or a deadline may be why we woke). */
 		ferry_host_dispatch(srv->host);
 		conn_reap_dead(srv);
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE,
-	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL };
+	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -198,6 +203,7 @@ int main(int argc, char **argv)
 		{ "max-client-fds", required_argument, NULL, OPT_MAX_CLIENT_FDS },
 		{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
 		{ "fd-reserve", required_argument, NULL, OPT_FD_RESERVE },
+		{ "validate-slice", required_argument, NULL, OPT_VALIDATE_SLICE },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
@@ -210,6 +216,7 @@ int main(int argc, char **argv)
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
 	 * --fd-reserve; 0 = the default */
 	unsigned quota[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint32_t validate_slice = FERRYD_VALIDATE_SLICE_DWORDS;
 	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -296,6 +303,17 @@ int main(int argc, char **argv)
 			quota[c - OPT_MAX_CLIENT_CONTEXTS] = (unsigned)v;
 			break;
 		}
+		case OPT_VALIDATE_SLICE: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || errno || v > 0xffffffffUL) {
+				fprintf(stderr, "ferryd: bad --validate-slice '%s' (want 0..4294967295)\n", optarg);
+				return 2;
+			}
+			validate_slice = (uint32_t)v;
+			break;
+		}
 		case OPT_HANGCHECK:
 		case OPT_FENCE_TIMEOUT:
 		case OPT_CRASH_DIR:
@@ -366,6 +384,7 @@ int main(int argc, char **argv)
 		.max_client_shadow_mib = quota[3],
 		.max_client_shadow_ratio = quota[4],
 		.max_client_fds = max_client_fds,
+		.validate_slice_dwords = validate_slice,
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {

@@ -28,6 +28,11 @@
  * milliseconds to validate, and the listen fds are level-triggered, so what is left in the
  * client's socket is simply reported again on the next epoll_wait. */
 #define FERRYD_CLIENT_SLICE_NS (2 * 1000 * 1000)
+/* PM4 dwords of one submit validated per client per pass (--validate-slice): a legal submit
+ * may carry 16 Mi dwords, hundreds of ms of validation, so a longer one is validated over
+ * several passes (FERRY_HOST_IN_PROGRESS) with the other clients served in between. At the
+ * validator's worst case (~30 ns a dword) this is about 1 ms. */
+#define FERRYD_VALIDATE_SLICE_DWORDS (32u * 1024u)
 
 struct conn;
 struct control;
@@ -39,6 +44,7 @@ struct server {
 	struct ferry_host *host;
 	struct conn *conns; /* doubly linked through conn.prev/next */
 	unsigned next_conn_id;
+	unsigned busy_conns; /* connections with a frame in progress: resumed every pass */
 	bool stop;
 	struct control *control; /* the operator's control socket, or NULL */
 	struct capture_ctl *capture; /* capture_ctl.c */
@@ -82,6 +88,9 @@ int conn_accept_all(struct server *srv);
 void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
+/* Continues, once per pass, each connection's frame in progress (and then reads its next
+ * frames as conn_event would). */
+void conn_resume_busy(struct server *srv);
 /* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS. */
 void conn_reap_dead(struct server *srv);
 /* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client deadline. */
