@@ -16,6 +16,7 @@
 
 #include "backend/kdev.h"
 #include "backend/uapi_msm.h"
+#include "bench_isolation.h"
 #include "bench_v3d.h"
 #include "bench_vulkan.h"
 #include "ferry/ferry.h"
@@ -419,6 +420,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ferry bench [--iterations N] [--gpu a630|a660|v3d-4.2|v3d-7.1] [--server URI] "
 		   "[--ferryd PATH] [--json (msm only)]\n"
+		   "       ferry bench --isolation [--iterations N (default 300)] [--gpu a630|a660] [--server URI] "
+		   "[--ferryd PATH]\n"
 		   "       ferry bench --vulkan [--cross-dir DIR] [--gpu a630|v3d-4.2] [--iterations N] [--ferryd PATH]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
@@ -434,17 +437,22 @@ static void usage(FILE *f)
 		   "  With --vulkan: Debian's arm64 Turnip (a630) or v3dv (v3d-4.2) under qemu-aarch64 runs\n"
 		   "  the e2e program's vkQueueSubmit + vkWaitForFences loop and pipelined submits on the\n"
 		   "  fake kernel (baseline) and through the shim and ferryd (validated, passthrough).\n"
-		   "  DIR is the aarch64 cross build (default $FERRY_CROSS_BUILD, else build-a64).\n");
+		   "  DIR is the aarch64 cross build (default $FERRY_CROSS_BUILD, else build-a64).\n"
+		   "  With --isolation: a good client's submit+wait of a 16 KiB validated stream and its\n"
+		   "  connect+HELLO (median, p99), alone and while another client of the same ferryd loops\n"
+		   "  the GPU in 16 contexts (waits that never end; IB chain spins), sends maximum-cost\n"
+		   "  validation submits, floods connections, or stops reading its replies; ratios to alone.\n");
 }
 
 int cmd_bench(int argc, char **argv)
 {
 	int iters = 2000;
 	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL;
-	bool json = false, vulkan = false;
+	bool json = false, vulkan = false, isolation = false, iters_given = false;
 	const char *cross_dir = getenv("FERRY_CROSS_BUILD");
 	static const struct option opts[] = {
 		{ "vulkan", no_argument, NULL, 'V' },
+		{ "isolation", no_argument, NULL, 'I' },
 		{ "cross-dir", required_argument, NULL, 'C' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "gpu", required_argument, NULL, 'g' },
@@ -460,6 +468,10 @@ int cmd_bench(int argc, char **argv)
 		switch (c) {
 		case 'n':
 			iters = atoi(optarg);
+			iters_given = true;
+			break;
+		case 'I':
+			isolation = true;
 			break;
 		case 'g':
 			gpu = optarg;
@@ -502,6 +514,26 @@ int cmd_bench(int argc, char **argv)
 			return 1;
 		}
 		return bench_vulkan(gpu, path, cross_dir && *cross_dir ? cross_dir : "build-a64", iters);
+	}
+	if (isolation) {
+		if (json || vulkan) {
+			fprintf(stderr, "bench: --isolation prints text figures on its own\n");
+			return 2;
+		}
+		struct ferryd_proc iso = { .pid = -1 };
+		if (!server) {
+			char path[PATH_MAX];
+			if (ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+				fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
+				return 1;
+			}
+			if (ferryd_spawn(path, gpu, NULL, true, 10000, &iso) < 0)
+				return 1;
+		}
+		int ret = bench_isolation(server ? server : iso.uri, iters_given ? iters : 300);
+		if (iso.pid > 0)
+			ferryd_stop(&iso, 10000);
+		return ret;
 	}
 	if (!strcmp(gpu, "v3d-4.2") || !strcmp(gpu, "v3d-7.1")) {
 		if (json) {
