@@ -4,6 +4,7 @@
 #define FERRY_SIM_WORKER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -20,12 +21,12 @@ struct timespec sim_abs_timespec(uint64_t deadline_ns);
  * between steps and cuts a step short when one arrives (sim_dev_lock_contended). */
 struct sim_dev_lock {
 	pthread_mutex_t mutex;
-	unsigned waiters; /* threads blocked in sim_dev_lock (atomic) */
+	atomic_uint waiters; /* threads blocked in sim_dev_lock */
 	/* The worker sleeps on handoff_cond (under handoff_mutex) until the waiters have had the
 	 * lock: sleeping, not spinning, leaves them a CPU to run on. */
 	pthread_mutex_t handoff_mutex;
 	pthread_cond_t handoff_cond;
-	uint64_t steps;          /* worker steps (atomic) */
+	_Atomic uint64_t steps;  /* worker steps */
 	uint64_t wait_steps_max; /* the most steps one sim_dev_lock waited through (under mutex) */
 };
 
@@ -34,7 +35,7 @@ void sim_dev_unlock(struct sim_dev_lock *l);
 /* Whether a thread waits for l (the holder should finish what it does soon). */
 static inline bool sim_dev_lock_contended(struct sim_dev_lock *l)
 {
-	return __atomic_load_n(&l->waiters, __ATOMIC_RELAXED) != 0;
+	return atomic_load_explicit(&l->waiters, memory_order_relaxed) != 0;
 }
 
 /* The device lock, work_cond (wakes the worker) and done_cond (wakes waiters), the condition
