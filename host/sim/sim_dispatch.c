@@ -1,8 +1,8 @@
 /* The simulated GPU's dispatcher, modeled on KGSL's adreno dispatcher (seed 003): every context
  * (a submitqueue) has a drawqueue; the dispatcher issues from the drawqueues onto one ringbuffer
  * per priority (at most SIM_CONTEXT_INFLIGHT per context, SIM_RING_SIZE per ring), the CP serves
- * the highest priority ring that has a ready submit and round-robins among the contexts within
- * it, one slice at a time. Around each submit the ring writes the context's start-of-pipe and
+ * the highest priority ring that has a ready submit and, within it, the context that ran least
+ * (round-robin among equals), one slice at a time. Around each submit the ring writes the context's start-of-pipe and
  * end-of-pipe timestamps into the open's memstore (kgsl_devmemstore), and submits retire when
  * the eoptimestamp has reached theirs (retire_obj / adreno_dispatch_retire_drawqueue).
  * A context's submits run in order; a submit stalled in a CP wait is not ready until its next
@@ -122,11 +122,23 @@ void sim_dispatch_issue(struct sim_msm_device *dev)
 	}
 }
 
+/* Where q stands in the fair order: its own work, but at most one slice behind the ring's
+ * clock, so a context that idled gets ahead of busy ones by a slice, not by all it did not run. */
+static uint64_t fair_key(const struct sim_msm_device *dev, const struct sim_ring *ring, const struct sim_queue *q)
+{
+	uint64_t floor = ring->vclock > dev->slice_budget ? ring->vclock - dev->slice_budget : 0;
+	return q->vrun > floor ? q->vrun : floor;
+}
+
 struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake)
 {
 	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
 		struct sim_ring *ring = &dev->rings[prio];
-		struct sim_submit *first = NULL, *after = NULL;
+		/* The context that ran least goes first (CFS-like), so a context with a little work is
+		 * not made to wait for every busy context's slice; ties in round-robin order. */
+		struct sim_submit *best = NULL;
+		uint64_t best_key = 0;
+		bool best_wraps = false;
 		for (struct sim_submit *s = ring->head; s; s = s->ring_next) {
 			/* Only a context's oldest submit runs: contexts execute in order. */
 			if (s != s->queue->head)
@@ -136,16 +148,22 @@ struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, u
 					*next_wake = s->next_poll_ns;
 				continue;
 			}
-			uint64_t seq = s->queue->seq;
-			if (!first || seq < first->queue->seq)
-				first = s;
-			if (seq > ring->rr_last && (!after || seq < after->queue->seq))
-				after = s;
+			uint64_t key = fair_key(dev, ring, s->queue);
+			bool wraps = s->queue->seq <= ring->rr_last;
+			if (!best || key < best_key ||
+			    (key == best_key && (wraps < best_wraps ||
+						 (wraps == best_wraps && s->queue->seq < best->queue->seq)))) {
+				best = s;
+				best_key = key;
+				best_wraps = wraps;
+			}
 		}
-		struct sim_submit *s = after ? after : first;
-		if (s) {
-			ring->rr_last = s->queue->seq;
-			return s;
+		if (best) {
+			ring->rr_last = best->queue->seq;
+			best->queue->vrun = best_key;
+			if (best_key > ring->vclock)
+				ring->vclock = best_key;
+			return best;
 		}
 	}
 	return NULL;

@@ -140,11 +140,13 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 		/* In pieces, so that an ioctl arriving mid-slice waits for one piece, not the slice. */
 		enum cp_result r;
 		uint32_t left = dev->slice_budget;
+		uint64_t ran = s->cp.packets;
 		do {
 			uint32_t piece = left < SIM_PREEMPT_PIECE ? left : SIM_PREEMPT_PIECE;
 			r = cp_run(&dev->cp, &mem, &s->cp, piece);
 			left -= piece;
 		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
+		s->queue->vrun += s->cp.packets - ran + 1; /* the dispatcher's fairness key */
 		s->run_ns += thread_cpu_ns() - t0;
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {

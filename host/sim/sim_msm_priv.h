@@ -110,6 +110,7 @@ struct sim_queue {
 	uint64_t seq;             /* creation order across the device: the round-robin key */
 	uint32_t ts_queued;       /* the newest context timestamp handed out */
 	unsigned inflight;        /* submits issued to the ring, not yet retired */
+	uint64_t vrun;            /* CP work (packets) this context ran: who is served next */
 	struct sim_submit *head, *tail; /* the drawqueue: every submit not yet retired */
 };
 
@@ -127,6 +128,7 @@ struct sim_ring {
 	uint32_t count;
 	uint64_t rr_last;         /* context seq that ran last: round-robin cursor */
 	uint64_t issue_last;      /* context seq that issued last */
+	uint64_t vclock;          /* the largest vrun picked: where a context that idled resumes */
 };
 
 struct sim_open {

@@ -1,5 +1,5 @@
-/* The dispatcher (KGSL-style): priority rings served highest first, round-robin among contexts
- * of a priority, per-context sop/eop timestamps in the memstore, retirement by end-of-pipe
+/* The dispatcher (KGSL-style): priority rings served highest first, within a priority the
+ * context that ran least (round-robin among equals), per-context sop/eop timestamps in the memstore, retirement by end-of-pipe
  * timestamp, and hangcheck (a wait that never completes, an IB chain loop) with its
  * devcoredump, while other contexts keep completing their work; and the device lock handed over
  * to a waiting thread however busy the GPU is. */
@@ -305,6 +305,65 @@ static void test_lock_handed_to_waiters(void)
 	sim_msm_device_destroy(dev);
 }
 
+/* The dispatcher serves the context that ran least first: a context with one short submit does
+ * not wait for every one of 8 spinning contexts' slices, only for the slice in progress. Counted
+ * in CP packets run between its submit and its completion. */
+static void test_light_context_not_behind_every_busy_one(void)
+{
+	enum { N = 8, LOOP_NOPS = 8000, ROUNDS = 20 };
+	struct sim_msm_device *dev;
+	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
+	sim_msm_set_hangcheck_ms(dev, 60000);
+	struct fixture f[N], light;
+	uint32_t fence[N];
+	for (int i = 0; i < N; i++) {
+		fx_init(dev, &f[i]);
+		struct pm4_builder a;
+		pm4_builder_init(&a, f[i].ib2.cpu, LOOP_NOPS + 8);
+		for (int n = 0; n < LOOP_NOPS; n++)
+			pm4_nop(&a, 0);
+		pm4_ib_chain(&a, f[i].ib2.iova, LOOP_NOPS + 4);
+		REQUIRE(pm4_builder_ok(&a));
+		pm4_ib(&f[i].b, f[i].ib2.iova, a.len);
+		const struct tbo *extra[2] = { &f[i].ib2, &f[i].data };
+		REQUIRE(submit_ib_bos(f[i].k, 0, &f[i].cmd, f[i].b.len, extra, 2, &fence[i]) == 0);
+	}
+	fx_init(dev, &light);
+	uint64_t worst = 0;
+	for (uint32_t r = 0; r < ROUNDS; r++) {
+		usleep(2000);
+		struct pm4_builder b;
+		pm4_builder_init(&b, light.cmd.cpu + 16 * r, 16);
+		pm4_mem_write(&b, light.data.iova + 4 * r, (const uint32_t[]){ r + 1 }, 1);
+		REQUIRE(pm4_builder_ok(&b));
+		struct sim_msm_cp_stats st;
+		sim_msm_get_cp_stats(dev, &st);
+		uint64_t before = st.packets;
+		uint32_t fl = submit_at(&light, 0, 16 * r, b.len);
+		/* Watch the write itself (a fence wait's wakeup would let more slices run). */
+		for (int spin = 0; spin < 20000 && !__atomic_load_n(&light.data.cpu[r], __ATOMIC_ACQUIRE); spin++)
+			usleep(50);
+		sim_msm_get_cp_stats(dev, &st);
+		CHECK_EQ(wait_fence_ms(light.k, 0, fl, 20000), 0);
+		/* Round 0 is behind the busy contexts that had no turn yet: all equal then. */
+		if (r > 0 && st.packets - before > worst)
+			worst = st.packets - before;
+		CHECK_EQ(light.data.cpu[r], r + 1);
+	}
+	/* One slice is 65536 NOPs; round-robin behind all 8 would be up to 8. */
+	if (worst >= 3 * 65536u)
+		fprintf(stderr, "  %llu packets ran between a light submit and its completion\n",
+			(unsigned long long)worst);
+	CHECK(worst < 3 * 65536u);
+	sim_msm_set_hangcheck_ms(dev, 50);
+	for (int i = 0; i < N; i++) {
+		CHECK_EQ(wait_fence_ms(f[i].k, 0, fence[i], 20000), 0);
+		fx_fini(&f[i]);
+	}
+	fx_fini(&light);
+	sim_msm_device_destroy(dev);
+}
+
 int main(void)
 {
 	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
@@ -313,6 +372,7 @@ int main(void)
 	RUN_TEST(test_hang_beside_busy_context);
 	RUN_TEST(test_chain_loop_hang);
 	RUN_TEST(test_lock_handed_to_waiters);
+	RUN_TEST(test_light_context_not_behind_every_busy_one);
 	sim_msm_device_destroy(dev);
 	return test_finish();
 }
