@@ -363,20 +363,22 @@ static int prepare_relocs(struct pm4v_validator *v)
 }
 
 /* Patches the relocs that land in stream s (copied to d). */
-static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d)
+/* Patches the relocs that land in dwords [from, to) of stream s (copied to d). */
+static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t from,
+			 uint32_t to)
 {
-	if (!v->nr_relocs || s->bo_offset >= UINT32_MAX)
+	uint64_t start = s->bo_offset + (uint64_t)from * 4u, end = s->bo_offset + (uint64_t)to * 4u;
+	if (!v->nr_relocs || start >= UINT32_MAX)
 		return;
 	uint32_t lo = 0, hi = v->nr_relocs;
-	while (lo < hi) { /* first reloc >= (bo, bo_offset) */
+	while (lo < hi) { /* first reloc >= (bo, start) */
 		uint32_t mid = lo + (hi - lo) / 2;
 		const struct pm4v_reloc_ref *r = &v->relocs[mid];
-		if (r->bo < s->bo || (r->bo == s->bo && r->offset < s->bo_offset))
+		if (r->bo < s->bo || (r->bo == s->bo && r->offset < start))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	uint64_t end = s->bo_offset + (uint64_t)s->dwords * 4u;
 	for (; lo < v->nr_relocs; lo++) {
 		const struct pm4v_reloc_ref *r = &v->relocs[lo];
 		if (r->bo != s->bo || r->offset >= end)
@@ -385,6 +387,10 @@ static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, 
 		v->relocs_applied++;
 	}
 }
+
+/* The most dwords one packet spans (a type-7 header and a 14-bit count): a walk stopped at its
+ * budget may have read this far past it. */
+#define MAX_PACKET_DWORDS (1u + 0x3fffu)
 
 /* Stream copies cost less per dword than the walk; charged so that many small streams still
  * spend a budget. */
@@ -421,7 +427,6 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 	 * at, so no recursion and every stream is copied once. */
 	for (uint32_t i = v->next_stream; i < v->nr_streams; i++) {
 		struct pm4v_stream s = v->streams[i]; /* by value: the table may move */
-		size_t bytes = (size_t)s.dwords * 4u;
 		if (!v->stream_open) {
 			if (budget && !*budget) {
 				v->next_stream = i;
@@ -434,23 +439,37 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				if (grow((void **)&v->scratch, &v->cap_scratch, s.dwords, sizeof(uint32_t)))
 					return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 			}
-			memcpy(v->scratch, (const uint8_t *)in->bos[s.bo].map + s.bo_offset, bytes);
-			apply_relocs(v, &s, v->scratch);
 			v->walk_at = (struct pm4v_walk_pos){ .pos = 0 };
+			v->copied = 0;
+			v->published = 0;
 			v->stream_open = true;
+		}
+		/* Copy in (once per dword: the snapshot) and relocate only what this call's walk can
+		 * read, and copy out what it finished, so that a budget bounds the bytes moved too. */
+		uint64_t want = s.dwords;
+		if (budget && (uint64_t)v->walk_at.pos + *budget + MAX_PACKET_DWORDS < want)
+			want = v->walk_at.pos + *budget + MAX_PACKET_DWORDS;
+		if (want > v->copied) {
+			memcpy(v->scratch + v->copied,
+			       (const uint8_t *)in->bos[s.bo].map + s.bo_offset + (uint64_t)v->copied * 4u,
+			       ((size_t)want - v->copied) * 4u);
+			apply_relocs(v, &s, v->scratch, v->copied, (uint32_t)want);
 			if (budget) {
-				uint64_t cost = 1u + (s.dwords >> COPY_COST_SHIFT);
+				uint64_t cost = 1u + ((want - v->copied) >> COPY_COST_SHIFT);
 				*budget -= *budget > cost ? cost : *budget - 1; /* still one packet now */
 			}
+			v->copied = (uint32_t)want;
 		}
 		int r = pm4v_walk(v, &s, v->scratch, &v->walk_at, budget);
 		if (r < 0)
 			return -1;
+		uint32_t done = r > 0 ? v->walk_at.pos : s.dwords;
+		memcpy(s.shadow_map + v->published, v->scratch + v->published, ((size_t)done - v->published) * 4u);
+		v->published = done;
 		if (r > 0) {
 			v->next_stream = i;
 			return 1;
 		}
-		memcpy(s.shadow_map, v->scratch, bytes);
 		v->stream_open = false;
 	}
 

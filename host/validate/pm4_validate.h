@@ -219,7 +219,8 @@ int pm4v_validate(struct pm4v_validator *v, const struct pm4v_submit *submit,
 
 /* The same work in bounded steps, so that one submit's validation cannot hold its caller for
  * long: each call walks about budget_dwords dwords (at least one packet; stream copies are
- * charged an eighth of their size) and returns 1 when the submit is not done yet. The caller
+ * charged an eighth of their size), copies in from the guest (still once per dword) and out to
+ * the shadow only about that much, and returns 1 when the submit is not done yet. The caller
  * then calls again, any time later, with a submit of the same contents and the same allocator
  * (the structs may be new copies) until it gets 0 or -1 as above; between calls the validator
  * must not be used for anything else, and the BOs, their mappings and the shadows allocated so

@@ -106,6 +106,8 @@ struct pm4v_validator {
 	/* a submit stopped at its budget (pm4v_validate_step): what the next call continues */
 	bool resuming;
 	bool stream_open;       /* streams[next_stream] is in scratch, walked up to walk_at */
+	uint32_t copied;        /* dwords of it copied into scratch (and relocated) */
+	uint32_t published;     /* dwords of it copied out to its shadow */
 	uint32_t next_stream;
 	uint32_t nr_out;
 	struct pm4v_walk_pos walk_at;

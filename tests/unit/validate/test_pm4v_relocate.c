@@ -222,9 +222,88 @@ static void test_reuse(void)
 	harness_fini(&h);
 }
 
+/* Validated in budgeted steps (pm4v_validate_step), a long stream with relocs, a conditional
+ * skip and an IB spread over it gives the same shadows and result as validated whole. */
+static void test_steps_equal_whole(void)
+{
+	struct harness h;
+	harness_init(&h);
+	enum { DW = 600000 };
+	uint32_t *d = h.mem[BO_DATA];
+	struct pm4_builder b;
+	pm4_builder_init(&b, h.mem[BO_CMD], 64);
+	pm4_mem_write(&b, DATA_IOVA + (DW + 16) * 4ull, (const uint32_t[]){ 7 }, 1);
+	uint32_t ib_dw = b.len;
+	pm4_builder_init(&b, d, DW);
+	struct ferry_msm_submit_reloc relocs[16];
+	uint32_t nr = 0;
+	while (b.len < DW - 64) {
+		if (b.len % 70000 < 2 && nr < 16) {
+			uint32_t at = b.len;
+			uint64_t off = (DW + 32 + nr) * 4ull;
+			pm4_mem_write(&b, 0, (const uint32_t[]){ at }, 1);
+			relocs[nr++] = (struct ferry_msm_submit_reloc){ .submit_offset = (at + 1) * 4, .bo_index = BO_DATA,
+									.bo_offset = off };
+			relocs[nr++] = (struct ferry_msm_submit_reloc){ .submit_offset = (at + 2) * 4, .bo_index = BO_DATA,
+									.bo_offset = off, .shift = -32 };
+		} else if (b.len % 100000 == 50) {
+			PM4_PKT7(&b, CP_COND_EXEC, LO(DATA_IOVA), HI(DATA_IOVA), LO(DATA_IOVA), HI(DATA_IOVA), 0, 20000);
+		} else if (b.len % 150000 == 7) {
+			pm4_ib(&b, CMD_IOVA, ib_dw);
+		} else {
+			pm4_nop(&b, 0);
+		}
+	}
+	REQUIRE(pm4_builder_ok(&b));
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_DATA, 0, b.len * 4 };
+	struct pm4v_submit sub = {
+		.bos = h.bos, .nr_bos = NR_BOS, .submit_bos = h.submit_bos, .nr_submit_bos = NR_BOS,
+		.cmds = &cmd, .nr_cmds = 1, .relocs = relocs, .nr_relocs = nr,
+	};
+	struct pm4v_shadow_allocator a = { harness_alloc, &h };
+	int w = pm4v_validate(h.v, &sub, &a, &h.res, &h.err);
+	if (w)
+		fprintf(stderr, "  %s\n", h.err.msg);
+	REQUIRE(w == 0);
+	struct pm4v_result whole = h.res;
+	uint32_t used = h.pool_used;
+	uint8_t *pool = malloc(used);
+	REQUIRE(pool);
+	memcpy(pool, h.pool, used);
+
+	memset(h.pool, 0, POOL_SIZE);
+	h.pool_used = 0;
+	int r, calls = 0;
+	while ((r = pm4v_validate_step(h.v, &sub, &a, 1000, &h.res, &h.err)) == 1) {
+		calls++;
+		CHECK(pm4v_validate_in_progress(h.v));
+	}
+	CHECK_EQ(r, 0);
+	CHECK(calls > 500);
+	CHECK(!pm4v_validate_in_progress(h.v));
+	CHECK_EQ(h.pool_used, used);
+	CHECK(memcmp(h.pool, pool, used) == 0);
+	CHECK_EQ(h.res.nr_cmds, whole.nr_cmds);
+	CHECK_EQ(h.res.nr_streams, whole.nr_streams);
+	CHECK_EQ(h.res.dwords, whole.dwords);
+	CHECK_EQ(h.res.relocs_applied, whole.relocs_applied);
+	CHECK_EQ(h.res.relocs_applied, nr);
+
+	/* Stopped half-way and cancelled, then whole again: as if never started. */
+	for (int i = 0; i < 50; i++)
+		REQUIRE(pm4v_validate_step(h.v, &sub, &a, 1000, &h.res, &h.err) == 1);
+	pm4v_validate_cancel(h.v);
+	h.pool_used = 0;
+	REQUIRE(pm4v_validate(h.v, &sub, &a, &h.res, &h.err) == 0);
+	CHECK(memcmp(h.pool, pool, used) == 0);
+	free(pool);
+	harness_fini(&h);
+}
+
 int main(void)
 {
 	RUN_TEST(test_relocs_into_shadow);
+	RUN_TEST(test_steps_equal_whole);
 	RUN_TEST(test_reloc_errors);
 	RUN_TEST(test_targets_rewritten);
 	RUN_TEST(test_toctou);
