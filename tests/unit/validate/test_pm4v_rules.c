@@ -516,6 +516,38 @@ static void test_register_reads(void)
 	harness_reset(&h);
 	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false);
 	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+
+	/* Validated in budgeted steps, a stream keeps what it wrote across the stops (and a
+	 * chain stays a chain), and a new submit still starts with nothing written. */
+	for (int order = 0; order < 2; order++) {
+		/* In an IB2, where only the stream's own writes count. */
+		struct pm4_builder b2;
+		memset(h.mem[BO_CMD2], 0, CMD_SIZE);
+		pm4_builder_init(&b2, h.mem[BO_CMD2], CMD_SIZE / 4u);
+		if (order == 0)
+			PM4_PKT4(&b2, 0xa800, 1);
+		for (int i = 0; i < 64; i++)
+			pm4_nop(&b2, 3);
+		pm4_reg_to_mem(&b2, 0xa800, 1, DATA_IOVA, false);
+		REQUIRE(pm4_builder_ok(&b2));
+		harness_reset(&h);
+		pm4_ib(&h.b, CMD2_IOVA, b2.len);
+		REQUIRE(pm4_builder_ok(&h.b));
+		struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_CMD, 0, pm4_builder_bytes(&h.b) };
+		struct pm4v_submit sub = {
+			.bos = h.bos, .nr_bos = NR_BOS, .submit_bos = h.submit_bos, .nr_submit_bos = NR_BOS,
+			.cmds = &cmd, .nr_cmds = 1,
+		};
+		struct pm4v_shadow_allocator a = { harness_alloc, &h };
+		h.pool_used = 0;
+		int r, steps = 0;
+		while ((r = pm4v_validate_step(h.v, &sub, &a, 16, &h.res, &h.err)) == 1)
+			steps++;
+		CHECK(steps > 4);
+		CHECK_EQ(r, order == 0 ? 0 : -1);
+		if (order == 1)
+			CHECK_EQ(h.err.rule, PM4V_ERR_UNWRITTEN_REG);
+	}
 	(void)nop;
 	harness_fini(&h);
 }
