@@ -1,0 +1,151 @@
+/* libFuzzer target for the PM4 validator and the CP model: the input is one msm submit (cmds,
+ * relocs, command bytes) in a small fixed BO set; what the validator accepts runs on the CP. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/uapi_msm.h"
+#include "fuzz_pm4_input.h"
+#include "pm4_validate.h"
+#include "sim/cp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define POOL_IOVA 0x800000000ull
+#define POOL_SIZE (2u << 20)
+
+struct fuzz_ctx {
+	struct pm4v_bo bos[FP_NR_BOS];
+	uint8_t *mem[FP_NR_BOS];
+	uint8_t *pool;
+	uint32_t pool_used;
+	struct pm4v_validator *v[2]; /* a630, a660 */
+	struct cp_device cp;
+};
+
+static struct fuzz_ctx *fx;
+
+static void fuzz_init(void)
+{
+	static const uint64_t iova[FP_NR_BOS] = { FP_CMD_IOVA, FP_CMD2_IOVA, FP_DATA_IOVA, FP_RO_IOVA };
+	static const uint64_t size[FP_NR_BOS] = { FP_CMD_SIZE, FP_CMD_SIZE, FP_DATA_SIZE, FP_RO_SIZE };
+	/* One context for the whole run (libFuzzer never returns); zeroed per input instead. */
+	fx = calloc(1, sizeof(*fx));
+	if (!fx)
+		abort();
+	for (int i = 0; i < FP_NR_BOS; i++) {
+		fx->mem[i] = calloc(1, size[i]);
+		if (!fx->mem[i])
+			abort();
+		fx->bos[i] = (struct pm4v_bo){ .iova = iova[i], .size = size[i], .map = fx->mem[i], .id = 3u + (uint32_t)i,
+					       .flags = i == FP_BO_RO ? PM4V_BO_GPU_READONLY : 0 };
+	}
+	fx->pool = calloc(1, POOL_SIZE);
+	fx->cp.regs = calloc(CP_NUM_REGS, sizeof(uint32_t));
+	struct pm4v_policy p;
+	pm4v_policy_a6xx(&p, 630);
+	fx->v[0] = pm4v_create(&p);
+	pm4v_policy_a6xx(&p, 660);
+	fx->v[1] = pm4v_create(&p);
+	if (!fx->pool || !fx->cp.regs || !fx->v[0] || !fx->v[1])
+		abort();
+}
+
+static int shadow_alloc(void *ctx, uint32_t size, struct pm4v_shadow *out)
+{
+	struct fuzz_ctx *c = ctx;
+	uint32_t aligned = (size + 63u) & ~63u;
+	if (aligned < size || aligned > POOL_SIZE - c->pool_used)
+		return -1;
+	out->iova = POOL_IOVA + c->pool_used;
+	out->map = c->pool + c->pool_used;
+	c->pool_used += aligned;
+	return 0;
+}
+
+/* The GPU's view: the context's BOs and the shadow pool, which the GPU may only read (as the
+ * host maps it MSM_BO_GPU_READONLY). */
+static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint64_t *avail, const char **fault_type)
+{
+	struct fuzz_ctx *c = ctx;
+	for (int i = 0; i < FP_NR_BOS; i++) {
+		const struct pm4v_bo *b = &c->bos[i];
+		if (iova >= b->iova && iova - b->iova < b->size) {
+			if (write && (b->flags & PM4V_BO_GPU_READONLY)) {
+				*fault_type = "PERMISSION";
+				return NULL;
+			}
+			uint64_t left = b->size - (iova - b->iova);
+			*avail = len < left ? len : left;
+			return c->mem[i] + (iova - b->iova);
+		}
+	}
+	if (iova >= POOL_IOVA && iova - POOL_IOVA < POOL_SIZE) {
+		if (write) {
+			*fault_type = "PERMISSION";
+			return NULL;
+		}
+		uint64_t left = POOL_SIZE - (iova - POOL_IOVA);
+		*avail = len < left ? len : left;
+		return c->pool + (iova - POOL_IOVA);
+	}
+	*fault_type = "TRANSLATION";
+	return NULL;
+}
+
+/* Runs the validated command buffers in order, each with a bounded budget: an accepted stream
+ * may legitimately loop (a WAIT that never holds, a long chain), which is the hangcheck's job. */
+static void run_on_cp(const struct pm4v_result *res)
+{
+	static struct cp_exec x;
+	struct cp_mem mem = { .ctx = fx, .translate = translate };
+	cp_exec_init(&x);
+	for (uint32_t i = 0; i < res->nr_cmds; i++) {
+		cp_exec_start_ib1(&x, res->cmds[i].iova, res->cmds[i].size / 4u);
+		enum cp_result r = CP_RESULT_BUDGET;
+		for (int slice = 0; slice < 16 && r == CP_RESULT_BUDGET; slice++)
+			r = cp_run(&fx->cp, &mem, &x, 1u << 14);
+		if (r != CP_RESULT_DONE)
+			return;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!fx)
+		fuzz_init();
+	struct fp_input in;
+	if (fp_parse(data, size, &in) != 0)
+		return 0;
+	memset(fx->mem[FP_BO_CMD], 0, FP_CMD_SIZE);
+	memset(fx->mem[FP_BO_CMD2], 0, FP_CMD_SIZE);
+	memset(fx->mem[FP_BO_DATA], 0, FP_DATA_SIZE);
+	memset(fx->mem[FP_BO_RO], 0, FP_RO_SIZE);
+	memset(fx->cp.regs, 0, CP_NUM_REGS * sizeof(uint32_t));
+	size_t first = in.stream_len < FP_CMD_SIZE ? in.stream_len : FP_CMD_SIZE;
+	memcpy(fx->mem[FP_BO_CMD], in.stream, first);
+	memcpy(fx->mem[FP_BO_CMD2], in.stream + first, in.stream_len - first);
+
+	static const uint32_t submit_bos[FP_NR_BOS] = { 0, 1, 2, 3 };
+	struct pm4v_submit s = {
+		.bos = fx->bos, .nr_bos = FP_NR_BOS, .submit_bos = submit_bos, .nr_submit_bos = FP_NR_BOS,
+		.cmds = in.cmds, .nr_cmds = in.nr_cmds, .relocs = in.relocs, .nr_relocs = in.nr_relocs,
+	};
+	struct pm4v_shadow_allocator a = { shadow_alloc, fx };
+	struct pm4v_result res;
+	struct pm4v_error err;
+	fx->pool_used = 0;
+	int r = pm4v_validate(fx->v[in.gpu_660], &s, &a, &res, &err);
+	if (r != 0) {
+		/* A rejection always names its rule. */
+		if (r != -1 || err.rule == PM4V_OK || !err.msg[0])
+			abort();
+		if (getenv("FERRY_FUZZ_VERBOSE")) /* to check that seeds pass */
+			fprintf(stderr, "rejected: %s\n", err.msg);
+	} else {
+		run_on_cp(&res);
+	}
+	memset(fx->pool, 0, fx->pool_used);
+	return 0;
+}
