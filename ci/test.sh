@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: install, cross-build the arm64 guest side (shim, fake kernel, e2e programs),
 # build twice (plain, and ASan+UBSan), run every test in both — the e2e suite runs Debian's arm64
-# Mesa under qemu-aarch64 against each build's ferryd — and end with one line
-# "N passed, N failed" over both runs.
+# Mesa under qemu-aarch64 against each build's ferryd — then build the libFuzzer targets (clang)
+# and run each for FERRY_FUZZ_SECONDS (default 60; 0 = only their short smoke runs), and end with
+# one line "N passed, N failed" over all runs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -43,6 +44,24 @@ fi
 
 run_suite "plain" build-ci "${e2e_opt[@]}"
 run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false "${e2e_opt[@]}"
+
+# Fuzzing: only the fuzz targets and the seed generator are built in this directory, and only the
+# fuzz suites run (each bounded run is one test; a sanitizer report or crash fails it).
+fuzz_secs=${FERRY_FUZZ_SECONDS:-60}
+fuzz_suites=(--suite fuzz)
+[ "$fuzz_secs" != 0 ] && fuzz_suites+=(--suite fuzz-run)
+echo "== fuzz: build (build-ci-fuzz)"
+if CC=clang CXX=clang++ FERRY_NINJA_TARGETS="tests/fuzz/fuzz_seeds tests/fuzz/fuzz_decode tests/fuzz/fuzz_host tests/fuzz/fuzz_pm4 tests/fuzz/fuzz_v3d tests/fuzz/fuzz_capture" \
+	"$top/ci/build.sh" build-ci-fuzz -Dintegration_tests=false -Dfuzz_runs=true; then
+	echo "== fuzz: run (${fuzz_secs} s per target)"
+	FERRY_FUZZ_SECONDS=$fuzz_secs meson test -C build-ci-fuzz --no-rebuild "${fuzz_suites[@]}" \
+		--print-errorlogs --num-processes 2 || status=1
+	logs+=("build-ci-fuzz/meson-logs/testlog.json")
+else
+	echo "== fuzz: build FAILED"
+	status=1
+	build_failures=$((build_failures + 1))
+fi
 
 python3 - "$build_failures" "${logs[@]}" <<'PY'
 import json, sys
