@@ -453,8 +453,11 @@ static int alloc_shadow(struct v3dval *v, const struct v3dval_shadow_allocator *
 
 /* Host-private tile memory for the bin job (policy.shadow_tile_memory): the PTB writes the tile
  * lists there and the render job's tile list bases are moved into it, so the implicit tile lists
- * the render job executes are out of the guest's reach. The PTB initializes the lists itself;
- * the tile state array starts zeroed, as a fresh kernel BO would. */
+ * the render job executes are out of the guest's reach. Both start zeroed: the PTB terminates
+ * the lists only at the FLUSH that ends binning, and a bin list that stops before it (HALT, an
+ * earlier end address) would otherwise leave the render job running whatever the recycled
+ * shadow memory held (other jobs' lists, with addresses checked for another time); zeroes are
+ * HALTs. The tile state array is zeroed as a fresh kernel BO would be. */
 static int tile_memory_shadows(struct v3dval *v, const struct v3dval_shadow_allocator *alloc)
 {
 	const struct v3dval_cl_submit *in = v->in;
@@ -462,8 +465,11 @@ static int tile_memory_shadows(struct v3dval *v, const struct v3dval_shadow_allo
 	v->qts_shadow = (struct v3dval_shadow){ in->qts, NULL };
 	if (!v->policy.shadow_tile_memory || in->bcl_start == in->bcl_end)
 		return 0;
-	if (in->qms && alloc_shadow(v, alloc, in->qms + v->readahead, &v->qma_shadow))
-		return -1;
+	if (in->qms) {
+		if (alloc_shadow(v, alloc, in->qms + v->readahead, &v->qma_shadow))
+			return -1;
+		memset(v->qma_shadow.map, 0, (size_t)in->qms + v->readahead);
+	}
 	if (in->qts) {
 		uint32_t size = v->tile_state_bytes ? v->tile_state_bytes : 256u;
 		if (alloc_shadow(v, alloc, size, &v->qts_shadow))

@@ -151,9 +151,56 @@ static void test_guest_lists_would_escape(void)
 	}
 }
 
+/* A bin job that stops before the FLUSH that ends binning never has the binner terminate its
+ * tile lists, so the render job runs whatever the host's tile memory held before (the shadow
+ * allocator recycles memory: other jobs' lists). The validator must hand over tile memory that
+ * runs nothing it did not check. (Found by tests/fuzz/fuzz_v3d.) */
+static void test_unbinned_tile_memory_runs_nothing(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		h_init(&h, ver);
+		const struct copy_case *cc = &cases[0];
+		uint32_t stride = cc->w * cc->cpp, size = round_page((uint64_t)stride * cc->h);
+		struct v3d_clb_raster_job job = {
+			.width = cc->w, .height = cc->h, .format = cc->format, .bpp = cc->bpp,
+			.type = ver == 42 ? cc->type42 : cc->type71,
+			.src_addr = SRC, .src_stride = stride, .dst_addr = DST, .dst_stride = stride,
+			.tile_alloc_addr = TA,
+		};
+		uint32_t qms = v3d_clb_raster_tile_alloc_size(ver, &job);
+		uint8_t *bcl_mem = h_bo(&h, BCL, CL_SIZE);
+		uint8_t *rcl_mem = h_bo(&h, RCL, CL_SIZE);
+		uint8_t *ind_mem = h_bo(&h, IND, CL_SIZE);
+		h_bo(&h, TA, round_page((uint64_t)qms + 16384));
+		h_bo(&h, TS, 0x10000);
+		h_bo(&h, SRC, size);
+		h_bo(&h, DST, size);
+		struct v3d_clb bcl, rcl, ind;
+		v3d_clb_init(&bcl, ver, bcl_mem, CL_SIZE, BCL);
+		v3d_clb_init(&rcl, ver, rcl_mem, CL_SIZE, RCL);
+		v3d_clb_init(&ind, ver, ind_mem, CL_SIZE, IND);
+		REQUIRE(v3d_clb_raster_bin(&bcl, &job));
+		REQUIRE(v3d_clb_raster_render(&rcl, &ind, &job));
+		REQUIRE(bcl_mem[bcl.len - 1] == V3D_CL_FLUSH);
+		/* the bin list ends just before its FLUSH */
+		struct h_job j = { .bcl_start = BCL, .bcl_end = v3d_clb_gpu_addr(&bcl) - 1, .rcl_start = RCL,
+				   .rcl_end = v3d_clb_gpu_addr(&rcl), .qma = TA, .qms = qms, .qts = TS };
+		H_ACCEPT(&h, &j);
+		struct v3d_cle_fault fault;
+		enum v3d_cle_status st = h_run(&h, &fault);
+		CHECK_EQ(st, V3D_CLE_DONE);
+		if (st != V3D_CLE_DONE)
+			fprintf(stderr, "  ver %d: %s at 0x%08x (packet 0x%08x op %u)\n", ver,
+				fault.what ? fault.what : "?", fault.addr, fault.packet_addr, fault.opcode);
+		h_fini(&h);
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_validated_copy_runs);
 	RUN_TEST(test_guest_lists_would_escape);
+	RUN_TEST(test_unbinned_tile_memory_runs_nothing);
 	return test_finish();
 }
