@@ -1,5 +1,6 @@
 /* libFuzzer target for the PM4 validator and the CP model: the input is one msm submit (cmds,
  * relocs, command bytes) in a small fixed BO set; what the validator accepts runs on the CP. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,30 @@ static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint6
 	return NULL;
 }
 
+/* A validated stream may still fault the CP where the validator leaves things to the GPU (page
+ * tables bound register-programmed addresses; packets it does not know pass unchanged), but the
+ * CP must parse it as the validator did: same packet boundaries, same IB nesting. */
+static void check_fault(const struct cp_exec *x)
+{
+	static const char *const parse_errors[] = {
+		"type-4 header parity error", "type-7 header parity error", "invalid packet type",
+		"packet runs past the end of its IB", "CP_INDIRECT_BUFFER inside a draw-state group",
+		"CP_INDIRECT_BUFFER inside IB2 (a6xx nests IBs two deep)",
+		"CP_INDIRECT_BUFFER_CHAIN is not the last packet of its IB", "draw-state group nested too deep",
+	};
+	const struct cp_fault *f = &x->fault;
+	bool bad = false;
+	for (size_t i = 0; f->kind == CP_FAULT_OPCODE && i < sizeof(parse_errors) / sizeof(parse_errors[0]); i++)
+		bad |= strcmp(f->reason, parse_errors[i]) == 0;
+	if (bad || getenv("FERRY_FUZZ_VERBOSE"))
+		fprintf(stderr, "validated stream faulted: %s%s at IB%u 0x%llx dword %u (iova 0x%llx %s%s)\n",
+			f->kind == CP_FAULT_OPCODE ? "opcode error: " : "page fault",
+			f->kind == CP_FAULT_OPCODE ? f->reason : "", f->ib_level, (unsigned long long)f->ib_base, f->dword,
+			(unsigned long long)f->iova, f->write ? "write " : "", f->type ? f->type : "");
+	if (bad)
+		abort();
+}
+
 /* Runs the validated command buffers in order, each with a bounded budget: an accepted stream
  * may legitimately loop (a WAIT that never holds, a long chain), which is the hangcheck's job. */
 static void run_on_cp(const struct pm4v_result *res)
@@ -106,6 +131,12 @@ static void run_on_cp(const struct pm4v_result *res)
 		enum cp_result r = CP_RESULT_BUDGET;
 		for (int slice = 0; slice < 16 && r == CP_RESULT_BUDGET; slice++)
 			r = cp_run(&fx->cp, &mem, &x, 1u << 14);
+		if (r == CP_RESULT_FAULT && getenv("FERRY_FUZZ_TRIAGE"))
+			fprintf(stderr, "TRIAGE cp fault kind %d: %s iova 0x%llx write %d type %s level %u op %d\n", x.fault.kind,
+				x.fault.reason ? x.fault.reason : "-", (unsigned long long)x.fault.iova, x.fault.write,
+				x.fault.type ? x.fault.type : "-", x.fault.ib_level, x.fault.opcode);
+		if (r == CP_RESULT_FAULT)
+			check_fault(&x);
 		if (r != CP_RESULT_DONE)
 			return;
 	}

@@ -1,6 +1,7 @@
 /* libFuzzer target for the V3D validator and the simulated CLE / TFU: the input is one SUBMIT_CL
  * (or TFU, or CSD) job in a small fixed BO set; what the validator accepts runs on the model. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,28 @@ static int gpu_write(void *ctx, uint32_t addr, const void *src, uint32_t len)
 	return 0;
 }
 
+/* A validated list may still stop the CLE on what the validator leaves to the GPU (packets the
+ * model does not execute, geometry that does not add up), but never by touching memory outside
+ * the context's BOs and the shadows, or by a list the CLE parses differently from the validator. */
+static void check_stop(const char *list, enum v3d_cle_status st, const struct v3d_cle *cle)
+{
+	static const char *const parse_errors[] = {
+		"unknown opcode", "sub-list nested in a sub-list (one return register)",
+		"Return from sub-list with no sub-list", "tile allocation memory smaller than the initial tile-list blocks",
+	};
+	if (st != V3D_CLE_FAULT && st != V3D_CLE_ERROR)
+		return;
+	const struct v3d_cle_fault *f = v3d_cle_fault(cle);
+	bool bad = st == V3D_CLE_FAULT;
+	for (size_t i = 0; i < sizeof(parse_errors) / sizeof(parse_errors[0]); i++)
+		bad |= strcmp(f->what, parse_errors[i]) == 0;
+	if (bad || getenv("FERRY_FUZZ_VERBOSE"))
+		fprintf(stderr, "validated %s list stopped: %s at 0x%08x (%s, packet 0x%08x opcode %u)\n", list, f->what,
+			f->addr, f->write ? "write" : "read", f->packet_addr, f->opcode);
+	if (bad)
+		abort();
+}
+
 /* Bin then render, each with a bounded budget: an accepted list may still run long (a tile walk
  * over a big frame), which is the hangcheck's business, not the fuzzer's. */
 static void run_cl(int v, const struct v3dval_cl_result *res)
@@ -117,6 +140,7 @@ static void run_cl(int v, const struct v3dval_cl_result *res)
 		st = V3D_CLE_YIELD;
 		for (int i = 0; i < 64 && st == V3D_CLE_YIELD; i++)
 			st = v3d_cle_run(fx->cle[v][0], &mem, 256);
+		check_stop("bin", st, fx->cle[v][0]);
 	}
 	if (st != V3D_CLE_DONE)
 		return;
@@ -124,6 +148,7 @@ static void run_cl(int v, const struct v3dval_cl_result *res)
 	st = V3D_CLE_YIELD;
 	for (int i = 0; i < 64 && st == V3D_CLE_YIELD; i++)
 		st = v3d_cle_run(fx->cle[v][1], &mem, 256);
+	check_stop("render", st, fx->cle[v][1]);
 }
 
 static void check_rejection(int r, const struct v3dval_error *err)
