@@ -202,7 +202,8 @@ int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a)
 		const char *src = (const char *)(uintptr_t)a->value;
 		if (a->len && !src)
 			return -EFAULT;
-		memcpy(bo->name, src, a->len);
+		if (a->len) /* len 0 may come with a NULL value */
+			memcpy(bo->name, src, a->len);
 		bo->name[a->len] = '\0';
 		for (uint32_t i = 0; i < a->len; i++) {
 			unsigned char c = (unsigned char)bo->name[i];

@@ -83,7 +83,8 @@ int sim_ioctl_set_param(struct sim_open *o, struct drm_msm_param *a)
 		size_t cap = a->param == MSM_PARAM_COMM ? sizeof(o->comm) : sizeof(o->cmdline);
 		/* The kernel keeps the whole string; crash logs here keep what fits. */
 		size_t n = a->len < cap - 1 ? a->len : cap - 1;
-		memcpy(dst, src, n);
+		if (n) /* len 0 may come with a NULL value: memcpy's pointers must be valid even then */
+			memcpy(dst, src, n);
 		dst[n] = '\0';
 		return 0;
 	}

@@ -66,6 +66,9 @@ static void test_param_errors(void)
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_SET_PARAM, &p), 0);
 	p.len = 8192;
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_SET_PARAM, &p), -EINVAL);
+	/* An empty name needs no pointer (UBSan flagged the memcpy from NULL; tests/fuzz/fuzz_shim). */
+	p = (struct drm_msm_param){ .pipe = MSM_PIPE_3D0, .param = MSM_PARAM_CMDLINE };
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_SET_PARAM, &p), 0);
 	p = (struct drm_msm_param){ .pipe = MSM_PIPE_3D0, .param = MSM_PARAM_SYSPROF, .value = 1 };
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_SET_PARAM, &p), -EPERM);
 	p = (struct drm_msm_param){ .pipe = MSM_PIPE_3D0, .param = MSM_PARAM_GPU_ID };
@@ -168,6 +171,8 @@ static void test_gem_info_and_set_iova(void)
 	char name[32] = "cmdstream";
 	CHECK_EQ(info_ret(k, a, MSM_INFO_SET_NAME, (uintptr_t)name, 9, NULL), 0);
 	CHECK_EQ(info_ret(k, a, MSM_INFO_SET_NAME, (uintptr_t)name, 32, NULL), -EINVAL);
+	CHECK_EQ(info_ret(k, a, MSM_INFO_SET_NAME, 0, 0, NULL), 0); /* clears it, no pointer needed */
+	CHECK_EQ(info_ret(k, a, MSM_INFO_SET_NAME, (uintptr_t)name, 9, NULL), 0);
 	char out[32] = { 0 };
 	struct drm_msm_gem_info gi = { .handle = a, .info = MSM_INFO_GET_NAME, .value = (uintptr_t)out, .len = 31 };
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_INFO, &gi), 0);
