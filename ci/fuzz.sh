@@ -10,7 +10,7 @@ cd "$top"
 secs=${1:-600}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(decode host pm4 v3d capture)
+[ ${#targets[@]} -gt 0 ] || targets=(decode host pm4 v3d capture shim)
 out=${FERRY_FUZZ_DIR:-$top/fuzz-campaign}
 dir=build-fuzz
 

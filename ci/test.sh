@@ -51,7 +51,7 @@ fuzz_secs=${FERRY_FUZZ_SECONDS:-60}
 fuzz_suites=(--suite fuzz)
 [ "$fuzz_secs" != 0 ] && fuzz_suites+=(--suite fuzz-run)
 echo "== fuzz: build (build-ci-fuzz)"
-if CC=clang CXX=clang++ FERRY_NINJA_TARGETS="tests/fuzz/fuzz_seeds tests/fuzz/fuzz_decode tests/fuzz/fuzz_host tests/fuzz/fuzz_pm4 tests/fuzz/fuzz_v3d tests/fuzz/fuzz_capture" \
+if CC=clang CXX=clang++ FERRY_NINJA_TARGETS="tests/fuzz/fuzz_seeds tests/fuzz/fuzz_decode tests/fuzz/fuzz_host tests/fuzz/fuzz_pm4 tests/fuzz/fuzz_v3d tests/fuzz/fuzz_capture tests/fuzz/fuzz_shim" \
 	"$top/ci/build.sh" build-ci-fuzz -Dintegration_tests=false -Dfuzz_runs=true; then
 	echo "== fuzz: run (${fuzz_secs} s per target)"
 	FERRY_FUZZ_SECONDS=$fuzz_secs meson test -C build-ci-fuzz --no-rebuild "${fuzz_suites[@]}" \

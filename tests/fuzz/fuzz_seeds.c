@@ -1,11 +1,18 @@
 /* Writes the fuzz targets' seed corpora from the tests' own traffic: fuzz_seeds TARGET DIR, where
- * TARGET is decode, host, pm4, v3d or capture (the builders and wire samples the unit tests use). */
+ * TARGET is decode, host, pm4, v3d, capture or shim (the builders, wire samples and ioctl
+ * sequences the unit tests use). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include <drm.h>
+
+#include "backend/uapi_msm.h"
+#include "backend/uapi_v3d.h"
 #include "ferry/hw/v3d_cl.h"
 #include "ferry/wire.h"
 #include "fuzz_host_input.h"
@@ -432,10 +439,124 @@ static void seeds_capture(void)
 	ferry_buf_free(&scratch);
 }
 
+/* ---- shim: ioctl sequences as the shim and fake-kernel tests make them ---- */
+static struct ferry_buf shim_seq;
+
+static void ioctl_rec(unsigned long request, const void *arg, const void *pointed, size_t pointed_len)
+{
+	uint8_t hdr[5] = { (uint8_t)_IOC_NR(request), 0, (uint8_t)_IOC_SIZE(request), (uint8_t)pointed_len,
+			   (uint8_t)(pointed_len >> 8) };
+	if (ferry_buf_append(&shim_seq, hdr, 5) || ferry_buf_append(&shim_seq, arg, _IOC_SIZE(request)) ||
+	    (pointed_len && ferry_buf_append(&shim_seq, pointed, pointed_len)))
+		exit(1);
+}
+
+static void shim_common(void)
+{
+	struct drm_get_cap cap = { .capability = DRM_CAP_SYNCOBJ };
+	ioctl_rec(DRM_IOCTL_GET_CAP, &cap, NULL, 0);
+	struct drm_version ver = { .name_len = 16, .date_len = 16, .desc_len = 16 };
+	ioctl_rec(DRM_IOCTL_VERSION, &ver, NULL, 0);
+	struct drm_syncobj_create sc = { 0 };
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_CREATE, &sc, NULL, 0);
+	struct drm_syncobj_handle sh = { .handle = 1 };
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &sh, NULL, 0);
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &sh, NULL, 0);
+	uint32_t handles[2] = { 1, 2 };
+	struct drm_syncobj_wait sw = { .count_handles = 2, .flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL };
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_WAIT, &sw, handles, sizeof(handles));
+	struct drm_syncobj_array sa = { .count_handles = 1 };
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_SIGNAL, &sa, handles, sizeof(handles));
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_RESET, &sa, handles, sizeof(handles));
+	struct drm_prime_handle ph = { .handle = 1, .flags = DRM_CLOEXEC | DRM_RDWR };
+	ioctl_rec(DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph, NULL, 0);
+	ioctl_rec(DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph, NULL, 0);
+	struct drm_syncobj_destroy sd = { .handle = 1 };
+	ioctl_rec(DRM_IOCTL_SYNCOBJ_DESTROY, &sd, NULL, 0);
+	struct drm_gem_close gc = { .handle = 1 };
+	ioctl_rec(DRM_IOCTL_GEM_CLOSE, &gc, NULL, 0);
+}
+
+static void seeds_shim(void)
+{
+	uint8_t family = 0; /* msm */
+	ferry_buf_init(&shim_seq);
+	ferry_buf_append(&shim_seq, &family, 1);
+	struct drm_msm_param gp = { .pipe = MSM_PIPE_3D0, .param = MSM_PARAM_GPU_ID };
+	ioctl_rec(DRM_IOCTL_MSM_GET_PARAM, &gp, NULL, 0);
+	struct drm_msm_param sp = { .pipe = MSM_PIPE_3D0, .param = MSM_PARAM_COMM, .len = 4 };
+	ioctl_rec(DRM_IOCTL_MSM_SET_PARAM, &sp, "fuzz", 4);
+	struct drm_msm_gem_new gn = { .size = 4096, .flags = MSM_BO_WC };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_NEW, &gn, NULL, 0);
+	ioctl_rec(DRM_IOCTL_MSM_GEM_NEW, &gn, NULL, 0);
+	struct drm_msm_gem_info gi = { .handle = 1, .info = MSM_INFO_GET_IOVA };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_INFO, &gi, NULL, 0);
+	gi = (struct drm_msm_gem_info){ .handle = 1, .info = MSM_INFO_SET_NAME, .len = 4 };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_INFO, &gi, "cmds", 4);
+	struct drm_msm_submitqueue q = { .prio = 1 };
+	ioctl_rec(DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &q, NULL, 0);
+	/* The pointed-to regions, 256 bytes each: bos, cmds, relocs, syncobjs. */
+	static uint8_t regions[4 * 256];
+	struct drm_msm_gem_submit_bo sbo[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = 1 },
+						{ .flags = MSM_SUBMIT_BO_WRITE, .handle = 2 } };
+	struct drm_msm_gem_submit_cmd scmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = 0, .size = 64 };
+	struct drm_msm_gem_submit_syncobj sso = { .handle = 1 };
+	memcpy(regions, sbo, sizeof(sbo));
+	memcpy(regions + 256, &scmd, sizeof(scmd));
+	memcpy(regions + 768, &sso, sizeof(sso));
+	struct drm_msm_gem_submit sub = { .flags = MSM_PIPE_3D0, .nr_bos = 2, .nr_cmds = 1, .queueid = 1,
+					  .nr_out_syncobjs = 1, .syncobj_stride = sizeof(sso) };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_SUBMIT, &sub, regions, sizeof(regions));
+	struct drm_msm_wait_fence wf = { .fence = 1, .queueid = 1 };
+	ioctl_rec(DRM_IOCTL_MSM_WAIT_FENCE, &wf, NULL, 0);
+	struct drm_msm_submitqueue_query qq = { .id = 1, .param = MSM_SUBMITQUEUE_PARAM_FAULTS, .len = 4 };
+	ioctl_rec(DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, &qq, NULL, 0);
+	struct drm_msm_gem_cpu_prep cp = { .handle = 1, .op = MSM_PREP_READ };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_CPU_PREP, &cp, NULL, 0);
+	struct drm_msm_gem_cpu_fini cf = { .handle = 1 };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_CPU_FINI, &cf, NULL, 0);
+	struct drm_msm_gem_madvise mv = { .handle = 2, .madv = MSM_MADV_DONTNEED };
+	ioctl_rec(DRM_IOCTL_MSM_GEM_MADVISE, &mv, NULL, 0);
+	uint32_t qid = 1;
+	ioctl_rec(DRM_IOCTL_MSM_SUBMITQUEUE_CLOSE, &qid, NULL, 0);
+	shim_common();
+	write_seed("shim-msm", shim_seq.data, shim_seq.len);
+	ferry_buf_free(&shim_seq);
+
+	family = 1; /* v3d */
+	ferry_buf_init(&shim_seq);
+	ferry_buf_append(&shim_seq, &family, 1);
+	struct drm_v3d_get_param vp = { .param = DRM_V3D_PARAM_V3D_CORE0_IDENT0 };
+	ioctl_rec(DRM_IOCTL_V3D_GET_PARAM, &vp, NULL, 0);
+	struct drm_v3d_create_bo cb = { .size = 0x10000 };
+	ioctl_rec(DRM_IOCTL_V3D_CREATE_BO, &cb, NULL, 0);
+	ioctl_rec(DRM_IOCTL_V3D_CREATE_BO, &cb, NULL, 0);
+	struct drm_v3d_get_bo_offset bo = { .handle = 1 };
+	ioctl_rec(DRM_IOCTL_V3D_GET_BO_OFFSET, &bo, NULL, 0);
+	struct drm_v3d_mmap_bo mb = { .handle = 1 };
+	ioctl_rec(DRM_IOCTL_V3D_MMAP_BO, &mb, NULL, 0);
+	uint32_t vh[2] = { 1, 2 };
+	/* The first BO of a fresh v3d-4.2 is at 0x20000 (fuzz_host's seeds rely on the same). */
+	struct drm_v3d_submit_cl cl = { .bcl_start = 0x20000, .bcl_end = 0x20000, .rcl_start = 0x20000,
+					.rcl_end = 0x20010, .bo_handle_count = 2 };
+	ioctl_rec(DRM_IOCTL_V3D_SUBMIT_CL, &cl, vh, sizeof(vh));
+	struct drm_v3d_wait_bo wb = { .handle = 1, .timeout_ns = 1000000 };
+	ioctl_rec(DRM_IOCTL_V3D_WAIT_BO, &wb, NULL, 0);
+	struct drm_v3d_submit_tfu tfu = { .icfg = 4u << 9, .iia = 0x40000, .iis = 16, .ioa = 0x20000,
+					  .ios = 16u << 16 | 16u, .bo_handles = { 1, 2 } };
+	ioctl_rec(DRM_IOCTL_V3D_SUBMIT_TFU, &tfu, NULL, 0);
+	struct drm_v3d_submit_csd csd = { .cfg = { 1u << 16, 1u << 16, 1u << 16, 15u, 0, 0x20000, 0x40000 },
+					  .bo_handle_count = 2 };
+	ioctl_rec(DRM_IOCTL_V3D_SUBMIT_CSD, &csd, vh, sizeof(vh));
+	shim_common();
+	write_seed("shim-v3d", shim_seq.data, shim_seq.len);
+	ferry_buf_free(&shim_seq);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: fuzz_seeds decode|host|pm4|v3d|capture DIR\n");
+		fprintf(stderr, "usage: fuzz_seeds decode|host|pm4|v3d|capture|shim DIR\n");
 		return 2;
 	}
 	out_dir = argv[2];
@@ -454,6 +575,8 @@ int main(int argc, char **argv)
 		seeds_v3d();
 	else if (!strcmp(t, "capture"))
 		seeds_capture();
+	else if (!strcmp(t, "shim"))
+		seeds_shim();
 	else {
 		fprintf(stderr, "fuzz_seeds: unknown target %s\n", t);
 		return 2;
