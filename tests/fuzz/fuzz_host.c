@@ -1,5 +1,5 @@
 /* libFuzzer target for libferry-host's request dispatch: each input is a client session (a GPU
- * choice and a sequence of frames) fed through the public API, on a host made for that input and
+ * choice and a sequence of frames or of structured requests) fed through the public API, on a host made for that input and
  * torn down after it, so ASan's leak check and an fd count see everything the session left. */
 #include <dirent.h>
 #include <stdint.h>
@@ -123,13 +123,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	size_t pos = 1;
-	const uint8_t *payload;
-	size_t len;
-	for (unsigned i = 0; i < FH_MAX_FRAMES && fh_next_frame(data, size, &pos, &payload, &len); i++) {
-		if (len > FERRY_MAX_FRAME_SIZE)
+	bool structured = data[0] & FH_STRUCTURED;
+	static struct fh_record rec;
+	for (unsigned i = 0; i < FH_MAX_FRAMES; i++) {
+		const uint8_t *payload;
+		size_t len;
+		struct ferry_buf enc;
+		ferry_buf_init(&enc);
+		if (structured) {
+			if (!fh_next_record(data, size, &pos, &rec))
+				break;
+			if (ferry_wire_encode(&rec.m, &enc) != 0) {
+				ferry_buf_free(&enc);
+				continue; /* libferry would not send it either */
+			}
+			payload = enc.data + FERRY_FRAME_HDR_SIZE;
+			len = enc.len - FERRY_FRAME_HDR_SIZE;
+		} else if (!fh_next_frame(data, size, &pos, &payload, &len)) {
 			break;
+		}
 		/* The host gets frames in an 8-byte aligned buffer, as an embedder's reader gives them. */
 		memcpy(frame, payload, len);
+		ferry_buf_free(&enc);
 		if (ferry_host_client_handle(client, frame, len, NULL, 0) < 0)
 			break; /* the embedder would disconnect this client */
 		ferry_host_dispatch(host);

@@ -76,16 +76,75 @@ static void seeds_decode(void)
 	}
 }
 
-/* ---- host: sessions as the host tests drive them ---- */
+/* ---- host: sessions as the host tests drive them, as frames and as structured records ---- */
+static int host_structured;
+
+/* m as a structured record (fuzz_host_input.h): its kind's index, seq, union bytes, arrays. */
+static void add_record(struct ferry_buf *b, const struct ferry_msg *m)
+{
+	const void *arr[FH_NR_ARRAYS] = { NULL };
+	size_t len[FH_NR_ARRAYS] = { 0 };
+	switch (m->kind) {
+	case FERRY_MSG_HELLO:
+		if (m->u.hello.token) {
+			arr[0] = m->u.hello.token;
+			len[0] = strlen(m->u.hello.token);
+		}
+		break;
+	case FERRY_MSG_MSM_SUBMIT: {
+		const struct ferry_msm_submit *s = &m->u.msm_submit;
+		arr[0] = s->bos, len[0] = s->nr_bos * sizeof(*s->bos);
+		arr[1] = s->cmds, len[1] = s->nr_cmds * sizeof(*s->cmds);
+		arr[2] = s->relocs, len[2] = s->nr_relocs * sizeof(*s->relocs);
+		arr[3] = s->in_fences, len[3] = s->nr_in_fences * sizeof(*s->in_fences);
+		break;
+	}
+	case FERRY_MSG_V3D_SUBMIT_CL:
+		arr[0] = m->u.v3d_submit_cl.bo_ids, len[0] = m->u.v3d_submit_cl.nr_bos * 4u;
+		arr[1] = m->u.v3d_submit_cl.in_fences, len[1] = m->u.v3d_submit_cl.nr_in_fences * sizeof(struct ferry_fence_ref);
+		break;
+	case FERRY_MSG_V3D_SUBMIT_TFU:
+		arr[0] = m->u.v3d_submit_tfu.bo_ids, len[0] = m->u.v3d_submit_tfu.nr_bos * 4u;
+		arr[1] = m->u.v3d_submit_tfu.in_fences, len[1] = m->u.v3d_submit_tfu.nr_in_fences * sizeof(struct ferry_fence_ref);
+		break;
+	case FERRY_MSG_V3D_SUBMIT_CSD:
+		arr[0] = m->u.v3d_submit_csd.bo_ids, len[0] = m->u.v3d_submit_csd.nr_bos * 4u;
+		arr[1] = m->u.v3d_submit_csd.in_fences, len[1] = m->u.v3d_submit_csd.nr_in_fences * sizeof(struct ferry_fence_ref);
+		break;
+	default:
+		break;
+	}
+	uint8_t kind = 0;
+	while (kind < FH_NR_KINDS && fh_kinds[kind] != m->kind)
+		kind++;
+	if (kind == FH_NR_KINDS)
+		return; /* not a request */
+	uint8_t hdr[1 + 4 + 1 + 2 * FH_NR_ARRAYS] = { kind };
+	memcpy(hdr + 1, &m->seq, 4);
+	hdr[5] = (uint8_t)sizeof(m->u);
+	for (int i = 0; i < FH_NR_ARRAYS; i++) {
+		hdr[6 + 2 * i] = (uint8_t)len[i];
+		hdr[7 + 2 * i] = (uint8_t)(len[i] >> 8);
+	}
+	if (ferry_buf_append(b, hdr, sizeof(hdr)) || ferry_buf_append(b, &m->u, sizeof(m->u)))
+		exit(1);
+	for (int i = 0; i < FH_NR_ARRAYS; i++)
+		if (len[i] && ferry_buf_append(b, arr[i], len[i]))
+			exit(1);
+}
+
 static void host_msg(struct ferry_buf *b, struct ferry_msg *m, uint32_t *seq)
 {
 	m->seq = (*seq)++;
-	add_payload(b, m, 1);
+	if (host_structured)
+		add_record(b, m);
+	else
+		add_payload(b, m, 1);
 }
 
 static void session_start(struct ferry_buf *b, uint32_t *seq, int gpu, uint32_t family)
 {
-	uint8_t g = (uint8_t)gpu;
+	uint8_t g = (uint8_t)(gpu | (host_structured ? FH_STRUCTURED : 0));
 	ferry_buf_init(b);
 	if (ferry_buf_append(b, &g, 1) != 0)
 		exit(1);
@@ -109,7 +168,7 @@ static void session_start(struct ferry_buf *b, uint32_t *seq, int gpu, uint32_t 
 	}
 }
 
-static void session_end(struct ferry_buf *b, uint32_t *seq, const char *name)
+static void session_end(struct ferry_buf *b, uint32_t *seq, const char *base)
 {
 	struct ferry_msg m = { .kind = FERRY_MSG_FENCE_WAIT };
 	m.u.fence_wait = (struct ferry_fence_wait){ .ctx_id = 1, .queue_id = 1, .seqno = 1, .timeout_ns = 1000000 };
@@ -126,11 +185,13 @@ static void session_end(struct ferry_buf *b, uint32_t *seq, const char *name)
 	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_DESTROY };
 	m.u.context_destroy.ctx_id = 1;
 	host_msg(b, &m, seq);
+	char name[64];
+	snprintf(name, sizeof(name), "%s%s", base, host_structured ? "-structured" : "");
 	write_seed(name, b->data, b->len);
 	ferry_buf_free(b);
 }
 
-static void seeds_host(void)
+static void seeds_host_once(void)
 {
 	struct ferry_buf b;
 	uint32_t seq = 1;
@@ -194,6 +255,12 @@ static void seeds_host(void)
 			snprintf(name, sizeof(name), "sample-%d-%02d", gpu, k);
 			session_end(&b, &seq, name);
 		}
+}
+
+static void seeds_host(void)
+{
+	for (host_structured = 0; host_structured < 2; host_structured++)
+		seeds_host_once();
 }
 
 /* ---- pm4: streams from the PM4 builder in the fuzz target's BO set ---- */
