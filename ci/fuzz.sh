@@ -6,7 +6,7 @@
 # kept for the next campaign) and TARGET/crashes (findings). Exits non-zero on any finding.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 secs=${1:-600}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")

@@ -22,19 +22,23 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_erro
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 opts=(-error_exitcode=1 -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 "-artifact_prefix=$work/crashes/")
-if [ -n "$regress" ] && [ -d "$regress" ] && [ -n "$(ls -A "$regress")" ]; then
-	echo "== $target: replaying $(ls "$regress" | wc -l) regression input(s)"
-	"$fuzzer" "${opts[@]}" "$regress"/* || exit 1
+regress_inputs=()
+[ -n "$regress" ] && [ -d "$regress" ] && regress_inputs=("$regress"/*)
+[ ${#regress_inputs[@]} -gt 0 ] && [ ! -e "${regress_inputs[0]}" ] && regress_inputs=() # an empty directory
+if [ ${#regress_inputs[@]} -gt 0 ]; then
+	echo "== $target: replaying ${#regress_inputs[@]} regression input(s)"
+	"$fuzzer" "${opts[@]}" "${regress_inputs[@]}" || exit 1
 fi
 
 if [ -n "$runs" ]; then
 	opts+=("-runs=$runs" -seed=1)
 	limit=600
+	echo "== $target: fuzzing ($runs runs)"
 else
 	opts+=("-max_total_time=$secs")
 	limit=$((secs + 300))
+	echo "== $target: fuzzing ($secs s)"
 fi
-echo "== $target: fuzzing (${runs:+$runs runs}${runs:-$secs s})"
 # libFuzzer stops itself at max_total_time; the outer timeout only catches a wedged process.
 timeout -k 10 "$limit" "$fuzzer" "${opts[@]}" "$work/corpus" "$work/seeds"
 rc=$?
