@@ -189,6 +189,9 @@ static void do_status(struct control *ctl, struct reply *r)
 	put(r, "shadow-bytes: %llu\nshadow-bos-created: %llu\nshadow-quota-refusals: %llu\n",
 	    (unsigned long long)st.shadow_bytes, (unsigned long long)st.shadow_bos_created,
 	    (unsigned long long)st.shadow_quota_refusals);
+	put(r, "validation-rejects: %llu\nvalidation-pauses: %llu\nclient-fds: %llu\n",
+	    (unsigned long long)st.validation_rejects, (unsigned long long)st.validation_pauses,
+	    (unsigned long long)st.client_fds);
 	if (ctl->info.crash_dir)
 		put(r, "crash-dir: %s\n", ctl->info.crash_dir);
 }
