@@ -12,6 +12,7 @@ static const struct ferry_subcommand subcommands[] = {
 	{ "trace", "start / stop a running ferryd's per-queue trace, fetch it as Chrome-trace JSON", cmd_trace },
 	{ "capture", "start / stop / show a running ferryd's submit capture (.rd, session files)", cmd_capture },
 	{ "replay", "replay an .rd or session capture on a private or remote ferryd", cmd_replay },
+	{ "soak", "run good, faulting, hanging, killed and hostile clients; check ferryd returns to baseline", cmd_soak },
 };
 
 static void usage(FILE *f)

@@ -15,5 +15,6 @@ int cmd_status(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_soak(int argc, char **argv);
 
 #endif
