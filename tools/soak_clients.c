@@ -41,7 +41,7 @@ static uint32_t next_rand(uint32_t *state)
 struct client {
 	struct ferry_device *dev;
 	struct ferry_context *ctx;
-	struct ferry_queue *q;
+	struct ferry_queue *q, *q2; /* q2: a second timeline, for in-fences across queues */
 	struct ferry_bo *ib, *data;
 	uint32_t *ib_cpu, *data_cpu;
 	uint64_t ib_iova, data_iova;
@@ -67,6 +67,8 @@ static void client_close(struct client *c)
 		ferry_bo_close(c->data);
 	if (c->q)
 		ferry_queue_close(c->q);
+	if (c->q2)
+		ferry_queue_close(c->q2);
 	if (c->ctx)
 		ferry_context_destroy(c->ctx);
 	if (c->dev)
@@ -80,6 +82,8 @@ static int client_context(struct client *c, uint32_t policy)
 	int r = ferry_context_create(c->dev, FERRY_FAMILY_MSM, policy, &c->ctx);
 	if (r == 0)
 		r = ferry_queue_create(c->ctx, 0, &c->q);
+	if (r == 0)
+		r = ferry_queue_create(c->ctx, 1, &c->q2);
 	if (r == 0)
 		r = map_bo(c->ctx, 4096, &c->ib, &c->ib_cpu, &c->ib_iova);
 	if (r == 0)
@@ -96,12 +100,59 @@ static int client_open(const struct soak_env *env, uint32_t policy, struct clien
 	return r;
 }
 
-static int client_submit(struct client *c, uint32_t bytes, uint32_t *seqno)
+/* Submits the IB bytes at ib offset on q, after in (if not NULL). Every submit in flight needs
+ * its own IB slice: ferryd reads (and validates) it only when it handles the message. */
+static int client_submit_on(struct client *c, struct ferry_queue *q, uint32_t offset, uint32_t bytes,
+			    const struct ferry_fence_ref *in, uint32_t *seqno)
 {
 	struct ferry_submit_bo bo = { c->data, MSM_SUBMIT_BO_WRITE };
-	struct ferry_cmd cmd = { .bo = c->ib, .offset = 0, .size = bytes };
-	struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1, .bos = &bo, .nr_bos = 1 };
-	return ferry_submit(c->q, &s, seqno);
+	struct ferry_cmd cmd = { .bo = c->ib, .offset = offset, .size = bytes };
+	struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1, .bos = &bo, .nr_bos = 1, .in_fences = in,
+				  .nr_in_fences = in ? 1 : 0 };
+	return ferry_submit(q, &s, seqno);
+}
+
+static int client_submit(struct client *c, uint32_t bytes, uint32_t *seqno)
+{
+	return client_submit_on(c, c->q, 0, bytes, NULL, seqno);
+}
+
+#define SLICE_DWORDS 64u /* 16 IB slices in the 4 KiB IB BO */
+#define PIPE_SUBMITS 8u
+#define PIPE_DATA 64u    /* dword of the data BO where pipelined rounds write */
+
+/* PIPE_SUBMITS submits on q each write one dword, then one on q2, held by ferryd until the
+ * last of them signaled, copies those dwords further on; waited for together and checked. */
+static int pipelined_round(struct client *c, uint32_t seed)
+{
+	uint32_t seqno = 0, copy_seqno = 0;
+	for (uint32_t i = 0; i < 2 * PIPE_SUBMITS; i++)
+		c->data_cpu[PIPE_DATA + i] = 0;
+	for (uint32_t i = 0; i <= PIPE_SUBMITS; i++) {
+		struct pm4_builder b;
+		pm4_builder_init(&b, c->ib_cpu + (i + 1) * SLICE_DWORDS, SLICE_DWORDS);
+		if (i < PIPE_SUBMITS)
+			pm4_mem_write(&b, c->data_iova + 4ull * (PIPE_DATA + i), (const uint32_t[]){ seed + i }, 1);
+		else
+			pm4_memcpy(&b, c->data_iova + 4ull * (PIPE_DATA + PIPE_SUBMITS), c->data_iova + 4ull * PIPE_DATA,
+				   PIPE_SUBMITS);
+		if (!pm4_builder_ok(&b))
+			return -EINVAL;
+		struct ferry_fence_ref after = { ferry_queue_id(c->q), seqno };
+		int r = client_submit_on(c, i < PIPE_SUBMITS ? c->q : c->q2, (i + 1) * SLICE_DWORDS * 4,
+					 pm4_builder_bytes(&b), i < PIPE_SUBMITS ? NULL : &after,
+					 i < PIPE_SUBMITS ? &seqno : &copy_seqno);
+		if (r < 0)
+			return r;
+	}
+	struct ferry_fence_point all[2] = { { c->q, seqno }, { c->q2, copy_seqno } };
+	int r = ferry_fence_wait_many(all, 2, true, WAIT_NS, NULL);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; i < PIPE_SUBMITS; i++)
+		if (c->data_cpu[PIPE_DATA + i] != seed + i || c->data_cpu[PIPE_DATA + PIPE_SUBMITS + i] != seed + i)
+			return 1;
+	return 0;
 }
 
 /* Writes PATTERN_DWORDS values with the GPU and checks them. Returns 0, a negative errno, or 1
@@ -161,6 +212,18 @@ void soak_run_good(const struct soak_env *env, struct soak_slot *s)
 				continue;
 			}
 			s->rounds++;
+			if (i % 16 == 15) {
+				s->requests += PIPE_SUBMITS + 1;
+				r = pipelined_round(&c, next_rand(&rnd));
+				if (r < 0) {
+					soak_fail(s, "pipelined submits: %s (%s)", strerror(-r), ferry_device_last_error(c.dev));
+					break;
+				}
+				if (r == 1) {
+					s->wrong_bytes++;
+					soak_fail(s, "wrong bytes after pipelined submits (round %u)", i);
+				}
+			}
 			if (i % 64 == 63) {
 				/* BO churn: create, map, touch, close. */
 				struct ferry_bo *bo;
@@ -174,6 +237,18 @@ void soak_run_good(const struct soak_env *env, struct soak_slot *s)
 					soak_fail(s, "BO create: %s (%s)", strerror(-r), ferry_device_last_error(c.dev));
 				if (bo)
 					ferry_bo_close(bo);
+			}
+		}
+		/* A third of the connections end with submits still in flight. */
+		if (r >= 0 && next_rand(&rnd) % 3 == 0) {
+			uint32_t seqno;
+			for (uint32_t k = 0; k < 4; k++) {
+				struct pm4_builder b;
+				pm4_builder_init(&b, c.ib_cpu + (k + 1) * SLICE_DWORDS, SLICE_DWORDS);
+				pm4_mem_write(&b, c.data_iova + 4ull * (PIPE_DATA + k), (const uint32_t[]){ k }, 1);
+				s->requests++;
+				client_submit_on(&c, k % 2 ? c.q2 : c.q, (k + 1) * SLICE_DWORDS * 4, pm4_builder_bytes(&b),
+						 NULL, &seqno);
 			}
 		}
 		client_close(&c);
@@ -260,10 +335,21 @@ void soak_run_fault(const struct soak_env *env, struct soak_slot *s)
 			pm4_mem_write(&b, bad, (const uint32_t[]){ 0xDEAD }, 1);
 			s->requests++;
 			r = client_submit(&c, pm4_builder_bytes(&b), &seqno);
+			/* Work queued behind the fault must complete (with an error), not hang. */
+			uint32_t behind = seqno;
+			for (uint32_t k = 1; r == 0 && k <= 3; k++) {
+				struct pm4_builder ok;
+				pm4_builder_init(&ok, c.ib_cpu + k * SLICE_DWORDS, SLICE_DWORDS);
+				pm4_mem_write(&ok, c.data_iova, (const uint32_t[]){ k }, 1);
+				s->requests++;
+				client_submit_on(&c, c.q, k * SLICE_DWORDS * 4, pm4_builder_bytes(&ok), NULL, &behind);
+			}
 			if (r == 0)
 				r = ferry_fence_wait(c.q, seqno, WAIT_NS);
 			if (r >= 0 || !ferry_fence_signaled(c.q, seqno))
 				soak_fail(s, "GPU fault: fence %d, want an error", r);
+			else if (ferry_fence_wait(c.q, behind, WAIT_NS) == -ETIMEDOUT && !ferry_fence_signaled(c.q, behind))
+				soak_fail(s, "GPU fault: the submits queued behind it never completed");
 			else if (!await_lost(c.dev, c.ctx))
 				soak_fail(s, "GPU fault: no fault report / lost context within 10 s");
 		}
@@ -295,6 +381,17 @@ void soak_run_hang(const struct soak_env *env, struct soak_slot *s)
 		uint32_t seqno;
 		s->requests++;
 		r = client_submit(&c, pm4_builder_bytes(&b), &seqno);
+		/* A submit on the other queue, held by ferryd for the hung one: it must be released
+		 * (with an error) when the hang is resolved. */
+		uint32_t held = 0;
+		struct ferry_fence_ref after = { ferry_queue_id(c.q), seqno };
+		struct pm4_builder h;
+		pm4_builder_init(&h, c.ib_cpu + SLICE_DWORDS, SLICE_DWORDS);
+		pm4_mem_write(&h, c.data_iova + 4, (const uint32_t[]){ 5 }, 1);
+		if (r == 0) {
+			s->requests++;
+			r = client_submit_on(&c, c.q2, SLICE_DWORDS * 4, pm4_builder_bytes(&h), &after, &held);
+		}
 		int64_t wait_ns = (int64_t)env->hangcheck_ms * 20 * 1000 * 1000 + WAIT_NS;
 		if (r == 0)
 			r = ferry_fence_wait(c.q, seqno, wait_ns);
@@ -303,6 +400,8 @@ void soak_run_hang(const struct soak_env *env, struct soak_slot *s)
 				  ferry_fence_signaled(c.q, seqno) ? "" : " (never completed)");
 		else if (!await_lost(c.dev, c.ctx))
 			soak_fail(s, "hang: no report / lost context within 10 s");
+		else if (ferry_fence_wait(c.q2, held, WAIT_NS) == -ETIMEDOUT && !ferry_fence_signaled(c.q2, held))
+			soak_fail(s, "hang: the submit held for the hung one was never released");
 		else
 			s->rounds++;
 		client_close(&c);
@@ -312,7 +411,7 @@ void soak_run_hang(const struct soak_env *env, struct soak_slot *s)
 
 /* ---- killed clients ---- */
 
-enum victim_phase { V_CONNECTED, V_OBJECTS, V_SUBMITTED, V_MID_FRAME, V_STALLED, V_UNSYNCED };
+enum victim_phase { V_CONNECTED, V_OBJECTS, V_SUBMITTED, V_MID_FRAME, V_STALLED, V_HELD, V_UNSYNCED };
 
 static int raw_connect(const char *path)
 {
@@ -384,7 +483,7 @@ static void victim(const struct soak_env *env, int ready, enum victim_phase phas
 	if (phase == V_CONNECTED)
 		tell(ready, 'c');
 	if (ferry_context_create(c.dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &c.ctx) < 0 ||
-	    ferry_queue_create(c.ctx, 0, &c.q) < 0)
+	    ferry_queue_create(c.ctx, 0, &c.q) < 0 || ferry_queue_create(c.ctx, 1, &c.q2) < 0)
 		_exit(2);
 	struct ferry_bo *extra[4];
 	for (int i = 0; i < 4; i++)
@@ -397,7 +496,7 @@ static void victim(const struct soak_env *env, int ready, enum victim_phase phas
 		_exit(2);
 	struct pm4_builder b;
 	pm4_builder_init(&b, c.ib_cpu, 1024);
-	if (phase == V_STALLED)
+	if (phase == V_STALLED || phase == V_HELD)
 		pm4_wait_mem(&b, WRITE_EQ, c.data_iova, 0x1234, 0xffffffffu);
 	for (uint32_t i = 0; i < 32; i++)
 		pm4_mem_write(&b, c.data_iova + 4 + i * 4, (const uint32_t[]){ 7 }, 1);
@@ -405,7 +504,15 @@ static void victim(const struct soak_env *env, int ready, enum victim_phase phas
 	for (int i = 0; i < 16; i++)
 		if (client_submit(&c, pm4_builder_bytes(&b), &seqno) < 0)
 			_exit(2);
-	if (phase == V_SUBMITTED || phase == V_STALLED)
+	if (phase == V_HELD) {
+		/* Submits ferryd holds for the stalled queue: freed with the client, never run. */
+		struct ferry_fence_ref after = { ferry_queue_id(c.q), seqno };
+		uint32_t held;
+		for (int i = 0; i < 64; i++)
+			if (client_submit_on(&c, c.q2, 0, pm4_builder_bytes(&b), &after, &held) < 0)
+				_exit(2);
+	}
+	if (phase == V_SUBMITTED || phase == V_STALLED || phase == V_HELD)
 		tell(ready, 's');
 	if (phase == V_MID_FRAME) {
 		/* Half of a submit frame on a second connection. */
@@ -436,7 +543,7 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s)
 	for (unsigned i = 0; !soak_should_stop(env); i++) {
 		enum victim_phase phase = phases[i % 8];
 		if (i % 50 == 25)
-			phase = V_STALLED; /* few: each holds its queue until it is cancelled */
+			phase = i % 100 == 25 ? V_STALLED : V_HELD; /* few: each holds its queue until cancelled */
 		int p[2];
 		if (pipe2(p, O_CLOEXEC) < 0) {
 			soak_fail(s, "pipe: %s", strerror(errno));
