@@ -14,7 +14,8 @@ enum soak_kind {
 	SOAK_KILL,   /* forks victims that are SIGKILLed with BOs and submits in flight */
 	SOAK_SLOW,   /* creates BOs and never reads a reply */
 	SOAK_FLOOD,  /* connections opened and dropped at once, malformed frames */
-	SOAK_V3D,    /* V3D: submit+wait of a checked TFU copy (only on a V3D ferryd) */
+	SOAK_V3D,    /* V3D: checked CL and TFU copies (only on a V3D ferryd) */
+	SOAK_HEAVY,  /* submits that take ferryd long to validate: do the others starve? */
 	SOAK_KIND_COUNT
 };
 
@@ -49,7 +50,7 @@ struct soak_slot {
 	uint64_t skipped;    /* rounds not possible on this ferryd (e.g. no passthrough) */
 	uint64_t peak_fd_growth; /* slow readers: ferryd fds held beyond those of the BOs */
 	char first_error[240];
-	struct soak_hist lat; /* good and V3D kinds: each submit+wait */
+	struct soak_hist lat; /* each submit+wait (heavy: each batch) */
 };
 
 /* What every worker needs to know. */
@@ -78,6 +79,7 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s);
 void soak_run_slow(const struct soak_env *env, struct soak_slot *s);
 void soak_run_flood(const struct soak_env *env, struct soak_slot *s);
 void soak_run_v3d(const struct soak_env *env, struct soak_slot *s);
+void soak_run_heavy(const struct soak_env *env, struct soak_slot *s);
 
 /* ferryd as seen from outside: /proc and the control socket. */
 struct soak_probe {

@@ -704,3 +704,84 @@ void soak_run_flood(const struct soak_env *env, struct soak_slot *s)
 		sleep_ms(2);
 	}
 }
+
+/* ---- heavy submits ---- */
+
+#define HEAVY_IB2_BYTES (256u * 1024u)
+#define HEAVY_IB2_REFS 32u
+#define HEAVY_IN_FLIGHT 4u
+
+/* Submits ferryd must work hard to validate and then refuses: an IB1 that calls a 256 KiB IB2 of
+ * one-dword CP_MEM_WRITEs 32 times (512 Ki packets walked, 8 MiB copied) and ends in a privileged
+ * packet. The GPU never sees them, so what the good clients feel is ferryd's loop, not GPU time.
+ * A few in flight, then one checked write. */
+void soak_run_heavy(const struct soak_env *env, struct soak_slot *s)
+{
+	uint32_t rnd = env->seed ^ (s->index * 48271u + 11);
+	while (!soak_should_stop(env)) {
+		struct client c;
+		struct ferry_bo *ib2 = NULL;
+		uint32_t *ib2_cpu = NULL;
+		uint64_t ib2_iova = 0;
+		s->requests++;
+		int r = client_open(env, FERRY_POLICY_VALIDATED, &c);
+		if (r == 0)
+			r = map_bo(c.ctx, HEAVY_IB2_BYTES, &ib2, &ib2_cpu, &ib2_iova);
+		if (r < 0) {
+			soak_fail(s, "connect/context/BOs: %s", strerror(-r));
+			if (ib2)
+				ferry_bo_close(ib2);
+			client_close(&c);
+			sleep_ms(100);
+			continue;
+		}
+		struct pm4_builder b;
+		pm4_builder_init(&b, ib2_cpu, HEAVY_IB2_BYTES / 4);
+		for (uint32_t k = 0; b.len + 4 <= HEAVY_IB2_BYTES / 4 - 16; k++)
+			pm4_mem_write(&b, c.data_iova + 4ull * (k % 32), (const uint32_t[]){ k }, 1);
+		uint32_t ib2_dwords = b.len;
+		/* The refused packet sits in an IB2 of its own, called last: everything before it is
+		 * walked first, whatever order the validator takes the IB1 and its IB2s in. */
+		PM4_PKT7(&b, CP_SMMU_TABLE_UPDATE, 0, 0, 0, 0);
+		uint64_t bad_iova = ib2_iova + 4ull * ib2_dwords;
+		uint32_t bad_dwords = b.len - ib2_dwords;
+		unsigned rounds = 20 + next_rand(&rnd) % 40;
+		for (unsigned i = 0; i < rounds && !soak_should_stop(env) && r >= 0; i++) {
+			uint32_t seqno = 0;
+			uint64_t t0 = soak_now_us();
+			for (uint32_t k = 0; k < HEAVY_IN_FLIGHT && r >= 0; k++) {
+				pm4_builder_init(&b, c.ib_cpu + k * SLICE_DWORDS * 3, SLICE_DWORDS * 3);
+				/* Each call starts one packet later: distinct streams, each walked and copied. */
+				for (uint32_t j = 0; j < HEAVY_IB2_REFS; j++)
+					pm4_ib(&b, ib2_iova + 16ull * j, ib2_dwords - 4 * j);
+				pm4_ib(&b, bad_iova, bad_dwords);
+				s->requests++;
+				r = pm4_builder_ok(&b) ? client_submit_on(&c, c.q, k * SLICE_DWORDS * 12, pm4_builder_bytes(&b),
+									  NULL, &seqno)
+						       : -EINVAL;
+				if (r == 0)
+					r = ferry_fence_wait(c.q, seqno, WAIT_NS * 3);
+				if (r == -EPERM)
+					r = 0; /* refused, as it must be */
+				else if (r == 0)
+					r = -EPROTO;
+			}
+			s->requests++;
+			if (r == 0)
+				r = write_pattern(&c, next_rand(&rnd), NULL);
+			soak_hist_add(&s->lat, soak_now_us() - t0);
+			if (r < 0) {
+				soak_fail(s, "heavy submits: %s (%s)", strerror(-r), ferry_device_last_error(c.dev));
+				break;
+			}
+			if (r == 1) {
+				s->wrong_bytes++;
+				soak_fail(s, "heavy client: wrong bytes after its refused submits");
+			} else {
+				s->rounds++;
+			}
+		}
+		ferry_bo_close(ib2);
+		client_close(&c);
+	}
+}
