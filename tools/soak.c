@@ -30,10 +30,11 @@
 #define DEFAULT_RSS_TOLERANCE_MIB 16
 #endif
 
-/* The default mix holds what passes on today's tree; `--mix all` adds the kinds that do not yet
- * (slow readers: ferryd queues the memfds of replies nobody reads, see the report's checks). */
+/* The default mix holds what passes on today's tree and churns objects fastest; `--mix all` adds
+ * the kinds that do not pass yet (slow readers: ferryd queues the memfds of replies nobody reads)
+ * and heavy clients (they pass, but slow the churn of the others ~10x on two cores). */
 static const unsigned mix_default_msm[SOAK_KIND_COUNT] = { [SOAK_GOOD] = 2, [SOAK_FAULT] = 1, [SOAK_HANG] = 1,
-							    [SOAK_KILL] = 1, [SOAK_FLOOD] = 1, [SOAK_HEAVY] = 1 };
+							    [SOAK_KILL] = 1, [SOAK_FLOOD] = 1 };
 static const unsigned mix_all_msm[SOAK_KIND_COUNT] = { [SOAK_GOOD] = 2, [SOAK_FAULT] = 1, [SOAK_HANG] = 1,
 						       [SOAK_KILL] = 1, [SOAK_SLOW] = 1, [SOAK_FLOOD] = 2,
 						       [SOAK_HEAVY] = 1 };
