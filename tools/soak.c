@@ -38,8 +38,9 @@ static const unsigned mix_default_msm[SOAK_KIND_COUNT] = { [SOAK_GOOD] = 2, [SOA
 static const unsigned mix_all_msm[SOAK_KIND_COUNT] = { [SOAK_GOOD] = 2, [SOAK_FAULT] = 1, [SOAK_HANG] = 1,
 						       [SOAK_KILL] = 1, [SOAK_SLOW] = 1, [SOAK_FLOOD] = 2,
 						       [SOAK_HEAVY] = 1 };
-static const unsigned mix_default_v3d[SOAK_KIND_COUNT] = { [SOAK_V3D] = 2, [SOAK_FLOOD] = 1 };
-static const unsigned mix_all_v3d[SOAK_KIND_COUNT] = { [SOAK_V3D] = 2, [SOAK_SLOW] = 1, [SOAK_FLOOD] = 2 };
+static const unsigned mix_default_v3d[SOAK_KIND_COUNT] = { [SOAK_V3D] = 2, [SOAK_KILL] = 1, [SOAK_FLOOD] = 1 };
+static const unsigned mix_all_v3d[SOAK_KIND_COUNT] = { [SOAK_V3D] = 2, [SOAK_KILL] = 1, [SOAK_SLOW] = 1,
+						       [SOAK_FLOOD] = 2 };
 
 struct soak {
 	struct soak_env env;
@@ -74,6 +75,8 @@ static void usage(FILE *f)
 		"  --rss-tolerance-mib N  RSS growth accepted over the run (default %d)\n"
 		"  --max-p99-ms MS      the good clients' p99 submit+wait latency must stay under (default 1000)\n"
 		"  --seed N             the clients' random streams\n"
+		"  --v3d-tenancy shared|exclusive  a spawned V3D ferryd's (default shared with several V3D\n"
+		"                       workers; under exclusive they take turns)\n"
 		"Exit 0 iff every check held.\n",
 		MAX_WORKERS, DEFAULT_RSS_TOLERANCE_MIB);
 }
@@ -265,7 +268,7 @@ static void print_probe_row(const char *name, long long base, long long after, l
 int cmd_soak(int argc, char **argv)
 {
 	enum { OPT_DURATION = 256, OPT_GPU, OPT_SERVER, OPT_FERRYD, OPT_MIX, OPT_HANGCHECK, OPT_WARMUP,
-	       OPT_RSS, OPT_P99, OPT_SEED };
+	       OPT_RSS, OPT_P99, OPT_SEED, OPT_TENANCY };
 	static const struct option opts[] = {
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "seconds", required_argument, NULL, OPT_DURATION },
@@ -278,12 +281,13 @@ int cmd_soak(int argc, char **argv)
 		{ "rss-tolerance-mib", required_argument, NULL, OPT_RSS },
 		{ "max-p99-ms", required_argument, NULL, OPT_P99 },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "v3d-tenancy", required_argument, NULL, OPT_TENANCY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned duration = 120, warmup = 3, hangcheck = 200, rss_tol = DEFAULT_RSS_TOLERANCE_MIB, p99_ms = 1000;
 	unsigned seed = 12345;
-	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL, *mix_arg = "default";
+	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL, *mix_arg = "default", *tenancy = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -299,6 +303,10 @@ int cmd_soak(int argc, char **argv)
 		case OPT_RSS: rss_tol = (unsigned)strtoul(optarg, NULL, 10); break;
 		case OPT_P99: p99_ms = (unsigned)strtoul(optarg, NULL, 10); bad = !p99_ms; break;
 		case OPT_SEED: seed = (unsigned)strtoul(optarg, NULL, 10); break;
+		case OPT_TENANCY:
+			tenancy = optarg;
+			bad = strcmp(optarg, "shared") && strcmp(optarg, "exclusive");
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -330,7 +338,7 @@ int cmd_soak(int argc, char **argv)
 		return 2;
 	}
 	if ((!v3d && v3d_clients) || (v3d && (k.mix[SOAK_GOOD] || k.mix[SOAK_FAULT] || k.mix[SOAK_HANG] ||
-						 k.mix[SOAK_KILL] || k.mix[SOAK_HEAVY]))) {
+						 k.mix[SOAK_HEAVY]))) {
 		fprintf(stderr, "ferry soak: v3d workers run on a V3D ferryd (--gpu v3d-*), the msm kinds on an Adreno one\n");
 		return 2;
 	}
@@ -353,9 +361,12 @@ int cmd_soak(int argc, char **argv)
 			 asan && asan[0] ? ":" : "");
 		setenv("ASAN_OPTIONS", asan_opts, 1);
 		snprintf(hang_arg, sizeof(hang_arg), "%u", hangcheck);
-		/* Several V3D clients at once need shared tenancy: they are all ours. */
+		/* Several V3D clients at once need shared tenancy (they are all ours); under exclusive
+		 * tenancy they take turns, and killed holders must hand the device on. */
+		if (!tenancy)
+			tenancy = v3d_clients > 1 ? "shared" : "exclusive";
 		const char *extra[] = { "--hangcheck-ms", hang_arg, "--allow-passthrough", "--log-level", "warn",
-					v3d_clients > 1 ? "--v3d-tenancy=shared" : NULL, NULL };
+					"--v3d-tenancy", tenancy, NULL };
 		if (ferryd_spawn(path, gpu, extra, true, 30000, &k.proc) < 0)
 			return 1;
 		k.spawned = true;

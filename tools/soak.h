@@ -80,6 +80,9 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s);
 void soak_run_flood(const struct soak_env *env, struct soak_slot *s);
 void soak_run_v3d(const struct soak_env *env, struct soak_slot *s);
 void soak_run_heavy(const struct soak_env *env, struct soak_slot *s);
+/* A V3D client for soak_run_kill to kill: says so on ready (after connecting for phase 0, after
+ * its submits otherwise) and waits. Never returns. */
+void soak_v3d_victim(const struct soak_env *env, int ready, int phase) __attribute__((noreturn));
 
 /* ferryd as seen from outside: /proc and the control socket. */
 struct soak_probe {

@@ -560,6 +560,8 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s)
 		}
 		if (pid == 0) {
 			close(p[0]);
+			if (!strncmp(env->gpu, "v3d-", 4))
+				soak_v3d_victim(env, p[1], phase == V_CONNECTED ? 0 : 1);
 			victim(env, p[1], phase);
 		}
 		close(p[1]);

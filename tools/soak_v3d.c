@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ferry/ferry.h"
 #include "soak.h"
@@ -221,4 +222,40 @@ void soak_run_v3d(const struct soak_env *env, struct soak_slot *s)
 		}
 		vclient_close(&v);
 	}
+}
+
+void soak_v3d_victim(const struct soak_env *env, int ready, int phase)
+{
+	struct vclient v = { .ver = !strcmp(env->gpu, "v3d-7.1") ? 71 : 42 };
+	char ch = 'v';
+	int r = vclient_open(env, FERRY_POLICY_VALIDATED, &v);
+	if (r == -EBUSY) {
+		/* Exclusive tenancy, held by another client: being refused is this victim's work. */
+		if (write(ready, &ch, 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	if (r < 0)
+		_exit(2);
+	if (phase == 0 && write(ready, &ch, 1) != 1)
+		_exit(3);
+	/* A CL copy and a TFU copy held by ferryd for it (an in-fence across queues), a few times. */
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t seqno = 0, tfu_seqno = 0;
+		if (raster_cl(&v, v.dst.addr, NULL, &seqno) < 0)
+			_exit(2);
+		struct ferry_fence_ref after = { ferry_queue_id(v.cl), seqno };
+		struct ferry_bo *bos[] = { v.out.bo, v.dst.bo };
+		struct ferry_v3d_tfu t = { .iia = v.dst.addr, .iis = W, .ioa = v.out.addr, .ios = (H << 16) | W,
+					   .bos = bos, .nr_bos = 2, .in_fences = &after, .nr_in_fences = 1 };
+		t.icfg = v.ver >= 71 ? 4u << 16 : 4u << 9;
+		t.v71_ioc = v.ver >= 71 ? W << 16 : 0;
+		if (ferry_v3d_submit_tfu(v.tfu, &t, &tfu_seqno) < 0)
+			_exit(2);
+	}
+	if (phase != 0 && write(ready, &ch, 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
 }
