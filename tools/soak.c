@@ -34,10 +34,10 @@
  * the kinds that do not pass yet (slow readers: ferryd queues the memfds of replies nobody reads)
  * and heavy clients (they pass, but slow the churn of the others ~10x on two cores). */
 static const unsigned mix_default_msm[SOAK_KIND_COUNT] = { [SOAK_GOOD] = 2, [SOAK_FAULT] = 1, [SOAK_HANG] = 1,
-							    [SOAK_KILL] = 1, [SOAK_FLOOD] = 1 };
+							    [SOAK_KILL] = 1, [SOAK_FLOOD] = 1, [SOAK_GREEDY] = 1 };
 static const unsigned mix_all_msm[SOAK_KIND_COUNT] = { [SOAK_GOOD] = 2, [SOAK_FAULT] = 1, [SOAK_HANG] = 1,
 						       [SOAK_KILL] = 1, [SOAK_SLOW] = 1, [SOAK_FLOOD] = 2,
-						       [SOAK_HEAVY] = 1 };
+						       [SOAK_HEAVY] = 1, [SOAK_GREEDY] = 1 };
 static const unsigned mix_default_v3d[SOAK_KIND_COUNT] = { [SOAK_V3D] = 2, [SOAK_KILL] = 1, [SOAK_FLOOD] = 1 };
 static const unsigned mix_all_v3d[SOAK_KIND_COUNT] = { [SOAK_V3D] = 2, [SOAK_KILL] = 1, [SOAK_SLOW] = 1,
 						       [SOAK_FLOOD] = 2 };
@@ -69,7 +69,7 @@ static void usage(FILE *f)
 		"  --server URI         soak a running ferryd (unix:PATH) instead of spawning one\n"
 		"  --ferryd PATH        the ferryd to spawn\n"
 		"  --mix MIX            default | all | KIND=N,... with KIND good, fault, hang, kill, slow,\n"
-		"                       flood, v3d, heavy (at most %d workers)\n"
+		"                       flood, v3d, heavy, greedy (at most %d workers)\n"
 		"  --hangcheck-ms MS    a spawned ferryd's hangcheck (default 200)\n"
 		"  --warmup SECS        the mix runs this long before the baseline is taken (default 3)\n"
 		"  --rss-tolerance-mib N  RSS growth accepted over the run (default %d)\n"
@@ -186,6 +186,7 @@ static int run_mix(struct soak *k, long long deadline_ms)
 			static void (*const body[SOAK_KIND_COUNT])(const struct soak_env *, struct soak_slot *) = {
 				soak_run_good, soak_run_fault, soak_run_hang, soak_run_kill,
 				soak_run_slow, soak_run_flood, soak_run_v3d, soak_run_heavy,
+				soak_run_greedy,
 			};
 			signal(SIGPIPE, SIG_IGN);
 			body[s->kind](&k->env, s);
@@ -338,7 +339,7 @@ int cmd_soak(int argc, char **argv)
 		return 2;
 	}
 	if ((!v3d && v3d_clients) || (v3d && (k.mix[SOAK_GOOD] || k.mix[SOAK_FAULT] || k.mix[SOAK_HANG] ||
-						 k.mix[SOAK_HEAVY]))) {
+						 k.mix[SOAK_HEAVY] || k.mix[SOAK_GREEDY]))) {
 		fprintf(stderr, "ferry soak: v3d workers run on a V3D ferryd (--gpu v3d-*), the msm kinds on an Adreno one\n");
 		return 2;
 	}

@@ -16,6 +16,7 @@ enum soak_kind {
 	SOAK_FLOOD,  /* connections opened and dropped at once, malformed frames */
 	SOAK_V3D,    /* V3D: checked CL and TFU copies (only on a V3D ferryd) */
 	SOAK_HEAVY,  /* submits that take ferryd long to validate: do the others starve? */
+	SOAK_GREEDY, /* contexts up to the quota and thousands of BOs, then all let go */
 	SOAK_KIND_COUNT
 };
 
@@ -80,6 +81,7 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s);
 void soak_run_flood(const struct soak_env *env, struct soak_slot *s);
 void soak_run_v3d(const struct soak_env *env, struct soak_slot *s);
 void soak_run_heavy(const struct soak_env *env, struct soak_slot *s);
+void soak_run_greedy(const struct soak_env *env, struct soak_slot *s);
 /* A V3D client for soak_run_kill to kill: says so on ready (after connecting for phase 0, after
  * its submits otherwise) and waits. Never returns. */
 void soak_v3d_victim(const struct soak_env *env, int ready, int phase) __attribute__((noreturn));

@@ -787,3 +787,69 @@ void soak_run_heavy(const struct soak_env *env, struct soak_slot *s)
 		client_close(&c);
 	}
 }
+
+/* ---- greedy clients ---- */
+
+#define GREEDY_MAX_CONTEXTS 64
+#define GREEDY_BOS 4096
+
+/* Takes what its quotas allow: contexts (each with a queue) until ferryd says -EDQUOT, then
+ * thousands of BOs in one of them; checks one still works, and lets it all go at once. */
+void soak_run_greedy(const struct soak_env *env, struct soak_slot *s)
+{
+	static struct ferry_bo *bos[GREEDY_BOS];
+	uint32_t rnd = env->seed ^ (s->index * 69069u + 13);
+	while (!soak_should_stop(env)) {
+		struct client c;
+		struct ferry_context *ctxs[GREEDY_MAX_CONTEXTS];
+		struct ferry_queue *qs[GREEDY_MAX_CONTEXTS];
+		unsigned n = 0, nbos = 0;
+		s->requests++;
+		int r = client_open(env, FERRY_POLICY_VALIDATED, &c);
+		for (; r == 0 && n < GREEDY_MAX_CONTEXTS; n++) {
+			s->requests++;
+			r = ferry_context_create(c.dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &ctxs[n]);
+			if (r == 0 && ferry_queue_create(ctxs[n], 0, &qs[n]) < 0)
+				qs[n] = NULL;
+			if (r < 0)
+				break;
+		}
+		if (r != -EDQUOT) {
+			soak_fail(s, "context %u: %s, want -EDQUOT at the quota (%s)", n, strerror(-r),
+				  c.dev ? ferry_device_last_error(c.dev) : "");
+		} else {
+			/* BO creation is pipelined: a refusal (a BO quota lower than ours) shows on map. */
+			for (; nbos < GREEDY_BOS; nbos++) {
+				s->requests++;
+				if (ferry_bo_new(c.ctx, 4096, MSM_BO_WC, &bos[nbos]) < 0)
+					break;
+			}
+			void *p;
+			r = nbos ? ferry_bo_map(bos[nbos - 1], &p) : 0;
+			if (r < 0 && r != -EDQUOT)
+				soak_fail(s, "%u BOs: %s (%s)", nbos, strerror(-r), ferry_device_last_error(c.dev));
+			s->requests++;
+			r = write_pattern(&c, next_rand(&rnd), NULL);
+			if (r == 1)
+				s->wrong_bytes++;
+			if (r != 0)
+				soak_fail(s, "after taking its quota: %d (%s)", r, ferry_device_last_error(c.dev));
+			else
+				s->rounds++;
+		}
+		/* Half the time close everything one by one; else just hang up. */
+		if (next_rand(&rnd) % 2) {
+			for (unsigned i = 0; i < nbos; i++)
+				ferry_bo_close(bos[i]);
+			for (unsigned i = 0; i < n; i++) {
+				if (qs[i])
+					ferry_queue_close(qs[i]);
+				ferry_context_destroy(ctxs[i]);
+			}
+		} else {
+			/* ferry_device_close frees what is left, client side as host side. */
+		}
+		client_close(&c);
+		sleep_ms(100);
+	}
+}

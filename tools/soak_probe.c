@@ -14,7 +14,7 @@
 const char *soak_kind_name(enum soak_kind k)
 {
 	static const char *const names[SOAK_KIND_COUNT] = { "good", "fault", "hang", "kill",
-							    "slow", "flood", "v3d", "heavy" };
+							    "slow", "flood", "v3d", "heavy", "greedy" };
 	return k < SOAK_KIND_COUNT ? names[k] : "?";
 }
 
