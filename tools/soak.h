@@ -34,8 +34,8 @@ void soak_hist_merge(struct soak_hist *into, const struct soak_hist *from);
 uint64_t soak_hist_quantile(const struct soak_hist *h, double q);
 
 /* A slow reader asks for this many BOs and never reads a reply. ferryd may hold one fd per BO
- * (its memory); what it holds beyond that, plus this slack for the other clients, is pinned by
- * the replies it queued for a client that does not read. */
+ * (its memory); what it holds beyond the BOs of all clients, for the whole time the reader
+ * waits, is pinned by the replies queued for it. The slack covers the other clients' contexts. */
 #define SOAK_SLOW_BOS 1024
 #define SOAK_SLOW_FD_SLACK 128
 
@@ -49,7 +49,7 @@ struct soak_slot {
 	uint64_t unexpected; /* errors this kind must not see */
 	uint64_t wrong_bytes;
 	uint64_t skipped;    /* rounds not possible on this ferryd (e.g. no passthrough) */
-	uint64_t peak_fd_growth; /* slow readers: ferryd fds held beyond those of the BOs */
+	uint64_t pinned_fds; /* slow readers: ferryd fds held beyond the BOs' own (worst round) */
 	char first_error[240];
 	struct soak_hist lat; /* each submit+wait (heavy: each batch) */
 };
@@ -58,6 +58,7 @@ struct soak_slot {
 struct soak_env {
 	const char *uri;
 	const char *socket_path; /* for raw connections (unix only) */
+	const char *control;     /* ferryd's control socket */
 	pid_t ferryd_pid;        /* 0 when not local */
 	long long deadline_ms;   /* CLOCK_MONOTONIC, shared by every process */
 	unsigned hangcheck_ms;

@@ -585,6 +585,15 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s)
 
 /* ---- slow readers and flooders (raw sockets) ---- */
 
+/* ferryd's fds minus the BOs of all clients (each holds one fd); -1 if not measurable. */
+static long long fds_beyond_bos(const struct soak_env *env)
+{
+	struct soak_probe p;
+	if (env->ferryd_pid <= 0 || soak_probe(env->control, env->ferryd_pid, &p, NULL) < 0 || p.fds < 0 || p.bos < 0)
+		return -1;
+	return p.fds - p.bos;
+}
+
 void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 {
 	while (!soak_should_stop(env)) {
@@ -594,7 +603,7 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 			sleep_ms(100);
 			continue;
 		}
-		int fds_before = env->ferryd_pid > 0 ? soak_proc_fd_count(env->ferryd_pid) : -1;
+		long long before = fds_beyond_bos(env);
 		struct ferry_buf buf;
 		ferry_buf_init(&buf);
 		encode_hello(&buf, 1);
@@ -606,7 +615,7 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 		for (uint32_t i = 1; i <= SOAK_SLOW_BOS; i++) {
 			memset(&m, 0, sizeof(m));
 			m.u.bo_create = (struct ferry_bo_create){ .ctx_id = 1, .bo_id = i, .size = 4096,
-							  .flags = v3d ? 0 : MSM_BO_WC };
+								  .flags = v3d ? 0 : MSM_BO_WC };
 			encode(&buf, FERRY_MSG_BO_CREATE, 2 + i, &m);
 		}
 		/* All at once, never reading: ferryd must stop reading us or drop us, not wait on us. */
@@ -615,13 +624,18 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 		ferry_buf_free(&buf);
 		if (sent < 0 && sent != -EPIPE && sent != -ECONNRESET)
 			soak_fail(s, "send: %s", strerror((int)-sent));
-		/* Hold the connection a while, measuring what ferryd keeps open for it meanwhile. */
-		for (int t = 0; t < 10 && !soak_should_stop(env); t++) {
+		/* Hold the connection a second. What ferryd keeps beyond BO fds *throughout* (the least
+		 * over the samples: other clients' replies in flight come and go) is pinned for us. */
+		long long least = -1;
+		sleep_ms(100);
+		for (int t = 0; t < 10 && !soak_should_stop(env) && before >= 0; t++) {
+			long long now = fds_beyond_bos(env);
+			if (now >= 0 && (least < 0 || now - before < least))
+				least = now - before > 0 ? now - before : 0;
 			sleep_ms(100);
-			int now = env->ferryd_pid > 0 ? soak_proc_fd_count(env->ferryd_pid) : -1;
-			if (fds_before >= 0 && now > fds_before && (uint64_t)(now - fds_before) > s->peak_fd_growth)
-				s->peak_fd_growth = (uint64_t)(now - fds_before);
 		}
+		if (least > (long long)s->pinned_fds)
+			s->pinned_fds = (uint64_t)least;
 		close(fd);
 		s->rounds++;
 		sleep_ms(200);
