@@ -1,7 +1,9 @@
 /* `ferry soak`: runs a mix of good and hostile clients against one ferryd for a fixed time, then
  * checks ferryd is back at its baseline (fds, RSS, objects) and reports the good clients' latency. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +56,9 @@ struct soak {
 	int checks, failures;
 	int peak_fds;
 	long peak_rss;
+	char capture_dir[160];
+	bool warming_up;
+	unsigned operator_requests, operator_errors;
 };
 
 static volatile int *stop_flag;
@@ -168,6 +173,36 @@ static void sample(struct soak *k)
 		k->peak_rss = rss;
 }
 
+/* The operator's side, while the clients run: sync dumps, fault reports, the trace switched on,
+ * fetched and off, a capture started and stopped — each walking state that killed and faulting
+ * clients are tearing down. Only on a ferryd the soak started (they change its settings). */
+static void operate(struct soak *k, unsigned tick)
+{
+	char req[256];
+	switch (tick % 8) {
+	case 0: snprintf(req, sizeof(req), "sync"); break;
+	case 1: snprintf(req, sizeof(req), "reports"); break;
+	case 2: snprintf(req, sizeof(req), "trace start"); break;
+	/* The trace's JSON (megabytes of it under this load) only in the warm-up: glibc keeps such
+	 * freed blocks for a while, which the RSS check cannot tell from a leak. */
+	case 3: snprintf(req, sizeof(req), k->warming_up ? "trace" : "trace clear"); break;
+	case 4: snprintf(req, sizeof(req), "trace stop"); break;
+	case 5: snprintf(req, sizeof(req), "capture start --count 8 --dir %s --format both", k->capture_dir); break;
+	case 6: snprintf(req, sizeof(req), "report 1"); break;
+	default: snprintf(req, sizeof(req), "capture stop"); break;
+	}
+	char *answer = NULL;
+	k->operator_requests++;
+	if (control_request(k->control, req, 10000, &answer) < 0) {
+		k->operator_errors++;
+	} else if (strncmp(answer, "ok\n", 3) != 0 && tick % 8 != 6 && tick % 8 != 7) {
+		/* "report 1" may be gone already and "capture stop" may find it done: both fine. */
+		if (!k->operator_errors++)
+			fprintf(stderr, "ferry soak: control '%s': %.200s\n", req, answer);
+	}
+	free(answer);
+}
+
 /* Forks the mix's workers into fresh slots, runs them until deadline_ms, reaps them. Returns the
  * number of workers that did not end by themselves (stuck or crashed). */
 static int run_mix(struct soak *k, long long deadline_ms)
@@ -205,7 +240,7 @@ static int run_mix(struct soak *k, long long deadline_ms)
 		}
 		s->pid = pid;
 	}
-	unsigned live = 0, bad = 0;
+	unsigned live = 0, bad = 0, tick = 0;
 	for (unsigned i = 0; i < k->nslots; i++) {
 		if (k->slots[i].pid > 0)
 			live++;
@@ -246,6 +281,8 @@ static int run_mix(struct soak *k, long long deadline_ms)
 			}
 		}
 		sample(k);
+		if (k->spawned && ferryd_ok && ++tick % 3 == 0 && now < deadline_ms)
+			operate(k, tick / 3);
 		usleep(100 * 1000);
 	}
 	return (int)bad + (ferryd_ok ? 0 : 1);
@@ -272,6 +309,21 @@ static void settle(struct soak *k, const struct soak_probe *want, struct soak_pr
 		if (stable >= 3 && (!k->spawned || now->clients == 0))
 			return;
 	}
+}
+
+/* The capture directory: flat, files only. */
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	char path[PATH_MAX];
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+			unlink(path);
+	closedir(d);
+	rmdir(dir);
 }
 
 static void print_probe_row(const char *name, long long base, long long after, long long peak)
@@ -387,6 +439,7 @@ int cmd_soak(int argc, char **argv)
 		if (ferryd_spawn(path, gpu, extra, true, 30000, &k.proc) < 0)
 			return 1;
 		k.spawned = true;
+		snprintf(k.capture_dir, sizeof(k.capture_dir), "%.100s/capture", k.proc.dir);
 		k.ferryd_pid = k.proc.pid;
 		k.env.uri = k.proc.uri;
 		k.env.socket_path = k.proc.socket;
@@ -441,7 +494,9 @@ int cmd_soak(int argc, char **argv)
 	fflush(stdout);
 
 	/* Warm-up: lazy allocations, pools and thread stacks settle; then the baseline. */
+	k.warming_up = true;
 	int warm_bad = run_mix(&k, soak_now_ms() + warmup * 1000ll);
+	k.warming_up = false;
 	uint64_t warm_unexpected = 0;
 	for (unsigned i = 0; i < k.nslots; i++) {
 		warm_unexpected += k.slots[i].unexpected;
@@ -539,6 +594,9 @@ int cmd_soak(int argc, char **argv)
 		check(&k, log_hits == 0, "ferryd's log holds no sanitizer report or crash (%d lines)", log_hits);
 	}
 	check(&k, warm_unexpected == 0, "no unexpected error during the warm-up");
+	if (k.spawned)
+		check(&k, k.operator_errors == 0, "operator requests (sync, reports, trace, capture) answered: %u, %u failed",
+		      k.operator_requests, k.operator_errors);
 	for (int i = 0; i < SOAK_KIND_COUNT; i++)
 		if (per[i][0])
 			check(&k, per[i][3] == 0 && per[i][2] > 0, "%s clients: %llu rounds, %llu unexpected errors",
@@ -571,6 +629,7 @@ int cmd_soak(int argc, char **argv)
 	if (k.spawned) {
 		if (k.failures)
 			ferryd_dump_log(&k.proc, 30);
+		remove_tree(k.capture_dir);
 		ferryd_stop(&k.proc, 1000); /* only removes its files now */
 	}
 	munmap(shm, shm_len);
