@@ -38,6 +38,7 @@ struct conn {
 	int64_t stuck_since_ns; /* throttled: when its queue last moved */
 	bool dead;
 	bool busy; /* a frame in progress (FERRY_HOST_IN_PROGRESS): no new frame until it is done */
+	pid_t pid; /* the peer process (SO_PEERCRED), 0 if unknown */
 	char name[64];
 };
 
@@ -254,7 +255,7 @@ void conn_resume_busy(struct server *srv)
 	}
 }
 
-static struct conn *conn_new(struct server *srv, int fd)
+static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cred)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -262,11 +263,10 @@ static struct conn *conn_new(struct server *srv, int fd)
 	c->srv = srv;
 	c->fd = fd;
 	ferry_frame_reader_init(&c->reader);
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
 	unsigned id = ++srv->next_conn_id;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
-		snprintf(c->name, sizeof(c->name), "client %u (pid %d uid %u)", id, (int)cred.pid, (unsigned)cred.uid);
+	c->pid = cred ? cred->pid : 0;
+	if (cred)
+		snprintf(c->name, sizeof(c->name), "client %u (pid %d uid %u)", id, (int)cred->pid, (unsigned)cred->uid);
 	else
 		snprintf(c->name, sizeof(c->name), "client %u", id);
 	c->client = ferry_host_client_new(srv->host, &conn_ops, c, c->name);
@@ -392,11 +392,23 @@ static void refuse(struct server *srv, int fd, int err, const char *why)
 }
 
 /* 0 to serve the connection on fd, else the errno to refuse it with (why filled). */
-static int admit(struct server *srv, int fd, char *why, size_t n)
+static int admit(struct server *srv, int fd, const struct ucred *cred, char *why, size_t n)
 {
 	if (srv->nr_conns >= srv->max_clients) {
 		snprintf(why, n, "ferryd serves at most %u clients (--max-clients)", srv->max_clients);
 		return -EUSERS;
+	}
+	/* One process cannot take every connection slot: a flood from one program leaves room for
+	 * the others (a real DRM client opens a few; the shim one per render-node open). */
+	if (cred && cred->pid > 0) {
+		unsigned same = 0;
+		for (const struct conn *c = srv->conns; c; c = c->next)
+			same += !c->dead && c->pid == cred->pid;
+		if (same >= srv->max_conns_per_process) {
+			snprintf(why, n, "process %d already has %u connections to ferryd "
+				 "(--max-connections-per-process)", (int)cred->pid, same);
+			return -EUSERS;
+		}
 	}
 	if (!srv->fd_limit)
 		return 0;
@@ -419,7 +431,10 @@ static int admit(struct server *srv, int fd, char *why, size_t n)
 
 int conn_accept_all(struct server *srv)
 {
-	for (;;) {
+	/* Bounded per pass like every client's frames: a connection flood would otherwise keep the
+	 * loop accepting (and refusing) for as long as it lasts, while connected clients wait. The
+	 * listening socket is level-triggered, so what is left is reported on the next pass. */
+	for (unsigned n = 0; n < FERRYD_ACCEPTS_PER_PASS; n++) {
 		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			int err = errno;
@@ -431,16 +446,20 @@ int conn_accept_all(struct server *srv)
 			return -err;
 		}
 		char why[200];
-		int err = admit(srv, fd, why, sizeof(why));
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
+		bool known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0;
+		int err = admit(srv, fd, known ? &cred : NULL, why, sizeof(why));
 		if (err < 0) {
 			refuse(srv, fd, err, why);
 			continue;
 		}
-		if (!conn_new(srv, fd)) {
+		if (!conn_new(srv, fd, known ? &cred : NULL)) {
 			ferryd_log(FERRY_LOG_WARN, "cannot set up a new client");
 			close(fd);
 		}
 	}
+	return 0;
 }
 
 static void conn_free(struct conn *c)

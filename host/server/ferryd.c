@@ -70,6 +70,8 @@ static void usage(FILE *f)
 		"                       BOs, replies queued with their fds (default: a quarter of the\n"
 		"                       fd limit, 64..65536)\n"
 		"  --max-clients N      connections served at once; more are refused (default 256)\n"
+		"  --max-connections-per-process N  connections one peer process may hold at once\n"
+		"                       (default 32)\n"
 		"  --fd-reserve N       fds kept free for connected clients: new connections are\n"
 		"                       refused when fewer are left (default: 1/16 of the fd limit,\n"
 		"                       32..4096)\n"
@@ -172,7 +174,7 @@ int main(int argc, char **argv)
 	       OPT_HANGCHECK, OPT_FENCE_TIMEOUT, OPT_CRASH_DIR, OPT_MAX_REPORTS, OPT_CONTROL, OPT_V3D_TENANCY,
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
-	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE,
+	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 		{ "max-client-fds", required_argument, NULL, OPT_MAX_CLIENT_FDS },
 		{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
 		{ "fd-reserve", required_argument, NULL, OPT_FD_RESERVE },
+		{ "max-connections-per-process", required_argument, NULL, OPT_MAX_CONNS_PER_PROCESS },
 		{ "validate-slice", required_argument, NULL, OPT_VALIDATE_SLICE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -214,8 +217,8 @@ int main(int argc, char **argv)
 	const char *capture_dir = NULL, *capture_trigger = NULL;
 	int ready_fd = -1;
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
-	 * --fd-reserve; 0 = the default */
-	unsigned quota[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+	 * --fd-reserve, --max-connections-per-process; 0 = the default */
+	unsigned quota[9] = { 0 };
 	uint32_t validate_slice = FERRYD_VALIDATE_SLICE_DWORDS;
 	struct diag_options diag = { .hangcheck_ms = 500, .fence_timeout_ms = 3000, .max_reports = 16 };
 	int c;
@@ -287,7 +290,8 @@ int main(int argc, char **argv)
 		case OPT_MAX_CLIENT_SHADOW_RATIO:
 		case OPT_MAX_CLIENT_FDS:
 		case OPT_MAX_CLIENTS:
-		case OPT_FD_RESERVE: {
+		case OPT_FD_RESERVE:
+		case OPT_MAX_CONNS_PER_PROCESS: {
 			char *end;
 			errno = 0;
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -295,7 +299,8 @@ int main(int argc, char **argv)
 				static const char *const names[] = { "max-client-contexts", "max-client-bos",
 								     "max-client-bo-mib", "max-client-shadow-mib",
 								     "max-client-shadow-ratio", "max-client-fds",
-								     "max-clients", "fd-reserve" };
+								     "max-clients", "fd-reserve",
+								     "max-connections-per-process" };
 				fprintf(stderr, "ferryd: bad --%s '%s' (want 1..4294967295)\n",
 					names[c - OPT_MAX_CLIENT_CONTEXTS], optarg);
 				return 2;
@@ -357,6 +362,7 @@ int main(int argc, char **argv)
 	unsigned long fd_limit = raise_fd_limit();
 	struct server srv = { .epfd = -1, .listen_fd = -1, .signal_fd = -1 };
 	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
+	srv.max_conns_per_process = quota[8] ? quota[8] : FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS;
 	srv.fd_limit = fd_limit;
 	srv.fd_reserve = quota[7] ? quota[7] : clamp_ul(fd_limit / 16, 32, 4096);
 	unsigned max_client_fds = quota[5] ? quota[5] : (unsigned)clamp_ul(fd_limit / 4, 64, 65536);

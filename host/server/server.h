@@ -22,6 +22,9 @@
 #define FERRYD_STUCK_NS (10ll * 1000 * 1000 * 1000)
 /* Defaults of --max-clients, and of --max-client-fds / --fd-reserve as fractions of the fd limit. */
 #define FERRYD_DEFAULT_MAX_CLIENTS 256u
+#define FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS 32u
+/* Connections accepted (or refused) per loop pass. */
+#define FERRYD_ACCEPTS_PER_PASS 8u
 /* Frames handled per client per wakeup, so one busy client cannot starve the others: a client
  * streaming cheap requests (say DEVICE_QUERY, ~8 us each) costs the others at most this many
  * per pass (64 made a good client's median round trip ~7x longer; 16, ~2x). */
@@ -57,9 +60,10 @@ struct server {
 	/* accept-failure log rate limit: the second of the last line, failures not logged since. */
 	long accept_log_sec;
 	unsigned long accept_log_suppressed;
-	/* Connection admission (client_conn.c): at most max_clients connections, and a new one only
-	 * while fd_reserve fds stay free for the connected clients' kernel calls. */
-	unsigned nr_conns, max_clients;
+	/* Connection admission (client_conn.c): at most max_clients connections, at most
+	 * max_conns_per_process of them from one peer process, and a new one only while fd_reserve
+	 * fds stay free for the connected clients' kernel calls. */
+	unsigned nr_conns, max_clients, max_conns_per_process;
 	unsigned long fd_limit, fd_reserve;
 	/* fds in use = fds_base + what is counted live (connections, their queued fds, the host's
 	 * client_fds); fds_base is recalibrated from /proc/self/fd now and then. */

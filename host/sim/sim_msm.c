@@ -19,7 +19,7 @@ static const struct sim_drm_driver msm_driver = {
 	.major = MSM_DRIVER_MAJOR, .minor = MSM_DRIVER_MINOR, .patchlevel = MSM_DRIVER_PATCHLEVEL,
 	.modeset = true,
 };
-#define DEFAULT_SLICE_BUDGET 65536u
+#define DEFAULT_SLICE_BUDGET 16384u
 
 uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts)
 {

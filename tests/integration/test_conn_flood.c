@@ -28,6 +28,7 @@
 #define NR_STREAMS 4
 
 static struct ferryd_proc ferryd;
+static const char *flood_socket; /* the ferryd flood_one connects to */
 
 struct flood_result {
 	int served;  /* HELLO answered */
@@ -40,7 +41,7 @@ struct flood_result {
 static int flood_one(struct flood_result *r)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", ferryd.socket);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", flood_socket);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno; /* our own fds are used up: the flood is as big as it gets */
@@ -212,6 +213,57 @@ static void test_flood_spares_connected_client(void)
 	itest_client_close(&good);
 }
 
+/* One process cannot take every connection slot (--max-connections-per-process): its next
+ * connection is refused with -EUSERS naming the option, while another process still gets in,
+ * and a slot it gives back is its again. */
+static void test_connections_per_process(void)
+{
+	char path[PATH_MAX];
+	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
+	struct ferryd_proc capped;
+	const char *const extra[] = { "--max-connections-per-process", "4", NULL };
+	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &capped) == 0);
+	flood_socket = capped.socket;
+	struct flood_result r = { 0 };
+	int held[4];
+	for (int i = 0; i < 4; i++) {
+		held[i] = flood_one(&r);
+		CHECK(held[i] > 0);
+	}
+	CHECK_EQ(r.served, 4);
+	CHECK_EQ(flood_one(&r), 0);
+	CHECK_EQ(r.refused, 1);
+	CHECK_EQ(r.last_error, -EUSERS);
+
+	pid_t child = fork();
+	REQUIRE(child >= 0);
+	if (child == 0) {
+		struct flood_result cr = { 0 };
+		int fd = flood_one(&cr);
+		_exit(fd > 0 && cr.served == 1 ? 0 : 1);
+	}
+	int st;
+	CHECK_EQ(waitpid(child, &st, 0), child);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	close(held[0]);
+	int again = -1;
+	for (int tries = 0; tries < 50 && again <= 0; tries++) { /* ferryd notices the close first */
+		again = flood_one(&r);
+		if (again <= 0)
+			nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
+	CHECK(again > 0);
+	if (again > 0)
+		close(again);
+	for (int i = 1; i < 4; i++)
+		if (held[i] > 0)
+			close(held[i]);
+	CHECK(itest_proc_alive(capped.pid));
+	CHECK(itest_stop_ferryd(&capped));
+	flood_socket = ferryd.socket;
+}
+
 int main(void)
 {
 	/* ferryd raises its soft limit to the hard one: lower both, for it and for the flooders. */
@@ -221,8 +273,18 @@ int main(void)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	itest_start_ferryd(&ferryd);
+	/* Two flood processes must be able to fill the fd table here: no per-process cap. */
+	char path[PATH_MAX];
+	if (ferryd_locate(NULL, path, sizeof(path)) < 0) {
+		fprintf(stderr, "cannot find ferryd: set $FERRYD\n");
+		return 1;
+	}
+	const char *const extra[] = { "--max-connections-per-process", "100000", NULL };
+	if (ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) < 0)
+		return 1;
+	flood_socket = ferryd.socket;
 	RUN_TEST(test_flood_spares_connected_client);
+	RUN_TEST(test_connections_per_process);
 	CHECK(itest_proc_alive(ferryd.pid));
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 40);
