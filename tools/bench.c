@@ -24,28 +24,8 @@
 #include "ferryd_spawn.h"
 #include "pm4_workload.h"
 #include "sim/sim_msm.h"
+#include "bench_stats.h"
 #include "subcommands.h"
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts in place; pct in [0, 100]. */
-static double percentile(double *v, int n, double pct)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	int i = (int)(pct / 100.0 * (n - 1) + 0.5);
-	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
 
 struct figures {
 	double rt_median_us, rt_p99_us; /* submit+wait of an empty IB */
@@ -152,28 +132,28 @@ static int bench_native(const char *gpu, int iters, struct figures *f)
 	double *lat = calloc((size_t)iters, sizeof(double));
 	for (int i = 0; i < iters && r == 0; i++) {
 		uint32_t fence;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		r = native_submit(&n, ib, 4, &fence);
 		if (r == 0)
 			r = native_wait(&n, fence);
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 	}
 	if (r == 0) {
-		f->rt_p99_us = percentile(lat, iters, 99);
-		f->rt_median_us = percentile(lat, iters, 50);
+		f->rt_p99_us = bench_percentile(lat, iters, 99);
+		f->rt_median_us = bench_percentile(lat, iters, 50);
 	}
 	free(lat);
 
 	int burst = iters * 4;
 	uint32_t fence = 0;
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	for (int i = 0; i < burst && r == 0; i++)
 		r = native_submit(&n, ib, 4, &fence);
 	if (r == 0)
 		r = native_wait(&n, fence);
-	f->pipelined_per_s = burst / ((now_us() - t0) / 1e6);
+	f->pipelined_per_s = burst / ((bench_now_us() - t0) / 1e6);
 
-	t0 = now_us();
+	t0 = bench_now_us();
 	for (int i = 0; i < iters && r == 0; i++) {
 		uint32_t h;
 		uint64_t iova;
@@ -184,7 +164,7 @@ static int bench_native(const char *gpu, int iters, struct figures *f)
 			native_bo_close(&n, h, m, 65536);
 		}
 	}
-	f->bo_cycles_per_s = iters / ((now_us() - t0) / 1e6);
+	f->bo_cycles_per_s = iters / ((bench_now_us() - t0) / 1e6);
 	native_bo_close(&n, ib, map, 4096);
 out:
 	n.kd->ops->close(n.kd);
@@ -222,28 +202,28 @@ static int bench_ferry(const char *uri, int iters, struct figures *f)
 	double *lat = calloc((size_t)iters, sizeof(double));
 	for (int i = 0; i < iters && r == 0; i++) {
 		uint32_t seqno;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		r = ferry_submit(q, &s, &seqno);
 		if (r == 0)
 			r = ferry_fence_wait(q, seqno, 10000000000ll);
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 	}
 	if (r == 0) {
-		f->rt_p99_us = percentile(lat, iters, 99);
-		f->rt_median_us = percentile(lat, iters, 50);
+		f->rt_p99_us = bench_percentile(lat, iters, 99);
+		f->rt_median_us = bench_percentile(lat, iters, 50);
 	}
 	free(lat);
 
 	int burst = iters * 4;
 	uint32_t seqno = 0;
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	for (int i = 0; i < burst && r == 0; i++)
 		r = ferry_submit(q, &s, &seqno);
 	if (r == 0)
 		r = ferry_fence_wait(q, seqno, 30000000000ll);
-	f->pipelined_per_s = burst / ((now_us() - t0) / 1e6);
+	f->pipelined_per_s = burst / ((bench_now_us() - t0) / 1e6);
 
-	t0 = now_us();
+	t0 = bench_now_us();
 	for (int i = 0; i < iters && r == 0; i++) {
 		struct ferry_bo *bo;
 		void *m;
@@ -255,7 +235,7 @@ static int bench_ferry(const char *uri, int iters, struct figures *f)
 			ferry_bo_close(bo);
 		}
 	}
-	f->bo_cycles_per_s = iters / ((now_us() - t0) / 1e6);
+	f->bo_cycles_per_s = iters / ((bench_now_us() - t0) / 1e6);
 	if (r < 0)
 		fprintf(stderr, "bench: %s\n", ferry_device_last_error(dev));
 out:
@@ -325,26 +305,26 @@ static int bench_stream(const char *uri, uint32_t policy, int iters, struct stre
 	}
 	for (int i = 0; i < n && r == 0; i++) {
 		uint32_t seqno;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		r = ferry_submit(q, &s, &seqno);
 		if (r == 0)
 			r = ferry_fence_wait(q, seqno, 10000000000ll);
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 	}
 	if (r == 0)
-		f->median_us = percentile(lat, n, 50);
+		f->median_us = bench_percentile(lat, n, 50);
 	free(lat);
 
 	/* Two bursts, the second timed: the first grows the shadow pool to this depth, as any
 	 * steady workload would once. */
 	for (int round = 0; round < 2 && r == 0; round++) {
 		uint32_t seqno = 0;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		for (int i = 0; i < STREAM_BURST && r == 0; i++)
 			r = ferry_submit(q, &s, &seqno);
 		if (r == 0)
 			r = ferry_fence_wait(q, seqno, 60000000000ll);
-		f->pipelined_per_s = STREAM_BURST / ((now_us() - t0) / 1e6);
+		f->pipelined_per_s = STREAM_BURST / ((bench_now_us() - t0) / 1e6);
 	}
 	if (r < 0)
 		fprintf(stderr, "bench: %s stream: %s\n", policy ? "passthrough" : "validated",
@@ -396,21 +376,21 @@ static int bench_floor(int iters, double *median_us, double *p99_us)
 	char buf[64] = { 0 };
 	int r = 0;
 	for (int i = 0; i < iters; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		if (send(sv[0], buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t)sizeof(buf) ||
 		    recv(sv[0], buf, sizeof(buf), MSG_WAITALL) != (ssize_t)sizeof(buf)) {
 			r = -EIO;
 			break;
 		}
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 	}
 	shutdown(sv[0], SHUT_RDWR);
 	pthread_join(th, NULL);
 	close(sv[0]);
 	close(sv[1]);
 	if (r == 0) {
-		*p99_us = percentile(lat, iters, 99);
-		*median_us = percentile(lat, iters, 50);
+		*p99_us = bench_percentile(lat, iters, 99);
+		*median_us = bench_percentile(lat, iters, 50);
 	}
 	free(lat);
 	return r;

@@ -19,6 +19,7 @@
 
 #include "backend/uapi_msm.h"
 #include "bench_isolation.h"
+#include "bench_stats.h"
 #include "ferry/ferry.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferry/wire.h"
@@ -32,28 +33,6 @@
 #define FLOOD_OPEN        64 /* connections each flood thread keeps open */
 #define MAXCOST_CMDS      16
 #define MAXCOST_CMD_DW    0xffffeu /* an even count of dwords: type-4 pairs up to the IB size cap */
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	int i = (int)(p / 100.0 * (n - 1) + 0.5);
-	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
 
 /* ---- the hostile client ---- */
 
@@ -438,10 +417,10 @@ static void measure(const char *uri, struct good *g, int iters, struct result *r
 	int n = 0, nh = 0;
 	if (!lat)
 		return;
-	double start = now_us(), next_hello = start;
-	for (int i = 0; n < MAX_SAMPLES && (i < iters || now_us() - start < MEASURE_MIN_US); i++) {
+	double start = bench_now_us(), next_hello = start;
+	for (int i = 0; n < MAX_SAMPLES && (i < iters || bench_now_us() - start < MEASURE_MIN_US); i++) {
 		uint32_t seqno;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		int r = ferry_submit(g->q, &g->s, &seqno);
 		if (r == 0)
 			r = ferry_fence_wait(g->q, seqno, 10000000000ll);
@@ -449,14 +428,14 @@ static void measure(const char *uri, struct good *g, int iters, struct result *r
 			res->failures++;
 			continue;
 		}
-		lat[n++] = now_us() - t0;
+		lat[n++] = bench_now_us() - t0;
 		/* A handshake now and then, spread over the measurement. */
 		if (nh < HELLO_SAMPLES && t0 >= next_hello) {
 			struct ferry_device *d;
 			next_hello = t0 + MEASURE_MIN_US / HELLO_SAMPLES;
-			t0 = now_us();
+			t0 = bench_now_us();
 			if (ferry_device_open(uri, &d) == 0) {
-				hello[nh++] = now_us() - t0;
+				hello[nh++] = bench_now_us() - t0;
 				ferry_device_close(d);
 			} else {
 				res->failures++;
@@ -465,11 +444,11 @@ static void measure(const char *uri, struct good *g, int iters, struct result *r
 	}
 	res->samples = n;
 	res->ok = n > 0;
-	res->med_us = pct(lat, n, 50);
-	res->p99_us = pct(lat, n, 99);
-	res->max_us = pct(lat, n, 100);
-	res->hello_med_us = pct(hello, nh, 50);
-	res->hello_p99_us = pct(hello, nh, 99);
+	res->med_us = bench_percentile(lat, n, 50);
+	res->p99_us = bench_percentile(lat, n, 99);
+	res->max_us = bench_percentile(lat, n, 100);
+	res->hello_med_us = bench_percentile(hello, nh, 50);
+	res->hello_p99_us = bench_percentile(hello, nh, 99);
 	free(lat);
 }
 

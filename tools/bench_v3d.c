@@ -12,6 +12,7 @@
 
 #include "backend/kdev.h"
 #include "backend/uapi_v3d.h"
+#include "bench_stats.h"
 #include "bench_v3d.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
@@ -21,28 +22,14 @@
 
 #define LIST_BYTES 4096u
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 struct rt {
 	double median_us, p99_us;
 };
 
 static void summarize(double *lat, int n, struct rt *out)
 {
-	qsort(lat, (size_t)n, sizeof(*lat), cmp_double);
-	out->median_us = lat[n / 2];
-	out->p99_us = lat[(int)((n - 1) * 0.99)];
+	out->median_us = bench_percentile(lat, n, 50);
+	out->p99_us = bench_percentile(lat, n, 99);
 }
 
 /* The lists of a 1x1 fill at the given addresses: lists BO holds bcl, rcl, tile list. */
@@ -122,7 +109,7 @@ static int bench_native(const char *gpu, int iters, struct rt *out)
 		r = -ENOMEM;
 	uint32_t handles[3] = { lists.handle, ta.handle, dst.handle };
 	for (int i = 0; i < iters && r == 0; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		struct drm_v3d_submit_cl s = {
 			.bcl_start = lists.addr, .bcl_end = cl.bcl_end, .rcl_start = cl.rcl_start, .rcl_end = cl.rcl_end,
 			.out_sync = sc.handle, .qma = ta.addr, .qms = cl.qms, .qts = ta.addr,
@@ -135,7 +122,7 @@ static int bench_native(const char *gpu, int iters, struct rt *out)
 					      .timeout_nsec = (int64_t)(ts.tv_sec + 10) * 1000000000 + ts.tv_nsec };
 		if (r == 0)
 			r = kdev_ioctl(kd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 	}
 	if (r == 0)
 		summarize(lat, iters, out);
@@ -209,12 +196,12 @@ static int bench_ferry(const char *uri, uint32_t policy, uint32_t draws, int ite
 	if (!lat)
 		r = -ENOMEM;
 	for (int i = 0; i < iters && r == 0; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		uint32_t seqno;
 		r = ferry_v3d_submit_cl(q, &s, &seqno);
 		if (r == 0)
 			r = ferry_fence_wait(q, seqno, 10ll * 1000 * 1000 * 1000);
-		lat[i] = now_us() - t0;
+		lat[i] = bench_now_us() - t0;
 	}
 	if (r == 0)
 		summarize(lat, iters, out);

@@ -1,4 +1,5 @@
 /* Spawns and stops a private ferryd (see ferryd_spawn.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -221,4 +222,35 @@ void ferryd_dump_log(const struct ferryd_proc *p, int max_lines)
 	for (int i = 0; i < max_lines; i++)
 		free(lines[i]);
 	free(lines);
+}
+
+int ferryd_proc_fd_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+long ferryd_proc_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long kib = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
 }

@@ -35,4 +35,8 @@ int ferryd_stop(struct ferryd_proc *p, int timeout_ms);
 /* Prints the last lines of the captured log to stderr (for failure diagnostics). */
 void ferryd_dump_log(const struct ferryd_proc *p, int max_lines);
 
+/* What a process (a ferryd) holds, from /proc: its open fds, and VmRSS in KiB; -1 if unknown. */
+int ferryd_proc_fd_count(pid_t pid);
+long ferryd_proc_rss_kib(pid_t pid);
+
 #endif

@@ -165,8 +165,8 @@ static void sample(struct soak *k)
 {
 	if (k->ferryd_pid <= 0)
 		return;
-	int fds = soak_proc_fd_count(k->ferryd_pid);
-	long rss = soak_proc_rss_kib(k->ferryd_pid);
+	int fds = ferryd_proc_fd_count(k->ferryd_pid);
+	long rss = ferryd_proc_rss_kib(k->ferryd_pid);
 	if (fds > k->peak_fds)
 		k->peak_fds = fds;
 	if (rss > k->peak_rss)
@@ -461,7 +461,7 @@ int cmd_soak(int argc, char **argv)
 			ferryd_stop(&k.proc, 10000);
 		return 1;
 	}
-	if (!k.spawned && reported > 0 && soak_proc_fd_count(reported) >= 0)
+	if (!k.spawned && reported > 0 && ferryd_proc_fd_count(reported) >= 0)
 		k.ferryd_pid = reported; /* local and ours: /proc works */
 	k.env.ferryd_pid = k.ferryd_pid;
 	k.env.control = k.control;

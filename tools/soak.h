@@ -94,8 +94,6 @@ struct soak_probe {
 	long long clients, contexts, queues, bos, bo_bytes, shadow_bytes; /* -1 when not reported */
 	long long submits, faults, bad_messages, validation_rejects;
 };
-int soak_proc_fd_count(pid_t pid);
-long soak_proc_rss_kib(pid_t pid);
 /* Fills p from /proc (pid > 0) and the control socket's "status". 0, or -errno if the control
  * socket did not answer. *pid_out (if not NULL) gets the pid ferryd reports. */
 int soak_probe(const char *control, pid_t pid, struct soak_probe *p, pid_t *pid_out);

@@ -1,6 +1,5 @@
 /* `ferry soak`: measuring ferryd from outside (/proc, its control socket, its log) and the small
  * shared pieces: clocks, the latency histogram, failure records. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <time.h>
 
 #include "control_client.h"
+#include "ferryd_spawn.h"
 #include "soak.h"
 
 const char *soak_kind_name(enum soak_kind k)
@@ -103,37 +103,6 @@ uint64_t soak_hist_quantile(const struct soak_hist *h, double q)
 	return h->max_us;
 }
 
-int soak_proc_fd_count(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-long soak_proc_rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long kib = -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 /* The value of "key: N" in a status answer, -1 when absent. */
 static long long status_value(const char *text, const char *key)
 {
@@ -146,8 +115,8 @@ static long long status_value(const char *text, const char *key)
 
 int soak_probe(const char *control, pid_t pid, struct soak_probe *p, pid_t *pid_out)
 {
-	p->fds = pid > 0 ? soak_proc_fd_count(pid) : -1;
-	p->rss_kib = pid > 0 ? soak_proc_rss_kib(pid) : -1;
+	p->fds = pid > 0 ? ferryd_proc_fd_count(pid) : -1;
+	p->rss_kib = pid > 0 ? ferryd_proc_rss_kib(pid) : -1;
 	char *answer = NULL;
 	int r = control_request(control, "status", 10000, &answer);
 	if (r == 0 && strncmp(answer, "ok\n", 3) != 0)

@@ -1,5 +1,4 @@
 /* Shared helpers for the integration tests (see itest.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -108,33 +107,12 @@ bool itest_client_works(struct itest_client *c, uint32_t pattern)
 
 int itest_proc_fd_count(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	return ferryd_proc_fd_count(pid);
 }
 
 long itest_proc_rss_kib(pid_t pid)
 {
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long kib = -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
+	return ferryd_proc_rss_kib(pid);
 }
 
 bool itest_proc_alive(pid_t pid)
