@@ -39,7 +39,6 @@ struct shadow_pool {
 	uint64_t bytes;
 	uint64_t free_bytes; /* of bytes, on the free lists */
 	int64_t trim_due_ns; /* INT64_MAX: nothing above the reserve */
-	bool quota_refused;  /* the last chunk_new failed on the owner's quota */
 	struct shadow_chunk *free_chunks[SHADOW_NR_CLASSES];
 	struct shadow_set *free_sets;
 	struct shadow_set *cur; /* the submit being validated */
@@ -92,7 +91,7 @@ int shadow_pool_create(const struct shadow_pool_config *cfg, struct shadow_pool 
 {
 	if (!cfg->ops || !cfg->ops->create || !cfg->ops->destroy || !cfg->counters.chunks_created ||
 	    !cfg->counters.bytes || cfg->align == 0 || (cfg->align & (cfg->align - 1)) || cfg->align > SHADOW_PAGE ||
-	    !cfg->charge != !cfg->uncharge || cfg->idle_ns < 0)
+	    cfg->idle_ns < 0)
 		return -EINVAL;
 	struct shadow_pool *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -116,15 +115,18 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static void uncharge(struct shadow_pool *p, uint32_t size)
+{
+	if (p->cfg.charge)
+		p->cfg.charge(p->cfg.owner, -(int64_t)size, NULL, 0);
+}
+
 static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
 {
 	p->cfg.ops->destroy(p->cfg.dev, c->handle, c->map, c->size);
-	if (p->cfg.charge_fd)
-		p->cfg.charge_fd(p->cfg.charge_fd_arg, -1, NULL, 0);
 	p->bytes -= c->size;
 	*p->cfg.counters.bytes -= c->size;
-	if (p->cfg.uncharge)
-		p->cfg.uncharge(p->cfg.owner, c->size);
+	uncharge(p, c->size);
 	free(c);
 }
 
@@ -203,7 +205,6 @@ void shadow_pool_destroy(struct shadow_pool *p)
 int shadow_pool_begin(struct shadow_pool *p)
 {
 	shadow_pool_abort(p);
-	p->quota_refused = false;
 	p->last_err = 0; /* a failure is this submit's own */
 	struct shadow_set *s = p->free_sets;
 	if (s) {
@@ -240,36 +241,21 @@ static int chunk_new(struct shadow_pool *p, uint32_t cls, uint32_t size, struct 
 					 (unsigned long long)p->bytes, (unsigned long long)(p->cfg.max_bytes >> 20), size);
 	}
 	if (p->cfg.charge) {
-		int ret = p->cfg.charge(p->cfg.owner, size);
-		if (ret < 0) {
-			p->quota_refused = ret == -EDQUOT;
-			return pool_fail(p, ret, "client shadow quota: %s", strerror(-ret));
-		}
+		char why[sizeof(p->last_why)] = "";
+		int ret = p->cfg.charge(p->cfg.owner, size, why, sizeof(why));
+		if (ret < 0)
+			return pool_fail(p, ret, "%s", why[0] ? why : strerror(-ret));
 	}
 	struct shadow_chunk *c = calloc(1, sizeof(*c));
 	if (!c) {
-		if (p->cfg.uncharge)
-			p->cfg.uncharge(p->cfg.owner, size);
+		uncharge(p, size);
 		return pool_fail(p, -ENOMEM, "shadow chunk: out of memory");
-	}
-	if (p->cfg.charge_fd) {
-		char why[sizeof(p->last_why)] = "";
-		int ret = p->cfg.charge_fd(p->cfg.charge_fd_arg, 1, why, sizeof(why));
-		if (ret < 0) {
-			free(c);
-			if (p->cfg.uncharge)
-				p->cfg.uncharge(p->cfg.owner, size);
-			return pool_fail(p, ret, "shadow BO create: %s", why[0] ? why : strerror(-ret));
-		}
 	}
 	void *map;
 	int ret = p->cfg.ops->create(p->cfg.dev, size, &c->handle, &c->iova, &map);
 	if (ret < 0) {
-		if (p->cfg.charge_fd)
-			p->cfg.charge_fd(p->cfg.charge_fd_arg, -1, NULL, 0);
 		free(c);
-		if (p->cfg.uncharge)
-			p->cfg.uncharge(p->cfg.owner, size);
+		uncharge(p, size);
 		return pool_fail(p, ret, "shadow BO create: %s (%s)", strerror(-ret), errno_name(-ret));
 	}
 	c->map = map;
@@ -536,9 +522,4 @@ uint64_t shadow_pool_bytes(const struct shadow_pool *p)
 uint64_t shadow_pool_free_bytes(const struct shadow_pool *p)
 {
 	return p->free_bytes;
-}
-
-bool shadow_pool_quota_refused(const struct shadow_pool *p)
-{
-	return p->quota_refused;
 }

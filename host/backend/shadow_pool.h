@@ -56,10 +56,11 @@ struct shadow_pool_config {
 	 * retires (V3D's tile memory can be larger); otherwise they fail with -E2BIG. */
 	bool oversize;
 	struct shadow_pool_counters counters;
-	/* The owner's quota (NULL charge: none). charge is asked before a chunk is made: 0, or
-	 * -EDQUOT when the owner may not hold bytes more; uncharge when a chunk is destroyed. */
-	int (*charge)(void *owner, uint64_t bytes);
-	void (*uncharge)(void *owner, uint64_t bytes);
+	/* The owner's accounting of what each chunk costs it (a kernel BO of size bytes; NULL: none).
+	 * charge is asked before a chunk is made (bytes > 0): 0, or a negative errno (-EDQUOT) with
+	 * its reason in why, and the allocation fails with both; it is told when one is destroyed
+	 * (bytes < 0, why NULL), which it cannot refuse. */
+	int (*charge)(void *owner, int64_t bytes, char *why, size_t n);
 	void *owner;
 	/* Recycled chunks beyond reserve_bytes are destroyed once unused for idle_ns (0: never);
 	 * *trim_due_ns (shared by every pool, may be NULL) is lowered to when that is next due, so
@@ -67,12 +68,6 @@ struct shadow_pool_config {
 	uint64_t reserve_bytes;
 	int64_t idle_ns;
 	int64_t *trim_due_ns;
-	/* Optional: asked before each new shadow BO (delta 1) and told when one is closed (delta
-	 * -1), so whoever owns the pool can count what a BO costs it (on the simulator, one fd of
-	 * the host's) against a quota. A refusal returns a negative errno and writes its reason
-	 * into why; the allocation then fails with that errno and reason. */
-	int (*charge_fd)(void *arg, int delta, char *why, size_t n);
-	void *charge_fd_arg;
 };
 
 /* 0, -ENOMEM, or -EINVAL for a bad config. */
@@ -83,8 +78,8 @@ void shadow_pool_destroy(struct shadow_pool *p);
 /* Starts collecting the shadows of one submit (abandons an unfinished one). 0 or -ENOMEM. */
 int shadow_pool_begin(struct shadow_pool *p);
 /* size bytes of the current submit's shadow memory, cfg.align aligned: its GPU address and
- * writable host map. 0, or -EINVAL, -E2BIG, -ENOSPC (pool cap), -EDQUOT (owner's quota), -ENOMEM,
- * the charge_fd hook's refusal, or the kernel's -errno (e.g. -EMFILE when the host is out of fds). */
+ * writable host map. 0, or -EINVAL, -E2BIG, -ENOSPC (pool cap), -ENOMEM, the charge hook's
+ * refusal (-EDQUOT), or the kernel's -errno (e.g. -EMFILE when the host is out of fds). */
 int shadow_pool_carve(struct shadow_pool *p, uint32_t size, uint64_t *gpu_addr, void **map);
 /* Why the last failed carve of the current submit failed, naming its cause ("shadow BO create:
  * Too many open files (EMFILE)", "shadow pool full: ..."), and its negative errno (0 if none
@@ -123,7 +118,5 @@ int64_t shadow_pool_trim(struct shadow_pool *p, int64_t now_ns, uint64_t keep);
 /* Bytes the pool holds (in flight plus recycled) and of them recycled. */
 uint64_t shadow_pool_bytes(const struct shadow_pool *p);
 uint64_t shadow_pool_free_bytes(const struct shadow_pool *p);
-/* The last carve of the current (or last) submit failed on the owner's quota (-EDQUOT). */
-bool shadow_pool_quota_refused(const struct shadow_pool *p);
 
 #endif

@@ -66,18 +66,6 @@ void client_fds_add(struct ferry_host_client *c, int delta)
 	c->host->stats.client_fds = (uint64_t)((int64_t)c->host->stats.client_fds + delta);
 }
 
-int client_charge_shadow_fd(void *client, int delta, char *why, size_t n)
-{
-	struct ferry_host_client *c = client;
-	if (delta > 0) {
-		int ret = client_fds_admit(c, HOST_FDS_PER_SHADOW_BO, why, n);
-		if (ret < 0)
-			return ret;
-	}
-	client_fds_add(c, delta > 0 ? (int)HOST_FDS_PER_SHADOW_BO : -(int)HOST_FDS_PER_SHADOW_BO);
-	return 0;
-}
-
 const char *host_errno_text(int err, char *buf, size_t n)
 {
 	if (err < 0)

@@ -255,8 +255,6 @@ void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error
 int client_fds_admit(struct ferry_host_client *c, uint32_t need, char *why, size_t n);
 /* Counts fds the client's objects now hold (delta > 0) or no longer hold (delta < 0). */
 void client_fds_add(struct ferry_host_client *c, int delta);
-/* The shadow pools' charge hook (arg = the client): one fd per shadow BO. */
-int client_charge_shadow_fd(void *client, int delta, char *why, size_t n);
 /* "Too many open files (EMFILE)" for a negative or positive errno, into buf. */
 const char *host_errno_text(int err, char *buf, size_t n);
 
@@ -355,11 +353,11 @@ void validation_release(struct host_ctx *ctx, struct shadow_set *set);
 void validation_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno);
 void validation_queue_gone(struct host_ctx *ctx, uint32_t queue);
 
-/* shadow_quota.c: the shadow pools' quota hooks and idle trimming for ctx, a refusal's message
- * (-EDQUOT), and the host-wide trim pass ferry_host_dispatch runs when it is due. */
+/* shadow_quota.c: the shadow pools' charge hook (shadow bytes and host fds against the client's
+ * quotas) and idle trimming for ctx, and the host-wide trim pass ferry_host_dispatch runs when it
+ * is due. */
 struct shadow_pool_config;
 void shadow_quota_setup(struct host_ctx *ctx, struct shadow_pool_config *cfg);
-int shadow_quota_refusal(struct ferry_host_client *c, char *why, size_t n);
 void shadow_trim_check(struct ferry_host *h, int64_t now_ns);
 struct shadow_pool *validation_shadow_pool(const struct host_ctx *ctx);
 

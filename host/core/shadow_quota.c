@@ -43,36 +43,7 @@ static void reclaim(struct ferry_host_client *c)
 	}
 }
 
-static int charge(void *owner, uint64_t bytes)
-{
-	struct ferry_host_client *c = owner;
-	if (!fits(c, bytes)) {
-		/* Idle memory first: only what is really in flight makes a refusal. */
-		reclaim(c);
-		if (!fits(c, bytes))
-			return -EDQUOT;
-	}
-	c->shadow_bytes += bytes;
-	return 0;
-}
-
-static void uncharge(void *owner, uint64_t bytes)
-{
-	struct ferry_host_client *c = owner;
-	c->shadow_bytes -= bytes < c->shadow_bytes ? bytes : c->shadow_bytes;
-}
-
-void shadow_quota_setup(struct host_ctx *ctx, struct shadow_pool_config *cfg)
-{
-	cfg->charge = charge;
-	cfg->uncharge = uncharge;
-	cfg->owner = ctx->client;
-	cfg->reserve_bytes = HOST_SHADOW_RESERVE_BYTES;
-	cfg->idle_ns = HOST_SHADOW_IDLE_NS;
-	cfg->trim_due_ns = &ctx->client->host->shadow_trim_ns;
-}
-
-int shadow_quota_refusal(struct ferry_host_client *c, char *why, size_t n)
+static int refuse(struct ferry_host_client *c, char *why, size_t n)
 {
 	const struct ferry_host_config *cfg = &c->host->cfg;
 	c->host->stats.shadow_quota_refusals++;
@@ -82,6 +53,40 @@ int shadow_quota_refusal(struct ferry_host_client *c, char *why, size_t n)
 		  "retry once they retired",
 		  (unsigned long long)(quota_of(c) >> 20), cfg->max_client_shadow_mib, cfg->max_client_shadow_ratio,
 		  (unsigned long long)(c->bo_bytes >> 10), (unsigned long long)(c->shadow_bytes >> 10));
+}
+
+/* The pool's charge hook: a shadow chunk costs its client its bytes (the shadow quota) and, on
+ * the simulator, one host fd (--max-client-fds). */
+static int charge(void *owner, int64_t bytes, char *why, size_t n)
+{
+	struct ferry_host_client *c = owner;
+	if (bytes < 0) {
+		uint64_t b = (uint64_t)-bytes;
+		c->shadow_bytes -= b < c->shadow_bytes ? b : c->shadow_bytes;
+		client_fds_add(c, -(int)HOST_FDS_PER_SHADOW_BO);
+		return 0;
+	}
+	if (!fits(c, (uint64_t)bytes)) {
+		/* Idle memory first: only what is really in flight makes a refusal. */
+		reclaim(c);
+		if (!fits(c, (uint64_t)bytes))
+			return refuse(c, why, n);
+	}
+	int ret = client_fds_admit(c, HOST_FDS_PER_SHADOW_BO, why, n);
+	if (ret < 0)
+		return ret;
+	c->shadow_bytes += (uint64_t)bytes;
+	client_fds_add(c, (int)HOST_FDS_PER_SHADOW_BO);
+	return 0;
+}
+
+void shadow_quota_setup(struct host_ctx *ctx, struct shadow_pool_config *cfg)
+{
+	cfg->charge = charge;
+	cfg->owner = ctx->client;
+	cfg->reserve_bytes = HOST_SHADOW_RESERVE_BYTES;
+	cfg->idle_ns = HOST_SHADOW_IDLE_NS;
+	cfg->trim_due_ns = &ctx->client->host->shadow_trim_ns;
 }
 
 void shadow_trim_check(struct ferry_host *h, int64_t now_ns)

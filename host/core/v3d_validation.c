@@ -42,8 +42,7 @@ static int pool_get(struct host_ctx *ctx, struct shadow_pool **out)
 			.ops = &v3d_shadow_bo_ops, .dev = ctx->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 			.max_bytes = V3D_SHADOW_MAX_BYTES, .align = V3DVAL_SHADOW_ALIGN, .oversize = true,
 			.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
-			.charge_fd = client_charge_shadow_fd, .charge_fd_arg = ctx->client,
-		};
+			};
 		shadow_quota_setup(ctx, &cfg);
 		int ret = shadow_pool_create(&cfg, &ctx->v3d_pool);
 		if (ret < 0)
@@ -191,8 +190,6 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	shadow_pool_abort(pool);
 	/* What the pool ran out of (fds, its cap, the client's quota, memory), with its errno:
 	 * not the guest's fault, so not a rejection. */
-	if (err.rule == V3DVAL_ERR_SHADOW && shadow_pool_quota_refused(pool))
-		return shadow_quota_refusal(ctx->client, why, n);
 	if (err.rule == V3DVAL_ERR_SHADOW && alloc_err < 0)
 		HOST_FAIL(alloc_err, "%s; job not run (%s)", cause, err.msg);
 	h->stats.validation_rejects++;

@@ -38,7 +38,6 @@ int validation_ctx_init(struct host_ctx *ctx)
 		.ops = &msm_shadow_bo_ops, .dev = ctx->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 		.max_bytes = HOST_SHADOW_MAX_BYTES, .align = 16, .oversize = false,
 		.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
-		.charge_fd = client_charge_shadow_fd, .charge_fd_arg = ctx->client,
 	};
 	shadow_quota_setup(ctx, &cfg);
 	int ret = shadow_pool_create(&cfg, &v->pool);
@@ -246,9 +245,7 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		shadow_pool_abort(v->pool);
 		/* The validator only knows an allocation failed: report what the pool ran out of, with
 		 * its errno (-EMFILE, -ENOSPC for a full pool, -EDQUOT, -ENOMEM), not a rejection. */
-		if (err.rule == PM4V_ERR_SHADOW && shadow_pool_quota_refused(v->pool)) {
-			ret = shadow_quota_refusal(ctx->client, why, n);
-		} else if (err.rule == PM4V_ERR_SHADOW && alloc_err < 0) {
+		if (err.rule == PM4V_ERR_SHADOW && alloc_err < 0) {
 			snprintf(why, n, "%s; submit not run (%s)", cause, err.msg);
 			ret = alloc_err;
 		} else {
