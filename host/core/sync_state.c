@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "debug/sync_dump.h"
+#include "ferry/wire.h"
 #include "host_internal.h"
 #include "sync_state.h"
 
@@ -368,32 +369,17 @@ void sync_snapshot_format(const struct sync_snapshot *s, size_t max_bytes, const
 		line(arg, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
+/* Lines into a ferry_buf; a failed append is remembered (b->data freed at the end). */
 struct text {
-	char *buf;
-	size_t len, cap;
+	struct ferry_buf b;
 	bool failed;
 };
 
 static void text_line(void *arg, const char *line, size_t len)
 {
 	struct text *t = arg;
-	if (t->failed)
-		return;
-	if (t->cap - t->len <= len) {
-		size_t cap = t->cap ? t->cap : 4096;
-		while (cap - t->len <= len)
-			cap *= 2;
-		char *nb = realloc(t->buf, cap);
-		if (!nb) {
-			t->failed = true;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, line, len);
-	t->len += len;
-	t->buf[t->len] = '\0';
+	if (!t->failed && ferry_buf_append(&t->b, line, len) < 0)
+		t->failed = true;
 }
 
 char *sync_state_text(struct ferry_host *h, struct host_ctx *only)
@@ -408,15 +394,16 @@ char *sync_state_text(struct ferry_host *h, struct host_ctx *only)
 				sync_snapshot_ctx(&s, list_entry(l, struct host_ctx, link), NULL, &operator_limits);
 		}
 	}
-	struct text t = { 0 };
+	struct text t = { .failed = false };
+	ferry_buf_init(&t.b);
 	sync_snapshot_format(&s, SYNC_TEXT_MAX_BYTES, "the operator's dump is capped at 1 MiB / 16384 lines", text_line,
 			     &t);
 	sync_snapshot_fini(&s);
-	if (t.failed) {
-		free(t.buf);
+	if (t.failed || ferry_buf_append(&t.b, "", 1) < 0) { /* NUL-terminated, for the caller */
+		ferry_buf_free(&t.b);
 		return NULL;
 	}
-	return t.buf ? t.buf : strdup("");
+	return (char *)t.b.data;
 }
 
 int ferry_host_sync_dump(struct ferry_host *h, char **text)
