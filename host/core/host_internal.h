@@ -295,6 +295,8 @@ struct host_queue *client_lookup_queue(struct ferry_host_client *c, uint32_t ctx
 				       bool closing_ok, struct host_ctx **ctx_out, char *why, size_t n);
 /* Polls the kernel for the queue's finished seqnos, in order. Returns true if any retired. */
 bool queue_retire(struct host_queue *q);
+/* q has work the host has not retired: on its timeline, or held for in-fences. */
+bool queue_pending(const struct host_queue *q);
 /* Frees a queue whose work has drained (or whose context is going away). */
 void queue_free(struct host_queue *q);
 

@@ -97,7 +97,7 @@ int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, c
 		return -ENOENT;
 	/* Work in flight still retires (and signals) in order; the queue goes when it drained. */
 	q->closing = true;
-	if (q->tl.count == 0 && list_empty(&q->held))
+	if (!queue_pending(q))
 		queue_free(q);
 	return 0;
 }
@@ -118,6 +118,11 @@ void queue_free(struct host_queue *q)
 	ctx->queues[q->id] = NULL;
 	ctx->client->host->stats.queues--;
 	free(q);
+}
+
+bool queue_pending(const struct host_queue *q)
+{
+	return q->tl.count || !list_empty(&q->held);
 }
 
 bool queue_retire(struct host_queue *q)

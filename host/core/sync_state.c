@@ -256,11 +256,6 @@ static void snap_held_one(void *arg, const struct sched_held_view *v)
 	d->shown++;
 }
 
-static bool queue_pending(const struct host_queue *q)
-{
-	return q->tl.count || !list_empty(&q->held);
-}
-
 static void snap_queue(struct sync_snapshot *s, const struct host_queue *q, const struct kstate *ks,
 		       const struct sync_limits *lim)
 {

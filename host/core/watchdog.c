@@ -115,11 +115,6 @@ static int64_t period_ns(const struct ferry_host *h)
 	return p < WATCHDOG_MIN_PERIOD_NS ? WATCHDOG_MIN_PERIOD_NS : p > WATCHDOG_MAX_PERIOD_NS ? WATCHDOG_MAX_PERIOD_NS : p;
 }
 
-static bool queue_pending(const struct host_queue *q)
-{
-	return q->tl.count || !list_empty(&q->held);
-}
-
 /* The overdue seqno: the oldest on the timeline, else the first held one. */
 static void first_held(void *arg, const struct sched_held_view *v)
 {
