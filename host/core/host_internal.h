@@ -436,8 +436,9 @@ void v3d_shadows_release(struct host_ctx *ctx, struct shadow_set *set);
 void v3d_shadows_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno);
 void v3d_shadows_queue_gone(struct host_ctx *ctx, uint32_t queue);
 void v3d_shadows_fini(struct host_ctx *ctx);
-/* A retiring fence of q: 0 done (status set: 0 or the fault's), -EBUSY not yet. */
-int v3d_fence_retire(struct host_queue *q, struct pending_fence *f, int32_t *status);
+/* A retiring fence of q: 0 done (status set: 0 or the fault's), -EBUSY not yet, or the
+ * kernel's poll error (then nothing was freed). */
+int v3d_fence_retire(struct host_queue *q, const struct pending_fence *f, int32_t *status);
 /* sched.c: keeps a V3D job until its in-fences (other queues of ctx) signal. */
 int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
 		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in);

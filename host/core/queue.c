@@ -125,6 +125,23 @@ bool queue_pending(const struct host_queue *q)
 	return q->tl.count || !list_empty(&q->held);
 }
 
+/* An msm submit in the kernel: 0 done (status: 0 or its fault's), -EBUSY not yet, or the
+ * kernel's poll error. */
+static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
+{
+	struct host_ctx *ctx = q->ctx;
+	int ret = msm_fence_poll(ctx->msm, q->kernel_id, pf->seqno);
+	if (ret < 0)
+		return ret;
+	uint32_t faults;
+	if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
+		q->faults = faults;
+		trace_queue_event(q, TRACE_FAULT, pf->seqno, 0);
+		*status = fault_log_report(q, pf->seqno);
+	}
+	return 0;
+}
+
 bool queue_retire(struct host_queue *q)
 {
 	struct host_ctx *ctx = q->ctx;
@@ -133,33 +150,22 @@ bool queue_retire(struct host_queue *q)
 	while ((head = timeline_head(&q->tl))) {
 		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
 		struct pending_fence done = *head;
-		if (done.in_kernel && ctx->v3d) {
-			if (v3d_fence_retire(q, &done, &done.status) == -EBUSY) {
-				/* Nothing was reported on this path, so head is still the ring's. */
-				head->poll_error_logged = done.poll_error_logged;
-				break;
-			}
-		} else if (done.in_kernel) {
-			int ret = msm_fence_poll(ctx->msm, q->kernel_id, done.seqno);
+		if (done.in_kernel) {
+			int ret = ctx->v3d ? v3d_fence_retire(q, &done, &done.status)
+					   : msm_fence_retire(q, &done, &done.status);
 			if (ret == -EBUSY)
 				break;
 			if (ret < 0) {
 				/* The kernel did not say the submit is done, so its shadows may still be
 				 * on the GPU: it stays pending (the watchdog reports it if it never
-				 * ends); an error is never taken for completion. */
+				 * ends); an error is never taken for completion. Nothing was reported
+				 * on this path, so head is still the ring's. */
 				if (!head->poll_error_logged)
 					host_log(ctx->client->host, FERRY_LOG_WARN,
-						 "WAIT_FENCE queue %u seqno %u: %s; keeping it pending", q->id,
-						 done.seqno, strerror(-ret));
+						 "queue %u seqno %u: the kernel's fence poll failed: %s; keeping it pending",
+						 q->id, done.seqno, strerror(-ret));
 				head->poll_error_logged = true;
 				break;
-			} else {
-				uint32_t faults;
-				if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
-					q->faults = faults;
-					trace_queue_event(q, TRACE_FAULT, done.seqno, 0);
-					done.status = fault_log_report(q, done.seqno);
-				}
 			}
 		}
 		timeline_pop(&q->tl);

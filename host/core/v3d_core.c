@@ -428,21 +428,14 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 	return status;
 }
 
-int v3d_fence_retire(struct host_queue *q, struct pending_fence *pf, int32_t *status)
+int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
 {
 	struct host_ctx *ctx = q->ctx;
 	int ret = v3d_sync_poll(ctx->v3d, pf->syncobj);
 	if (ret == -EBUSY)
 		return -EBUSY;
-	if (ret < 0) {
-		/* Not known to be done, so its shadows may still be read by the GPU: the job stays
-		 * pending (the watchdog reports it if it never ends); an error never counts as done. */
-		if (!pf->poll_error_logged)
-			host_log(ctx->client->host, FERRY_LOG_WARN, "SYNCOBJ_WAIT queue %u seqno %u: %s; keeping it pending",
-				 q->id, pf->seqno, strerror(-ret));
-		pf->poll_error_logged = true;
-		return -EBUSY;
-	}
+	if (ret < 0) /* not known to be done: its shadows stay (queue_retire) */
+		return ret;
 	v3d_sync_free(ctx->v3d, pf->syncobj);
 	/* The job is over (done, failed or cancelled): its shadows can be reused. */
 	v3d_shadows_retired(ctx, q->id, pf->seqno);
