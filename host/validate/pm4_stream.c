@@ -101,13 +101,14 @@ static void note_writes(struct walk *k, uint32_t first, uint32_t count)
 		return;
 	uint64_t point = pm4v_exec_point(k->s->top, k->w.pos);
 	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++) {
-		if (v->reg_local_gen[r] != v->stream_gen) {
-			v->reg_local_gen[r] = v->stream_gen;
-			v->reg_local_pos[r] = k->w.pos;
+		struct pm4v_reg_write *w = &v->regs[r];
+		if (w->local_gen != v->stream_gen) {
+			w->local_gen = v->stream_gen;
+			w->local_pos = k->w.pos;
 		}
-		if (k->s->top && v->reg_written_gen[r] != v->gen) {
-			v->reg_written_gen[r] = v->gen;
-			v->reg_written[r] = point;
+		if (k->s->top && w->gen != v->gen) {
+			w->gen = v->gen;
+			w->point = point;
 		}
 	}
 }
@@ -128,10 +129,9 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 	for (uint32_t r = first; r <= last; r++) {
 		if (hits(v->shared, v->nr_shared, r, r, &reg))
 			continue;
-		if (r < PM4V_NR_TRACKED_REGS && v->reg_written_gen[r] == v->gen && v->reg_written[r] < point)
-			continue;
-		if (r < PM4V_NR_TRACKED_REGS && v->reg_local_gen[r] == v->stream_gen &&
-		    v->reg_local_pos[r] < k->w.pos)
+		const struct pm4v_reg_write *w = r < PM4V_NR_TRACKED_REGS ? &v->regs[r] : NULL;
+		if (w && ((w->gen == v->gen && w->point < point) ||
+			  (w->local_gen == v->stream_gen && w->local_pos < k->w.pos)))
 			continue;
 		pm4v_fail(k->v, &k->w, PM4V_ERR_UNWRITTEN_REG, -1,
 			  "read of 0x%05x: it holds whatever the GPU's last context left there", r);
@@ -526,7 +526,8 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 		at->begun = true;
 		at->chained = false;
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
-			memset(v->reg_local_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_local_gen));
+			for (uint32_t r = 0; r < PM4V_NR_TRACKED_REGS; r++)
+				v->regs[r].local_gen = 0;
 			v->stream_gen = 1;
 		}
 	}

@@ -64,12 +64,9 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 	v->wprot = calloc(n + 1, sizeof(*v->wprot));
 	v->rprot = calloc(n + 1, sizeof(*v->rprot));
 	v->shared = calloc((size_t)n + ns + 1, sizeof(*v->shared));
-	v->reg_written = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_written));
-	v->reg_written_gen = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_written_gen));
-	v->reg_local_pos = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_local_pos));
-	v->reg_local_gen = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->reg_local_gen));
-	if (!v->wprot || !v->rprot || !v->shared || !v->reg_written || !v->reg_written_gen ||
-	    !v->reg_local_pos || !v->reg_local_gen)
+	/* Large but touched only where registers are written: pages stay unbacked until then. */
+	v->regs = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->regs));
+	if (!v->wprot || !v->rprot || !v->shared || !v->regs)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct pm4v_reg_range *r = &policy->protected_regs[i];
@@ -111,10 +108,7 @@ void pm4v_destroy(struct pm4v_validator *v)
 	free(v->wprot);
 	free(v->rprot);
 	free(v->shared);
-	free(v->reg_written);
-	free(v->reg_written_gen);
-	free(v->reg_local_pos);
-	free(v->reg_local_gen);
+	free(v->regs);
 	free(v->streams);
 	free(v->slots);
 	free(v->slot_gen);
@@ -505,7 +499,8 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 		v->nr_streams = 0;
 		if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
 			memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
-			memset(v->reg_written_gen, 0, PM4V_NR_TRACKED_REGS * sizeof(*v->reg_written_gen));
+			for (uint32_t r = 0; r < PM4V_NR_TRACKED_REGS; r++)
+				v->regs[r].gen = 0;
 			v->gen = 1;
 		}
 	}

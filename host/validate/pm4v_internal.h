@@ -36,6 +36,11 @@ static inline uint64_t pm4v_exec_point(uint32_t top, uint32_t pos)
 
 /* Registers whose first write a submit's register reads are checked against. */
 #define PM4V_NR_TRACKED_REGS (PM4_PAYLOAD_REG_MASK + 1u)
+struct pm4v_reg_write {
+	uint64_t point;
+	uint32_t gen;
+	uint32_t local_pos, local_gen;
+};
 
 /* A reloc resolved to its value, sorted by (bo, offset, order). */
 struct pm4v_reloc_ref {
@@ -73,15 +78,12 @@ struct pm4v_validator {
 	uint32_t nr_wprot, nr_rprot;
 	struct pm4v_interval *shared; /* readable without a write first (incl. write-protected) */
 	uint32_t nr_shared;
-	/* Per register: the execution point of this submit's first write that certainly runs
-	 * (top-level stream, outside conditional ranges, before any chain), valid iff
-	 * reg_written_gen == gen. Allocated at first use; no clearing per submit. */
-	uint64_t *reg_written;
-	uint32_t *reg_written_gen;
-	/* The same within the stream being walked (dword pos, valid iff == stream_gen), so a
-	 * stream that is not top-level may read back what it wrote itself. */
-	uint32_t *reg_local_pos;
-	uint32_t *reg_local_gen;
+	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
+	 * the execution point of this submit's first write that certainly runs (top-level stream,
+	 * outside conditional ranges, before any chain), valid iff gen == the validator's gen; and
+	 * the position of the first such write in the stream being walked, valid iff local_gen ==
+	 * stream_gen, so a stream that is not top-level may read back what it wrote itself. */
+	struct pm4v_reg_write *regs; /* PM4V_NR_TRACKED_REGS */
 	uint32_t stream_gen;
 
 	struct pm4v_stream *streams;
