@@ -3,6 +3,8 @@
  * submit's seqno retires, and destroyed when they stay unused beyond the pool's reserve. */
 #include "shadow_pool.h"
 
+#include <ferry/errno_text.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,13 +60,6 @@ static int pool_fail(struct shadow_pool *p, int err, const char *fmt, ...)
 	va_end(ap);
 	p->last_err = err;
 	return err;
-}
-
-/* "Too many open files (EMFILE)". */
-static const char *errno_name(int err)
-{
-	const char *name = strerrorname_np(err);
-	return name ? name : "?";
 }
 
 int shadow_pool_last_error(const struct shadow_pool *p, const char **why)
@@ -256,7 +251,8 @@ static int chunk_new(struct shadow_pool *p, uint32_t cls, uint32_t size, struct 
 	if (ret < 0) {
 		free(c);
 		uncharge(p, size);
-		return pool_fail(p, ret, "shadow BO create: %s (%s)", strerror(-ret), errno_name(-ret));
+		char e[80];
+		return pool_fail(p, ret, "shadow BO create: %s", ferry_errno_text(ret, e, sizeof(e)));
 	}
 	c->map = map;
 	c->cls = cls;

@@ -175,7 +175,7 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	if (ret < 0) {
 		free(bo);
 		HOST_FAIL(ret, "kernel could not create a %llu-byte bo: %s", (unsigned long long)size,
-			  host_errno_text(ret, e, sizeof(e)));
+			  ferry_errno_text(ret, e, sizeof(e)));
 	}
 	bo->ctx = ctx;
 	bo->id = r->bo_id;
@@ -205,7 +205,7 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 		free(bo);
 		if (fd >= 0)
 			close(fd);
-		HOST_FAIL(ret, "bo %u: %s: %s", r->bo_id, step, host_errno_text(ret, e, sizeof(e)));
+		HOST_FAIL(ret, "bo %u: %s: %s", r->bo_id, step, ferry_errno_text(ret, e, sizeof(e)));
 	}
 	client_fds_add(c, (int)HOST_FDS_PER_BO);
 	c->host->stats.bos++;

@@ -66,15 +66,6 @@ void client_fds_add(struct ferry_host_client *c, int delta)
 	c->host->stats.client_fds = (uint64_t)((int64_t)c->host->stats.client_fds + delta);
 }
 
-const char *host_errno_text(int err, char *buf, size_t n)
-{
-	if (err < 0)
-		err = -err;
-	const char *name = strerrorname_np(err);
-	snprintf(buf, n, "%s (%s)", strerror(err), name ? name : "?");
-	return buf;
-}
-
 void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error)
 {
 	struct ferry_msg m = { .kind = FERRY_MSG_STATUS_REPLY, .seq = seq };

@@ -103,7 +103,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	if (!kd) {
 		char e[80];
 		ctx_destroy(ctx, true);
-		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, host_errno_text(ret, e, sizeof(e)));
+		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, ferry_errno_text(ret, e, sizeof(e)));
 	}
 	step = "GPU context";
 	if (ctx->family == FERRY_FAMILY_V3D) {
@@ -133,7 +133,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	if (ret < 0) {
 		char e[80];
 		ctx_destroy(ctx, true);
-		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, host_errno_text(ret, e, sizeof(e)));
+		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, ferry_errno_text(ret, e, sizeof(e)));
 	}
 	client_fds_add(c, (int)HOST_FDS_PER_CTX);
 	ctx->fds_counted = true;

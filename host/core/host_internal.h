@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <ferry/fence_page.h>
+#include <ferry/errno_text.h>
 #include <ferry/host.h>
 #include <ferry/wire.h>
 
@@ -255,8 +256,6 @@ void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error
 int client_fds_admit(struct ferry_host_client *c, uint32_t need, char *why, size_t n);
 /* Counts fds the client's objects now hold (delta > 0) or no longer hold (delta < 0). */
 void client_fds_add(struct ferry_host_client *c, int delta);
-/* "Too many open files (EMFILE)" for a negative or positive errno, into buf. */
-const char *host_errno_text(int err, char *buf, size_t n);
 
 /* context.c */
 int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ferry/errno_text.h>
+
 #include "server.h"
 
 struct out_frame {
@@ -47,12 +49,6 @@ static int64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static const char *errno_name(int err)
-{
-	const char *name = strerrorname_np(err);
-	return name ? name : "?";
 }
 
 static void set_dead(struct conn *c, const char *why)
@@ -171,10 +167,9 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 	for (int i = 0; sent == 0 && i < nfds && i < FERRY_MAX_FRAME_FDS; i++) {
 		int d = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
 		if (d < 0) {
-			int err = errno;
-			char why[128];
-			snprintf(why, sizeof(why), "cannot keep a queued reply's fd: %s (%s)", strerror(err),
-				 errno_name(err));
+			char e[80], why[128];
+			snprintf(why, sizeof(why), "cannot keep a queued reply's fd: %s",
+				 ferry_errno_text(errno, e, sizeof(e)));
 			set_dead(c, why);
 			return -1; /* the frame is freed with the connection */
 		}
@@ -291,22 +286,15 @@ void conn_reserve_fd_open(struct server *srv)
 	srv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-/* At most one line a second, so a persistent failure cannot flood the log. */
 static void log_accept_failure(struct server *srv, int err)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec == srv->accept_log_sec) {
-		srv->accept_log_suppressed++;
+	unsigned long more;
+	if (!log_limit_pass(&srv->accept_log, &more))
 		return;
-	}
-	if (srv->accept_log_suppressed)
-		ferryd_log(FERRY_LOG_WARN, "accept: %s (%lu more accept failures not logged)", strerror(err),
-			   srv->accept_log_suppressed);
+	if (more)
+		ferryd_log(FERRY_LOG_WARN, "accept: %s (%lu more accept failures not logged)", strerror(err), more);
 	else
 		ferryd_log(FERRY_LOG_WARN, "accept: %s", strerror(err));
-	srv->accept_log_sec = now.tv_sec;
-	srv->accept_log_suppressed = 0;
 }
 
 /* Out of fds: the listen fd is level-triggered, so leaving the connection pending would wake us
@@ -361,19 +349,11 @@ static unsigned long fds_in_use(const struct server *srv, int accepted)
 	return (unsigned long)est;
 }
 
-/* At most one line a second: a connection flood must not become a log flood. */
 static void log_refusal(struct server *srv, const char *why)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec == srv->refuse_log_sec) {
-		srv->refuse_log_suppressed++;
-		return;
-	}
-	ferryd_log(FERRY_LOG_WARN, "refusing a new client: %s (%lu more refusals not logged)", why,
-		   srv->refuse_log_suppressed);
-	srv->refuse_log_sec = now.tv_sec;
-	srv->refuse_log_suppressed = 0;
+	unsigned long more;
+	if (log_limit_pass(&srv->refuse_log, &more))
+		ferryd_log(FERRY_LOG_WARN, "refusing a new client: %s (%lu more refusals not logged)", why, more);
 }
 
 /* Tells the new connection why (an ERROR frame, best effort: its socket buffer is empty) and

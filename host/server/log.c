@@ -1,4 +1,5 @@
-/* ferryd's log: one line per message on stderr, with UTC timestamp, pid and level. */
+/* ferryd's log: one line per message on stderr, with UTC timestamp, pid and level, and the
+ * one-line-a-second limit for what clients can make happen at will. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -41,4 +42,18 @@ void ferryd_log(int level, const char *fmt, ...)
 void ferryd_host_log_sink(void *cookie, int level, const char *msg)
 {
 	emit(level, msg);
+}
+
+bool log_limit_pass(struct log_limit *l, unsigned long *suppressed_since)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec == l->sec) {
+		l->suppressed++;
+		return false;
+	}
+	*suppressed_since = l->suppressed;
+	l->sec = now.tv_sec;
+	l->suppressed = 0;
+	return true;
 }

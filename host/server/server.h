@@ -42,6 +42,15 @@
 struct conn;
 struct control;
 
+/* At most one log line a second for something a client can make happen at will (a connection
+ * flood must not become a log flood): the second of the last line, and events not logged since. */
+struct log_limit {
+	long sec;
+	unsigned long suppressed;
+};
+/* true: log now, with *suppressed_since the events left out before this one (log.c). */
+bool log_limit_pass(struct log_limit *l, unsigned long *suppressed_since);
+
 struct server {
 	int epfd;
 	int listen_fd;
@@ -57,9 +66,7 @@ struct server {
 	 * and at once close (shed) a pending connection instead of spinning on a level-triggered
 	 * EMFILE; -1 when it could not be re-opened. */
 	int reserve_fd;
-	/* accept-failure log rate limit: the second of the last line, failures not logged since. */
-	long accept_log_sec;
-	unsigned long accept_log_suppressed;
+	struct log_limit accept_log; /* accept failures */
 	/* Connection admission (client_conn.c): at most max_clients connections, at most
 	 * max_conns_per_process of them from one peer process, and a new one only while fd_reserve
 	 * fds stay free for the connected clients' kernel calls. */
@@ -71,8 +78,7 @@ struct server {
 	unsigned long out_fds; /* queued with replies, all connections */
 	unsigned accepts_since_count;
 	long long fds_counted_ns;
-	long refuse_log_sec;
-	unsigned long refuse_log_suppressed;
+	struct log_limit refuse_log; /* refused connections */
 };
 
 /* log.c */
