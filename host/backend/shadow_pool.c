@@ -509,13 +509,3 @@ int64_t shadow_pool_trim(struct shadow_pool *p, int64_t now_ns, uint64_t keep)
 		*p->cfg.trim_due_ns = next;
 	return next;
 }
-
-uint64_t shadow_pool_bytes(const struct shadow_pool *p)
-{
-	return p->bytes;
-}
-
-uint64_t shadow_pool_free_bytes(const struct shadow_pool *p)
-{
-	return p->free_bytes;
-}

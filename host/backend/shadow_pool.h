@@ -115,8 +115,5 @@ void shadow_pool_drop_queue(struct shadow_pool *p, uint32_t queue);
  * bytes are left recycled (now_ns INT64_MAX: every recycled chunk may go). Returns when the next
  * trim is due (INT64_MAX: nothing left above the reserve). */
 int64_t shadow_pool_trim(struct shadow_pool *p, int64_t now_ns, uint64_t keep);
-/* Bytes the pool holds (in flight plus recycled) and of them recycled. */
-uint64_t shadow_pool_bytes(const struct shadow_pool *p);
-uint64_t shadow_pool_free_bytes(const struct shadow_pool *p);
 
 #endif
