@@ -18,7 +18,6 @@ struct walk {
 	struct pm4v_where w; /* the packet being checked */
 	struct pm4v_open_skip skips[MAX_OPEN_SKIPS];
 	uint32_t nr_skips;
-	bool chained; /* past a CP_INDIRECT_BUFFER_CHAIN: the CP does not come back to the rest */
 };
 
 static inline uint64_t addr64(const uint32_t *p) { return p[0] | (uint64_t)p[1] << 32; }
@@ -93,11 +92,12 @@ static int check_regs(struct walk *k, uint32_t first, uint32_t count, bool write
 
 /* Register writes [first, first + count) by the packet being checked, when they certainly run
  * before everything after them in the submit: in a top-level stream, outside every range a
- * condition may skip and before any chain. Only those make a register readable (read_regs). */
+ * condition may skip (a chain is always a stream's last packet). Only those make a register
+ * readable (read_regs). */
 static void note_writes(struct walk *k, uint32_t first, uint32_t count)
 {
 	struct pm4v_validator *v = k->v;
-	if (k->nr_skips || k->chained)
+	if (k->nr_skips)
 		return;
 	uint64_t point = pm4v_exec_point(k->s->top, k->w.pos);
 	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++) {
@@ -335,7 +335,11 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_INDIRECT_BUFFER_PFD:
 		return ib(k, op, p, cnt);
 	case CP_INDIRECT_BUFFER_CHAIN:
-		k->chained = true;
+		/* The CP jumps and never comes back: whatever followed would be validated but never
+		 * run, and the CP model refuses it (an opcode error), as the drivers never emit it. */
+		if (after != k->n)
+			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
+					 "CP_INDIRECT_BUFFER_CHAIN is not the last packet of its stream");
 		return ib(k, op, p, cnt);
 	case CP_SET_DRAW_STATE:
 		return draw_state(k, p, cnt);
@@ -524,14 +528,12 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	struct walk k = { .v = v, .s = s, .d = d, .n = s->dwords, .w = { .stream = s } };
 	if (!at->begun) { /* a new stream: nothing written in it yet (a resumed one keeps its own) */
 		at->begun = true;
-		at->chained = false;
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
 			for (uint32_t r = 0; r < PM4V_NR_TRACKED_REGS; r++)
 				v->regs[r].local_gen = 0;
 			v->stream_gen = 1;
 		}
 	}
-	k.chained = at->chained;
 	const uint32_t *deny = v->policy.deny;
 	uint32_t pos = at->pos;
 	k.nr_skips = at->nr_skips < MAX_OPEN_SKIPS ? at->nr_skips : MAX_OPEN_SKIPS;
@@ -541,7 +543,6 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 		if (budget && !*budget) {
 			at->pos = pos;
 			at->nr_skips = k.nr_skips;
-			at->chained = k.chained;
 			memcpy(at->skips, k.skips, k.nr_skips * sizeof(k.skips[0]));
 			return 1;
 		}

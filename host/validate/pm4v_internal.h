@@ -64,7 +64,6 @@ struct pm4v_walk_pos {
 	uint32_t nr_skips;
 	struct pm4v_open_skip skips[PM4V_MAX_OPEN_SKIPS];
 	bool begun;   /* the stream's walk started (zeroed: a new stream) */
-	bool chained; /* past a CP_INDIRECT_BUFFER_CHAIN */
 };
 
 /* A protected register interval [first, last], merged and sorted. */
@@ -80,7 +79,7 @@ struct pm4v_validator {
 	uint32_t nr_shared;
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
-	 * outside conditional ranges, before any chain), valid iff gen == the validator's gen; and
+	 * outside conditional ranges), valid iff gen == the validator's gen; and
 	 * the position of the first such write in the stream being walked, valid iff local_gen ==
 	 * stream_gen, so a stream that is not top-level may read back what it wrote itself. */
 	struct pm4v_reg_write *regs; /* PM4V_NR_TRACKED_REGS */
