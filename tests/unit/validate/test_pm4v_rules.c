@@ -202,6 +202,15 @@ static void test_nesting_depth(void)
 	EXPECT_OK(&h);
 	CHECK_EQ(h.res.nr_streams, 3);
 
+	/* A chain must end its stream: the CP never comes back to what follows (fuzz finding,
+	 * tests/fuzz/regress/pm4/chain-not-last). */
+	uint32_t chain_then[5] = { pm4_type7_hdr(CP_INDIRECT_BUFFER_CHAIN, 3), LO(CMD2_IOVA + 0x100),
+				   HI(CMD2_IOVA + 0x100), 2, pm4_type7_hdr(CP_NOP, 0) };
+	put_cmd2(&h, chain_then, 5);
+	harness_reset(&h);
+	pm4_ib(&h.b, CMD2_IOVA, 5);
+	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
+
 	/* With a policy of depth 1, even IB2 is refused. */
 	struct pm4v_policy p;
 	pm4v_policy_a6xx(&p, 630);
