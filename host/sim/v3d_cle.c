@@ -9,22 +9,12 @@
 #include <string.h>
 
 #include "ferry/hw/v3d_cl.h"
+#include "v3d_tlb.h"
 
 #define PAGE 4096u
-#define MAX_RTS 8u          /* 7.1 has RT0..7, 4.2 RT0..3 */
-#define TILE_MAX 64u        /* tiles are at most 64x64 pixels */
-#define PIXEL_MAX 16u       /* 128 bpp */
-#define TILE_BYTES (TILE_MAX * TILE_MAX * PIXEL_MAX)
+#define MAX_RTS V3D_TLB_MAX_RTS
 #define TILE_LIST_SETS 16u  /* Tile List Set Number is 4 bits */
 #define FETCH_MAX 1024u     /* the largest read-ahead (7.1) */
-
-struct cle_rt {
-	bool configured;
-	uint32_t bpp_bytes;      /* pixel size in the tile buffer: 4, 8, 16 */
-	uint32_t channel_bits;   /* of the internal type: 8, 16, 32; 0 unknown */
-	uint8_t clear[16];       /* the 128-bit clear value, little endian */
-	uint8_t *buf[2];         /* [double-buffer index], TILE_BYTES each, allocated on first use */
-};
 
 struct v3d_cle {
 	int ver;
@@ -64,7 +54,7 @@ struct v3d_cle {
 	bool msaa, double_buffer;
 	uint32_t supertile_w, supertile_h, frame_tiles_x, frame_tiles_y;
 	bool frame_tiles_valid;
-	struct cle_rt rt[MAX_RTS];
+	struct v3d_tlb *tlb;          /* the tile buffer: allocated once, poisoned per render job */
 
 	/* binning (TILE_BINNING_MODE_CFG, NUMBER_OF_LAYERS, START_TILE_BINNING) */
 	bool tbm_valid, binning;
@@ -80,6 +70,11 @@ struct v3d_cle *v3d_cle_create(int ver)
 	struct v3d_cle *cle = calloc(1, sizeof(*cle));
 	if (!cle)
 		return NULL;
+	cle->tlb = calloc(1, sizeof(*cle->tlb));
+	if (!cle->tlb) {
+		free(cle);
+		return NULL;
+	}
 	cle->ver = ver;
 	cle->readahead = v3d_cle_readahead(ver);
 	cle->status = V3D_CLE_DONE;
@@ -91,10 +86,8 @@ void v3d_cle_destroy(struct v3d_cle *cle)
 {
 	if (!cle)
 		return;
-	for (unsigned i = 0; i < MAX_RTS; i++) {
-		free(cle->rt[i].buf[0]);
-		free(cle->rt[i].buf[1]);
-	}
+	v3d_tlb_free(cle->tlb);
+	free(cle->tlb);
 	free(cle);
 }
 
@@ -102,21 +95,16 @@ void v3d_cle_start(struct v3d_cle *cle, enum v3d_cle_kind kind, uint32_t start, 
 		   const struct v3d_cle_bin_regs *bin_regs, struct v3d_cle_semaphore *sem)
 {
 	/* Everything but the stats and the tile-buffer allocations starts over, as after a reset. */
-	uint8_t *bufs[MAX_RTS][2];
-	for (unsigned i = 0; i < MAX_RTS; i++) {
-		bufs[i][0] = cle->rt[i].buf[0];
-		bufs[i][1] = cle->rt[i].buf[1];
-	}
+	struct v3d_tlb *tlb = cle->tlb;
 	struct v3d_cle_stats stats = cle->stats;
 	int ver = cle->ver;
 	memset(cle, 0, sizeof(*cle));
 	cle->ver = ver;
 	cle->readahead = v3d_cle_readahead(ver);
 	cle->stats = stats;
-	for (unsigned i = 0; i < MAX_RTS; i++) {
-		cle->rt[i].buf[0] = bufs[i][0];
-		cle->rt[i].buf[1] = bufs[i][1];
-	}
+	cle->tlb = tlb;
+	if (kind == V3D_CLE_RENDER)
+		v3d_tlb_reset(tlb); /* nothing carries from one job to the next */
 	cle->kind = kind;
 	cle->pc = start;
 	cle->end = end;
@@ -160,28 +148,7 @@ static enum v3d_cle_status stop_error(struct v3d_cle *cle, uint32_t packet, uint
 
 /* ---- memory ---------------------------------------------------------------------------------- */
 
-/* The MMU translates per 4 KiB page, so an access is split at page boundaries: a range spanning
- * two adjacent BOs works, and a fault names the first page that is not mapped. Addresses wrap at
- * 4 GiB like the hardware's 32-bit address arithmetic. */
-static int mem_access(const struct v3d_cle_mem *mem, uint32_t addr, void *buf, uint32_t len, bool write,
-		      uint32_t *fault_addr)
-{
-	uint8_t *p = buf;
-	while (len) {
-		uint32_t chunk = PAGE - (addr & (PAGE - 1));
-		if (chunk > len)
-			chunk = len;
-		int r = write ? mem->write(mem->ctx, addr, p, chunk) : mem->read(mem->ctx, addr, p, chunk);
-		if (r) {
-			*fault_addr = addr;
-			return -EFAULT;
-		}
-		addr += chunk;
-		p += chunk;
-		len -= chunk;
-	}
-	return 0;
-}
+/* (The MMU splits accesses per 4 KiB page: v3d_mem_access in v3d_tlb.c.) */
 
 /* Makes [pc, pc + need) available in the prefetch buffer. A refill reads the read-ahead window
  * from pc, as the CLE's prefetcher does: bytes past the packet must be mapped too. */
@@ -195,7 +162,7 @@ static enum v3d_cle_status fetch(struct v3d_cle *cle, const struct v3d_cle_mem *
 	}
 	uint32_t fault_addr;
 	cle->fetch_len = 0;
-	if (mem_access(mem, cle->pc, cle->fetch, cle->readahead, false, &fault_addr)) {
+	if (v3d_mem_access(mem, cle->pc, cle->fetch, cle->readahead, false, &fault_addr)) {
 		/* Name the packet when its own bytes are missing, the prefetch when only bytes past it are. */
 		uint8_t opcode = 0;
 		uint32_t packet_len = need;
@@ -243,139 +210,45 @@ static uint32_t channel_bits_of_type(int ver, uint32_t type)
 	}
 }
 
-/* Memory formats whose bytes the tile buffer holds unconverted when the render target's internal
- * type has the same channel width: integer, unorm 8-bit and float formats of 8/16/32-bit channels.
- * Returns the bytes per pixel and sets *channel_bits, 0 for a format needing a conversion. */
-static uint32_t raw_format(uint32_t format, uint32_t *channel_bits)
-{
-	switch (format) {
-	case V3D_CL_FMT_RGBA32F: case V3D_CL_FMT_RGBA32I: case V3D_CL_FMT_RGBA32UI: *channel_bits = 32; return 16;
-	case V3D_CL_FMT_RG32F: case V3D_CL_FMT_RG32I: case V3D_CL_FMT_RG32UI: *channel_bits = 32; return 8;
-	case V3D_CL_FMT_R32F: case V3D_CL_FMT_R32I: case V3D_CL_FMT_R32UI: *channel_bits = 32; return 4;
-	case V3D_CL_FMT_RGBA16F: case V3D_CL_FMT_RGBA16I: case V3D_CL_FMT_RGBA16UI: *channel_bits = 16; return 8;
-	case V3D_CL_FMT_RG16F: case V3D_CL_FMT_RG16I: case V3D_CL_FMT_RG16UI: *channel_bits = 16; return 4;
-	case V3D_CL_FMT_R16F: case V3D_CL_FMT_R16I: case V3D_CL_FMT_R16UI: *channel_bits = 16; return 2;
-	case V3D_CL_FMT_RGBA8: case V3D_CL_FMT_RGBA8I: case V3D_CL_FMT_RGBA8UI: *channel_bits = 8; return 4;
-	case V3D_CL_FMT_RGB8: *channel_bits = 8; return 3;
-	case V3D_CL_FMT_RG8: case V3D_CL_FMT_RG8I: case V3D_CL_FMT_RG8UI: *channel_bits = 8; return 2;
-	case V3D_CL_FMT_R8: case V3D_CL_FMT_R8I: case V3D_CL_FMT_R8UI: *channel_bits = 8; return 1;
-	default: *channel_bits = 0; return 0;
-	}
-}
-
-static uint8_t *rt_buffer(struct cle_rt *rt, unsigned index)
-{
-	if (!rt->buf[index])
-		rt->buf[index] = calloc(1, TILE_BYTES);
-	return rt->buf[index];
-}
-
-static uint8_t *tile_pixel(uint8_t *buf, uint32_t x, uint32_t y)
-{
-	return buf + ((size_t)y * TILE_MAX + x) * PIXEL_MAX;
-}
-
-static bool clear_rt(struct v3d_cle *cle, unsigned n)
-{
-	struct cle_rt *rt = &cle->rt[n];
-	uint8_t *buf = rt_buffer(rt, cle->buffer_index);
-	if (!buf)
-		return false;
-	for (uint32_t y = 0; y < TILE_MAX; y++)
-		for (uint32_t x = 0; x < TILE_MAX; x++)
-			memcpy(tile_pixel(buf, x, y), rt->clear, PIXEL_MAX);
-	return true;
-}
-
-/* Channel order between memory and the tile buffer. Loads reverse then swap R/B; stores undo it
- * (swap then reverse), so a load and a store with the same flags round-trip. */
-static void swizzle(uint8_t *px, uint32_t cpp, uint32_t channel_bytes, bool reverse, bool rb_swap,
-		    bool storing)
-{
-	uint32_t n = cpp / channel_bytes;
-	uint8_t tmp[PIXEL_MAX];
-	for (int step = 0; step < 2; step++) {
-		bool do_reverse = (step == 0) != storing ? reverse : false;
-		bool do_swap = (step == 0) != storing ? false : rb_swap;
-		if (do_reverse) {
-			memcpy(tmp, px, cpp);
-			for (uint32_t c = 0; c < n; c++)
-				memcpy(px + c * channel_bytes, tmp + (n - 1 - c) * channel_bytes, channel_bytes);
-		}
-		if (do_swap && n >= 3) {
-			memcpy(tmp, px, channel_bytes);
-			memcpy(px, px + 2 * channel_bytes, channel_bytes);
-			memcpy(px + 2 * channel_bytes, tmp, channel_bytes);
-		}
-	}
-}
-
-/* LOAD_TILE_BUFFER_GENERAL / STORE_TILE_BUFFER_GENERAL of a raster surface. */
+/* LOAD_TILE_BUFFER_GENERAL / STORE_TILE_BUFFER_GENERAL of the current tile (v3d_tlb.c). */
 static enum v3d_cle_status load_store(struct v3d_cle *cle, const struct v3d_cle_mem *mem,
 				      const uint8_t *pkt, bool store)
 {
 	const uint8_t *p = pkt + 1;
-	uint32_t buffer = (uint32_t)v3d_cl_get(p, V3D_CL_LS_BUFFER);
-	if (buffer == V3D_CL_BUFFER_NONE)
+	if (v3d_cl_get(p, V3D_CL_LS_BUFFER) == V3D_CL_BUFFER_NONE)
 		return V3D_CLE_YIELD;
 	if (!cle->tile_valid)
 		return stop_error(cle, cle->pc, pkt[0], "load/store outside a tile");
-	uint32_t channel_bits;
-	uint32_t cpp = raw_format((uint32_t)v3d_cl_get(p, V3D_CL_LS_IMAGE_FORMAT), &channel_bits);
-	struct cle_rt *rt = buffer < MAX_RTS ? &cle->rt[buffer] : NULL;
-	if (!rt || !cle->common_valid || buffer >= cle->num_rts || !rt->configured || cpp == 0 ||
-	    channel_bits != rt->channel_bits || cpp > rt->bpp_bytes || cle->msaa ||
-	    v3d_cl_get(p, V3D_CL_LS_MEMORY_FORMAT) != V3D_CL_MEMORY_RASTER ||
-	    v3d_cl_get(p, V3D_CL_LS_DECIMATE_MODE) != 0 || (!store && v3d_cl_get(p, V3D_CL_LOAD_FORCE_ALPHA_1))) {
+	if (!cle->common_valid) {
 		cle->stats.unmodeled++;
 		return V3D_CLE_YIELD;
 	}
-	uint8_t *buf = rt_buffer(rt, cle->buffer_index);
-	if (!buf)
-		return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
-
 	uint64_t x0 = (uint64_t)cle->tile_x * cle->tile_w, y0 = (uint64_t)cle->tile_y * cle->tile_h;
 	if (x0 >= cle->image_w || y0 >= cle->image_h)
 		return V3D_CLE_YIELD; /* the tile lies outside the image: nothing is touched */
-	uint32_t w = (uint32_t)(cle->image_w - x0 < cle->tile_w ? cle->image_w - x0 : cle->tile_w);
-	uint32_t h = (uint32_t)(cle->image_h - y0 < cle->tile_h ? cle->image_h - y0 : cle->tile_h);
-	uint32_t addr = v3d_cl_get_address(p, V3D_CL_LS_ADDRESS);
-	uint32_t stride = (uint32_t)v3d_cl_get(p, V3D_CL_LS_STRIDE);
-	uint32_t height = (uint32_t)v3d_cl_get(p, V3D_CL_LS_HEIGHT);
-	bool flip = v3d_cl_get(p, V3D_CL_LS_FLIP_Y);
-	bool reverse = v3d_cl_get(p, V3D_CL_LS_CHANNEL_REVERSE), rb_swap = v3d_cl_get(p, V3D_CL_LS_RB_SWAP);
-	uint32_t channel_bytes = channel_bits / 8;
-	uint8_t row[TILE_MAX * PIXEL_MAX];
-
-	for (uint32_t y = 0; y < h; y++) {
-		uint32_t image_row = (uint32_t)y0 + y;
-		if (flip)
-			image_row = height - 1u - image_row; /* wraps like the hardware's arithmetic */
-		/* 32-bit address arithmetic, as the TLB's */
-		uint32_t row_addr = addr + image_row * stride + (uint32_t)x0 * cpp;
-		uint32_t len = w * cpp, fault_addr;
-		if (store) {
-			for (uint32_t x = 0; x < w; x++) {
-				memcpy(row + x * cpp, tile_pixel(buf, x, y), cpp);
-				swizzle(row + x * cpp, cpp, channel_bytes, reverse, rb_swap, true);
-			}
-			if (mem_access(mem, row_addr, row, len, true, &fault_addr))
-				return stop_fault(cle, fault_addr, true, cle->pc, pkt[0], "store tile buffer");
-			cle->stats.bytes_stored += len;
-		} else {
-			if (mem_access(mem, row_addr, row, len, false, &fault_addr))
-				return stop_fault(cle, fault_addr, false, cle->pc, pkt[0], "load tile buffer");
-			for (uint32_t x = 0; x < w; x++) {
-				uint8_t *px = tile_pixel(buf, x, y);
-				memset(px, 0, PIXEL_MAX);
-				memcpy(px, row + x * cpp, cpp);
-				swizzle(px, cpp, channel_bytes, reverse, rb_swap, false);
-			}
-			cle->stats.bytes_loaded += len;
-		}
-	}
-	if (store && v3d_cl_get(p, V3D_CL_STORE_CLEAR_BUFFER) && !clear_rt(cle, buffer))
+	struct v3d_tlb_tile tile = {
+		.x0 = (uint32_t)x0, .y0 = (uint32_t)y0,
+		.w = (uint32_t)(cle->image_w - x0 < cle->tile_w ? cle->image_w - x0 : cle->tile_w),
+		.h = (uint32_t)(cle->image_h - y0 < cle->tile_h ? cle->image_h - y0 : cle->tile_h),
+		.index = cle->buffer_index, .num_rts = cle->num_rts, .msaa = cle->msaa,
+	};
+	uint32_t fault_addr = 0;
+	uint64_t bytes = 0;
+	switch (v3d_tlb_load_store(cle->tlb, mem, p, store, &tile, &fault_addr, &bytes)) {
+	case V3D_TLB_OK:
+		break;
+	case V3D_TLB_UNMODELED:
+		cle->stats.unmodeled++;
+		break;
+	case V3D_TLB_FAULT:
+		return stop_fault(cle, fault_addr, store, cle->pc, pkt[0], store ? "store tile buffer" : "load tile buffer");
+	case V3D_TLB_NOMEM:
 		return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
+	}
+	if (store)
+		cle->stats.bytes_stored += bytes;
+	else
+		cle->stats.bytes_loaded += bytes;
 	return V3D_CLE_YIELD;
 }
 
@@ -384,10 +257,13 @@ static enum v3d_cle_status load_store(struct v3d_cle *cle, const struct v3d_cle_
 static enum v3d_cle_status clear_buffers(struct v3d_cle *cle, const uint8_t *pkt)
 {
 	bool rts = cle->ver >= V3D_VER_71 || v3d_cl_get(pkt + 1, V3D_CL_CLEAR_ALL_RENDER_TARGETS);
+	if (cle->ver == V3D_VER_42 && v3d_cl_get(pkt + 1, V3D_CL_CLEAR_Z_STENCIL) &&
+	    !v3d_tlb_clear_zs(cle->tlb, cle->buffer_index))
+		return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
 	if (!rts)
 		return V3D_CLE_YIELD;
 	for (unsigned n = 0; n < MAX_RTS; n++) {
-		if (cle->rt[n].configured && n < cle->num_rts && !clear_rt(cle, n))
+		if (cle->tlb->rt[n].configured && n < cle->num_rts && !v3d_tlb_clear_rt(cle->tlb, n, cle->buffer_index))
 			return stop_error(cle, cle->pc, pkt[0], "out of memory for the tile buffer");
 	}
 	return V3D_CLE_YIELD;
@@ -399,9 +275,15 @@ static uint32_t tile_size_from_log2(uint64_t code)
 	return 8u << (code > 3 ? 3 : code);
 }
 
-static void set_clear_bits(struct cle_rt *rt, unsigned start, unsigned size, uint64_t value)
+static void set_clear_bits(struct v3d_tlb_rt *rt, unsigned start, unsigned size, uint64_t value)
 {
 	v3d_cl_set(rt->clear, start, size, value);
+}
+
+static void zs_clear_values(struct v3d_cle *cle, const uint8_t *p)
+{
+	cle->tlb->z_clear = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_Z_CLEAR);
+	cle->tlb->s_clear = (uint8_t)v3d_cl_get(p, V3D_CL_RMC_STENCIL_CLEAR);
 }
 
 /* TILE_RENDERING_MODE_CFG, one sub-packet. */
@@ -417,19 +299,21 @@ static enum v3d_cle_status rendering_mode(struct v3d_cle *cle, const uint8_t *pk
 			cle->image_h = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_IMAGE_HEIGHT);
 			cle->msaa = v3d_cl_get(p, V3D_CL_RMC_MULTISAMPLE_4X);
 			cle->double_buffer = v3d_cl_get(p, V3D_CL_RMC_DOUBLE_BUFFER);
+			cle->tlb->depth_type = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_INTERNAL_DEPTH_TYPE);
 			v3d42_tile_size(cle->num_rts, (uint32_t)v3d_cl_get(p, V3D42_CL_RMC_MAX_BPP), cle->msaa,
 					cle->double_buffer, &cle->tile_w, &cle->tile_h);
 			return V3D_CLE_YIELD;
 		}
 		case V3D42_RMC_COLOR:
 			for (unsigned n = 0; n < 4; n++) {
-				cle->rt[n].configured = true;
-				cle->rt[n].bpp_bytes = v3d_internal_bpp_bytes((uint32_t)v3d_cl_get(p, V3D42_CL_RMC_RT_BPP(n)));
-				cle->rt[n].channel_bits =
+				cle->tlb->rt[n].configured = true;
+				cle->tlb->rt[n].bpp_bytes = v3d_internal_bpp_bytes((uint32_t)v3d_cl_get(p, V3D42_CL_RMC_RT_BPP(n)));
+				cle->tlb->rt[n].channel_bits =
 					channel_bits_of_type(cle->ver, (uint32_t)v3d_cl_get(p, V3D42_CL_RMC_RT_TYPE(n)));
 			}
 			return V3D_CLE_YIELD;
 		case V3D42_RMC_ZS_CLEAR_VALUES:
+			zs_clear_values(cle, p);
 			return V3D_CLE_YIELD;
 		case V3D42_RMC_CLEAR_COLORS_PART1:
 		case V3D42_RMC_CLEAR_COLORS_PART2:
@@ -438,7 +322,7 @@ static enum v3d_cle_status rendering_mode(struct v3d_cle *cle, const uint8_t *pk
 			uint64_t sub = v3d_cl_get(p, V3D42_CL_RMC_SUB_ID);
 			if (v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT) > 3)
 				return stop_error(cle, cle->pc, pkt[0], "Clear Colors: render target number > 3");
-			struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
+			struct v3d_tlb_rt *rt = &cle->tlb->rt[v3d_cl_get(p, V3D42_CL_RMC_CLEAR_RT)];
 			if (sub == V3D42_RMC_CLEAR_COLORS_PART1) {
 				set_clear_bits(rt, 0, 32, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_LOW32));
 				set_clear_bits(rt, 32, 24, v3d_cl_get(p, V3D42_CL_RMC_CLEAR1_NEXT24));
@@ -462,13 +346,15 @@ static enum v3d_cle_status rendering_mode(struct v3d_cle *cle, const uint8_t *pk
 		cle->image_h = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_IMAGE_HEIGHT);
 		cle->msaa = v3d_cl_get(p, V3D_CL_RMC_MULTISAMPLE_4X);
 		cle->double_buffer = v3d_cl_get(p, V3D_CL_RMC_DOUBLE_BUFFER);
+		cle->tlb->depth_type = (uint32_t)v3d_cl_get(p, V3D_CL_RMC_INTERNAL_DEPTH_TYPE);
 		cle->tile_w = tile_size_from_log2(v3d_cl_get(p, V3D71_CL_RMC_LOG2_TILE_WIDTH));
 		cle->tile_h = tile_size_from_log2(v3d_cl_get(p, V3D71_CL_RMC_LOG2_TILE_HEIGHT));
 		return V3D_CLE_YIELD;
 	case V3D71_RMC_ZS_CLEAR_VALUES:
+		zs_clear_values(cle, p);
 		return V3D_CLE_YIELD;
 	case V3D71_RMC_RENDER_TARGET_PART1: {
-		struct cle_rt *rt = &cle->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)];
+		struct v3d_tlb_rt *rt = &cle->tlb->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)];
 		rt->configured = true;
 		rt->bpp_bytes = v3d_internal_bpp_bytes((uint32_t)v3d_cl_get(p, V3D71_CL_RMC_RT1_BPP));
 		rt->channel_bits = channel_bits_of_type(cle->ver, (uint32_t)v3d_cl_get(p, V3D71_CL_RMC_RT1_TYPE_CLAMP));
@@ -476,10 +362,10 @@ static enum v3d_cle_status rendering_mode(struct v3d_cle *cle, const uint8_t *pk
 		return V3D_CLE_YIELD;
 	}
 	case V3D71_RMC_RENDER_TARGET_PART2:
-		set_clear_bits(&cle->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)], 32, 40, v3d_cl_get(p, V3D71_CL_RMC_RT2_CLEAR_MID40));
+		set_clear_bits(&cle->tlb->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)], 32, 40, v3d_cl_get(p, V3D71_CL_RMC_RT2_CLEAR_MID40));
 		return V3D_CLE_YIELD;
 	case V3D71_RMC_RENDER_TARGET_PART3:
-		set_clear_bits(&cle->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)], 72, 56, v3d_cl_get(p, V3D71_CL_RMC_RT3_CLEAR_TOP56));
+		set_clear_bits(&cle->tlb->rt[v3d_cl_get(p, V3D71_CL_RMC_RT)], 72, 56, v3d_cl_get(p, V3D71_CL_RMC_RT3_CLEAR_TOP56));
 		return V3D_CLE_YIELD;
 	default:
 		return stop_error(cle, cle->pc, pkt[0], "Tile Rendering Mode Cfg: invalid sub-id");
@@ -587,7 +473,7 @@ static enum v3d_cle_status terminate_tile_lists(struct v3d_cle *cle, const struc
 		/* blocks are 64 B multiples and chunks start at block multiples of the region */
 		for (uint32_t off = 0; off < len; off += cle->bin_block)
 			chunk[off] = V3D_CL_RETURN_FROM_SUB_LIST;
-		if (mem_access(mem, addr + (uint32_t)done, chunk, len, true, &fault_addr))
+		if (v3d_mem_access(mem, addr + (uint32_t)done, chunk, len, true, &fault_addr))
 			return stop_fault(cle, fault_addr, true, cle->pc, opcode, "PTB tile list write");
 		done += len;
 	}

@@ -3,11 +3,15 @@
  *
  * What is modeled: control flow (HALT, NOP, FLUSH*, BRANCH, BRANCH_TO_SUB_LIST, RETURN, the generic
  * and implicit tile lists of the render CL), the bin/render semaphore, and the packets that move
- * memory without shaders: tile rendering mode config, clear colors, tile buffer clears,
- * LOAD/STORE_TILE_BUFFER_GENERAL of RASTER surfaces into / out of a tile buffer that is real storage
- * (it keeps its contents from tile to tile, as v3dv's fills rely on; double buffering alternates two
- * buffers per END_OF_TILE_MARKER), so a render CL that copies or fills memory produces the right
- * bytes. Render lists walk tiles as v3dv's meta copies do: SUPERTILE_COORDINATES runs the generic
+ * memory without shaders: tile rendering mode config, clear colors and Z/S clear values, tile
+ * buffer clears (colour; Z/S on 4.2), and LOAD/STORE_TILE_BUFFER_GENERAL between the tile buffer
+ * (v3d_tlb.c) and memory in every layout of v3d_tiling.h (RASTER, LINEARTILE, UBLINEAR 1/2
+ * columns, UIF with and without XOR; the stride field is the raster stride or the UIF padded
+ * height in blocks). The tile buffer is real storage: it keeps its contents from tile to tile
+ * within a job, as v3dv's fills rely on (double buffering alternates two buffers per
+ * END_OF_TILE_MARKER), and every render job starts with it poisoned (V3D_TLB_POISON), so a render
+ * CL that copies or fills memory produces the right bytes and nothing carries between jobs.
+ * Render lists walk tiles as v3dv's meta copies do: SUPERTILE_COORDINATES runs the generic
  * tile list (START_ADDRESS_OF_GENERIC_TILE_LIST) once per tile of the supertile, clipped to the
  * frame; BRANCH_TO_IMPLICIT_TILE_LIST calls the tile's list in the tile allocation memory at
  * TILE_LIST_SET_BASE + (row * frame tiles x + column) * initial block size.
@@ -20,11 +24,17 @@
  * state, vertex array / indexed prims, ...) and state packets are decoded by their length,
  * recorded and counted, never executed. The binner (PTB) only terminates each tile's list (at the
  * FLUSH that ends binning it writes RETURN_FROM_SUB_LIST at the start of every tile's initial block
- * in qma, layer after layer, row-major), so the implicit tile lists hold no primitives. Tiled
- * (UIF / UBLINEAR / LT) surfaces, MSAA, Z/S buffers and format conversions are not modeled:
- * such loads and stores are counted in stats.unmodeled and skipped. Modeled: formats whose bytes
- * the tile buffer holds unconverted (8/16/32-bit channels of the render target's width: RGBA8UI,
- * R32UI, RGBA32UI, RG16F, ...), with R/B swap, channel reverse and Y flip.
+ * in qma, layer after layer, row-major), so the implicit tile lists hold no primitives.
+ * Loads and stores: colour formats whose bytes the tile buffer holds unconverted (8/16/32-bit
+ * channels of the render target's width: RGBA8(UI/I), R32UI, RGBA32F, RG16F, ...) with R/B swap,
+ * channel reverse and Y flip; Z/S buffers (Z, stencil, both) in D32F, D24S8 (depth in bits 31:8,
+ * stencil 7:0; a Z-only or stencil-only store keeps the other part's bytes), D16 and S8, the depth
+ * converted to and from the internal depth type. A store checks its whole footprint before
+ * writing, so a fault writes nothing. Counted in stats.unmodeled and skipped: MSAA and decimation,
+ * format conversions (a memory format whose channel width differs from the render target's
+ * internal type, packed formats such as BGR565 / RGB10_A2 / R11G11B10F / sRGB, D24 without
+ * stencil), force-alpha loads, 3-byte pixels in a tiled layout, the reserved memory formats 6/7,
+ * and 7.1's Z/S clear.
  *
  * Memory is reached only through struct v3d_cle_mem (the GPU MMU): a read or write outside any BO
  * stops the list with V3D_CLE_FAULT and a struct v3d_cle_fault naming the address, the direction,

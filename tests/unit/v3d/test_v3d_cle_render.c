@@ -205,7 +205,7 @@ static void test_store_and_load_faults(void)
 }
 
 /* An explicit-tile render list: load with Y flip and R/B swap, store plain; then an unmodeled
- * (UIF) store leaves memory alone. */
+ * store (RGB8 in UIF: no utile of 3-byte pixels) leaves memory alone. */
 static void test_explicit_tile_flip(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
@@ -237,6 +237,7 @@ static void test_explicit_tile_flip(void)
 		v3d_clb_store(&b, &st);
 		struct v3d_clb_ls uif = st;
 		uif.memory_format = V3D_CL_MEMORY_UIF_XOR;
+		uif.image_format = V3D_CL_FMT_RGB8; /* 3-byte pixels have no utile: not modeled */
 		uif.addr = DST_ADDR + 2048;
 		v3d_clb_store(&b, &uif);
 		v3d_clb_op(&b, V3D_CL_END_OF_TILE_MARKER);

@@ -307,6 +307,9 @@ enum v3d71_rt_type_clamp {
 	V3D71_RT_32UI = 6, V3D71_RT_8 = 8, V3D71_RT_16F = 9, V3D71_RT_32F = 10, V3D71_RT_INVALID = 32,
 };
 
+/* "Internal Depth Type" (TILE_RENDERING_MODE_CFG common): how the Z tile buffer holds depth. */
+enum v3d_internal_depth_type { V3D_INTERNAL_DEPTH_32F = 0, V3D_INTERNAL_DEPTH_24 = 1, V3D_INTERNAL_DEPTH_16 = 2 };
+
 /* TILE_BINNING_MODE_CFG (120), 9 B */
 #define V3D_CL_TBM_INITIAL_BLOCK_SIZE 2, 2   /* 0 64 B, 1 128 B, 2 256 B */
 #define V3D_CL_TBM_BLOCK_SIZE 4, 2
