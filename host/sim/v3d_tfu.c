@@ -4,26 +4,13 @@
 #include "v3d_tfu.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* ICFG / IOA / IOC fields. */
-#define TFU42_ICFG_NUMMM(v)   (((v) >> 5) & 0xfu)
-#define TFU42_ICFG_TTYPE(v)   (((v) >> 9) & 0x7fu)
-#define TFU42_ICFG_IFORMAT(v) (((v) >> 18) & 0xfu)
-#define TFU42_IOA_DIMTW       0x1u
-#define TFU42_IOA_FORMAT(v)   (((v) >> 3) & 0x7u)
-#define TFU42_IOA_ADDR_MASK   (~0x3fu)
-#define TFU71_ICFG_OTYPE(v)   (((v) >> 16) & 0x7fu)
-#define TFU71_ICFG_IFORMAT(v) (((v) >> 23) & 0xfu)
-#define TFU71_IOC_DIMTW       0x1u
-#define TFU71_IOC_NUMMM(v)    (((v) >> 4) & 0xfu)
-#define TFU71_IOC_FORMAT(v)   (((v) >> 12) & 0xfu)
-#define TFU71_IOC_STRIDE(v)   ((v) >> 16)
-#define TFU_IFORMAT_RASTER    0u
-#define TFU_OFORMAT_RASTER    0u
-#define TFU_COEF0_USECOEF     (1u << 31)
+#include "ferry/hw/v3d_cl.h"
+#include "v3d_tiling.h"
+#include "v3d_tlb.h" /* v3d_mem_access */
 
-#define CHUNK 4096u /* bytes moved per MMU access (at most V3D_CLE_MAX_ACCESS) */
 
 uint32_t v3d_tfu_type_bpp(uint32_t ttype)
 {
@@ -88,58 +75,136 @@ static void fault(struct v3d_tfu_result *res, const struct v3d_cle_mem *mem, uin
 	res->addr = first_unmapped(mem, (uint32_t)addr, len < room ? len : (uint32_t)room);
 }
 
+/* The TFU's format codes name the same layouts as the TLB's memory formats; -1 for SAND and the
+ * codes no driver uses. */
+static int input_layout(uint32_t iformat)
+{
+	if (iformat == V3D_TFU_IFORMAT_RASTER)
+		return V3D_CL_MEMORY_RASTER;
+	if (iformat >= V3D_TFU_IFORMAT_LINEARTILE && iformat <= V3D_TFU_IFORMAT_UIF_XOR)
+		return V3D_CL_MEMORY_LINEARTILE + (int)(iformat - V3D_TFU_IFORMAT_LINEARTILE);
+	return -1;
+}
+
+static int output_layout(uint32_t oformat)
+{
+	if (oformat == V3D_TFU_OFORMAT_RASTER)
+		return V3D_CL_MEMORY_RASTER;
+	if (oformat >= V3D_TFU_OFORMAT_LINEARTILE && oformat <= V3D_TFU_OFORMAT_UIF_XOR)
+		return V3D_CL_MEMORY_LINEARTILE + (int)(oformat - V3D_TFU_OFORMAT_LINEARTILE);
+	return -1;
+}
+
+/* The whole footprint [addr, addr + span) must be mapped (checked page by page) before the job
+ * moves a byte, so a fault writes nothing. */
+static bool footprint_mapped(const struct v3d_cle_mem *mem, struct v3d_tfu_result *res, uint32_t addr,
+			     uint64_t span, bool write, const char *reg)
+{
+	if (span == 0)
+		return true;
+	if ((uint64_t)addr + span > (1ull << 32)) {
+		fault(res, mem, addr, (uint32_t)((1ull << 32) - addr), write, reg);
+		return false;
+	}
+	uint8_t b;
+	for (uint64_t a = addr & ~0xfffull; a < (uint64_t)addr + span; a += 0x1000) {
+		uint32_t at = a < addr ? addr : (uint32_t)a;
+		if (mem->read(mem->ctx, at, &b, 1)) {
+			fault(res, mem, at, 1, write, reg);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Moves one row of `w` pixels between `row` and a surface, a contiguous run at a time. */
+static int row_io(const struct v3d_cle_mem *mem, const struct v3d_surface *s, uint32_t base, uint32_t y,
+		  uint32_t w, uint8_t *row, bool write)
+{
+	uint32_t fault_addr;
+	for (uint32_t x = 0; x < w;) {
+		uint32_t run = v3d_surface_run(s, x);
+		if (run > w - x)
+			run = w - x;
+		uint32_t addr = base + (uint32_t)v3d_surface_offset(s, x, y);
+		if (v3d_mem_access(mem, addr, row + (size_t)x * s->cpp, run * s->cpp, write, &fault_addr))
+			return -EFAULT;
+		x += run;
+	}
+	return 0;
+}
+
 void v3d_tfu_run(int ver, const struct v3d_tfu_regs *r, const struct v3d_cle_mem *mem, struct v3d_tfu_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	uint32_t ttype, iformat, oformat, nummm, out_addr, out_stride;
+	uint32_t ttype, iformat, oformat, nummm, out_addr, out_stride_px, opad = 0;
 	bool dimtw;
-	uint32_t width = r->ios & 0xffffu, height = r->ios >> 16;
+	uint32_t width = V3D_TFU_IOS_WIDTH(r->ios), height = V3D_TFU_IOS_HEIGHT(r->ios);
 	if (ver >= 71) {
-		ttype = TFU71_ICFG_OTYPE(r->icfg);
-		iformat = TFU71_ICFG_IFORMAT(r->icfg);
-		oformat = TFU71_IOC_FORMAT(r->ioc);
-		nummm = TFU71_IOC_NUMMM(r->ioc);
-		dimtw = r->ioc & TFU71_IOC_DIMTW;
+		ttype = V3D71_TFU_ICFG_OTYPE(r->icfg);
+		iformat = V3D71_TFU_ICFG_IFORMAT(r->icfg);
+		oformat = V3D71_TFU_IOC_FORMAT(r->ioc);
+		nummm = V3D71_TFU_IOC_NUMMM(r->ioc);
+		dimtw = r->ioc & V3D71_TFU_IOC_DIMTW;
 		out_addr = r->ioa;
-		out_stride = TFU71_IOC_STRIDE(r->ioc);
+		out_stride_px = V3D71_TFU_IOC_STRIDE(r->ioc);
 	} else {
-		ttype = TFU42_ICFG_TTYPE(r->icfg);
-		iformat = TFU42_ICFG_IFORMAT(r->icfg);
-		oformat = TFU42_IOA_FORMAT(r->ioa);
-		nummm = TFU42_ICFG_NUMMM(r->icfg);
-		dimtw = r->ioa & TFU42_IOA_DIMTW;
-		out_addr = r->ioa & TFU42_IOA_ADDR_MASK;
-		out_stride = width;
+		ttype = V3D42_TFU_ICFG_TTYPE(r->icfg);
+		iformat = V3D42_TFU_ICFG_IFORMAT(r->icfg);
+		oformat = V3D42_TFU_IOA_FORMAT(r->ioa);
+		nummm = V3D42_TFU_ICFG_NUMMM(r->icfg);
+		dimtw = r->ioa & V3D42_TFU_IOA_DIMTW;
+		out_addr = r->ioa & ~V3D42_TFU_IOA_FLAGS_MASK;
+		out_stride_px = width;
+		opad = V3D42_TFU_ICFG_OPAD(r->icfg);
 	}
 	const char *cfg_reg = ver >= 71 ? "IOC" : "IOA";
-	if (iformat != TFU_IFORMAT_RASTER)
-		return error(res, "ICFG", "input format not modelled (only RASTER)");
-	if (oformat != TFU_OFORMAT_RASTER)
-		return error(res, cfg_reg, "output format not modelled (only RASTER)");
+	int in_layout = input_layout(iformat), out_layout = output_layout(oformat);
+	if (in_layout < 0)
+		return error(res, "ICFG", "input format not modelled (SAND or a reserved code)");
+	if (out_layout < 0)
+		return error(res, cfg_reg, "output format not modelled (a reserved code)");
 	if (nummm != 0)
 		return error(res, ver >= 71 ? "IOC" : "ICFG", "mipmap generation not modelled");
-	if (r->coef[0] & TFU_COEF0_USECOEF)
+	if (r->coef[0] & V3D_TFU_COEF0_USECOEF)
 		return error(res, "COEF0", "YUV conversion not modelled");
 	uint32_t bpp = v3d_tfu_type_bpp(ttype);
 	if (!bpp)
 		return error(res, "ICFG", "texture type not modelled (only same-format byte copies)");
-	if (dimtw)
+	if (dimtw || !width || !height)
 		return; /* level 0 not written and no further levels: nothing to do */
 
-	uint64_t row_bytes = (uint64_t)width * bpp;
-	uint8_t buf[CHUNK];
+	/* Input: IIS is the raster stride in pixels or the UIF padded height in blocks; LINEARTILE
+	 * and UBLINEAR need neither. */
+	struct v3d_surface in = { (enum v3d_cl_memory_format)in_layout, bpp, r->iis * bpp, r->iis };
+	/* Output: 4.2 pads UIF by OPAD blocks past the height rounded up to blocks; 7.1 gives the
+	 * padded height (UIF, blocks) or the stride (raster, pixels) in IOC.STRIDE. */
+	uint32_t ub_h = 2 * v3d_utile_height(bpp);
+	uint32_t out_ub = ver >= 71 ? out_stride_px : (height + ub_h - 1) / ub_h + opad;
+	struct v3d_surface out = { (enum v3d_cl_memory_format)out_layout, bpp, (uint32_t)((uint64_t)out_stride_px * bpp),
+				   out_ub };
+	if ((uint64_t)r->iis * bpp > UINT32_MAX || (uint64_t)out_stride_px * bpp > UINT32_MAX)
+		return error(res, "IIS", "stride overflows 32 bits");
+	if (!v3d_surface_valid(&in) || !v3d_surface_valid(&out))
+		return error(res, "ICFG", "texture type has no utile for a tiled layout");
+	if (!footprint_mapped(mem, res, r->iia, v3d_surface_span(&in, width, height), false, "IIA") ||
+	    !footprint_mapped(mem, res, out_addr, v3d_surface_span(&out, width, height), true, "IOA"))
+		return;
+
+	uint8_t *row = malloc((size_t)width * bpp);
+	if (!row)
+		return error(res, "ICFG", "out of memory");
 	for (uint32_t y = 0; y < height; y++) {
-		uint64_t src = r->iia + (uint64_t)y * r->iis * bpp;
-		uint64_t dst = out_addr + (uint64_t)y * out_stride * bpp;
-		for (uint64_t done = 0; done < row_bytes;) {
-			uint32_t n = row_bytes - done < CHUNK ? (uint32_t)(row_bytes - done) : CHUNK;
-			uint64_t s = src + done, d = dst + done;
-			if (s + n > (1ull << 32) || mem->read(mem->ctx, (uint32_t)s, buf, n))
-				return fault(res, mem, s, n, false, "IIA");
-			if (d + n > (1ull << 32) || mem->write(mem->ctx, (uint32_t)d, buf, n))
-				return fault(res, mem, d, n, true, "IOA");
-			res->bytes_written += n;
-			done += n;
+		/* the footprints were checked: a failure here is a BO freed under the job */
+		if (row_io(mem, &in, r->iia, y, width, row, false)) {
+			fault(res, mem, r->iia, 1, false, "IIA");
+			break;
 		}
+		if (row_io(mem, &out, out_addr, y, width, row, true)) {
+			fault(res, mem, out_addr, 1, true, "IOA");
+			break;
+		}
+		res->bytes_written += (uint64_t)width * bpp;
 	}
+	free(row);
 }

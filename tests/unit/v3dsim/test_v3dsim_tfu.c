@@ -193,13 +193,13 @@ static void test_faults_and_errors(void)
 	CHECK(strstr(report, "dir=WRITE") != NULL && strstr(report, "register: IOA") != NULL);
 	CHECK(strstr(report, "address=0x40000000") != NULL);
 
-	/* Unsupported: UIF_XOR output, UIF input, mipmaps, YUV, an ETC2 type. */
+	/* Unsupported: a reserved output format, SAND input, mipmaps, YUV, an ETC2 type. */
 	const struct {
 		uint32_t icfg, ioa_flags, coef0;
 		const char *reg;
 	} bad[] = {
-		{ 4u << 9, 7u << 3, 0, "register: IOA" },
-		{ (4u << 9) | (15u << 18), 0, 0, "register: ICFG" },
+		{ 4u << 9, 1u << 3, 0, "register: IOA" },
+		{ (4u << 9) | (1u << 18), 0, 0, "register: ICFG" },
 		{ (4u << 9) | (3u << 5), 0, 0, "register: ICFG" },
 		{ 4u << 9, 0, 1u << 31, "register: COEF0" },
 		{ 32u << 9, 0, 0, "register: ICFG" },
