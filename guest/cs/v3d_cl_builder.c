@@ -534,14 +534,14 @@ bool v3d_clb_raster_render(struct v3d_clb *rcl, struct v3d_clb *indirect, const 
 	uint32_t list_start = v3d_clb_gpu_addr(indirect);
 	v3d_clb_op(indirect, V3D_CL_TILE_COORDINATES_IMPLICIT);
 	if (!job->clear_color) {
-		struct v3d_clb_ls load = { .buffer = V3D_CL_BUFFER_RT0, .memory_format = V3D_CL_MEMORY_RASTER,
+		struct v3d_clb_ls load = { .buffer = V3D_CL_BUFFER_RT0, .memory_format = job->src_memory_format,
 					   .image_format = job->format, .stride = job->src_stride,
 					   .addr = job->src_addr };
 		v3d_clb_load(indirect, &load);
 	}
 	v3d_clb_op(indirect, V3D_CL_END_OF_LOADS);
 	v3d_clb_branch_to_implicit_tile_list(indirect, 0);
-	struct v3d_clb_ls store = { .buffer = V3D_CL_BUFFER_RT0, .memory_format = V3D_CL_MEMORY_RASTER,
+	struct v3d_clb_ls store = { .buffer = V3D_CL_BUFFER_RT0, .memory_format = job->dst_memory_format,
 				    .image_format = job->format, .stride = job->dst_stride,
 				    .addr = job->dst_addr };
 	v3d_clb_store(indirect, &store);

@@ -114,8 +114,10 @@ bool v3d_clb_transform_feedback_specs(struct v3d_clb *b, bool enable, uint32_t c
 
 /* ---- whole jobs: v3dv's meta copy / fill shape ---------------------------------------------- */
 
-/* A raster image of width x height pixels, `format` bytes-per-pixel cpp, copied or filled
- * through render target 0 of internal `bpp` / `type` (4.2 Internal Type, 7.1 Type Clamp). */
+/* An image of width x height pixels, `format` bytes-per-pixel cpp, copied or filled through
+ * render target 0 of internal `bpp` / `type` (4.2 Internal Type, 7.1 Type Clamp). The memory
+ * formats default to RASTER (0); for UIF the stride is the padded height in UIF blocks, for
+ * LINEARTILE / UBLINEAR it is unused. */
 struct v3d_clb_raster_job {
 	uint32_t width, height;
 	uint32_t format;           /* enum v3d_cl_image_format, e.g. V3D_CL_FMT_RGBA8UI */
@@ -124,6 +126,7 @@ struct v3d_clb_raster_job {
 	uint32_t dst_addr, dst_stride;
 	const uint32_t *clear_color;   /* fill only: the 128-bit value the tile buffer is cleared to */
 	uint32_t tile_alloc_addr;      /* the bin job's qma */
+	uint32_t src_memory_format, dst_memory_format; /* enum v3d_cl_memory_format */
 };
 /* Tile size both versions use for one render target of `bpp` (no MSAA, no double buffer). */
 void v3d_clb_raster_tile_size(int ver, uint32_t bpp, uint32_t *tile_w, uint32_t *tile_h);

@@ -10,7 +10,7 @@
 
 #include "v3d_cle.h"
 
-#define FAKE_MAX_BOS 8
+#define FAKE_MAX_BOS 12
 
 struct fake_bo {
 	uint32_t addr, size;
