@@ -296,9 +296,171 @@ static void test_no_carry_between_jobs(void)
 	}
 }
 
+/* An explicit one-tile render list at RCL_ADDR: common config (internal depth type), RT0 8UI,
+ * then the caller's packets. */
+static void begin_tile(struct rig *r, struct v3d_clb *b, uint32_t w, uint32_t h, uint32_t depth_type)
+{
+	v3d_clb_init(b, r->ver, r->rcl, CL_BO_SIZE, RCL_ADDR);
+	struct v3d_clb_rendering common = { .width = w, .height = h, .num_rts = 1, .tile_w = 64, .tile_h = 64,
+					    .internal_depth_type = depth_type };
+	v3d_clb_rendering_mode_common(b, &common);
+	if (r->ver == 42) {
+		struct v3d_clb_rt42 rts[4] = { { V3D_INTERNAL_BPP_32, V3D_INTERNAL_TYPE_8UI, 0 } };
+		v3d42_clb_rendering_mode_color(b, rts);
+	} else {
+		v3d71_clb_render_target(b, 0, V3D_INTERNAL_BPP_32, V3D71_RT_8UI, 64, NULL);
+	}
+}
+
+static enum v3d_cle_status end_tile(struct rig *r, struct v3d_clb *b)
+{
+	v3d_clb_op(b, V3D_CL_END_OF_TILE_MARKER);
+	REQUIRE(v3d_clb_ok(b));
+	v3d_cle_start(r->render, V3D_CLE_RENDER, RCL_ADDR, v3d_clb_gpu_addr(b), NULL, NULL);
+	return run_until_stop(r->render, &r->iface, 100, 10);
+}
+
+/* 4.2 depth / stencil: a Z/S clear stored as D24S8 in UIF (depth in bits 31:8, stencil in 7:0),
+ * as D32F and as D16; a depth-only store keeps the stencil bytes; a D24S8 image loaded into the
+ * Z/S buffer and stored again is the same bytes (v3dv's depth image copies). */
+static void test_depth_stencil(void)
+{
+	struct rig r;
+	rig_init(&r, 42);
+	const uint32_t w = 20, h = 10; /* 32 bpp UIF: 3 block columns, 2 block rows */
+	uint8_t *zs = fake_bo_add(&r.mem, TILED_ADDR, 16384);
+	uint8_t *zs2 = fake_bo_add(&r.mem, TILED2_ADDR, 16384);
+	uint8_t *d = fake_bo_add(&r.mem, DST_ADDR, 16384);
+	struct v3d_surface uif = { V3D_CL_MEMORY_UIF_NO_XOR, 4, 0, 2 };
+	struct v3d_clb b;
+	begin_tile(&r, &b, w, h, V3D_INTERNAL_DEPTH_24);
+	v3d_clb_zs_clear_values(&b, 0.5f, 0x5a);
+	v3d_clb_tile_coordinates(&b, 0, 0);
+	v3d_clb_clear(&b, false, true);
+	struct v3d_clb_ls st = { .buffer = V3D_CL_BUFFER_ZS, .memory_format = V3D_CL_MEMORY_UIF_NO_XOR,
+				 .image_format = V3D_CL_FMT_D24S8, .stride = 2, .addr = TILED_ADDR };
+	v3d_clb_store(&b, &st);
+	struct v3d_clb_ls st32 = { .buffer = V3D_CL_BUFFER_Z, .image_format = V3D_CL_FMT_D32F, .stride = w * 4, .addr = DST_ADDR };
+	v3d_clb_store(&b, &st32);
+	struct v3d_clb_ls st16 = { .buffer = V3D_CL_BUFFER_Z, .image_format = V3D_CL_FMT_D16, .stride = w * 2,
+				   .addr = DST_ADDR + 4096 };
+	v3d_clb_store(&b, &st16);
+	CHECK_EQ(end_tile(&r, &b), V3D_CLE_DONE);
+	CHECK_EQ(v3d_cle_stats(r.render)->unmodeled, 0);
+	unsigned bad = 0;
+	/* the Z buffer holds 24-bit unorm (the internal depth type): D32F gets that value back */
+	const float half = (float)(8388608.0 / 16777215.0);
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint32_t v;
+			memcpy(&v, zs + v3d_surface_offset(&uif, x, y), 4);
+			bad += v != ((0x800000u << 8) | 0x5au); /* round(0.5 * (2^24 - 1)) */
+			bad += memcmp(d + (y * w + x) * 4, &half, 4) != 0;
+			uint16_t v16;
+			memcpy(&v16, d + 4096 + (y * w + x) * 2, 2);
+			bad += v16 != 0x8000u;
+		}
+	CHECK_EQ(bad, 0);
+
+	/* copy: load ZS (D24S8, UIF) from a pattern, store to another image */
+	fill_random(zs, 16384, 77);
+	memset(zs2, 0xc3, 16384);
+	begin_tile(&r, &b, w, h, V3D_INTERNAL_DEPTH_24);
+	v3d_clb_tile_coordinates(&b, 0, 0);
+	struct v3d_clb_ls ld = st;
+	v3d_clb_load(&b, &ld);
+	v3d_clb_op(&b, V3D_CL_END_OF_LOADS);
+	st.addr = TILED2_ADDR;
+	v3d_clb_store(&b, &st);
+	CHECK_EQ(end_tile(&r, &b), V3D_CLE_DONE);
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint64_t o = v3d_surface_offset(&uif, x, y);
+			bad += memcmp(zs + o, zs2 + o, 4) != 0;
+		}
+	CHECK_EQ(bad, 0);
+
+	/* depth only into D24S8: the stencil bytes stay */
+	memset(zs2, 0xc3, 16384);
+	begin_tile(&r, &b, w, h, V3D_INTERNAL_DEPTH_24);
+	v3d_clb_zs_clear_values(&b, 1.0f, 0);
+	v3d_clb_tile_coordinates(&b, 0, 0);
+	v3d_clb_clear(&b, false, true);
+	st.buffer = V3D_CL_BUFFER_Z;
+	v3d_clb_store(&b, &st);
+	CHECK_EQ(end_tile(&r, &b), V3D_CLE_DONE);
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint32_t v;
+			memcpy(&v, zs2 + v3d_surface_offset(&uif, x, y), 4);
+			bad += v != 0xffffffc3u;
+		}
+	CHECK_EQ(bad, 0);
+	rig_free(&r);
+}
+
+/* Hostile fields fault and write nothing: a UIF padded height that puts column 1 past the BO, a
+ * store address outside every BO, a TFU input height or stride running past the BO. */
+static void test_hostile_values_write_nothing(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct rig r;
+		rig_init(&r, ver);
+		uint8_t *dst = fake_bo_add(&r.mem, TILED_ADDR, 8192);
+		uint8_t *src = fake_bo_add(&r.mem, SRC_ADDR, 8192);
+		memset(dst, 0x77, 8192);
+		/* 40 px of RGBA8 in UIF = 2 columns; column 1 starts padded height x 1 KiB on */
+		const uint32_t heights[] = { 0xfffffu, 8, 0x80000u };
+		for (unsigned i = 0; i < 3; i++) {
+			struct v3d_clb b;
+			begin_tile(&r, &b, 40, 8, V3D_INTERNAL_DEPTH_32F);
+			v3d_clb_tile_coordinates(&b, 0, 0);
+			struct v3d_clb_ls st = { .buffer = 0, .memory_format = V3D_CL_MEMORY_UIF_XOR,
+						 .image_format = V3D_CL_FMT_RGBA8UI, .stride = heights[i],
+						 .addr = i == 1 ? 0x7ff00000u : TILED_ADDR };
+			v3d_clb_store(&b, &st);
+			CHECK_EQ(end_tile(&r, &b), V3D_CLE_FAULT);
+			const struct v3d_cle_fault *f = v3d_cle_fault(r.render);
+			REQUIRE(f);
+			CHECK(f->write);
+			CHECK_EQ(f->opcode, V3D_CL_STORE_TILE_BUFFER_GENERAL);
+		}
+		unsigned bad = 0;
+		for (uint32_t i = 0; i < 8192; i++)
+			bad += dst[i] != 0x77;
+		CHECK_EQ(bad, 0);
+
+		/* TFU: UIF input whose padded height runs the second column off the BO; raster input
+		 * whose stride does; output UIF at an address outside every BO */
+		const struct fmt *f = &fmts[2];
+		struct v3d_surface in_uif = { V3D_CL_MEMORY_UIF_NO_XOR, 4, 0, 0x10000u };
+		struct v3d_surface in_raster = { V3D_CL_MEMORY_RASTER, 4, 0x100000u, 0 };
+		struct v3d_surface out = { V3D_CL_MEMORY_UIF_NO_XOR, 4, 0, 2 };
+		struct v3d_tfu_regs regs[3] = {
+			tfu_regs(ver, f, SRC_ADDR, &in_uif, TILED_ADDR, &out, 40, 8),
+			tfu_regs(ver, f, SRC_ADDR, &in_raster, TILED_ADDR, &out, 40, 8),
+			tfu_regs(ver, f, SRC_ADDR, &out, 0x7ff00000u, &out, 40, 8),
+		};
+		for (unsigned i = 0; i < 3; i++) {
+			struct v3d_tfu_result res;
+			v3d_tfu_run(ver, &regs[i], &r.iface, &res);
+			CHECK_EQ(res.status, V3D_TFU_FAULT);
+			CHECK_EQ(res.write, i == 2);
+			CHECK_EQ(res.bytes_written, 0);
+		}
+		for (uint32_t i = 0; i < 8192; i++)
+			bad += dst[i] != 0x77;
+		CHECK_EQ(bad, 0);
+		(void)src;
+		rig_free(&r);
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_tfu_tlb_round_trips);
 	RUN_TEST(test_no_carry_between_jobs);
+	RUN_TEST(test_depth_stencil);
+	RUN_TEST(test_hostile_values_write_nothing);
 	return test_finish();
 }
