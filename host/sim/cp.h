@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "a6xx_tiling.h"
 #include "ferry/hw/adreno_pm4.h"
 
 /* Type-4 headers decode 19-bit register offsets; the file covers all of them. */
@@ -110,6 +111,16 @@ struct cp_packet_record {
 
 #define CP_MAX_FRAMES 3u
 
+/* A surface the 2D engine or a GMEM resolve reads or writes (cp_surface.c). */
+struct cp_surf {
+	uint64_t base, pitch;        /* pitch: bytes per texel row (linear) or as TILE6_3 takes it */
+	uint32_t cpp;
+	bool tiled, ubwc;
+	struct a6xx_tile3 t;         /* tiled */
+	uint64_t flags, flag_pitch;  /* ubwc: the flag buffer */
+	uint32_t ubwc_bw, ubwc_bh;   /* ubwc: texels one flag byte covers */
+};
+
 /* The CP_BLIT being executed (cp_blit.c), decoded from the 2D registers when it began: a large
  * blit spans slices, and the register file is shared with other contexts' submits that may run
  * in between. Rows done are the packet frame's progress. */
@@ -120,6 +131,10 @@ struct cp_blit_job {
 	uint32_t cpp;                /* bytes per texel */
 	bool fill;                   /* solid fill with texel, else copy from src */
 	uint8_t texel[16];
+	/* Set when either surface is tiled: texels are then addressed one at a time. */
+	bool texelwise;
+	struct cp_surf dsurf, ssurf;
+	uint32_t dx0, dy0, sx0, sy0, width;
 };
 
 /* How many registers the 2D engine's state spans (cp_blit.c lists the ranges). */

@@ -68,6 +68,26 @@ enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *
 				     const struct pkt *p);
 enum cp_result cp_exec_skip_ib2_enable(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
 
+/* cp_surface.c: NULL after setting up s, else why the surface is not modeled. flag_pitch in
+ * bytes; flags and flag_pitch only matter for UBWC. */
+const char *cp_surf_init(struct cp_surf *s, uint32_t tile_mode, bool ubwc, uint64_t base, uint64_t pitch,
+			 uint32_t cpp, uint64_t flags, uint64_t flag_pitch);
+/* The iova of texel (x, y). */
+uint64_t cp_surf_texel(const struct cp_surf *s, uint32_t x, uint32_t y);
+/* The rectangle (w, h >= 1) would run past the end of the address space. */
+bool cp_surf_wraps(const struct cp_surf *s, uint32_t x, uint32_t y, uint32_t w, uint32_t h);
+/* Checks every byte the rectangle can touch (data and flags) without touching it. */
+bool cp_surf_probe(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
+		   uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool write);
+/* UBWC: 1 when every block the rectangle touches holds data the model wrote (or, with
+ * overwrite, is written over entirely), 0 when one holds a flag the model did not write
+ * (compressed: unmodeled), -1 after a fault. 1 for other surfaces. */
+int cp_surf_flags_check(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
+			uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool overwrite);
+/* UBWC: marks the blocks row y of [x0, x0 + w) touches as stored uncompressed. */
+bool cp_surf_flags_mark(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
+			uint32_t x0, uint32_t y, uint32_t w);
+
 /* cp_blit.c: CP_BLIT (the 2D engine). */
 enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
 			    uint32_t budget, uint32_t *cost);

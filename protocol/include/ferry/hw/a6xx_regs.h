@@ -168,6 +168,11 @@ static inline int32_t a6xx_gras_2d_src_coord_get(uint32_t dw)
 	uint32_t v = (dw >> 8) & 0x1ffffu;
 	return (int32_t)(v ^ 0x10000u) - 0x10000; /* sign-extend 17 bits */
 }
+/* a6xx_flag_buffer_pitch (RB_2D_DST_FLAGS_PITCH, SP_PS_2D_SRC_FLAGS_PITCH, RB_BLIT_FLAG_DST_PITCH):
+ * PITCH in bits 0..10 (bytes >> 6), ARRAY_PITCH in bits 11..27 (bytes >> 7). */
+#define A6XX_FLAG_BUFFER_PITCH_PITCH(bytes)       (((bytes) >> 6) & 0x7ffu)
+#define A6XX_FLAG_BUFFER_PITCH_GET_PITCH(dw)      (((dw) & 0x7ffu) << 6)
+#define A6XX_FLAG_BUFFER_PITCH_ARRAY_PITCH(bytes) ((((bytes) >> 7) & 0x1ffffu) << 11)
 /* a6xx_reg_xy (GRAS_2D_DST_TL / _BR): 14-bit X and Y. */
 #define A6XX_REG_XY(x, y)                     (((x) & 0x3fffu) | ((uint32_t)((y) & 0x3fffu) << 16))
 #define A6XX_REG_XY_GET_X(dw)                 ((dw) & 0x3fffu)
