@@ -28,6 +28,7 @@ struct cp_device {
 	uint64_t irqs;           /* CP_EVENT_WRITE with the IRQ bit */
 	uint64_t cond_skips;     /* CP_COND_REG_EXEC tests that failed (dwords skipped) */
 	uint64_t ib_chains;      /* CP_INDIRECT_BUFFER_CHAIN jumps */
+	uint32_t gmem_size;      /* bytes of GMEM each submit gets (MSM_PARAM_GMEM_SIZE) */
 };
 
 /* The address space of the context a submit runs in. translate() returns a host pointer to the
@@ -168,9 +169,13 @@ struct cp_exec {
 	 * setup and its CP_BLIT (real a6xx runs a submit to the end before switching). */
 	uint32_t regs_2d[CP_2D_STATE_REGS];
 	bool regs_2d_saved;
+	/* This submit's GMEM (cp_device.gmem_size bytes), allocated at its first GMEM blit. */
+	uint8_t *gmem;
 };
 
 void cp_exec_init(struct cp_exec *x);
+/* Frees what executing allocated (the submit's GMEM); x can be initialized again after. */
+void cp_exec_fini(struct cp_exec *x);
 /* Starts executing an IB1 of size_dwords (the 20-bit IB_SIZE field applies) at iova. Draw state
  * and render mode carry over from the previous command buffer of the same submit. */
 void cp_exec_start_ib1(struct cp_exec *x, uint64_t iova, uint32_t size_dwords);

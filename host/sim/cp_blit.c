@@ -109,7 +109,7 @@ static bool format_layout(uint32_t fmt, struct format_layout *l)
 		return true;
 	case FMT6_9_9_9_E5_FLOAT: case FMT6_10_10_10_2_UNORM: case FMT6_10_10_10_2_SNORM:
 	case FMT6_10_10_10_2_UINT: case FMT6_10_10_10_2_SINT: case FMT6_11_11_10_FLOAT:
-	case FMT6_Z24_UNORM_S8_UINT:
+	case FMT6_Z24_UNORM_S8_UINT: case FMT6_10_10_10_2_UNORM_DEST:
 		*l = (struct format_layout){ 4, 0, 0, CH_OTHER };
 		return true;
 	default:
@@ -136,6 +136,12 @@ static bool format_layout(uint32_t fmt, struct format_layout *l)
 		return true;
 	}
 	return false; /* compressed, YUV, depth-as-color, X8, ..._DEST: not modeled */
+}
+
+uint32_t cp_format_cpp(uint32_t fmt)
+{
+	struct format_layout l;
+	return format_layout(fmt, &l) ? l.cpp : 0;
 }
 
 /* A FLOAT32 intermediate value into an n-bit normalized channel: clamped, then rounded to the

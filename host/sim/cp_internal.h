@@ -49,7 +49,7 @@ void cp_push_frame(struct cp_exec *x, enum cp_frame_kind kind, uint64_t base, ui
 /* cp_packets.c */
 enum cp_result cp_exec_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
-				   const struct pkt *p);
+				   const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_reg_to_mem(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				  const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_mem_to_reg(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
@@ -95,6 +95,13 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
  * the submit ran before, saved at its end. */
 void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x);
 void cp_blit_state_save(const struct cp_device *cp, struct cp_exec *x);
+
+/* The texel size of an a6xx_format the 2D model knows, else 0 (cp_blit.c). */
+uint32_t cp_format_cpp(uint32_t fmt);
+
+/* cp_gmem.c: CP_EVENT_WRITE(BLIT) - a GMEM clear, load or store from the RB_BLIT_* registers. */
+enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				 const struct pkt *p, uint32_t *cost);
 
 /* cp_draw.c */
 enum cp_result cp_exec_set_marker(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
