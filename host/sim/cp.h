@@ -132,8 +132,12 @@ struct cp_blit_job {
 	uint32_t cpp;                /* bytes per texel */
 	bool fill;                   /* solid fill with texel, else copy from src */
 	uint8_t texel[16];
-	/* Set when either surface is tiled: texels are then addressed one at a time. */
+	/* Set when either surface is tiled, or texels are rearranged or merged: texels are then
+	 * moved one at a time. */
 	bool texelwise;
+	uint32_t swap_rb_bytes;      /* copy: bytes per channel of R and B to exchange, or 0 */
+	bool partial;                /* D24S8 write keeping the bytes set in keep[] */
+	uint8_t keep[16];
 	struct cp_surf dsurf, ssurf;
 	uint32_t dx0, dy0, sx0, sy0, width;
 };

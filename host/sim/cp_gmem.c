@@ -11,12 +11,14 @@
  * Turnip and freedreno reserve for it.
  *
  * Modeled: single-sample attachments of any format the 2D model knows the texel size of; the
- * rectangle RB_BLIT_SCISSOR_TL/BR (inclusive, screen coordinates) inside the bin; clears with a
- * full mask (colour 0xf, depth/stencil 0x3, both 0x1/0x2 of a 4-byte Z24S8 too: depth is the low
- * three bytes, stencil the top one), texels copied as they are between GMEM and memory
- * (RB_BLIT_DST_INFO's format gives the texel size of both). Not executed, counted in
- * skipped[CP_EVENT_WRITE], nothing written: MSAA, partial colour masks, STORE_AND_CLEAR,
- * a rectangle outside the bin or a bin outside GMEM, surfaces the 2D model refuses. */
+ * rectangle RB_BLIT_SCISSOR_TL/BR (inclusive, screen coordinates) inside the bin; clears of the
+ * packed value in RB_BLIT_CLEAR_COLOR_DW0.. (the first cpp bytes) under their mask (whole
+ * channels; D24S8's depth is its low three bytes, stencil the top one); loads and stores moving
+ * texels as they are, R and B exchanged for a WXYZ memory format (GMEM is always WZYX).
+ * RB_BLIT_DST_INFO's format gives the texel size on both sides. Not executed, counted in
+ * skipped[CP_EVENT_WRITE], nothing written: MSAA, masks of packed formats, STORE_AND_CLEAR,
+ * ZYXW / XYZW swaps, a rectangle outside the bin or a bin outside GMEM, surfaces the 2D model
+ * refuses. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +29,35 @@ struct gmem_op {
 	uint32_t type, cpp, x0, y0, w, h;
 	uint64_t gmem_off, gmem_pitch; /* byte offset of texel (x0, y0) in GMEM, bytes per row */
 	uint8_t keep[16];              /* clear: bytes of each texel the mask preserves (0xff) */
+	uint32_t swap_rb_bytes;        /* load / store: memory is WXYZ, GMEM WZYX */
 	struct cp_surf surf;           /* load / store */
 };
+
+/* The bytes of each texel a clear keeps, from RB_BLIT_INFO. With DEPTH (freedreno) the mask is
+ * depth (1) and stencil (2); without it (Turnip, and colour) it is per channel, which for D24S8
+ * means 0x7 depth and 0x8 stencil. */
+static const char *clear_mask(uint32_t info, uint32_t fmt, struct gmem_op *op)
+{
+	uint32_t mask = A6XX_RB_BLIT_INFO_GET_CLEAR_MASK(info);
+	if (info & A6XX_RB_BLIT_INFO_DEPTH) {
+		if (!cp_is_d24s8(fmt))
+			return mask ? NULL : "depth clear without a mask";
+		if (!(mask & 0x1))
+			memset(op->keep, 0xff, 3);
+		if (!(mask & 0x2))
+			op->keep[3] = 0xff;
+		return NULL;
+	}
+	if (mask == 0xf)
+		return NULL;
+	uint32_t channels, bytes;
+	if (!cp_format_channels(fmt, &channels, &bytes))
+		return "partial clear of a packed format";
+	for (uint32_t c = 0; c < channels; c++)
+		if (!(mask & (1u << c)))
+			memset(op->keep + c * bytes, 0xff, bytes);
+	return NULL;
+}
 
 static const char *decode(const struct cp_device *cp, struct gmem_op *op)
 {
@@ -38,7 +67,7 @@ static const char *decode(const struct cp_device *cp, struct gmem_op *op)
 	if (op->type == BLIT_EVENT_STORE_AND_CLEAR)
 		return "store and clear";
 	if (A6XX_RB_BLIT_DST_INFO_GET_SAMPLES(dst_info) != MSAA_ONE ||
-	    A6XX_RB_BLIT_GMEM_MSAA_CNTL_GET_SAMPLES(r[REG_A6XX_RB_BLIT_GMEM_MSAA_CNTL]) != MSAA_ONE)
+	    A6XX_RB_MSAA_CNTL_GET_SAMPLES(r[REG_A6XX_RB_MSAA_CNTL]) != MSAA_ONE)
 		return "multisampled GMEM blit";
 	uint32_t fmt = A6XX_RB_BLIT_DST_INFO_GET_COLOR_FORMAT(dst_info);
 	op->cpp = cp_format_cpp(fmt);
@@ -66,20 +95,18 @@ static const char *decode(const struct cp_device *cp, struct gmem_op *op)
 	op->h = y1 - y0 + 1;
 	op->gmem_off = base + (uint64_t)(y0 - wy) * op->gmem_pitch + (uint64_t)(x0 - wx) * op->cpp;
 
-	if (op->type == BLIT_EVENT_CLEAR) {
-		uint32_t mask = A6XX_RB_BLIT_INFO_GET_CLEAR_MASK(info);
-		bool depth = info & A6XX_RB_BLIT_INFO_DEPTH;
-		if (depth && op->cpp == 4 && fmt == FMT6_Z24_UNORM_S8_UINT && mask != 0x3) {
-			if (mask == 0x1)
-				op->keep[3] = 0xff; /* depth only: stencil stays */
-			else if (mask == 0x2)
-				memset(op->keep, 0xff, 3);
-			else
-				return "GMEM clear mask";
-		} else if (mask != (depth ? 0x3u : 0xfu) && !(depth && mask == 0x1)) {
-			return "partial GMEM clear";
-		}
-		return NULL;
+	if (op->type == BLIT_EVENT_CLEAR)
+		return clear_mask(info, fmt, op);
+	switch (A6XX_RB_BLIT_DST_INFO_GET_COLOR_SWAP(dst_info)) {
+	case WZYX:
+		break;
+	case WXYZ: /* GMEM holds R first; memory B first */
+		op->swap_rb_bytes = cp_format_swap_rb_bytes(fmt);
+		if (op->swap_rb_bytes)
+			break;
+		return "channel swap of this format";
+	default:
+		return "ZYXW / XYZW channel swap";
 	}
 	uint64_t dst = addr64(r[REG_A6XX_RB_BLIT_DST], r[REG_A6XX_RB_BLIT_DST_HI]);
 	const char *why = cp_surf_init(&op->surf, A6XX_RB_BLIT_DST_INFO_GET_TILE_MODE(dst_info),
@@ -148,10 +175,20 @@ enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, s
 		uint8_t *row = g + y * op.gmem_pitch;
 		for (uint32_t i = 0; i < op.w; i++) {
 			uint64_t at = cp_surf_texel(&op.surf, op.x0 + i, op.y0 + y);
-			bool ok = store ? cp_mem_write(m, x, p, at, row + i * op.cpp, op.cpp)
-					: cp_mem_read(m, x, p, at, row + i * op.cpp, op.cpp);
-			if (!ok)
-				return CP_RESULT_FAULT;
+			uint8_t texel[16];
+			if (store) {
+				memcpy(texel, row + i * op.cpp, op.cpp);
+				if (op.swap_rb_bytes)
+					cp_texel_swap_rb(texel, op.swap_rb_bytes);
+				if (!cp_mem_write(m, x, p, at, texel, op.cpp))
+					return CP_RESULT_FAULT;
+			} else {
+				if (!cp_mem_read(m, x, p, at, texel, op.cpp))
+					return CP_RESULT_FAULT;
+				if (op.swap_rb_bytes)
+					cp_texel_swap_rb(texel, op.swap_rb_bytes);
+				memcpy(row + i * op.cpp, texel, op.cpp);
+			}
 		}
 		if (store && !cp_surf_flags_mark(m, x, p, &op.surf, op.x0, op.y0 + y, op.w))
 			return CP_RESULT_FAULT;

@@ -96,8 +96,16 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x);
 void cp_blit_state_save(const struct cp_device *cp, struct cp_exec *x);
 
-/* The texel size of an a6xx_format the 2D model knows, else 0 (cp_blit.c). */
+/* cp_blit.c: format facts. The texel size of an a6xx_format the 2D model knows, else 0. */
 uint32_t cp_format_cpp(uint32_t fmt);
+/* For a format of 3 or 4 equal byte-sized channels, the bytes of one channel (what a WZYX <->
+ * WXYZ swap exchanges between R and B); 0 for others. */
+uint32_t cp_format_swap_rb_bytes(uint32_t fmt);
+/* A format of equal byte-sized channels (D24S8 counts as four bytes): how many, how wide. */
+bool cp_format_channels(uint32_t fmt, uint32_t *channels, uint32_t *channel_bytes);
+void cp_texel_swap_rb(uint8_t *texel, uint32_t channel_bytes);
+/* FMT6_Z24_UNORM_S8_UINT or its _AS_R8G8B8A8 form: depth in bytes 0-2, stencil in byte 3. */
+bool cp_is_d24s8(uint32_t fmt);
 
 /* cp_gmem.c: CP_EVENT_WRITE(BLIT) - a GMEM clear, load or store from the RB_BLIT_* registers. */
 enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,

@@ -470,8 +470,8 @@ static void test_unmodeled_blits(void)
 	v[5].src_info |= A6XX_2D_SURF_INFO_SAMPLES(MSAA_FOUR);
 	v[6].what = "BLIT_OP_COPY";
 	v[6].op = BLIT_OP_COPY;
-	v[7].what = "channel swap in a copy";
-	v[7].dst_info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_8_8_8_8_UNORM) | A6XX_2D_SURF_INFO_COLOR_SWAP(WXYZ);
+	v[7].what = "XYZW channel swap in a copy";
+	v[7].dst_info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_8_8_8_8_UNORM) | A6XX_2D_SURF_INFO_COLOR_SWAP(XYZW);
 	v[8].what = "10_10_10_2 fill through FLOAT16";
 	v[8].fmt = FMT6_10_10_10_2_UNORM;
 	v[8].ifmt = R2D_FLOAT16;

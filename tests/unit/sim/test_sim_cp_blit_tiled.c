@@ -27,6 +27,7 @@ struct blit {
 	uint32_t clear[4];
 	struct surf src, dst;
 	uint32_t sx, sy, dx, dy, w, h;
+	uint32_t unknown_8c01; /* RB_2D_UNKNOWN_8C01: D24S8 aspect preserved */
 };
 
 static uint32_t info_of(uint32_t fmt, uint32_t tile, bool ubwc)
@@ -39,7 +40,7 @@ static uint32_t info_of(uint32_t fmt, uint32_t tile, bool ubwc)
 static void emit_blit(struct pm4_builder *b, const struct blit *bl)
 {
 	pm4_set_marker(b, RM6_BLIT2DSCALE);
-	PM4_PKT4(b, REG_A6XX_RB_2D_UNKNOWN_8C01, 0);
+	PM4_PKT4(b, REG_A6XX_RB_2D_UNKNOWN_8C01, bl->unknown_8c01);
 	uint32_t cntl = A6XX_2D_BLIT_CNTL_COLOR_FORMAT(bl->fmt) | A6XX_2D_BLIT_CNTL_MASK(0xf) |
 			A6XX_2D_BLIT_CNTL_IFMT(bl->ifmt) | (bl->fill ? A6XX_2D_BLIT_CNTL_SOLID_COLOR : 0);
 	PM4_PKT4(b, REG_A6XX_RB_2D_BLIT_CNTL, cntl);
@@ -264,6 +265,75 @@ static void test_ubwc(void)
 	env_fini(&e);
 }
 
+/* A BGRA buffer (WXYZ) copied into a tiled image (always WZYX) lands with R and B exchanged,
+ * and comes back unchanged; the same for 16-bit channels. */
+static void test_swap_copies(void)
+{
+	static const uint32_t fmts[] = { FMT6_8_8_8_8_UNORM, FMT6_16_16_16_16_FLOAT };
+	for (unsigned f = 0; f < 2; f++) {
+		struct env e;
+		env_init(&e);
+		uint32_t fmt = fmts[f], cpp = f ? 8 : 4, ch = cpp / 4, pitch = 512, w = 40, h = 9;
+		uint32_t bgra = A6XX_2D_SURF_INFO_COLOR_FORMAT(fmt) | A6XX_2D_SURF_INFO_COLOR_SWAP(WXYZ);
+		struct surf lin_a = { bgra, e.a.iova, pitch, 0, 0 };
+		struct surf til_b = { info_of(fmt, TILE6_3, false), e.b.iova, pitch, 0, 0 };
+		struct surf lin_c = { bgra, e.c.iova, pitch, 0, 0 };
+		uint32_t ifmt = f ? R2D_FLOAT16 : R2D_UNORM8;
+		struct blit up = { .fmt = fmt, .ifmt = ifmt, .src = lin_a, .dst = til_b, .w = w, .h = h };
+		struct blit down = { .fmt = fmt, .ifmt = ifmt, .src = til_b, .dst = lin_c, .w = w, .h = h };
+		uint64_t skipped0 = skipped_blits();
+		emit_blit(&e.f.b, &up);
+		emit_blit(&e.f.b, &down);
+		env_run(&e);
+		CHECK_EQ(skipped_blits(), skipped0);
+		struct a6xx_tile3 t;
+		REQUIRE(a6xx_tile3_init(&t, cpp, pitch));
+		bool ok = true;
+		for (uint32_t y = 0; y < h; y++)
+			for (uint32_t x = 0; x < w; x++) {
+				const uint8_t *src = (const uint8_t *)e.a.cpu + y * pitch + x * cpp;
+				const uint8_t *til = (const uint8_t *)e.b.cpu + a6xx_tile3_offset(&t, x, y);
+				ok = ok && memcmp(til, src + 2 * ch, ch) == 0 && memcmp(til + ch, src + ch, ch) == 0 &&
+				     memcmp(til + 2 * ch, src, ch) == 0 && memcmp(til + 3 * ch, src + 3 * ch, ch) == 0;
+			}
+		CHECK(ok);
+		for (uint32_t y = 0; y < h; y++)
+			CHECK(memcmp((uint8_t *)e.c.cpu + y * pitch, (uint8_t *)e.a.cpu + y * pitch, w * cpp) == 0);
+		env_fini(&e);
+	}
+}
+
+/* D24S8 aspect clears (Turnip: FMT6_Z24_UNORM_S8_UINT through UNORM8, RB_2D_UNKNOWN_8C01
+ * keeping the other aspect), on a tiled surface. */
+static void test_d24s8_aspect_fills(void)
+{
+	struct env e;
+	env_init(&e);
+	uint32_t fmt = FMT6_Z24_UNORM_S8_UINT, pitch = 256;
+	struct blit f = { .fmt = fmt, .ifmt = R2D_UNORM8, .fill = true, .clear = { 0x33, 0x22, 0x11, 0x07 },
+			  .dst = { info_of(fmt, TILE6_3, false), e.b.iova, pitch, 0, 0 }, .w = 16, .h = 4 };
+	emit_blit(&e.f.b, &f);
+	f.clear[0] = 0xcc, f.clear[1] = 0xbb, f.clear[2] = 0xaa, f.clear[3] = 0x99;
+	f.w = 8;
+	f.unknown_8c01 = A6XX_RB_2D_UNKNOWN_8C01_KEEP_STENCIL; /* depth only */
+	emit_blit(&e.f.b, &f);
+	f.dx = 8;
+	f.clear[3] = 0x5a;
+	f.unknown_8c01 = A6XX_RB_2D_UNKNOWN_8C01_KEEP_DEPTH; /* stencil only */
+	emit_blit(&e.f.b, &f);
+	uint64_t skipped0 = skipped_blits();
+	env_run(&e);
+	CHECK_EQ(skipped_blits(), skipped0);
+	struct a6xx_tile3 t;
+	REQUIRE(a6xx_tile3_init(&t, 4, pitch));
+	uint32_t a, b;
+	memcpy(&a, (uint8_t *)e.b.cpu + a6xx_tile3_offset(&t, 0, 0), 4);
+	memcpy(&b, (uint8_t *)e.b.cpu + a6xx_tile3_offset(&t, 8, 3), 4);
+	CHECK_EQ(a, 0x07aabbccu);
+	CHECK_EQ(b, 0x5a112233u);
+	env_fini(&e);
+}
+
 /* The fill conversions Turnip's r2d_clear_value relies on, one row per format class: the
  * packed clear registers and what one texel must hold. */
 static void test_fill_conversions(void)
@@ -358,6 +428,8 @@ int main(void)
 	RUN_TEST(test_tiled_fill);
 	RUN_TEST(test_tiled_copies);
 	RUN_TEST(test_ubwc);
+	RUN_TEST(test_swap_copies);
+	RUN_TEST(test_d24s8_aspect_fills);
 	RUN_TEST(test_fill_conversions);
 	RUN_TEST(test_tiled_hostile);
 	sim_msm_device_destroy(dev);

@@ -87,7 +87,7 @@ static void gmem_clear(struct pm4_builder *b, uint32_t fmt, uint32_t mask, bool 
 static void gmem_blit(struct pm4_builder *b, bool store, uint32_t fmt, uint32_t tile, bool ubwc, uint64_t va,
 		      uint32_t pitch, uint64_t flags, uint32_t flag_pitch, uint32_t gmem_offset)
 {
-	PM4_PKT4(b, REG_A6XX_RB_BLIT_GMEM_MSAA_CNTL, 0);
+	PM4_PKT4(b, REG_A6XX_RB_MSAA_CNTL, 0);
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_INFO, store ? 0 : A6XX_RB_BLIT_INFO_UNK0 | A6XX_RB_BLIT_INFO_GMEM);
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_DST_INFO,
 		 A6XX_RB_BLIT_DST_INFO_TILE_MODE(tile) | A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(fmt) |
@@ -206,6 +206,63 @@ static void test_depth_stencil_clear(void)
 	env_fini(&e);
 }
 
+/* Turnip's form of the same: no DEPTH bit, channel masks 0x7 (depth) and 0x8 (stencil). */
+static void test_d24s8_channel_masks(void)
+{
+	struct env e;
+	env_init(&e);
+	struct pm4_builder *b = &e.f.b;
+	bin(b, 0, 0, 32, 16);
+	scissor(b, 0, 0, 32, 16);
+	const uint32_t both[4] = { 0x07aabbccu }, depth[4] = { 0x00112233u }, stencil[4] = { 0x5a000000u };
+	gmem_clear(b, FMT6_Z24_UNORM_S8_UINT, 0xf, false, 0, both);
+	scissor(b, 0, 0, 16, 16);
+	gmem_clear(b, FMT6_Z24_UNORM_S8_UINT, 0x7, false, 0, depth);
+	scissor(b, 8, 0, 24, 16);
+	gmem_clear(b, FMT6_Z24_UNORM_S8_UINT, 0x8, false, 0, stencil);
+	scissor(b, 0, 0, 32, 1);
+	gmem_blit(b, true, FMT6_Z24_UNORM_S8_UINT, TILE6_3, false, e.dst.iova, 256, 0, 0, 0);
+	env_run(&e);
+	struct a6xx_tile3 t;
+	REQUIRE(a6xx_tile3_init(&t, 4, 256));
+	uint32_t v[3];
+	memcpy(&v[0], (uint8_t *)e.dst.cpu + a6xx_tile3_offset(&t, 0, 0), 4);
+	memcpy(&v[1], (uint8_t *)e.dst.cpu + a6xx_tile3_offset(&t, 8, 0), 4);
+	memcpy(&v[2], (uint8_t *)e.dst.cpu + a6xx_tile3_offset(&t, 31, 0), 4);
+	CHECK_EQ(v[0], 0x07112233u);
+	CHECK_EQ(v[1], 0x5a112233u);
+	CHECK_EQ(v[2], 0x5aaabbccu);
+	env_fini(&e);
+}
+
+/* A BGRA (WXYZ) attachment: GMEM holds R first, so a store puts B first and a load undoes it. */
+static void test_bgra_store_load(void)
+{
+	struct env e;
+	env_init(&e);
+	struct pm4_builder *b = &e.f.b;
+	bin(b, 0, 0, 32, 16);
+	scissor(b, 0, 0, 32, 16);
+	gmem_clear(b, RGBA8, 0xf, false, 0, color); /* R 0x11 G 0x22 B 0x33 A 0x44 */
+	PM4_PKT4(b, REG_A6XX_RB_BLIT_DST_INFO, A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(RGBA8) |
+						   A6XX_RB_BLIT_DST_INFO_COLOR_SWAP(WXYZ));
+	PM4_PKT4(b, REG_A6XX_RB_BLIT_DST, (uint32_t)e.dst.iova, (uint32_t)(e.dst.iova >> 32),
+		 A6XX_RB_2D_DST_PITCH_PITCH(128));
+	PM4_PKT4(b, REG_A6XX_RB_BLIT_INFO, 0);
+	pm4_event_write(b, BLIT);
+	/* Load it back into another attachment and store that as RGBA. */
+	PM4_PKT4(b, REG_A6XX_RB_BLIT_INFO, A6XX_RB_BLIT_INFO_UNK0 | A6XX_RB_BLIT_INFO_GMEM);
+	PM4_PKT4(b, REG_A6XX_RB_BLIT_BASE_GMEM, 0x8000);
+	pm4_event_write(b, BLIT);
+	gmem_blit(b, true, RGBA8, TILE6_LINEAR, false, e.dst.iova + 4096, 128, 0, 0, 0x8000);
+	env_run(&e);
+	static const uint8_t bgra[4] = { 0x33, 0x22, 0x11, 0x44 }, rgba[4] = { 0x11, 0x22, 0x33, 0x44 };
+	CHECK(memcmp(e.dst.cpu, bgra, 4) == 0);
+	CHECK(memcmp((uint8_t *)e.dst.cpu + 15 * 128 + 31 * 4, bgra, 4) == 0);
+	CHECK(memcmp((uint8_t *)e.dst.cpu + 4096 + 15 * 128 + 31 * 4, rgba, 4) == 0);
+	env_fini(&e);
+}
+
 /* A submit's GMEM starts zeroed: nothing of another submit's clear shows through. */
 static void test_gmem_per_submit(void)
 {
@@ -240,7 +297,7 @@ static void test_gmem_hostile(void)
 	scissor(b, 0, 0, 33, 16);
 	gmem_blit(b, true, RGBA8, TILE6_LINEAR, false, e.dst.iova, 256, 0, 0, 0);
 	scissor(b, 0, 0, 32, 16);
-	PM4_PKT4(b, REG_A6XX_RB_BLIT_GMEM_MSAA_CNTL, 2u << 3);
+	PM4_PKT4(b, REG_A6XX_RB_MSAA_CNTL, A6XX_RB_MSAA_CNTL_SAMPLES(MSAA_FOUR));
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_INFO, 0);
 	pm4_event_write(b, BLIT);
 	env_run(&e);
@@ -266,6 +323,8 @@ int main(void)
 	RUN_TEST(test_clear_store_linear);
 	RUN_TEST(test_load_store_tiled_ubwc);
 	RUN_TEST(test_depth_stencil_clear);
+	RUN_TEST(test_d24s8_channel_masks);
+	RUN_TEST(test_bgra_store_load);
 	RUN_TEST(test_gmem_per_submit);
 	RUN_TEST(test_gmem_hostile);
 	sim_msm_device_destroy(dev);

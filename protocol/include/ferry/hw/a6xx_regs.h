@@ -90,6 +90,10 @@
 #define REG_A6XX_GRAS_2D_DST_BR         0x8406 /* a6xx_reg_xy, inclusive */
 #define REG_A6XX_RB_2D_BLIT_CNTL        0x8c00 /* a6xx_2d_blit_cntl */
 #define REG_A6XX_RB_2D_UNKNOWN_8C01     0x8c01 /* channels to preserve (D24S8 partial clears) */
+/* The two RB_2D_UNKNOWN_8C01 values Turnip (r2d_setup_common) writes for a D24S8 destination:
+ * clearing depth only keeps the stencil byte; clearing stencil only keeps the depth bytes. */
+#define A6XX_RB_2D_UNKNOWN_8C01_KEEP_STENCIL 0x08000041u
+#define A6XX_RB_2D_UNKNOWN_8C01_KEEP_DEPTH   0x00084001u
 #define REG_A6XX_RB_2D_DST_INFO         0x8c17 /* a6xx_2d_surf_info */
 #define REG_A6XX_RB_2D_DST              0x8c18 /* 64-bit, 64-byte aligned */
 #define REG_A6XX_RB_2D_DST_HI           0x8c19
@@ -122,7 +126,7 @@
 #define REG_A6XX_RB_BLIT_SCISSOR_BR     0x88d2 /* a6xx_reg_xy, inclusive */
 #define REG_A6XX_RB_BIN_CONTROL2        0x88d3 /* BINW bits 0..5 (>> 5), BINH bits 8..14 (>> 4) */
 #define REG_A6XX_RB_WINDOW_OFFSET2      0x88d4 /* a6xx_reg_xy: the bin's origin, for blits */
-#define REG_A6XX_RB_BLIT_GMEM_MSAA_CNTL 0x88d5 /* SAMPLES bits 3..4 */
+#define REG_A6XX_RB_MSAA_CNTL           0x88d5 /* SAMPLES bits 3..4 ("RB_BLIT_GMEM_MSAA_CNTL" later) */
 #define REG_A6XX_RB_BLIT_BASE_GMEM      0x88d6 /* GMEM byte offset, bits 12..31 */
 #define REG_A6XX_RB_BLIT_DST_INFO       0x88d7
 #define REG_A6XX_RB_BLIT_DST            0x88d8 /* 64-bit */
@@ -141,7 +145,8 @@
 #define A6XX_RB_BIN_CONTROL2_GET_BINW(dw)     (((dw) & 0x3fu) << 5)
 #define A6XX_RB_BIN_CONTROL2_GET_BINH(dw)     ((((dw) >> 8) & 0x7fu) << 4)
 #define A6XX_RB_BIN_CONTROL2(w, h)            ((((w) >> 5) & 0x3fu) | (((h) >> 4) & 0x7fu) << 8)
-#define A6XX_RB_BLIT_GMEM_MSAA_CNTL_GET_SAMPLES(dw) (((dw) >> 3) & 0x3u)
+#define A6XX_RB_MSAA_CNTL_SAMPLES(x)          (((x) & 0x3u) << 3)
+#define A6XX_RB_MSAA_CNTL_GET_SAMPLES(dw)     (((dw) >> 3) & 0x3u)
 #define A6XX_RB_BLIT_BASE_GMEM_GET(dw)        ((dw) & 0xfffff000u)
 /* RB_BLIT_DST_INFO. */
 #define A6XX_RB_BLIT_DST_INFO_TILE_MODE(x)    ((x) & 0x3u)
@@ -149,6 +154,7 @@
 #define A6XX_RB_BLIT_DST_INFO_FLAGS           (1u << 2)
 #define A6XX_RB_BLIT_DST_INFO_GET_SAMPLES(dw) (((dw) >> 3) & 0x3u)
 #define A6XX_RB_BLIT_DST_INFO_COLOR_SWAP(x)   (((x) & 0x3u) << 5)
+#define A6XX_RB_BLIT_DST_INFO_GET_COLOR_SWAP(dw) (((dw) >> 5) & 0x3u)
 #define A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(x) (((x) & 0xffu) << 7)
 #define A6XX_RB_BLIT_DST_INFO_GET_COLOR_FORMAT(dw) (((dw) >> 7) & 0xffu)
 /* RB_BLIT_INFO: TYPE is Mesa 22.3's UNK0 (bit 0) and GMEM (bit 1) bits; later a6xx.xml names the
@@ -397,7 +403,7 @@ static inline const char *a6xx_reg_name(uint32_t offset, char *buf, unsigned buf
 		{ REG_A6XX_RB_BLIT_SCISSOR_BR, "RB_BLIT_SCISSOR_BR" },
 		{ REG_A6XX_RB_BIN_CONTROL2, "RB_BIN_CONTROL2" },
 		{ REG_A6XX_RB_WINDOW_OFFSET2, "RB_WINDOW_OFFSET2" },
-		{ REG_A6XX_RB_BLIT_GMEM_MSAA_CNTL, "RB_BLIT_GMEM_MSAA_CNTL" },
+		{ REG_A6XX_RB_MSAA_CNTL, "RB_MSAA_CNTL" },
 		{ REG_A6XX_RB_BLIT_BASE_GMEM, "RB_BLIT_BASE_GMEM" },
 		{ REG_A6XX_RB_BLIT_DST_INFO, "RB_BLIT_DST_INFO" },
 		{ REG_A6XX_RB_BLIT_DST, "RB_BLIT_DST" },
