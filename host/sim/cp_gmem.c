@@ -11,14 +11,13 @@
  * Turnip and freedreno reserve for it.
  *
  * Modeled: single-sample attachments of any format the 2D model knows the texel size of; the
- * rectangle RB_BLIT_SCISSOR_TL/BR (inclusive, screen coordinates) inside the bin; clears of the
+ * rectangle RB_BLIT_SCISSOR_TL/BR (inclusive, screen coordinates) clipped to the bin; clears of the
  * packed value in RB_BLIT_CLEAR_COLOR_DW0.. (the first cpp bytes) under their mask (whole
  * channels; D24S8's depth is its low three bytes, stencil the top one); loads and stores moving
  * texels as they are, R and B exchanged for a WXYZ memory format (GMEM is always WZYX).
  * RB_BLIT_DST_INFO's format gives the texel size on both sides. Not executed, counted in
  * skipped[CP_EVENT_WRITE], nothing written: MSAA, masks of packed formats, STORE_AND_CLEAR,
- * ZYXW / XYZW swaps, a rectangle outside the bin or a bin outside GMEM, surfaces the 2D model
- * refuses. */
+ * ZYXW / XYZW swaps, a bin outside GMEM, surfaces the 2D model refuses. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,10 +79,17 @@ static const char *decode(const struct cp_device *cp, struct gmem_op *op)
 	uint32_t tl = r[REG_A6XX_RB_BLIT_SCISSOR_TL], br = r[REG_A6XX_RB_BLIT_SCISSOR_BR];
 	uint32_t x0 = A6XX_REG_XY_GET_X(tl), y0 = A6XX_REG_XY_GET_Y(tl);
 	uint32_t x1 = A6XX_REG_XY_GET_X(br), y1 = A6XX_REG_XY_GET_Y(br);
+	/* The hardware clips the blit to the bin: drivers set the scissor to the render area for
+	 * every bin of the pass. */
+	if (bw == 0 || bh == 0)
+		return NULL; /* an empty bin: nothing to do (w = h = 0) */
+	uint32_t bx1 = wx + bw - 1, by1 = wy + bh - 1; /* at most 2^14 + 2^11: no wrap */
+	x0 = x0 > wx ? x0 : wx;
+	y0 = y0 > wy ? y0 : wy;
+	x1 = x1 < bx1 ? x1 : bx1;
+	y1 = y1 < by1 ? y1 : by1;
 	if (x1 < x0 || y1 < y0)
-		return NULL; /* nothing to do: w = h = 0 */
-	if (x0 < wx || y0 < wy || x1 - wx >= bw || y1 - wy >= bh)
-		return "blit rectangle outside the bin";
+		return NULL; /* the scissor misses this bin */
 	/* bw <= 2016, bh <= 2032, cpp <= 16: the bin's bytes fit 32 bits. */
 	uint64_t base = A6XX_RB_BLIT_BASE_GMEM_GET(r[REG_A6XX_RB_BLIT_BASE_GMEM]);
 	op->gmem_pitch = (uint64_t)bw * op->cpp;
