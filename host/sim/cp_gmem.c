@@ -117,7 +117,7 @@ static const char *decode(const struct cp_device *cp, struct gmem_op *op)
 	uint64_t dst = addr64(r[REG_A6XX_RB_BLIT_DST], r[REG_A6XX_RB_BLIT_DST_HI]);
 	const char *why = cp_surf_init(&op->surf, A6XX_RB_BLIT_DST_INFO_GET_TILE_MODE(dst_info),
 				       dst_info & A6XX_RB_BLIT_DST_INFO_FLAGS, dst,
-				       A6XX_RB_2D_DST_PITCH_GET_PITCH(r[REG_A6XX_RB_BLIT_DST_PITCH]), op->cpp,
+				       A6XX_RB_BLIT_DST_PITCH_GET_PITCH(r[REG_A6XX_RB_BLIT_DST_PITCH]), op->cpp,
 				       addr64(r[REG_A6XX_RB_BLIT_FLAG_DST], r[REG_A6XX_RB_BLIT_FLAG_DST_HI]),
 				       A6XX_FLAG_BUFFER_PITCH_GET_PITCH(r[REG_A6XX_RB_BLIT_FLAG_DST_PITCH]));
 	if (why)

@@ -92,7 +92,7 @@ static void gmem_blit(struct pm4_builder *b, bool store, uint32_t fmt, uint32_t 
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_DST_INFO,
 		 A6XX_RB_BLIT_DST_INFO_TILE_MODE(tile) | A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(fmt) |
 			 (ubwc ? A6XX_RB_BLIT_DST_INFO_FLAGS : 0),
-		 (uint32_t)va, (uint32_t)(va >> 32), A6XX_RB_2D_DST_PITCH_PITCH(pitch), 0, (uint32_t)flags,
+		 (uint32_t)va, (uint32_t)(va >> 32), A6XX_RB_BLIT_DST_PITCH_PITCH(pitch), 0, (uint32_t)flags,
 		 (uint32_t)(flags >> 32), A6XX_FLAG_BUFFER_PITCH_PITCH(flag_pitch));
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_BASE_GMEM, gmem_offset);
 	pm4_event_write(b, BLIT);
@@ -286,7 +286,7 @@ static void test_bgra_store_load(void)
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_DST_INFO, A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(RGBA8) |
 						   A6XX_RB_BLIT_DST_INFO_COLOR_SWAP(WXYZ));
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_DST, (uint32_t)e.dst.iova, (uint32_t)(e.dst.iova >> 32),
-		 A6XX_RB_2D_DST_PITCH_PITCH(128));
+		 A6XX_RB_BLIT_DST_PITCH_PITCH(128));
 	PM4_PKT4(b, REG_A6XX_RB_BLIT_INFO, 0);
 	pm4_event_write(b, BLIT);
 	/* Load it back into another attachment and store that as RGBA. */

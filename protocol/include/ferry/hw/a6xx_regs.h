@@ -148,6 +148,8 @@
 #define A6XX_RB_MSAA_CNTL_SAMPLES(x)          (((x) & 0x3u) << 3)
 #define A6XX_RB_MSAA_CNTL_GET_SAMPLES(dw)     (((dw) >> 3) & 0x3u)
 #define A6XX_RB_BLIT_BASE_GMEM_GET(dw)        ((dw) & 0xfffff000u)
+#define A6XX_RB_BLIT_DST_PITCH_PITCH(bytes)   (((bytes) >> 6) & 0xffffu)
+#define A6XX_RB_BLIT_DST_PITCH_GET_PITCH(dw)  (((dw) & 0xffffu) << 6)
 /* RB_BLIT_DST_INFO. */
 #define A6XX_RB_BLIT_DST_INFO_TILE_MODE(x)    ((x) & 0x3u)
 #define A6XX_RB_BLIT_DST_INFO_GET_TILE_MODE(dw) ((dw) & 0x3u)
