@@ -142,8 +142,9 @@ struct cp_blit_job {
 	uint32_t dx0, dy0, sx0, sy0, width;
 };
 
-/* How many registers the 2D engine's state spans (cp_blit.c lists the ranges). */
-#define CP_2D_STATE_REGS 69u
+/* How many registers the 2D engine's and the GMEM resolve engine's state span (cp_blit.c lists
+ * the ranges). */
+#define CP_2D_STATE_REGS 89u
 
 /* One submit's CP state. Zero-initialize with cp_exec_init(), then cp_exec_start_ib1() per
  * command buffer. */
@@ -168,9 +169,10 @@ struct cp_exec {
 	struct cp_packet_record last[CP_LAST_PACKETS];
 	uint32_t last_pos, last_count;
 	struct cp_blit_job blit;
-	/* The 2D engine's registers as this submit left them at the end of its last slice: the
-	 * register file is shared, and another context's submit may run between this one's 2D
-	 * setup and its CP_BLIT (real a6xx runs a submit to the end before switching). */
+	/* The 2D and GMEM blit registers as this submit left them at the end of its last slice:
+	 * the register file is shared, and another context's submit may run between this one's
+	 * setup and its CP_BLIT or BLIT event (real a6xx runs a submit to the end before
+	 * switching). */
 	uint32_t regs_2d[CP_2D_STATE_REGS];
 	bool regs_2d_saved;
 	/* This submit's GMEM (cp_device.gmem_size bytes), allocated at its first GMEM blit. */

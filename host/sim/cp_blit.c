@@ -48,7 +48,8 @@ struct format_layout {
 };
 
 /* The registers of the 2D engine's state (GRAS_2D_*, RB_2D_*, SP_2D_DST_FORMAT,
- * SP_PS_2D_SRC_*). */
+ * SP_PS_2D_SRC_*) and of the GMEM resolve engine's (RB_BLIT_*, the bin size and origin it
+ * clips to), which a submit keeps across slices (cp_blit_state_save / _restore). */
 static const struct {
 	uint32_t first, count;
 } state_2d[] = {
@@ -56,11 +57,13 @@ static const struct {
 	{ REG_A6XX_RB_2D_BLIT_CNTL, REG_A6XX_RB_2D_SRC_SOLID_C3 - REG_A6XX_RB_2D_BLIT_CNTL + 1 },
 	{ REG_A6XX_SP_2D_DST_FORMAT, 1 },
 	{ REG_A6XX_SP_PS_2D_SRC_INFO, REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH - REG_A6XX_SP_PS_2D_SRC_INFO + 1 },
+	{ REG_A6XX_RB_UNKNOWN_88D0, REG_A6XX_RB_BLIT_INFO - REG_A6XX_RB_UNKNOWN_88D0 + 1 },
 };
 _Static_assert(REG_A6XX_GRAS_2D_DST_BR - REG_A6XX_GRAS_2D_BLIT_CNTL + 1 +
 		       REG_A6XX_RB_2D_SRC_SOLID_C3 - REG_A6XX_RB_2D_BLIT_CNTL + 1 + 1 +
-		       REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH - REG_A6XX_SP_PS_2D_SRC_INFO + 1 ==
-	       CP_2D_STATE_REGS, "CP_2D_STATE_REGS covers the 2D ranges");
+		       REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH - REG_A6XX_SP_PS_2D_SRC_INFO + 1 +
+		       REG_A6XX_RB_BLIT_INFO - REG_A6XX_RB_UNKNOWN_88D0 + 1 ==
+	       CP_2D_STATE_REGS, "CP_2D_STATE_REGS covers the 2D and GMEM blit ranges");
 
 void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x)
 {

@@ -91,8 +91,8 @@ bool cp_surf_flags_mark(const struct cp_mem *m, struct cp_exec *x, const struct 
 /* cp_blit.c: CP_BLIT (the 2D engine). */
 enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
 			    uint32_t budget, uint32_t *cost);
-/* The submit's own 2D register state around each slice (cp_run): restored at its start when
- * the submit ran before, saved at its end. */
+/* The submit's own 2D and GMEM blit register state around each slice (cp_run): restored at its
+ * start when the submit ran before, saved at its end. */
 void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x);
 void cp_blit_state_save(const struct cp_device *cp, struct cp_exec *x);
 

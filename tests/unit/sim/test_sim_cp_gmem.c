@@ -302,6 +302,53 @@ static void test_bgra_store_load(void)
 	env_fini(&e);
 }
 
+/* Another context's submit runs between this one's RB_BLIT_* setup and its BLIT event (the
+ * slice ends in the NOP) and programs its own: each blit must use its own submit's registers. */
+static void test_setup_then_slice_then_event(void)
+{
+	struct env a, b;
+	env_init(&a);
+	env_init(&b);
+	uint32_t qa = new_queue(a.f.k, 1), qb = new_queue(b.f.k, 1);
+	sim_msm_set_slice_budget(dev, 256);
+	sim_msm_set_paused(dev, true);
+	const uint32_t ca[4] = { 0x0a0a0a0au }, cb[4] = { 0x0b0b0b0bu };
+	struct env *e[2] = { &a, &b };
+	for (int i = 0; i < 2; i++) {
+		struct pm4_builder *pb = &e[i]->f.b;
+		bin(pb, 0, 0, 32, 16);
+		scissor(pb, i ? 8 : 0, 0, 8, 4);
+		PM4_PKT4(pb, REG_A6XX_RB_BLIT_DST_INFO, A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(RGBA8));
+		PM4_PKT4(pb, REG_A6XX_RB_BLIT_INFO, A6XX_RB_BLIT_INFO_GMEM | A6XX_RB_BLIT_INFO_CLEAR_MASK(0xf));
+		PM4_PKT4(pb, REG_A6XX_RB_BLIT_BASE_GMEM, i ? 0x2000 : 0);
+		const uint32_t *c = i ? cb : ca;
+		PM4_PKT4(pb, REG_A6XX_RB_BLIT_CLEAR_COLOR_DW0, c[0], c[1], c[2], c[3]);
+		pm4_nop(pb, 400);
+		pm4_event_write(pb, BLIT);
+		gmem_blit(pb, true, RGBA8, TILE6_LINEAR, false, e[i]->dst.iova, 128, 0, 0, i ? 0x2000 : 0);
+	}
+	uint32_t fa, fb;
+	const struct tbo *bos[2][2] = { { &a.src, &a.dst }, { &b.src, &b.dst } };
+	REQUIRE(submit_ib_bos(a.f.k, qa, &a.f.cmd, a.f.b.len, bos[0], 2, &fa) == 0);
+	REQUIRE(submit_ib_bos(b.f.k, qb, &b.f.cmd, b.f.b.len, bos[1], 2, &fb) == 0);
+	sim_msm_set_paused(dev, false);
+	CHECK_EQ(wait_fence_ms(a.f.k, qa, fa, 20000), 0);
+	CHECK_EQ(wait_fence_ms(b.f.k, qb, fb, 20000), 0);
+	sim_msm_set_slice_budget(dev, 0);
+	bool ok = true;
+	for (uint32_t y = 0; y < 16; y++)
+		for (uint32_t x = 0; x < 32; x++) {
+			uint32_t va, vb;
+			memcpy(&va, (uint8_t *)a.dst.cpu + y * 128 + x * 4, 4);
+			memcpy(&vb, (uint8_t *)b.dst.cpu + y * 128 + x * 4, 4);
+			ok = ok && va == (x < 8 && y < 4 ? 0x0a0a0a0au : 0xeeeeeeeeu);
+			ok = ok && vb == (x >= 8 && x < 16 && y < 4 ? 0x0b0b0b0bu : 0xeeeeeeeeu);
+		}
+	CHECK(ok);
+	env_fini(&a);
+	env_fini(&b);
+}
+
 /* A submit's GMEM starts zeroed: nothing of another submit's clear shows through. */
 static void test_gmem_per_submit(void)
 {
@@ -364,6 +411,7 @@ int main(void)
 	RUN_TEST(test_d24s8_channel_masks);
 	RUN_TEST(test_bgra_store_load);
 	RUN_TEST(test_gmem_per_submit);
+	RUN_TEST(test_setup_then_slice_then_event);
 	RUN_TEST(test_gmem_hostile);
 	sim_msm_device_destroy(dev);
 	return test_finish();
