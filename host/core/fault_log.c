@@ -128,6 +128,7 @@ static const char *kind_name(const struct msm_fault *f)
 	case MSM_FAULT_HANG: return "hang";
 	case MSM_FAULT_PAGEFAULT: return f->write ? "write fault" : "read fault";
 	case MSM_FAULT_CP_ERROR: return "command-stream error";
+	case MSM_FAULT_UNMODELED: return "error: unmodeled work (--sim-strict)";
 	default: return "fault";
 	}
 }

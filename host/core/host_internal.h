@@ -229,6 +229,8 @@ struct host_ctx {
 	struct kdev *kd;            /* the open behind msm / v3d (owned by them): kernel trace points */
 	uint64_t trace_cursor;      /* kdev trace_read position */
 	bool trace_unsupported;     /* trace_read said no once: not asked again */
+	uint64_t unmodeled[FERRY_UNMODELED_KINDS]; /* work the simulator did not execute (unmodeled.c) */
+	uint32_t unmodeled_warned;  /* kinds already warned about, a bit each */
 };
 
 struct host_wait {
@@ -475,6 +477,10 @@ static inline void trace_queue_event(struct host_queue *q, uint32_t kind, uint32
 	if (h->trace.on)
 		trace_note(h, q->ctx->client->id, q->ctx->id, q->id, kind, seqno, status);
 }
+
+/* unmodeled.c: the simulator's reports of work it did not execute, counted per context and kind
+ * and warned about once per context and kind. Attached when the context's open is made. */
+void ctx_unmodeled_attach(struct host_ctx *ctx);
 
 /* capture.c: the operator's submit capture and the captures attached to fault reports. The
  * frame being handled (client.c notes it) is what a capture records as the guest sent it. */

@@ -29,6 +29,7 @@ int v3d_host_init(struct ferry_host *h)
 	}
 	if (h->cfg.hangcheck_ms)
 		sim_v3d_set_hangcheck_ms(h->sim_v3d, h->cfg.hangcheck_ms);
+	sim_v3d_set_strict(h->sim_v3d, h->cfg.sim_strict);
 	struct kdev *kd = sim_v3d_open(h->sim_v3d);
 	if (!kd)
 		return -ENOMEM;

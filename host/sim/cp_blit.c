@@ -345,7 +345,7 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 			return cp_opcode_fault(x, p, wraps);
 		if (why) {
 			cp->skipped[p->opcode]++;
-			return CP_RESULT_DONE;
+			return cp_unmodeled(cp, x, p, SIM_UNMODELED_ENGINE, "CP_BLIT");
 		}
 		if (!probe(m, x, p))
 			return CP_RESULT_FAULT;

@@ -136,6 +136,10 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 		sim_text_put(&t, "hang:\n  - reason=%s (hangcheck period %u ms)\n", f->reason ? f->reason : "no progress",
 		    dev->hangcheck_ms);
 		break;
+	case CP_FAULT_UNMODELED:
+		sim_text_put(&t, "unmodeled:\n  - reason=%s\n  - mode=strict (work the simulator does not execute "
+		    "fails its submit)\n", f->reason ? f->reason : "work not executed");
+		break;
 	default:
 		sim_text_put(&t, "cp-error:\n  - reason=%s\n", f->reason ? f->reason : "opcode error");
 		break;
