@@ -448,6 +448,11 @@ void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj);
 /* fault_log.c, for other families' reports: the next report number (0 without a log), and
  * keeping a composed report for operators (takes text; freed when not kept). */
 uint64_t fault_log_next_number(struct ferry_host *h);
+/* Every family's report goes out the same way: written to cfg.crash_dir as
+ * ferry-report-<pid>-<number>.txt (path gets its name, "" when not written), and logged in
+ * full at info level, one line per message. */
+void fault_log_write_crash_file(struct ferry_host *h, uint64_t number, const char *text, char *path, size_t len);
+void fault_log_full(struct ferry_host *h, uint64_t number, const char *text);
 void fault_log_keep_text(struct ferry_host *h, uint64_t number, char *text);
 
 /* sched.c, for sync-state dumps: the first max held submits of q, oldest first, with the

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include "ferry/hw/adreno_pm4.h"
 #include "itest.h"
@@ -19,6 +21,19 @@ static void start(struct ferryd_proc *p, const char *gpu, bool strict)
 {
 	const char *strict_args[] = { "--sim-strict", NULL };
 	REQUIRE(ferryd_spawn(ferryd_path, gpu, strict ? strict_args : NULL, true, 30000, p) == 0);
+}
+
+/* The whole of a file (malloc'd, NUL-terminated), NULL if unreadable. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = calloc(1, 1 << 20);
+	size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+	(void)n;
+	fclose(f);
+	return buf;
 }
 
 static void stop(struct ferryd_proc *p, bool failed_before)
@@ -209,17 +224,41 @@ static void test_v3d_csd(void)
 	ferry_device_close(dev);
 	stop(&p, failed);
 
+	/* Strict, with a crash dir and the log at info: the job error is reported as msm's faults
+	 * are, to the guest, to the crash dir with the job's capture, and to the log in full. */
 	failed = test_failures;
-	start(&p, "v3d-4.2", true);
+	char crash_dir[] = "/tmp/ferry-test-crash-XXXXXX";
+	REQUIRE(mkdtemp(crash_dir) != NULL);
+	const char *args[] = { "--sim-strict", "--crash-dir", crash_dir, "--log-level", "info", NULL };
+	REQUIRE(ferryd_spawn(ferryd_path, "v3d-4.2", args, true, 30000, &p) == 0);
 	CHECK_EQ(v3d_dispatch(p.uri, &dev, &ctx), -EIO);
 	CHECK(ferry_context_lost(ctx));
 	const struct ferry_fault_info *fi = first_fault(dev, ctx);
 	CHECK(fi && fi->text && strstr(fi->text, DISPATCH_WARNING));
 	CHECK(fi && fi->text && strstr(fi->text, "mode=strict"));
 	CHECK(status_has(&p, "faults: 1\n"));
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/ferry-report-%d-1.txt", crash_dir, (int)p.pid);
+	char *file = slurp(path);
+	CHECK(file != NULL);
+	/* The file is the report the guest got, and it names its capture, which exists. */
+	CHECK(file && fi && fi->text && strcmp(file, fi->text) == 0);
+	char cap[PATH_MAX];
+	snprintf(cap, sizeof(cap), "capture: %s/ferry-report-%d-1.ferrycap (post-mortem", crash_dir, (int)p.pid);
+	CHECK(file && strstr(file, cap));
+	snprintf(cap, sizeof(cap), "%s/ferry-report-%d-1.ferrycap", crash_dir, (int)p.pid);
+	CHECK(access(cap, R_OK) == 0);
+	free(file);
+	CHECK_EQ(log_count(&p, "report 1| job-error:"), 1);
+	CHECK_EQ(log_count(&p, "report 1| csd: cfg="), 0); /* indented in the report: "  csd: ..." */
+	CHECK_EQ(log_count(&p, "report 1|   csd: cfg=[0x00010000"), 1);
+	CHECK(log_count(&p, " in ") >= 1 && log_count(&p, "/ferry-report-") >= 1);
 	ferry_context_destroy(ctx);
 	ferry_device_close(dev);
 	stop(&p, failed);
+	unlink(path);
+	unlink(cap);
+	CHECK_EQ(rmdir(crash_dir), 0);
 }
 
 int main(void)
