@@ -50,6 +50,7 @@ struct v3ds_open;
 struct v3ds_cl_submit {
 	unsigned refs;
 	struct v3d_cle_semaphore sem;
+	int strict_error;  /* strict mode failed the bin job: the render job's fence (the submit's) fails too */
 };
 
 struct v3ds_job {

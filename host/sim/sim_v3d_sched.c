@@ -146,6 +146,11 @@ static int job_unmodeled(struct sim_v3d_device *dev, struct v3ds_job *job, const
 			 const char *unit, int error)
 {
 	sim_unmodeled_sink_add(&job->open->unmodeled, c);
+	struct v3ds_cl_submit *shared = job->queue == V3D_BIN || job->queue == V3D_RENDER ? job->u.cl.shared : NULL;
+	/* The guest waits for the render job of a CL submit: a bin job strict mode failed fails it
+	 * too (the real kernel would run it; the sim then says the submit's work was skipped). */
+	if (!error && shared && job->queue == V3D_RENDER && shared->strict_error)
+		return shared->strict_error;
 	if (!dev->strict || error)
 		return error;
 	for (unsigned k = 0; k < SIM_UNMODELED_KINDS; k++) {
@@ -156,6 +161,8 @@ static int job_unmodeled(struct sim_v3d_device *dev, struct v3ds_job *job, const
 			.reason = sim_unmodeled_message(k), .unmodeled = true,
 		};
 		v3ds_report_fault(dev, job, &f);
+		if (shared)
+			shared->strict_error = -EIO;
 		return -EIO;
 	}
 	return error;
