@@ -66,7 +66,7 @@ struct v3ds_job {
 	uint32_t nr_bos;
 	uint32_t seqno;              /* assigned when it starts, per queue */
 	uint64_t start_ns;
-	uint64_t cle_draws0, cle_unmodeled0; /* bin / render: the CLE's counters when it started */
+	uint64_t cle_draws0, cle_unmodeled0, cle_recorded0; /* bin / render: the CLE's counters when it started */
 	union {
 		struct {
 			uint32_t start, end, qma, qms, qts;

@@ -67,6 +67,15 @@ static const enum sim_v3d_trace_kind irq_kind[V3DS_NR_QUEUES] = {
 	[V3D_CACHE_CLEAN] = SIM_V3D_TRACE_CACHE_CLEAN_END,
 };
 
+/* Packets the CLE decoded by length and recorded without executing them (draws included). */
+static uint64_t recorded_total(const struct v3d_cle_stats *cs)
+{
+	uint64_t n = 0;
+	for (unsigned op = 0; op < 256; op++)
+		n += cs->recorded[op];
+	return n;
+}
+
 /* The job's work is over: the IRQ, its fence, the owner's wakeup. */
 static void complete(struct sim_v3d_device *dev, struct v3ds_job *job, int error)
 {
@@ -98,6 +107,7 @@ static void start(struct sim_v3d_device *dev, struct v3ds_job *job, uint64_t now
 		const struct v3d_cle_stats *cs = v3d_cle_stats(dev->cle[job->queue]);
 		job->cle_draws0 = cs->draws;
 		job->cle_unmodeled0 = cs->unmodeled;
+		job->cle_recorded0 = recorded_total(cs);
 		v3ds_trace(dev, SIM_V3D_TRACE_SUBMIT_CL, job->queue, job->seqno, job->client, job->u.cl.start,
 			   job->u.cl.end);
 		struct v3d_cle_bin_regs regs = { .qma = job->u.cl.qma, .qms = job->u.cl.qms, .qts = job->u.cl.qts };
@@ -139,6 +149,7 @@ static struct v3ds_job *pick(struct sim_v3d_device *dev, enum v3d_queue qi)
 
 /* --- units --- */
 
+
 /* A job's unexecuted work (c) is counted for its open; in strict mode, a job that would otherwise
  * succeed fails with a job error naming the first kind that fails strict. Returns the fence
  * error. */
@@ -168,11 +179,16 @@ static int job_unmodeled(struct sim_v3d_device *dev, struct v3ds_job *job, const
 	return error;
 }
 
-/* The draws and tile loads / stores of a bin or render job the CLE met but did not execute. */
+/* The draws, the other recorded (state) packets and the tile loads / stores of a bin or render job
+ * the CLE met but did not execute. */
 static void cl_unmodeled(struct sim_v3d_device *dev, const struct v3ds_job *job, struct sim_unmodeled_counts *c)
 {
 	const struct v3d_cle_stats *cs = v3d_cle_stats(dev->cle[job->queue]);
-	sim_unmodeled_add(c, SIM_UNMODELED_DRAW, cs->draws - job->cle_draws0, "draw packet in a bin list");
+	uint64_t draws = cs->draws - job->cle_draws0;
+	sim_unmodeled_add(c, SIM_UNMODELED_DRAW, draws, "draw packet in a bin list");
+	uint64_t recorded = recorded_total(cs) - job->cle_recorded0;
+	sim_unmodeled_add(c, SIM_UNMODELED_STATE, recorded > draws ? recorded - draws : 0,
+			  "state packet in a control list (recorded)");
 	sim_unmodeled_add(c, SIM_UNMODELED_ENGINE, cs->unmodeled - job->cle_unmodeled0,
 			  "tile buffer load/store or clear variant");
 }

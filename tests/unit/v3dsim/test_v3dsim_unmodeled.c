@@ -94,6 +94,7 @@ static void test_counted(void)
 	CHECK_EQ(submit_draw(&e, out), 0);
 	CHECK_EQ(seen.n[SIM_UNMODELED_DRAW], 1);
 	CHECK(seen.what[SIM_UNMODELED_DRAW] && !strcmp(seen.what[SIM_UNMODELED_DRAW], "draw packet in a bin list"));
+	CHECK_EQ(seen.n[SIM_UNMODELED_STATE], 0); /* NOPs are executed, not recorded */
 	CHECK_EQ(submit_dispatch(&e, out), 0);
 	CHECK_EQ(seen.n[SIM_UNMODELED_DISPATCH], 1);
 	CHECK(seen.what[SIM_UNMODELED_DISPATCH] && !strcmp(seen.what[SIM_UNMODELED_DISPATCH], "CSD job"));
@@ -105,6 +106,26 @@ static void test_counted(void)
 	/* Counted, not failed: no fault, no report. */
 	CHECK_EQ(sim_v3d_open_faults(e.kd), 0);
 	CHECK_EQ(e.kd->ops->coredump(e.kd, NULL, 0), -ENOENT);
+	env_fini(&e);
+}
+
+/* State packets the CLE records (no effect of their own) are counted as "state" and pass strict. */
+static void test_state_passes_strict(void)
+{
+	struct seen seen = { 0 };
+	struct env e;
+	env_init(&e, &seen);
+	sim_v3d_set_strict(e.dev, true);
+	uint32_t len = v3d_cl_fixed_length(42, V3D_CL_CFG_BITS);
+	REQUIRE(len > 1);
+	memset(e.cl.map, V3D_CL_NOP, 64); /* the draw replaced by a state packet */
+	e.cl.map[16] = V3D_CL_CFG_BITS;
+	memset(e.cl.map + 17, 0, len - 1);
+	uint32_t out = syncobj_new(e.kd, false);
+	CHECK_EQ(submit_draw(&e, out), 0);
+	CHECK_EQ(seen.n[SIM_UNMODELED_STATE], 1);
+	CHECK_EQ(seen.n[SIM_UNMODELED_DRAW], 0);
+	CHECK_EQ(sim_v3d_open_faults(e.kd), 0);
 	env_fini(&e);
 }
 
@@ -139,5 +160,6 @@ int main(void)
 {
 	RUN_TEST(test_counted);
 	RUN_TEST(test_strict);
+	RUN_TEST(test_state_passes_strict);
 	return test_finish();
 }
