@@ -18,8 +18,7 @@
  *     CP_DRAW_AUTO                      draw state, then index / indirect / count buffers read
  *                                       through the address space; draws counted, nothing drawn
  *     CP_MEM_WRITE, CP_MEMCPY, CP_MEM_TO_MEM (NEG_A/B/C, DOUBLE, N sources)
- *     CP_REG_TO_MEM (CNT, 64B, ACCUMULATE; live always-on counter), CP_MEM_TO_REG, CP_REG_RMW,
- *     CP_REG_WRITE                      the write (its TRACKER bookkeeping is firmware-internal)
+ *     CP_REG_TO_MEM (CNT, 64B, ACCUMULATE; live always-on counter), CP_MEM_TO_REG, CP_REG_RMW
  *     CP_EVENT_WRITE                    *_TS events write the value; TIMESTAMP writes the 64-bit
  *                                       GPU timestamp (19.2 MHz always-on); IRQ counted
  *     CP_WAIT_REG_MEM, CP_WAIT_MEM_GTE  an unmet wait yields the GPU to other work
@@ -42,7 +41,7 @@
  *                                       visibility streams (binning not modeled)
  *     CP_DRAW_PRED_ENABLE_GLOBAL/_LOCAL, CP_DRAW_PRED_SET
  *                                       draw predication: draws always count
- *     CP_SET_PSEUDO_REG, CP_CONTEXT_REG_BUNCH, CP_INVALIDATE_STATE, CP_SET_AMBLE,
+ *     CP_REG_WRITE, CP_SET_PSEUDO_REG, CP_CONTEXT_REG_BUNCH, CP_INVALIDATE_STATE, CP_SET_AMBLE,
  *     CP_SCRATCH_WRITE, CP_SCRATCH_TO_REG, CP_REG_TO_SCRATCH, CP_RECORD_PFP_TIMESTAMP
  *                                       firmware-internal state the model does not keep
  *     CP_REG_TO_MEM_OFFSET_REG/_MEM     the offset's unit is not documented in adreno_pm4.xml
@@ -432,7 +431,6 @@ static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, str
 	case CP_WAIT_REG_MEM: return cp_exec_wait_reg_mem(cp, m, x, p);
 	case CP_WAIT_MEM_GTE: return cp_exec_wait_mem_gte(m, x, p);
 	case CP_REG_RMW: return cp_exec_reg_rmw(cp, m, x, p);
-	case CP_REG_WRITE: return cp_exec_reg_write(cp, m, x, p);
 	case CP_REG_TEST: return cp_exec_reg_test(cp, m, x, p);
 	case CP_COND_REG_EXEC:
 	case CP_COND_EXEC:

@@ -67,8 +67,6 @@ enum cp_result cp_exec_wait_reg_mem(struct cp_device *cp, const struct cp_mem *m
 enum cp_result cp_exec_wait_mem_gte(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
 enum cp_result cp_exec_reg_rmw(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 			       const struct pkt *p);
-enum cp_result cp_exec_reg_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
-				 const struct pkt *p);
 enum cp_result cp_exec_reg_test(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				const struct pkt *p);
 enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,

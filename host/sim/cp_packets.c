@@ -280,20 +280,6 @@ enum cp_result cp_exec_reg_rmw(struct cp_device *cp, const struct cp_mem *m, str
 	return CP_RESULT_DONE;
 }
 
-/* CP_REG_WRITE: a register write the firmware also tracks (TRACKER: RB_RENDER_CNTL changes for
- * binning); the tracking has no effect the model keeps, the write goes to the register file. */
-enum cp_result cp_exec_reg_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
-				 const struct pkt *p)
-{
-	uint32_t d[3];
-	if (p->count < 3)
-		return cp_opcode_fault(x, p, "CP_REG_WRITE shorter than 3 dwords");
-	if (!cp_payload(m, x, p, 0, 3, d))
-		return CP_RESULT_FAULT;
-	cp_reg_write(cp, d[1] & PM4_PAYLOAD_REG_MASK, d[2]);
-	return CP_RESULT_DONE;
-}
-
 enum cp_result cp_exec_reg_test(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				const struct pkt *p)
 {

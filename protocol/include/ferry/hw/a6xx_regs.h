@@ -464,7 +464,7 @@ struct a6xx_reg_name_entry {
 	{ 0x88d2, 0, 0, 0, "RB_BLIT_SCISSOR_BR" }, \
 	{ 0x88d3, 0, 0, 0, "RB_BIN_CONTROL2" }, \
 	{ 0x88d4, 0, 0, 0, "RB_WINDOW_OFFSET2" }, \
-	{ 0x88d5, 0, 0, 0, "RB_BLIT_GMEM_MSAA_CNTL" }, \
+	{ 0x88d5, 0, 0, 0, "RB_MSAA_CNTL" }, \
 	{ 0x88d6, 0, 0, 0, "RB_BLIT_BASE_GMEM" }, \
 	{ 0x88d7, 0, 0, 0, "RB_BLIT_DST_INFO" }, \
 	{ 0x88d8, 0, 0, 1, "RB_BLIT_DST" }, \
