@@ -1,8 +1,12 @@
 /* libferry-fakekernel.so's backend: the node is ferry's simulated msm or v3d kernel, in this
  * process, with no ferryd and no boundary: the native baseline ferry's overheads are measured
- * against. FERRY_GPU picks the part (the names ferryd's --gpu takes; default a630). */
+ * against. FERRY_GPU picks the part (the names ferryd's --gpu takes; default a630);
+ * FERRY_SIM_STRICT=1 is ferryd's --sim-strict: work the simulator does not execute fails its job
+ * as a GPU error. Without it such work is warned about on stderr once per process and kind. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,20 @@ struct shim_dev {
 static struct sim_msm_device *msm;
 static struct sim_v3d_device *v3d;
 
+/* The simulator's report of unexecuted work on one open: said once per process and kind (opens
+ * of one process report on their own ioctl threads, hence the atomic). */
+static atomic_uint warned;
+static void unmodeled_note(void *cookie, unsigned kind, uint64_t count, const char *what)
+{
+	(void)cookie;
+	(void)count;
+	if (kind >= 32 || (atomic_fetch_or(&warned, 1u << kind) & (1u << kind)))
+		return;
+	if (sim_unmodeled_fails_strict(kind))
+		shim_log(true, "%s (first: %s; FERRY_SIM_STRICT=1 fails such work; said once)",
+			 sim_unmodeled_message(kind), what);
+}
+
 int shim_backend_identify(struct shim_identity *out)
 {
 	const char *gpu = getenv("FERRY_GPU");
@@ -38,6 +56,12 @@ int shim_backend_identify(struct shim_identity *out)
 		shim_log(true, "no simulated GPU '%s' (FERRY_GPU): %s", gpu, strerror(-r));
 		return r;
 	}
+	const char *st = getenv("FERRY_SIM_STRICT");
+	bool strict = st && *st && strcmp(st, "0") != 0;
+	if (v3d)
+		sim_v3d_set_strict(v3d, strict);
+	else
+		sim_msm_set_strict(msm, strict);
 	snprintf(out->gpu, sizeof(out->gpu), "%s", gpu);
 	return 0;
 }
@@ -55,6 +79,10 @@ int shim_backend_open(struct shim_dev **out)
 		free(dev);
 		return -ENOMEM;
 	}
+	if (id->family == SHIM_FAMILY_V3D)
+		sim_v3d_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
+	else
+		sim_msm_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
 	*out = dev;
 	return 0;
 }

@@ -103,6 +103,7 @@ enum msm_fault_kind {
 	MSM_FAULT_PAGEFAULT,
 	MSM_FAULT_HANG,
 	MSM_FAULT_CP_ERROR,    /* bad packet header, parity, opcode error */
+	MSM_FAULT_UNMODELED,   /* the simulator in strict mode met work it does not execute */
 };
 
 /* A fault or hang, parsed from the kernel's devcoredump. */

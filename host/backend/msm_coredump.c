@@ -8,7 +8,7 @@
 #include <string.h>
 
 
-enum dump_section { SEC_OTHER, SEC_FAULT, SEC_HANG, SEC_CP_ERROR, SEC_SUBMIT, SEC_CRASH };
+enum dump_section { SEC_OTHER, SEC_FAULT, SEC_HANG, SEC_CP_ERROR, SEC_UNMODELED, SEC_SUBMIT, SEC_CRASH };
 
 static enum dump_section section_of(const char *name, size_t len)
 {
@@ -18,6 +18,8 @@ static enum dump_section section_of(const char *name, size_t len)
 		return SEC_HANG;
 	if (len == 8 && !strncmp(name, "cp-error", len))
 		return SEC_CP_ERROR;
+	if (len == 9 && !strncmp(name, "unmodeled", len))
+		return SEC_UNMODELED;
 	if (len == 6 && !strncmp(name, "submit", len))
 		return SEC_SUBMIT;
 	if (len == 14 && !strncmp(name, "crash-location", len))
@@ -94,6 +96,7 @@ static void parse_line(struct msm_fault *f, enum dump_section sec, const char *k
 		break;
 	case SEC_HANG:
 	case SEC_CP_ERROR:
+	case SEC_UNMODELED:
 	case SEC_OTHER:
 		break;
 	}
@@ -125,6 +128,8 @@ void msm_parse_coredump(const char *text, struct msm_fault *f)
 					f->kind = MSM_FAULT_HANG;
 				else if (sec == SEC_CP_ERROR)
 					f->kind = MSM_FAULT_CP_ERROR;
+				else if (sec == SEC_UNMODELED)
+					f->kind = MSM_FAULT_UNMODELED;
 				continue;
 			}
 			sec = SEC_OTHER;

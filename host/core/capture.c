@@ -357,7 +357,10 @@ void capture_submit_v3d(struct host_queue *q, uint32_t seqno, struct host_bo *co
 {
 	struct ferry_host *h = q->ctx->client->host;
 	struct host_capture *cap = h->capture;
-	if (!cap || !cap->active || !cap->frame)
+	if (!cap)
+		return;
+	struct recent_submit *r = crash_dir_set(h) ? remember(cap, q, seqno) : NULL;
+	if (!cap->active || !cap->frame)
 		return;
 	if ((cap->p.client && cap->p.client != q->ctx->client->id) || (cap->p.context && cap->p.context != q->ctx->id))
 		return;
@@ -381,6 +384,8 @@ void capture_submit_v3d(struct host_queue *q, uint32_t seqno, struct host_bo *co
 	if (ret == 0) {
 		cap->captured++;
 		cap->files += !append;
+		if (r)
+			r->session_path = strdup(f->session_path);
 	}
 	if (!cap->p.combined) {
 		free(f->bos);
@@ -464,6 +469,43 @@ static int write_post_mortem(struct host_capture *cap, struct host_queue *q, str
 	return 0;
 }
 
+/* The same for a V3D submit (CL, TFU or CSD): a session file only (V3D has no .rd). */
+static int write_post_mortem_v3d(struct host_capture *cap, struct host_queue *q, struct recent_submit *r,
+				 const char *session_path, char *why, size_t n)
+{
+	struct ferry_msg m;
+	if (ferry_wire_decode(r->frame, r->len, &m, NULL) < 0)
+		HOST_FAIL(-EINVAL, "remembered frame does not decode");
+	const uint32_t *ids;
+	uint32_t nr;
+	switch (m.kind) {
+	case FERRY_MSG_V3D_SUBMIT_CL: ids = m.u.v3d_submit_cl.bo_ids; nr = m.u.v3d_submit_cl.nr_bos; break;
+	case FERRY_MSG_V3D_SUBMIT_TFU: ids = m.u.v3d_submit_tfu.bo_ids; nr = m.u.v3d_submit_tfu.nr_bos; break;
+	case FERRY_MSG_V3D_SUBMIT_CSD: ids = m.u.v3d_submit_csd.bo_ids; nr = m.u.v3d_submit_csd.nr_bos; break;
+	default: HOST_FAIL(-EINVAL, "remembered frame is not a V3D submit");
+	}
+	struct host_bo **bos = calloc(nr ? nr : 1, sizeof(*bos));
+	if (!bos)
+		HOST_FAIL(-ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < nr; i++) {
+		bos[i] = bo_table_find(&q->ctx->bos, ids[i]);
+		if (!bos[i]) {
+			free(bos);
+			HOST_FAIL(-ENOENT, "bo %u was closed", ids[i]);
+		}
+	}
+	struct capture_file f = { 0 };
+	ferry_buf_reset(&cap->buf.session);
+	int ret = capture_build_v3d(&cap->buf, &f, true, q, bos, nr, r->frame, r->len);
+	free(f.bos);
+	free(bos);
+	if (ret == 0)
+		ret = write_file(session_path, cap->buf.session.data, cap->buf.session.len, false);
+	if (ret < 0)
+		HOST_FAIL(ret, "%s", strerror(-ret));
+	return 0;
+}
+
 static char *append_line(char *lines, const char *line)
 {
 	size_t a = lines ? strlen(lines) : 0, b = strlen(line);
@@ -478,8 +520,9 @@ char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number,
 {
 	struct ferry_host *h = q->ctx->client->host;
 	struct host_capture *cap = h->capture;
-	if (!crash_dir_set(h) || !cap || q->ctx->family != FERRY_FAMILY_MSM)
+	if (!crash_dir_set(h) || !cap)
 		return guest_lines;
+	bool v3d = q->ctx->family == FERRY_FAMILY_V3D;
 	char line[2 * PATH_MAX + 160];
 	struct recent_submit *r = find_recent(cap, q, seqno);
 	if (!r) {
@@ -508,6 +551,10 @@ char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number,
 			snprintf(why, sizeof(why), "%s: %s", r->session_path, strerror(-ret));
 		if (!r->session_path)
 			session_path[0] = '\0';
+	} else if (v3d) {
+		kind = "post-mortem: BO contents read when the fault was reported";
+		rd_path[0] = '\0';
+		write_post_mortem_v3d(cap, q, r, session_path, why, sizeof(why));
 	} else {
 		kind = "post-mortem: BO contents read when the fault was reported";
 		write_post_mortem(cap, q, r, rd_path, session_path, why, sizeof(why));

@@ -120,6 +120,8 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		if (ret == 0 && ctx->policy == FERRY_POLICY_VALIDATED)
 			ret = validation_ctx_init(ctx);
 	}
+	if (ret == 0)
+		ctx_unmodeled_attach(ctx);
 	if (ret == 0) {
 		step = "fence page memfd";
 		ret = make_fence_page(ctx);

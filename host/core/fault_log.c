@@ -128,6 +128,7 @@ static const char *kind_name(const struct msm_fault *f)
 	case MSM_FAULT_HANG: return "hang";
 	case MSM_FAULT_PAGEFAULT: return f->write ? "write fault" : "read fault";
 	case MSM_FAULT_CP_ERROR: return "command-stream error";
+	case MSM_FAULT_UNMODELED: return "error: unmodeled work (--sim-strict)";
 	default: return "fault";
 	}
 }
@@ -176,7 +177,7 @@ static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number
 }
 
 /* <crash_dir>/ferry-report-<pid>-<number>.txt, mode 0600, never following a planted link. */
-static void write_crash_file(struct ferry_host *h, uint64_t number, const char *text, char *path, size_t len)
+void fault_log_write_crash_file(struct ferry_host *h, uint64_t number, const char *text, char *path, size_t len)
 {
 	path[0] = '\0';
 	if (!h->cfg.crash_dir || !h->cfg.crash_dir[0])
@@ -212,7 +213,7 @@ static void write_crash_file(struct ferry_host *h, uint64_t number, const char *
 }
 
 /* The whole report at info level, one log message per line (log lines are bounded). */
-static void log_full(struct ferry_host *h, uint64_t number, const char *text)
+void fault_log_full(struct ferry_host *h, uint64_t number, const char *text)
 {
 	if (h->cfg.log_level < FERRY_LOG_INFO)
 		return;
@@ -273,7 +274,7 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
 
 	char path[512] = "";
 	if (text)
-		write_crash_file(h, number, text, path, sizeof(path));
+		fault_log_write_crash_file(h, number, text, path, sizeof(path));
 	char fault_at[48] = "";
 	if (f.have_iova)
 		snprintf(fault_at, sizeof(fault_at), " at iova 0x%llx", (unsigned long long)f.iova);
@@ -281,7 +282,7 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
 		 ctx->client->peer, ctx->id, q->id, seqno, kind_name(&f), fault_at, where, (unsigned long long)number,
 		 path[0] ? " in " : "", path);
 	if (text)
-		log_full(h, number, text);
+		fault_log_full(h, number, text);
 
 	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s at %s (queue %u seqno %u)",
 		 ctx->id, kind_name(&f), fault_at, where, q->id, seqno);

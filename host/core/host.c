@@ -60,6 +60,7 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 	}
 	if (h->cfg.hangcheck_ms)
 		sim_msm_set_hangcheck_ms(h->sim, h->cfg.hangcheck_ms);
+	sim_msm_set_strict(h->sim, h->cfg.sim_strict);
 	/* Probe through a throwaway open: every context's open sees the same device. */
 	struct kdev *kd = sim_msm_open(h->sim);
 	if (!kd) {

@@ -229,6 +229,8 @@ struct host_ctx {
 	struct kdev *kd;            /* the open behind msm / v3d (owned by them): kernel trace points */
 	uint64_t trace_cursor;      /* kdev trace_read position */
 	bool trace_unsupported;     /* trace_read said no once: not asked again */
+	uint64_t unmodeled[FERRY_UNMODELED_KINDS]; /* work the simulator did not execute (unmodeled.c) */
+	uint32_t unmodeled_warned;  /* kinds already warned about, a bit each */
 };
 
 struct host_wait {
@@ -446,6 +448,11 @@ void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj);
 /* fault_log.c, for other families' reports: the next report number (0 without a log), and
  * keeping a composed report for operators (takes text; freed when not kept). */
 uint64_t fault_log_next_number(struct ferry_host *h);
+/* Every family's report goes out the same way: written to cfg.crash_dir as
+ * ferry-report-<pid>-<number>.txt (path gets its name, "" when not written), and logged in
+ * full at info level, one line per message. */
+void fault_log_write_crash_file(struct ferry_host *h, uint64_t number, const char *text, char *path, size_t len);
+void fault_log_full(struct ferry_host *h, uint64_t number, const char *text);
 void fault_log_keep_text(struct ferry_host *h, uint64_t number, char *text);
 
 /* sched.c, for sync-state dumps: the first max held submits of q, oldest first, with the
@@ -475,6 +482,10 @@ static inline void trace_queue_event(struct host_queue *q, uint32_t kind, uint32
 	if (h->trace.on)
 		trace_note(h, q->ctx->client->id, q->ctx->id, q->id, kind, seqno, status);
 }
+
+/* unmodeled.c: the simulator's reports of work it did not execute, counted per context and kind
+ * and warned about once per context and kind. Attached when the context's open is made. */
+void ctx_unmodeled_attach(struct host_ctx *ctx);
 
 /* capture.c: the operator's submit capture and the captures attached to fault reports. The
  * frame being handled (client.c notes it) is what a capture records as the guest sent it. */

@@ -29,6 +29,7 @@ int v3d_host_init(struct ferry_host *h)
 	}
 	if (h->cfg.hangcheck_ms)
 		sim_v3d_set_hangcheck_ms(h->sim_v3d, h->cfg.hangcheck_ms);
+	sim_v3d_set_strict(h->sim_v3d, h->cfg.sim_strict);
 	struct kdev *kd = sim_v3d_open(h->sim_v3d);
 	if (!kd)
 		return -ENOMEM;
@@ -387,7 +388,7 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 			 (unsigned long long)f->packet, f->opcode);
 	else
 		snprintf(where, sizeof(where), "%s job", f->unit[0] ? f->unit : "V3D");
-	char head[768];
+	char head[768 + 2 * 4096 + 160]; /* the capture line names up to two paths */
 	int hn = snprintf(head, sizeof(head),
 			  "ferry-report: %llu\nclient: %s\ncontext: %u\nqueue: %u\nseqno: %u\nevent: GPU %s\n"
 			  "fence-status: %d\nESTIMATED CRASH LOCATION: %s\n",
@@ -398,6 +399,13 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 	if (f->have_address && (size_t)hn < sizeof(head))
 		hn += snprintf(head + hn, sizeof(head) - (size_t)hn, "fault-address: 0x%08llx (%s, %s)\n",
 			       (unsigned long long)f->address, f->write ? "write" : "read", f->unit);
+	if (hn < 0 || (size_t)hn >= sizeof(head))
+		hn = (int)strlen(head);
+	/* The job's capture next to the report, as msm's (crash dir set). */
+	char *cap_lines = capture_fault_lines(q, seqno, number, NULL);
+	if (cap_lines && (size_t)hn < sizeof(head))
+		hn += snprintf(head + hn, sizeof(head) - (size_t)hn, "%s", cap_lines);
+	free(cap_lines);
 	if (hn < 0 || (size_t)hn >= sizeof(head))
 		hn = (int)strlen(head);
 	size_t klen = strnlen(kernel_text, FERRY_MAX_REPORT_TEXT - (size_t)hn - 1);
@@ -417,9 +425,14 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 		.text = text ? text : "",
 	};
 	client_send(ctx->client, &ev, NULL, 0);
-	host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s at 0x%llx; ESTIMATED CRASH LOCATION: %s; report %llu",
+	char path[512] = "";
+	if (text)
+		fault_log_write_crash_file(h, number, text, path, sizeof(path));
+	host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s at 0x%llx; ESTIMATED CRASH LOCATION: %s; report %llu%s%s",
 		 ctx->client->peer, ctx->id, q->id, seqno, fault_kind_name(f->kind), (unsigned long long)f->address,
-		 where, (unsigned long long)number);
+		 where, (unsigned long long)number, path[0] ? " in " : "", path);
+	if (text)
+		fault_log_full(h, number, text);
 	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s at 0x%llx (%s; queue %u seqno %u)",
 		 ctx->id, fault_kind_name(f->kind), (unsigned long long)f->address, where, q->id, seqno);
 	fault_log_keep_text(h, number, text);

@@ -1,7 +1,8 @@
 /* ferryd's control socket (<socket>.ctl, mode 0600: the operator's, never a guest's): one text
  * request line per connection, answered with "ok" or "error: <reason>", the body, and EOF.
  * Requests (docs/debugging.md):
- *   status                   server, device and counters as "key: value" lines
+ *   status                   server, device and counters as "key: value" lines (then one
+ *                            "context: ..." line per context with unmodeled work)
  *   sync                     the sync-state dump
  *   watchdog [on|off|MS]     show / set the fence-signal watchdog
  *   reports                  the fault reports kept in memory, one line each
@@ -166,6 +167,23 @@ static void put_text(struct reply *r, const char *text)
 		put(r, "\n");
 }
 
+/* One line per context with work the simulator did not execute:
+ *   context: <client>-<ctx> unmodeled-draw=N unmodeled-dispatch=N ... (every kind)
+ * (the ids as sync-state dumps name them: GPU-<client>-<ctx>-<queue>). */
+static void put_context(void *arg, const struct ferry_host_ctx_stats *s)
+{
+	struct reply *r = arg;
+	bool any = false;
+	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
+		any |= s->unmodeled[k] != 0;
+	if (!any)
+		return;
+	put(r, "context: %u-%u", s->client, s->ctx);
+	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
+		put(r, " unmodeled-%s=%llu", ferry_host_unmodeled_kind_name(k), (unsigned long long)s->unmodeled[k]);
+	put(r, "\n");
+}
+
 static void do_status(struct control *ctl, struct reply *r)
 {
 	struct ferry_host *host = ctl->srv->host;
@@ -194,6 +212,10 @@ static void do_status(struct control *ctl, struct reply *r)
 	    (unsigned long long)st.client_fds);
 	if (ctl->info.crash_dir)
 		put(r, "crash-dir: %s\n", ctl->info.crash_dir);
+	put(r, "sim-strict: %s\n", ctl->info.sim_strict ? "on" : "off");
+	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
+		put(r, "unmodeled-%s: %llu\n", ferry_host_unmodeled_kind_name(k), (unsigned long long)st.unmodeled[k]);
+	ferry_host_visit_contexts(host, put_context, r);
 }
 
 static void do_sync(struct control *ctl, struct reply *r)

@@ -40,6 +40,9 @@ static void usage(FILE *f)
 		"  --log-level LEVEL    error|warn|info|debug (default warn)\n"
 		"  -v                   one log level more verbose (repeatable)\n"
 		"  --allow-passthrough  let clients ask for passthrough contexts\n"
+		"  --sim-strict         simulated GPU: a job containing work the simulator does not\n"
+		"                       execute (draws, dispatches, skipped copies) fails as a GPU\n"
+		"                       error instead of being counted and warned about\n"
 		"  --ready-fd N         write one byte to fd N once listening, then close it\n"
 		"  --hangcheck-ms N     a submit without progress for N ms is a GPU hang (default 500)\n"
 		"  --fence-timeout-ms N log the sync-state dump when a fence is N ms overdue\n"
@@ -175,7 +178,7 @@ int main(int argc, char **argv)
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
-	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE };
+	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -184,6 +187,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "allow-passthrough", no_argument, NULL, OPT_PASSTHROUGH },
+		{ "sim-strict", no_argument, NULL, OPT_SIM_STRICT },
 		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
 		{ "hangcheck-ms", required_argument, NULL, OPT_HANGCHECK },
 		{ "fence-timeout-ms", required_argument, NULL, OPT_FENCE_TIMEOUT },
@@ -211,7 +215,7 @@ int main(int argc, char **argv)
 	};
 	char socket_path[108] = "";
 	const char *gpu = FERRYD_DEFAULT_GPU;
-	bool passthrough = false;
+	bool passthrough = false, sim_strict = false;
 	bool v3d_shared = false;
 	const char *trace_file = NULL;
 	const char *capture_dir = NULL, *capture_trigger = NULL;
@@ -251,6 +255,9 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			printf("ferryd %s\n", FERRY_VERSION);
 			return 0;
+		case OPT_SIM_STRICT:
+			sim_strict = true;
+			break;
 		case OPT_PASSTHROUGH:
 			passthrough = true;
 			break;
@@ -391,6 +398,7 @@ int main(int argc, char **argv)
 		.max_client_shadow_ratio = quota[4],
 		.max_client_fds = max_client_fds,
 		.validate_slice_dwords = validate_slice,
+		.sim_strict = sim_strict,
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {
@@ -424,6 +432,7 @@ int main(int argc, char **argv)
 		.hangcheck_ms = diag.hangcheck_ms,
 		.last_fence_timeout_ms = diag.fence_timeout_ms ? diag.fence_timeout_ms : 3000,
 		.crash_dir = diag.crash_dir,
+		.sim_strict = sim_strict,
 	};
 	if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0)
 		goto out_unlink;

@@ -135,6 +135,7 @@ struct control_info {
 	unsigned hangcheck_ms;
 	unsigned last_fence_timeout_ms; /* what `watchdog on` restores */
 	const char *crash_dir;          /* or NULL */
+	bool sim_strict;                /* --sim-strict */
 };
 /* Listens on path (mode 0600) and registers with srv->epfd. Returns 0 or a negative errno. */
 int control_open(struct server *srv, const char *path, const struct control_info *info);

@@ -39,7 +39,8 @@
  *     CP_SET_VISIBILITY_OVERRIDE        no-op: every bin is rendered either way
  *     CP_SET_MODE                       0 (rendering) is a no-op; 1 (binning) is counted
  *     CP_REG_WRITE                      the register write (its TRACKER is firmware bookkeeping)
- *   skipped and counted (no effect on memory or control flow the model could reproduce):
+ *   skipped and counted (sim_unmodeled.h; kind "state" for shader / binning state, "dispatch" for
+ *   CP_EXEC_CS*, "packet" for the rest; under strict mode all but "state" fault the submit):
  *     CP_LOAD_STATE6(_GEOM/_FRAG)       shader state: shaders are not executed
  *     CP_EXEC_CS, CP_EXEC_CS_INDIRECT, CP_SET_SUBDRAW_SIZE
  *                                       compute / geometry work: not executed
@@ -168,6 +169,42 @@ enum cp_result cp_opcode_fault(struct cp_exec *x, const struct pkt *p, const cha
 	x->fault.kind = CP_FAULT_OPCODE;
 	x->fault.reason = reason;
 	return CP_RESULT_FAULT;
+}
+
+enum cp_result cp_unmodeled(struct cp_device *cp, struct cp_exec *x, const struct pkt *p, unsigned kind,
+			    const char *what)
+{
+	sim_unmodeled_add(&x->unmodeled, kind, 1, what);
+	if (!cp->strict || !sim_unmodeled_fails_strict(kind))
+		return CP_RESULT_DONE;
+	locate(x, p, true);
+	x->fault.kind = CP_FAULT_UNMODELED;
+	x->fault.reason = sim_unmodeled_message(kind);
+	return CP_RESULT_FAULT;
+}
+
+/* Which kind of unexecuted work a skipped type-7 packet is (the table in the comment above). */
+static unsigned skipped_kind(uint32_t opcode)
+{
+	switch (opcode) {
+	case CP_EXEC_CS:
+	case CP_EXEC_CS_INDIRECT:
+		return SIM_UNMODELED_DISPATCH;
+	case CP_LOAD_STATE6:
+	case CP_LOAD_STATE6_GEOM:
+	case CP_LOAD_STATE6_FRAG:
+	case CP_SET_SUBDRAW_SIZE:
+	case CP_SET_BIN_DATA5:
+	case CP_SET_BIN_DATA5_OFFSET:
+	case CP_SET_VISIBILITY_OVERRIDE:
+	case CP_SET_MODE:
+	case CP_DRAW_PRED_ENABLE_GLOBAL:
+	case CP_DRAW_PRED_ENABLE_LOCAL:
+	case CP_DRAW_PRED_SET:
+		return SIM_UNMODELED_STATE;
+	default:
+		return SIM_UNMODELED_PACKET;
+	}
 }
 
 static void pagefault(struct cp_exec *x, const struct pkt *p, bool header_valid, uint64_t iova, bool write,
@@ -395,9 +432,10 @@ static enum cp_result exec_set_mode(struct cp_device *cp, const struct cp_mem *m
 	uint32_t mode = 0;
 	if (p->count && !cp_payload(m, x, p, 0, 1, &mode))
 		return CP_RESULT_FAULT;
-	if (mode)
-		cp->skipped[p->opcode]++;
-	return CP_RESULT_DONE;
+	if (!mode)
+		return CP_RESULT_DONE;
+	cp->skipped[p->opcode]++;
+	return cp_unmodeled(cp, x, p, SIM_UNMODELED_STATE, "CP_SET_MODE(binning)");
 }
 
 static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
@@ -451,9 +489,11 @@ static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, str
 	case CP_DRAW_INDIRECT_MULTI:
 	case CP_DRAW_AUTO:
 		return cp_exec_draw(cp, m, x, p, budget, cost);
-	default:
+	default: {
 		cp->skipped[p->opcode]++;
-		return CP_RESULT_DONE;
+		const char *name = pm4_opcode_name(p->opcode);
+		return cp_unmodeled(cp, x, p, skipped_kind(p->opcode), name ? name : "unknown type-7 packet");
+	}
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include "a6xx_tiling.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "sim_unmodeled.h"
 
 /* Type-4 headers decode 19-bit register offsets; the file covers all of them. */
 #define CP_NUM_REGS (PM4_TYPE4_REG_DECODE_MASK + 1u)
@@ -29,6 +30,7 @@ struct cp_device {
 	uint64_t cond_skips;     /* CP_COND_REG_EXEC tests that failed (dwords skipped) */
 	uint64_t ib_chains;      /* CP_INDIRECT_BUFFER_CHAIN jumps */
 	uint32_t gmem_size;      /* bytes of GMEM each submit gets (MSM_PARAM_GMEM_SIZE) */
+	bool strict;             /* work the model does not execute faults (CP_FAULT_UNMODELED) */
 };
 
 /* The address space of the context a submit runs in. translate() returns a host pointer to the
@@ -52,6 +54,7 @@ enum cp_fault_kind {
 	CP_FAULT_PAGEFAULT, /* GPU access to an unmapped/read-only iova */
 	CP_FAULT_OPCODE,    /* CP opcode error: bad header/parity, malformed packet, IB nesting */
 	CP_FAULT_HANG,      /* set by the scheduler (hangcheck), never by cp_run */
+	CP_FAULT_UNMODELED, /* strict mode: a packet whose work the model does not execute */
 };
 
 enum cp_frame_kind {
@@ -161,6 +164,8 @@ struct cp_exec {
 	uint32_t skip_ib2_global, skip_ib2_local;
 	struct cp_draw_state_group groups[CP_SET_DRAW_STATE_MAX_GROUPS];
 	uint64_t draws;
+	/* Work this submit met that the model does not execute, by enum sim_unmodeled_kind. */
+	struct sim_unmodeled_counts unmodeled;
 	/* IB chain loop detection: chain targets seen in this submit. */
 	uint64_t chain_targets[8];
 	unsigned nr_chain_targets;

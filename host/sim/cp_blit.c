@@ -484,7 +484,7 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 			return cp_opcode_fault(x, p, wraps);
 		if (why) {
 			cp->skipped[p->opcode]++;
-			return CP_RESULT_DONE;
+			return cp_unmodeled(cp, x, p, SIM_UNMODELED_ENGINE, "CP_BLIT");
 		}
 		if (j->rows && !probe(m, x, p))
 			return CP_RESULT_FAULT;
@@ -493,7 +493,7 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 			return CP_RESULT_FAULT;
 		if (flags_ok == 0) {
 			cp->skipped[p->opcode]++; /* UBWC data the model did not write: compressed */
-			return CP_RESULT_DONE;
+			return cp_unmodeled(cp, x, p, SIM_UNMODELED_ENGINE, "CP_BLIT of compressed UBWC blocks");
 		}
 		*rows_done = 0;
 	}

@@ -152,10 +152,12 @@ static bool index_elem_size(uint32_t initiator, uint32_t *elem)
 	}
 }
 
-static void count_draws(struct cp_device *cp, struct cp_exec *x, uint64_t n)
+/* Draws are counted as work the model does not execute (nothing is rasterized). */
+static void count_draws(struct cp_device *cp, struct cp_exec *x, const struct pkt *p, uint64_t n)
 {
 	cp->draws += n;
 	x->draws += n;
+	sim_unmodeled_add(&x->unmodeled, SIM_UNMODELED_DRAW, n, pm4_opcode_name(p->opcode));
 }
 
 /* CP_DRAW_INDIRECT_MULTI: resumable per draw (frame progress = 1 + draws done). */
@@ -207,7 +209,7 @@ static enum cp_result draw_indirect_multi(struct cp_device *cp, const struct cp_
 			return CP_RESULT_FAULT;
 		if (indexed && !fetch_indices(m, x, p, index_base, args[2], args[0], max_indices, elem, cost))
 			return CP_RESULT_FAULT;
-		count_draws(cp, x, 1);
+		count_draws(cp, x, p, 1);
 		*cost += 1;
 	}
 	return CP_RESULT_DONE;
@@ -218,6 +220,9 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 {
 	if (p->frame->kind == CP_FRAME_DRAW_STATE)
 		return cp_opcode_fault(x, p, "draw packet inside a draw-state group");
+	/* Strict mode fails the draw before anything of it runs. */
+	if (cp->strict && p->frame->progress == 0 && !p->frame->started)
+		return cp_unmodeled(cp, x, p, SIM_UNMODELED_DRAW, pm4_opcode_name(p->opcode));
 	/* progress 0: the draw-state groups still run first. */
 	if (p->frame->progress == 0) {
 		for (unsigned g = 0; g < CP_SET_DRAW_STATE_MAX_GROUPS; g++) {
@@ -277,6 +282,6 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 	default: /* CP_DRAW_INDIRECT_MULTI */
 		return draw_indirect_multi(cp, m, x, p, budget, cost);
 	}
-	count_draws(cp, x, 1);
+	count_draws(cp, x, p, 1);
 	return CP_RESULT_DONE;
 }

@@ -133,10 +133,10 @@ void cp_exec_fini(struct cp_exec *x)
 	x->gmem = NULL;
 }
 
-static enum cp_result unmodeled(struct cp_device *cp, const struct pkt *p)
+static enum cp_result unmodeled(struct cp_device *cp, struct cp_exec *x, const struct pkt *p)
 {
 	cp->skipped[p->opcode]++;
-	return CP_RESULT_DONE;
+	return cp_unmodeled(cp, x, p, SIM_UNMODELED_ENGINE, "CP_EVENT_WRITE(BLIT)");
 }
 
 enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
@@ -144,13 +144,13 @@ enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, s
 {
 	struct gmem_op op;
 	if (decode(cp, &op))
-		return unmodeled(cp, p);
+		return unmodeled(cp, x, p);
 	if (!op.w)
 		return CP_RESULT_DONE;
 	if (!x->gmem) {
 		x->gmem = calloc(1, cp->gmem_size);
 		if (!x->gmem)
-			return unmodeled(cp, p);
+			return unmodeled(cp, x, p);
 	}
 	uint8_t *g = x->gmem + op.gmem_off;
 	if (op.type == BLIT_EVENT_CLEAR) {
@@ -176,7 +176,7 @@ enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, s
 	if (flags < 0)
 		return CP_RESULT_FAULT;
 	if (flags == 0)
-		return unmodeled(cp, p); /* UBWC blocks the model did not write */
+		return unmodeled(cp, x, p); /* UBWC blocks the model did not write */
 	for (uint32_t y = 0; y < op.h; y++) {
 		uint8_t *row = g + y * op.gmem_pitch;
 		for (uint32_t i = 0; i < op.w; i++) {

@@ -25,6 +25,11 @@ static inline uint64_t addr64(uint32_t lo, uint32_t hi)
 }
 
 enum cp_result cp_opcode_fault(struct cp_exec *x, const struct pkt *p, const char *reason);
+/* The packet's work (of enum sim_unmodeled_kind, what: its static name) is not executed: counted
+ * in the submit; in strict mode a kind that fails strict stops the submit with CP_FAULT_UNMODELED
+ * (CP_RESULT_FAULT), else CP_RESULT_DONE. */
+enum cp_result cp_unmodeled(struct cp_device *cp, struct cp_exec *x, const struct pkt *p, unsigned kind,
+			    const char *what);
 /* Memory access through the address space; false after recording a pagefault. */
 bool cp_mem_read(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint64_t iova, void *dst,
 		 uint64_t len);

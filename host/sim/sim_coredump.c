@@ -136,6 +136,10 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 		sim_text_put(&t, "hang:\n  - reason=%s (hangcheck period %u ms)\n", f->reason ? f->reason : "no progress",
 		    dev->hangcheck_ms);
 		break;
+	case CP_FAULT_UNMODELED:
+		sim_text_put(&t, "unmodeled:\n  - reason=%s\n  - mode=strict (work the simulator does not execute "
+		    "fails its submit)\n", f->reason ? f->reason : "work not executed");
+		break;
 	default:
 		sim_text_put(&t, "cp-error:\n  - reason=%s\n", f->reason ? f->reason : "opcode error");
 		break;
@@ -163,7 +167,7 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 	put_cp_state(&t, &s->cp);
 	sim_text_put(&t, "registers:\n");
 	for (size_t i = 0; i < sizeof(dumped_regs) / sizeof(dumped_regs[0]); i++) {
-		char nb[32];
+		char nb[48];
 		const char *name = a6xx_reg_name(dumped_regs[i], nb, sizeof(nb));
 		sim_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", dumped_regs[i] << 2,
 		    cp_reg_read(&dev->cp, dumped_regs[i]), name ? name : "?");
@@ -172,7 +176,7 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 	for (uint32_t r = 0; r < CP_NUM_REGS && extra < 512; r++) {
 		if (!dev->cp.regs[r] || is_dumped(r))
 			continue;
-		char nb[32];
+		char nb[48];
 		const char *name = a6xx_reg_name(r, nb, sizeof(nb));
 		sim_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", r << 2, dev->cp.regs[r],
 		    name ? name : "?");

@@ -48,6 +48,8 @@ static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint6
 static void complete(struct sim_msm_device *dev, struct sim_submit *s)
 {
 	dev->last_ctx = s->queue->open;
+	sim_unmodeled_sink_add(&s->queue->open->unmodeled, &s->cp.unmodeled);
+	memset(&s->cp.unmodeled, 0, sizeof(s->cp.unmodeled));
 	sim_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
 	sim_dispatch_eop(s);
 	sim_dispatch_retire(dev);

@@ -254,7 +254,10 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
 	struct sim_open *o = to_open(kd);
 	union sim_msm_ioctl_arg k;
-	return sim_drm_ioctl(&o->dev->lock, o, request, arg, &k, sizeof(k), arg_layout, dispatch);
+	int ret = sim_drm_ioctl(&o->dev->lock, o, request, arg, &k, sizeof(k), arg_layout, dispatch);
+	/* Unexecuted work of submits that retired is reported before the caller sees them retired. */
+	sim_unmodeled_sink_flush(&o->dev->lock, &o->unmodeled);
+	return ret;
 }
 
 static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
@@ -335,6 +338,19 @@ static const struct kdev_ops sim_msm_kdev_ops = {
 	.close = sim_kdev_close,
 	.trace_read = sim_kdev_trace_read,
 };
+
+void sim_msm_set_strict(struct sim_msm_device *dev, bool strict)
+{
+	sim_dev_lock(&dev->lock);
+	dev->cp.strict = strict;
+	sim_dev_unlock(&dev->lock);
+}
+
+void sim_msm_set_unmodeled_cb(struct kdev *kd, sim_unmodeled_fn fn, void *cookie)
+{
+	struct sim_open *o = to_open(kd);
+	sim_unmodeled_sink_set(&o->dev->lock, &o->unmodeled, fn, cookie);
+}
 
 struct kdev *sim_msm_open(struct sim_msm_device *dev)
 {

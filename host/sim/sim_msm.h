@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim_unmodeled.h"
+
 struct kdev;
 struct sim_msm_device;
 
@@ -32,6 +34,15 @@ void sim_msm_set_hangcheck_ms(struct sim_msm_device *dev, unsigned ms);
 /* Work units (about one per dword fetched or moved) the GPU worker runs of one submit before it
  * looks at other queues. Default 65536; 0 restores the default. */
 void sim_msm_set_slice_budget(struct sim_msm_device *dev, uint32_t units);
+
+/* Strict mode (ferryd --sim-strict, FERRY_SIM_STRICT=1): a submit that contains work the model
+ * does not execute (sim_unmodeled.h: draws, dispatches, skipped blits and packets; not state-only
+ * packets) faults at that packet, as a GPU error: the open's fault counters (MSM_PARAM_FAULTS,
+ * the queue's FAULTS) go up and its devcoredump has an "unmodeled:" section. Off by default. */
+void sim_msm_set_strict(struct sim_msm_device *dev, bool strict);
+/* The open's report of unexecuted work (sim_unmodeled.h: called on an ioctl thread of this open
+ * with the counts of submits that retired); NULL stops it. */
+void sim_msm_set_unmodeled_cb(struct kdev *kd, sim_unmodeled_fn fn, void *cookie);
 
 struct sim_msm_cp_stats {
 	uint64_t packets;        /* every packet executed or skipped */

@@ -14,6 +14,7 @@
 #include "iova_alloc.h"
 #include "sim_drm_core.h"
 #include "sim_syncobj.h"
+#include "sim_unmodeled.h"
 #include "sim_worker.h"
 #include "sim_msm.h"
 
@@ -151,6 +152,7 @@ struct sim_open {
 	char name[48];
 	struct kdev_trace_event *trace; /* CP start / end ring (SIM_MSM_TRACE_RING), made on first use */
 	uint64_t trace_next;      /* events ever recorded: trace_read's cursor */
+	struct sim_unmodeled_sink unmodeled; /* retired submits' unexecuted work, for the owner */
 };
 
 struct sim_msm_device {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim_unmodeled.h"
+
 struct kdev;
 struct sim_v3d_device;
 
@@ -36,6 +38,13 @@ void sim_v3d_set_hangcheck_ms(struct sim_v3d_device *dev, unsigned ms);
 /* Stops (true) or resumes (false) the GPU: while paused no job starts, so a test can queue an
  * exact situation first. */
 void sim_v3d_set_paused(struct sim_v3d_device *dev, bool paused);
+/* Strict mode (ferryd --sim-strict, FERRY_SIM_STRICT=1): a job containing work the model does not
+ * execute (draw packets in a bin list, tile loads / stores it skips, CSD dispatches) fails with a
+ * job error: its fence signals -EIO and the open gets a report. Off by default. */
+void sim_v3d_set_strict(struct sim_v3d_device *dev, bool strict);
+/* The open's report of unexecuted work (sim_unmodeled.h: called on an ioctl thread of this open
+ * with the counts of jobs that finished); NULL stops it. */
+void sim_v3d_set_unmodeled_cb(struct kdev *kd, sim_unmodeled_fn fn, void *cookie);
 /* The client id of an open (the ferry extension field of trace events and reports). */
 uint32_t sim_v3d_client_id(struct kdev *kd);
 

@@ -14,6 +14,7 @@
 #include "iova_alloc.h"
 #include "sim_drm_core.h"
 #include "sim_syncobj.h"
+#include "sim_unmodeled.h"
 #include "sim_worker.h"
 #include "sim_v3d.h"
 #include "v3d_cle.h"
@@ -49,6 +50,7 @@ struct v3ds_open;
 struct v3ds_cl_submit {
 	unsigned refs;
 	struct v3d_cle_semaphore sem;
+	int strict_error;  /* strict mode failed the bin job: the render job's fence (the submit's) fails too */
 };
 
 struct v3ds_job {
@@ -64,6 +66,7 @@ struct v3ds_job {
 	uint32_t nr_bos;
 	uint32_t seqno;              /* assigned when it starts, per queue */
 	uint64_t start_ns;
+	uint64_t cle_draws0, cle_unmodeled0, cle_recorded0; /* bin / render: the CLE's counters when it started */
 	union {
 		struct {
 			uint32_t start, end, qma, qms, qts;
@@ -94,6 +97,7 @@ struct v3ds_open {
 	int eventfd;
 	char *coredump;              /* pending report text, or NULL */
 	char name[48];
+	struct sim_unmodeled_sink unmodeled; /* finished jobs' unexecuted work, for the owner */
 };
 
 struct v3ds_trace_ring {
@@ -133,6 +137,7 @@ struct sim_v3d_device {
 	struct sim_v3d_stats stats;
 	struct v3ds_trace_ring *trace;
 	struct v3ds_csd_ring *csd;
+	bool strict;                 /* sim_v3d_set_strict */
 };
 
 /* sim_v3d.c */
@@ -188,6 +193,7 @@ struct v3ds_fault {
 	const char *where;       /* CLE: what it was doing; TFU/CSD: the register ("IIA", "CFG5") */
 	const char *reason;      /* free text */
 	const struct v3d_cle_stats *cle; /* CLE: last packets, or NULL */
+	bool unmodeled;          /* strict mode failed the job for work not executed */
 };
 /* Counts the fault against the job's open and the device, and stores the report text as the
  * open's pending coredump. */

@@ -133,6 +133,8 @@ void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, c
 		sim_text_put(&t, "  - dir=%s\n", f->write ? "WRITE" : "READ");
 	sim_text_put(&t, "  - unit=%s\n", f->unit);
 	sim_text_put(&t, "  - reason=%s\n", f->reason ? f->reason : "?");
+	if (f->unmodeled)
+		sim_text_put(&t, "  - mode=strict (work the simulator does not execute fails its job)\n");
 	sim_text_put(&t, "job:\n  queue: %s\n  seqno: %u\n  submit: %llu\n", queue_names[job->queue], job->seqno,
 	    (unsigned long long)job->submit_serial);
 	switch (job->queue) {

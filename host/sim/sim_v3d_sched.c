@@ -67,6 +67,15 @@ static const enum sim_v3d_trace_kind irq_kind[V3DS_NR_QUEUES] = {
 	[V3D_CACHE_CLEAN] = SIM_V3D_TRACE_CACHE_CLEAN_END,
 };
 
+/* Packets the CLE decoded by length and recorded without executing them (draws included). */
+static uint64_t recorded_total(const struct v3d_cle_stats *cs)
+{
+	uint64_t n = 0;
+	for (unsigned op = 0; op < 256; op++)
+		n += cs->recorded[op];
+	return n;
+}
+
 /* The job's work is over: the IRQ, its fence, the owner's wakeup. */
 static void complete(struct sim_v3d_device *dev, struct v3ds_job *job, int error)
 {
@@ -95,6 +104,10 @@ static void start(struct sim_v3d_device *dev, struct v3ds_job *job, uint64_t now
 	switch (job->queue) {
 	case V3D_BIN:
 	case V3D_RENDER: {
+		const struct v3d_cle_stats *cs = v3d_cle_stats(dev->cle[job->queue]);
+		job->cle_draws0 = cs->draws;
+		job->cle_unmodeled0 = cs->unmodeled;
+		job->cle_recorded0 = recorded_total(cs);
 		v3ds_trace(dev, SIM_V3D_TRACE_SUBMIT_CL, job->queue, job->seqno, job->client, job->u.cl.start,
 			   job->u.cl.end);
 		struct v3d_cle_bin_regs regs = { .qma = job->u.cl.qma, .qms = job->u.cl.qms, .qts = job->u.cl.qts };
@@ -135,6 +148,50 @@ static struct v3ds_job *pick(struct sim_v3d_device *dev, enum v3d_queue qi)
 }
 
 /* --- units --- */
+
+
+/* A job's unexecuted work (c) is counted for its open; in strict mode, a job that would otherwise
+ * succeed fails with a job error naming the first kind that fails strict. Returns the fence
+ * error. */
+static int job_unmodeled(struct sim_v3d_device *dev, struct v3ds_job *job, const struct sim_unmodeled_counts *c,
+			 const char *unit, int error)
+{
+	sim_unmodeled_sink_add(&job->open->unmodeled, c);
+	struct v3ds_cl_submit *shared = job->queue == V3D_BIN || job->queue == V3D_RENDER ? job->u.cl.shared : NULL;
+	/* The guest waits for the render job of a CL submit: a bin job strict mode failed fails it
+	 * too (the real kernel would run it; the sim then says the submit's work was skipped). */
+	if (!error && shared && job->queue == V3D_RENDER && shared->strict_error)
+		return shared->strict_error;
+	if (!dev->strict || error)
+		return error;
+	for (unsigned k = 0; k < SIM_UNMODELED_KINDS; k++) {
+		if (!c->n[k] || !sim_unmodeled_fails_strict(k))
+			continue;
+		struct v3ds_fault f = {
+			.kind = "job-error", .unit = unit, .opcode = -1, .where = c->what[k],
+			.reason = sim_unmodeled_message(k), .unmodeled = true,
+		};
+		v3ds_report_fault(dev, job, &f);
+		if (shared)
+			shared->strict_error = -EIO;
+		return -EIO;
+	}
+	return error;
+}
+
+/* The draws, the other recorded (state) packets and the tile loads / stores of a bin or render job
+ * the CLE met but did not execute. */
+static void cl_unmodeled(struct sim_v3d_device *dev, const struct v3ds_job *job, struct sim_unmodeled_counts *c)
+{
+	const struct v3d_cle_stats *cs = v3d_cle_stats(dev->cle[job->queue]);
+	uint64_t draws = cs->draws - job->cle_draws0;
+	sim_unmodeled_add(c, SIM_UNMODELED_DRAW, draws, "draw packet in a bin list");
+	uint64_t recorded = recorded_total(cs) - job->cle_recorded0;
+	sim_unmodeled_add(c, SIM_UNMODELED_STATE, recorded > draws ? recorded - draws : 0,
+			  "state packet in a control list (recorded)");
+	sim_unmodeled_add(c, SIM_UNMODELED_ENGINE, cs->unmodeled - job->cle_unmodeled0,
+			  "tile buffer load/store or clear variant");
+}
 
 static void cl_fault(struct sim_v3d_device *dev, struct v3ds_job *job, struct v3d_cle *cle, bool error)
 {
@@ -186,14 +243,17 @@ static bool run_cl(struct sim_v3d_device *dev, struct v3ds_job *job, uint64_t no
 	enum v3d_cle_status st = v3d_cle_run(cle, &mem, V3DS_CL_SLICE_PACKETS);
 	dev->stats.cle_packets += v3d_cle_stats(cle)->packets - before;
 	uint64_t deadline = job->start_ns + (uint64_t)dev->hangcheck_ms * 1000000u;
+	struct sim_unmodeled_counts unmodeled = { 0 };
 	switch (st) {
 	case V3D_CLE_DONE:
-		complete(dev, job, 0);
+		cl_unmodeled(dev, job, &unmodeled);
+		complete(dev, job, job_unmodeled(dev, job, &unmodeled, "CLE", 0));
 		return true;
 	case V3D_CLE_FAULT:
 	case V3D_CLE_ERROR:
 		cl_fault(dev, job, cle, st == V3D_CLE_ERROR);
-		complete(dev, job, st == V3D_CLE_ERROR ? -EIO : 0);
+		cl_unmodeled(dev, job, &unmodeled);
+		complete(dev, job, job_unmodeled(dev, job, &unmodeled, "CLE", st == V3D_CLE_ERROR ? -EIO : 0));
 		return true;
 	case V3D_CLE_WAIT_SEMAPHORE:
 		if (now >= deadline) {
@@ -246,7 +306,12 @@ static void run_tfu(struct sim_v3d_device *dev, struct v3ds_job *job)
 		v3ds_report_fault(dev, job, &f);
 		error = res.status == V3D_TFU_ERROR ? -EIO : 0;
 	}
-	complete(dev, job, error);
+	/* A configuration the TFU model does not execute is unexecuted engine work (the job fails
+	 * in any mode). */
+	struct sim_unmodeled_counts unmodeled = { 0 };
+	if (res.status == V3D_TFU_ERROR)
+		sim_unmodeled_add(&unmodeled, SIM_UNMODELED_ENGINE, 1, res.reason ? res.reason : "TFU job");
+	complete(dev, job, job_unmodeled(dev, job, &unmodeled, "TFU", error));
 }
 
 static void run_csd(struct sim_v3d_device *dev, struct v3ds_job *job)
@@ -275,6 +340,7 @@ static void run_csd(struct sim_v3d_device *dev, struct v3ds_job *job)
 	/* A zero workgroup count reads as 65536 in the hardware; the kernel does not start it. */
 	r.skipped = wgs == 0;
 	r.valid = !r.skipped && r.batches == r.expected_batches;
+	bool faulted = false;
 	if (!r.skipped) {
 		/* The QPUs would fetch the shader (and read uniforms) first: an unmapped address is
 		 * the fault they would take. Nothing else is executed. */
@@ -289,6 +355,7 @@ static void run_csd(struct sim_v3d_device *dev, struct v3ds_job *job)
 		}
 		if (reg) {
 			r.valid = false;
+			faulted = true;
 			struct v3ds_fault f = {
 				.kind = "mmu-fault", .unit = "CSD", .addr = addr, .opcode = -1, .where = reg,
 				.reason = reg[3] == '5' ? "shader address outside every BO"
@@ -299,7 +366,11 @@ static void run_csd(struct sim_v3d_device *dev, struct v3ds_job *job)
 	}
 	dev->stats.csd_dispatches++;
 	v3ds_csd_record(dev, &r);
-	complete(dev, job, 0);
+	/* The QPU code is not run: a dispatch that starts is unexecuted work (unless it faulted). */
+	struct sim_unmodeled_counts unmodeled = { 0 };
+	if (!r.skipped && !faulted)
+		sim_unmodeled_add(&unmodeled, SIM_UNMODELED_DISPATCH, 1, "CSD job");
+	complete(dev, job, job_unmodeled(dev, job, &unmodeled, "CSD", 0));
 }
 
 /* --- the worker --- */

@@ -78,6 +78,12 @@ struct ferry_host_config {
 	 * serving many clients from one thread can serve the others in between. 0 = validate each
 	 * submit whole in one call (an embedder that never calls ferry_host_client_resume). */
 	uint32_t validate_slice_dwords;
+	/* Simulated GPUs only: work the simulator does not execute (draws, dispatches, copy engine
+	 * variants and packets it skips; docs/debugging.md) fails its job as a GPU error, so
+	 * nothing passes on skipped work (ferryd --sim-strict). Without it such work is counted
+	 * (ferry_host_stats.unmodeled, per context in ferry_host_visit_contexts) and warned about
+	 * once per context and kind. */
+	bool sim_strict;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -129,6 +135,12 @@ int ferry_host_client_resume(struct ferry_host_client *client);
 /* Whether the client has a frame in progress. */
 bool ferry_host_client_busy(const struct ferry_host_client *client);
 
+/* Kinds of work the simulated GPU does not execute: draw, dispatch, engine (copy / fill
+ * variants), packet, state (state-only packets: counted, never failed by sim_strict). */
+#define FERRY_UNMODELED_KINDS 5u
+/* "draw", "dispatch", "engine", "packet", "state"; NULL past the end. */
+const char *ferry_host_unmodeled_kind_name(unsigned kind);
+
 /* Counters for tests and `ferry status`. */
 struct ferry_host_stats {
 	uint32_t clients;
@@ -154,8 +166,23 @@ struct ferry_host_stats {
 	uint64_t client_fds;
 	/* Times a submit's validation stopped at the budget to let others be served. */
 	uint64_t validation_pauses;
+	/* Work the simulated GPU did not execute, by kind (FERRY_UNMODELED_KINDS), every context
+	 * ever; ferry_host_visit_contexts gives each live context's share. */
+	uint64_t unmodeled[FERRY_UNMODELED_KINDS];
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
+
+/* One live context's counters (`ferry status`). */
+struct ferry_host_ctx_stats {
+	uint32_t client;        /* the client's id (as in sync-state dumps: GPU-<client>-<ctx>-<queue>) */
+	uint32_t ctx;           /* the client's context id */
+	uint32_t family;        /* FERRY_FAMILY_* */
+	bool lost;
+	uint64_t unmodeled[FERRY_UNMODELED_KINDS];
+};
+/* Calls fn for every live context, clients in creation order. */
+void ferry_host_visit_contexts(const struct ferry_host *host,
+			       void (*fn)(void *arg, const struct ferry_host_ctx_stats *s), void *arg);
 
 /* --- Operator diagnostics (docs/debugging.md) --- */
 

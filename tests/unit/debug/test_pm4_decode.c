@@ -318,6 +318,78 @@ static void test_addresses_and_names(void)
 	CHECK(!pm4_opcode_kernel_only(CP_MEM_WRITE));
 }
 
+/* The registers Turnip and freedreno program, as `ferry decode` prints their writes: the names
+ * and offsets of Mesa's a6xx.xml (RB_BLIT_* for GMEM clears / resolves, the bin and VSC state,
+ * GRAS scissors, SP / HLSQ shader state, arrays with their index, 64-bit halves). */
+static void test_driver_register_names(void)
+{
+	static const struct { uint32_t reg; const char *name; } want[] = {
+		{ 0x88d1, "RB_BLIT_SCISSOR_TL" }, { 0x88d6, "RB_BLIT_BASE_GMEM" }, { 0x88d7, "RB_BLIT_DST_INFO" },
+		{ 0x88d8, "RB_BLIT_DST" }, { 0x88d9, "RB_BLIT_DST_HI" }, { 0x88e3, "RB_BLIT_INFO" },
+		{ 0x88df, "RB_BLIT_CLEAR_COLOR_DW0" }, { 0x8800, "RB_BIN_CONTROL" }, { 0x80a1, "GRAS_BIN_CONTROL" },
+		{ 0x0c02, "VSC_BIN_SIZE" }, { 0x0c10, "VSC_PIPE_CONFIG_REG(0)" }, { 0x0c2f, "VSC_PIPE_CONFIG_REG(31)" },
+		{ 0x0c35, "VSC_DRAW_STRM_ADDRESS_HI" }, { 0x80f0, "GRAS_SC_WINDOW_SCISSOR_TL" },
+		{ 0x80b3, "GRAS_SC_SCREEN_SCISSOR_BR(1)" }, { 0x8016 + 5, "GRAS_CL_VPORT_ZSCALE(1)" },
+		{ 0x8822, "RB_MRT_BUF_INFO(0)" }, { 0x8820 + 8 * 7 + 6, "RB_MRT_BASE_HI(7)" },
+		{ 0x8820 + 8 * 3 + 7, "RB_MRT_BASE_GMEM(3)" }, { 0x8905, "RB_MRT_FLAG_BUFFER_PITCH(0)" },
+		{ 0x8875, "RB_DEPTH_BUFFER_BASE" }, { 0x8e07, "RB_CCU_CNTL" }, { 0x9802, "PC_TESS_CNTL" },
+		{ 0xa010 + 4 * 31 + 3, "VFD_FETCH_STRIDE(31)" }, { 0xa980, "SP_FS_CTRL_REG0" },
+		{ 0xa9b0, "SP_CS_CTRL_REG0" }, { 0xab11, "SP_BINDLESS_BASE_ADDR_HI(0)" }, { 0xb987, "HLSQ_CS_CNTL" },
+		{ 0xbb08, "HLSQ_INVALIDATE_CMD" }, { 0xb4c0, "SP_PS_2D_SRC_INFO" }, { 0x8c17, "RB_2D_DST_INFO" },
+		{ 0x0e19, "UCHE_CLIENT_PF" }, { 0xd601, "CP_EVENT_END" },
+	};
+	char nb[48];
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *n = a6xx_reg_name(want[i].reg, nb, sizeof(nb));
+		if (!n || strcmp(n, want[i].name) != 0)
+			fprintf(stderr, "0x%04x: want %s, got %s\n", want[i].reg, want[i].name, n ? n : "(none)");
+		CHECK(n && strcmp(n, want[i].name) == 0);
+	}
+	/* The last member of an array, past it, and gaps a6xx.xml calls invalid. */
+	CHECK(strcmp(a6xx_reg_name(0x885f, nb, sizeof(nb)), "RB_MRT_BASE_GMEM(7)") == 0);
+	CHECK(strcmp(a6xx_reg_name(0x0c97, nb, sizeof(nb)), "VSC_DRAW_STRM_SIZE_REG(31)") == 0);
+	CHECK(a6xx_reg_name(0x0c98, nb, sizeof(nb)) == NULL);
+	CHECK(a6xx_reg_name(0x8866, nb, sizeof(nb)) == NULL);
+	CHECK(a6xx_reg_name(0x8093, nb, sizeof(nb)) == NULL);
+
+	/* Every entry of the list reads back under its own name: no offset is named twice with two
+	 * names (the explicit table would win), no array overlaps another entry. */
+	static const struct a6xx_reg_name_entry all[] = { A6XX_REG_NAME_ENTRIES };
+	unsigned bad = 0, named = 0;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		unsigned members = all[i].stride ? all[i].count : 1;
+		for (unsigned m = 0; m < members; m++) {
+			for (unsigned h = 0; h <= all[i].is64; h++) {
+				uint32_t reg = all[i].offset + m * all[i].stride + h;
+				char want_name[48], got_buf[48];
+				a6xx_reg_name_format(all[i].name, h, all[i].stride != 0, m, want_name, sizeof(want_name));
+				const char *got = a6xx_reg_name(reg, got_buf, sizeof(got_buf));
+				bad += !got || strcmp(got, want_name) != 0;
+				named++;
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(named > 1300);
+
+	/* And in the decoder's output. */
+	uint32_t buf[32];
+	struct pm4_builder b;
+	pm4_builder_init(&b, buf, 32);
+	PM4_PKT4(&b, 0x88d7, 0x3u << 7 | 0x3u);
+	PM4_PKT4(&b, 0x88d8, 0x1000, 0x1);
+	PM4_PKT4(&b, 0x8822, 0x30);
+	REQUIRE(pm4_builder_ok(&b));
+	struct pm4_decode_options o = { 0 };
+	char *t = decode_str(buf, b.len, CMD_IOVA, &o, NULL);
+	CHECK_HAS(t, "RB_BLIT_DST_INFO (0x88d7) = 0x00000183");
+	CHECK_HAS(t, "RB_BLIT_DST (0x88d8) = 0x00001000");
+	CHECK_HAS(t, "RB_BLIT_DST_HI (0x88d9) = 0x00000001");
+	CHECK_HAS(t, "RB_MRT_BUF_INFO(0) (0x8822) = 0x00000030");
+	CHECK_HAS(t, "PKT4 RB_BLIT_DST (2 regs)");
+	free(t);
+}
+
 /* Raw encodings from Mesa's adreno_pm4.xml, written as numbers so the header's enums are checked
  * too: a4xx+ INDEX_SIZE (not the a2xx/a3xx order 16, 32, 8), and a6xx event names. */
 static void test_mesa_encodings(void)
@@ -351,5 +423,6 @@ int main(void)
 	RUN_TEST(test_crash_mark);
 	RUN_TEST(test_addresses_and_names);
 	RUN_TEST(test_mesa_encodings);
+	RUN_TEST(test_driver_register_names);
 	return test_finish();
 }

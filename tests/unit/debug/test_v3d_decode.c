@@ -670,6 +670,67 @@ static void test_bad_options(void)
 	free(buf);
 }
 
+/* Every field v3d_packet.xml defines is decoded: the only payload bits no field covers are the
+ * ones the XML leaves out or names pad / unused (listed here per packet and version; the sub-id of
+ * TILE_RENDERING_MODE_CFG, printed as the sub-packet's name, counts as covered). A field dropped
+ * from a table, or a new one in a hardware revision, shows here. */
+static void test_every_field_decoded(void)
+{
+	static const struct {
+		uint8_t opcode;
+		int8_t sub_id;
+		uint8_t vers;
+		const char *gaps; /* "lo-hi lo-hi ..." in payload bits */
+	} reserved[] = {
+		{ 25, -1, V3DD_VER42, "2-7" }, { 29, -1, V3DD_BOTH, "21-27" }, { 30, -1, V3DD_BOTH, "8-9 21-27" },
+		{ 56, -1, V3DD_BOTH, "6-6" }, { 57, -1, V3DD_BOTH, "2-5" }, { 74, -1, V3DD_BOTH, "5-6" },
+		{ 77, -1, V3DD_BOTH, "68-71" }, { 80, -1, V3DD_BOTH, "30-31" }, { 84, -1, V3DD_VER42, "28-31" },
+		{ 91, -1, V3DD_BOTH, "4-15" }, { 96, -1, V3DD_VER42, "8-10 22-23" }, { 96, -1, V3DD_VER71, "8-9 16-17" },
+		{ 120, -1, V3DD_VER42, "0-1 6-7 16-31" }, { 120, -1, V3DD_VER71, "0-1 6-7 14-31" },
+		{ 121, 0, V3DD_VER42, "44-44 52-63" }, { 121, 1, V3DD_VER42, "36-63" }, { 121, 2, V3DD_VER42, "4-7 48-63" },
+		{ 121, 5, V3DD_VER42, "53-63" }, { 121, 0, V3DD_VER71, "40-41 58-63" }, { 121, 1, V3DD_VER71, "4-7 48-63" },
+		{ 121, 2, V3DD_VER71, "6-6" }, { 121, 3, V3DD_VER71, "6-23" }, { 121, 4, V3DD_VER71, "6-7" },
+		{ 122, -1, V3DD_BOTH, "57-59" }, { 123, -1, V3DD_BOTH, "4-5" }, { 126, -1, V3DD_BOTH, "3-7" },
+	};
+	for (size_t i = 0; i < v3dd_nr_layouts; i++) {
+		const struct v3dd_layout *l = &v3dd_layouts[i];
+		for (int ver = V3D_VER_42; ver <= V3D_VER_71; ver += V3D_VER_71 - V3D_VER_42) {
+			unsigned vbit = ver == V3D_VER_42 ? V3DD_VER42 : V3DD_VER71;
+			uint32_t len = v3d_cl_fixed_length(ver, l->opcode);
+			if (!(l->vers & vbit) || len <= 1 || len > 64)
+				continue;
+			unsigned bits = 8 * (len - 1);
+			uint8_t covered[512] = { 0 };
+			if (l->sub_id >= 0)
+				memset(covered, 1, 4);
+			for (size_t k = 0; k < l->nr_fields; k++)
+				for (unsigned b = l->fields[k].start; b < l->fields[k].start + l->fields[k].size && b < bits; b++)
+					covered[b] = 1;
+			char gaps[256] = "";
+			size_t n = 0;
+			for (unsigned b = 0; b < bits && n < sizeof(gaps) - 16; b++) {
+				if (covered[b])
+					continue;
+				unsigned e = b;
+				while (e + 1 < bits && !covered[e + 1])
+					e++;
+				n += (size_t)snprintf(gaps + n, sizeof(gaps) - n, "%s%u-%u", n ? " " : "", b, e);
+				b = e;
+			}
+			const char *want = "";
+			for (size_t r = 0; r < sizeof(reserved) / sizeof(reserved[0]); r++)
+				if (reserved[r].opcode == l->opcode && reserved[r].sub_id == l->sub_id && (reserved[r].vers & vbit))
+					want = reserved[r].gaps;
+			test_checks++;
+			if (strcmp(gaps, want) != 0) {
+				test_failures++;
+				fprintf(stderr, "opcode %u sub %d on %d: bits no field covers \"%s\", reserved \"%s\"\n",
+					l->opcode, l->sub_id, ver, gaps, want);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_copy_job_42);
@@ -683,6 +744,7 @@ int main(void)
 	RUN_TEST(test_tfu_csd);
 	RUN_TEST(test_version_guess);
 	RUN_TEST(test_layout_tables);
+	RUN_TEST(test_every_field_decoded);
 	RUN_TEST(test_bad_options);
 	return test_finish();
 }

@@ -1,7 +1,9 @@
 /* The msm uAPI (Linux 6.1, driver 1.9) as Turnip and freedreno use it: params, GEM_NEW /
  * GEM_INFO / mmap of the fake offset, GEM_SUBMIT of a PM4 IB with out- and in-syncobjs (a chain
  * across two submitqueues held back by a CP wait on a CPU-written word), WAIT_FENCE, the
- * submitqueue ioctls, and the errnos the kernel gives for malformed submits. */
+ * submitqueue ioctls, and the errnos the kernel gives for malformed submits. On the fake kernel:
+ * a draw it does not execute is warned about once per process, and with FERRY_SIM_STRICT=1 it
+ * is a GPU fault (MSM_PARAM_FAULTS) that stops the submit at the draw. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -423,8 +425,65 @@ static void test_fork_child_close(void)
 	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c), 0);
 }
 
+/* The child of test_fake_kernel_draws (the environment decides strict or not): two submits of
+ * [draw, CP_MEM_WRITE]; prints what the faults counter and the written word say. */
+static int child_draws(void)
+{
+	fd = st_open_render();
+	struct st_bo ib, out;
+	st_bo_new(fd, true, 4096, &ib);
+	st_bo_new(fd, true, 4096, &out);
+	memset(out.map, 0, 4);
+	for (uint32_t i = 1; i <= 2; i++) {
+		struct pm4_builder b;
+		pm4_builder_init(&b, (uint32_t *)ib.map, 1024);
+		pm4_draw_auto_index(&b, DI_PT_TRILIST, 3, 1);
+		pm4_mem_write(&b, out.gpu_addr, &i, 1);
+		REQUIRE(pm4_builder_ok(&b));
+		const struct st_bo *w[] = { &out };
+		uint32_t fence = 0;
+		REQUIRE(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), w, 1, 0, 0, 0, &fence) == 0);
+		REQUIRE(wait_fence(0, fence, ST_WAIT_NS) == 0);
+	}
+	uint64_t faults = 0;
+	REQUIRE(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults) == 0);
+	uint32_t written;
+	memcpy(&written, out.map, 4);
+	fprintf(stderr, "child: faults=%llu written=%u\n", (unsigned long long)faults, written);
+	st_bo_free(fd, &ib);
+	st_bo_free(fd, &out);
+	close(fd);
+	return 0;
+}
+
+static void test_fake_kernel_draws(void)
+{
+	if (env.mode != ST_MODE_FAKEKERNEL)
+		return; /* through ferryd: tests/integration/test_unmodeled.c */
+	char out[8192];
+	const char *args[] = { "--child-draws", NULL };
+	int st = st_rerun(&env, args, "FERRY_SIM_STRICT=0", out, sizeof(out));
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(strstr(out, "child: faults=0 written=2\n") != NULL);
+	/* Two draws, one warning. */
+	const char *warn = "draw skipped: the simulated GPU does not execute shaders";
+	const char *first = strstr(out, warn);
+	CHECK(first && !strstr(first + 1, warn));
+	if (test_failures)
+		fprintf(stderr, "child's stderr:\n%s\n", out);
+
+	st = st_rerun(&env, args, "FERRY_SIM_STRICT=1", out, sizeof(out));
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* Each submit faulted at its draw: nothing after it ran. */
+	CHECK(strstr(out, "child: faults=2 written=0\n") != NULL);
+	if (test_failures)
+		fprintf(stderr, "child's stderr:\n%s\n", out);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--child-draws") == 0)
+		return child_draws();
 	st_setup(argc, argv, &env);
 	REQUIRE(env.msm);
 	fd = st_open_render();
@@ -436,6 +495,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_submitqueues);
 	RUN_TEST(test_submitqueue_cycles);
 	RUN_TEST(test_fork_child_close);
+	RUN_TEST(test_fake_kernel_draws);
 	CHECK_EQ(close(fd), 0);
 	st_teardown(&env);
 	return test_finish();

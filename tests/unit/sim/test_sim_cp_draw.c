@@ -86,7 +86,7 @@ static void test_draw_state_fault_location(void)
 	pm4_builder_init(&b2, f.ib2.cpu, 256);
 	pm4_set_draw_state(&b2, 3, CP_SET_DRAW_STATE_0_SYSMEM, 0, f.ib2.iova + 8192, g.len);
 	pm4_draw_auto_index(&b2, DI_PT_TRILIST, 3, 1);
-	PM4_PKT4(&f.b, 0x8800, 0x1234); /* a register outside the dump's fixed list */
+	PM4_PKT4(&f.b, 0x8800, 0x1234); /* RB_BIN_CONTROL: outside the dump's fixed list */
 	pm4_set_marker(&f.b, RM6_DIRECT_RENDER);
 	pm4_ib(&f.b, f.ib2.iova, b2.len);
 	fx_run(&f);
@@ -109,7 +109,7 @@ static void test_draw_state_fault_location(void)
 	CHECK(sds && draw && last && sds < draw && draw < last);
 	CHECK(strstr(text, "  render-mode: sysmem\n  marker: 1\n  draws: 0\n"));
 	CHECK(strstr(text, "  draw-state: 3:6@0x"));
-	CHECK(strstr(text, "offset: 0x022000, value: 0x00001234, name: ? }"));
+	CHECK(strstr(text, "offset: 0x022000, value: 0x00001234, name: RB_BIN_CONTROL }"));
 	CHECK(strstr(text, "name: CP_IB2_BASE }"));
 	fx_fini(&f);
 }

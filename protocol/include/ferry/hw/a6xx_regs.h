@@ -4,6 +4,7 @@
 #ifndef FERRY_HW_A6XX_REGS_H
 #define FERRY_HW_A6XX_REGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -336,9 +337,617 @@ enum a6xx_format {
 	FMT6_Z24_UNORM_S8_UINT = 0xa0,
 };
 
-/* Name of a register, or NULL if not in this table. Array members are formatted into buf as
- * "CP_SCRATCH_REG(3)" and the high halves of 64-bit registers get "_HI"; buf_len >= 32. A static
- * inline because this header is the only part of the table that protocol/ carries. */
+/* Every other register of the a6xx register space that Turnip and freedreno write (and the
+ * UCHE / perfcounter-select ones the kernel programs), for decoders and dumps: names and offsets
+ * from the A6XX domain of Mesa's src/freedreno/registers/adreno/a6xx.xml. One entry per register;
+ * an array member (RB_MRT[i].BUF_INFO) is one entry with its stride and count and reads
+ * "RB_MRT_BUF_INFO(3)"; a 64-bit register names its high half NAME_HI. Registers with a
+ * REG_A6XX_ define above are named by a6xx_reg_name's own table instead. */
+struct a6xx_reg_name_entry {
+	uint16_t offset; /* the register, or an array's member 0 */
+	uint8_t stride;  /* array: dwords from one member to the next; 0 = one register */
+	uint8_t count;   /* array: members */
+	uint8_t is64;    /* 64-bit: offset + 1 is the high half */
+	const char *name;
+};
+#define A6XX_REG_NAME_ENTRIES \
+	{ 0x0c02, 0, 0, 0, "VSC_BIN_SIZE" }, \
+	{ 0x0c03, 0, 0, 1, "VSC_DRAW_STRM_SIZE_ADDRESS" }, \
+	{ 0x0c06, 0, 0, 0, "VSC_BIN_COUNT" }, \
+	{ 0x0c10, 1, 32, 0, "VSC_PIPE_CONFIG_REG" }, \
+	{ 0x0c30, 0, 0, 1, "VSC_PRIM_STRM_ADDRESS" }, \
+	{ 0x0c32, 0, 0, 0, "VSC_PRIM_STRM_PITCH" }, \
+	{ 0x0c33, 0, 0, 0, "VSC_PRIM_STRM_LIMIT" }, \
+	{ 0x0c34, 0, 0, 1, "VSC_DRAW_STRM_ADDRESS" }, \
+	{ 0x0c36, 0, 0, 0, "VSC_DRAW_STRM_PITCH" }, \
+	{ 0x0c37, 0, 0, 0, "VSC_DRAW_STRM_LIMIT" }, \
+	{ 0x0c38, 1, 32, 0, "VSC_STATE_REG" }, \
+	{ 0x0c58, 1, 32, 0, "VSC_PRIM_STRM_SIZE_REG" }, \
+	{ 0x0c78, 1, 32, 0, "VSC_DRAW_STRM_SIZE_REG" }, \
+	{ 0x0cd8, 0, 0, 0, "VSC_PERFCTR_VSC_SEL_0" }, \
+	{ 0x0cd9, 0, 0, 0, "VSC_PERFCTR_VSC_SEL_1" }, \
+	{ 0x0e00, 0, 0, 0, "UCHE_ADDR_MODE_CNTL" }, \
+	{ 0x0e01, 0, 0, 0, "UCHE_MODE_CNTL" }, \
+	{ 0x0e05, 0, 0, 0, "UCHE_WRITE_RANGE_MAX_LO" }, \
+	{ 0x0e06, 0, 0, 0, "UCHE_WRITE_RANGE_MAX_HI" }, \
+	{ 0x0e07, 0, 0, 0, "UCHE_WRITE_THRU_BASE_LO" }, \
+	{ 0x0e08, 0, 0, 0, "UCHE_WRITE_THRU_BASE_HI" }, \
+	{ 0x0e09, 0, 0, 0, "UCHE_TRAP_BASE_LO" }, \
+	{ 0x0e0a, 0, 0, 0, "UCHE_TRAP_BASE_HI" }, \
+	{ 0x0e0b, 0, 0, 0, "UCHE_GMEM_RANGE_MIN_LO" }, \
+	{ 0x0e0c, 0, 0, 0, "UCHE_GMEM_RANGE_MIN_HI" }, \
+	{ 0x0e0d, 0, 0, 0, "UCHE_GMEM_RANGE_MAX_LO" }, \
+	{ 0x0e0e, 0, 0, 0, "UCHE_GMEM_RANGE_MAX_HI" }, \
+	{ 0x0e12, 0, 0, 0, "UCHE_UNKNOWN_0E12" }, \
+	{ 0x0e17, 0, 0, 0, "UCHE_CACHE_WAYS" }, \
+	{ 0x0e18, 0, 0, 0, "UCHE_FILTER_CNTL" }, \
+	{ 0x0e19, 0, 0, 0, "UCHE_CLIENT_PF" }, \
+	{ 0x0e1c, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_0" }, \
+	{ 0x0e1d, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_1" }, \
+	{ 0x0e1e, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_2" }, \
+	{ 0x0e1f, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_3" }, \
+	{ 0x0e20, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_4" }, \
+	{ 0x0e21, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_5" }, \
+	{ 0x0e22, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_6" }, \
+	{ 0x0e23, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_7" }, \
+	{ 0x0e24, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_8" }, \
+	{ 0x0e25, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_9" }, \
+	{ 0x0e26, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_10" }, \
+	{ 0x0e27, 0, 0, 0, "UCHE_PERFCTR_UCHE_SEL_11" }, \
+	{ 0x8000, 0, 0, 0, "GRAS_CL_CNTL" }, \
+	{ 0x8001, 0, 0, 0, "GRAS_VS_CL_CNTL" }, \
+	{ 0x8002, 0, 0, 0, "GRAS_DS_CL_CNTL" }, \
+	{ 0x8003, 0, 0, 0, "GRAS_GS_CL_CNTL" }, \
+	{ 0x8004, 0, 0, 0, "GRAS_MAX_LAYER_INDEX" }, \
+	{ 0x8005, 0, 0, 0, "GRAS_CNTL" }, \
+	{ 0x8006, 0, 0, 0, "GRAS_CL_GUARDBAND_CLIP_ADJ" }, \
+	{ 0x8010, 6, 16, 0, "GRAS_CL_VPORT_XOFFSET" }, \
+	{ 0x8011, 6, 16, 0, "GRAS_CL_VPORT_XSCALE" }, \
+	{ 0x8012, 6, 16, 0, "GRAS_CL_VPORT_YOFFSET" }, \
+	{ 0x8013, 6, 16, 0, "GRAS_CL_VPORT_YSCALE" }, \
+	{ 0x8014, 6, 16, 0, "GRAS_CL_VPORT_ZOFFSET" }, \
+	{ 0x8015, 6, 16, 0, "GRAS_CL_VPORT_ZSCALE" }, \
+	{ 0x8070, 2, 16, 0, "GRAS_CL_Z_CLAMP_MIN" }, \
+	{ 0x8071, 2, 16, 0, "GRAS_CL_Z_CLAMP_MAX" }, \
+	{ 0x8090, 0, 0, 0, "GRAS_SU_CNTL" }, \
+	{ 0x8091, 0, 0, 0, "GRAS_SU_POINT_MINMAX" }, \
+	{ 0x8092, 0, 0, 0, "GRAS_SU_POINT_SIZE" }, \
+	{ 0x8094, 0, 0, 0, "GRAS_SU_DEPTH_PLANE_CNTL" }, \
+	{ 0x8095, 0, 0, 0, "GRAS_SU_POLY_OFFSET_SCALE" }, \
+	{ 0x8096, 0, 0, 0, "GRAS_SU_POLY_OFFSET_OFFSET" }, \
+	{ 0x8097, 0, 0, 0, "GRAS_SU_POLY_OFFSET_OFFSET_CLAMP" }, \
+	{ 0x8098, 0, 0, 0, "GRAS_SU_DEPTH_BUFFER_INFO" }, \
+	{ 0x8099, 0, 0, 0, "GRAS_UNKNOWN_8099" }, \
+	{ 0x809a, 0, 0, 0, "GRAS_UNKNOWN_809A" }, \
+	{ 0x809b, 0, 0, 0, "GRAS_VS_LAYER_CNTL" }, \
+	{ 0x809c, 0, 0, 0, "GRAS_GS_LAYER_CNTL" }, \
+	{ 0x809d, 0, 0, 0, "GRAS_DS_LAYER_CNTL" }, \
+	{ 0x80a0, 0, 0, 0, "GRAS_UNKNOWN_80A0" }, \
+	{ 0x80a1, 0, 0, 0, "GRAS_BIN_CONTROL" }, \
+	{ 0x80a2, 0, 0, 0, "GRAS_RAS_MSAA_CNTL" }, \
+	{ 0x80a3, 0, 0, 0, "GRAS_DEST_MSAA_CNTL" }, \
+	{ 0x80a4, 0, 0, 0, "GRAS_SAMPLE_CONFIG" }, \
+	{ 0x80a5, 0, 0, 0, "GRAS_SAMPLE_LOCATION_0" }, \
+	{ 0x80a6, 0, 0, 0, "GRAS_SAMPLE_LOCATION_1" }, \
+	{ 0x80af, 0, 0, 0, "GRAS_UNKNOWN_80AF" }, \
+	{ 0x80b0, 2, 16, 0, "GRAS_SC_SCREEN_SCISSOR_TL" }, \
+	{ 0x80b1, 2, 16, 0, "GRAS_SC_SCREEN_SCISSOR_BR" }, \
+	{ 0x80d0, 2, 16, 0, "GRAS_SC_VIEWPORT_SCISSOR_TL" }, \
+	{ 0x80d1, 2, 16, 0, "GRAS_SC_VIEWPORT_SCISSOR_BR" }, \
+	{ 0x80f0, 0, 0, 0, "GRAS_SC_WINDOW_SCISSOR_TL" }, \
+	{ 0x80f1, 0, 0, 0, "GRAS_SC_WINDOW_SCISSOR_BR" }, \
+	{ 0x8100, 0, 0, 0, "GRAS_LRZ_CNTL" }, \
+	{ 0x8101, 0, 0, 0, "GRAS_UNKNOWN_8101" }, \
+	{ 0x8102, 0, 0, 0, "GRAS_2D_BLIT_INFO" }, \
+	{ 0x8103, 0, 0, 1, "GRAS_LRZ_BUFFER_BASE" }, \
+	{ 0x8105, 0, 0, 0, "GRAS_LRZ_BUFFER_PITCH" }, \
+	{ 0x8106, 0, 0, 1, "GRAS_LRZ_FAST_CLEAR_BUFFER_BASE" }, \
+	{ 0x8109, 0, 0, 0, "GRAS_SAMPLE_CNTL" }, \
+	{ 0x810a, 0, 0, 0, "GRAS_UNKNOWN_810A" }, \
+	{ 0x8110, 0, 0, 0, "GRAS_UNKNOWN_8110" }, \
+	{ 0x8407, 0, 0, 0, "GRAS_2D_UNKNOWN_8407" }, \
+	{ 0x8408, 0, 0, 0, "GRAS_2D_UNKNOWN_8408" }, \
+	{ 0x8409, 0, 0, 0, "GRAS_2D_UNKNOWN_8409" }, \
+	{ 0x840a, 0, 0, 0, "GRAS_2D_RESOLVE_CNTL_1" }, \
+	{ 0x840b, 0, 0, 0, "GRAS_2D_RESOLVE_CNTL_2" }, \
+	{ 0x8600, 0, 0, 0, "GRAS_UNKNOWN_8600" }, \
+	{ 0x8601, 0, 0, 0, "GRAS_ADDR_MODE_CNTL" }, \
+	{ 0x8610, 0, 0, 0, "GRAS_PERFCTR_TSE_SEL_0" }, \
+	{ 0x8611, 0, 0, 0, "GRAS_PERFCTR_TSE_SEL_1" }, \
+	{ 0x8612, 0, 0, 0, "GRAS_PERFCTR_TSE_SEL_2" }, \
+	{ 0x8613, 0, 0, 0, "GRAS_PERFCTR_TSE_SEL_3" }, \
+	{ 0x8614, 0, 0, 0, "GRAS_PERFCTR_RAS_SEL_0" }, \
+	{ 0x8615, 0, 0, 0, "GRAS_PERFCTR_RAS_SEL_1" }, \
+	{ 0x8616, 0, 0, 0, "GRAS_PERFCTR_RAS_SEL_2" }, \
+	{ 0x8617, 0, 0, 0, "GRAS_PERFCTR_RAS_SEL_3" }, \
+	{ 0x8618, 0, 0, 0, "GRAS_PERFCTR_LRZ_SEL_0" }, \
+	{ 0x8619, 0, 0, 0, "GRAS_PERFCTR_LRZ_SEL_1" }, \
+	{ 0x861a, 0, 0, 0, "GRAS_PERFCTR_LRZ_SEL_2" }, \
+	{ 0x861b, 0, 0, 0, "GRAS_PERFCTR_LRZ_SEL_3" }, \
+	{ 0x8800, 0, 0, 0, "RB_BIN_CONTROL" }, \
+	{ 0x8801, 0, 0, 0, "RB_RENDER_CNTL" }, \
+	{ 0x8802, 0, 0, 0, "RB_RAS_MSAA_CNTL" }, \
+	{ 0x8803, 0, 0, 0, "RB_DEST_MSAA_CNTL" }, \
+	{ 0x8804, 0, 0, 0, "RB_SAMPLE_CONFIG" }, \
+	{ 0x8805, 0, 0, 0, "RB_SAMPLE_LOCATION_0" }, \
+	{ 0x8806, 0, 0, 0, "RB_SAMPLE_LOCATION_1" }, \
+	{ 0x8809, 0, 0, 0, "RB_RENDER_CONTROL0" }, \
+	{ 0x880a, 0, 0, 0, "RB_RENDER_CONTROL1" }, \
+	{ 0x880b, 0, 0, 0, "RB_FS_OUTPUT_CNTL0" }, \
+	{ 0x880c, 0, 0, 0, "RB_FS_OUTPUT_CNTL1" }, \
+	{ 0x880d, 0, 0, 0, "RB_RENDER_COMPONENTS" }, \
+	{ 0x880e, 0, 0, 0, "RB_DITHER_CNTL" }, \
+	{ 0x880f, 0, 0, 0, "RB_SRGB_CNTL" }, \
+	{ 0x8810, 0, 0, 0, "RB_SAMPLE_CNTL" }, \
+	{ 0x8811, 0, 0, 0, "RB_UNKNOWN_8811" }, \
+	{ 0x8818, 0, 0, 0, "RB_UNKNOWN_8818" }, \
+	{ 0x8819, 0, 0, 0, "RB_UNKNOWN_8819" }, \
+	{ 0x881a, 0, 0, 0, "RB_UNKNOWN_881A" }, \
+	{ 0x881b, 0, 0, 0, "RB_UNKNOWN_881B" }, \
+	{ 0x881c, 0, 0, 0, "RB_UNKNOWN_881C" }, \
+	{ 0x881d, 0, 0, 0, "RB_UNKNOWN_881D" }, \
+	{ 0x881e, 0, 0, 0, "RB_UNKNOWN_881E" }, \
+	{ 0x8820, 8, 8, 0, "RB_MRT_CONTROL" }, \
+	{ 0x8821, 8, 8, 0, "RB_MRT_BLEND_CONTROL" }, \
+	{ 0x8822, 8, 8, 0, "RB_MRT_BUF_INFO" }, \
+	{ 0x8823, 8, 8, 0, "RB_MRT_PITCH" }, \
+	{ 0x8824, 8, 8, 0, "RB_MRT_ARRAY_PITCH" }, \
+	{ 0x8825, 8, 8, 1, "RB_MRT_BASE" }, \
+	{ 0x8827, 8, 8, 0, "RB_MRT_BASE_GMEM" }, \
+	{ 0x8860, 0, 0, 0, "RB_BLEND_RED_F32" }, \
+	{ 0x8861, 0, 0, 0, "RB_BLEND_GREEN_F32" }, \
+	{ 0x8862, 0, 0, 0, "RB_BLEND_BLUE_F32" }, \
+	{ 0x8863, 0, 0, 0, "RB_BLEND_ALPHA_F32" }, \
+	{ 0x8864, 0, 0, 0, "RB_ALPHA_CONTROL" }, \
+	{ 0x8865, 0, 0, 0, "RB_BLEND_CNTL" }, \
+	{ 0x8870, 0, 0, 0, "RB_DEPTH_PLANE_CNTL" }, \
+	{ 0x8871, 0, 0, 0, "RB_DEPTH_CNTL" }, \
+	{ 0x8872, 0, 0, 0, "RB_DEPTH_BUFFER_INFO" }, \
+	{ 0x8873, 0, 0, 0, "RB_DEPTH_BUFFER_PITCH" }, \
+	{ 0x8874, 0, 0, 0, "RB_DEPTH_BUFFER_ARRAY_PITCH" }, \
+	{ 0x8875, 0, 0, 1, "RB_DEPTH_BUFFER_BASE" }, \
+	{ 0x8877, 0, 0, 0, "RB_DEPTH_BUFFER_BASE_GMEM" }, \
+	{ 0x8878, 0, 0, 0, "RB_Z_BOUNDS_MIN" }, \
+	{ 0x8879, 0, 0, 0, "RB_Z_BOUNDS_MAX" }, \
+	{ 0x8880, 0, 0, 0, "RB_STENCIL_CONTROL" }, \
+	{ 0x8881, 0, 0, 0, "RB_STENCIL_INFO" }, \
+	{ 0x8882, 0, 0, 0, "RB_STENCIL_BUFFER_PITCH" }, \
+	{ 0x8883, 0, 0, 0, "RB_STENCIL_BUFFER_ARRAY_PITCH" }, \
+	{ 0x8884, 0, 0, 1, "RB_STENCIL_BUFFER_BASE" }, \
+	{ 0x8886, 0, 0, 0, "RB_STENCIL_BUFFER_BASE_GMEM" }, \
+	{ 0x8887, 0, 0, 0, "RB_STENCILREF" }, \
+	{ 0x8888, 0, 0, 0, "RB_STENCILMASK" }, \
+	{ 0x8889, 0, 0, 0, "RB_STENCILWRMASK" }, \
+	{ 0x8890, 0, 0, 0, "RB_WINDOW_OFFSET" }, \
+	{ 0x8891, 0, 0, 0, "RB_SAMPLE_COUNT_CONTROL" }, \
+	{ 0x8898, 0, 0, 0, "RB_LRZ_CNTL" }, \
+	{ 0x88c0, 0, 0, 0, "RB_Z_CLAMP_MIN" }, \
+	{ 0x88c1, 0, 0, 0, "RB_Z_CLAMP_MAX" }, \
+	{ 0x88d0, 0, 0, 0, "RB_UNKNOWN_88D0" }, \
+	{ 0x88d1, 0, 0, 0, "RB_BLIT_SCISSOR_TL" }, \
+	{ 0x88d2, 0, 0, 0, "RB_BLIT_SCISSOR_BR" }, \
+	{ 0x88d3, 0, 0, 0, "RB_BIN_CONTROL2" }, \
+	{ 0x88d4, 0, 0, 0, "RB_WINDOW_OFFSET2" }, \
+	{ 0x88d5, 0, 0, 0, "RB_MSAA_CNTL" }, \
+	{ 0x88d6, 0, 0, 0, "RB_BLIT_BASE_GMEM" }, \
+	{ 0x88d7, 0, 0, 0, "RB_BLIT_DST_INFO" }, \
+	{ 0x88d8, 0, 0, 1, "RB_BLIT_DST" }, \
+	{ 0x88da, 0, 0, 0, "RB_BLIT_DST_PITCH" }, \
+	{ 0x88db, 0, 0, 0, "RB_BLIT_DST_ARRAY_PITCH" }, \
+	{ 0x88dc, 0, 0, 1, "RB_BLIT_FLAG_DST" }, \
+	{ 0x88de, 0, 0, 0, "RB_BLIT_FLAG_DST_PITCH" }, \
+	{ 0x88df, 0, 0, 0, "RB_BLIT_CLEAR_COLOR_DW0" }, \
+	{ 0x88e0, 0, 0, 0, "RB_BLIT_CLEAR_COLOR_DW1" }, \
+	{ 0x88e1, 0, 0, 0, "RB_BLIT_CLEAR_COLOR_DW2" }, \
+	{ 0x88e2, 0, 0, 0, "RB_BLIT_CLEAR_COLOR_DW3" }, \
+	{ 0x88e3, 0, 0, 0, "RB_BLIT_INFO" }, \
+	{ 0x88f0, 0, 0, 0, "RB_UNKNOWN_88F0" }, \
+	{ 0x88f1, 0, 0, 1, "RB_UNK_FLAG_BUFFER_BASE" }, \
+	{ 0x88f3, 0, 0, 0, "RB_UNK_FLAG_BUFFER_PITCH" }, \
+	{ 0x88f4, 0, 0, 0, "RB_UNKNOWN_88F4" }, \
+	{ 0x8900, 0, 0, 1, "RB_DEPTH_FLAG_BUFFER_BASE" }, \
+	{ 0x8902, 0, 0, 0, "RB_DEPTH_FLAG_BUFFER_PITCH" }, \
+	{ 0x8903, 3, 8, 1, "RB_MRT_FLAG_BUFFER_ADDR" }, \
+	{ 0x8905, 3, 8, 0, "RB_MRT_FLAG_BUFFER_PITCH" }, \
+	{ 0x8927, 0, 0, 1, "RB_SAMPLE_COUNT_ADDR" }, \
+	{ 0x8c1b, 0, 0, 1, "RB_2D_DST_PLANE1" }, \
+	{ 0x8c1d, 0, 0, 0, "RB_2D_DST_PLANE_PITCH" }, \
+	{ 0x8c1e, 0, 0, 1, "RB_2D_DST_PLANE2" }, \
+	{ 0x8c23, 0, 0, 1, "RB_2D_DST_FLAGS_PLANE" }, \
+	{ 0x8c25, 0, 0, 0, "RB_2D_DST_FLAGS_PLANE_PITCH" }, \
+	{ 0x8e01, 0, 0, 0, "RB_UNKNOWN_8E01" }, \
+	{ 0x8e05, 0, 0, 0, "RB_ADDR_MODE_CNTL" }, \
+	{ 0x8e08, 0, 0, 0, "RB_NC_MODE_CNTL" }, \
+	{ 0x8e10, 0, 0, 0, "RB_PERFCTR_RB_SEL_0" }, \
+	{ 0x8e11, 0, 0, 0, "RB_PERFCTR_RB_SEL_1" }, \
+	{ 0x8e12, 0, 0, 0, "RB_PERFCTR_RB_SEL_2" }, \
+	{ 0x8e13, 0, 0, 0, "RB_PERFCTR_RB_SEL_3" }, \
+	{ 0x8e14, 0, 0, 0, "RB_PERFCTR_RB_SEL_4" }, \
+	{ 0x8e15, 0, 0, 0, "RB_PERFCTR_RB_SEL_5" }, \
+	{ 0x8e16, 0, 0, 0, "RB_PERFCTR_RB_SEL_6" }, \
+	{ 0x8e17, 0, 0, 0, "RB_PERFCTR_RB_SEL_7" }, \
+	{ 0x8e18, 0, 0, 0, "RB_PERFCTR_CCU_SEL_0" }, \
+	{ 0x8e19, 0, 0, 0, "RB_PERFCTR_CCU_SEL_1" }, \
+	{ 0x8e1a, 0, 0, 0, "RB_PERFCTR_CCU_SEL_2" }, \
+	{ 0x8e1b, 0, 0, 0, "RB_PERFCTR_CCU_SEL_3" }, \
+	{ 0x8e1c, 0, 0, 0, "RB_PERFCTR_CCU_SEL_4" }, \
+	{ 0x8e28, 0, 0, 0, "RB_UNKNOWN_8E28" }, \
+	{ 0x8e2c, 0, 0, 0, "RB_PERFCTR_CMP_SEL_0" }, \
+	{ 0x8e2d, 0, 0, 0, "RB_PERFCTR_CMP_SEL_1" }, \
+	{ 0x8e2e, 0, 0, 0, "RB_PERFCTR_CMP_SEL_2" }, \
+	{ 0x8e2f, 0, 0, 0, "RB_PERFCTR_CMP_SEL_3" }, \
+	{ 0x8e3b, 0, 0, 0, "RB_RB_SUB_BLOCK_SEL_CNTL_HOST" }, \
+	{ 0x8e3d, 0, 0, 0, "RB_RB_SUB_BLOCK_SEL_CNTL_CD" }, \
+	{ 0x8e50, 0, 0, 0, "RB_CONTEXT_SWITCH_GMEM_SAVE_RESTORE" }, \
+	{ 0x8e51, 0, 0, 0, "RB_UNKNOWN_8E51" }, \
+	{ 0x9100, 0, 0, 0, "VPC_UNKNOWN_9100" }, \
+	{ 0x9101, 0, 0, 0, "VPC_VS_CLIP_CNTL" }, \
+	{ 0x9102, 0, 0, 0, "VPC_GS_CLIP_CNTL" }, \
+	{ 0x9103, 0, 0, 0, "VPC_DS_CLIP_CNTL" }, \
+	{ 0x9104, 0, 0, 0, "VPC_VS_LAYER_CNTL" }, \
+	{ 0x9105, 0, 0, 0, "VPC_GS_LAYER_CNTL" }, \
+	{ 0x9106, 0, 0, 0, "VPC_DS_LAYER_CNTL" }, \
+	{ 0x9107, 0, 0, 0, "VPC_UNKNOWN_9107" }, \
+	{ 0x9108, 0, 0, 0, "VPC_POLYGON_MODE" }, \
+	{ 0x9200, 1, 8, 0, "VPC_VARYING_INTERP_MODE" }, \
+	{ 0x9208, 1, 8, 0, "VPC_VARYING_PS_REPL_MODE" }, \
+	{ 0x9210, 0, 0, 0, "VPC_UNKNOWN_9210" }, \
+	{ 0x9211, 0, 0, 0, "VPC_UNKNOWN_9211" }, \
+	{ 0x9212, 1, 4, 0, "VPC_VAR_DISABLE" }, \
+	{ 0x9216, 0, 0, 0, "VPC_SO_CNTL" }, \
+	{ 0x9217, 0, 0, 0, "VPC_SO_PROG" }, \
+	{ 0x9218, 0, 0, 1, "VPC_SO_STREAM_COUNTS" }, \
+	{ 0x921a, 7, 4, 1, "VPC_SO_BUFFER_BASE" }, \
+	{ 0x921c, 7, 4, 0, "VPC_SO_BUFFER_SIZE" }, \
+	{ 0x921d, 7, 4, 0, "VPC_SO_NCOMP" }, \
+	{ 0x921e, 7, 4, 0, "VPC_SO_BUFFER_OFFSET" }, \
+	{ 0x921f, 7, 4, 1, "VPC_SO_FLUSH_BASE" }, \
+	{ 0x9236, 0, 0, 0, "VPC_POINT_COORD_INVERT" }, \
+	{ 0x9300, 0, 0, 0, "VPC_UNKNOWN_9300" }, \
+	{ 0x9301, 0, 0, 0, "VPC_VS_PACK" }, \
+	{ 0x9302, 0, 0, 0, "VPC_GS_PACK" }, \
+	{ 0x9303, 0, 0, 0, "VPC_DS_PACK" }, \
+	{ 0x9304, 0, 0, 0, "VPC_CNTL_0" }, \
+	{ 0x9305, 0, 0, 0, "VPC_SO_BUF_CNTL" }, \
+	{ 0x9306, 0, 0, 0, "VPC_SO_DISABLE" }, \
+	{ 0x9600, 0, 0, 0, "VPC_UNKNOWN_9600" }, \
+	{ 0x9601, 0, 0, 0, "VPC_ADDR_MODE_CNTL" }, \
+	{ 0x9602, 0, 0, 0, "VPC_UNKNOWN_9602" }, \
+	{ 0x9603, 0, 0, 0, "VPC_UNKNOWN_9603" }, \
+	{ 0x9604, 0, 0, 0, "VPC_PERFCTR_VPC_SEL_0" }, \
+	{ 0x9605, 0, 0, 0, "VPC_PERFCTR_VPC_SEL_1" }, \
+	{ 0x9606, 0, 0, 0, "VPC_PERFCTR_VPC_SEL_2" }, \
+	{ 0x9607, 0, 0, 0, "VPC_PERFCTR_VPC_SEL_3" }, \
+	{ 0x9608, 0, 0, 0, "VPC_PERFCTR_VPC_SEL_4" }, \
+	{ 0x9609, 0, 0, 0, "VPC_PERFCTR_VPC_SEL_5" }, \
+	{ 0x9800, 0, 0, 0, "PC_TESS_NUM_VERTEX" }, \
+	{ 0x9801, 0, 0, 0, "PC_HS_INPUT_SIZE" }, \
+	{ 0x9802, 0, 0, 0, "PC_TESS_CNTL" }, \
+	{ 0x9803, 0, 0, 0, "PC_RESTART_INDEX" }, \
+	{ 0x9804, 0, 0, 0, "PC_MODE_CNTL" }, \
+	{ 0x9805, 0, 0, 0, "PC_UNKNOWN_9805" }, \
+	{ 0x9806, 0, 0, 0, "PC_PRIMID_PASSTHRU" }, \
+	{ 0x9840, 0, 0, 0, "PC_DRAW_CMD" }, \
+	{ 0x9841, 0, 0, 0, "PC_DISPATCH_CMD" }, \
+	{ 0x9842, 0, 0, 0, "PC_EVENT_CMD" }, \
+	{ 0x9980, 0, 0, 0, "PC_UNKNOWN_9980" }, \
+	{ 0x9981, 0, 0, 0, "PC_POLYGON_MODE" }, \
+	{ 0x9b00, 0, 0, 0, "PC_PRIMITIVE_CNTL_0" }, \
+	{ 0x9b01, 0, 0, 0, "PC_VS_OUT_CNTL" }, \
+	{ 0x9b02, 0, 0, 0, "PC_GS_OUT_CNTL" }, \
+	{ 0x9b03, 0, 0, 0, "PC_PRIMITIVE_CNTL_3" }, \
+	{ 0x9b04, 0, 0, 0, "PC_DS_OUT_CNTL" }, \
+	{ 0x9b05, 0, 0, 0, "PC_PRIMITIVE_CNTL_5" }, \
+	{ 0x9b06, 0, 0, 0, "PC_PRIMITIVE_CNTL_6" }, \
+	{ 0x9b07, 0, 0, 0, "PC_UNKNOWN_9B07" }, \
+	{ 0x9b08, 0, 0, 0, "PC_UNKNOWN_9B08" }, \
+	{ 0x9c00, 0, 0, 0, "PC_2D_EVENT_CMD" }, \
+	{ 0x9e00, 0, 0, 0, "PC_DBG_ECO_CNTL" }, \
+	{ 0x9e01, 0, 0, 0, "PC_ADDR_MODE_CNTL" }, \
+	{ 0x9e08, 0, 0, 1, "PC_TESSFACTOR_ADDR" }, \
+	{ 0x9e11, 0, 0, 0, "PC_VSTREAM_CONTROL" }, \
+	{ 0x9e12, 0, 0, 1, "PC_BIN_PRIM_STRM" }, \
+	{ 0x9e14, 0, 0, 1, "PC_BIN_DRAW_STRM" }, \
+	{ 0x9e34, 0, 0, 0, "PC_PERFCTR_PC_SEL_0" }, \
+	{ 0x9e35, 0, 0, 0, "PC_PERFCTR_PC_SEL_1" }, \
+	{ 0x9e36, 0, 0, 0, "PC_PERFCTR_PC_SEL_2" }, \
+	{ 0x9e37, 0, 0, 0, "PC_PERFCTR_PC_SEL_3" }, \
+	{ 0x9e38, 0, 0, 0, "PC_PERFCTR_PC_SEL_4" }, \
+	{ 0x9e39, 0, 0, 0, "PC_PERFCTR_PC_SEL_5" }, \
+	{ 0x9e3a, 0, 0, 0, "PC_PERFCTR_PC_SEL_6" }, \
+	{ 0x9e3b, 0, 0, 0, "PC_PERFCTR_PC_SEL_7" }, \
+	{ 0x9e72, 0, 0, 0, "PC_UNKNOWN_9E72" }, \
+	{ 0xa000, 0, 0, 0, "VFD_CONTROL_0" }, \
+	{ 0xa001, 0, 0, 0, "VFD_CONTROL_1" }, \
+	{ 0xa002, 0, 0, 0, "VFD_CONTROL_2" }, \
+	{ 0xa003, 0, 0, 0, "VFD_CONTROL_3" }, \
+	{ 0xa004, 0, 0, 0, "VFD_CONTROL_4" }, \
+	{ 0xa005, 0, 0, 0, "VFD_CONTROL_5" }, \
+	{ 0xa006, 0, 0, 0, "VFD_CONTROL_6" }, \
+	{ 0xa007, 0, 0, 0, "VFD_MODE_CNTL" }, \
+	{ 0xa008, 0, 0, 0, "VFD_UNKNOWN_A008" }, \
+	{ 0xa009, 0, 0, 0, "VFD_ADD_OFFSET" }, \
+	{ 0xa00e, 0, 0, 0, "VFD_INDEX_OFFSET" }, \
+	{ 0xa00f, 0, 0, 0, "VFD_INSTANCE_START_OFFSET" }, \
+	{ 0xa010, 4, 32, 1, "VFD_FETCH_BASE" }, \
+	{ 0xa012, 4, 32, 0, "VFD_FETCH_SIZE" }, \
+	{ 0xa013, 4, 32, 0, "VFD_FETCH_STRIDE" }, \
+	{ 0xa090, 2, 32, 0, "VFD_DECODE_INSTR" }, \
+	{ 0xa091, 2, 32, 0, "VFD_DECODE_STEP_RATE" }, \
+	{ 0xa0d0, 1, 32, 0, "VFD_DEST_CNTL_INSTR" }, \
+	{ 0xa0f8, 0, 0, 0, "SP_UNKNOWN_A0F8" }, \
+	{ 0xa601, 0, 0, 0, "VFD_ADDR_MODE_CNTL" }, \
+	{ 0xa610, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_0" }, \
+	{ 0xa611, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_1" }, \
+	{ 0xa612, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_2" }, \
+	{ 0xa613, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_3" }, \
+	{ 0xa614, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_4" }, \
+	{ 0xa615, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_5" }, \
+	{ 0xa616, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_6" }, \
+	{ 0xa617, 0, 0, 0, "VFD_PERFCTR_VFD_SEL_7" }, \
+	{ 0xa800, 0, 0, 0, "SP_VS_CTRL_REG0" }, \
+	{ 0xa801, 0, 0, 0, "SP_VS_BRANCH_COND" }, \
+	{ 0xa802, 0, 0, 0, "SP_VS_PRIMITIVE_CNTL" }, \
+	{ 0xa803, 1, 16, 0, "SP_VS_OUT_REG" }, \
+	{ 0xa813, 1, 8, 0, "SP_VS_VPC_DST_REG" }, \
+	{ 0xa81b, 0, 0, 0, "SP_UNKNOWN_A81B" }, \
+	{ 0xa81c, 0, 0, 0, "SP_VS_OBJ_START_LO" }, \
+	{ 0xa81d, 0, 0, 0, "SP_VS_OBJ_START_HI" }, \
+	{ 0xa822, 0, 0, 0, "SP_VS_TEX_COUNT" }, \
+	{ 0xa823, 0, 0, 0, "SP_VS_CONFIG" }, \
+	{ 0xa824, 0, 0, 0, "SP_VS_INSTRLEN" }, \
+	{ 0xa830, 0, 0, 0, "SP_HS_CTRL_REG0" }, \
+	{ 0xa831, 0, 0, 0, "SP_HS_UNKNOWN_A831" }, \
+	{ 0xa833, 0, 0, 0, "SP_HS_UNKNOWN_A833" }, \
+	{ 0xa834, 0, 0, 0, "SP_HS_OBJ_START_LO" }, \
+	{ 0xa835, 0, 0, 0, "SP_HS_OBJ_START_HI" }, \
+	{ 0xa83a, 0, 0, 0, "SP_HS_TEX_COUNT" }, \
+	{ 0xa83b, 0, 0, 0, "SP_HS_CONFIG" }, \
+	{ 0xa83c, 0, 0, 0, "SP_HS_INSTRLEN" }, \
+	{ 0xa840, 0, 0, 0, "SP_DS_CTRL_REG0" }, \
+	{ 0xa842, 0, 0, 0, "SP_DS_PRIMITIVE_CNTL" }, \
+	{ 0xa843, 1, 16, 0, "SP_DS_OUT_REG" }, \
+	{ 0xa853, 1, 8, 0, "SP_DS_VPC_DST_REG" }, \
+	{ 0xa85b, 0, 0, 0, "SP_DS_UNKNOWN_A85B" }, \
+	{ 0xa85c, 0, 0, 0, "SP_DS_OBJ_START_LO" }, \
+	{ 0xa85d, 0, 0, 0, "SP_DS_OBJ_START_HI" }, \
+	{ 0xa862, 0, 0, 0, "SP_DS_TEX_COUNT" }, \
+	{ 0xa863, 0, 0, 0, "SP_DS_CONFIG" }, \
+	{ 0xa864, 0, 0, 0, "SP_DS_INSTRLEN" }, \
+	{ 0xa870, 0, 0, 0, "SP_GS_CTRL_REG0" }, \
+	{ 0xa871, 0, 0, 0, "SP_GS_PRIM_SIZE" }, \
+	{ 0xa872, 0, 0, 0, "SP_GS_BRANCH_COND" }, \
+	{ 0xa873, 0, 0, 0, "SP_GS_PRIMITIVE_CNTL" }, \
+	{ 0xa874, 1, 16, 0, "SP_GS_OUT_REG" }, \
+	{ 0xa884, 1, 8, 0, "SP_GS_VPC_DST_REG" }, \
+	{ 0xa88d, 0, 0, 0, "SP_GS_OBJ_START_LO" }, \
+	{ 0xa88e, 0, 0, 0, "SP_GS_OBJ_START_HI" }, \
+	{ 0xa893, 0, 0, 0, "SP_GS_TEX_COUNT" }, \
+	{ 0xa894, 0, 0, 0, "SP_GS_CONFIG" }, \
+	{ 0xa895, 0, 0, 0, "SP_GS_INSTRLEN" }, \
+	{ 0xa8a0, 0, 0, 0, "SP_VS_TEX_SAMP_LO" }, \
+	{ 0xa8a1, 0, 0, 0, "SP_VS_TEX_SAMP_HI" }, \
+	{ 0xa8a2, 0, 0, 0, "SP_HS_TEX_SAMP_LO" }, \
+	{ 0xa8a3, 0, 0, 0, "SP_HS_TEX_SAMP_HI" }, \
+	{ 0xa8a4, 0, 0, 0, "SP_DS_TEX_SAMP_LO" }, \
+	{ 0xa8a5, 0, 0, 0, "SP_DS_TEX_SAMP_HI" }, \
+	{ 0xa8a6, 0, 0, 0, "SP_GS_TEX_SAMP_LO" }, \
+	{ 0xa8a7, 0, 0, 0, "SP_GS_TEX_SAMP_HI" }, \
+	{ 0xa8a8, 0, 0, 0, "SP_VS_TEX_CONST_LO" }, \
+	{ 0xa8a9, 0, 0, 0, "SP_VS_TEX_CONST_HI" }, \
+	{ 0xa8aa, 0, 0, 0, "SP_HS_TEX_CONST_LO" }, \
+	{ 0xa8ab, 0, 0, 0, "SP_HS_TEX_CONST_HI" }, \
+	{ 0xa8ac, 0, 0, 0, "SP_DS_TEX_CONST_LO" }, \
+	{ 0xa8ad, 0, 0, 0, "SP_DS_TEX_CONST_HI" }, \
+	{ 0xa8ae, 0, 0, 0, "SP_GS_TEX_CONST_LO" }, \
+	{ 0xa8af, 0, 0, 0, "SP_GS_TEX_CONST_HI" }, \
+	{ 0xa980, 0, 0, 0, "SP_FS_CTRL_REG0" }, \
+	{ 0xa981, 0, 0, 0, "SP_FS_BRANCH_COND" }, \
+	{ 0xa982, 0, 0, 0, "SP_UNKNOWN_A982" }, \
+	{ 0xa983, 0, 0, 0, "SP_FS_OBJ_START_LO" }, \
+	{ 0xa984, 0, 0, 0, "SP_FS_OBJ_START_HI" }, \
+	{ 0xa989, 0, 0, 0, "SP_BLEND_CNTL" }, \
+	{ 0xa98a, 0, 0, 0, "SP_SRGB_CNTL" }, \
+	{ 0xa98b, 0, 0, 0, "SP_FS_RENDER_COMPONENTS" }, \
+	{ 0xa98c, 0, 0, 0, "SP_FS_OUTPUT_CNTL0" }, \
+	{ 0xa98d, 0, 0, 0, "SP_FS_OUTPUT_CNTL1" }, \
+	{ 0xa98e, 1, 8, 0, "SP_FS_OUTPUT_REG" }, \
+	{ 0xa996, 1, 8, 0, "SP_FS_MRT_REG" }, \
+	{ 0xa99e, 0, 0, 0, "SP_FS_PREFETCH_CNTL" }, \
+	{ 0xa99f, 1, 4, 0, "SP_FS_PREFETCH_CMD" }, \
+	{ 0xa9a3, 1, 4, 0, "SP_FS_BINDLESS_PREFETCH_CMD" }, \
+	{ 0xa9a7, 0, 0, 0, "SP_FS_TEX_COUNT" }, \
+	{ 0xa9a8, 0, 0, 0, "SP_UNKNOWN_A9A8" }, \
+	{ 0xa9b0, 0, 0, 0, "SP_CS_CTRL_REG0" }, \
+	{ 0xa9b1, 0, 0, 0, "SP_CS_UNKNOWN_A9B1" }, \
+	{ 0xa9b3, 0, 0, 0, "SP_CS_UNKNOWN_A9B3" }, \
+	{ 0xa9b4, 0, 0, 0, "SP_CS_OBJ_START_LO" }, \
+	{ 0xa9b5, 0, 0, 0, "SP_CS_OBJ_START_HI" }, \
+	{ 0xa9ba, 0, 0, 0, "SP_CS_TEX_COUNT" }, \
+	{ 0xa9bb, 0, 0, 0, "SP_CS_CONFIG" }, \
+	{ 0xa9bc, 0, 0, 0, "SP_CS_INSTRLEN" }, \
+	{ 0xa9e0, 0, 0, 0, "SP_FS_TEX_SAMP_LO" }, \
+	{ 0xa9e1, 0, 0, 0, "SP_FS_TEX_SAMP_HI" }, \
+	{ 0xa9e2, 0, 0, 0, "SP_CS_TEX_SAMP_LO" }, \
+	{ 0xa9e3, 0, 0, 0, "SP_CS_TEX_SAMP_HI" }, \
+	{ 0xa9e4, 0, 0, 0, "SP_FS_TEX_CONST_LO" }, \
+	{ 0xa9e5, 0, 0, 0, "SP_FS_TEX_CONST_HI" }, \
+	{ 0xa9e6, 0, 0, 0, "SP_CS_TEX_CONST_LO" }, \
+	{ 0xa9e7, 0, 0, 0, "SP_CS_TEX_CONST_HI" }, \
+	{ 0xa9e8, 2, 5, 1, "SP_CS_BINDLESS_BASE_ADDR" }, \
+	{ 0xa9f2, 0, 0, 0, "SP_CS_IBO_LO" }, \
+	{ 0xa9f3, 0, 0, 0, "SP_CS_IBO_HI" }, \
+	{ 0xaa00, 0, 0, 0, "SP_CS_IBO_COUNT" }, \
+	{ 0xab00, 0, 0, 0, "SP_MODE_CONTROL" }, \
+	{ 0xab04, 0, 0, 0, "SP_FS_CONFIG" }, \
+	{ 0xab05, 0, 0, 0, "SP_FS_INSTRLEN" }, \
+	{ 0xab10, 2, 5, 1, "SP_BINDLESS_BASE_ADDR" }, \
+	{ 0xab1a, 0, 0, 0, "SP_IBO_LO" }, \
+	{ 0xab1b, 0, 0, 0, "SP_IBO_HI" }, \
+	{ 0xab20, 0, 0, 0, "SP_IBO_COUNT" }, \
+	{ 0xae00, 0, 0, 0, "SP_UNKNOWN_AE00" }, \
+	{ 0xae01, 0, 0, 0, "SP_ADDR_MODE_CNTL" }, \
+	{ 0xae02, 0, 0, 0, "SP_NC_MODE_CNTL" }, \
+	{ 0xae03, 0, 0, 0, "SP_UNKNOWN_AE03" }, \
+	{ 0xae04, 0, 0, 0, "SP_UNKNOWN_AE04" }, \
+	{ 0xae0f, 0, 0, 0, "SP_UNKNOWN_AE0F" }, \
+	{ 0xae10, 0, 0, 0, "SP_PERFCTR_SP_SEL_0" }, \
+	{ 0xae11, 0, 0, 0, "SP_PERFCTR_SP_SEL_1" }, \
+	{ 0xae12, 0, 0, 0, "SP_PERFCTR_SP_SEL_2" }, \
+	{ 0xae13, 0, 0, 0, "SP_PERFCTR_SP_SEL_3" }, \
+	{ 0xae14, 0, 0, 0, "SP_PERFCTR_SP_SEL_4" }, \
+	{ 0xae15, 0, 0, 0, "SP_PERFCTR_SP_SEL_5" }, \
+	{ 0xae16, 0, 0, 0, "SP_PERFCTR_SP_SEL_6" }, \
+	{ 0xae17, 0, 0, 0, "SP_PERFCTR_SP_SEL_7" }, \
+	{ 0xae18, 0, 0, 0, "SP_PERFCTR_SP_SEL_8" }, \
+	{ 0xae19, 0, 0, 0, "SP_PERFCTR_SP_SEL_9" }, \
+	{ 0xae1a, 0, 0, 0, "SP_PERFCTR_SP_SEL_10" }, \
+	{ 0xae1b, 0, 0, 0, "SP_PERFCTR_SP_SEL_11" }, \
+	{ 0xae1c, 0, 0, 0, "SP_PERFCTR_SP_SEL_12" }, \
+	{ 0xae1d, 0, 0, 0, "SP_PERFCTR_SP_SEL_13" }, \
+	{ 0xae1e, 0, 0, 0, "SP_PERFCTR_SP_SEL_14" }, \
+	{ 0xae1f, 0, 0, 0, "SP_PERFCTR_SP_SEL_15" }, \
+	{ 0xae20, 0, 0, 0, "SP_PERFCTR_SP_SEL_16" }, \
+	{ 0xae21, 0, 0, 0, "SP_PERFCTR_SP_SEL_17" }, \
+	{ 0xae22, 0, 0, 0, "SP_PERFCTR_SP_SEL_18" }, \
+	{ 0xae23, 0, 0, 0, "SP_PERFCTR_SP_SEL_19" }, \
+	{ 0xae24, 0, 0, 0, "SP_PERFCTR_SP_SEL_20" }, \
+	{ 0xae25, 0, 0, 0, "SP_PERFCTR_SP_SEL_21" }, \
+	{ 0xae26, 0, 0, 0, "SP_PERFCTR_SP_SEL_22" }, \
+	{ 0xae27, 0, 0, 0, "SP_PERFCTR_SP_SEL_23" }, \
+	{ 0xb180, 0, 0, 1, "SP_PS_TP_BORDER_COLOR_BASE_ADDR" }, \
+	{ 0xb182, 0, 0, 0, "SP_UNKNOWN_B182" }, \
+	{ 0xb183, 0, 0, 0, "SP_UNKNOWN_B183" }, \
+	{ 0xb300, 0, 0, 0, "SP_TP_RAS_MSAA_CNTL" }, \
+	{ 0xb301, 0, 0, 0, "SP_TP_DEST_MSAA_CNTL" }, \
+	{ 0xb302, 0, 0, 1, "SP_TP_BORDER_COLOR_BASE_ADDR" }, \
+	{ 0xb304, 0, 0, 0, "SP_TP_SAMPLE_CONFIG" }, \
+	{ 0xb305, 0, 0, 0, "SP_TP_SAMPLE_LOCATION_0" }, \
+	{ 0xb306, 0, 0, 0, "SP_TP_SAMPLE_LOCATION_1" }, \
+	{ 0xb307, 0, 0, 0, "SP_TP_WINDOW_OFFSET" }, \
+	{ 0xb309, 0, 0, 0, "SP_TP_UNKNOWN_B309" }, \
+	{ 0xb4d1, 0, 0, 0, "SP_WINDOW_OFFSET" }, \
+	{ 0xb600, 0, 0, 0, "SP_UNKNOWN_B600" }, \
+	{ 0xb601, 0, 0, 0, "TPL1_ADDR_MODE_CNTL" }, \
+	{ 0xb604, 0, 0, 0, "TPL1_NC_MODE_CNTL" }, \
+	{ 0xb605, 0, 0, 0, "SP_UNKNOWN_B605" }, \
+	{ 0xb608, 0, 0, 0, "TPL1_BICUBIC_WEIGHTS_TABLE_0" }, \
+	{ 0xb609, 0, 0, 0, "TPL1_BICUBIC_WEIGHTS_TABLE_1" }, \
+	{ 0xb60a, 0, 0, 0, "TPL1_BICUBIC_WEIGHTS_TABLE_2" }, \
+	{ 0xb60b, 0, 0, 0, "TPL1_BICUBIC_WEIGHTS_TABLE_3" }, \
+	{ 0xb60c, 0, 0, 0, "TPL1_BICUBIC_WEIGHTS_TABLE_4" }, \
+	{ 0xb610, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_0" }, \
+	{ 0xb611, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_1" }, \
+	{ 0xb612, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_2" }, \
+	{ 0xb613, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_3" }, \
+	{ 0xb614, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_4" }, \
+	{ 0xb615, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_5" }, \
+	{ 0xb616, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_6" }, \
+	{ 0xb617, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_7" }, \
+	{ 0xb618, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_8" }, \
+	{ 0xb619, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_9" }, \
+	{ 0xb61a, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_10" }, \
+	{ 0xb61b, 0, 0, 0, "TPL1_PERFCTR_TP_SEL_11" }, \
+	{ 0xb800, 0, 0, 0, "HLSQ_VS_CNTL" }, \
+	{ 0xb801, 0, 0, 0, "HLSQ_HS_CNTL" }, \
+	{ 0xb802, 0, 0, 0, "HLSQ_DS_CNTL" }, \
+	{ 0xb803, 0, 0, 0, "HLSQ_GS_CNTL" }, \
+	{ 0xb820, 0, 0, 0, "HLSQ_LOAD_STATE_GEOM_CMD" }, \
+	{ 0xb821, 0, 0, 1, "HLSQ_LOAD_STATE_GEOM_EXT_SRC_ADDR" }, \
+	{ 0xb823, 0, 0, 0, "HLSQ_LOAD_STATE_GEOM_DATA" }, \
+	{ 0xb980, 0, 0, 0, "HLSQ_UNKNOWN_B980" }, \
+	{ 0xb982, 0, 0, 0, "HLSQ_CONTROL_1_REG" }, \
+	{ 0xb983, 0, 0, 0, "HLSQ_CONTROL_2_REG" }, \
+	{ 0xb984, 0, 0, 0, "HLSQ_CONTROL_3_REG" }, \
+	{ 0xb985, 0, 0, 0, "HLSQ_CONTROL_4_REG" }, \
+	{ 0xb986, 0, 0, 0, "HLSQ_CONTROL_5_REG" }, \
+	{ 0xb987, 0, 0, 0, "HLSQ_CS_CNTL" }, \
+	{ 0xb990, 0, 0, 0, "HLSQ_CS_NDRANGE_0" }, \
+	{ 0xb991, 0, 0, 0, "HLSQ_CS_NDRANGE_1" }, \
+	{ 0xb992, 0, 0, 0, "HLSQ_CS_NDRANGE_2" }, \
+	{ 0xb993, 0, 0, 0, "HLSQ_CS_NDRANGE_3" }, \
+	{ 0xb994, 0, 0, 0, "HLSQ_CS_NDRANGE_4" }, \
+	{ 0xb995, 0, 0, 0, "HLSQ_CS_NDRANGE_5" }, \
+	{ 0xb996, 0, 0, 0, "HLSQ_CS_NDRANGE_6" }, \
+	{ 0xb997, 0, 0, 0, "HLSQ_CS_CNTL_0" }, \
+	{ 0xb998, 0, 0, 0, "HLSQ_CS_UNKNOWN_B998" }, \
+	{ 0xb999, 0, 0, 0, "HLSQ_CS_KERNEL_GROUP_X" }, \
+	{ 0xb99a, 0, 0, 0, "HLSQ_CS_KERNEL_GROUP_Y" }, \
+	{ 0xb99b, 0, 0, 0, "HLSQ_CS_KERNEL_GROUP_Z" }, \
+	{ 0xb9a0, 0, 0, 0, "HLSQ_LOAD_STATE_FRAG_CMD" }, \
+	{ 0xb9a1, 0, 0, 1, "HLSQ_LOAD_STATE_FRAG_EXT_SRC_ADDR" }, \
+	{ 0xb9a3, 0, 0, 0, "HLSQ_LOAD_STATE_FRAG_DATA" }, \
+	{ 0xb9c0, 2, 5, 1, "HLSQ_CS_BINDLESS_BASE_ADDR" }, \
+	{ 0xbb00, 0, 0, 0, "HLSQ_DRAW_CMD" }, \
+	{ 0xbb01, 0, 0, 0, "HLSQ_DISPATCH_CMD" }, \
+	{ 0xbb02, 0, 0, 0, "HLSQ_EVENT_CMD" }, \
+	{ 0xbb08, 0, 0, 0, "HLSQ_INVALIDATE_CMD" }, \
+	{ 0xbb10, 0, 0, 0, "HLSQ_FS_CNTL" }, \
+	{ 0xbb11, 0, 0, 0, "HLSQ_SHARED_CONSTS" }, \
+	{ 0xbb20, 2, 5, 1, "HLSQ_BINDLESS_BASE_ADDR" }, \
+	{ 0xbd80, 0, 0, 0, "HLSQ_2D_EVENT_CMD" }, \
+	{ 0xbe00, 0, 0, 0, "HLSQ_UNKNOWN_BE00" }, \
+	{ 0xbe01, 0, 0, 0, "HLSQ_UNKNOWN_BE01" }, \
+	{ 0xbe04, 0, 0, 0, "HLSQ_UNKNOWN_BE04" }, \
+	{ 0xbe05, 0, 0, 0, "HLSQ_ADDR_MODE_CNTL" }, \
+	{ 0xbe10, 0, 0, 0, "HLSQ_PERFCTR_HLSQ_SEL_0" }, \
+	{ 0xbe11, 0, 0, 0, "HLSQ_PERFCTR_HLSQ_SEL_1" }, \
+	{ 0xbe12, 0, 0, 0, "HLSQ_PERFCTR_HLSQ_SEL_2" }, \
+	{ 0xbe13, 0, 0, 0, "HLSQ_PERFCTR_HLSQ_SEL_3" }, \
+	{ 0xbe14, 0, 0, 0, "HLSQ_PERFCTR_HLSQ_SEL_4" }, \
+	{ 0xbe15, 0, 0, 0, "HLSQ_PERFCTR_HLSQ_SEL_5" }, \
+	{ 0xd600, 0, 0, 0, "CP_EVENT_START" }, \
+	{ 0xd601, 0, 0, 0, "CP_EVENT_END" }, \
+	{ 0xd700, 0, 0, 0, "CP_2D_EVENT_START" }, \
+	{ 0xd701, 0, 0, 0, "CP_2D_EVENT_END" },
+
+/* Writes s, then "_HI" when hi, then "(index)" when array, into buf (>= 48 bytes). */
+static inline const char *a6xx_reg_name_format(const char *s, bool hi, bool array, uint32_t index, char *buf,
+						unsigned buf_len)
+{
+	unsigned n = 0;
+	while (*s && n < buf_len - 9)
+		buf[n++] = *s++;
+	if (hi) {
+		buf[n++] = '_';
+		buf[n++] = 'H';
+		buf[n++] = 'I';
+	}
+	if (array) {
+		buf[n++] = '(';
+		if (index >= 10)
+			buf[n++] = (char)('0' + index / 10 % 10);
+		buf[n++] = (char)('0' + index % 10);
+		buf[n++] = ')';
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The A6XX_REG_NAME_ENTRIES name of a register (formatted into buf, >= 48 bytes), or NULL. */
+static inline const char *a6xx_reg_name_more(uint32_t offset, char *buf, unsigned buf_len)
+{
+	static const struct a6xx_reg_name_entry entries[] = { A6XX_REG_NAME_ENTRIES };
+	if (!buf || buf_len < 48)
+		return NULL;
+	for (unsigned i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		const struct a6xx_reg_name_entry *e = &entries[i];
+		if (offset < e->offset)
+			continue;
+		uint32_t d = offset - e->offset;
+		uint32_t index = e->stride ? d / e->stride : 0;
+		uint32_t within = e->stride ? d % e->stride : d;
+		if ((e->stride && index >= e->count) || within > e->is64)
+			continue;
+		return a6xx_reg_name_format(e->name, within == 1, e->stride != 0, index, buf, buf_len);
+	}
+	return NULL;
+}
+
+/* Name of a register, or NULL if not in this table or A6XX_REG_NAME_ENTRIES. Array members are
+ * formatted into buf as "CP_SCRATCH_REG(3)" and the high halves of 64-bit registers get "_HI";
+ * buf_len >= 48 (the longest names). A static inline because this header is the only part of the
+ * table that protocol/ carries. */
 static inline const char *a6xx_reg_name(uint32_t offset, char *buf, unsigned buf_len)
 {
 	static const struct { uint32_t offset; const char *name; } regs[] = {
@@ -448,6 +1057,9 @@ static inline const char *a6xx_reg_name(uint32_t offset, char *buf, unsigned buf
 	for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
 		if (regs[i].offset == offset)
 			return regs[i].name;
+	const char *more = a6xx_reg_name_more(offset, buf, buf_len);
+	if (more)
+		return more;
 	const char *array = NULL;
 	uint32_t index = 0;
 	if (offset >= REG_A6XX_CP_PROTECT_BASE && offset < REG_A6XX_CP_PROTECT_BASE + A6XX_CP_PROTECT_COUNT) {
