@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ferry/hw/v3d_cl.h"
-#include "v3d_tiling.h"
+#include "ferry/hw/v3d_tiling.h"
 #include "v3d_tlb.h" /* v3d_mem_access */
 
 

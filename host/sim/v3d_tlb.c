@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ferry/hw/v3d_cl.h"
-#include "v3d_tiling.h"
+#include "ferry/hw/v3d_tiling.h"
 
 #define PAGE 4096u
 #define PIXELS (V3D_TLB_TILE_MAX * V3D_TLB_TILE_MAX)

@@ -165,14 +165,14 @@ static int check_load_store(struct v3dval *v, const struct v3dval_where *w, cons
 	case V3D_CL_MEMORY_LINEARTILE: layout = V3DVAL_LAYOUT_LINEARTILE; break;
 	case V3D_CL_MEMORY_UBLINEAR_1: layout = V3DVAL_LAYOUT_UBLINEAR_1; break;
 	case V3D_CL_MEMORY_UBLINEAR_2: layout = V3DVAL_LAYOUT_UBLINEAR_2; break;
-	case V3D_CL_MEMORY_UIF_NO_XOR:
-	case V3D_CL_MEMORY_UIF_XOR: layout = V3DVAL_LAYOUT_UIF; break;
+	case V3D_CL_MEMORY_UIF_NO_XOR: layout = V3DVAL_LAYOUT_UIF; break;
+	case V3D_CL_MEMORY_UIF_XOR: layout = V3DVAL_LAYOUT_UIF_XOR; break;
 	default:
 		return v3dval_fail(v, w, V3DVAL_ERR_MALFORMED, 0, "memory format %u undefined", memfmt);
 	}
 	uint32_t tiled_cpp = cpp == 3 ? 4 : cpp; /* tiled layouts only take power-of-two pixels */
 	extent = v3dval_tiled_bytes(layout, (uint32_t)width, (uint32_t)rows, tiled_cpp,
-				    layout == V3DVAL_LAYOUT_UIF ? stride : 0);
+				    layout >= V3DVAL_LAYOUT_UIF ? stride : 0);
 	return check_range(v, w, "Address", v3d_cl_get_address(p, V3D_CL_LS_ADDRESS), extent);
 }
 

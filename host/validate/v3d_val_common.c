@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ferry/hw/v3d_tiling.h"
 #include "v3d_val_internal.h"
 
 #define GIB4 (1ull << 32)
@@ -111,14 +112,25 @@ uint64_t v3dval_tiled_bytes(enum v3dval_layout layout, uint32_t w, uint32_t h, u
 		pw = align_up(w, 4u * uw);
 		ph = align_up(h, 2u * uh);
 		break;
-	case V3DVAL_LAYOUT_UIF: {
+	case V3DVAL_LAYOUT_UIF:
+	case V3DVAL_LAYOUT_UIF_XOR: {
 		/* columns of 4 UIF blocks; the height the packet / register gives, or the image's */
 		pw = align_up(w, 4u * 2u * uw);
 		uint64_t given = padded_h_blocks * 2u * uh;
 		ph = align_up(h, 2u * uh);
 		if (given > ph)
 			ph = given;
-		break;
+		uint64_t bytes = pw * ph * cpp;
+		if (layout == V3DVAL_LAYOUT_UIF_XOR && w && h) {
+			/* ph / (2 uh) < 2^37 / 2: the hardware field is narrower, clamp for the struct */
+			uint64_t col_h = ph / (2u * uh);
+			struct v3d_surface s = { .layout = V3D_CL_MEMORY_UIF_XOR, .cpp = cpp,
+						 .uif_height_ub = col_h > UINT32_MAX ? UINT32_MAX : (uint32_t)col_h };
+			uint64_t reach = v3d_surface_span(&s, w, h);
+			if (reach > bytes)
+				bytes = reach;
+		}
+		return bytes;
 	}
 	case V3DVAL_LAYOUT_RASTER:
 	default:

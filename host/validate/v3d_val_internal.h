@@ -126,11 +126,13 @@ bool v3dval_field_ok(uint32_t start, uint32_t size, uint32_t bytes);
 
 enum v3dval_layout {
 	V3DVAL_LAYOUT_RASTER, V3DVAL_LAYOUT_LINEARTILE, V3DVAL_LAYOUT_UBLINEAR_1,
-	V3DVAL_LAYOUT_UBLINEAR_2, V3DVAL_LAYOUT_UIF,
+	V3DVAL_LAYOUT_UBLINEAR_2, V3DVAL_LAYOUT_UIF, V3DVAL_LAYOUT_UIF_XOR,
 };
 /* Bytes a w x h surface of cpp-byte pixels covers in a tiled layout as Mesa lays it out (width
  * and height padded to utiles / UIF blocks, UIF columns of 4 blocks, UIF height at least
- * padded_h_blocks UIF blocks). 0 for a cpp the tiled layouts do not take. */
+ * padded_h_blocks UIF blocks), and never less than the hardware can reach: with the UIF XOR,
+ * odd columns flip bit 4 of the block row, which for a padded height that is not a multiple
+ * of 32 blocks reaches past the column. 0 for a cpp the tiled layouts do not take. */
 uint64_t v3dval_tiled_bytes(enum v3dval_layout layout, uint32_t w, uint32_t h, uint32_t cpp,
 			    uint64_t padded_h_blocks);
 /* Rows of UIF blocks for cpp (2 utiles high). */

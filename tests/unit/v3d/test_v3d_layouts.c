@@ -11,7 +11,7 @@
 #include "v3d_cl_builder.h"
 #include "v3d_fake_mem.h"
 #include "v3d_tfu.h"
-#include "v3d_tiling.h"
+#include "ferry/hw/v3d_tiling.h"
 #include "v3d_tlb.h"
 
 #define RCL_ADDR 0x00100000u

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "v3d_tiling.h"
+#include "ferry/hw/v3d_tiling.h"
 
 static uint64_t off(enum v3d_cl_memory_format layout, uint32_t cpp, uint32_t stride_or_ub, uint32_t x, uint32_t y)
 {

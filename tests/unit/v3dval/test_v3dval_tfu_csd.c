@@ -97,13 +97,24 @@ static void test_tfu_uif_and_mips(void)
 		for (uint32_t pad = 8; pad <= 9; pad++) {
 			r = raster_copy(ver, SRC, 64, DST, 64, 64);
 			if (ver == 71)
-				r.ioc = V3D_TFU_OFORMAT_UIF_XOR << 12 | (8u + pad) << 16;
+				r.ioc = V3D_TFU_OFORMAT_UIF_NO_XOR << 12 | (8u + pad) << 16;
 			else {
-				r.ioa |= V3D_TFU_OFORMAT_UIF_XOR << 3;
+				r.ioa |= V3D_TFU_OFORMAT_UIF_NO_XOR << 3;
 				r.icfg |= pad << 22;
 			}
 			CHECK_EQ(tfu(ver, &r, NULL, 0, &out, &err), pad == 8 ? 0 : V3DVAL_ERR_ADDRESS);
 		}
+		/* With the XOR, the odd column flips bit 4 of its block rows: rows 0..7 land on 16..23,
+		 * past the 16-row column and the 32 KiB (Mesa only picks XOR for heights that are
+		 * multiples of 32 block rows). The same padding that fits without XOR must not. */
+		r = raster_copy(ver, SRC, 64, DST, 64, 64);
+		if (ver == 71)
+			r.ioc = V3D_TFU_OFORMAT_UIF_XOR << 12 | 16u << 16;
+		else {
+			r.ioa |= V3D_TFU_OFORMAT_UIF_XOR << 3;
+			r.icfg |= 8u << 22;
+		}
+		CHECK_EQ(tfu(ver, &r, NULL, 0, &out, &err), V3DVAL_ERR_ADDRESS);
 		/* mip levels are written below level 0 */
 		r = raster_copy(ver, SRC, 64, DST, 32, 32);
 		if (ver == 71)

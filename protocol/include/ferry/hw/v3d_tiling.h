@@ -15,8 +15,8 @@
  *     4 KiB page cache), so vertically adjacent columns start in other banks.
  * Source: Mesa src/broadcom/common/v3d_tiling.c, v3d_resource.c and v3dv_image.c (read for the
  * facts only). */
-#ifndef FERRY_SIM_V3D_TILING_H
-#define FERRY_SIM_V3D_TILING_H
+#ifndef FERRY_HW_V3D_TILING_H
+#define FERRY_HW_V3D_TILING_H
 
 #include <stdbool.h>
 #include <stdint.h>

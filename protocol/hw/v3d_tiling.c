@@ -1,6 +1,6 @@
 /* V3D surface layouts: pixel offsets in RASTER / LINEARTILE / UBLINEAR / UIF (XOR, no XOR) and the
  * drivers' UIF padding rule. The facts are stated in v3d_tiling.h. */
-#include "v3d_tiling.h"
+#include "ferry/hw/v3d_tiling.h"
 
 uint32_t v3d_utile_width(uint32_t cpp)
 {
