@@ -172,7 +172,7 @@ static int check_load_store(struct v3dval *v, const struct v3dval_where *w, cons
 	}
 	uint32_t tiled_cpp = cpp == 3 ? 4 : cpp; /* tiled layouts only take power-of-two pixels */
 	extent = v3dval_tiled_bytes(layout, (uint32_t)width, (uint32_t)rows, tiled_cpp,
-				    layout >= V3DVAL_LAYOUT_UIF ? stride : 0);
+				    (layout == V3DVAL_LAYOUT_UIF || layout == V3DVAL_LAYOUT_UIF_XOR) ? stride : 0);
 	return check_range(v, w, "Address", v3d_cl_get_address(p, V3D_CL_LS_ADDRESS), extent);
 }
 

@@ -135,7 +135,7 @@ int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 		/* 4.2: OPAD UIF blocks below the image's own padded height; 7.1: IOC.STRIDE is the height */
 		uint64_t blocks = ver == V3D_VER_71 ? out_param : ((uint64_t)height + uif_h - 1) / uif_h + out_param;
 		out_bytes = v3dval_tiled_bytes(out_layout, width, height, cpp,
-					       out_layout >= V3DVAL_LAYOUT_UIF ? blocks : 0);
+					       (out_layout == V3DVAL_LAYOUT_UIF || out_layout == V3DVAL_LAYOUT_UIF_XOR) ? blocks : 0);
 	}
 	/* Generated mip levels go below level 0 (Mesa lays levels out smallest first). Bound each by
 	 * the widest padding (UIF) plus a page of alignment. */

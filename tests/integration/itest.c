@@ -156,3 +156,16 @@ char *itest_ferry_status(const struct ferryd_proc *p, const char *args, int *exi
 		*exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return out;
 }
+
+int itest_log_count(const struct ferryd_proc *p, const char *needle)
+{
+	FILE *f = fopen(p->log, "r");
+	if (!f)
+		return 0;
+	char line[4096];
+	int n = 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}

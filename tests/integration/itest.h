@@ -53,5 +53,7 @@ bool itest_proc_alive(pid_t pid);
  * and stderr, malloc'd; REQUIREs success in running it); *exit_status (may be NULL) gets its
  * exit code, -1 if it did not exit. */
 char *itest_ferry_status(const struct ferryd_proc *p, const char *args, int *exit_status);
+/* Lines of ferryd's log that contain needle (0 when the log cannot be read). */
+int itest_log_count(const struct ferryd_proc *p, const char *needle);
 
 #endif

@@ -30,19 +30,6 @@ static char *ferry_status(const char *args, int *status)
 	return itest_ferry_status(&ferryd, args, status);
 }
 
-static int log_count(const char *needle)
-{
-	FILE *f = fopen(ferryd.log, "r");
-	if (!f)
-		return 0;
-	char line[4096];
-	int n = 0;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, needle) != NULL;
-	fclose(f);
-	return n;
-}
-
 static void test_status_sync_and_watchdog(void)
 {
 	struct stat st;
@@ -103,14 +90,14 @@ static void test_status_sync_and_watchdog(void)
 	/* The watchdog (--fence-timeout-ms 400) writes the dump to the log, once: the header line,
 	 * then the dump's lines (the SIGNAL line is the dump's last). */
 	snprintf(want, sizeof(want), "sync: queue:GPU-1-1-0 exec:P cmd:SIGNAL seqno:%u", seqno);
-	while (log_count(want) == 0 && now_ms() - t0 < 20000)
+	while (itest_log_count(&ferryd, want) == 0 && now_ms() - t0 < 20000)
 		usleep(10000);
 	CHECK(now_ms() - t0 >= 400);
-	CHECK_EQ(log_count("fence-signal timeout"), 1);
-	CHECK_EQ(log_count(want), 1);
+	CHECK_EQ(itest_log_count(&ferryd, "fence-signal timeout"), 1);
+	CHECK_EQ(itest_log_count(&ferryd, want), 1);
 	snprintf(want, sizeof(want), "sync: queue:GPU-1-1-0 exec:S cmd:WAIT_REG_MEM seqno:%u obj:0x%016llx live_value:0x0000000000000005",
 		 seqno, (unsigned long long)(sync.iova + 12));
-	CHECK_EQ(log_count(want), 1);
+	CHECK_EQ(itest_log_count(&ferryd, want), 1);
 
 	/* Off at run time, then a new timeout: re-timed, logged again. */
 	text = ferry_status("--watchdog off", &rc);
@@ -121,14 +108,14 @@ static void test_status_sync_and_watchdog(void)
 	CHECK(strstr(text, "fence-timeout-ms: off\n"));
 	free(text);
 	usleep(600 * 1000);
-	CHECK_EQ(log_count("fence-signal timeout"), 1);
+	CHECK_EQ(itest_log_count(&ferryd, "fence-signal timeout"), 1);
 	text = ferry_status("--watchdog 200", &rc);
 	CHECK_EQ(rc, 0);
 	CHECK(!strcmp(text, "fence-timeout-ms: 200\n"));
 	free(text);
-	for (int64_t end = now_ms() + 20000; log_count("fence-signal timeout") < 2 && now_ms() < end;)
+	for (int64_t end = now_ms() + 20000; itest_log_count(&ferryd, "fence-signal timeout") < 2 && now_ms() < end;)
 		usleep(10000);
-	CHECK_EQ(log_count("fence-signal timeout"), 2);
+	CHECK_EQ(itest_log_count(&ferryd, "fence-signal timeout"), 2);
 	text = ferry_status("--watchdog on", &rc);
 	CHECK(!strcmp(text, "fence-timeout-ms: 200\n"));
 	free(text);

@@ -43,19 +43,6 @@ static void stop(struct ferryd_proc *p, bool failed_before)
 	CHECK(itest_stop_ferryd(p));
 }
 
-static int log_count(const struct ferryd_proc *p, const char *needle)
-{
-	FILE *f = fopen(p->log, "r");
-	if (!f)
-		return 0;
-	char line[4096];
-	int n = 0;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, needle) != NULL;
-	fclose(f);
-	return n;
-}
-
 static bool status_has(const struct ferryd_proc *p, const char *needle)
 {
 	int rc;
@@ -127,9 +114,9 @@ static void test_msm_counted(void)
 	CHECK(status_has(&p, "unmodeled-dispatch: 1\n"));
 	CHECK(status_has(&p, " unmodeled-draw=4 unmodeled-dispatch=1 unmodeled-engine=0 unmodeled-packet=0 "
 			     "unmodeled-state=0\n"));
-	CHECK_EQ(log_count(&p, DRAW_WARNING), 1);
-	CHECK_EQ(log_count(&p, DISPATCH_WARNING), 1);
-	CHECK_EQ(log_count(&p, "first: CP_DRAW_INDX_OFFSET"), 1);
+	CHECK_EQ(itest_log_count(&p, DRAW_WARNING), 1);
+	CHECK_EQ(itest_log_count(&p, DISPATCH_WARNING), 1);
+	CHECK_EQ(itest_log_count(&p, "first: CP_DRAW_INDX_OFFSET"), 1);
 
 	/* Another context is warned on its own, and counted on its own line. */
 	struct itest_client c2;
@@ -138,7 +125,7 @@ static void test_msm_counted(void)
 	REQUIRE(itest_bo_new(c2.ctx, 4096, &ib2) == 0);
 	REQUIRE(itest_bo_new(c2.ctx, 4096, &out2) == 0);
 	CHECK_EQ(run(&c2, &ib2, build(&ib2, out2.iova, 1, false, 0x21), &out2), 0);
-	CHECK_EQ(log_count(&p, DRAW_WARNING), 2);
+	CHECK_EQ(itest_log_count(&p, DRAW_WARNING), 2);
 	CHECK(status_has(&p, "unmodeled-draw: 5\n"));
 	CHECK(status_has(&p, " unmodeled-draw=1 unmodeled-dispatch=0 "));
 	itest_client_close(&c2);
@@ -167,7 +154,7 @@ static void test_msm_strict(void)
 	const struct ferry_fault_info *fi = first_fault(c.dev, c.ctx);
 	CHECK(fi && fi->text && strstr(fi->text, DRAW_WARNING));
 	CHECK(fi && fi->opcode == CP_DRAW_INDX_OFFSET);
-	CHECK_EQ(log_count(&p, "GPU error: unmodeled work (--sim-strict)"), 1);
+	CHECK_EQ(itest_log_count(&p, "GPU error: unmodeled work (--sim-strict)"), 1);
 	CHECK(status_has(&p, "sim-strict: on\n"));
 	CHECK(status_has(&p, "faults: 1\n"));
 	itest_client_close(&c);
@@ -218,8 +205,8 @@ static void test_v3d_csd(void)
 	CHECK(!ferry_context_lost(ctx));
 	CHECK(status_has(&p, "unmodeled-dispatch: 1\n"));
 	CHECK(status_has(&p, " unmodeled-draw=0 unmodeled-dispatch=1 "));
-	CHECK_EQ(log_count(&p, DISPATCH_WARNING), 1);
-	CHECK_EQ(log_count(&p, "first: CSD job"), 1);
+	CHECK_EQ(itest_log_count(&p, DISPATCH_WARNING), 1);
+	CHECK_EQ(itest_log_count(&p, "first: CSD job"), 1);
 	ferry_context_destroy(ctx);
 	ferry_device_close(dev);
 	stop(&p, failed);
@@ -249,10 +236,10 @@ static void test_v3d_csd(void)
 	snprintf(cap, sizeof(cap), "%s/ferry-report-%d-1.ferrycap", crash_dir, (int)p.pid);
 	CHECK(access(cap, R_OK) == 0);
 	free(file);
-	CHECK_EQ(log_count(&p, "report 1| job-error:"), 1);
-	CHECK_EQ(log_count(&p, "report 1| csd: cfg="), 0); /* indented in the report: "  csd: ..." */
-	CHECK_EQ(log_count(&p, "report 1|   csd: cfg=[0x00010000"), 1);
-	CHECK(log_count(&p, " in ") >= 1 && log_count(&p, "/ferry-report-") >= 1);
+	CHECK_EQ(itest_log_count(&p, "report 1| job-error:"), 1);
+	CHECK_EQ(itest_log_count(&p, "report 1| csd: cfg="), 0); /* indented in the report: "  csd: ..." */
+	CHECK_EQ(itest_log_count(&p, "report 1|   csd: cfg=[0x00010000"), 1);
+	CHECK(itest_log_count(&p, " in ") >= 1 && itest_log_count(&p, "/ferry-report-") >= 1);
 	ferry_context_destroy(ctx);
 	ferry_device_close(dev);
 	stop(&p, failed);
