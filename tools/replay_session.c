@@ -89,6 +89,11 @@ static int forward(struct replay *rp, const struct session_record *rec, struct f
 		}
 		m->u.bo_create.iova = 0;
 	}
+	if (m->kind == FERRY_MSG_CONTEXT_CREATE && rp->session_policy) {
+		m->u.context_create.policy = rp->rd_policy;
+		printf("context %u: %s (--policy)\n", m->u.context_create.ctx_id,
+		       rp->rd_policy == FERRY_POLICY_PASSTHROUGH ? "passthrough" : "validated");
+	}
 	if (v3d && m->kind == FERRY_MSG_BO_CLOSE)
 		rv3d_forget_bo(&rp->v3d, m->u.bo_close.ctx_id, m->u.bo_close.bo_id);
 	if (m->kind == FERRY_MSG_BO_CLOSE) {
