@@ -90,6 +90,12 @@ void pm4v_policy_a6xx(struct pm4v_policy *p, uint32_t gpu_id)
 	};
 	p->shared_regs = shared;
 	p->nr_shared_regs = N(shared);
+	/* Turnip (emit_vsc_overflow_test) and freedreno (fd6_gmem.c) read every used pipe's
+	 * VSC_DRAW_STRM_SIZE / VSC_PRIM_STRM_SIZE right after their binning pass. */
+	p->bin_results = REG_A6XX_VSC_STATE_REG(0);
+	p->nr_bin_result_arrays = 3;
+	p->bin_pipe_config = REG_A6XX_VSC_PIPE_CONFIG_REG(0);
+	p->nr_bin_pipes = A6XX_VSC_PIPES;
 
 	/* What the kernel emits only from its own ringbuffer or that changes privilege or firmware. */
 	for (uint32_t op = 0; op <= PM4_TYPE7_OPCODE_MASK; op++)

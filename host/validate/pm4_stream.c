@@ -113,6 +113,18 @@ static void note_writes(struct walk *k, uint32_t first, uint32_t count)
 	}
 }
 
+/* Whether register r certainly holds a value this submit put there before the packet being
+ * checked: a write earlier in execution order (see note_writes), or earlier in this stream. */
+static bool written_before(const struct walk *k, uint32_t r)
+{
+	const struct pm4v_validator *v = k->v;
+	if (r >= PM4V_NR_TRACKED_REGS)
+		return false;
+	uint64_t point = k->s->top ? pm4v_exec_point(k->s->top, k->w.pos) : k->s->origin;
+	const struct pm4v_reg_write *w = &v->regs[r];
+	return (w->gen == v->gen && w->point < point) || (w->local_gen == v->stream_gen && w->local_pos < k->w.pos);
+}
+
 /* The one rule for every packet that reads registers by number (copies them to memory, polls,
  * tests or combines them): not read-protected, and either shared (a GPU-global counter, or
  * write-protected so no guest can have put anything there) or written by this submit earlier
@@ -124,14 +136,15 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 	if (check_regs(k, first, count, false))
 		return -1;
 	const struct pm4v_validator *v = k->v;
-	uint64_t point = k->s->top ? pm4v_exec_point(k->s->top, k->w.pos) : k->s->origin;
+	const struct pm4v_policy *p = &v->policy;
 	uint32_t last = first + (count ? count - 1 : 0), reg;
+	uint64_t results = (uint64_t)p->nr_bin_result_arrays * p->nr_bin_pipes;
 	for (uint32_t r = first; r <= last; r++) {
 		if (hits(v->shared, v->nr_shared, r, r, &reg))
 			continue;
-		const struct pm4v_reg_write *w = r < PM4V_NR_TRACKED_REGS ? &v->regs[r] : NULL;
-		if (w && ((w->gen == v->gen && w->point < point) ||
-			  (w->local_gen == v->stream_gen && w->local_pos < k->w.pos)))
+		bool bin_result = r >= p->bin_results && r - p->bin_results < results;
+		if (written_before(k, r) &&
+		    (!bin_result || written_before(k, p->bin_pipe_config + (r - p->bin_results) % p->nr_bin_pipes)))
 			continue;
 		pm4v_fail(k->v, &k->w, PM4V_ERR_UNWRITTEN_REG, -1,
 			  "read of 0x%05x: it holds whatever the GPU's last context left there", r);
@@ -358,6 +371,16 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		uint32_t mode = CP_SET_MARKER_0_GET_MODE(p[0]);
 		if (!(p[0] & CP_SET_MARKER_0_IFPC_MODE) && (mode == RM6_IB1LIST_START || mode == RM6_IB1LIST_END))
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1, "kernel-only marker %u", mode);
+		return 0;
+	}
+	case CP_SET_MODE: {
+		/* The binning pass it starts writes the binner's per-pipe results: this submit's own
+		 * values from here on, for the read rule (with the pipe's config, read_regs). */
+		const struct pm4v_policy *pol = &k->v->policy;
+		if (need(k, cnt, 1))
+			return -1;
+		if ((p[0] & CP_SET_MODE_0_BINNING) && pol->nr_bin_pipes)
+			note_writes(k, pol->bin_results, pol->nr_bin_result_arrays * pol->nr_bin_pipes);
 		return 0;
 	}
 	case CP_SET_PSEUDO_REG:

@@ -120,6 +120,13 @@ struct pm4v_policy {
 	 * readable too: no guest can have put anything in them. */
 	const struct pm4v_reg_range *shared_regs;
 	uint32_t nr_shared_regs;
+	/* The hardware binner's per-pipe result registers (nr_bin_result_arrays arrays of
+	 * nr_bin_pipes registers from bin_results; a6xx: VSC_STATE, VSC_PRIM_STRM_SIZE,
+	 * VSC_DRAW_STRM_SIZE) and the pipes' config registers (bin_pipe_config + pipe). A
+	 * binning-mode CP_SET_MODE counts as writing every result register for the read rule; a
+	 * read of pipe i's results also needs its config written before it, so only what this
+	 * submit's own binning pass computed for a pipe it set up is read. nr_bin_pipes 0: none. */
+	uint32_t bin_results, nr_bin_result_arrays, bin_pipe_config, nr_bin_pipes;
 	uint32_t deny[(PM4_TYPE7_OPCODE_MASK + 1) / 32]; /* bitmap of type-7 opcodes rejected as privileged */
 };
 

@@ -563,6 +563,81 @@ static void test_register_reads(void)
 
 /* The memory operands of the draw packets the CP reads through (issue: CP_DRAW_INDIRECT_MULTI
  * and CP_DRAW_AUTO outside the context's BOs were accepted). */
+/* The hardware binner's per-pipe results (VSC_STATE / _PRIM_STRM_SIZE / _DRAW_STRM_SIZE), as
+ * Turnip's emit_vsc_overflow_test and freedreno's fd6_gmem.c read them after a binning pass:
+ * readable after this submit's own binning-mode CP_SET_MODE, for a pipe whose config it wrote. */
+static void vsc_overflow_test(struct harness *h, uint32_t pipe)
+{
+	PM4_PKT7(&h->b, CP_COND_WRITE5, CP_WAIT_REG_MEM_0_FUNCTION(WRITE_GE) | CP_WAIT_REG_MEM_0_WRITE_MEMORY,
+		 REG_A6XX_VSC_DRAW_STRM_SIZE_REG(pipe), 0, 0x1000, ~0u, LO(DATA_IOVA), HI(DATA_IOVA), 0x1040);
+	PM4_PKT7(&h->b, CP_COND_WRITE5, CP_WAIT_REG_MEM_0_FUNCTION(WRITE_GE) | CP_WAIT_REG_MEM_0_WRITE_MEMORY,
+		 REG_A6XX_VSC_PRIM_STRM_SIZE_REG(pipe), 0, 0x1000, ~0u, LO(DATA_IOVA), HI(DATA_IOVA), 0x1040);
+}
+
+static void binning_pass(struct harness *h, uint32_t pipes)
+{
+	PM4_PKT7(&h->b, CP_SET_MODE, CP_SET_MODE_0_BINNING);
+	uint32_t config[A6XX_VSC_PIPES] = { 0 };
+	pm4_pkt4(&h->b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), config, pipes);
+	PM4_PKT7(&h->b, CP_NOP, 0); /* the draws */
+}
+
+static void test_binning_results(void)
+{
+	struct harness h;
+	harness_init(&h);
+	/* Turnip's order: CP_SET_MODE 1, the pipes' config, the draws, the overflow test. */
+	harness_reset(&h);
+	binning_pass(&h, A6XX_VSC_PIPES);
+	for (uint32_t i = 0; i < A6XX_VSC_PIPES; i++)
+		vsc_overflow_test(&h, i);
+	PM4_PKT7(&h.b, CP_SET_MODE, 0);
+	pm4_reg_to_mem(&h.b, REG_A6XX_VSC_STATE_REG(0), 1, DATA_IOVA, false);
+	EXPECT_OK(&h);
+	/* Without a binning pass of its own: whatever the last context's pass left. */
+	harness_reset(&h);
+	uint32_t config = 0;
+	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
+	vsc_overflow_test(&h, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, REG_A6XX_VSC_DRAW_STRM_SIZE_REG(0));
+	/* CP_SET_MODE 0 is no binning pass. */
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_MODE, 0);
+	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
+	vsc_overflow_test(&h, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* A pipe the submit did not configure. */
+	harness_reset(&h);
+	binning_pass(&h, 2);
+	vsc_overflow_test(&h, 1);
+	vsc_overflow_test(&h, 2);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, REG_A6XX_VSC_DRAW_STRM_SIZE_REG(2));
+	/* Read before the pass, or after a pass that may be skipped. */
+	harness_reset(&h);
+	vsc_overflow_test(&h, 0);
+	binning_pass(&h, 1);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_COND_REG_EXEC, CP_COND_REG_EXEC_0_MODE(RENDER_MODE) | CP_COND_REG_EXEC_0_GMEM, 2);
+	PM4_PKT7(&h.b, CP_SET_MODE, CP_SET_MODE_0_BINNING);
+	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
+	vsc_overflow_test(&h, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* The results are not otherwise special: written by PKT4, they read back as any register. */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_STATE_REG(5), 1);
+	pm4_reg_to_mem(&h.b, REG_A6XX_VSC_STATE_REG(5), 1, DATA_IOVA, false);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG); /* pipe 5 not configured */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(5), 0);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_STATE_REG(5), 1);
+	pm4_reg_to_mem(&h.b, REG_A6XX_VSC_STATE_REG(5), 1, DATA_IOVA, false);
+	EXPECT_OK(&h);
+	harness_fini(&h);
+}
+
 static void test_draw_operands(void)
 {
 	struct harness h;
@@ -964,6 +1039,7 @@ int main(void)
 	RUN_TEST(test_privileged_packets);
 	RUN_TEST(test_protected_registers);
 	RUN_TEST(test_register_reads);
+	RUN_TEST(test_binning_results);
 	RUN_TEST(test_draw_operands);
 	RUN_TEST(test_address_fields);
 	RUN_TEST(test_gpu_readonly);

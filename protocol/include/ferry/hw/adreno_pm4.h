@@ -240,6 +240,9 @@ enum vgt_event_type {
 #define CP_SCRATCH_TO_REG_0_CNT(x)      (((x) & 0x7u) << 24)
 #define CP_SCRATCH_TO_REG_0_GET_CNT(dw) (((dw) >> 24) & 0x7u)
 
+/* CP_SET_MODE: dw0 bit 0 set starts the hardware binning pass, clear ends it (Turnip's
+ * tu6_emit_binning_pass and freedreno's emit_binning_pass emit 1, then 0). */
+#define CP_SET_MODE_0_BINNING 1u
 /* CP_REG_WRITE: dw0 TRACKER (enum reg_tracker), dw1 the register, dw2 the value. */
 /* CP_WAIT_TWO_REGS: dw0 REG0, dw1 REG1, dw2 REF. */
 /* CP_EXEC_CS_INDIRECT: dw0 reserved, dw1-2 ADDR (3 dwords: the group counts), dw3 local size. */
