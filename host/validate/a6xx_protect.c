@@ -96,6 +96,19 @@ void pm4v_policy_a6xx(struct pm4v_policy *p, uint32_t gpu_id)
 	p->nr_bin_result_arrays = 3;
 	p->bin_pipe_config = REG_A6XX_VSC_PIPE_CONFIG_REG(0);
 	p->nr_bin_pipes = A6XX_VSC_PIPES;
+	/* The binner writes pipe i's streams at ADDRESS + i x PITCH, up to LIMIT and a little past
+	 * it (Turnip leaves VSC_PAD = 64 bytes for that, freedreno 64), and pipe i's draw-stream
+	 * size at DRAW_STRM_SIZE_ADDRESS + 4 i. Both drivers size the buffers for all 32 pipes and
+	 * write address, pitch and limit in one packet. */
+	p->write_areas[0] = (struct pm4v_write_area){ "VSC_PRIM_STRM_ADDRESS", REG_A6XX_VSC_PRIM_STRM_ADDRESS,
+						      REG_A6XX_VSC_PRIM_STRM_PITCH, REG_A6XX_VSC_PRIM_STRM_LIMIT,
+						      A6XX_VSC_PIPES, 64, 0 };
+	p->write_areas[1] = (struct pm4v_write_area){ "VSC_DRAW_STRM_ADDRESS", REG_A6XX_VSC_DRAW_STRM_ADDRESS,
+						      REG_A6XX_VSC_DRAW_STRM_PITCH, REG_A6XX_VSC_DRAW_STRM_LIMIT,
+						      A6XX_VSC_PIPES, 64, 0 };
+	p->write_areas[2] = (struct pm4v_write_area){ "VSC_DRAW_STRM_SIZE_ADDRESS", REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS,
+						      0, 0, 0, 0, 4 * A6XX_VSC_PIPES };
+	p->nr_write_areas = 3;
 
 	/* What the kernel emits only from its own ringbuffer or that changes privilege or firmware. */
 	for (uint32_t op = 0; op <= PM4_TYPE7_OPCODE_MASK; op++)

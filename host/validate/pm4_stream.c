@@ -200,6 +200,29 @@ static int close_skips(struct walk *k, uint32_t pos)
 	return 0;
 }
 
+/* A type-4 write of values[0..cnt) from register first that sets a write area's address:
+ * checked as the memory operand the GPU will write (pm4v_policy.write_areas). */
+static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint32_t *values)
+{
+	const struct pm4v_policy *p = &k->v->policy;
+	for (uint32_t i = 0; i < p->nr_write_areas && i < sizeof(p->write_areas) / sizeof(p->write_areas[0]); i++) {
+		const struct pm4v_write_area *a = &p->write_areas[i];
+		/* no overflow: first <= PM4_TYPE4_REG_DECODE_MASK, cnt < 2^7 */
+		if (a->addr < first || a->addr + 1 >= first + cnt)
+			continue;
+		uint64_t addr = addr64(values + (a->addr - first));
+		uint64_t extent = a->bytes ? a->bytes : 1;
+		if (a->pitch && a->pitch >= first && a->pitch < first + cnt && a->count) {
+			uint64_t pitch = values[a->pitch - first];
+			bool limit = a->limit && a->limit >= first && a->limit < first + cnt;
+			extent = (a->count - 1) * pitch + (limit ? (uint64_t)values[a->limit - first] + a->overrun : pitch);
+		}
+		if (check_mem(k, addr, extent ? extent : 1, true, a->name))
+			return -1;
+	}
+	return 0;
+}
+
 static int ib(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt)
 {
 	const struct pm4v_stream *s = k->s;
@@ -584,7 +607,8 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
-			if (check_regs(&k, pm4_type4_reg(h), cnt, true))
+			if (check_regs(&k, pm4_type4_reg(h), cnt, true) ||
+			    write_areas(&k, pm4_type4_reg(h), cnt, d + pos + 1))
 				return -1;
 			note_writes(&k, pm4_type4_reg(h), cnt);
 		} else if (pm4_is_type7(h)) {

@@ -127,6 +127,22 @@ struct pm4v_policy {
 	 * read of pipe i's results also needs its config written before it, so only what this
 	 * submit's own binning pass computed for a pipe it set up is read. nr_bin_pipes 0: none. */
 	uint32_t bin_results, nr_bin_result_arrays, bin_pipe_config, nr_bin_pipes;
+	/* Memory the GPU writes at an address programmed into registers (a6xx: the VSC streams and
+	 * stream sizes). A type-4 write that sets an area's address (lo and hi in one packet) is
+	 * checked as a memory operand then: [addr, addr + extent) inside one writable BO, where
+	 * extent is `bytes`, or with a pitch register (written in the same packet) (count - 1)
+	 * pitches plus the last one's LIMIT + overrun (LIMIT in the same packet; else a pitch).
+	 * An address set any other way (CP_MEM_TO_REG ...) is bounded by the page tables only. */
+	struct pm4v_write_area {
+		const char *name;
+		uint32_t addr;     /* lo register; hi is addr + 1 */
+		uint32_t pitch;    /* register, 0 for a fixed extent */
+		uint32_t limit;    /* register, 0 for none */
+		uint32_t count;    /* pitches */
+		uint32_t overrun;  /* bytes written past LIMIT */
+		uint32_t bytes;    /* fixed extent */
+	} write_areas[4];
+	uint32_t nr_write_areas;
 	uint32_t deny[(PM4_TYPE7_OPCODE_MASK + 1) / 32]; /* bitmap of type-7 opcodes rejected as privileged */
 };
 

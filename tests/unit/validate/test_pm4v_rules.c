@@ -638,6 +638,51 @@ static void test_binning_results(void)
 	harness_fini(&h);
 }
 
+/* The VSC streams the binner writes, bounded when a packet programs their address: Turnip's and
+ * freedreno's update_vsc_pipe write address, pitch and limit in one packet, for 32 pipes. */
+static void test_vsc_write_areas(void)
+{
+	struct harness h;
+	harness_init(&h);
+	const uint64_t end = DATA_IOVA + DATA_SIZE;
+	/* 31 pitches and the last pipe's limit plus 64 bytes of overrun: exactly to the BO's end */
+	uint64_t a = end - (31u * 0x1000u + 0xfc0u + 64u);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(a), HI(a), 0x1000, 0xfc0);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_ADDRESS, LO(a), HI(a), 0x1000, 0xfc0);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(end - 128), HI(end - 128));
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(a + 4), HI(a + 4), 0x1000, 0xfc0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	CHECK(strstr(h.err.msg, "VSC_PRIM_STRM_ADDRESS") != NULL);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_ADDRESS, LO(a), HI(a), 0x1000, 0xfc4); /* a larger limit */
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(end - 124), HI(end - 124));
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* without the limit in the packet: 32 whole pitches */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(end - 0x20000), HI(end - 0x20000), 0x1000);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(end - 0x1f000), HI(end - 0x1f000), 0x1000);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* the GPU writes there: not into a GPU-read-only BO; nor outside the context */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(RO_IOVA), HI(RO_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_READONLY);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA), HI(FOREIGN_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* only the low half in this packet: not an address the validator knows */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA));
+	EXPECT_OK(&h);
+	harness_fini(&h);
+}
+
 static void test_draw_operands(void)
 {
 	struct harness h;
@@ -1040,6 +1085,7 @@ int main(void)
 	RUN_TEST(test_protected_registers);
 	RUN_TEST(test_register_reads);
 	RUN_TEST(test_binning_results);
+	RUN_TEST(test_vsc_write_areas);
 	RUN_TEST(test_draw_operands);
 	RUN_TEST(test_address_fields);
 	RUN_TEST(test_gpu_readonly);
