@@ -28,19 +28,25 @@
  *     CP_COND_WRITE5 (WRITE_MEMORY)     compare as CP_WAIT_REG_MEM, then the write
  *     CP_SKIP_IB2_ENABLE_GLOBAL/_LOCAL  enables kept; the skip needs an empty visibility stream
  *                                       and binning is not modeled, so IB2s are never skipped
- *     CP_BLIT (BLIT_OP_SCALE)           the 2D engine on linear single-sample surfaces: solid
- *                                       fills and same-format copies (cp_blit.c); other 2D work
- *                                       (tiled/UBWC, scaling, conversion, MSAA) is skipped and
- *                                       counted, memory untouched
+ *     CP_BLIT (BLIT_OP_SCALE)           the 2D engine on linear, TILE6_3 and UBWC single-sample
+ *                                       surfaces: solid fills and same-format copies
+ *                                       (cp_blit.c, cp_surface.c); other 2D work (scaling,
+ *                                       conversion, MSAA, compressed UBWC blocks) is skipped
+ *                                       and counted, memory untouched
+ *     CP_EVENT_WRITE(BLIT)              GMEM clear / load / store from RB_BLIT_* (cp_gmem.c);
+ *                                       what it cannot do is counted as a skipped
+ *                                       CP_EVENT_WRITE, memory untouched
+ *     CP_SET_VISIBILITY_OVERRIDE        no-op: every bin is rendered either way
+ *     CP_SET_MODE                       0 (rendering) is a no-op; 1 (binning) is counted
+ *     CP_REG_WRITE                      the register write (its TRACKER is firmware bookkeeping)
  *   skipped and counted (no effect on memory or control flow the model could reproduce):
  *     CP_LOAD_STATE6(_GEOM/_FRAG)       shader state: shaders are not executed
  *     CP_EXEC_CS, CP_EXEC_CS_INDIRECT, CP_SET_SUBDRAW_SIZE
  *                                       compute / geometry work: not executed
- *     CP_SET_BIN_DATA5(_OFFSET), CP_SET_VISIBILITY_OVERRIDE, CP_SET_MODE
- *                                       visibility streams (binning not modeled)
+ *     CP_SET_BIN_DATA5(_OFFSET)         visibility streams (binning not modeled)
  *     CP_DRAW_PRED_ENABLE_GLOBAL/_LOCAL, CP_DRAW_PRED_SET
  *                                       draw predication: draws always count
- *     CP_REG_WRITE, CP_SET_PSEUDO_REG, CP_CONTEXT_REG_BUNCH, CP_INVALIDATE_STATE, CP_SET_AMBLE,
+ *     CP_SET_PSEUDO_REG, CP_CONTEXT_REG_BUNCH, CP_INVALIDATE_STATE, CP_SET_AMBLE,
  *     CP_SCRATCH_WRITE, CP_SCRATCH_TO_REG, CP_REG_TO_SCRATCH, CP_RECORD_PFP_TIMESTAMP
  *                                       firmware-internal state the model does not keep
  *     CP_REG_TO_MEM_OFFSET_REG/_MEM     the offset's unit is not documented in adreno_pm4.xml
@@ -369,6 +375,31 @@ static enum cp_result fetch(const struct cp_mem *m, struct cp_exec *x, struct pk
 	return CP_RESULT_DONE;
 }
 
+/* CP_REG_WRITE: TRACKER (firmware bookkeeping, e.g. LRZ tracking: no state the model keeps),
+ * the register, the value. */
+static enum cp_result exec_reg_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				     const struct pkt *p)
+{
+	uint32_t d[3];
+	if (p->count < 3)
+		return cp_opcode_fault(x, p, "CP_REG_WRITE shorter than 3 dwords");
+	if (!cp_payload(m, x, p, 0, 3, d))
+		return CP_RESULT_FAULT;
+	cp_reg_write(cp, d[1] & PM4_PAYLOAD_REG_MASK, d[2]);
+	return CP_RESULT_DONE;
+}
+
+static enum cp_result exec_set_mode(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				    const struct pkt *p)
+{
+	uint32_t mode = 0;
+	if (p->count && !cp_payload(m, x, p, 0, 1, &mode))
+		return CP_RESULT_FAULT;
+	if (mode)
+		cp->skipped[p->opcode]++;
+	return CP_RESULT_DONE;
+}
+
 static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 			       const struct pkt *p, uint32_t budget, uint32_t *cost)
 {
@@ -386,7 +417,7 @@ static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, str
 	case CP_INDIRECT_BUFFER_CHAIN:
 		return exec_ib(cp, m, x, p, true);
 	case CP_MEM_WRITE: return cp_exec_mem_write(m, x, p, cost);
-	case CP_EVENT_WRITE: return cp_exec_event_write(cp, m, x, p);
+	case CP_EVENT_WRITE: return cp_exec_event_write(cp, m, x, p, cost);
 	case CP_REG_TO_MEM: return cp_exec_reg_to_mem(cp, m, x, p, cost);
 	case CP_MEM_TO_REG: return cp_exec_mem_to_reg(cp, m, x, p, cost);
 	case CP_MEMCPY: return cp_exec_memcpy(m, x, p, budget, cost);
@@ -403,6 +434,15 @@ static enum cp_result dispatch(struct cp_device *cp, const struct cp_mem *m, str
 	case CP_SKIP_IB2_ENABLE_LOCAL:
 		return cp_exec_skip_ib2_enable(m, x, p);
 	case CP_BLIT: return cp_exec_blit(cp, m, x, p, budget, cost);
+	case CP_REG_WRITE: return exec_reg_write(cp, m, x, p);
+	case CP_SET_MODE:
+		/* 0 is the mode the model always runs in; 1, the binning pass's, changes what draws
+		 * do, which the model does not reproduce. */
+		return exec_set_mode(cp, m, x, p);
+	case CP_SET_VISIBILITY_OVERRIDE:
+		/* 1 renders every bin whatever its visibility, which the model always does; with 0
+		 * the stream decides, and the model never skips a bin (see CP_SKIP_IB2_ENABLE). */
+		return CP_RESULT_DONE;
 	case CP_SET_MARKER: return cp_exec_set_marker(m, x, p);
 	case CP_SET_DRAW_STATE: return cp_exec_set_draw_state(cp, m, x, p);
 	case CP_DRAW_INDX_OFFSET:

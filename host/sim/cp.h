@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "a6xx_tiling.h"
 #include "ferry/hw/adreno_pm4.h"
 
 /* Type-4 headers decode 19-bit register offsets; the file covers all of them. */
@@ -27,6 +28,7 @@ struct cp_device {
 	uint64_t irqs;           /* CP_EVENT_WRITE with the IRQ bit */
 	uint64_t cond_skips;     /* CP_COND_REG_EXEC tests that failed (dwords skipped) */
 	uint64_t ib_chains;      /* CP_INDIRECT_BUFFER_CHAIN jumps */
+	uint32_t gmem_size;      /* bytes of GMEM each submit gets (MSM_PARAM_GMEM_SIZE) */
 };
 
 /* The address space of the context a submit runs in. translate() returns a host pointer to the
@@ -110,6 +112,16 @@ struct cp_packet_record {
 
 #define CP_MAX_FRAMES 3u
 
+/* A surface the 2D engine or a GMEM resolve reads or writes (cp_surface.c). */
+struct cp_surf {
+	uint64_t base, pitch;        /* pitch: bytes per texel row (linear) or as TILE6_3 takes it */
+	uint32_t cpp;
+	bool tiled, ubwc;
+	struct a6xx_tile3 t;         /* tiled */
+	uint64_t flags, flag_pitch;  /* ubwc: the flag buffer */
+	uint32_t ubwc_bw, ubwc_bh;   /* ubwc: texels one flag byte covers */
+};
+
 /* The CP_BLIT being executed (cp_blit.c), decoded from the 2D registers when it began: a large
  * blit spans slices, and the register file is shared with other contexts' submits that may run
  * in between. Rows done are the packet frame's progress. */
@@ -120,6 +132,14 @@ struct cp_blit_job {
 	uint32_t cpp;                /* bytes per texel */
 	bool fill;                   /* solid fill with texel, else copy from src */
 	uint8_t texel[16];
+	/* Set when either surface is tiled, or texels are rearranged or merged: texels are then
+	 * moved one at a time. */
+	bool texelwise;
+	uint32_t swap_rb_bytes;      /* copy: bytes per channel of R and B to exchange, or 0 */
+	bool partial;                /* D24S8 write keeping the bytes set in keep[] */
+	uint8_t keep[16];
+	struct cp_surf dsurf, ssurf;
+	uint32_t dx0, dy0, sx0, sy0, width;
 };
 
 /* How many registers the 2D engine's state spans (cp_blit.c lists the ranges). */
@@ -153,9 +173,13 @@ struct cp_exec {
 	 * setup and its CP_BLIT (real a6xx runs a submit to the end before switching). */
 	uint32_t regs_2d[CP_2D_STATE_REGS];
 	bool regs_2d_saved;
+	/* This submit's GMEM (cp_device.gmem_size bytes), allocated at its first GMEM blit. */
+	uint8_t *gmem;
 };
 
 void cp_exec_init(struct cp_exec *x);
+/* Frees what executing allocated (the submit's GMEM); x can be initialized again after. */
+void cp_exec_fini(struct cp_exec *x);
 /* Starts executing an IB1 of size_dwords (the 20-bit IB_SIZE field applies) at iova. Draw state
  * and render mode carry over from the previous command buffer of the same submit. */
 void cp_exec_start_ib1(struct cp_exec *x, uint64_t iova, uint32_t size_dwords);

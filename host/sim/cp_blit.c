@@ -3,27 +3,34 @@
  *
  * The blit takes everything from registers (a6xx.xml names as Mesa 22.3 has them):
  * RB_2D_BLIT_CNTL / GRAS_2D_BLIT_CNTL (solid-color bit, format, channel mask, intermediate
- * format), RB_2D_DST_INFO / RB_2D_DST / RB_2D_DST_PITCH, SP_PS_2D_SRC_INFO / _SIZE / SP_PS_2D_SRC /
- * _PITCH, the inclusive rectangles GRAS_2D_DST_TL/BR and GRAS_2D_SRC_TL_X..BR_Y, and for a fill
+ * format), RB_2D_UNKNOWN_8C01 (channels a D24S8 write preserves), RB_2D_DST_INFO / RB_2D_DST /
+ * RB_2D_DST_PITCH / RB_2D_DST_FLAGS*, SP_PS_2D_SRC_INFO / _SIZE / SP_PS_2D_SRC / _PITCH /
+ * _FLAGS*, the inclusive rectangles GRAS_2D_DST_TL/BR and GRAS_2D_SRC_TL_X..BR_Y, and for a fill
  * the per-channel clear value RB_2D_SRC_SOLID_C0..C3.
  *
- * Modeled: linear (TILE6_LINEAR), single-sample surfaces without UBWC flags, 64-byte aligned
- * bases, no rotation, scissor or channel masking, and either
- *   - a copy between surfaces of the same format, swap and sRGB-ness with equal source and
- *     destination rectangles: each texel's bytes move as they are (the format conversion the
- *     engine does through its intermediate format is lossless when both ends agree), or
- *   - a solid fill of a format with equal-width channels whose width the intermediate format
- *     carries as it is (8-bit channels: R2D_UNORM8 / _SRGB / INT8, 16-bit: FLOAT16 / INT16,
- *     32-bit: FLOAT32 / INT32): each channel's clear value truncated to the channel, in the
- *     order the WZYX (R, G, B, A) or WXYZ (B, G, R, A) swap puts them. Turnip packs those values
- *     itself (r2d_clear_value), sRGB-encoding them for sRGB formats, so the engine stores them.
- * Anything else (tiled or UBWC surfaces, scaling, format conversion, MSAA, partial channel
- * writes, CP_BLIT ops other than BLIT_OP_SCALE) is not executed: the packet is counted as
- * skipped, like other packets the model cannot reproduce, and memory is left untouched.
+ * Modeled: single-sample linear, TILE6_3 and UBWC surfaces (cp_surface.c; UBWC in the model's
+ * uncompressed representation, see a6xx_tiling.c), 64-byte aligned bases, no rotation or
+ * scissor, and either
+ *   - a copy between surfaces of the same format and sRGB-ness with equal rectangles: each
+ *     texel's bytes move as they are (the conversion through the intermediate format is lossless
+ *     when both ends agree), R and B trading places when one end is WZYX and the other WXYZ
+ *     (a BGRA buffer against a tiled image, which is always WZYX), or
+ *   - a solid fill: each channel's clear value as the intermediate format carries it (8-bit
+ *     channels through R2D_UNORM8 / _SRGB / INT8, 16-bit through FLOAT16 / INT16, 32-bit through
+ *     FLOAT32 / INT32), or converted from FLOAT32 to 16-bit UNORM / SNORM (Turnip's path for those
+ *     and for D16), in the order the WZYX or WXYZ swap puts them. Turnip packs the values itself
+ *     (r2d_clear_value, sRGB-encoding them for sRGB formats), so the engine stores them.
+ * D24S8 (FMT6_Z24_UNORM_S8_UINT and its _AS_R8G8B8A8 form) is four bytes, depth in the low
+ * three: the two RB_2D_UNKNOWN_8C01 values Turnip writes to clear one aspect keep the other.
+ * Anything else (scaling, format conversion in copies, MSAA, other channel masks, rotation,
+ * ops other than BLIT_OP_SCALE, UBWC blocks the model did not write) is not executed: the packet
+ * is counted as skipped, like other packets the model cannot reproduce, and memory is left
+ * untouched.
  *
- * Every row the blit reads or writes is checked through the context's address space before the
+ * Every byte the blit reads or writes is checked through the context's address space before the
  * first byte moves, so a blit that runs outside its buffer objects is a GPU fault that wrote
  * nothing. Rows are the unit of work: a large blit spans slices. */
+#include <math.h>
 #include <string.h>
 
 #include "cp_internal.h"
@@ -96,6 +103,9 @@ static bool format_layout(uint32_t fmt, struct format_layout *l)
 		*l = (struct format_layout){ 3, 3, 8, type_of_suffix(fmt - FMT6_8_8_8_UNORM) };
 		return true;
 	case FMT6_8_8_8_8_UNORM:
+	case FMT6_8_8_8_X8_UNORM:
+	case FMT6_Z24_UNORM_S8_UINT_AS_R8G8B8A8: /* D24S8 / X8D24 as bytes: Turnip's clear values */
+	case FMT6_Z24_UNORM_S8_UINT:              /* are the depth bytes and the stencil */
 		*l = (struct format_layout){ 4, 4, 8, CH_UNORM };
 		return true;
 	case FMT6_8_8_8_8_SNORM: case FMT6_8_8_8_8_UINT: case FMT6_8_8_8_8_SINT:
@@ -106,7 +116,7 @@ static bool format_layout(uint32_t fmt, struct format_layout *l)
 		return true;
 	case FMT6_9_9_9_E5_FLOAT: case FMT6_10_10_10_2_UNORM: case FMT6_10_10_10_2_SNORM:
 	case FMT6_10_10_10_2_UINT: case FMT6_10_10_10_2_SINT: case FMT6_11_11_10_FLOAT:
-	case FMT6_Z24_UNORM_S8_UINT:
+	case FMT6_10_10_10_2_UNORM_DEST:
 		*l = (struct format_layout){ 4, 0, 0, CH_OTHER };
 		return true;
 	default:
@@ -135,6 +145,58 @@ static bool format_layout(uint32_t fmt, struct format_layout *l)
 	return false; /* compressed, YUV, depth-as-color, X8, ..._DEST: not modeled */
 }
 
+uint32_t cp_format_cpp(uint32_t fmt)
+{
+	struct format_layout l;
+	return format_layout(fmt, &l) ? l.cpp : 0;
+}
+
+bool cp_format_channels(uint32_t fmt, uint32_t *channels, uint32_t *channel_bytes)
+{
+	struct format_layout l;
+	if (!format_layout(fmt, &l) || !l.channels)
+		return false;
+	*channels = l.channels;
+	*channel_bytes = l.channel_bits / 8;
+	return true;
+}
+
+uint32_t cp_format_swap_rb_bytes(uint32_t fmt)
+{
+	struct format_layout l;
+	if (!format_layout(fmt, &l) || l.channels < 3)
+		return 0;
+	return l.channel_bits / 8;
+}
+
+void cp_texel_swap_rb(uint8_t *texel, uint32_t channel_bytes)
+{
+	for (uint32_t b = 0; b < channel_bytes; b++) {
+		uint8_t t = texel[b];
+		texel[b] = texel[2 * channel_bytes + b];
+		texel[2 * channel_bytes + b] = t;
+	}
+}
+
+bool cp_is_d24s8(uint32_t fmt)
+{
+	return fmt == FMT6_Z24_UNORM_S8_UINT || fmt == FMT6_Z24_UNORM_S8_UINT_AS_R8G8B8A8;
+}
+
+/* A FLOAT32 intermediate value into an n-bit normalized channel: clamped, then rounded to the
+ * nearest step (ties to even); NaN becomes 0. */
+static uint32_t float_to_norm(uint32_t bits, uint32_t n, bool is_signed)
+{
+	float f;
+	memcpy(&f, &bits, sizeof(f));
+	if (f != f)
+		return 0;
+	float lo = is_signed ? -1.0f : 0.0f;
+	f = f < lo ? lo : f > 1.0f ? 1.0f : f;
+	float scale = (float)((1u << (is_signed ? n - 1 : n)) - 1);
+	return (uint32_t)(int32_t)lrintf(f * scale) & ((1u << n) - 1);
+}
+
 /* The clear value of a fill as one packed texel; NULL, or why the fill is not modeled. */
 static const char *pack_fill(struct cp_device *cp, uint32_t blit_cntl, uint32_t dst_info,
 			     const struct format_layout *l, uint8_t *texel)
@@ -146,19 +208,21 @@ static const char *pack_fill(struct cp_device *cp, uint32_t blit_cntl, uint32_t 
 		return "fill of a packed format";
 	if (srgb != (ifmt == R2D_UNORM8_SRGB))
 		return "sRGB destination and intermediate format disagree";
-	bool carried;
+	bool carried, to_norm = false;
 	switch (l->channel_bits) {
 	case 8:
 		carried = is_int ? ifmt == R2D_INT8 : (ifmt == R2D_UNORM8 || ifmt == R2D_UNORM8_SRGB);
 		break;
 	case 16:
 		carried = is_int ? ifmt == R2D_INT16 : (l->type == CH_FLOAT && ifmt == R2D_FLOAT16);
+		/* Turnip clears 16-bit UNORM / SNORM (D16 too) through FLOAT32. */
+		to_norm = (l->type == CH_UNORM || l->type == CH_SNORM) && ifmt == R2D_FLOAT32;
 		break;
 	default:
 		carried = is_int ? ifmt == R2D_INT32 : (l->type == CH_FLOAT && ifmt == R2D_FLOAT32);
 		break;
 	}
-	if (!carried)
+	if (!carried && !to_norm)
 		return "fill converts between the intermediate and the destination format";
 	uint32_t slot_of[4] = { 0, 1, 2, 3 };
 	switch (A6XX_2D_SURF_INFO_GET_COLOR_SWAP(dst_info)) {
@@ -176,23 +240,22 @@ static const char *pack_fill(struct cp_device *cp, uint32_t blit_cntl, uint32_t 
 	uint32_t bytes = l->channel_bits / 8;
 	for (uint32_t c = 0; c < l->channels; c++) {
 		uint32_t v = cp->regs[REG_A6XX_RB_2D_SRC_SOLID_C0 + c];
+		if (to_norm)
+			v = float_to_norm(v, l->channel_bits, l->type == CH_SNORM);
 		for (uint32_t b = 0; b < bytes; b++)
 			texel[slot_of[c] * bytes + b] = (uint8_t)(v >> (8 * b));
 	}
 	return NULL;
 }
 
-static const char *surface_unmodeled(uint32_t info, uint64_t base)
+/* A 2D surface from its INFO register, base, pitch and flag registers. */
+static const char *surface(struct cp_surf *surf, uint32_t info, uint64_t base, uint64_t pitch, uint32_t cpp,
+			   uint64_t flags, uint32_t flag_pitch_reg)
 {
-	if (A6XX_2D_SURF_INFO_GET_TILE_MODE(info) != TILE6_LINEAR)
-		return "tiled surface";
-	if (info & A6XX_2D_SURF_INFO_FLAGS)
-		return "UBWC surface";
 	if (A6XX_2D_SURF_INFO_GET_SAMPLES(info) != MSAA_ONE)
 		return "multisampled surface";
-	if (base & 63u)
-		return "surface base not 64-byte aligned";
-	return NULL;
+	return cp_surf_init(surf, A6XX_2D_SURF_INFO_GET_TILE_MODE(info), info & A6XX_2D_SURF_INFO_FLAGS, base, pitch,
+			    cpp, flags, A6XX_FLAG_BUFFER_PITCH_GET_PITCH(flag_pitch_reg));
 }
 
 static const char wraps[] = "2D surface wraps the address space";
@@ -211,18 +274,36 @@ static const char *decode(struct cp_device *cp, struct cp_exec *x)
 		return "rotation";
 	if ((cntl | gras_cntl) & A6XX_2D_BLIT_CNTL_SCISSOR)
 		return "scissor";
-	if (cntl & A6XX_2D_BLIT_CNTL_D24S8)
-		return "D24S8 blit";
-	if (A6XX_2D_BLIT_CNTL_GET_MASK(cntl) != 0xfu || r[REG_A6XX_RB_2D_UNKNOWN_8C01] != 0)
-		return "partial channel write";
 	uint32_t fmt = A6XX_2D_SURF_INFO_GET_COLOR_FORMAT(dst_info);
+	if ((cntl & A6XX_2D_BLIT_CNTL_D24S8) && fmt != FMT6_Z24_UNORM_S8_UINT_AS_R8G8B8A8)
+		return "D24S8 bit on another format";
+	if (A6XX_2D_BLIT_CNTL_GET_MASK(cntl) != 0xfu)
+		return "partial channel write";
+	switch (r[REG_A6XX_RB_2D_UNKNOWN_8C01]) {
+	case 0:
+		break;
+	case A6XX_RB_2D_UNKNOWN_8C01_KEEP_STENCIL:
+	case A6XX_RB_2D_UNKNOWN_8C01_KEEP_DEPTH:
+		if (!cp_is_d24s8(fmt))
+			return "partial channel write";
+		if (r[REG_A6XX_RB_2D_UNKNOWN_8C01] == A6XX_RB_2D_UNKNOWN_8C01_KEEP_STENCIL)
+			j->keep[3] = 0xff;
+		else
+			memset(j->keep, 0xff, 3);
+		j->partial = true;
+		break;
+	default:
+		return "partial channel write";
+	}
 	if (A6XX_2D_BLIT_CNTL_GET_COLOR_FORMAT(cntl) != fmt)
 		return "blit format differs from the destination's";
 	struct format_layout l;
 	if (!format_layout(fmt, &l))
 		return "destination format not modeled";
 	uint64_t dst_base = addr64(r[REG_A6XX_RB_2D_DST], r[REG_A6XX_RB_2D_DST_HI]);
-	const char *why = surface_unmodeled(dst_info, dst_base);
+	const char *why = surface(&j->dsurf, dst_info, dst_base, A6XX_RB_2D_DST_PITCH_GET_PITCH(r[REG_A6XX_RB_2D_DST_PITCH]),
+				  l.cpp, addr64(r[REG_A6XX_RB_2D_DST_FLAGS], r[REG_A6XX_RB_2D_DST_FLAGS_HI]),
+				  r[REG_A6XX_RB_2D_DST_FLAGS_PITCH]);
 	if (why)
 		return why;
 
@@ -242,13 +323,20 @@ static const char *decode(struct cp_device *cp, struct cp_exec *x)
 	} else {
 		uint32_t src_info = r[REG_A6XX_SP_PS_2D_SRC_INFO];
 		src_base = addr64(r[REG_A6XX_SP_PS_2D_SRC], r[REG_A6XX_SP_PS_2D_SRC_HI]);
-		why = surface_unmodeled(src_info, src_base);
+		src_pitch = A6XX_SP_PS_2D_SRC_PITCH_GET_PITCH(r[REG_A6XX_SP_PS_2D_SRC_PITCH]);
+		why = surface(&j->ssurf, src_info, src_base, src_pitch, l.cpp,
+			      addr64(r[REG_A6XX_SP_PS_2D_SRC_FLAGS], r[REG_A6XX_SP_PS_2D_SRC_FLAGS_HI]),
+			      r[REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH]);
 		if (why)
 			return why;
 		if (A6XX_2D_SURF_INFO_GET_COLOR_FORMAT(src_info) != fmt)
 			return "copy converts formats";
-		if (A6XX_2D_SURF_INFO_GET_COLOR_SWAP(src_info) != A6XX_2D_SURF_INFO_GET_COLOR_SWAP(dst_info))
-			return "copy swaps channels";
+		uint32_t ss = A6XX_2D_SURF_INFO_GET_COLOR_SWAP(src_info), ds = A6XX_2D_SURF_INFO_GET_COLOR_SWAP(dst_info);
+		if (ss != ds) {
+			j->swap_rb_bytes = cp_format_swap_rb_bytes(fmt);
+			if (!j->swap_rb_bytes || ss > WXYZ || ds > WXYZ)
+				return "copy swaps channels";
+		}
 		if ((src_info ^ dst_info) & A6XX_2D_SURF_INFO_SRGB)
 			return "copy between sRGB and linear";
 		sx0 = a6xx_gras_2d_src_coord_get(r[REG_A6XX_GRAS_2D_SRC_TL_X]);
@@ -263,7 +351,6 @@ static const char *decode(struct cp_device *cp, struct cp_exec *x)
 		if ((uint32_t)sx1 >= A6XX_SP_PS_2D_SRC_SIZE_GET_WIDTH(size) ||
 		    (uint32_t)sy1 >= A6XX_SP_PS_2D_SRC_SIZE_GET_HEIGHT(size))
 			return "source rectangle outside the source surface (edge clamping)";
-		src_pitch = A6XX_SP_PS_2D_SRC_PITCH_GET_PITCH(r[REG_A6XX_SP_PS_2D_SRC_PITCH]);
 	}
 
 	j->cpp = l.cpp;
@@ -281,6 +368,15 @@ static const char *decode(struct cp_device *cp, struct cp_exec *x)
 		return wraps;
 	j->dst = dst_base + dst_off;
 	j->src = j->fill ? 0 : src_base + src_off;
+	j->texelwise = j->dsurf.tiled || (!j->fill && j->ssurf.tiled) || j->swap_rb_bytes || j->partial;
+	j->dx0 = x0;
+	j->dy0 = y0;
+	j->sx0 = (uint32_t)sx0;
+	j->sy0 = (uint32_t)sy0;
+	j->width = width;
+	if (j->texelwise && (cp_surf_wraps(&j->dsurf, x0, y0, width, height) ||
+			     (!j->fill && cp_surf_wraps(&j->ssurf, j->sx0, j->sy0, width, height))))
+		return wraps;
 	return NULL;
 }
 
@@ -313,10 +409,14 @@ static bool fill_row(const struct cp_mem *m, struct cp_exec *x, const struct pkt
 	return true;
 }
 
-/* Every row the blit will touch, checked before the first write. */
+/* Every byte the blit will touch, checked before the first write. */
 static bool probe(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p)
 {
 	const struct cp_blit_job *j = &x->blit;
+	if (j->texelwise) {
+		return (j->fill || cp_surf_probe(m, x, p, &j->ssurf, j->sx0, j->sy0, j->width, j->rows, false)) &&
+		       cp_surf_probe(m, x, p, &j->dsurf, j->dx0, j->dy0, j->width, j->rows, true);
+	}
 	for (uint32_t row = 0; row < j->rows; row++) {
 		if (!j->fill && !cp_mem_probe(m, x, p, j->src + row * j->src_pitch, j->row_bytes, false))
 			return false;
@@ -324,6 +424,42 @@ static bool probe(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p
 			return false;
 	}
 	return true;
+}
+
+/* One row of a blit with a tiled end, a texel at a time; UBWC destinations get their blocks
+ * marked as stored uncompressed. */
+static bool texel_row(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t row)
+{
+	const struct cp_blit_job *j = &x->blit;
+	uint8_t texel[16], old[16];
+	for (uint32_t i = 0; i < j->width; i++) {
+		uint64_t at = cp_surf_texel(&j->dsurf, j->dx0 + i, j->dy0 + row);
+		if (j->fill)
+			memcpy(texel, j->texel, j->cpp);
+		else if (!cp_mem_read(m, x, p, cp_surf_texel(&j->ssurf, j->sx0 + i, j->sy0 + row), texel, j->cpp))
+			return false;
+		if (j->swap_rb_bytes)
+			cp_texel_swap_rb(texel, j->swap_rb_bytes);
+		if (j->partial) {
+			if (!cp_mem_read(m, x, p, at, old, j->cpp))
+				return false;
+			for (uint32_t b = 0; b < j->cpp; b++)
+				texel[b] = (uint8_t)((old[b] & j->keep[b]) | (texel[b] & ~j->keep[b]));
+		}
+		if (!cp_mem_write(m, x, p, at, texel, j->cpp))
+			return false;
+	}
+	return cp_surf_flags_mark(m, x, p, &j->dsurf, j->dx0, j->dy0 + row, j->width);
+}
+
+/* UBWC ends: 1 when the model can read the source's blocks and write the destination's. */
+static int check_flags(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p)
+{
+	const struct cp_blit_job *j = &x->blit;
+	int ok = j->fill ? 1 : cp_surf_flags_check(m, x, p, &j->ssurf, j->sx0, j->sy0, j->width, j->rows, false);
+	if (ok == 1)
+		ok = cp_surf_flags_check(m, x, p, &j->dsurf, j->dx0, j->dy0, j->width, j->rows, !j->partial);
+	return ok;
 }
 
 enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
@@ -347,8 +483,15 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 			cp->skipped[p->opcode]++;
 			return CP_RESULT_DONE;
 		}
-		if (!probe(m, x, p))
+		if (j->rows && !probe(m, x, p))
 			return CP_RESULT_FAULT;
+		int flags_ok = j->rows ? check_flags(m, x, p) : 1;
+		if (flags_ok < 0)
+			return CP_RESULT_FAULT;
+		if (flags_ok == 0) {
+			cp->skipped[p->opcode]++; /* UBWC data the model did not write: compressed */
+			return CP_RESULT_DONE;
+		}
 		*rows_done = 0;
 	}
 	if (!j->rows)
@@ -364,8 +507,9 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 		if (*cost >= budget)
 			return CP_RESULT_BUDGET;
 		uint64_t dst = j->dst + *rows_done * j->dst_pitch;
-		bool ok = j->fill ? fill_row(m, x, p, pattern, chunk, dst, j->row_bytes)
-				  : copy_row(m, x, p, dst, j->src + *rows_done * j->src_pitch, j->row_bytes);
+		bool ok = j->texelwise ? texel_row(m, x, p, (uint32_t)*rows_done)
+			  : j->fill    ? fill_row(m, x, p, pattern, chunk, dst, j->row_bytes)
+				       : copy_row(m, x, p, dst, j->src + *rows_done * j->src_pitch, j->row_bytes);
 		if (!ok)
 			return CP_RESULT_FAULT;
 		(*rows_done)++;

@@ -49,7 +49,7 @@ void cp_push_frame(struct cp_exec *x, enum cp_frame_kind kind, uint64_t base, ui
 /* cp_packets.c */
 enum cp_result cp_exec_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
-				   const struct pkt *p);
+				   const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_reg_to_mem(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				  const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_mem_to_reg(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
@@ -68,6 +68,26 @@ enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *
 				     const struct pkt *p);
 enum cp_result cp_exec_skip_ib2_enable(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
 
+/* cp_surface.c: NULL after setting up s, else why the surface is not modeled. flag_pitch in
+ * bytes; flags and flag_pitch only matter for UBWC. */
+const char *cp_surf_init(struct cp_surf *s, uint32_t tile_mode, bool ubwc, uint64_t base, uint64_t pitch,
+			 uint32_t cpp, uint64_t flags, uint64_t flag_pitch);
+/* The iova of texel (x, y). */
+uint64_t cp_surf_texel(const struct cp_surf *s, uint32_t x, uint32_t y);
+/* The rectangle (w, h >= 1) would run past the end of the address space. */
+bool cp_surf_wraps(const struct cp_surf *s, uint32_t x, uint32_t y, uint32_t w, uint32_t h);
+/* Checks every byte the rectangle can touch (data and flags) without touching it. */
+bool cp_surf_probe(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
+		   uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool write);
+/* UBWC: 1 when every block the rectangle touches holds data the model wrote (or, with
+ * overwrite, is written over entirely), 0 when one holds a flag the model did not write
+ * (compressed: unmodeled), -1 after a fault. 1 for other surfaces. */
+int cp_surf_flags_check(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
+			uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool overwrite);
+/* UBWC: marks the blocks row y of [x0, x0 + w) touches as stored uncompressed. */
+bool cp_surf_flags_mark(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
+			uint32_t x0, uint32_t y, uint32_t w);
+
 /* cp_blit.c: CP_BLIT (the 2D engine). */
 enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
 			    uint32_t budget, uint32_t *cost);
@@ -75,6 +95,21 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
  * the submit ran before, saved at its end. */
 void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x);
 void cp_blit_state_save(const struct cp_device *cp, struct cp_exec *x);
+
+/* cp_blit.c: format facts. The texel size of an a6xx_format the 2D model knows, else 0. */
+uint32_t cp_format_cpp(uint32_t fmt);
+/* For a format of 3 or 4 equal byte-sized channels, the bytes of one channel (what a WZYX <->
+ * WXYZ swap exchanges between R and B); 0 for others. */
+uint32_t cp_format_swap_rb_bytes(uint32_t fmt);
+/* A format of equal byte-sized channels (D24S8 counts as four bytes): how many, how wide. */
+bool cp_format_channels(uint32_t fmt, uint32_t *channels, uint32_t *channel_bytes);
+void cp_texel_swap_rb(uint8_t *texel, uint32_t channel_bytes);
+/* FMT6_Z24_UNORM_S8_UINT or its _AS_R8G8B8A8 form: depth in bytes 0-2, stencil in byte 3. */
+bool cp_is_d24s8(uint32_t fmt);
+
+/* cp_gmem.c: CP_EVENT_WRITE(BLIT) - a GMEM clear, load or store from the RB_BLIT_* registers. */
+enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
+				 const struct pkt *p, uint32_t *cost);
 
 /* cp_draw.c */
 enum cp_result cp_exec_set_marker(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);

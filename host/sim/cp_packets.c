@@ -49,7 +49,7 @@ static bool is_ts_event(uint32_t event)
  * *_TS events write the packet's 32-bit value (the kernel's fence writes). Other events touch no
  * memory the model has (ZPASS_DONE's sample counts need rasterization). */
 enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
-				   const struct pkt *p)
+				   const struct pkt *p, uint32_t *cost)
 {
 	uint32_t d[4];
 	if (p->count == 0)
@@ -69,6 +69,8 @@ enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m,
 	}
 	if (d[0] & CP_EVENT_WRITE_0_IRQ)
 		cp->irqs++;
+	if (CP_EVENT_WRITE_0_EVENT(d[0]) == BLIT)
+		return cp_exec_gmem_blit(cp, m, x, p, cost);
 	return CP_RESULT_DONE;
 }
 

@@ -47,6 +47,7 @@ int sim_msm_device_create(const char *model, struct sim_msm_device **out)
 	dev->hangcheck_ms = DEFAULT_HANGCHECK_MS;
 	dev->slice_budget = DEFAULT_SLICE_BUDGET;
 	dev->cp.regs = calloc(CP_NUM_REGS, sizeof(uint32_t));
+	dev->cp.gmem_size = m->gmem_size;
 	if (!dev->cp.regs) {
 		free(dev);
 		return -ENOMEM;

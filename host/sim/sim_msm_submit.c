@@ -76,6 +76,7 @@ void sim_submit_free(struct sim_submit *s)
 	}
 	free(s->bos);
 	free(s->cmds);
+	cp_exec_fini(&s->cp);
 	free(s);
 }
 

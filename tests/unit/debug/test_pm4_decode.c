@@ -307,6 +307,11 @@ static void test_addresses_and_names(void)
 	CHECK(strcmp(a6xx_reg_name(REG_A6XX_CP_IB1_BASE, nb, sizeof(nb)), "CP_IB1_BASE") == 0);
 	CHECK(strcmp(a6xx_reg_name(0x821, nb, sizeof(nb)), "CP_HW_FAULT") == 0);
 	CHECK(a6xx_reg_name(0x7ffff, nb, sizeof(nb)) == NULL);
+	/* The GMEM resolve registers, by their a6xx.xml offsets. */
+	CHECK(strcmp(a6xx_reg_name(0x88e3, nb, sizeof(nb)), "RB_BLIT_INFO") == 0);
+	CHECK(strcmp(a6xx_reg_name(0x88d6, nb, sizeof(nb)), "RB_BLIT_BASE_GMEM") == 0);
+	CHECK(strcmp(a6xx_reg_name(0x88df, nb, sizeof(nb)), "RB_BLIT_CLEAR_COLOR_DW0") == 0);
+	CHECK(strcmp(a6xx_reg_name(0x88d3, nb, sizeof(nb)), "RB_BIN_CONTROL2") == 0);
 	CHECK(strcmp(pm4_decode_event_name(PC_CCU_FLUSH_COLOR_TS), "PC_CCU_FLUSH_COLOR_TS") == 0);
 	CHECK(pm4_decode_event_name(0xff) == NULL);
 	CHECK(pm4_opcode_kernel_only(CP_SET_PROTECTED_MODE));

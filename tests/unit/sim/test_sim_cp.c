@@ -157,12 +157,35 @@ static void test_skipped_packets_counted(void)
 	pm4_nop(&f.b, 0);
 	fx_run(&f);
 	sim_msm_get_cp_stats(dev, &after);
-	CHECK_EQ(after.skipped[CP_SET_MODE] - before.skipped[CP_SET_MODE], 2);
+	CHECK_EQ(after.skipped[CP_SET_MODE] - before.skipped[CP_SET_MODE], 1); /* the binning mode */
 	CHECK_EQ(after.skipped[CP_LOAD_STATE6] - before.skipped[CP_LOAD_STATE6], 1);
 	CHECK_EQ(after.skipped[0x7e] - before.skipped[0x7e], 1);
 	CHECK_EQ(after.skipped[CP_NOP] - before.skipped[CP_NOP], 0);
 	CHECK_EQ(after.packets - before.packets, 5);
 	CHECK_EQ(f.data.cpu[0], 0);
+	fx_fini(&f);
+}
+
+/* CP_REG_WRITE writes its register (Turnip's LRZ-tracked GRAS_LRZ_CNTL writes); too short a
+ * packet is an opcode error. */
+static void test_reg_write(void)
+{
+	struct fixture f;
+	fx_init(&f);
+	struct sim_msm_cp_stats before, after;
+	sim_msm_get_cp_stats(dev, &before);
+	PM4_PKT7(&f.b, CP_REG_WRITE, 1 /* TRACK_LRZ */, REG_A6XX_CP_SCRATCH_REG(2), 0xfeed);
+	PM4_PKT7(&f.b, CP_REG_TO_MEM, CP_REG_TO_MEM_0_REG(REG_A6XX_CP_SCRATCH_REG(2)) | CP_REG_TO_MEM_0_CNT(1),
+		 (uint32_t)f.data.iova, (uint32_t)(f.data.iova >> 32));
+	fx_run(&f);
+	sim_msm_get_cp_stats(dev, &after);
+	CHECK_EQ(f.data.cpu[0], 0xfeed);
+	CHECK_EQ(after.skipped[CP_REG_WRITE] - before.skipped[CP_REG_WRITE], 0);
+	CHECK_EQ(get_param(f.k, MSM_PARAM_FAULTS), 0);
+	pm4_builder_init(&f.b, f.cmd.cpu, 1024);
+	PM4_PKT7(&f.b, CP_REG_WRITE, 1, REG_A6XX_CP_SCRATCH_REG(2));
+	fx_run(&f);
+	CHECK_EQ(get_param(f.k, MSM_PARAM_FAULTS), 1);
 	fx_fini(&f);
 }
 
@@ -460,6 +483,7 @@ int main(void)
 	RUN_TEST(test_mem_to_reg_and_memcpy);
 	RUN_TEST(test_ib1_to_ib2_chain);
 	RUN_TEST(test_skipped_packets_counted);
+	RUN_TEST(test_reg_write);
 	RUN_TEST(test_wait_functions);
 	RUN_TEST(test_wait_satisfied_by_other_queue);
 	RUN_TEST(test_fault_unmapped_write_in_ib2);

@@ -458,9 +458,9 @@ static void test_unmodeled_blits(void)
 	const struct variant base = { "modeled copy", BLIT_OP_SCALE, FMT6_8_8_8_8_UNORM, R2D_UNORM8, rgba, rgba, 0,
 				      32, false };
 	struct variant v[] = { base, base, base, base, base, base, base, base, base, base };
-	v[1].what = "tiled destination";
-	v[1].dst_info |= A6XX_2D_SURF_INFO_TILE_MODE(TILE6_3);
-	v[2].what = "UBWC source";
+	v[1].what = "TILE6_2 destination";
+	v[1].dst_info |= A6XX_2D_SURF_INFO_TILE_MODE(TILE6_2);
+	v[2].what = "UBWC flags on a linear source";
 	v[2].src_info |= A6XX_2D_SURF_INFO_FLAGS;
 	v[3].what = "scaling 16 -> 32 texels";
 	v[3].src_w = 16;
@@ -470,12 +470,12 @@ static void test_unmodeled_blits(void)
 	v[5].src_info |= A6XX_2D_SURF_INFO_SAMPLES(MSAA_FOUR);
 	v[6].what = "BLIT_OP_COPY";
 	v[6].op = BLIT_OP_COPY;
-	v[7].what = "channel swap in a copy";
-	v[7].dst_info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_8_8_8_8_UNORM) | A6XX_2D_SURF_INFO_COLOR_SWAP(WXYZ);
-	v[8].what = "16_UNORM fill through FLOAT32";
-	v[8].fmt = FMT6_16_UNORM;
-	v[8].ifmt = R2D_FLOAT32;
-	v[8].dst_info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_16_UNORM);
+	v[7].what = "XYZW channel swap in a copy";
+	v[7].dst_info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_8_8_8_8_UNORM) | A6XX_2D_SURF_INFO_COLOR_SWAP(XYZW);
+	v[8].what = "10_10_10_2 fill through FLOAT16";
+	v[8].fmt = FMT6_10_10_10_2_UNORM;
+	v[8].ifmt = R2D_FLOAT16;
+	v[8].dst_info = A6XX_2D_SURF_INFO_COLOR_FORMAT(FMT6_10_10_10_2_UNORM);
 	v[8].clear = true;
 	v[9].what = "rotation";
 	v[9].cntl_or = A6XX_2D_BLIT_CNTL_ROTATE(ROTATE_90);

@@ -115,6 +115,10 @@
 #define REG_A6XX_GRAS_2D_DST_BR         0x8406 /* a6xx_reg_xy, inclusive */
 #define REG_A6XX_RB_2D_BLIT_CNTL        0x8c00 /* a6xx_2d_blit_cntl */
 #define REG_A6XX_RB_2D_UNKNOWN_8C01     0x8c01 /* channels to preserve (D24S8 partial clears) */
+/* The two RB_2D_UNKNOWN_8C01 values Turnip (r2d_setup_common) writes for a D24S8 destination:
+ * clearing depth only keeps the stencil byte; clearing stencil only keeps the depth bytes. */
+#define A6XX_RB_2D_UNKNOWN_8C01_KEEP_STENCIL 0x08000041u
+#define A6XX_RB_2D_UNKNOWN_8C01_KEEP_DEPTH   0x00084001u
 #define REG_A6XX_RB_2D_DST_INFO         0x8c17 /* a6xx_2d_surf_info */
 #define REG_A6XX_RB_2D_DST              0x8c18 /* 64-bit, 64-byte aligned */
 #define REG_A6XX_RB_2D_DST_HI           0x8c19
@@ -137,6 +141,61 @@
 #define REG_A6XX_SP_PS_2D_SRC_FLAGS     0xb4ca /* 64-bit: UBWC flag buffer */
 #define REG_A6XX_SP_PS_2D_SRC_FLAGS_HI  0xb4cb
 #define REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH 0xb4cc
+
+/* GMEM clears, loads and resolves: CP_EVENT_WRITE(BLIT) takes everything from these (a6xx.xml,
+ * Mesa 22.3 names; Turnip's tu_emit_blit / clear_gmem_attachment and tu6_emit_tile_select,
+ * freedreno's fd6_gmem.c program them). */
+#define REG_A6XX_RB_WINDOW_OFFSET       0x8890 /* a6xx_reg_xy: the bin's origin */
+#define REG_A6XX_RB_UNKNOWN_88D0        0x88d0
+#define REG_A6XX_RB_BLIT_SCISSOR_TL     0x88d1 /* a6xx_reg_xy */
+#define REG_A6XX_RB_BLIT_SCISSOR_BR     0x88d2 /* a6xx_reg_xy, inclusive */
+#define REG_A6XX_RB_BIN_CONTROL2        0x88d3 /* BINW bits 0..5 (>> 5), BINH bits 8..14 (>> 4) */
+#define REG_A6XX_RB_WINDOW_OFFSET2      0x88d4 /* a6xx_reg_xy: the bin's origin, for blits */
+#define REG_A6XX_RB_MSAA_CNTL           0x88d5 /* SAMPLES bits 3..4 ("RB_BLIT_GMEM_MSAA_CNTL" later) */
+#define REG_A6XX_RB_BLIT_BASE_GMEM      0x88d6 /* GMEM byte offset, bits 12..31 */
+#define REG_A6XX_RB_BLIT_DST_INFO       0x88d7
+#define REG_A6XX_RB_BLIT_DST            0x88d8 /* 64-bit */
+#define REG_A6XX_RB_BLIT_DST_HI         0x88d9
+#define REG_A6XX_RB_BLIT_DST_PITCH      0x88da /* bits 0..15: bytes >> 6 */
+#define REG_A6XX_RB_BLIT_DST_ARRAY_PITCH 0x88db
+#define REG_A6XX_RB_BLIT_FLAG_DST       0x88dc /* 64-bit */
+#define REG_A6XX_RB_BLIT_FLAG_DST_HI    0x88dd
+#define REG_A6XX_RB_BLIT_FLAG_DST_PITCH 0x88de /* a6xx_flag_buffer_pitch */
+#define REG_A6XX_RB_BLIT_CLEAR_COLOR_DW0 0x88df /* the clear texel as the GMEM format packs it */
+#define REG_A6XX_RB_BLIT_CLEAR_COLOR_DW1 0x88e0
+#define REG_A6XX_RB_BLIT_CLEAR_COLOR_DW2 0x88e1
+#define REG_A6XX_RB_BLIT_CLEAR_COLOR_DW3 0x88e2
+#define REG_A6XX_RB_BLIT_INFO           0x88e3
+
+#define A6XX_RB_BIN_CONTROL2_GET_BINW(dw)     (((dw) & 0x3fu) << 5)
+#define A6XX_RB_BIN_CONTROL2_GET_BINH(dw)     ((((dw) >> 8) & 0x7fu) << 4)
+#define A6XX_RB_BIN_CONTROL2(w, h)            ((((w) >> 5) & 0x3fu) | (((h) >> 4) & 0x7fu) << 8)
+#define A6XX_RB_MSAA_CNTL_SAMPLES(x)          (((x) & 0x3u) << 3)
+#define A6XX_RB_MSAA_CNTL_GET_SAMPLES(dw)     (((dw) >> 3) & 0x3u)
+#define A6XX_RB_BLIT_BASE_GMEM_GET(dw)        ((dw) & 0xfffff000u)
+#define A6XX_RB_BLIT_DST_PITCH_PITCH(bytes)   (((bytes) >> 6) & 0xffffu)
+#define A6XX_RB_BLIT_DST_PITCH_GET_PITCH(dw)  (((dw) & 0xffffu) << 6)
+/* RB_BLIT_DST_INFO. */
+#define A6XX_RB_BLIT_DST_INFO_TILE_MODE(x)    ((x) & 0x3u)
+#define A6XX_RB_BLIT_DST_INFO_GET_TILE_MODE(dw) ((dw) & 0x3u)
+#define A6XX_RB_BLIT_DST_INFO_FLAGS           (1u << 2)
+#define A6XX_RB_BLIT_DST_INFO_GET_SAMPLES(dw) (((dw) >> 3) & 0x3u)
+#define A6XX_RB_BLIT_DST_INFO_COLOR_SWAP(x)   (((x) & 0x3u) << 5)
+#define A6XX_RB_BLIT_DST_INFO_GET_COLOR_SWAP(dw) (((dw) >> 5) & 0x3u)
+#define A6XX_RB_BLIT_DST_INFO_COLOR_FORMAT(x) (((x) & 0xffu) << 7)
+#define A6XX_RB_BLIT_DST_INFO_GET_COLOR_FORMAT(dw) (((dw) >> 7) & 0xffu)
+/* RB_BLIT_INFO: TYPE is Mesa 22.3's UNK0 (bit 0) and GMEM (bit 1) bits; later a6xx.xml names the
+ * pair a6xx_blit_event_type. */
+#define A6XX_RB_BLIT_INFO_TYPE(x)             ((x) & 0x3u)
+#define A6XX_RB_BLIT_INFO_GET_TYPE(dw)        ((dw) & 0x3u)
+#define A6XX_RB_BLIT_INFO_UNK0                (1u << 0)
+#define A6XX_RB_BLIT_INFO_GMEM                (1u << 1)
+#define A6XX_RB_BLIT_INFO_SAMPLE_0            (1u << 2)
+#define A6XX_RB_BLIT_INFO_DEPTH               (1u << 3)
+#define A6XX_RB_BLIT_INFO_CLEAR_MASK(x)       (((x) & 0xfu) << 4)
+#define A6XX_RB_BLIT_INFO_GET_CLEAR_MASK(dw)  (((dw) >> 4) & 0xfu)
+enum a6xx_blit_event_type { BLIT_EVENT_STORE = 0, BLIT_EVENT_STORE_AND_CLEAR = 1, BLIT_EVENT_CLEAR = 2,
+			    BLIT_EVENT_LOAD = 3 };
 
 /* a6xx_2d_blit_cntl (RB_2D_BLIT_CNTL and GRAS_2D_BLIT_CNTL). */
 #define A6XX_2D_BLIT_CNTL_ROTATE(x)           ((x) & 0x7u) /* enum a6xx_rotation */
@@ -193,6 +252,11 @@ static inline int32_t a6xx_gras_2d_src_coord_get(uint32_t dw)
 	uint32_t v = (dw >> 8) & 0x1ffffu;
 	return (int32_t)(v ^ 0x10000u) - 0x10000; /* sign-extend 17 bits */
 }
+/* a6xx_flag_buffer_pitch (RB_2D_DST_FLAGS_PITCH, SP_PS_2D_SRC_FLAGS_PITCH, RB_BLIT_FLAG_DST_PITCH):
+ * PITCH in bits 0..10 (bytes >> 6), ARRAY_PITCH in bits 11..27 (bytes >> 7). */
+#define A6XX_FLAG_BUFFER_PITCH_PITCH(bytes)       (((bytes) >> 6) & 0x7ffu)
+#define A6XX_FLAG_BUFFER_PITCH_GET_PITCH(dw)      (((dw) & 0x7ffu) << 6)
+#define A6XX_FLAG_BUFFER_PITCH_ARRAY_PITCH(bytes) ((((bytes) >> 7) & 0x1ffffu) << 11)
 /* a6xx_reg_xy (GRAS_2D_DST_TL / _BR): 14-bit X and Y. */
 #define A6XX_REG_XY(x, y)                     (((x) & 0x3fffu) | ((uint32_t)((y) & 0x3fffu) << 16))
 #define A6XX_REG_XY_GET_X(dw)                 ((dw) & 0x3fffu)
@@ -360,6 +424,27 @@ static inline const char *a6xx_reg_name(uint32_t offset, char *buf, unsigned buf
 		{ REG_A6XX_GRAS_2D_SRC_BR_Y, "GRAS_2D_SRC_BR_Y" },
 		{ REG_A6XX_GRAS_2D_DST_TL, "GRAS_2D_DST_TL" },
 		{ REG_A6XX_GRAS_2D_DST_BR, "GRAS_2D_DST_BR" },
+		{ REG_A6XX_RB_WINDOW_OFFSET, "RB_WINDOW_OFFSET" },
+		{ REG_A6XX_RB_UNKNOWN_88D0, "RB_UNKNOWN_88D0" },
+		{ REG_A6XX_RB_BLIT_SCISSOR_TL, "RB_BLIT_SCISSOR_TL" },
+		{ REG_A6XX_RB_BLIT_SCISSOR_BR, "RB_BLIT_SCISSOR_BR" },
+		{ REG_A6XX_RB_BIN_CONTROL2, "RB_BIN_CONTROL2" },
+		{ REG_A6XX_RB_WINDOW_OFFSET2, "RB_WINDOW_OFFSET2" },
+		{ REG_A6XX_RB_MSAA_CNTL, "RB_MSAA_CNTL" },
+		{ REG_A6XX_RB_BLIT_BASE_GMEM, "RB_BLIT_BASE_GMEM" },
+		{ REG_A6XX_RB_BLIT_DST_INFO, "RB_BLIT_DST_INFO" },
+		{ REG_A6XX_RB_BLIT_DST, "RB_BLIT_DST" },
+		{ REG_A6XX_RB_BLIT_DST_HI, "RB_BLIT_DST_HI" },
+		{ REG_A6XX_RB_BLIT_DST_PITCH, "RB_BLIT_DST_PITCH" },
+		{ REG_A6XX_RB_BLIT_DST_ARRAY_PITCH, "RB_BLIT_DST_ARRAY_PITCH" },
+		{ REG_A6XX_RB_BLIT_FLAG_DST, "RB_BLIT_FLAG_DST" },
+		{ REG_A6XX_RB_BLIT_FLAG_DST_HI, "RB_BLIT_FLAG_DST_HI" },
+		{ REG_A6XX_RB_BLIT_FLAG_DST_PITCH, "RB_BLIT_FLAG_DST_PITCH" },
+		{ REG_A6XX_RB_BLIT_CLEAR_COLOR_DW0, "RB_BLIT_CLEAR_COLOR_DW0" },
+		{ REG_A6XX_RB_BLIT_CLEAR_COLOR_DW1, "RB_BLIT_CLEAR_COLOR_DW1" },
+		{ REG_A6XX_RB_BLIT_CLEAR_COLOR_DW2, "RB_BLIT_CLEAR_COLOR_DW2" },
+		{ REG_A6XX_RB_BLIT_CLEAR_COLOR_DW3, "RB_BLIT_CLEAR_COLOR_DW3" },
+		{ REG_A6XX_RB_BLIT_INFO, "RB_BLIT_INFO" },
 		{ REG_A6XX_RB_2D_BLIT_CNTL, "RB_2D_BLIT_CNTL" },
 		{ REG_A6XX_RB_2D_UNKNOWN_8C01, "RB_2D_UNKNOWN_8C01" },
 		{ REG_A6XX_RB_2D_DST_INFO, "RB_2D_DST_INFO" },
