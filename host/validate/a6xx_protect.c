@@ -108,7 +108,12 @@ void pm4v_policy_a6xx(struct pm4v_policy *p, uint32_t gpu_id)
 						      A6XX_VSC_PIPES, 64, 0 };
 	p->write_areas[2] = (struct pm4v_write_area){ "VSC_DRAW_STRM_SIZE_ADDRESS", REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS,
 						      0, 0, 0, 0, 4 * A6XX_VSC_PIPES };
-	p->nr_write_areas = 3;
+	/* GMEM resolves (CP_EVENT_WRITE BLIT) write the bin's pixels at RB_BLIT_DST and, for UBWC,
+	 * their flags at RB_BLIT_FLAG_DST; how far depends on the scissor, bin and format in other
+	 * packets, so only the start is checked here. */
+	p->write_areas[3] = (struct pm4v_write_area){ "RB_BLIT_DST", REG_A6XX_RB_BLIT_DST, 0, 0, 0, 0, 1 };
+	p->write_areas[4] = (struct pm4v_write_area){ "RB_BLIT_FLAG_DST", REG_A6XX_RB_BLIT_FLAG_DST, 0, 0, 0, 0, 1 };
+	p->nr_write_areas = 5;
 
 	/* What the kernel emits only from its own ringbuffer or that changes privilege or firmware. */
 	for (uint32_t op = 0; op <= PM4_TYPE7_OPCODE_MASK; op++)

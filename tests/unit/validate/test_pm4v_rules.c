@@ -638,9 +638,10 @@ static void test_binning_results(void)
 	harness_fini(&h);
 }
 
-/* The VSC streams the binner writes, bounded when a packet programs their address: Turnip's and
- * freedreno's update_vsc_pipe write address, pitch and limit in one packet, for 32 pipes. */
-static void test_vsc_write_areas(void)
+/* Memory the GPU writes at a register-programmed address, checked when a packet programs it: the
+ * VSC streams (Turnip's and freedreno's update_vsc_pipe: 32 pipes; freedreno writes address, pitch
+ * and limit in one packet) and the GMEM resolve destination. */
+static void test_write_areas(void)
 {
 	struct harness h;
 	harness_init(&h);
@@ -676,6 +677,19 @@ static void test_vsc_write_areas(void)
 	harness_reset(&h);
 	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA), HI(FOREIGN_IOVA));
 	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* GMEM resolves: RB_BLIT_DST and RB_BLIT_FLAG_DST, as Turnip's tu_emit_blit writes them with
+	 * RB_BLIT_DST_INFO and the pitches; the start is checked */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST_INFO, 0, LO(end - 1), HI(end - 1), 4, 0);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, LO(DATA_IOVA), HI(DATA_IOVA), 0);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST_INFO, 0, LO(end), HI(end), 4, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	CHECK(strstr(h.err.msg, "RB_BLIT_DST") != NULL);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, LO(RO_IOVA), HI(RO_IOVA), 0);
+	EXPECT_RULE(&h, PM4V_ERR_READONLY);
 	/* only the low half in this packet: not an address the validator knows */
 	harness_reset(&h);
 	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA));
@@ -1085,7 +1099,7 @@ int main(void)
 	RUN_TEST(test_protected_registers);
 	RUN_TEST(test_register_reads);
 	RUN_TEST(test_binning_results);
-	RUN_TEST(test_vsc_write_areas);
+	RUN_TEST(test_write_areas);
 	RUN_TEST(test_draw_operands);
 	RUN_TEST(test_address_fields);
 	RUN_TEST(test_gpu_readonly);
