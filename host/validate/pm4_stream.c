@@ -211,6 +211,8 @@ static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint3
 		if (a->addr < first || a->addr + 1 >= first + cnt)
 			continue;
 		uint64_t addr = addr64(values + (a->addr - first));
+		if (!addr && a->zero_unused)
+			continue;
 		uint64_t extent = a->bytes ? a->bytes : 1;
 		if (a->pitch && a->pitch >= first && a->pitch < first + cnt && a->count) {
 			uint64_t pitch = values[a->pitch - first];

@@ -141,6 +141,7 @@ struct pm4v_policy {
 		uint32_t count;    /* pitches */
 		uint32_t overrun;  /* bytes written past LIMIT */
 		uint32_t bytes;    /* fixed extent */
+		bool zero_unused;  /* address 0 means "not used" (a flag buffer of a surface without) */
 	} write_areas[6];
 	uint32_t nr_write_areas;
 	uint32_t deny[(PM4_TYPE7_OPCODE_MASK + 1) / 32]; /* bitmap of type-7 opcodes rejected as privileged */

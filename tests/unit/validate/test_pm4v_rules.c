@@ -690,6 +690,13 @@ static void test_write_areas(void)
 	harness_reset(&h);
 	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, LO(RO_IOVA), HI(RO_IOVA), 0);
 	EXPECT_RULE(&h, PM4V_ERR_READONLY);
+	/* freedreno's flag address for a surface without UBWC: 0, unused; not so for the pixels */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, 0, 0, 0);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST, 0, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
 	/* only the low half in this packet: not an address the validator knows */
 	harness_reset(&h);
 	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA));
