@@ -408,6 +408,14 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 			note_writes(k, pol->bin_results, pol->nr_bin_result_arrays * pol->nr_bin_pipes);
 		return 0;
 	}
+	case CP_SET_BIN_DATA5:
+		/* The visibility streams the CP reads for this bin (their length is in memory, read
+		 * at run time: the start is checked). */
+		if (need(k, cnt, CP_SET_BIN_DATA5_DWORDS))
+			return -1;
+		return check_mem(k, addr64(p + 1), 4, false, "BIN_DATA_ADDR") ||
+		       check_mem(k, addr64(p + 3), 4, false, "BIN_SIZE_ADDRESS") ||
+		       check_mem(k, addr64(p + 5), 4, false, "BIN_PRIM_STRM") ? -1 : 0;
 	case CP_SET_PSEUDO_REG:
 		if (cnt % 3u)
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,

@@ -697,6 +697,19 @@ static void test_write_areas(void)
 	harness_reset(&h);
 	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST, 0, 0);
 	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* CP_SET_BIN_DATA5 (freedreno's per-bin visibility): three streams the CP reads */
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_BIN_DATA5, 0x10000, LO(DATA_IOVA), HI(DATA_IOVA), LO(end - 4), HI(end - 4), LO(RO_IOVA),
+		 HI(RO_IOVA));
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_BIN_DATA5, 0x10000, LO(DATA_IOVA), HI(DATA_IOVA), LO(end - 3), HI(end - 3), LO(DATA_IOVA),
+		 HI(DATA_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	CHECK(strstr(h.err.msg, "BIN_SIZE_ADDRESS") != NULL);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_BIN_DATA5, 0x10000, LO(DATA_IOVA), HI(DATA_IOVA), LO(DATA_IOVA), HI(DATA_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
 	/* only the low half in this packet: not an address the validator knows */
 	harness_reset(&h);
 	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA));

@@ -427,6 +427,12 @@ enum cp_cond_compare_mode {
  * the dword at ADDR0 is not equal to 0 and the dword at ADDR1 is less than REF (signed
  * comparison)". */
 
+/* CP_SET_BIN_DATA5 (a6xx): dw0 VSC_SIZE bits 16..21, VSC_N bits 22..26; dw1-2 BIN_DATA_ADDR (the
+ * bin's pipe's draw stream, which the CP reads), dw3-4 BIN_SIZE_ADDRESS (its size, read), dw5-6
+ * BIN_PRIM_STRM (the pipe's primitive stream, read). CP_SET_BIN_DATA5_OFFSET: dw0 the same, then
+ * three offsets from VSC_DRAW_STRM_ADDRESS, VSC_DRAW_STRM_SIZE_ADDRESS, VSC_PRIM_STRM_ADDRESS. */
+#define CP_SET_BIN_DATA5_DWORDS 7u
+
 /* CP_SKIP_IB2_ENABLE_GLOBAL / _LOCAL: dw0 the enable. "If both GLOBAL and LOCAL are 1 and nothing
  * is left in the visibility stream, then CP_INDIRECT_BUFFER will be skipped." */
 
