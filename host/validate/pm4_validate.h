@@ -49,8 +49,14 @@
  *  - memory operands of CP_MEM_WRITE, CP_EVENT_WRITE, CP_REG_TO_MEM, CP_MEM_TO_REG, CP_MEMCPY,
  *    CP_MEM_TO_MEM, CP_WAIT_REG_MEM, CP_WAIT_MEM_GTE, CP_COND_EXEC, CP_COND_WRITE5,
  *    CP_DRAW_INDX_OFFSET / CP_DRAW_INDX_INDIRECT index buffers, CP_DRAW_INDIRECT,
- *    CP_EXEC_CS_INDIRECT and CP_DRAW_PRED_SET lie inside one BO of the context, and writes not
- *    in a GPU_READONLY BO. Other packets pass unchanged.
+ *    CP_EXEC_CS_INDIRECT, CP_DRAW_PRED_SET and CP_SET_BIN_DATA5 lie inside one BO of the
+ *    context, and writes not in a GPU_READONLY BO; so do the areas the GPU writes at an
+ *    address a type-4 packet programs (policy.write_areas: a6xx VSC streams, RB_BLIT_DST).
+ *    Other packets pass unchanged;
+ *  - register reads by number (the read rule): only registers this submit wrote before in
+ *    execution order, shared ones (counters, write-protected), and the hardware binner's
+ *    per-pipe results after this submit's own binning-mode CP_SET_MODE, for a pipe whose config
+ *    it wrote (policy.bin_*).
  *  - bounded work: policy.max_walk_dwords dwords and policy.max_targets distinct streams.
  *
  * Output (struct pm4v_result): for each BUF / CTX_RESTORE_BUF cmd in order, {shadow iova, size,
