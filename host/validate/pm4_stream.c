@@ -94,31 +94,35 @@ static int check_regs(struct walk *k, uint32_t first, uint32_t count, bool write
  * before everything after them in the submit: in a top-level stream, outside every range a
  * condition may skip (a chain is always a stream's last packet). Only those make a register
  * readable (read_regs). */
-static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+static void note_slot(struct walk *k, uint32_t slot)
 {
 	struct pm4v_validator *v = k->v;
-	if (k->nr_skips)
-		return;
-	uint64_t point = pm4v_exec_point(k->s->top, k->w.pos);
-	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++) {
-		struct pm4v_reg_write *w = &v->regs[r];
-		if (w->local_gen != v->stream_gen) {
-			w->local_gen = v->stream_gen;
-			w->local_pos = k->w.pos;
-		}
-		if (k->s->top && w->gen != v->gen) {
-			w->gen = v->gen;
-			w->point = point;
-		}
+	struct pm4v_reg_write *w = &v->regs[slot];
+	if (w->local_gen != v->stream_gen) {
+		w->local_gen = v->stream_gen;
+		w->local_pos = k->w.pos;
+	}
+	if (k->s->top && w->gen != v->gen) {
+		w->gen = v->gen;
+		w->point = pm4v_exec_point(k->s->top, k->w.pos);
 	}
 }
 
-/* Whether register r certainly holds a value this submit put there before the packet being
- * checked: a write earlier in execution order (see note_writes), or earlier in this stream. */
+static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+{
+	if (k->nr_skips)
+		return;
+	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++)
+		note_slot(k, r);
+}
+
+/* Whether register r (or PM4V_BINNING_SLOT) certainly holds a value this submit put there
+ * before the packet being checked: a write earlier in execution order (see note_writes), or
+ * earlier in this stream. */
 static bool written_before(const struct walk *k, uint32_t r)
 {
 	const struct pm4v_validator *v = k->v;
-	if (r >= PM4V_NR_TRACKED_REGS)
+	if (r >= PM4V_NR_WRITE_SLOTS)
 		return false;
 	uint64_t point = k->s->top ? pm4v_exec_point(k->s->top, k->w.pos) : k->s->origin;
 	const struct pm4v_reg_write *w = &v->regs[r];
@@ -142,9 +146,12 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 	for (uint32_t r = first; r <= last; r++) {
 		if (hits(v->shared, v->nr_shared, r, r, &reg))
 			continue;
+		/* A binner result: what this submit wrote there itself, or what its own binning pass
+		 * computed for a pipe it configured. */
 		bool bin_result = r >= p->bin_results && r - p->bin_results < results;
-		if (written_before(k, r) &&
-		    (!bin_result || written_before(k, p->bin_pipe_config + (r - p->bin_results) % p->nr_bin_pipes)))
+		if (written_before(k, r) ||
+		    (bin_result && written_before(k, PM4V_BINNING_SLOT) &&
+		     written_before(k, p->bin_pipe_config + (r - p->bin_results) % p->nr_bin_pipes)))
 			continue;
 		pm4v_fail(k->v, &k->w, PM4V_ERR_UNWRITTEN_REG, -1,
 			  "read of 0x%05x: it holds whatever the GPU's last context left there", r);
@@ -404,8 +411,8 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		const struct pm4v_policy *pol = &k->v->policy;
 		if (need(k, cnt, 1))
 			return -1;
-		if ((p[0] & CP_SET_MODE_0_BINNING) && pol->nr_bin_pipes)
-			note_writes(k, pol->bin_results, pol->nr_bin_result_arrays * pol->nr_bin_pipes);
+		if ((p[0] & CP_SET_MODE_0_BINNING) && pol->nr_bin_pipes && !k->nr_skips)
+			note_slot(k, PM4V_BINNING_SLOT);
 		return 0;
 	}
 	case CP_SET_BIN_DATA5:
@@ -585,7 +592,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	if (!at->begun) { /* a new stream: nothing written in it yet (a resumed one keeps its own) */
 		at->begun = true;
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
-			for (uint32_t r = 0; r < PM4V_NR_TRACKED_REGS; r++)
+			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].local_gen = 0;
 			v->stream_gen = 1;
 		}

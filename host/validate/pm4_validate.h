@@ -56,7 +56,7 @@
  *  - register reads by number (the read rule): only registers this submit wrote before in
  *    execution order, shared ones (counters, write-protected), and the hardware binner's
  *    per-pipe results after this submit's own binning-mode CP_SET_MODE, for a pipe whose config
- *    it wrote (policy.bin_*).
+ *    it wrote before the read (policy.bin_*).
  *  - bounded work: policy.max_walk_dwords dwords and policy.max_targets distinct streams.
  *
  * Output (struct pm4v_result): for each BUF / CTX_RESTORE_BUF cmd in order, {shadow iova, size,
@@ -128,10 +128,10 @@ struct pm4v_policy {
 	uint32_t nr_shared_regs;
 	/* The hardware binner's per-pipe result registers (nr_bin_result_arrays arrays of
 	 * nr_bin_pipes registers from bin_results; a6xx: VSC_STATE, VSC_PRIM_STRM_SIZE,
-	 * VSC_DRAW_STRM_SIZE) and the pipes' config registers (bin_pipe_config + pipe). A
-	 * binning-mode CP_SET_MODE counts as writing every result register for the read rule; a
-	 * read of pipe i's results also needs its config written before it, so only what this
-	 * submit's own binning pass computed for a pipe it set up is read. nr_bin_pipes 0: none. */
+	 * VSC_DRAW_STRM_SIZE) and the pipes' config registers (bin_pipe_config + pipe). Besides
+	 * what the submit wrote there itself, the read rule admits pipe i's results after this
+	 * submit's own binning-mode CP_SET_MODE when pipe i's config was written before the read:
+	 * only what its own binning pass computed for a pipe it set up. nr_bin_pipes 0: none. */
 	uint32_t bin_results, nr_bin_result_arrays, bin_pipe_config, nr_bin_pipes;
 	/* Memory the GPU writes at an address programmed into registers (a6xx: the VSC streams and
 	 * stream sizes). A type-4 write that sets an area's address (lo and hi in one packet) is

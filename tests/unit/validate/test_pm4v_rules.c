@@ -625,16 +625,22 @@ static void test_binning_results(void)
 	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
 	vsc_overflow_test(&h, 0);
 	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
-	/* The results are not otherwise special: written by PKT4, they read back as any register. */
+	/* Written by the submit itself, a result reads back as any register: Turnip's GMEM pass
+	 * without binning sets VSC_STATE_REG(0) to all ones, then tests its bits per tile. */
 	harness_reset(&h);
-	PM4_PKT4(&h.b, REG_A6XX_VSC_STATE_REG(5), 1);
-	pm4_reg_to_mem(&h.b, REG_A6XX_VSC_STATE_REG(5), 1, DATA_IOVA, false);
-	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG); /* pipe 5 not configured */
-	harness_reset(&h);
-	PM4_PKT4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(5), 0);
-	PM4_PKT4(&h.b, REG_A6XX_VSC_STATE_REG(5), 1);
-	pm4_reg_to_mem(&h.b, REG_A6XX_VSC_STATE_REG(5), 1, DATA_IOVA, false);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_STATE_REG(0), 0xffffffffu);
+	PM4_PKT7(&h.b, CP_REG_TEST, REG_A6XX_VSC_STATE_REG(0));
 	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_REG_TEST, REG_A6XX_VSC_STATE_REG(0));
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* a binning pass does not make a result readable for a pipe the submit did not configure,
+	 * even if it configured it after the read */
+	harness_reset(&h);
+	binning_pass(&h, 1);
+	PM4_PKT7(&h.b, CP_REG_TEST, REG_A6XX_VSC_STATE_REG(1));
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(1), 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
 	harness_fini(&h);
 }
 
