@@ -42,14 +42,17 @@ def dumps(d):
     return out
 
 
-def v3d_excluded(ferry, cap):
+def decode(ferry, cap):
+    return subprocess.run([ferry, "decode", cap], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=600).stdout
+
+
+def v3d_excluded(text):
     """BO ids (ctx-agnostic: a corpus file is one context) of V3D tile memory and control lists."""
-    p = subprocess.run([ferry, "decode", cap], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=600)
     ids = set()
     bos = []
     addrs = []
-    for line in p.stdout.splitlines():
+    for line in text.splitlines():
         m = re.match(r"\s*bcl 0x[0-9a-f]+\.\.0x[0-9a-f]+ rcl .* qma (0x[0-9a-f]+) qms (0x[0-9a-f]+) qts (0x[0-9a-f]+)", line)
         if m:
             if bos:
@@ -80,6 +83,8 @@ def check(ferry, ferryd, path, tmp):
     cap = os.path.join(tmp, "cap.ferrycap")
     with lzma.open(path) as src, open(cap, "wb") as dst:
         shutil.copyfileobj(src, dst)
+    text = decode(ferry, cap)
+    submits = len(re.findall(r"^@\d+ FRAME (?:msm_submit|v3d_submit_\w+) ", text, re.MULTILINE))
     runs = {}
     for run, policy in (("validated", "validated"), ("pass1", "passthrough"), ("pass2", "passthrough")):
         d = os.path.join(tmp, run)
@@ -90,8 +95,8 @@ def check(ferry, ferryd, path, tmp):
             return False
         # A submit refused for another reason than validation (the context was lost to an
         # earlier fault, as when captured) makes the replay exit 1 but is compared below.
-        if rc not in (0, 1) or not results or not SUMMARY.search(out):
-            print(f"{name}: {policy} replay failed (exit {rc}):\n{out}")
+        if rc not in (0, 1) or len(results) != submits or not SUMMARY.search(out) or "ferry replay:" in out:
+            print(f"{name}: {policy} replay failed (exit {rc}, {len(results)} of {submits} submits):\n{out}")
             return False
         runs[run] = (dumps(d), results, out)
     ok = True
@@ -102,9 +107,7 @@ def check(ferry, ferryd, path, tmp):
     if runs["validated"][1] != runs["pass1"][1]:
         print(f"{name}: fence results differ:\n  validated:   {runs['validated'][1]}\n  passthrough: {runs['pass1'][1]}")
         ok = False
-    excluded = set()
-    if "v3d_submit" in subprocess.run([ferry, "decode", cap], stdout=subprocess.PIPE, text=True).stdout:
-        excluded = v3d_excluded(ferry, cap)
+    excluded = v3d_excluded(text) if "v3d_submit" in text else set()
     v, p1, p2 = runs["validated"][0], runs["pass1"][0], runs["pass2"][0]
     if set(v) != set(p1):
         print(f"{name}: the runs dumped different BOs: {sorted(set(v) ^ set(p1))[:8]}")
