@@ -619,8 +619,9 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			cnt = pm4_type4_count(h);
 			if (!pm4_type4_parity_ok(h))
 				return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
-			if (!cnt)
-				return pm4v_fail(v, &k.w, PM4V_ERR_MALFORMED, -1, "type-4 count 0");
+			/* Count 0 is a header alone that writes nothing: Turnip's tu6_emit_fs_outputs
+			 * writes SP_FS_OUTPUT_REG(0..n) with n = 0 for a fragment shader without
+			 * outputs, as the CP model takes it. Its register is still checked below. */
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);

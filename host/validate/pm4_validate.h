@@ -34,7 +34,8 @@
  * chain or draw state inside them), CP_SET_AMBLE pre/postambles (IB1 level). The same
  * {iova, size, level, kind} is copied once and every reference is rewritten to the copy.
  * Rules:
- *  - header type 4 or 7 with correct parity, count inside the stream (type-4 count 0 rejected);
+ *  - header type 4 or 7 with correct parity, count inside the stream (a type-4 count of 0 writes
+ *    nothing, but its register must not be protected);
  *  - targets: 4-byte aligned, [iova, iova + dwords*4) inside one host-readable BO of the
  *    context (overflow-safe), IB_SIZE <= 0xFFFFF dwords, depth <= policy.max_ib_depth;
  *  - CP_COND_EXEC / CP_COND_REG_EXEC skip ranges end on a packet boundary inside the stream

@@ -92,9 +92,15 @@ static void test_count_past_end(void)
 	raw(&h, pm4_type7_hdr(CP_NOP, PM4_TYPE7_MAX_COUNT)); /* largest count, nothing after */
 	EXPECT_RULE(&h, PM4V_ERR_COUNT_OVERRUN);
 
+	/* Count 0: a header alone (Turnip's SP_FS_OUTPUT_REG for a fragment shader without outputs),
+	 * then the next packet; not at a protected register. */
 	harness_reset(&h);
-	raw(&h, pm4_type4_hdr(0x8800, 0));
-	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
+	raw(&h, pm4_type4_hdr(0xa98e, 0));
+	pm4_nop(&h.b, 1);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	raw(&h, pm4_type4_hdr(0x0800, 0));
+	EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
 	harness_fini(&h);
 }
 
