@@ -73,8 +73,8 @@ run_case() { # name gpu env... -- program args...
 	esac
 	"$ferryd" --socket "$sock" --gpu "$gpu" --log-level debug --capture-dir "$d/cap" >"$d/ferryd.log" 2>&1 &
 	local pid=$!
-	local i
-	for i in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
+	local _
+	for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
 	if ! "$ferry" capture start --full --combined --format session --server "unix:$sock" >"$d/capture.log" 2>&1; then
 		echo "$name: ferry capture start failed:"; cat "$d/capture.log"
 		kill "$pid"; wait "$pid"
