@@ -32,8 +32,10 @@ static void usage(FILE *f)
 		   "  --dump-bo DIR      after each submit, write every BO to DIR/sNNNN-cC-bB-0xIOVA.bin\n"
 		   "  --server URI       replay on a running ferryd (default: start a private one)\n"
 		   "  --gpu MODEL        the private ferryd's GPU (default: what the capture says)\n"
-		   "  --policy P         .rd only: passthrough (default on the private ferryd, as Mesa's\n"
-		   "                     replay runs on the kernel) or validated (default with --server)\n"
+		   "  --policy P         validated or passthrough. .rd: the context's policy (default\n"
+		   "                     passthrough on the private ferryd, as Mesa's replay runs on the\n"
+		   "                     kernel; validated with --server). Session: every context's,\n"
+		   "                     instead of the policy it was captured with\n"
 		   "  --ferryd PATH      the ferryd binary (default $FERRYD, then next to ferry)\n");
 }
 
@@ -372,6 +374,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	status = 1;
 	rp.path = argv[optind];
+	rp.session_policy = policy != NULL;
 	if (!policy)
 		policy = server ? "validated" : "passthrough";
 	rp.rd_policy = !strcmp(policy, "passthrough") ? FERRY_POLICY_PASSTHROUGH : FERRY_POLICY_VALIDATED;

@@ -24,6 +24,7 @@ struct replay {
 	uint32_t nr_overrides;
 	const char *dump_dir;
 	uint32_t rd_policy;    /* .rd: the context's policy (the file does not say) */
+	bool session_policy;   /* session: every context gets rd_policy, not its recorded one */
 	uint32_t submit_index; /* submits seen so far, run or not */
 	uint32_t next_bo_id;   /* rd: BO ids handed out; session: override BOs */
 	struct {

@@ -89,6 +89,26 @@ static int forward(struct replay *rp, const struct session_record *rec, struct f
 		}
 		m->u.bo_create.iova = 0;
 	}
+	if (!v3d && m->kind == FERRY_MSG_BO_CREATE && m->u.bo_create.iova) {
+		/* The guest's address space had this range free again, so whatever BO the replay still
+		 * holds there was closed in between; a capture records only what its submits need,
+		 * not that close. */
+		const struct ferry_bo_create *b = &m->u.bo_create;
+		for (uint32_t i = 0; i < rp->conn.nr_bos; i++) {
+			struct rc_bo *old = &rp->conn.bos[i];
+			if (old->live && old->ctx_id == b->ctx_id && old->iova < b->iova + b->size &&
+			    b->iova < old->iova + old->size && rc_close_bo(&rp->conn, old) < 0) {
+				fprintf(stderr, "ferry replay: %s: closing bo %u for bo %u at offset %zu: %s\n", rp->path,
+					old->bo_id, b->bo_id, rec->offset, rp->conn.error);
+				return -1;
+			}
+		}
+	}
+	if (m->kind == FERRY_MSG_CONTEXT_CREATE && rp->session_policy) {
+		m->u.context_create.policy = rp->rd_policy;
+		printf("context %u: %s (--policy)\n", m->u.context_create.ctx_id,
+		       rp->rd_policy == FERRY_POLICY_PASSTHROUGH ? "passthrough" : "validated");
+	}
 	if (v3d && m->kind == FERRY_MSG_BO_CLOSE)
 		rv3d_forget_bo(&rp->v3d, m->u.bo_close.ctx_id, m->u.bo_close.bo_id);
 	if (m->kind == FERRY_MSG_BO_CLOSE) {

@@ -90,6 +90,40 @@ void pm4v_policy_a6xx(struct pm4v_policy *p, uint32_t gpu_id)
 	};
 	p->shared_regs = shared;
 	p->nr_shared_regs = N(shared);
+	/* Turnip (emit_vsc_overflow_test) and freedreno (fd6_gmem.c) read every used pipe's
+	 * VSC_DRAW_STRM_SIZE / VSC_PRIM_STRM_SIZE right after their binning pass. */
+	p->bin_results = REG_A6XX_VSC_STATE_REG(0);
+	p->nr_bin_result_arrays = 3;
+	p->bin_pipe_config = REG_A6XX_VSC_PIPE_CONFIG_REG(0);
+	p->nr_bin_pipes = A6XX_VSC_PIPES;
+	/* The binner writes pipe i's streams at ADDRESS + i x PITCH, up to LIMIT and a little past
+	 * it (Turnip leaves VSC_PAD = 64 bytes for that, freedreno 64), and pipe i's draw-stream
+	 * size at DRAW_STRM_SIZE_ADDRESS + 4 i. Both drivers size the buffers for all 32 pipes;
+	 * freedreno writes address, pitch and limit in one packet, Turnip 22.3 the address alone. */
+	p->write_areas[0] = (struct pm4v_write_area){
+		.name = "VSC_PRIM_STRM_ADDRESS", .addr = REG_A6XX_VSC_PRIM_STRM_ADDRESS,
+		.pitch = REG_A6XX_VSC_PRIM_STRM_PITCH, .limit = REG_A6XX_VSC_PRIM_STRM_LIMIT,
+		.count = A6XX_VSC_PIPES, .overrun = 64,
+	};
+	p->write_areas[1] = (struct pm4v_write_area){
+		.name = "VSC_DRAW_STRM_ADDRESS", .addr = REG_A6XX_VSC_DRAW_STRM_ADDRESS,
+		.pitch = REG_A6XX_VSC_DRAW_STRM_PITCH, .limit = REG_A6XX_VSC_DRAW_STRM_LIMIT,
+		.count = A6XX_VSC_PIPES, .overrun = 64,
+	};
+	p->write_areas[2] = (struct pm4v_write_area){
+		.name = "VSC_DRAW_STRM_SIZE_ADDRESS", .addr = REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS,
+		.bytes = 4 * A6XX_VSC_PIPES,
+	};
+	/* GMEM resolves (CP_EVENT_WRITE BLIT) write the bin's pixels at RB_BLIT_DST and, for UBWC,
+	 * their flags at RB_BLIT_FLAG_DST; how far depends on the scissor, bin and format in other
+	 * packets, so only the start is checked here. The flags are written only with
+	 * RB_BLIT_DST_INFO.FLAGS; for a surface without UBWC freedreno (fd6_emit_flag_reference)
+	 * writes address 0, which no msm address space maps. */
+	p->write_areas[3] = (struct pm4v_write_area){ .name = "RB_BLIT_DST", .addr = REG_A6XX_RB_BLIT_DST, .bytes = 1 };
+	p->write_areas[4] = (struct pm4v_write_area){
+		.name = "RB_BLIT_FLAG_DST", .addr = REG_A6XX_RB_BLIT_FLAG_DST, .bytes = 1, .zero_unused = true,
+	};
+	p->nr_write_areas = 5;
 
 	/* What the kernel emits only from its own ringbuffer or that changes privilege or firmware. */
 	for (uint32_t op = 0; op <= PM4_TYPE7_OPCODE_MASK; op++)

@@ -94,23 +94,39 @@ static int check_regs(struct walk *k, uint32_t first, uint32_t count, bool write
  * before everything after them in the submit: in a top-level stream, outside every range a
  * condition may skip (a chain is always a stream's last packet). Only those make a register
  * readable (read_regs). */
-static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+static void note_slot(struct walk *k, uint32_t slot)
 {
 	struct pm4v_validator *v = k->v;
+	struct pm4v_reg_write *w = &v->regs[slot];
+	if (w->local_gen != v->stream_gen) {
+		w->local_gen = v->stream_gen;
+		w->local_pos = k->w.pos;
+	}
+	if (k->s->top && w->gen != v->gen) {
+		w->gen = v->gen;
+		w->point = pm4v_exec_point(k->s->top, k->w.pos);
+	}
+}
+
+static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+{
 	if (k->nr_skips)
 		return;
-	uint64_t point = pm4v_exec_point(k->s->top, k->w.pos);
-	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++) {
-		struct pm4v_reg_write *w = &v->regs[r];
-		if (w->local_gen != v->stream_gen) {
-			w->local_gen = v->stream_gen;
-			w->local_pos = k->w.pos;
-		}
-		if (k->s->top && w->gen != v->gen) {
-			w->gen = v->gen;
-			w->point = point;
-		}
-	}
+	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++)
+		note_slot(k, r);
+}
+
+/* Whether register r (or PM4V_BINNING_SLOT) certainly holds a value this submit put there
+ * before the packet being checked: a write earlier in execution order (see note_writes), or
+ * earlier in this stream. */
+static bool written_before(const struct walk *k, uint32_t r)
+{
+	const struct pm4v_validator *v = k->v;
+	if (r >= PM4V_NR_WRITE_SLOTS)
+		return false;
+	uint64_t point = k->s->top ? pm4v_exec_point(k->s->top, k->w.pos) : k->s->origin;
+	const struct pm4v_reg_write *w = &v->regs[r];
+	return (w->gen == v->gen && w->point < point) || (w->local_gen == v->stream_gen && w->local_pos < k->w.pos);
 }
 
 /* The one rule for every packet that reads registers by number (copies them to memory, polls,
@@ -124,14 +140,18 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 	if (check_regs(k, first, count, false))
 		return -1;
 	const struct pm4v_validator *v = k->v;
-	uint64_t point = k->s->top ? pm4v_exec_point(k->s->top, k->w.pos) : k->s->origin;
+	const struct pm4v_policy *p = &v->policy;
 	uint32_t last = first + (count ? count - 1 : 0), reg;
+	uint64_t results = (uint64_t)p->nr_bin_result_arrays * p->nr_bin_pipes;
 	for (uint32_t r = first; r <= last; r++) {
 		if (hits(v->shared, v->nr_shared, r, r, &reg))
 			continue;
-		const struct pm4v_reg_write *w = r < PM4V_NR_TRACKED_REGS ? &v->regs[r] : NULL;
-		if (w && ((w->gen == v->gen && w->point < point) ||
-			  (w->local_gen == v->stream_gen && w->local_pos < k->w.pos)))
+		/* A binner result: what this submit wrote there itself, or what its own binning pass
+		 * computed for a pipe it configured. */
+		bool bin_result = r >= p->bin_results && r - p->bin_results < results;
+		if (written_before(k, r) ||
+		    (bin_result && written_before(k, PM4V_BINNING_SLOT) &&
+		     written_before(k, p->bin_pipe_config + (r - p->bin_results) % p->nr_bin_pipes)))
 			continue;
 		pm4v_fail(k->v, &k->w, PM4V_ERR_UNWRITTEN_REG, -1,
 			  "read of 0x%05x: it holds whatever the GPU's last context left there", r);
@@ -183,6 +203,31 @@ static int close_skips(struct walk *k, uint32_t pos)
 					 "resumes at dword %u, inside a packet", o->target);
 		}
 		*o = k->skips[--k->nr_skips];
+	}
+	return 0;
+}
+
+/* A type-4 write of values[0..cnt) from register first that sets a write area's address:
+ * checked as the memory operand the GPU will write (pm4v_policy.write_areas). */
+static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint32_t *values)
+{
+	const struct pm4v_policy *p = &k->v->policy;
+	for (uint32_t i = 0; i < p->nr_write_areas && i < sizeof(p->write_areas) / sizeof(p->write_areas[0]); i++) {
+		const struct pm4v_write_area *a = &p->write_areas[i];
+		/* no overflow: first <= PM4_TYPE4_REG_DECODE_MASK, cnt < 2^7 */
+		if (a->addr < first || a->addr + 1 >= first + cnt)
+			continue;
+		uint64_t addr = addr64(values + (a->addr - first));
+		if (!addr && a->zero_unused)
+			continue;
+		uint64_t extent = a->bytes ? a->bytes : 1;
+		if (a->pitch && a->pitch >= first && a->pitch < first + cnt && a->count) {
+			uint64_t pitch = values[a->pitch - first];
+			bool limit = a->limit && a->limit >= first && a->limit < first + cnt;
+			extent = (a->count - 1) * pitch + (limit ? (uint64_t)values[a->limit - first] + a->overrun : pitch);
+		}
+		if (check_mem(k, addr, extent ? extent : 1, true, a->name))
+			return -1;
 	}
 	return 0;
 }
@@ -360,6 +405,24 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1, "kernel-only marker %u", mode);
 		return 0;
 	}
+	case CP_SET_MODE: {
+		/* The binning pass it starts writes the binner's per-pipe results: this submit's own
+		 * values from here on, for the read rule (with the pipe's config, read_regs). */
+		const struct pm4v_policy *pol = &k->v->policy;
+		if (need(k, cnt, 1))
+			return -1;
+		if ((p[0] & CP_SET_MODE_0_BINNING) && pol->nr_bin_pipes && !k->nr_skips)
+			note_slot(k, PM4V_BINNING_SLOT);
+		return 0;
+	}
+	case CP_SET_BIN_DATA5:
+		/* The visibility streams the CP reads for this bin (their length is in memory, read
+		 * at run time: the start is checked). */
+		if (need(k, cnt, CP_SET_BIN_DATA5_DWORDS))
+			return -1;
+		return check_mem(k, addr64(p + 1), 4, false, "BIN_DATA_ADDR") ||
+		       check_mem(k, addr64(p + 3), 4, false, "BIN_SIZE_ADDRESS") ||
+		       check_mem(k, addr64(p + 5), 4, false, "BIN_PRIM_STRM") ? -1 : 0;
 	case CP_SET_PSEUDO_REG:
 		if (cnt % 3u)
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
@@ -529,7 +592,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	if (!at->begun) { /* a new stream: nothing written in it yet (a resumed one keeps its own) */
 		at->begun = true;
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
-			for (uint32_t r = 0; r < PM4V_NR_TRACKED_REGS; r++)
+			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].local_gen = 0;
 			v->stream_gen = 1;
 		}
@@ -556,12 +619,14 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			cnt = pm4_type4_count(h);
 			if (!pm4_type4_parity_ok(h))
 				return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
-			if (!cnt)
-				return pm4v_fail(v, &k.w, PM4V_ERR_MALFORMED, -1, "type-4 count 0");
+			/* Count 0 is a header alone that writes nothing: Turnip's tu6_emit_fs_outputs
+			 * writes SP_FS_OUTPUT_REG(0..n) with n = 0 for a fragment shader without
+			 * outputs, as the CP model takes it. Its register is still checked below. */
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
-			if (check_regs(&k, pm4_type4_reg(h), cnt, true))
+			if (check_regs(&k, pm4_type4_reg(h), cnt, true) ||
+			    write_areas(&k, pm4_type4_reg(h), cnt, d + pos + 1))
 				return -1;
 			note_writes(&k, pm4_type4_reg(h), cnt);
 		} else if (pm4_is_type7(h)) {

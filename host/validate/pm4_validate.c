@@ -65,7 +65,7 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 	v->rprot = calloc(n + 1, sizeof(*v->rprot));
 	v->shared = calloc((size_t)n + ns + 1, sizeof(*v->shared));
 	/* Large but touched only where registers are written: pages stay unbacked until then. */
-	v->regs = calloc(PM4V_NR_TRACKED_REGS, sizeof(*v->regs));
+	v->regs = calloc(PM4V_NR_WRITE_SLOTS, sizeof(*v->regs));
 	if (!v->wprot || !v->rprot || !v->shared || !v->regs)
 		goto fail;
 	for (uint32_t i = 0; i < n; i++) {
@@ -499,7 +499,7 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 		v->nr_streams = 0;
 		if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
 			memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
-			for (uint32_t r = 0; r < PM4V_NR_TRACKED_REGS; r++)
+			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].gen = 0;
 			v->gen = 1;
 		}

@@ -34,7 +34,8 @@
  * chain or draw state inside them), CP_SET_AMBLE pre/postambles (IB1 level). The same
  * {iova, size, level, kind} is copied once and every reference is rewritten to the copy.
  * Rules:
- *  - header type 4 or 7 with correct parity, count inside the stream (type-4 count 0 rejected);
+ *  - header type 4 or 7 with correct parity, count inside the stream (a type-4 count of 0 writes
+ *    nothing, but its register must not be protected);
  *  - targets: 4-byte aligned, [iova, iova + dwords*4) inside one host-readable BO of the
  *    context (overflow-safe), IB_SIZE <= 0xFFFFF dwords, depth <= policy.max_ib_depth;
  *  - CP_COND_EXEC / CP_COND_REG_EXEC skip ranges end on a packet boundary inside the stream
@@ -49,8 +50,14 @@
  *  - memory operands of CP_MEM_WRITE, CP_EVENT_WRITE, CP_REG_TO_MEM, CP_MEM_TO_REG, CP_MEMCPY,
  *    CP_MEM_TO_MEM, CP_WAIT_REG_MEM, CP_WAIT_MEM_GTE, CP_COND_EXEC, CP_COND_WRITE5,
  *    CP_DRAW_INDX_OFFSET / CP_DRAW_INDX_INDIRECT index buffers, CP_DRAW_INDIRECT,
- *    CP_EXEC_CS_INDIRECT and CP_DRAW_PRED_SET lie inside one BO of the context, and writes not
- *    in a GPU_READONLY BO. Other packets pass unchanged.
+ *    CP_EXEC_CS_INDIRECT, CP_DRAW_PRED_SET and CP_SET_BIN_DATA5 lie inside one BO of the
+ *    context, and writes not in a GPU_READONLY BO; so do the areas the GPU writes at an
+ *    address a type-4 packet programs (policy.write_areas: a6xx VSC streams, RB_BLIT_DST).
+ *    Other packets pass unchanged;
+ *  - register reads by number (the read rule): only registers this submit wrote before in
+ *    execution order, shared ones (counters, write-protected), and the hardware binner's
+ *    per-pipe results after this submit's own binning-mode CP_SET_MODE, for a pipe whose config
+ *    it wrote before the read (policy.bin_*).
  *  - bounded work: policy.max_walk_dwords dwords and policy.max_targets distinct streams.
  *
  * Output (struct pm4v_result): for each BUF / CTX_RESTORE_BUF cmd in order, {shadow iova, size,
@@ -120,6 +127,30 @@ struct pm4v_policy {
 	 * readable too: no guest can have put anything in them. */
 	const struct pm4v_reg_range *shared_regs;
 	uint32_t nr_shared_regs;
+	/* The hardware binner's per-pipe result registers (nr_bin_result_arrays arrays of
+	 * nr_bin_pipes registers from bin_results; a6xx: VSC_STATE, VSC_PRIM_STRM_SIZE,
+	 * VSC_DRAW_STRM_SIZE) and the pipes' config registers (bin_pipe_config + pipe). Besides
+	 * what the submit wrote there itself, the read rule admits pipe i's results after this
+	 * submit's own binning-mode CP_SET_MODE when pipe i's config was written before the read:
+	 * only what its own binning pass computed for a pipe it set up. nr_bin_pipes 0: none. */
+	uint32_t bin_results, nr_bin_result_arrays, bin_pipe_config, nr_bin_pipes;
+	/* Memory the GPU writes at an address programmed into registers (a6xx: the VSC streams and
+	 * stream sizes). A type-4 write that sets an area's address (lo and hi in one packet) is
+	 * checked as a memory operand then: [addr, addr + extent) inside one writable BO, where
+	 * extent is `bytes`, or with a pitch register (written in the same packet) (count - 1)
+	 * pitches plus the last one's LIMIT + overrun (LIMIT in the same packet; else a pitch).
+	 * An address set any other way (CP_MEM_TO_REG ...) is bounded by the page tables only. */
+	struct pm4v_write_area {
+		const char *name;
+		uint32_t addr;     /* lo register; hi is addr + 1 */
+		uint32_t pitch;    /* register, 0 for a fixed extent */
+		uint32_t limit;    /* register, 0 for none */
+		uint32_t count;    /* pitches */
+		uint32_t overrun;  /* bytes written past LIMIT */
+		uint32_t bytes;    /* fixed extent */
+		bool zero_unused;  /* address 0 means "not used" (a flag buffer of a surface without) */
+	} write_areas[6];
+	uint32_t nr_write_areas;
 	uint32_t deny[(PM4_TYPE7_OPCODE_MASK + 1) / 32]; /* bitmap of type-7 opcodes rejected as privileged */
 };
 

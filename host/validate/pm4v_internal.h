@@ -36,6 +36,9 @@ static inline uint64_t pm4v_exec_point(uint32_t top, uint32_t pos)
 
 /* Registers whose first write a submit's register reads are checked against. */
 #define PM4V_NR_TRACKED_REGS (PM4_PAYLOAD_REG_MASK + 1u)
+/* One more slot after the registers: the start of this submit's hardware binning pass. */
+#define PM4V_BINNING_SLOT PM4V_NR_TRACKED_REGS
+#define PM4V_NR_WRITE_SLOTS (PM4V_NR_TRACKED_REGS + 1u)
 struct pm4v_reg_write {
 	uint64_t point;
 	uint32_t gen;
@@ -82,7 +85,7 @@ struct pm4v_validator {
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
 	 * the position of the first such write in the stream being walked, valid iff local_gen ==
 	 * stream_gen, so a stream that is not top-level may read back what it wrote itself. */
-	struct pm4v_reg_write *regs; /* PM4V_NR_TRACKED_REGS */
+	struct pm4v_reg_write *regs; /* PM4V_NR_WRITE_SLOTS */
 	uint32_t stream_gen;
 
 	struct pm4v_stream *streams;

@@ -31,6 +31,17 @@ static const uint8_t deny_render[] = {
 	V3D_CL_PRIMITIVE_COUNTS_FEEDBACK, V3D_CL_TRANSFORM_FEEDBACK_BUFFER, V3D_CL_OCCLUSION_QUERY_COUNTER,
 };
 
+/* Packets the xml marks cl="B" that the render list takes too. The cl= attribute is Mesa's note of
+ * the list a packet normally goes in (Mesa's own decoder and pack-header generator do not read it),
+ * not a hardware rule: the render-mode CLE executes the binner's tile lists, which carry draw state.
+ * Set InstanceID: the primitives in the tile lists are replayed with the instance id the binner
+ * assumed, 0, and the hardware does not reset it, so v3d (v3dx_rcl.c) and v3dv
+ * (v3dvx_cmd_buffer.c) put Set InstanceID 0 in every generic tile list before Branch to Implicit
+ * Tile List. It carries a plain 32-bit value and no address. */
+static const uint8_t allow_render[] = {
+	V3D_CL_SET_INSTANCEID,
+};
+
 void v3dval_policy_default(struct v3dval_policy *p, int ver)
 {
 	memset(p, 0, sizeof(*p));
@@ -46,6 +57,8 @@ void v3dval_policy_default(struct v3dval_policy *p, int ver)
 		v3dval_policy_allow(p, V3DVAL_LIST_BIN, (uint8_t)op, lists & V3D_CL_IN_BIN);
 		v3dval_policy_allow(p, V3DVAL_LIST_RENDER, (uint8_t)op, lists & V3D_CL_IN_RENDER);
 	}
+	for (size_t i = 0; i < sizeof(allow_render); i++)
+		v3dval_policy_allow(p, V3DVAL_LIST_RENDER, allow_render[i], true);
 	for (size_t i = 0; i < sizeof(deny_everywhere); i++) {
 		v3dval_policy_allow(p, V3DVAL_LIST_BIN, deny_everywhere[i], false);
 		v3dval_policy_allow(p, V3DVAL_LIST_RENDER, deny_everywhere[i], false);

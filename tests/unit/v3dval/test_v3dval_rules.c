@@ -149,6 +149,50 @@ static void test_forbidden_and_wrong_list(void)
 	}
 }
 
+/* The generic tile list v3d and v3dv emit for every render job: Prim List Format and Set
+ * InstanceID 0 (cl="B" in the xml) before the branch to the binner's list. The render list takes
+ * Set InstanceID; Set PrimitiveID, which no driver puts there, stays refused. */
+static struct h_job tile_list_job(struct harness *h, const uint8_t *pkt, uint32_t len)
+{
+	struct v3d_clb r, t;
+	h_clb(h, &t, SUB, 0x4000);
+	v3d_clb_op(&t, V3D_CL_TILE_COORDINATES_IMPLICIT);
+	v3d_clb_op(&t, V3D_CL_END_OF_LOADS);
+	static const uint8_t prim_list_format[2] = { V3D_CL_PRIM_LIST_FORMAT, 2 /* triangles */ };
+	v3d_clb_raw(&t, prim_list_format, sizeof(prim_list_format));
+	v3d_clb_raw(&t, pkt, len);
+	h_ls(&t, true, DATA, 64);
+	v3d_clb_op(&t, V3D_CL_END_OF_TILE_MARKER);
+	v3d_clb_op(&t, V3D_CL_RETURN_FROM_SUB_LIST);
+	h_clb(h, &r, RCL, 0x4000);
+	h_rcl_begin(h, &r, 16, 16);
+	v3d_clb_generic_tile_list(&r, SUB, v3d_clb_gpu_addr(&t));
+	v3d_clb_supertile_coordinates(&r, 0, 0);
+	h_rcl_end(&r);
+	REQUIRE(v3d_clb_ok(&r) && v3d_clb_ok(&t));
+	return (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&r) };
+}
+
+static void test_render_tile_list_packets(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[16];
+		uint32_t len = pack(raw, V3D_CL_SET_INSTANCEID, ver);
+		struct h_job j = tile_list_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		len = pack(raw, V3D_CL_SET_PRIMITIVEID, ver);
+		j = tile_list_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "Set PrimitiveID at generic tile list");
+		/* still a bin packet too */
+		len = pack(raw, V3D_CL_SET_INSTANCEID, ver);
+		j = bin_job(&h, raw, len);
+		H_ACCEPT(&h, &j);
+		h_fini(&h);
+	}
+}
+
 static void test_store_addresses(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
@@ -587,6 +631,7 @@ int main(void)
 	RUN_TEST(test_accept_minimal);
 	RUN_TEST(test_unknown_opcode);
 	RUN_TEST(test_forbidden_and_wrong_list);
+	RUN_TEST(test_render_tile_list_packets);
 	RUN_TEST(test_store_addresses);
 	RUN_TEST(test_load_store_formats);
 	RUN_TEST(test_frame_state);

@@ -92,9 +92,15 @@ static void test_count_past_end(void)
 	raw(&h, pm4_type7_hdr(CP_NOP, PM4_TYPE7_MAX_COUNT)); /* largest count, nothing after */
 	EXPECT_RULE(&h, PM4V_ERR_COUNT_OVERRUN);
 
+	/* Count 0: a header alone (Turnip's SP_FS_OUTPUT_REG for a fragment shader without outputs),
+	 * then the next packet; not at a protected register. */
 	harness_reset(&h);
-	raw(&h, pm4_type4_hdr(0x8800, 0));
-	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
+	raw(&h, pm4_type4_hdr(0xa98e, 0));
+	pm4_nop(&h.b, 1);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	raw(&h, pm4_type4_hdr(0x0800, 0));
+	EXPECT_RULE(&h, PM4V_ERR_PROTECTED_REG);
 	harness_fini(&h);
 }
 
@@ -563,6 +569,166 @@ static void test_register_reads(void)
 
 /* The memory operands of the draw packets the CP reads through (issue: CP_DRAW_INDIRECT_MULTI
  * and CP_DRAW_AUTO outside the context's BOs were accepted). */
+/* The hardware binner's per-pipe results (VSC_STATE / _PRIM_STRM_SIZE / _DRAW_STRM_SIZE), as
+ * Turnip's emit_vsc_overflow_test and freedreno's fd6_gmem.c read them after a binning pass:
+ * readable after this submit's own binning-mode CP_SET_MODE, for a pipe whose config it wrote. */
+static void vsc_overflow_test(struct harness *h, uint32_t pipe)
+{
+	PM4_PKT7(&h->b, CP_COND_WRITE5, CP_WAIT_REG_MEM_0_FUNCTION(WRITE_GE) | CP_WAIT_REG_MEM_0_WRITE_MEMORY,
+		 REG_A6XX_VSC_DRAW_STRM_SIZE_REG(pipe), 0, 0x1000, ~0u, LO(DATA_IOVA), HI(DATA_IOVA), 0x1040);
+	PM4_PKT7(&h->b, CP_COND_WRITE5, CP_WAIT_REG_MEM_0_FUNCTION(WRITE_GE) | CP_WAIT_REG_MEM_0_WRITE_MEMORY,
+		 REG_A6XX_VSC_PRIM_STRM_SIZE_REG(pipe), 0, 0x1000, ~0u, LO(DATA_IOVA), HI(DATA_IOVA), 0x1040);
+}
+
+static void binning_pass(struct harness *h, uint32_t pipes)
+{
+	PM4_PKT7(&h->b, CP_SET_MODE, CP_SET_MODE_0_BINNING);
+	uint32_t config[A6XX_VSC_PIPES] = { 0 };
+	pm4_pkt4(&h->b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), config, pipes);
+	PM4_PKT7(&h->b, CP_NOP, 0); /* the draws */
+}
+
+static void test_binning_results(void)
+{
+	struct harness h;
+	harness_init(&h);
+	/* Turnip's order: CP_SET_MODE 1, the pipes' config, the draws, the overflow test. */
+	harness_reset(&h);
+	binning_pass(&h, A6XX_VSC_PIPES);
+	for (uint32_t i = 0; i < A6XX_VSC_PIPES; i++)
+		vsc_overflow_test(&h, i);
+	PM4_PKT7(&h.b, CP_SET_MODE, 0);
+	pm4_reg_to_mem(&h.b, REG_A6XX_VSC_STATE_REG(0), 1, DATA_IOVA, false);
+	EXPECT_OK(&h);
+	/* Without a binning pass of its own: whatever the last context's pass left. */
+	harness_reset(&h);
+	uint32_t config = 0;
+	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
+	vsc_overflow_test(&h, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, REG_A6XX_VSC_DRAW_STRM_SIZE_REG(0));
+	/* CP_SET_MODE 0 is no binning pass. */
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_MODE, 0);
+	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
+	vsc_overflow_test(&h, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* A pipe the submit did not configure. */
+	harness_reset(&h);
+	binning_pass(&h, 2);
+	vsc_overflow_test(&h, 1);
+	vsc_overflow_test(&h, 2);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, REG_A6XX_VSC_DRAW_STRM_SIZE_REG(2));
+	/* Read before the pass, or after a pass that may be skipped. */
+	harness_reset(&h);
+	vsc_overflow_test(&h, 0);
+	binning_pass(&h, 1);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_COND_REG_EXEC, CP_COND_REG_EXEC_0_MODE(RENDER_MODE) | CP_COND_REG_EXEC_0_GMEM, 2);
+	PM4_PKT7(&h.b, CP_SET_MODE, CP_SET_MODE_0_BINNING);
+	pm4_pkt4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(0), &config, 1);
+	vsc_overflow_test(&h, 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* Written by the submit itself, a result reads back as any register: Turnip's GMEM pass
+	 * without binning sets VSC_STATE_REG(0) to all ones, then tests its bits per tile. */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_STATE_REG(0), 0xffffffffu);
+	PM4_PKT7(&h.b, CP_REG_TEST, REG_A6XX_VSC_STATE_REG(0));
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_REG_TEST, REG_A6XX_VSC_STATE_REG(0));
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* a binning pass does not make a result readable for a pipe the submit did not configure,
+	 * even if it configured it after the read */
+	harness_reset(&h);
+	binning_pass(&h, 1);
+	PM4_PKT7(&h.b, CP_REG_TEST, REG_A6XX_VSC_STATE_REG(1));
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PIPE_CONFIG_REG(1), 0);
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	harness_fini(&h);
+}
+
+/* Memory the GPU writes at a register-programmed address, checked when a packet programs it: the
+ * VSC streams (Turnip's and freedreno's update_vsc_pipe: 32 pipes; freedreno writes address, pitch
+ * and limit in one packet) and the GMEM resolve destination. */
+static void test_write_areas(void)
+{
+	struct harness h;
+	harness_init(&h);
+	const uint64_t end = DATA_IOVA + DATA_SIZE;
+	/* 31 pitches and the last pipe's limit plus 64 bytes of overrun: exactly to the BO's end */
+	uint64_t a = end - (31u * 0x1000u + 0xfc0u + 64u);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(a), HI(a), 0x1000, 0xfc0);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_ADDRESS, LO(a), HI(a), 0x1000, 0xfc0);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(end - 128), HI(end - 128));
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(a + 4), HI(a + 4), 0x1000, 0xfc0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	CHECK(strstr(h.err.msg, "VSC_PRIM_STRM_ADDRESS") != NULL);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_ADDRESS, LO(a), HI(a), 0x1000, 0xfc4); /* a larger limit */
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(end - 124), HI(end - 124));
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* without the limit in the packet: 32 whole pitches */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(end - 0x20000), HI(end - 0x20000), 0x1000);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_PRIM_STRM_ADDRESS, LO(end - 0x1f000), HI(end - 0x1f000), 0x1000);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* the GPU writes there: not into a GPU-read-only BO; nor outside the context */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(RO_IOVA), HI(RO_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_READONLY);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA), HI(FOREIGN_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* GMEM resolves: RB_BLIT_DST and RB_BLIT_FLAG_DST, as Turnip's tu_emit_blit writes them with
+	 * RB_BLIT_DST_INFO and the pitches; the start is checked */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST_INFO, 0, LO(end - 1), HI(end - 1), 4, 0);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, LO(DATA_IOVA), HI(DATA_IOVA), 0);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST_INFO, 0, LO(end), HI(end), 4, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	CHECK(strstr(h.err.msg, "RB_BLIT_DST") != NULL);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, LO(RO_IOVA), HI(RO_IOVA), 0);
+	EXPECT_RULE(&h, PM4V_ERR_READONLY);
+	/* freedreno's flag address for a surface without UBWC: 0, unused; not so for the pixels */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_FLAG_DST, 0, 0, 0);
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_RB_BLIT_DST, 0, 0);
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	/* CP_SET_BIN_DATA5 (freedreno's per-bin visibility): three streams the CP reads */
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_BIN_DATA5, 0x10000, LO(DATA_IOVA), HI(DATA_IOVA), LO(end - 4), HI(end - 4), LO(RO_IOVA),
+		 HI(RO_IOVA));
+	EXPECT_OK(&h);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_BIN_DATA5, 0x10000, LO(DATA_IOVA), HI(DATA_IOVA), LO(end - 3), HI(end - 3), LO(DATA_IOVA),
+		 HI(DATA_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_ADDRESS);
+	CHECK(strstr(h.err.msg, "BIN_SIZE_ADDRESS") != NULL);
+	harness_reset(&h);
+	PM4_PKT7(&h.b, CP_SET_BIN_DATA5, 0x10000, LO(DATA_IOVA), HI(DATA_IOVA), LO(DATA_IOVA), HI(DATA_IOVA));
+	EXPECT_RULE(&h, PM4V_ERR_MALFORMED);
+	/* only the low half in this packet: not an address the validator knows */
+	harness_reset(&h);
+	PM4_PKT4(&h.b, REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS, LO(FOREIGN_IOVA));
+	EXPECT_OK(&h);
+	harness_fini(&h);
+}
+
 static void test_draw_operands(void)
 {
 	struct harness h;
@@ -964,6 +1130,8 @@ int main(void)
 	RUN_TEST(test_privileged_packets);
 	RUN_TEST(test_protected_registers);
 	RUN_TEST(test_register_reads);
+	RUN_TEST(test_binning_results);
+	RUN_TEST(test_write_areas);
 	RUN_TEST(test_draw_operands);
 	RUN_TEST(test_address_fields);
 	RUN_TEST(test_gpu_readonly);

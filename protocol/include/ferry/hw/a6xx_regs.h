@@ -74,6 +74,31 @@
 #define REG_A6XX_CP_ALWAYS_ON_CONTEXT_HI 0x0983
 #define REG_A6XX_CP_AHB_CNTL            0x098d
 
+/* The visibility stream compressor (VSC): the hardware binning pass's configuration and results
+ * (a6xx.xml, Mesa 22.3 names; Turnip's update_vsc_pipe / emit_vsc_overflow_test, freedreno's
+ * fd6_gmem.c). Between CP_SET_MODE 1 and CP_SET_MODE 0 the binner writes, per pipe, the primitive
+ * and draw streams at ADDRESS + pipe x PITCH (up to LIMIT) and their sizes, both to memory
+ * (DRAW_STRM_SIZE_ADDRESS + 4 x pipe) and to the per-pipe result registers below, which the
+ * drivers read back right after the pass to detect a stream overflow. Not write-protected: a
+ * guest can also write them with PKT4. */
+#define REG_A6XX_VSC_BIN_SIZE                  0x0c02 /* BINW bits 0..7 (>> 5), BINH 8..16 (>> 4) */
+#define REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS    0x0c03 /* 64-bit: GPU-written, 4 bytes per pipe */
+#define REG_A6XX_VSC_DRAW_STRM_SIZE_ADDRESS_HI 0x0c04
+#define REG_A6XX_VSC_BIN_COUNT                 0x0c06 /* NX bits 1..10, NY 11..20 */
+#define REG_A6XX_VSC_PIPE_CONFIG_REG(i)        (0x0c10 + (i)) /* 32: X, Y, W, H of the pipe's bins */
+#define REG_A6XX_VSC_PRIM_STRM_ADDRESS         0x0c30 /* 64-bit: GPU-written */
+#define REG_A6XX_VSC_PRIM_STRM_ADDRESS_HI      0x0c31
+#define REG_A6XX_VSC_PRIM_STRM_PITCH           0x0c32 /* bytes per pipe */
+#define REG_A6XX_VSC_PRIM_STRM_LIMIT           0x0c33
+#define REG_A6XX_VSC_DRAW_STRM_ADDRESS         0x0c34 /* 64-bit: GPU-written */
+#define REG_A6XX_VSC_DRAW_STRM_ADDRESS_HI      0x0c35
+#define REG_A6XX_VSC_DRAW_STRM_PITCH           0x0c36
+#define REG_A6XX_VSC_DRAW_STRM_LIMIT           0x0c37
+#define REG_A6XX_VSC_STATE_REG(i)              (0x0c38 + (i)) /* 32, GPU-written: bins with geometry */
+#define REG_A6XX_VSC_PRIM_STRM_SIZE_REG(i)     (0x0c58 + (i)) /* 32, GPU-written */
+#define REG_A6XX_VSC_DRAW_STRM_SIZE_REG(i)     (0x0c78 + (i)) /* 32, GPU-written */
+#define A6XX_VSC_PIPES                         32u
+
 /* CP_PROTECT_CNTL bits. */
 #define A6XX_CP_PROTECT_CNTL_ACCESS_PROT_EN         (1u << 0)
 #define A6XX_CP_PROTECT_CNTL_ACCESS_FAULT_ON_VIOL_EN (1u << 1)

@@ -240,6 +240,9 @@ enum vgt_event_type {
 #define CP_SCRATCH_TO_REG_0_CNT(x)      (((x) & 0x7u) << 24)
 #define CP_SCRATCH_TO_REG_0_GET_CNT(dw) (((dw) >> 24) & 0x7u)
 
+/* CP_SET_MODE: dw0 bit 0 set starts the hardware binning pass, clear ends it (Turnip's
+ * tu6_emit_binning_pass and freedreno's emit_binning_pass emit 1, then 0). */
+#define CP_SET_MODE_0_BINNING 1u
 /* CP_REG_WRITE: dw0 TRACKER (enum reg_tracker), dw1 the register, dw2 the value. */
 /* CP_WAIT_TWO_REGS: dw0 REG0, dw1 REG1, dw2 REF. */
 /* CP_EXEC_CS_INDIRECT: dw0 reserved, dw1-2 ADDR (3 dwords: the group counts), dw3 local size. */
@@ -423,6 +426,12 @@ enum cp_cond_compare_mode {
 /* CP_COND_EXEC: dw0-1 ADDR0, dw2-3 ADDR1, dw4 REF, dw5 DWORDS; the next DWORDS dwords run "if
  * the dword at ADDR0 is not equal to 0 and the dword at ADDR1 is less than REF (signed
  * comparison)". */
+
+/* CP_SET_BIN_DATA5 (a6xx): dw0 VSC_SIZE bits 16..21, VSC_N bits 22..26; dw1-2 BIN_DATA_ADDR (the
+ * bin's pipe's draw stream, which the CP reads), dw3-4 BIN_SIZE_ADDRESS (its size, read), dw5-6
+ * BIN_PRIM_STRM (the pipe's primitive stream, read). CP_SET_BIN_DATA5_OFFSET: dw0 the same, then
+ * three offsets from VSC_DRAW_STRM_ADDRESS, VSC_DRAW_STRM_SIZE_ADDRESS, VSC_PRIM_STRM_ADDRESS. */
+#define CP_SET_BIN_DATA5_DWORDS 7u
 
 /* CP_SKIP_IB2_ENABLE_GLOBAL / _LOCAL: dw0 the enable. "If both GLOBAL and LOCAL are 1 and nothing
  * is left in the visibility stream, then CP_INDIRECT_BUFFER will be skipped." */

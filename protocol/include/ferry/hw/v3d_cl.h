@@ -118,7 +118,10 @@ enum v3d_cl_opcode {
 	V3D_CL_TILE_LIST_INITIAL_BLOCK_SIZE = 126,
 };
 
-/* Which list a packet may appear in (v3d_packet.xml cl="B"/"R"; 0 = either). */
+/* The list a packet normally goes in (v3d_packet.xml cl="B"/"R"; neither = both). The attribute
+ * is Mesa's annotation, read by none of its tools (v3d_decoder.c, gen_pack_header.py), not a
+ * rule the CLE enforces: the render-mode CLE runs the binner's tile lists, which carry bin-side
+ * state, and v3d / v3dv put Set InstanceID (cl="B") in every generic tile list. */
 #define V3D_CL_IN_BIN 1u
 #define V3D_CL_IN_RENDER 2u
 #define V3D_CL_IN_BOTH (V3D_CL_IN_BIN | V3D_CL_IN_RENDER)
