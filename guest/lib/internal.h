@@ -85,6 +85,7 @@ struct ferry_queue {
 	uint32_t last_seqno; /* guarded by dev->send_lock */
 	struct ferry_fence_error errors[FERRY_FENCE_ERRORS];
 	uint32_t nr_errors; /* total recorded; the ring keeps the last FERRY_FENCE_ERRORS */
+	uint32_t nr_refused; /* submits of this queue the host refused */
 };
 
 struct ferry_context {
@@ -101,6 +102,7 @@ struct ferry_context {
 	struct ferry_bo *bos;
 	struct ferry_fault_info **faults;
 	unsigned nr_faults;
+	uint32_t nr_refused; /* submits of this context the host refused (ERROR replies) */
 	char last_error[FERRY_ERRMSG_LEN];
 };
 

@@ -141,7 +141,9 @@ uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_que
 	for (unsigned i = 0; (f = ferry_context_fault(dev->ctx, i)) != NULL; i++)
 		if (!only_queue || f->queue_id == queue_id)
 			n++;
-	return n;
+	/* A submit ferryd refused ends like one that faulted: the driver's fault query is how it
+	 * learns its device is lost (Turnip compares MSM_PARAM_FAULTS after every wait). */
+	return n + ferry_context_refusals(dev->ctx, queue_id, only_queue);
 }
 
 int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index)

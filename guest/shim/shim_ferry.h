@@ -92,6 +92,9 @@ bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q);
 int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
 /* Replaces the syncobj's fence with a submit's. */
 int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f);
+/* A submit failed before attaching its fence to this out-syncobj: waits for that fence to be
+ * submitted end (-EIO) instead of sleeping, until a fence is installed there. */
+void shim_syncobj_abandon(struct shim_dev *dev, uint32_t handle);
 /* The open is ending: every syncobj fence on its queues counts as signaled from now on, and
  * waits elsewhere on them are over when this returns. */
 void shim_syncobj_release_dev(struct shim_dev *dev);

@@ -27,6 +27,11 @@ struct shim_syncobj {
 	uint64_t installs;
 	bool last_signaled;
 	struct shim_fence_src last;
+	/* The submit meant to put a fence here failed (shim_syncobj_abandon); cleared by the next
+	 * install. Turnip and v3dv call their device lost on a failed submit, and with a submit
+	 * thread the application may already sleep on this syncobj: on the kernel it would sleep
+	 * for ever, here it is told (-EIO). */
+	bool abandoned;
 	struct shim_syncobj *next_all;
 };
 
@@ -194,6 +199,20 @@ void shim_syncobj_release_dev(struct shim_dev *dev)
 	pthread_mutex_unlock(&sync_lock);
 }
 
+void shim_syncobj_abandon(struct shim_dev *dev, uint32_t handle)
+{
+	struct shim_syncobj *s = get(dev, handle);
+	if (!s)
+		return;
+	pthread_once(&cond_once, cond_init);
+	pthread_mutex_lock(&sync_lock);
+	if (!s->has_fence && !s->signaled)
+		s->abandoned = true;
+	pthread_cond_broadcast(&sync_cond);
+	put_locked(s);
+	pthread_mutex_unlock(&sync_lock);
+}
+
 bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q)
 {
 	pthread_mutex_lock(&sync_lock);
@@ -211,6 +230,7 @@ static void install(struct shim_syncobj *s, bool signaled, const struct shim_fen
 	pthread_mutex_lock(&sync_lock);
 	s->has_fence = f != NULL;
 	s->signaled = signaled;
+	s->abandoned = false;
 	if (f)
 		s->fence = *f;
 	if (f || signaled) {
@@ -336,6 +356,7 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 	for (;;) {
 		pthread_mutex_lock(&sync_lock);
 		uint32_t npts = 0, done = 0, unknown = 0;
+		bool abandoned = false;
 		int64_t any = -1;
 		for (uint32_t i = 0; i < count; i++) {
 			struct shim_syncobj *o = objs[i];
@@ -357,18 +378,23 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 				pts[npts++] = (struct ferry_fence_point){ taken[i].q, taken[i].seqno };
 			} else {
 				unknown++;
+				abandoned |= o->abandoned;
 			}
 		}
 		bool over = wait_all ? done == count : done > 0;
 		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
-		if (over || left == 0) {
+		/* On a lost context what has not signaled never will, nor will an abandoned
+		 * syncobj get its fence: the wait ends now, whatever its timeout (stronger than the
+		 * kernel, which would sleep it out; see docs/guest-shim.md). */
+		bool lost = !over && (abandoned || ferry_context_lost(dev->ctx));
+		if (over || left == 0 || lost) {
 			for (uint32_t k = 0; k < npts; k++)
 				users[k]->fence_users--;
 			pthread_cond_broadcast(&sync_cond);
 			pthread_mutex_unlock(&sync_lock);
 			if (over && !wait_all && result == UINT32_MAX)
 				result = (uint32_t)any;
-			r = over ? 0 : -ETIME;
+			r = over ? 0 : lost ? -EIO : -ETIME;
 			break;
 		}
 		if (unknown || npts == 0) {
@@ -390,9 +416,13 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 			users[k]->fence_users--;
 		pthread_cond_broadcast(&sync_cond);
 		pthread_mutex_unlock(&sync_lock);
-		/* 0, -ETIMEDOUT (the loop says -ETIME), or a fence error (that fence is done): the
-		 * loop re-checks. Anything else is the connection gone: said rather than spun on. */
-		if (w < 0 && w != -ETIMEDOUT && w != -EIO && w != -ECANCELED) {
+		/* 0, -ETIMEDOUT (the loop says -ETIME), or the error a fence completed with (a fault,
+		 * a refusal: that fence is done, as the kernel's signaled-with-error): the loop
+		 * re-checks. An error with no fence done is the connection gone: said, not spun on. */
+		bool any_done = false;
+		for (uint32_t k = 0; w < 0 && w != -ETIMEDOUT && k < npts && !any_done; k++)
+			any_done = ferry_fence_signaled(pts[k].q, pts[k].seqno);
+		if (w < 0 && w != -ETIMEDOUT && !any_done) {
 			r = w;
 			break;
 		}
