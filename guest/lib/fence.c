@@ -8,10 +8,12 @@
 static bool page_signaled(struct ferry_queue *q, uint32_t seqno);
 
 /* A lost context's fences are all over: every one the host has not signaled counts as failed, so
- * no wait on it outlives the loss (dev->lock held). */
+ * no wait on it outlives the loss. The page's word, not the fault report: the host sets it once
+ * the failing fence's own status is in its slot, so that one keeps its error (-ETIMEDOUT for a
+ * hang). */
 static bool ctx_lost_locked(const struct ferry_context *ctx)
 {
-	return ctx->lost || atomic_load(&ctx->page->lost) != 0;
+	return atomic_load(&ctx->page->lost) != 0;
 }
 
 /* The error a completed fence ended with, 0 if none is known (dev->lock held). */

@@ -176,14 +176,6 @@ static void signal_out(struct shim_dev *dev, const struct sync_set *s, struct fe
 		shim_syncobj_attach(dev, s->out[i], (struct shim_fence_src){ q, seqno, dev });
 }
 
-/* The submit failed after its out-syncobjs were known: r passes through, waiters are told. */
-static int fail_out(struct shim_dev *dev, const struct sync_set *s, int r)
-{
-	for (uint32_t i = 0; r < 0 && i < s->nr_out; i++)
-		shim_syncobj_abandon(dev, s->out[i]);
-	return r;
-}
-
 static int bo_list(struct shim_dev *dev, uint64_t ptr, uint32_t count, struct ferry_bo ***out)
 {
 	if (count == 0 || count > (1u << 20))
@@ -218,10 +210,10 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 		return r;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CL);
 	if (!q)
-		return fail_out(dev, &s, -ENOMEM);
+		return -ENOMEM;
 	struct ferry_bo **bos;
 	if ((r = bo_list(dev, a->bo_handles, a->bo_handle_count, &bos)) < 0)
-		return fail_out(dev, &s, r);
+		return r;
 	struct ferry_fence_ref refs[64];
 	uint32_t nrefs;
 	if ((r = in_fences(dev, &s, refs, &nrefs)) == 0) {
@@ -237,7 +229,7 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 			signal_out(dev, &s, q, seqno);
 	}
 	free(bos);
-	return fail_out(dev, &s, r);
+	return r;
 }
 
 static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
@@ -253,17 +245,17 @@ static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
 	for (; n < 4 && a->bo_handles[n]; n++) {
 		bos[n] = bo_lookup(dev, a->bo_handles[n], NULL);
 		if (!bos[n])
-			return fail_out(dev, &s, -ENOENT);
+			return -ENOENT;
 	}
 	if (n == 0)
-		return fail_out(dev, &s, -EINVAL);
+		return -EINVAL;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_TFU);
 	if (!q)
-		return fail_out(dev, &s, -ENOMEM);
+		return -ENOMEM;
 	struct ferry_fence_ref refs[64];
 	uint32_t nrefs;
 	if ((r = in_fences(dev, &s, refs, &nrefs)) < 0)
-		return fail_out(dev, &s, r);
+		return r;
 	struct ferry_v3d_tfu t = {
 		.icfg = a->icfg, .iia = a->iia, .iis = a->iis, .ica = a->ica, .iua = a->iua, .ioa = a->ioa,
 		.ios = a->ios, .v71_ioc = a->v71.ioc, .bos = bos, .nr_bos = n, .in_fences = refs, .nr_in_fences = nrefs,
@@ -273,7 +265,7 @@ static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
 	r = ferry_v3d_submit_tfu(q, &t, &seqno);
 	if (r == 0)
 		signal_out(dev, &s, q, seqno);
-	return fail_out(dev, &s, r);
+	return r;
 }
 
 static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
@@ -288,10 +280,10 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 		return r;
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_CSD);
 	if (!q)
-		return fail_out(dev, &s, -ENOMEM);
+		return -ENOMEM;
 	struct ferry_bo **bos;
 	if ((r = bo_list(dev, a->bo_handles, a->bo_handle_count, &bos)) < 0)
-		return fail_out(dev, &s, r);
+		return r;
 	struct ferry_fence_ref refs[64];
 	uint32_t nrefs;
 	if ((r = in_fences(dev, &s, refs, &nrefs)) == 0) {
@@ -304,7 +296,7 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 			signal_out(dev, &s, q, seqno);
 	}
 	free(bos);
-	return fail_out(dev, &s, r);
+	return r;
 }
 
 static size_t ksize_of(unsigned nr)

@@ -215,6 +215,7 @@ struct host_ctx {
 	uint32_t nr_inflight; /* pending + held submits over all queues */
 	uint32_t nr_held;
 	bool lost;
+	bool lost_published; /* the fence page says so (ctx_publish_lost) */
 	bool wake; /* a fence signaled since the eventfd was last considered */
 	bool fds_counted; /* its HOST_FDS_PER_CTX are in client->nr_fds */
 	uint64_t submit_mark;
@@ -268,6 +269,8 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone);
 /* Retires finished work, releases held submits, wakes the guest, answers waits, reaps queues. */
 void ctx_progress(struct host_ctx *ctx);
 void ctx_mark_lost(struct host_ctx *ctx);
+/* Tells the guest (fence page) a context is lost: after the failing fence's slot was written. */
+void ctx_publish_lost(struct host_ctx *ctx);
 void ctx_wake_guest(struct host_ctx *ctx);
 
 /* bo_table.c */

@@ -375,6 +375,7 @@ static void test_async_error_and_fault(void)
 	CHECK(ferry_context_fault(ctx, 1) == NULL);
 	CHECK(ferry_context_lost(ctx));
 	retire(0, faulting); /* the host retires it with the error */
+	atomic_store(&srv.page->lost, 1); /* and then says the context is lost */
 	CHECK_EQ(ferry_fence_wait(q, faulting, 1000000000ll), -EIO);
 	/* A lost context refuses submits locally. */
 	CHECK_EQ(ferry_submit(q, &s, NULL), -EIO);
