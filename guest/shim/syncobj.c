@@ -27,11 +27,6 @@ struct shim_syncobj {
 	uint64_t installs;
 	bool last_signaled;
 	struct shim_fence_src last;
-	/* The submit meant to put a fence here failed (shim_syncobj_abandon); cleared by the next
-	 * install. Turnip and v3dv call their device lost on a failed submit, and with a submit
-	 * thread the application may already sleep on this syncobj: on the kernel it would sleep
-	 * for ever, here it is told (-EIO). */
-	bool abandoned;
 	struct shim_syncobj *next_all;
 };
 
@@ -199,17 +194,13 @@ void shim_syncobj_release_dev(struct shim_dev *dev)
 	pthread_mutex_unlock(&sync_lock);
 }
 
-void shim_syncobj_abandon(struct shim_dev *dev, uint32_t handle)
+void shim_syncobj_submit_failed(struct shim_dev *dev)
 {
-	struct shim_syncobj *s = get(dev, handle);
-	if (!s)
-		return;
 	pthread_once(&cond_once, cond_init);
 	pthread_mutex_lock(&sync_lock);
-	if (!s->has_fence && !s->signaled)
-		s->abandoned = true;
+	if (!dev->submit_failed_ns)
+		dev->submit_failed_ns = shim_now_ns();
 	pthread_cond_broadcast(&sync_cond);
-	put_locked(s);
 	pthread_mutex_unlock(&sync_lock);
 }
 
@@ -230,7 +221,6 @@ static void install(struct shim_syncobj *s, bool signaled, const struct shim_fen
 	pthread_mutex_lock(&sync_lock);
 	s->has_fence = f != NULL;
 	s->signaled = signaled;
-	s->abandoned = false;
 	if (f)
 		s->fence = *f;
 	if (f || signaled) {
@@ -356,7 +346,6 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 	for (;;) {
 		pthread_mutex_lock(&sync_lock);
 		uint32_t npts = 0, done = 0, unknown = 0;
-		bool abandoned = false;
 		int64_t any = -1;
 		for (uint32_t i = 0; i < count; i++) {
 			struct shim_syncobj *o = objs[i];
@@ -378,15 +367,18 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 				pts[npts++] = (struct ferry_fence_point){ taken[i].q, taken[i].seqno };
 			} else {
 				unknown++;
-				abandoned |= o->abandoned;
 			}
 		}
 		bool over = wait_all ? done == count : done > 0;
 		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
-		/* On a lost context what has not signaled never will, nor will an abandoned
-		 * syncobj get its fence: the wait ends now, whatever its timeout (stronger than the
-		 * kernel, which would sleep it out; see docs/guest-shim.md). */
-		bool lost = !over && (abandoned || ferry_context_lost(dev->ctx));
+		/* On a lost context what has not signaled never will: the wait ends now, whatever
+		 * its timeout. After a failed submit, a syncobj still waiting for its fence may be
+		 * the failed one's: it ends too, SHIM_STRANDED_GRACE_NS after the failure (stronger
+		 * than the kernel, which would sleep for ever; see docs/guest-shim.md). */
+		int64_t now = shim_now_ns();
+		bool stranded = unknown && dev->submit_failed_ns;
+		int64_t stranded_end = stranded ? dev->submit_failed_ns + SHIM_STRANDED_GRACE_NS : INT64_MAX;
+		bool lost = !over && (ferry_context_lost(dev->ctx) || now >= stranded_end);
 		if (over || left == 0 || lost) {
 			for (uint32_t k = 0; k < npts; k++)
 				users[k]->fence_users--;
@@ -403,7 +395,11 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 			/* Something must be attached first; fences already there are re-checked every
 			 * couple of ms meanwhile. */
 			int64_t slice = npts ? 2000000 : left;
-			int64_t until = shim_now_ns() + (slice < left ? slice : left);
+			if (slice > left)
+				slice = left;
+			int64_t until = slice > INT64_MAX - now ? INT64_MAX : now + slice;
+			if (until > stranded_end)
+				until = stranded_end;
 			struct timespec ts = { until / 1000000000, until % 1000000000 };
 			pthread_cond_timedwait(&sync_cond, &sync_lock, &ts);
 			pthread_mutex_unlock(&sync_lock);
