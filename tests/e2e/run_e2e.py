@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--mode", choices=["shim", "fakekernel"], required=True)
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--expect-re", action="append", default=[], help="a regular expression a line must match")
+    ap.add_argument("--expect-ferryd-warn", action="append", default=[],
+                    help="a regular expression: ferryd must log a warning matching it (and such warnings are no failure)")
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("program", nargs=argparse.REMAINDER,
                     help="arm64 program and its arguments; @CROSS@ is replaced by --cross-dir")
@@ -109,8 +111,14 @@ def main():
             print(f"e2e: ferryd ended with {frc}:\n{flog}")
             ok = False
         else:
-            # A warning is a refused message or a failed job: nothing of the kind is expected.
-            bad = [l for l in flog.splitlines() if " error:" in l or " warn:" in l]
+            # A warning is a refused message or a failed job: none is expected unless the case
+            # names it (--expect-ferryd-warn, for cases that make the GPU fail on purpose).
+            problems = [l for l in flog.splitlines() if " error:" in l or " warn:" in l]
+            bad = [l for l in problems if not any(re.search(w, l) for w in a.expect_ferryd_warn)]
+            for w in a.expect_ferryd_warn:
+                if not any(re.search(w, l) for l in problems):
+                    print(f"e2e: ferryd logged no warning matching {w!r}")
+                    ok = False
             if bad:
                 print("e2e: ferryd logged problems:\n" + "\n".join(bad))
                 ok = False
