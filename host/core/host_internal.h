@@ -216,6 +216,9 @@ struct host_ctx {
 	uint32_t nr_held;
 	bool lost;
 	bool lost_published; /* the fence page says so (ctx_publish_lost) */
+	bool refused;        /* the validator refused the submit being handled (ctx_submit_refused) */
+	int64_t refusal_log_sec; /* refusal warnings: the second of the last one, how many not logged */
+	uint32_t refusals_unlogged;
 	bool wake; /* a fence signaled since the eventfd was last considered */
 	bool fds_counted; /* its HOST_FDS_PER_CTX are in client->nr_fds */
 	uint64_t submit_mark;
@@ -271,6 +274,9 @@ void ctx_progress(struct host_ctx *ctx);
 void ctx_mark_lost(struct host_ctx *ctx);
 /* Tells the guest (fence page) a context is lost: after the failing fence's slot was written. */
 void ctx_publish_lost(struct host_ctx *ctx);
+/* refusal.c: the validator refused seqno of q (ctx->refused was set): warns, at most once a
+ * second per context. The caller completes the fence with err. */
+void ctx_submit_refused(struct host_queue *q, uint32_t seqno, int err, const char *why);
 void ctx_wake_guest(struct host_ctx *ctx);
 
 /* bo_table.c */

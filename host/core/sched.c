@@ -165,6 +165,8 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		if (ret == -EINPROGRESS) /* this frame comes again (client.c): nothing taken yet */
 			return ret;
 		trace_queue_event(q, ret < 0 ? TRACE_REJECTED : TRACE_VALIDATED, s->seqno, ret < 0 ? ret : 0);
+		if (ret < 0 && ctx->refused)
+			ctx_submit_refused(q, s->seqno, ret, why);
 		if (ret < 0)
 			return ret;
 	}
@@ -232,15 +234,19 @@ static bool held_ready(const struct held_submit *hs)
 static void release_one(struct host_queue *q, struct held_submit *hs, int32_t status)
 {
 	struct host_ctx *ctx = q->ctx;
-	bool in_kernel = false;
+	bool in_kernel = false, refused = false;
 	uint32_t syncobj = 0;
+	uint32_t seqno = hs->s.seqno;
+	char why[320];
 	if (status == 0 && hs->is_v3d) {
 		trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
-		char why[320];
 		int ret = v3d_job_flush(ctx, q->id, hs->s.seqno, &hs->v3d, hs->bos, hs->s.nr_bos, &syncobj, why,
 					sizeof(why));
-		if (ret < 0) {
+		if (ret < 0 && ctx->refused) {
+			refused = true;
+			status = ret;
+		} else if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held V3D job failed: %s",
 				 ctx->id, q->id, hs->s.seqno, why);
 			status = ret;
@@ -248,7 +254,6 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 			in_kernel = true;
 		}
 	} else if (status == 0) {
-		char why[256];
 		int ret = ctx_reserve_scratch(ctx, hs->s.nr_bos);
 		for (uint32_t i = 0; ret == 0 && i < hs->s.nr_bos; i++)
 			ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
@@ -280,6 +285,8 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		timeline_signal(q, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
 	}
 	held_free(ctx, hs);
+	if (refused)
+		ctx_submit_refused(q, seqno, status, why);
 }
 
 int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,

@@ -271,6 +271,8 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 		if (ret < 0) {
 			trace_queue_event(q, TRACE_REJECTED, seqno, ret);
 			q->tl.count--; /* un-push: the validator or the kernel did not take it */
+			if (ctx->refused)
+				ctx_submit_refused(q, seqno, ret, why);
 			return ret;
 		}
 		timeline_set_last_syncobj(&q->tl, sync);
