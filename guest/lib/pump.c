@@ -152,7 +152,7 @@ static void async_error(struct ferry_device *dev, const struct ferry_msg *m)
 			if (q) {
 				q->nr_refused++;
 				ferry_queue_record_error(q, a->seqno,
-							 m->u.error.error ? m->u.error.error : -EIO);
+							 m->u.error.error ? m->u.error.error : -EIO, true);
 			}
 		}
 		return;
@@ -166,7 +166,7 @@ static void handle_event(struct ferry_device *dev, const struct ferry_msg *m)
 		struct ferry_context *ctx = ferry_find_context(dev, f->ctx_id);
 		struct ferry_queue *q = ctx ? ferry_find_queue(ctx, f->queue_id) : NULL;
 		if (q && f->status != 0)
-			ferry_queue_record_error(q, f->seqno, f->status);
+			ferry_queue_record_error(q, f->seqno, f->status, false);
 	} else if (m->kind == FERRY_MSG_FAULT_REPORT) {
 		struct ferry_context *ctx = ferry_find_context(dev, m->u.fault_report.ctx_id);
 		if (ctx)

@@ -41,6 +41,10 @@ void ferry_context_destroy(struct ferry_context *ctx);
 /* True once the host marked the context lost (fault, hang, refused submit); submits then fail
  * with -EIO and every fence the host has not signaled counts as failed (-EIO): waits end. */
 bool ferry_context_lost(const struct ferry_context *ctx);
+/* One round trip: 0 if the host took submit seqno of q, else the error it refused it with
+ * (the validator's -EINVAL / -EPERM, ...). For callers that owe their own caller a verdict at
+ * submit time, as a kernel's submit ioctl gives one. */
+int ferry_queue_confirm(struct ferry_queue *q, uint32_t seqno);
 /* Submits of the context (only_queue: of queue queue_id) the host refused, as seen so far. */
 uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bool only_queue);
 
