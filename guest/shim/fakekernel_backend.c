@@ -83,7 +83,9 @@ static int kernel_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
-	int ret = kernel_ioctl(dev, request, arg);
+	int ret = shim_not_offered(dev->family, request, arg);
+	if (ret == 0)
+		ret = kernel_ioctl(dev, request, arg);
 	/* As the shim's backend: no wait sleeps for ever on a syncobj a failed submit left empty. */
 	if (ret < 0 && shim_is_submit(dev->family, request)) {
 		struct timespec now;

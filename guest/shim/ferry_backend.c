@@ -99,7 +99,9 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		return ret;
 	if (!arg)
 		return -EFAULT;
-	ret = dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
+	ret = shim_not_offered(dev->family, request, arg);
+	if (ret == 0)
+		ret = dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
 	if (ret < 0 && shim_is_submit(dev->family, request))
 		shim_syncobj_submit_failed(dev);
 	return ret;

@@ -41,6 +41,9 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
  * the same handler), and the result goes back only for _IOC_READ requests. */
 void shim_ioctl_copy_in(unsigned long request, const void *user, void *k, size_t ksize);
 void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_t ksize);
+/* offer.c: 0, or the errno (-EOPNOTSUPP) for an ioctl or flag ferry's guest surface does not
+ * offer; both backends ask before anything else, so they refuse alike. */
+int shim_not_offered(enum shim_family family, unsigned long request, const void *arg);
 /* request submits GPU work for family (msm GEM_SUBMIT, v3d SUBMIT_CL / TFU / CSD). */
 bool shim_is_submit(enum shim_family family, unsigned long request);
 /* After a failed submit, how long a wait for a fence not yet submitted on that open still sleeps
