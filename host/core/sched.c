@@ -234,19 +234,15 @@ static bool held_ready(const struct held_submit *hs)
 static void release_one(struct host_queue *q, struct held_submit *hs, int32_t status)
 {
 	struct host_ctx *ctx = q->ctx;
-	bool in_kernel = false, refused = false;
+	bool in_kernel = false;
 	uint32_t syncobj = 0;
-	uint32_t seqno = hs->s.seqno;
 	char why[320];
 	if (status == 0 && hs->is_v3d) {
 		trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
-		int ret = v3d_job_flush(ctx, q->id, hs->s.seqno, &hs->v3d, hs->bos, hs->s.nr_bos, &syncobj, why,
-					sizeof(why));
-		if (ret < 0 && ctx->refused) {
-			refused = true;
-			status = ret;
-		} else if (ret < 0) {
+		int ret = v3d_job_run(ctx, q->id, hs->s.seqno, &hs->v3d, hs->shadows, true, hs->bos, hs->s.nr_bos,
+				      &syncobj, why, sizeof(why));
+		if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held V3D job failed: %s",
 				 ctx->id, q->id, hs->s.seqno, why);
 			status = ret;
@@ -285,12 +281,11 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		timeline_signal(q, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
 	}
 	held_free(ctx, hs);
-	if (refused)
-		ctx_submit_refused(q, seqno, status, why);
 }
 
 int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
-		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in)
+		   struct shadow_set *set, struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in,
+		   uint32_t nr_in)
 {
 	struct host_ctx *ctx = q->ctx;
 	if (ctx->nr_held >= HOST_MAX_HELD_PER_CTX)
@@ -311,6 +306,7 @@ int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const s
 	hs->s.nr_bos = nr_bos;
 	hs->is_v3d = true;
 	hs->v3d = *job;
+	hs->shadows = set;
 	for (uint32_t i = 0; i < nr_bos; i++) {
 		hs->bos[i] = bos[i];
 		bo_ref(bos[i]);
