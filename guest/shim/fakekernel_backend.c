@@ -58,6 +58,11 @@ int shim_backend_open(struct shim_dev **out)
 		free(dev);
 		return -ENOMEM;
 	}
+	/* As ferryd loses a context: after a fault or hang its submits fail EIO, its waits end. */
+	if (id->family == SHIM_FAMILY_V3D)
+		sim_v3d_lose_on_fault(dev->kd);
+	else
+		sim_msm_lose_on_fault(dev->kd);
 	*out = dev;
 	return 0;
 }

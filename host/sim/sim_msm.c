@@ -159,6 +159,14 @@ void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns)
 	sim_dev_unlock(&o->dev->lock);
 }
 
+void sim_msm_lose_on_fault(struct kdev *kd)
+{
+	struct sim_open *o = (struct sim_open *)kd;
+	sim_dev_lock(&o->dev->lock);
+	o->syncobjs.lose_on_fault = true;
+	sim_dev_unlock(&o->dev->lock);
+}
+
 uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg)
 {
 	sim_dev_lock(&dev->lock);

@@ -404,6 +404,14 @@ void sim_syncobj_strand(struct sim_sync_dev *sd, struct sim_syncobj_table *t, in
 	pthread_cond_broadcast(sd->done_cond);
 }
 
+void sim_syncobj_faulted(struct sim_sync_dev *sd, struct sim_syncobj_table *t)
+{
+	if (!t->lose_on_fault || t->lost)
+		return;
+	t->lost = true;
+	pthread_cond_broadcast(sd->done_cond);
+}
+
 int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_wait *a)
 {
 	const uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
@@ -453,7 +461,7 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 			else if (!fences[i] && objs[i]->installs != seen[i])
 				fences[i] = sim_fence_get(objs[i]->last_installed); /* installed, then reset */
 			unsubmitted |= !fences[i];
-			if (!fences[i] || !fences[i]->signaled)
+			if (!fences[i] || (!fences[i]->signaled && !t->lost))
 				continue;
 			if (!wait_all) {
 				first = i;
@@ -464,8 +472,8 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 		if (done == n)
 			break;
 		uint64_t now = sim_now_ns();
-		/* Not the kernel's: it would sleep on (see sim_syncobj_strand). */
-		if (unsubmitted && t->stranded_ns && now >= (uint64_t)t->stranded_ns) {
+		/* Not the kernel's: it would sleep on (see sim_syncobj_strand, lose_on_fault). */
+		if (unsubmitted && (t->lost || (t->stranded_ns && now >= (uint64_t)t->stranded_ns))) {
 			ret = -EIO;
 			break;
 		}
