@@ -371,14 +371,15 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 		}
 		bool over = wait_all ? done == count : done > 0;
 		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
-		/* On a lost context what has not signaled never will: the wait ends now, whatever
-		 * its timeout. After a failed submit, a syncobj still waiting for its fence may be
-		 * the failed one's: it ends too, SHIM_STRANDED_GRACE_NS after the failure (stronger
-		 * than the kernel, which would sleep for ever; see docs/guest-shim.md). */
+		/* A syncobj still waiting for a fence to be submitted, on a lost context, will get
+		 * none: the wait ends now, whatever its timeout (its fences already in count as
+		 * failed: libferry ends waits on them). After a failed submit such a syncobj may be the
+		 * failed one's: it ends too, SHIM_STRANDED_GRACE_NS after the failure. Both are
+		 * stronger than the kernel, which would sleep for ever (docs/guest-shim.md). */
 		int64_t now = shim_now_ns();
 		bool stranded = unknown && dev->submit_failed_ns;
 		int64_t stranded_end = stranded ? dev->submit_failed_ns + SHIM_STRANDED_GRACE_NS : INT64_MAX;
-		bool lost = !over && (ferry_context_lost(dev->ctx) || now >= stranded_end);
+		bool lost = !over && unknown && (ferry_context_lost(dev->ctx) || now >= stranded_end);
 		if (over || left == 0 || lost) {
 			for (uint32_t k = 0; k < npts; k++)
 				users[k]->fence_users--;
