@@ -155,6 +155,19 @@ void ferry_context_destroy(struct ferry_context *ctx)
 	free(ctx);
 }
 
+uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bool only_queue)
+{
+	struct ferry_device *dev = ctx->dev;
+	pthread_mutex_lock(&dev->lock);
+	uint32_t n = ctx->nr_refused;
+	if (only_queue) {
+		struct ferry_queue *q = ferry_find_queue(ctx, queue_id);
+		n = q ? q->nr_refused : 0;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return n;
+}
+
 bool ferry_context_lost(const struct ferry_context *ctx)
 {
 	struct ferry_device *dev = ctx->dev;

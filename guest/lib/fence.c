@@ -5,6 +5,17 @@
 
 #include "internal.h"
 
+static bool page_signaled(struct ferry_queue *q, uint32_t seqno);
+
+/* A lost context's fences are all over: every one the host has not signaled counts as failed, so
+ * no wait on it outlives the loss. The page's word, not the fault report: the host sets it once
+ * the failing fence's own status is in its slot, so that one keeps its error (-ETIMEDOUT for a
+ * hang). */
+static bool ctx_lost_locked(const struct ferry_context *ctx)
+{
+	return atomic_load(&ctx->page->lost) != 0;
+}
+
 /* The error a completed fence ended with, 0 if none is known (dev->lock held). */
 static int fence_error(struct ferry_queue *q, uint32_t seqno)
 {
@@ -18,6 +29,8 @@ static int fence_error(struct ferry_queue *q, uint32_t seqno)
 	const struct ferry_fence_slot *slot = &q->ctx->page->slots[q->id];
 	if (atomic_load(&slot->error_seqno) == seqno)
 		return atomic_load(&slot->error);
+	if (!page_signaled(q, seqno) && ctx_lost_locked(q->ctx))
+		return -EIO;
 	return 0;
 }
 
@@ -43,7 +56,7 @@ bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno)
 		return true;
 	struct ferry_device *dev = q->ctx->dev;
 	pthread_mutex_lock(&dev->lock);
-	bool r = rejected(q, seqno);
+	bool r = rejected(q, seqno) || ctx_lost_locked(q->ctx);
 	pthread_mutex_unlock(&dev->lock);
 	return r;
 }
@@ -51,7 +64,7 @@ bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno)
 static bool fence_done(void *arg)
 {
 	const struct ferry_fence_point *p = arg;
-	return page_signaled(p->q, p->seqno) || rejected(p->q, p->seqno);
+	return page_signaled(p->q, p->seqno) || rejected(p->q, p->seqno) || ctx_lost_locked(p->q->ctx);
 }
 
 int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)

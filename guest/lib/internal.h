@@ -46,6 +46,7 @@ struct ferry_async_req {
 struct ferry_fence_error {
 	uint32_t seqno;
 	int32_t error;
+	bool refused; /* the host refused the submit (ERROR reply), else the fence failed */
 };
 #define FERRY_FENCE_ERRORS 64u
 
@@ -85,6 +86,7 @@ struct ferry_queue {
 	uint32_t last_seqno; /* guarded by dev->send_lock */
 	struct ferry_fence_error errors[FERRY_FENCE_ERRORS];
 	uint32_t nr_errors; /* total recorded; the ring keeps the last FERRY_FENCE_ERRORS */
+	uint32_t nr_refused; /* submits of this queue the host refused */
 };
 
 struct ferry_context {
@@ -101,6 +103,7 @@ struct ferry_context {
 	struct ferry_bo *bos;
 	struct ferry_fault_info **faults;
 	unsigned nr_faults;
+	uint32_t nr_refused; /* submits of this context the host refused (ERROR replies) */
 	char last_error[FERRY_ERRMSG_LEN];
 };
 
@@ -156,7 +159,7 @@ void ferry_wake_reader(struct ferry_device *dev);
 struct ferry_context *ferry_find_context(struct ferry_device *dev, uint32_t ctx_id);
 struct ferry_queue *ferry_find_queue(struct ferry_context *ctx, uint32_t queue_id);
 void ferry_context_add_fault(struct ferry_context *ctx, const struct ferry_fault_report *r);
-void ferry_queue_record_error(struct ferry_queue *q, uint32_t seqno, int32_t error);
+void ferry_queue_record_error(struct ferry_queue *q, uint32_t seqno, int32_t error, bool refused);
 void ferry_queue_free(struct ferry_queue *q);
 void ferry_bo_free(struct ferry_bo *bo);
 /* Waits (once) for BO_CREATED; lock NOT held on entry. */

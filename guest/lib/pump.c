@@ -146,9 +146,14 @@ static void async_error(struct ferry_device *dev, const struct ferry_msg *m)
 		if (a->kind == FERRY_MSG_MSM_SUBMIT || a->kind == FERRY_MSG_V3D_SUBMIT_CL ||
 		    a->kind == FERRY_MSG_V3D_SUBMIT_TFU || a->kind == FERRY_MSG_V3D_SUBMIT_CSD) {
 			struct ferry_queue *q = ferry_find_queue(ctx, a->queue_id);
-			if (q)
+			/* A refused submit is a failure the driver must hear of, as it would a GPU
+			 * fault: counted for its fault queries (MSM_PARAM_FAULTS through the shim). */
+			ctx->nr_refused++;
+			if (q) {
+				q->nr_refused++;
 				ferry_queue_record_error(q, a->seqno,
-							 m->u.error.error ? m->u.error.error : -EIO);
+							 m->u.error.error ? m->u.error.error : -EIO, true);
+			}
 		}
 		return;
 	}
@@ -161,7 +166,7 @@ static void handle_event(struct ferry_device *dev, const struct ferry_msg *m)
 		struct ferry_context *ctx = ferry_find_context(dev, f->ctx_id);
 		struct ferry_queue *q = ctx ? ferry_find_queue(ctx, f->queue_id) : NULL;
 		if (q && f->status != 0)
-			ferry_queue_record_error(q, f->seqno, f->status);
+			ferry_queue_record_error(q, f->seqno, f->status, false);
 	} else if (m->kind == FERRY_MSG_FAULT_REPORT) {
 		struct ferry_context *ctx = ferry_find_context(dev, m->u.fault_report.ctx_id);
 		if (ctx)

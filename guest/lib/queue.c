@@ -112,8 +112,34 @@ uint32_t ferry_queue_next_seqno(const struct ferry_queue *q)
 	return next;
 }
 
-void ferry_queue_record_error(struct ferry_queue *q, uint32_t seqno, int32_t error)
+void ferry_queue_record_error(struct ferry_queue *q, uint32_t seqno, int32_t error, bool refused)
 {
-	q->errors[q->nr_errors % FERRY_FENCE_ERRORS] = (struct ferry_fence_error){ seqno, error };
+	q->errors[q->nr_errors % FERRY_FENCE_ERRORS] = (struct ferry_fence_error){ seqno, error, refused };
 	q->nr_errors++;
+}
+
+int ferry_queue_confirm(struct ferry_queue *q, uint32_t seqno)
+{
+	struct ferry_device *dev = q->ctx->dev;
+	/* Any request with a reply would do: the host handles a client's frames in order, so the
+	 * submit's ERROR, if any, is handled before this reply. A zero-timeout fence wait costs the
+	 * host nothing (its answer, even an ERROR for a refused seqno, is not looked at). */
+	struct ferry_msg msg = { .kind = FERRY_MSG_FENCE_WAIT, .seq = ferry_next_seq(dev) };
+	msg.u.fence_wait = (struct ferry_fence_wait){
+		.ctx_id = q->ctx->id, .queue_id = q->id, .seqno = seqno, .timeout_ns = 0,
+	};
+	struct ferry_pending *p;
+	int r = ferry_request(dev, &msg, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	ferry_pending_free(dev, p);
+	uint32_t n = q->nr_errors < FERRY_FENCE_ERRORS ? q->nr_errors : FERRY_FENCE_ERRORS;
+	for (uint32_t i = 0; i < n && r == 0; i++) {
+		const struct ferry_fence_error *e = &q->errors[(q->nr_errors - 1 - i) % FERRY_FENCE_ERRORS];
+		if (e->seqno == seqno && e->refused)
+			r = e->error;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return r;
 }

@@ -11,6 +11,7 @@
 #include "backend/uapi_msm.h"
 #include "backend/uapi_v3d.h"
 #include "shim_ferry.h"
+#include "sim/sim_drm_core.h"
 
 /* DRM_IOCTL_VERSION: the kernel copies min(user length, actual) and reports the actual. */
 static void copy_str(uint64_t ptr, size_t *user_len, const char *s)
@@ -33,7 +34,7 @@ static int core_version(struct shim_dev *dev, struct drm_version *v)
 	return 0;
 }
 
-static int core_get_cap(struct drm_get_cap *c)
+static int core_get_cap(const struct shim_dev *dev, struct drm_get_cap *c)
 {
 	switch (c->capability) {
 	case DRM_CAP_TIMESTAMP_MONOTONIC: c->value = 1; return 0;
@@ -42,7 +43,10 @@ static int core_get_cap(struct drm_get_cap *c)
 	/* Timeline syncobjs are not offered; Vulkan's runtime then emulates timelines. */
 	case DRM_CAP_SYNCOBJ_TIMELINE: c->value = 0; return 0;
 	}
-	return -EOPNOTSUPP; /* the other caps need a KMS driver, as drm_getcap says */
+	/* The other caps are KMS ones: drm_getcap refuses them -EOPNOTSUPP for a driver without
+	 * DRIVER_MODESET (v3d); msm has one, and answers as the fake kernel's (no display: -EINVAL). */
+	c->value = 0;
+	return dev->family == SHIM_FAMILY_MSM ? -EINVAL : -EOPNOTSUPP;
 }
 
 static int core_gem_close(struct shim_dev *dev, struct drm_gem_close *c)
@@ -175,7 +179,7 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	size_t ksize = core_ksize(nr);
 	if (!ksize) {
 		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
-		*ret = -EINVAL;
+		*ret = sim_drm_core_unhandled(nr); /* as the kernel answers a render client */
 		return 1;
 	}
 	if (!arg) {
@@ -196,7 +200,7 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	shim_ioctl_copy_in(request, arg, &k, ksize);
 	switch (nr) {
 	case _IOC_NR(DRM_IOCTL_VERSION): *ret = core_version(dev, &k.version); break;
-	case _IOC_NR(DRM_IOCTL_GET_CAP): *ret = core_get_cap(&k.cap); break;
+	case _IOC_NR(DRM_IOCTL_GET_CAP): *ret = core_get_cap(dev, &k.cap); break;
 	case _IOC_NR(DRM_IOCTL_SET_CLIENT_CAP):
 		/* Not DRM_RENDER_ALLOW in drm_ioctls[]: drm_ioctl_permit refuses it on a render node. */
 		*ret = -EACCES;

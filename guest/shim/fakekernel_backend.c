@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "backend/kdev.h"
 #include "shim.h"
@@ -20,6 +21,7 @@
 
 struct shim_dev {
 	struct kdev *kd;
+	enum shim_family family;
 };
 
 static struct sim_msm_device *msm;
@@ -74,6 +76,7 @@ int shim_backend_open(struct shim_dev **out)
 	struct shim_dev *dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
+	dev->family = id->family;
 	dev->kd = id->family == SHIM_FAMILY_V3D ? sim_v3d_open(v3d) : sim_msm_open(msm);
 	if (!dev->kd) {
 		free(dev);
@@ -83,6 +86,11 @@ int shim_backend_open(struct shim_dev **out)
 		sim_v3d_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
 	else
 		sim_msm_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
+	/* As ferryd loses a context: after a fault or hang its submits fail EIO, its waits end. */
+	if (id->family == SHIM_FAMILY_V3D)
+		sim_v3d_lose_on_fault(dev->kd);
+	else
+		sim_msm_lose_on_fault(dev->kd);
 	*out = dev;
 	return 0;
 }
@@ -96,7 +104,7 @@ void shim_backend_close(struct shim_dev *dev)
 /* As drm_ioctl: the kernel works on its own copy of the argument and copies it back only for
  * _IOC_READ requests (a simulated kernel writing into a write-only struct must not reach the
  * caller; msm's SUBMITQUEUE_QUERY updates len in its copy only). */
-int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
+static int kernel_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
 	size_t size = _IOC_SIZE(request);
 	if (!arg || size == 0 || (_IOC_DIR(request) & _IOC_READ))
@@ -104,6 +112,24 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 	unsigned char copy[_IOC_SIZEMASK + 1];
 	shim_ioctl_copy_in(request, arg, copy, size);
 	return dev->kd->ops->ioctl(dev->kd, request, copy);
+}
+
+int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
+{
+	int ret = shim_not_offered(dev->family, request, arg);
+	if (ret == 0)
+		ret = kernel_ioctl(dev, request, arg);
+	/* As the shim's backend: no wait sleeps for ever on a syncobj a failed submit left empty. */
+	if (ret < 0 && shim_is_submit(dev->family, request)) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + SHIM_STRANDED_GRACE_NS;
+		if (dev->family == SHIM_FAMILY_V3D)
+			sim_v3d_strand_waits(dev->kd, end);
+		else
+			sim_msm_strand_waits(dev->kd, end);
+	}
+	return ret;
 }
 
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset)

@@ -99,7 +99,12 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		return ret;
 	if (!arg)
 		return -EFAULT;
-	return dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
+	ret = shim_not_offered(dev->family, request, arg);
+	if (ret == 0)
+		ret = dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
+	if (ret < 0 && shim_is_submit(dev->family, request))
+		shim_syncobj_submit_failed(dev);
+	return ret;
 }
 
 /* Fake offsets carry the handle in the high half, as no BO reaches 4 GiB here. */
@@ -141,7 +146,9 @@ uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_que
 	for (unsigned i = 0; (f = ferry_context_fault(dev->ctx, i)) != NULL; i++)
 		if (!only_queue || f->queue_id == queue_id)
 			n++;
-	return n;
+	/* A submit ferryd refused ends like one that faulted: the driver's fault query is how it
+	 * learns its device is lost (Turnip compares MSM_PARAM_FAULTS after every wait). */
+	return n + ferry_context_refusals(dev->ctx, queue_id, only_queue);
 }
 
 int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index)

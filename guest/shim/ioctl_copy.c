@@ -3,7 +3,20 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "backend/uapi_msm.h"
+#include "backend/uapi_v3d.h"
 #include "shim.h"
+
+bool shim_is_submit(enum shim_family family, unsigned long request)
+{
+	unsigned nr = _IOC_NR(request);
+	if (nr < DRM_COMMAND_BASE)
+		return false;
+	nr -= DRM_COMMAND_BASE;
+	if (family == SHIM_FAMILY_MSM)
+		return nr == DRM_MSM_GEM_SUBMIT;
+	return nr == DRM_V3D_SUBMIT_CL || nr == DRM_V3D_SUBMIT_TFU || nr == DRM_V3D_SUBMIT_CSD;
+}
 
 static size_t common(unsigned long request, size_t ksize)
 {

@@ -116,10 +116,6 @@ static int gem_info(struct shim_dev *dev, struct drm_msm_gem_info *a)
 		a->value = iova;
 		return 0;
 	}
-	case MSM_INFO_SET_IOVA:
-		/* The host places BOs; a driver choosing addresses would need them at creation. */
-		shim_log(false, "MSM_INFO_SET_IOVA is not offered");
-		return -EINVAL;
 	case MSM_INFO_SET_NAME:
 		return a->len >= 32 ? -EINVAL : 0; /* debug names stay with the driver */
 	case MSM_INFO_GET_NAME:
@@ -207,12 +203,6 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		return -EINVAL;
 	if (flags & MSM_SUBMIT_SUDO)
 		return -EINVAL; /* needs CONFIG_DRM_MSM_GPU_SUDO and CAP_SYS_RAWIO */
-	if (flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT | MSM_SUBMIT_FENCE_SN_IN)) {
-		/* No fd here is a sync_file, so FD_IN fails as the kernel would; OUT and SN_IN
-		 * are not offered. */
-		shim_log(false, "GEM_SUBMIT flags 0x%x: sync_file fences and userspace seqnos are not offered", flags);
-		return -EINVAL;
-	}
 	struct ferry_queue *q = queue_lookup(dev, a->queueid);
 	if (!q)
 		return -ENOENT;
@@ -261,11 +251,6 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		     c->type != MSM_SUBMIT_CMD_CTX_RESTORE_BUF) ||
 		    c->submit_idx >= a->nr_bos || (c->size % 4) || (c->submit_offset % 4) || c->size == 0 ||
 		    (uint64_t)c->submit_offset + c->size > sizes[c->submit_idx]) {
-			r = -EINVAL;
-			goto out;
-		}
-		if (c->nr_relocs) {
-			shim_log(false, "GEM_SUBMIT with relocs: not offered (drivers since msm 1.4 use none)");
 			r = -EINVAL;
 			goto out;
 		}

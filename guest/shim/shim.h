@@ -41,6 +41,17 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
  * the same handler), and the result goes back only for _IOC_READ requests. */
 void shim_ioctl_copy_in(unsigned long request, const void *user, void *k, size_t ksize);
 void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_t ksize);
+/* offer.c: 0, or the errno (-EOPNOTSUPP) for an ioctl or flag ferry's guest surface does not
+ * offer; both backends ask before anything else, so they refuse alike. */
+int shim_not_offered(enum shim_family family, unsigned long request, const void *arg);
+/* request submits GPU work for family (msm GEM_SUBMIT, v3d SUBMIT_CL / TFU / CSD). */
+bool shim_is_submit(enum shim_family family, unsigned long request);
+/* After a failed submit, how long a wait for a fence not yet submitted on that open still sleeps
+ * before it ends with EIO (both backends). Turnip and v3dv call their device lost on a failed
+ * submit, but v3dv submits from a thread while the application may already wait on a syncobj that
+ * submit was to fill; on the kernel that wait sleeps for ever. The grace lets the driver's submit
+ * thread record the loss first, so the wait reports VK_ERROR_DEVICE_LOST. */
+#define SHIM_STRANDED_GRACE_NS (100ll * 1000 * 1000)
 
 /* ---- identity (identity.c) ---- */
 /* NULL until identified; identification failing is remembered (the node then does not exist). */

@@ -39,6 +39,8 @@ struct shim_dev {
 
 	/* Waits in other threads or opens that copied one of this open's fences (sync_lock). */
 	unsigned fence_users;
+	/* CLOCK_MONOTONIC ns of the first failed submit of this open, 0 if none (sync_lock). */
+	int64_t submit_failed_ns;
 
 	/* V3D: one queue per engine, made on first use. */
 	struct ferry_queue *v3d_queues[FERRY_QUEUE_KIND_COUNT];
@@ -92,6 +94,11 @@ bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q);
 int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
 /* Replaces the syncobj's fence with a submit's. */
 int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f);
+/* A submit of dev failed. Turnip and v3dv call their device lost on that, but v3dv submits from
+ * a thread while the application may already wait on a syncobj that submit was to fill: waits on
+ * dev for a fence yet to be submitted end (-EIO) SHIM_STRANDED_GRACE_NS after the first failure,
+ * time for the driver's submit thread to record the loss it then reports from the wait. */
+void shim_syncobj_submit_failed(struct shim_dev *dev);
 /* The open is ending: every syncobj fence on its queues counts as signaled from now on, and
  * waits elsewhere on them are over when this returns. */
 void shim_syncobj_release_dev(struct shim_dev *dev);

@@ -194,6 +194,16 @@ void shim_syncobj_release_dev(struct shim_dev *dev)
 	pthread_mutex_unlock(&sync_lock);
 }
 
+void shim_syncobj_submit_failed(struct shim_dev *dev)
+{
+	pthread_once(&cond_once, cond_init);
+	pthread_mutex_lock(&sync_lock);
+	if (!dev->submit_failed_ns)
+		dev->submit_failed_ns = shim_now_ns();
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&sync_lock);
+}
+
 bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q)
 {
 	pthread_mutex_lock(&sync_lock);
@@ -361,14 +371,23 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 		}
 		bool over = wait_all ? done == count : done > 0;
 		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
-		if (over || left == 0) {
+		/* A syncobj still waiting for a fence to be submitted, on a lost context, will get
+		 * none: the wait ends now, whatever its timeout (its fences already in count as
+		 * failed: libferry ends waits on them). After a failed submit such a syncobj may be the
+		 * failed one's: it ends too, SHIM_STRANDED_GRACE_NS after the failure. Both are
+		 * stronger than the kernel, which would sleep for ever (docs/guest-shim.md). */
+		int64_t now = shim_now_ns();
+		bool stranded = unknown && dev->submit_failed_ns;
+		int64_t stranded_end = stranded ? dev->submit_failed_ns + SHIM_STRANDED_GRACE_NS : INT64_MAX;
+		bool lost = !over && unknown && (ferry_context_lost(dev->ctx) || now >= stranded_end);
+		if (over || left == 0 || lost) {
 			for (uint32_t k = 0; k < npts; k++)
 				users[k]->fence_users--;
 			pthread_cond_broadcast(&sync_cond);
 			pthread_mutex_unlock(&sync_lock);
 			if (over && !wait_all && result == UINT32_MAX)
 				result = (uint32_t)any;
-			r = over ? 0 : -ETIME;
+			r = over ? 0 : lost ? -EIO : -ETIME;
 			break;
 		}
 		if (unknown || npts == 0) {
@@ -377,7 +396,11 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 			/* Something must be attached first; fences already there are re-checked every
 			 * couple of ms meanwhile. */
 			int64_t slice = npts ? 2000000 : left;
-			int64_t until = shim_now_ns() + (slice < left ? slice : left);
+			if (slice > left)
+				slice = left;
+			int64_t until = slice > INT64_MAX - now ? INT64_MAX : now + slice;
+			if (until > stranded_end)
+				until = stranded_end;
 			struct timespec ts = { until / 1000000000, until % 1000000000 };
 			pthread_cond_timedwait(&sync_cond, &sync_lock, &ts);
 			pthread_mutex_unlock(&sync_lock);
@@ -390,9 +413,13 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 			users[k]->fence_users--;
 		pthread_cond_broadcast(&sync_cond);
 		pthread_mutex_unlock(&sync_lock);
-		/* 0, -ETIMEDOUT (the loop says -ETIME), or a fence error (that fence is done): the
-		 * loop re-checks. Anything else is the connection gone: said rather than spun on. */
-		if (w < 0 && w != -ETIMEDOUT && w != -EIO && w != -ECANCELED) {
+		/* 0, -ETIMEDOUT (the loop says -ETIME), or the error a fence completed with (a fault,
+		 * a refusal: that fence is done, as the kernel's signaled-with-error): the loop
+		 * re-checks. An error with no fence done is the connection gone: said, not spun on. */
+		bool any_done = false;
+		for (uint32_t k = 0; w < 0 && w != -ETIMEDOUT && k < npts && !any_done; k++)
+			any_done = ferry_fence_signaled(pts[k].q, pts[k].seqno);
+		if (w < 0 && w != -ETIMEDOUT && !any_done) {
 			r = w;
 			break;
 		}

@@ -170,6 +170,17 @@ static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct ferr
 	return 0;
 }
 
+/* The kernel's submit ioctl answers at once, and v3dv learns of a lost device only from one (it
+ * has no fault query to call after a wait): so a V3D submit waits for ferryd's verdict, one round
+ * trip, and a refused job fails its ioctl with the validator's errno. */
+static int confirm(struct ferry_queue *q, uint32_t seqno)
+{
+	int r = ferry_queue_confirm(q, seqno);
+	if (r < 0)
+		shim_log(false, "ferryd refused V3D job %u: %s", seqno, ferry_device_last_error(shim_ferry_device()));
+	return r;
+}
+
 static void signal_out(struct shim_dev *dev, const struct sync_set *s, struct ferry_queue *q, uint32_t seqno)
 {
 	for (uint32_t i = 0; i < s->nr_out; i++)
@@ -226,6 +237,8 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 		uint32_t seqno;
 		r = ferry_v3d_submit_cl(q, &cl, &seqno);
 		if (r == 0)
+			r = confirm(q, seqno);
+		if (r == 0)
 			signal_out(dev, &s, q, seqno);
 	}
 	free(bos);
@@ -264,6 +277,8 @@ static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
 	uint32_t seqno;
 	r = ferry_v3d_submit_tfu(q, &t, &seqno);
 	if (r == 0)
+		r = confirm(q, seqno);
+	if (r == 0)
 		signal_out(dev, &s, q, seqno);
 	return r;
 }
@@ -292,6 +307,8 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 		memcpy(c.cfg, a->cfg, sizeof(c.cfg));
 		uint32_t seqno;
 		r = ferry_v3d_submit_csd(q, &c, &seqno);
+		if (r == 0)
+			r = confirm(q, seqno);
 		if (r == 0)
 			signal_out(dev, &s, q, seqno);
 	}

@@ -216,9 +216,19 @@ void ctx_mark_lost(struct host_ctx *ctx)
 	if (ctx->lost)
 		return;
 	ctx->lost = true;
-	atomic_fetch_add(&ctx->page->lost, 1);
-	/* Held submits never run on a lost context; they retire in order as cancelled. */
+	/* Held submits never run on a lost context; they retire in order as cancelled. The page's
+	 * word follows in ctx_publish_lost, once the failing fence's status is in its slot. */
 	sched_cancel(ctx, -ECANCELED);
+}
+
+void ctx_publish_lost(struct host_ctx *ctx)
+{
+	if (!ctx->lost || ctx->lost_published)
+		return;
+	ctx->lost_published = true;
+	/* The guest takes every fence not signaled by now as failed: its waits end. */
+	atomic_fetch_add(&ctx->page->lost, 1);
+	ctx->wake = true;
 }
 
 void ctx_wake_guest(struct host_ctx *ctx)
@@ -247,6 +257,7 @@ void ctx_progress(struct host_ctx *ctx)
 		}
 		/* Retired fences may free held submits; released ones that failed retire at once. */
 	} while (sched_release(ctx) || progressed);
+	ctx_publish_lost(ctx);
 	if (ctx->client->host->trace.on)
 		trace_pull_kernel(ctx);
 	ctx_wake_guest(ctx);

@@ -80,6 +80,7 @@ void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32
 	q->tl.signaled = seqno;
 	/* The kernel is done with this submit's shadow copies: back to the pool. */
 	validation_retired(ctx, q->id, seqno);
+	v3d_shadows_retired(ctx, q->id, seqno);
 	if (status) {
 		q->tl.error_seqno = seqno;
 		q->tl.error = status;

@@ -215,6 +215,10 @@ struct host_ctx {
 	uint32_t nr_inflight; /* pending + held submits over all queues */
 	uint32_t nr_held;
 	bool lost;
+	bool lost_published; /* the fence page says so (ctx_publish_lost) */
+	bool refused;        /* the validator refused the submit being handled (ctx_submit_refused) */
+	int64_t refusal_log_sec; /* refusal warnings: the second of the last one, how many not logged */
+	uint32_t refusals_unlogged;
 	bool wake; /* a fence signaled since the eventfd was last considered */
 	bool fds_counted; /* its HOST_FDS_PER_CTX are in client->nr_fds */
 	uint64_t submit_mark;
@@ -270,6 +274,11 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone);
 /* Retires finished work, releases held submits, wakes the guest, answers waits, reaps queues. */
 void ctx_progress(struct host_ctx *ctx);
 void ctx_mark_lost(struct host_ctx *ctx);
+/* Tells the guest (fence page) a context is lost: after the failing fence's slot was written. */
+void ctx_publish_lost(struct host_ctx *ctx);
+/* refusal.c: the validator refused seqno of q (ctx->refused was set): warns, at most once a
+ * second per context. The caller completes the fence with err. */
+void ctx_submit_refused(struct host_queue *q, uint32_t seqno, int err, const char *why);
 void ctx_wake_guest(struct host_ctx *ctx);
 
 /* bo_table.c */
@@ -420,6 +429,14 @@ int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m
  * why. The job's shadows go back to the context's pool when v3d_fence_retire retires seqno. */
 int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
 		  struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync, char *why, size_t n);
+/* v3d_job_flush in two steps, for jobs held between them: validation (validated contexts; *run
+ * then names the shadows in *set, else *run = *job and *set = NULL), and the kernel submit. A
+ * set_queued set was queued for its seqno already and is left to retire with it. */
+int v3d_job_prepare(struct host_ctx *ctx, const struct v3d_job_desc *job, struct host_bo *const *bos,
+		    uint32_t nr_bos, struct v3d_job_desc *run, struct shadow_set **set, char *why, size_t n);
+int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
+		struct shadow_set *set, bool set_queued, struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync,
+		char *why, size_t n);
 /* v3d_validation.c. BO create / last unref of a V3D context: the validator's read-only host
  * mapping (validated contexts). */
 int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo);
@@ -440,9 +457,11 @@ void v3d_shadows_fini(struct host_ctx *ctx);
 /* A retiring fence of q: 0 done (status set: 0 or the fault's), -EBUSY not yet, or the
  * kernel's poll error (then nothing was freed). */
 int v3d_fence_retire(struct host_queue *q, const struct pending_fence *f, int32_t *status);
-/* sched.c: keeps a V3D job until its in-fences (other queues of ctx) signal. */
+/* sched.c: keeps a V3D job, validated (its shadows in set, NULL for passthrough), until its
+ * in-fences (other queues of ctx) signal. */
 int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
-		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in);
+		   struct shadow_set *set, struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in,
+		   uint32_t nr_in);
 /* fence_timeline.c: the syncobj of the entry pushed last. */
 void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj);
 /* fault_log.c, for other families' reports: the next report number (0 without a log), and

@@ -165,6 +165,8 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		if (ret == -EINPROGRESS) /* this frame comes again (client.c): nothing taken yet */
 			return ret;
 		trace_queue_event(q, ret < 0 ? TRACE_REJECTED : TRACE_VALIDATED, s->seqno, ret < 0 ? ret : 0);
+		if (ret < 0 && ctx->refused)
+			ctx_submit_refused(q, s->seqno, ret, why);
 		if (ret < 0)
 			return ret;
 	}
@@ -234,12 +236,12 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 	struct host_ctx *ctx = q->ctx;
 	bool in_kernel = false;
 	uint32_t syncobj = 0;
+	char why[320];
 	if (status == 0 && hs->is_v3d) {
 		trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
-		char why[320];
-		int ret = v3d_job_flush(ctx, q->id, hs->s.seqno, &hs->v3d, hs->bos, hs->s.nr_bos, &syncobj, why,
-					sizeof(why));
+		int ret = v3d_job_run(ctx, q->id, hs->s.seqno, &hs->v3d, hs->shadows, true, hs->bos, hs->s.nr_bos,
+				      &syncobj, why, sizeof(why));
 		if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held V3D job failed: %s",
 				 ctx->id, q->id, hs->s.seqno, why);
@@ -248,7 +250,6 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 			in_kernel = true;
 		}
 	} else if (status == 0) {
-		char why[256];
 		int ret = ctx_reserve_scratch(ctx, hs->s.nr_bos);
 		for (uint32_t i = 0; ret == 0 && i < hs->s.nr_bos; i++)
 			ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
@@ -283,7 +284,8 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 }
 
 int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job,
-		   struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in)
+		   struct shadow_set *set, struct host_bo *const *bos, uint32_t nr_bos, const struct ferry_fence_ref *in,
+		   uint32_t nr_in)
 {
 	struct host_ctx *ctx = q->ctx;
 	if (ctx->nr_held >= HOST_MAX_HELD_PER_CTX)
@@ -304,6 +306,7 @@ int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const s
 	hs->s.nr_bos = nr_bos;
 	hs->is_v3d = true;
 	hs->v3d = *job;
+	hs->shadows = set;
 	for (uint32_t i = 0; i < nr_bos; i++) {
 		hs->bos[i] = bos[i];
 		bo_ref(bos[i]);

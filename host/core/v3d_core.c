@@ -199,22 +199,27 @@ static int check_addr(const struct v3d_submit_env *env, const char *what, uint32
 	return 0;
 }
 
-int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
-		  struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync, char *why, size_t n)
+int v3d_job_prepare(struct host_ctx *ctx, const struct v3d_job_desc *job, struct host_bo *const *bos,
+		    uint32_t nr_bos, struct v3d_job_desc *run, struct shadow_set **set, char *why, size_t n)
+{
+	*run = *job;
+	*set = NULL;
+	if (ctx->policy != FERRY_POLICY_VALIDATED)
+		return 0;
+	return v3d_validate_job(ctx, run, bos, nr_bos, set, why, n);
+}
+
+int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
+		struct shadow_set *set, bool set_queued, struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync,
+		char *why, size_t n)
 {
 	struct v3d_job_desc run = *job;
-	struct shadow_set *set = NULL;
-	if (ctx->policy == FERRY_POLICY_VALIDATED) {
-		int ret = v3d_validate_job(ctx, &run, bos, nr_bos, &set, why, n);
-		if (ret < 0)
-			return ret;
-	}
 	/* The kernel's bo_handles: this open's handles from the host's own BO table, then the
 	 * shadow BOs the validated lists live in. */
 	uint32_t nr_shadows = set ? set->nr_chunks : 0;
 	uint32_t *handles = malloc(((size_t)nr_bos + nr_shadows) * sizeof(*handles));
 	if (!handles) {
-		if (set)
+		if (set && !set_queued)
 			v3d_shadows_release(ctx, set);
 		HOST_FAIL(-ENOMEM, "out of memory");
 	}
@@ -231,8 +236,9 @@ int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const
 	default: ret = -EINVAL; break;
 	}
 	free(handles);
-	if (set) {
-		/* In the kernel's job: the shadows are reused only once it retired (v3d_fence_retire). */
+	/* In the kernel's job: the shadows are reused only once it retired (v3d_fence_retire). A set
+	 * queued when the job was held goes back when its seqno retires, run or not. */
+	if (set && !set_queued) {
 		if (ret < 0)
 			v3d_shadows_release(ctx, set);
 		else
@@ -241,6 +247,17 @@ int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const
 	if (ret < 0)
 		HOST_FAIL(ret, "kernel rejected the V3D job (%s)", strerror(-ret));
 	return 0;
+}
+
+int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const struct v3d_job_desc *job,
+		  struct host_bo *const *bos, uint32_t nr_bos, uint32_t *sync, char *why, size_t n)
+{
+	struct v3d_job_desc run;
+	struct shadow_set *set;
+	int ret = v3d_job_prepare(ctx, job, bos, nr_bos, &run, &set, why, n);
+	if (ret < 0)
+		return ret;
+	return v3d_job_run(ctx, queue_id, seqno, &run, set, false, bos, nr_bos, sync, why, n);
 }
 
 /* Runs the job now, or holds it for its in-fences; takes the seqno. */
@@ -256,11 +273,26 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 	if (c->host->capture)
 		capture_submit_v3d(q, seqno, env->bos, env->nr_bos);
 	if (held) {
-		ret = sched_hold_v3d(q, seqno, flags, job, env->bos, env->nr_bos, in, nr_in);
+		/* Validated now, as msm submits are: the guest hears of a refusal in answer to this
+		 * message, and what runs later is the shadow made now. */
+		struct v3d_job_desc run;
+		struct shadow_set *set;
+		ret = v3d_job_prepare(ctx, job, env->bos, env->nr_bos, &run, &set, why, n);
+		if (ret < 0) {
+			trace_queue_event(q, TRACE_REJECTED, seqno, ret);
+			if (ctx->refused)
+				ctx_submit_refused(q, seqno, ret, why);
+			return ret;
+		}
+		ret = sched_hold_v3d(q, seqno, flags, &run, set, env->bos, env->nr_bos, in, nr_in);
+		if (ret < 0 && set)
+			v3d_shadows_release(ctx, set);
 		if (ret == -EAGAIN)
 			HOST_FAIL(ret, "too many submits waiting for in-fences (max %u)", HOST_MAX_HELD_PER_CTX);
 		if (ret < 0)
 			HOST_FAIL(ret, "out of memory");
+		if (set) /* recycled when this seqno retires, however it retires */
+			v3d_shadows_queue(ctx, set, q->id, seqno);
 		trace_queue_event(q, TRACE_HELD, seqno, 0);
 	} else {
 		ret = timeline_push(&q->tl, seqno, flags, 0, true);
@@ -272,6 +304,8 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 		if (ret < 0) {
 			trace_queue_event(q, TRACE_REJECTED, seqno, ret);
 			q->tl.count--; /* un-push: the validator or the kernel did not take it */
+			if (ctx->refused)
+				ctx_submit_refused(q, seqno, ret, why);
 			return ret;
 		}
 		timeline_set_last_syncobj(&q->tl, sync);

@@ -193,6 +193,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	if (err.rule == V3DVAL_ERR_SHADOW && alloc_err < 0)
 		HOST_FAIL(alloc_err, "%s; job not run (%s)", cause, err.msg);
 	h->stats.validation_rejects++;
+	ctx->refused = true;
 	HOST_FAIL(err.rule == V3DVAL_ERR_NOMEM ? -ENOMEM : -EINVAL, "V3D validation: %s",
 		  err.msg[0] ? err.msg : v3dval_rule_text(err.rule));
 }

@@ -250,6 +250,7 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 			ret = alloc_err;
 		} else {
 			h->stats.validation_rejects++;
+			ctx->refused = true;
 			snprintf(why, n, "rejected by validation: %s", err.msg);
 			ret = rule_errno(err.rule);
 		}

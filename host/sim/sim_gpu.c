@@ -62,6 +62,7 @@ static void fault(struct sim_msm_device *dev, struct sim_submit *s, struct cp_fa
 	cp_sync_ib_regs(&dev->cp, &s->cp);
 	q->faults++;
 	q->open->faults++;
+	sim_syncobj_faulted(&dev->sync, &q->open->syncobjs);
 	sim_coredump_capture(dev, q->open, s, f);
 	complete(dev, s);
 }

@@ -152,6 +152,22 @@ int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out
 	return ret;
 }
 
+void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns)
+{
+	struct sim_open *o = (struct sim_open *)kd;
+	sim_dev_lock(&o->dev->lock);
+	sim_syncobj_strand(&o->dev->sync, &o->syncobjs, end_ns);
+	sim_dev_unlock(&o->dev->lock);
+}
+
+void sim_msm_lose_on_fault(struct kdev *kd)
+{
+	struct sim_open *o = (struct sim_open *)kd;
+	sim_dev_lock(&o->dev->lock);
+	o->syncobjs.lose_on_fault = true;
+	sim_dev_unlock(&o->dev->lock);
+}
+
 uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg)
 {
 	sim_dev_lock(&dev->lock);

@@ -66,6 +66,11 @@ uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg);
  * drawqueues and nothing runs, so a test can set up an exact scheduling situation. */
 void sim_msm_set_paused(struct sim_msm_device *dev, bool paused);
 
+/* Waits of this open for a fence not yet submitted end -EIO at end_ns (sim_syncobj_strand). */
+void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns);
+/* A fault or hang of one of this open's submits makes it lost (sim_syncobj_table.lose_on_fault). */
+void sim_msm_lose_on_fault(struct kdev *kd);
+
 /* One context's memstore slot, read-only (kgsl_devmemstore): every submit gets the next
  * timestamp of its context (submitqueue); the ring writes soptimestamp when the CP starts it
  * and eoptimestamp when it completes (also after a fault or hang), and it retires once

@@ -311,6 +311,8 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	struct sim_queue *q = sim_queue_lookup(o, a->queueid);
 	if (!q)
 		return -ENOENT;
+	if (o->syncobjs.lost)
+		return -EIO; /* the fake kernel's lost open (lose_on_fault), as ferryd's lost context */
 	if (a->flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT))
 		return -EOPNOTSUPP;
 	int ret;

@@ -395,6 +395,23 @@ int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, str
 /* drm_syncobj_array_wait_timeout: each entry keeps the fence it first saw; with WAIT_FOR_SUBMIT
  * an entry without one takes the first fence put in its syncobj later. first_signaled is the
  * first entry already signaled on entry, or (wait-any) the one that ended the wait. */
+void sim_syncobj_strand(struct sim_sync_dev *sd, struct sim_syncobj_table *t, int64_t end_ns)
+{
+	if (end_ns <= 0)
+		end_ns = 1;
+	if (!t->stranded_ns || end_ns < t->stranded_ns)
+		t->stranded_ns = end_ns;
+	pthread_cond_broadcast(sd->done_cond);
+}
+
+void sim_syncobj_faulted(struct sim_sync_dev *sd, struct sim_syncobj_table *t)
+{
+	if (!t->lose_on_fault || t->lost)
+		return;
+	t->lost = true;
+	pthread_cond_broadcast(sd->done_cond);
+}
+
 int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_wait *a)
 {
 	const uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
@@ -437,12 +454,14 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 	struct timespec abs = sim_abs_timespec(deadline);
 	for (;;) {
 		done = 0;
+		bool unsubmitted = false;
 		for (uint32_t i = 0; i < n; i++) {
 			if (!fences[i] && objs[i]->fence)
 				fences[i] = sim_fence_get(objs[i]->fence);
 			else if (!fences[i] && objs[i]->installs != seen[i])
 				fences[i] = sim_fence_get(objs[i]->last_installed); /* installed, then reset */
-			if (!fences[i] || !fences[i]->signaled)
+			unsubmitted |= !fences[i];
+			if (!fences[i] || (!fences[i]->signaled && !t->lost))
 				continue;
 			if (!wait_all) {
 				first = i;
@@ -452,11 +471,20 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 		}
 		if (done == n)
 			break;
-		if (sim_now_ns() >= deadline) {
+		uint64_t now = sim_now_ns();
+		/* Not the kernel's: it would sleep on (see sim_syncobj_strand, lose_on_fault). */
+		if (unsubmitted && (t->lost || (t->stranded_ns && now >= (uint64_t)t->stranded_ns))) {
+			ret = -EIO;
+			break;
+		}
+		if (now >= deadline) {
 			ret = -ETIME;
 			break;
 		}
-		pthread_cond_timedwait(sd->done_cond, sd->lock, &abs);
+		struct timespec until = abs;
+		if (unsubmitted && t->stranded_ns && (uint64_t)t->stranded_ns < deadline)
+			until = sim_abs_timespec((uint64_t)t->stranded_ns);
+		pthread_cond_timedwait(sd->done_cond, sd->lock, &until);
 	}
 out:
 	if (!ret)

@@ -34,6 +34,15 @@ struct sim_syncobj {
 struct sim_syncobj_table {
 	struct sim_syncobj **slots;
 	uint32_t nr;
+	/* sim_syncobj_strand: from this CLOCK_MONOTONIC time on, a wait for a fence yet to be
+	 * submitted to one of these syncobjs ends with -EIO (0: never). */
+	int64_t stranded_ns;
+	/* Set by the fake kernel's backend (never by ferryd's use of the simulator): a fault of one
+	 * of the open's jobs makes it lost, as ferryd makes a context lost. Then its submits fail
+	 * -EIO and its waits end at once: a fence not yet signaled counts as signaled (it will
+	 * only ever fail), a syncobj without one ends the wait -EIO. */
+	bool lose_on_fault;
+	bool lost;
 };
 
 struct sim_sync_export;
@@ -77,6 +86,11 @@ int sim_syncobj_destroy(struct sim_sync_dev *sd, struct sim_syncobj_table *t, st
 int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a);
 int sim_syncobj_fd_to_handle(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a);
 /* Sleeps on sd->done_cond (dropping sd->lock) while it waits. */
+/* The open's submit failed (the caller, which knows the driver above, decides): waits on t for a
+ * fence not yet submitted end -EIO at end_ns instead of sleeping on; the earliest end stays. */
+void sim_syncobj_strand(struct sim_sync_dev *sd, struct sim_syncobj_table *t, int64_t end_ns);
+/* A job of the open faulted or hung (its device lock held): lost, when lose_on_fault. */
+void sim_syncobj_faulted(struct sim_sync_dev *sd, struct sim_syncobj_table *t);
 int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_wait *a);
 int sim_syncobj_reset(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_array *a);
 int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_array *a);

@@ -147,6 +147,22 @@ uint32_t sim_v3d_open_faults(struct kdev *kd)
 	return n;
 }
 
+void sim_v3d_strand_waits(struct kdev *kd, int64_t end_ns)
+{
+	struct v3ds_open *o = to_open(kd);
+	sim_dev_lock(&o->dev->lock);
+	sim_syncobj_strand(&o->dev->sync, &o->syncobjs, end_ns);
+	sim_dev_unlock(&o->dev->lock);
+}
+
+void sim_v3d_lose_on_fault(struct kdev *kd)
+{
+	struct v3ds_open *o = to_open(kd);
+	sim_dev_lock(&o->dev->lock);
+	o->syncobjs.lose_on_fault = true;
+	sim_dev_unlock(&o->dev->lock);
+}
+
 /* --- GET_PARAM --- */
 
 static int ioctl_get_param(struct v3ds_open *o, struct drm_v3d_get_param *a)

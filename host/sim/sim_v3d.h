@@ -60,6 +60,10 @@ struct sim_v3d_stats {
 void sim_v3d_get_stats(struct sim_v3d_device *dev, struct sim_v3d_stats *out);
 /* MMU faults + hangs + job errors of jobs submitted through this open. */
 uint32_t sim_v3d_open_faults(struct kdev *kd);
+/* Waits of this open for a fence not yet submitted end -EIO at end_ns (sim_syncobj_strand). */
+void sim_v3d_strand_waits(struct kdev *kd, int64_t end_ns);
+/* A fault of one of this open's jobs makes it lost (sim_syncobj_table.lose_on_fault). */
+void sim_v3d_lose_on_fault(struct kdev *kd);
 
 /* --- Trace points (the kernel's v3d tracepoints: seed 004) --- */
 

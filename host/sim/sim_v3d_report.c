@@ -122,6 +122,7 @@ void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, c
 	else
 		dev->stats.job_errors++;
 	job->open->faults++;
+	sim_syncobj_faulted(&dev->sync, &job->open->syncobjs);
 
 	struct sim_text t = { 0 };
 	sim_text_put_header(&t, "v3d");

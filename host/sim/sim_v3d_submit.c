@@ -223,6 +223,8 @@ int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a)
 		return -EINVAL;
 	if (a->flags & ~(uint32_t)(DRM_V3D_SUBMIT_CL_FLUSH_CACHE | DRM_V3D_SUBMIT_EXTENSION))
 		return -EINVAL;
+	if (o->syncobjs.lost)
+		return -EIO; /* the fake kernel's lost open (lose_on_fault), as ferryd's lost context */
 	struct multisync ms = { 0 };
 	struct v3ds_job *bin = NULL, *render = NULL, *clean = NULL;
 	struct v3ds_cl_submit *shared = NULL;
@@ -307,6 +309,8 @@ int v3ds_ioctl_submit_tfu(struct v3ds_open *o, struct drm_v3d_submit_tfu *a)
 	/* 6.1's check: any flags must include EXTENSION (other bits ride along unchecked). */
 	if (a->flags && !(a->flags & DRM_V3D_SUBMIT_EXTENSION))
 		return -EINVAL;
+	if (o->syncobjs.lost)
+		return -EIO;
 	struct multisync ms = { 0 };
 	struct v3ds_job *job = NULL;
 	int ret = 0;
@@ -356,6 +360,8 @@ int v3ds_ioctl_submit_csd(struct v3ds_open *o, struct drm_v3d_submit_csd *a)
 		return -EINVAL;
 	if (a->pad)
 		return -EINVAL;
+	if (o->syncobjs.lost)
+		return -EIO;
 	struct multisync ms = { 0 };
 	struct v3ds_job *job = NULL, *clean = NULL;
 	int ret = 0;

@@ -33,6 +33,8 @@ def main():
     ap.add_argument("--mode", choices=["shim", "fakekernel"], required=True)
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--expect-re", action="append", default=[], help="a regular expression a line must match")
+    ap.add_argument("--expect-ferryd-warn", action="append", default=[],
+                    help="a regular expression: ferryd must log a warning matching it (and such warnings are no failure)")
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--sim-strict", action="store_true",
                     help="fail jobs containing work the simulator does not execute")
@@ -117,14 +119,20 @@ def main():
             print(f"e2e: ferryd ended with {frc}:\n{flog}")
             ok = False
         else:
-            # A warning is a refused message or a failed job: nothing of the kind is expected.
+            # A warning is a refused message or a failed job: none is expected unless the case
+            # names it (--expect-ferryd-warn, for cases that make the GPU fail on purpose).
             # Work the simulator skipped is warned about too: shown here, and failed (as a job
-            # error, above) only with --sim-strict.
-            bad = [l for l in flog.splitlines() if " error:" in l or " warn:" in l]
-            skipped = [l for l in bad if "counted as unmodeled-" in l]
-            bad = [l for l in bad if l not in skipped]
+            # error) only with --sim-strict.
+            problems = [l for l in flog.splitlines() if " error:" in l or " warn:" in l]
+            skipped = [l for l in problems if "counted as unmodeled-" in l]
+            bad = [l for l in problems if l not in skipped and
+                   not any(re.search(w, l) for w in a.expect_ferryd_warn)]
             if skipped:
                 print("e2e: ferryd counted work the simulator does not execute:\n" + "\n".join(skipped))
+            for w in a.expect_ferryd_warn:
+                if not any(re.search(w, l) for l in problems):
+                    print(f"e2e: ferryd logged no warning matching {w!r}")
+                    ok = False
             if bad:
                 print("e2e: ferryd logged problems:\n" + "\n".join(bad))
                 ok = False

@@ -202,7 +202,20 @@ static void test_validated_hang(void)
 	REQUIRE(pm4_builder_ok(&pb));
 	uint32_t seqno;
 	REQUIRE(itest_submit(&c, ib.bo, offset, pm4_builder_bytes(&pb), &sync.bo, 1, &seqno) == 0);
+	/* A second queue's job, the same stall: queued behind the first on the GPU's one ring. */
+	struct ferry_queue *q2;
+	REQUIRE(ferry_queue_create(c.ctx, 0, &q2) == 0);
+	struct ferry_submit_bo sb = { sync.bo, MSM_SUBMIT_BO_WRITE };
+	struct ferry_cmd cmd = { .bo = ib.bo, .offset = offset, .size = pm4_builder_bytes(&pb) };
+	struct ferry_submit s2 = { .cmds = &cmd, .nr_cmds = 1, .bos = &sb, .nr_bos = 1 };
+	uint32_t seqno2;
+	REQUIRE(ferry_submit(q2, &s2, &seqno2) == 0);
 	CHECK_EQ(ferry_fence_wait(c.q, seqno, ITEST_WAIT_NS), -ETIMEDOUT);
+	/* The context is lost: the second job's fence ends failed (-EIO), never as run. libferry's
+	 * own unit test pins that such fences end at once, whatever the host still does. */
+	CHECK(ferry_context_lost(c.ctx));
+	CHECK_EQ(ferry_fence_wait(q2, seqno2, ITEST_WAIT_NS), -EIO);
+	ferry_queue_close(q2);
 	const struct ferry_fault_info *fi = NULL;
 	for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
 		ferry_device_poll_events(c.dev);

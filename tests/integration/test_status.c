@@ -197,6 +197,36 @@ static void test_bad_requests(void)
 	itest_client_close(&c);
 }
 
+/* A submit the validator refuses: the guest's fence fails with the rule's errno, ferryd warns
+ * (with the reason, by default log level), `ferry status` counts it, the context stays usable. */
+static void test_refusal_is_loud(void)
+{
+	struct itest_client c;
+	REQUIRE(itest_client_open(ferryd.uri, &c) == 0); /* validated: the default policy */
+	struct itest_bo ib;
+	REQUIRE(itest_bo_new(c.ctx, 4096, &ib) == 0);
+	struct pm4_builder b;
+	pm4_builder_init(&b, ib.cpu, 1024);
+	PM4_PKT7(&b, CP_SMMU_TABLE_UPDATE, 0, 0, 0, 0); /* privileged */
+	REQUIRE(pm4_builder_ok(&b));
+	int before = log_count("submit refused, Operation not permitted (EPERM)");
+	uint32_t seqno;
+	REQUIRE(itest_submit(&c, ib.bo, 0, pm4_builder_bytes(&b), NULL, 0, &seqno) == 0);
+	CHECK_EQ(ferry_fence_wait(c.q, seqno, ITEST_WAIT_NS), -EPERM);
+	CHECK(!ferry_context_lost(c.ctx));
+	int rc;
+	char *text = ferry_status("", &rc);
+	CHECK_EQ(rc, 0);
+	CHECK(text && strstr(text, "validation-rejects: 1\n"));
+	free(text);
+	/* The warning is written by the time ferryd answered the status request after it. */
+	CHECK_EQ(log_count("submit refused, Operation not permitted (EPERM)"), before + 1);
+	CHECK_EQ(log_count("CP_SMMU_TABLE_UPDATE"), 1);
+	CHECK(itest_client_works(&c, 0x5151));
+	ferry_bo_close(ib.bo);
+	itest_client_close(&c);
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
@@ -206,6 +236,7 @@ int main(void)
 	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
 	RUN_TEST(test_status_sync_and_watchdog);
 	RUN_TEST(test_bad_requests);
+	RUN_TEST(test_refusal_is_loud);
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 60);
 	CHECK(itest_stop_ferryd(&ferryd));

@@ -38,8 +38,15 @@ int ferry_device_param(struct ferry_device *dev, uint32_t param, uint64_t *value
 int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t policy,
 			 struct ferry_context **out);
 void ferry_context_destroy(struct ferry_context *ctx);
-/* True once the host marked the context lost (fault / hang); submits then fail. */
+/* True once the host marked the context lost (fault, hang, refused submit); submits then fail
+ * with -EIO and every fence the host has not signaled counts as failed (-EIO): waits end. */
 bool ferry_context_lost(const struct ferry_context *ctx);
+/* One round trip: 0 if the host took submit seqno of q, else the error it refused it with
+ * (the validator's -EINVAL / -EPERM, ...). For callers that owe their own caller a verdict at
+ * submit time, as a kernel's submit ioctl gives one. */
+int ferry_queue_confirm(struct ferry_queue *q, uint32_t seqno);
+/* Submits of the context (only_queue: of queue queue_id) the host refused, as seen so far. */
+uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bool only_queue);
 
 /* Queues (no round trip). ferry_queue_create makes the family's main queue (msm submitqueue,
  * V3D CL); ferry_queue_create_kind names the engine (enum ferry_queue_kind: V3D_CL / TFU / CSD on

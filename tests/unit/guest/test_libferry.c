@@ -85,6 +85,11 @@ static void handle(const struct ferry_msg *req, int *fds, int nfds)
 		break;
 	}
 	case FERRY_MSG_CONTEXT_CREATE: {
+		/* Only the newest context's page and eventfd are the server's to drive. */
+		if (srv.page)
+			munmap(srv.page, FERRY_FENCE_PAGE_SIZE);
+		if (srv.event_fd > 0)
+			close(srv.event_fd);
 		int pfd = memfd_create("fence", MFD_CLOEXEC);
 		if (ftruncate(pfd, FERRY_FENCE_PAGE_SIZE) < 0)
 			break;
@@ -341,6 +346,16 @@ static void test_async_error_and_fault(void)
 	/* The host never retires it; its ERROR ends the wait. */
 	CHECK_EQ(ferry_fence_wait(q, bad, 10ll * 1000 * 1000 * 1000), -EINVAL);
 	CHECK(strstr(ferry_device_last_error(dev), "scripted reject") != NULL);
+	CHECK_EQ(ferry_context_refusals(ctx, 0, false), 1);
+	CHECK_EQ(ferry_context_refusals(ctx, ferry_queue_id(q), true), 1);
+	CHECK_EQ(ferry_context_refusals(ctx, ferry_queue_id(q) + 1, true), 0);
+
+	/* Submitted before the loss on another queue, and never retired by the host. */
+	struct ferry_queue *q2;
+	REQUIRE(ferry_queue_create(ctx, 0, &q2) == 0);
+	cmd.size = 16;
+	uint32_t pending;
+	CHECK_EQ(ferry_submit(q2, &s, &pending), 0);
 
 	CHECK(ferry_context_fault(ctx, 0) == NULL);
 	CHECK(!ferry_context_lost(ctx));
@@ -360,9 +375,16 @@ static void test_async_error_and_fault(void)
 	CHECK(ferry_context_fault(ctx, 1) == NULL);
 	CHECK(ferry_context_lost(ctx));
 	retire(0, faulting); /* the host retires it with the error */
+	atomic_store(&srv.page->lost, 1); /* and then says the context is lost */
 	CHECK_EQ(ferry_fence_wait(q, faulting, 1000000000ll), -EIO);
 	/* A lost context refuses submits locally. */
 	CHECK_EQ(ferry_submit(q, &s, NULL), -EIO);
+	/* Its pending fences are over at once, failed, whatever the timeout. */
+	CHECK(ferry_fence_signaled(q2, pending));
+	CHECK_EQ(ferry_fence_wait(q2, pending, 10ll * 1000 * 1000 * 1000), -EIO);
+	struct ferry_fence_point pt = { q2, pending };
+	CHECK_EQ(ferry_fence_wait_many(&pt, 1, true, 10ll * 1000 * 1000 * 1000, NULL), -EIO);
+	ferry_queue_close(q2);
 }
 
 static void *hangup_later(void *arg)
@@ -374,13 +396,20 @@ static void *hangup_later(void *arg)
 
 static void test_hangup(void)
 {
+	/* A context that is not lost, so the wait sleeps until the hangup. */
+	struct ferry_context *c1;
+	struct ferry_queue *q1;
+	REQUIRE(ferry_context_create(dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &c1) == 0);
+	REQUIRE(ferry_queue_create(c1, 0, &q1) == 0);
 	pthread_t th;
 	REQUIRE(pthread_create(&th, NULL, hangup_later, NULL) == 0);
-	int r = ferry_fence_wait(q, 1000, 10ll * 1000 * 1000 * 1000);
+	int r = ferry_fence_wait(q1, 1000, 10ll * 1000 * 1000 * 1000);
 	CHECK_EQ(r, -EPIPE);
 	pthread_join(th, NULL);
 	struct ferry_context *c2;
 	CHECK(ferry_context_create(dev, FERRY_FAMILY_MSM, 0, &c2) < 0);
+	ferry_queue_close(q1);
+	ferry_context_destroy(c1);
 }
 
 int main(void)

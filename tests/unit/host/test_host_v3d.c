@@ -191,6 +191,34 @@ static void test_cl_copy(int ver, const char *gpu)
 	REQUIRE(ev);
 	CHECK_EQ(ev->m.u.fence_signaled.seqno, 0xfffffff0u);
 	CHECK_EQ(ev->m.u.fence_signaled.status, 0);
+
+	/* A job held for another queue's fence is validated when it arrives, as msm submits are: a
+	 * refused one is answered at once (the seqno not taken), not later as a failed fence. */
+	harness_clear(&hc);
+	memset(dst.cpu, 0, dst.size);
+	REQUIRE(harness_reply(&hc, req_queue_kind(&hc, 1, 5, FERRY_QUEUE_KIND_V3D_CL, 0)) == NULL);
+	m.seq = 0;
+	m.u.v3d_submit_cl.seqno = 0xfffffff1u; /* unretired until the host dispatches */
+	CHECK(harness_reply(&hc, harness_request(&hc, &m)) == NULL);
+	struct ferry_fence_ref in = { .queue_id = 3, .seqno = 0xfffffff1u };
+	struct ferry_msg held = m;
+	held.seq = 0;
+	held.u.v3d_submit_cl.queue_id = 5;
+	held.u.v3d_submit_cl.seqno = 1;
+	held.u.v3d_submit_cl.in_fences = &in;
+	held.u.v3d_submit_cl.nr_in_fences = 1;
+	uint8_t saved = cl.cpu[8192];
+	cl.cpu[8192] = 0xff; /* no V3D packet has this opcode */
+	CHECK_ERROR(&hc, harness_request(&hc, &held), -EINVAL);
+	cl.cpu[8192] = saved;
+	held.seq = 0;
+	CHECK(harness_reply(&hc, harness_request(&hc, &held)) == NULL); /* the same seqno, now valid: held */
+	HARNESS_RUN_UNTIL(host, harness_count(&hc, FERRY_MSG_FENCE_SIGNALED) == 2, 20000);
+	CHECK_EQ(harness_count(&hc, FERRY_MSG_FENCE_SIGNALED), 2);
+	for (int i = 0; i < hc.n; i++)
+		if (hc.msgs[i].m.kind == FERRY_MSG_FENCE_SIGNALED)
+			CHECK_EQ(hc.msgs[i].m.u.fence_signaled.status, 0);
+	CHECK(memcmp(dst.cpu, src.cpu, (size_t)stride * h) == 0);
 	harness_disconnect(&hc);
 	ferry_host_destroy(host);
 }

@@ -480,9 +480,50 @@ static void test_validation_in_steps(void)
 	ferry_host_destroy(h);
 }
 
+struct log_tally {
+	int warns;
+	char last[512];
+};
+
+static void tally_log(void *cookie, int level, const char *msg)
+{
+	struct log_tally *t = cookie;
+	if (level == FERRY_LOG_WARN && strstr(msg, "submit refused")) {
+		t->warns++;
+		snprintf(t->last, sizeof(t->last), "%s", msg);
+	}
+}
+
+/* A refusal is a warning naming context, queue, seqno, errno and the validator's reason, at most
+ * one a second per context: three refusals in a row log once (twice if a second boundary falls
+ * between them, never three times), and the context stays usable. */
+static void test_refusal_is_logged(void)
+{
+	struct log_tally tally = { 0 };
+	struct ferry_host_config cfg = { .gpu = "a630", .log_level = FERRY_LOG_INFO, .log = tally_log,
+					 .log_cookie = &tally };
+	struct ferry_host *h = NULL;
+	REQUIRE(ferry_host_create(&cfg, &h) == 0);
+	struct fixture f;
+	fixture_open_on(&f, h, FERRY_POLICY_VALIDATED);
+	struct pm4_builder b = at_dword(&f, 0);
+	PM4_PKT7(&b, CP_SMMU_TABLE_UPDATE, 0, 0, 0, 0);
+	struct submit a = one_cmd(0, 1, 0, b.len);
+	for (int i = 0; i < 3; i++) {
+		struct rx_msg *r = harness_reply(&f.hc, send_submit(&f, &a));
+		CHECK(r && r->m.kind == FERRY_MSG_ERROR && r->m.u.error.error == -EPERM);
+	}
+	CHECK(tally.warns >= 1 && tally.warns <= 2);
+	CHECK(strstr(tally.last, "context 1 queue 0 seqno 1: submit refused, Operation not permitted (EPERM)") != NULL);
+	CHECK(strstr(tally.last, "CP_SMMU_TABLE_UPDATE") != NULL);
+	fixture_close(&f);
+	ferry_host_destroy(h);
+}
+
 int main(void)
 {
 	host = harness_host();
+	RUN_TEST(test_refusal_is_logged);
 	RUN_TEST(test_rejections_change_nothing);
 	RUN_TEST(test_relocs_in_shadows);
 	RUN_TEST(test_held_submit_runs_what_was_validated);

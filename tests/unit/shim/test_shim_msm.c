@@ -167,6 +167,68 @@ static int submit_ib(uint32_t queue, const struct st_bo *ib, uint32_t ib_off, ui
 	return r;
 }
 
+/* Shim mode (ferryd validates): a stream the validator refuses is submitted (msm checks no
+ * stream), its fence completes (the syncobj wait returns 0, as for a fence signaled with an
+ * error) and MSM_PARAM_FAULTS counts it, which is how Turnip hears its device is lost. */
+static void test_refused_submit_is_a_fault(void)
+{
+	if (env.mode != ST_MODE_SHIM)
+		return; /* the fake kernel has no validator */
+	struct st_bo ib;
+	st_bo_new(fd, true, 4096, &ib);
+	struct pm4_builder pb;
+	pm4_builder_init(&pb, (uint32_t *)ib.map, 1024);
+	PM4_PKT7(&pb, CP_SMMU_TABLE_UPDATE, 0, 0, 0, 0); /* privileged */
+	REQUIRE(pm4_builder_ok(&pb));
+	uint64_t faults0 = 0, faults1 = 0;
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults0), 0);
+	uint32_t out = 0, fence = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &out) == 0);
+	CHECK_EQ(submit_ib(0, &ib, 0, pm4_builder_bytes(&pb), NULL, 0, 0, 0, out, &fence), 0);
+	CHECK_EQ(drmSyncobjWait(fd, &out, 1, st_now_ns() + ST_WAIT_NS,
+				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), 0);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults1), 0);
+	CHECK_EQ(faults1, faults0 + 1);
+	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
+	st_bo_free(fd, &ib);
+}
+
+/* After a hang the open is lost, through the shim (ferryd's lost context) and on the fake kernel
+ * alike: FAULTS counts it, a later submit fails EIO, and a wait for a fence yet to be submitted
+ * ends EIO at once instead of sleeping out its timeout. Its own fd: the lost one is closed. */
+static void test_lost_after_hang(void)
+{
+	int keep = fd;
+	fd = st_open_render();
+	struct st_bo ib, data;
+	st_bo_new(fd, true, 4096, &ib);
+	st_bo_new(fd, true, 4096, &data);
+	memset(data.map, 0, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, (uint32_t *)ib.map, 64);
+	pm4_wait_mem_gte(&b, data.gpu_addr, 1); /* nobody writes it: a hang */
+	REQUIRE(pm4_builder_ok(&b));
+	uint64_t faults0 = 0, faults1 = 0;
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults0), 0);
+	uint32_t out = 0, empty = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &out) == 0);
+	REQUIRE(drmSyncobjCreate(fd, 0, &empty) == 0);
+	const struct st_bo *bos[] = { &data };
+	CHECK_EQ(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, out, NULL), 0);
+	CHECK_EQ(drmSyncobjWait(fd, &out, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults1), 0);
+	CHECK_EQ(faults1, faults0 + 1);
+	CHECK_EQ(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, 0, NULL), -EIO);
+	CHECK_EQ(drmSyncobjWait(fd, &empty, 1, st_now_ns() + ST_WAIT_NS,
+				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), -EIO);
+	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
+	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
+	st_bo_free(fd, &ib);
+	st_bo_free(fd, &data);
+	CHECK_EQ(close(fd), 0);
+	fd = keep;
+}
+
 static uint32_t queue_new(uint32_t prio)
 {
 	struct drm_msm_submitqueue q = { .prio = prio };
@@ -299,14 +361,13 @@ static void test_submit_errnos(void)
 	s = ok;
 	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
 	cmd = good;
-	if (env.mode == ST_MODE_SHIM) {
-		/* Relocs are not forwarded (every driver since msm 1.4 uses none); the simulated kernel
-		 * applies them as 6.1 does. */
+	{
+		/* Relocs are not offered (every driver since msm 1.4 uses none), on either path. */
 		struct drm_msm_gem_submit_reloc rel = { .submit_offset = 0, .reloc_idx = 1 };
 		cmd.nr_relocs = 1;
 		cmd.relocs = (uintptr_t)&rel;
 		s = ok;
-		CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+		CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EOPNOTSUPP);
 		cmd = good;
 	}
 
@@ -492,6 +553,8 @@ int main(int argc, char **argv)
 	RUN_TEST(test_submit_write);
 	RUN_TEST(test_syncobj_chain);
 	RUN_TEST(test_submit_errnos);
+	RUN_TEST(test_refused_submit_is_a_fault);
+	RUN_TEST(test_lost_after_hang);
 	RUN_TEST(test_submitqueues);
 	RUN_TEST(test_submitqueue_cycles);
 	RUN_TEST(test_fork_child_close);

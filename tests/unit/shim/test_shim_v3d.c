@@ -230,6 +230,30 @@ static void test_submit_errnos(void)
 	st_job_free(fd, &job);
 }
 
+/* Shim mode (ferryd validates): a job the validator refuses fails its SUBMIT_CL at once with the
+ * validator's errno, as v3dv needs to call its device lost, and leaves its out-syncobj without a
+ * fence; the open stays usable. */
+static void test_refused_job(void)
+{
+	if (env.mode != ST_MODE_SHIM)
+		return; /* the fake kernel has no validator */
+	struct st_job job;
+	st_job_build(fd, false, 0x5eed, &job);
+	uint8_t *rcl = job.bos[0].map + (job.rcl_start - (uint32_t)job.bos[0].gpu_addr);
+	uint8_t saved = rcl[0];
+	rcl[0] = 0xff; /* no V3D packet has this opcode */
+	uint32_t out = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &out) == 0);
+	CHECK_EQ(st_job_submit(fd, &job, 0, out, NULL), -EINVAL);
+	CHECK_EQ(drmSyncobjWait(fd, &out, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -EINVAL); /* no fence */
+	rcl[0] = saved;
+	CHECK_EQ(st_job_submit(fd, &job, 0, out, NULL), 0);
+	CHECK_EQ(drmSyncobjWait(fd, &out, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK(st_job_done(&job));
+	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
+	st_job_free(fd, &job);
+}
+
 int main(int argc, char **argv)
 {
 	st_setup(argc, argv, &env);
@@ -240,6 +264,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_submit_copy);
 	RUN_TEST(test_multisync);
 	RUN_TEST(test_submit_errnos);
+	RUN_TEST(test_refused_job);
 	CHECK_EQ(close(fd), 0);
 	st_teardown(&env);
 	return test_finish();
