@@ -209,7 +209,7 @@ static void test_refusal_is_loud(void)
 	pm4_builder_init(&b, ib.cpu, 1024);
 	PM4_PKT7(&b, CP_SMMU_TABLE_UPDATE, 0, 0, 0, 0); /* privileged */
 	REQUIRE(pm4_builder_ok(&b));
-	int before = log_count("submit refused, Operation not permitted (EPERM)");
+	int before = itest_log_count(&ferryd, "submit refused, Operation not permitted (EPERM)");
 	uint32_t seqno;
 	REQUIRE(itest_submit(&c, ib.bo, 0, pm4_builder_bytes(&b), NULL, 0, &seqno) == 0);
 	CHECK_EQ(ferry_fence_wait(c.q, seqno, ITEST_WAIT_NS), -EPERM);
@@ -220,8 +220,8 @@ static void test_refusal_is_loud(void)
 	CHECK(text && strstr(text, "validation-rejects: 1\n"));
 	free(text);
 	/* The warning is written by the time ferryd answered the status request after it. */
-	CHECK_EQ(log_count("submit refused, Operation not permitted (EPERM)"), before + 1);
-	CHECK_EQ(log_count("CP_SMMU_TABLE_UPDATE"), 1);
+	CHECK_EQ(itest_log_count(&ferryd, "submit refused, Operation not permitted (EPERM)"), before + 1);
+	CHECK_EQ(itest_log_count(&ferryd, "CP_SMMU_TABLE_UPDATE"), 1);
 	CHECK(itest_client_works(&c, 0x5151));
 	ferry_bo_close(ib.bo);
 	itest_client_close(&c);
