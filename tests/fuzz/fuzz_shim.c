@@ -69,6 +69,11 @@ static uint32_t clamp(uint32_t n, uint32_t max)
 	return n < max ? n : max;
 }
 
+/* The fuzzer's memory budget, not a kernel rule: the node (like the kernel) makes BOs of any
+ * size memory allows, and a copy or fill the simulated GPU runs into a 1.7 GB BO touches all of
+ * it, which would end the run at libFuzzer's 2 GB RSS limit without finding anything. */
+#define MAX_BO_SIZE (16u << 20)
+
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -95,7 +100,7 @@ static void clamp_timespec(struct drm_msm_timespec *t)
 }
 
 enum fix {
-	FIX_NONE, FIX_MSM_PARAM, FIX_MSM_GEM_INFO, FIX_MSM_SUBMIT, FIX_MSM_QUERY, FIX_MSM_CPU_PREP, FIX_MSM_WAIT,
+	FIX_NONE, FIX_MSM_GEM_NEW, FIX_V3D_CREATE_BO, FIX_MSM_PARAM, FIX_MSM_GEM_INFO, FIX_MSM_SUBMIT, FIX_MSM_QUERY, FIX_MSM_CPU_PREP, FIX_MSM_WAIT,
 	FIX_V3D_CL, FIX_V3D_CSD, FIX_V3D_TFU, FIX_V3D_WAIT, FIX_VERSION, FIX_PRIME_IMPORT, FIX_PRIME_EXPORT,
 	FIX_SYNC_WAIT, FIX_SYNC_ARRAY, FIX_SYNC_IMPORT, FIX_SYNC_EXPORT,
 };
@@ -111,7 +116,7 @@ struct req {
 static const struct req reqs[] = {
 	{ DRM_IOCTL_MSM_GET_PARAM, FIX_MSM_PARAM, SHIM_FAMILY_MSM },
 	{ DRM_IOCTL_MSM_SET_PARAM, FIX_MSM_PARAM, SHIM_FAMILY_MSM },
-	{ DRM_IOCTL_MSM_GEM_NEW, FIX_NONE, SHIM_FAMILY_MSM },
+	{ DRM_IOCTL_MSM_GEM_NEW, FIX_MSM_GEM_NEW, SHIM_FAMILY_MSM },
 	{ DRM_IOCTL_MSM_GEM_INFO, FIX_MSM_GEM_INFO, SHIM_FAMILY_MSM },
 	{ DRM_IOCTL_MSM_GEM_CPU_PREP, FIX_MSM_CPU_PREP, SHIM_FAMILY_MSM },
 	{ DRM_IOCTL_MSM_GEM_CPU_FINI, FIX_NONE, SHIM_FAMILY_MSM },
@@ -123,7 +128,7 @@ static const struct req reqs[] = {
 	{ DRM_IOCTL_MSM_SUBMITQUEUE_QUERY, FIX_MSM_QUERY, SHIM_FAMILY_MSM },
 	{ DRM_IOCTL_V3D_SUBMIT_CL, FIX_V3D_CL, SHIM_FAMILY_V3D },
 	{ DRM_IOCTL_V3D_WAIT_BO, FIX_V3D_WAIT, SHIM_FAMILY_V3D },
-	{ DRM_IOCTL_V3D_CREATE_BO, FIX_NONE, SHIM_FAMILY_V3D },
+	{ DRM_IOCTL_V3D_CREATE_BO, FIX_V3D_CREATE_BO, SHIM_FAMILY_V3D },
 	{ DRM_IOCTL_V3D_MMAP_BO, FIX_NONE, SHIM_FAMILY_V3D },
 	{ DRM_IOCTL_V3D_GET_PARAM, FIX_NONE, SHIM_FAMILY_V3D },
 	{ DRM_IOCTL_V3D_GET_BO_OFFSET, FIX_NONE, SHIM_FAMILY_V3D },
@@ -169,6 +174,12 @@ static void fix_arg(enum fix fix, void *arg)
 	case FIX_NONE:
 	case FIX_PRIME_EXPORT:
 	case FIX_SYNC_EXPORT:
+		break;
+	case FIX_MSM_GEM_NEW:
+		((struct drm_msm_gem_new *)arg)->size %= MAX_BO_SIZE + 1;
+		break;
+	case FIX_V3D_CREATE_BO:
+		((struct drm_v3d_create_bo *)arg)->size %= MAX_BO_SIZE + 1;
 		break;
 	case FIX_MSM_PARAM: {
 		struct drm_msm_param *a = arg;
