@@ -1,5 +1,6 @@
 /* libferry msm submits: builds FERRY_MSG_MSM_SUBMIT (command BOs first, READ; then the
- * caller's BOs), takes the queue's next seqno and sends it. Never waits. */
+ * caller's BOs), takes the queue's next seqno and sends it. Never waits. A submit without
+ * cmds is valid, as in the kernel: its fence signals once the queue's earlier work is done. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *
 	struct ferry_device *dev = ctx->dev;
 	if (seqno)
 		*seqno = 0;
-	if (!s || s->nr_cmds == 0 || s->nr_cmds > FERRY_MAX_SUBMIT_CMDS ||
+	if (!s || s->nr_cmds > FERRY_MAX_SUBMIT_CMDS ||
 	    s->nr_bos > FERRY_MAX_SUBMIT_BOS || s->nr_in_fences > FERRY_MAX_SUBMIT_IN_FENCES ||
 	    (s->flags & ~FERRY_SUBMIT_FLAGS)) {
 		ferry_set_error(dev, "submit: bad counts or flags");
@@ -39,8 +40,9 @@ int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *
 	}
 
 	uint32_t max_bos = s->nr_cmds + s->nr_bos; /* both bounded above: no overflow */
-	struct ferry_msm_submit_bo *bos = calloc(max_bos, sizeof(*bos));
-	struct ferry_msm_submit_cmd *cmds = calloc(s->nr_cmds, sizeof(*cmds));
+	/* At least one element each: calloc(0) may return NULL. */
+	struct ferry_msm_submit_bo *bos = calloc(max_bos ? max_bos : 1, sizeof(*bos));
+	struct ferry_msm_submit_cmd *cmds = calloc(s->nr_cmds ? s->nr_cmds : 1, sizeof(*cmds));
 	if (!bos || !cmds) {
 		free(bos);
 		free(cmds);

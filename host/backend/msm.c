@@ -316,14 +316,16 @@ int msm_submit_prepare(struct msm_ctx *mc, const struct ferry_msm_submit *s,
 	mc->prepared = false;
 	if (s->nr_bos > FERRY_MAX_SUBMIT_BOS)
 		FAIL("nr_bos %u exceeds %u", s->nr_bos, FERRY_MAX_SUBMIT_BOS);
-	if (s->nr_cmds == 0 || s->nr_cmds > FERRY_MAX_SUBMIT_CMDS)
-		FAIL("nr_cmds %u must be 1..%u", s->nr_cmds, FERRY_MAX_SUBMIT_CMDS);
+	/* No cmds is valid (the kernel takes it: a fence in the ring's order, e.g. a vkQueueSubmit
+	 * without command buffers). */
+	if (s->nr_cmds > FERRY_MAX_SUBMIT_CMDS)
+		FAIL("nr_cmds %u exceeds %u", s->nr_cmds, FERRY_MAX_SUBMIT_CMDS);
 	if (s->nr_relocs > FERRY_MAX_SUBMIT_RELOCS)
 		FAIL("nr_relocs %u exceeds %u", s->nr_relocs, FERRY_MAX_SUBMIT_RELOCS);
 
 	if (reserve((void **)&mc->k_bos, &mc->cap_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*mc->k_bos)) ||
-	    reserve((void **)&mc->k_cmds, &mc->cap_cmds, s->nr_cmds, sizeof(*mc->k_cmds)) ||
-	    reserve((void **)&mc->reloc_fill, &mc->cap_fill, s->nr_cmds, sizeof(*mc->reloc_fill)) ||
+	    reserve((void **)&mc->k_cmds, &mc->cap_cmds, s->nr_cmds ? s->nr_cmds : 1, sizeof(*mc->k_cmds)) ||
+	    reserve((void **)&mc->reloc_fill, &mc->cap_fill, s->nr_cmds ? s->nr_cmds : 1, sizeof(*mc->reloc_fill)) ||
 	    reserve((void **)&mc->k_relocs, &mc->cap_relocs, s->nr_relocs ? s->nr_relocs : 1,
 		    sizeof(*mc->k_relocs))) {
 		snprintf(why, why_len, "out of memory");

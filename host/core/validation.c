@@ -197,6 +197,11 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 	/* A stopped submit continues only with its own context (the client's frames wait). */
 	if (c->val_pending && c->val_ctx != ctx)
 		validation_cancel(c);
+	/* No cmds, nothing the GPU reads: no shadow set, and the kernel gets the empty submit. */
+	if (s->nr_cmds == 0) {
+		*set = NULL;
+		return 0;
+	}
 	bool resuming = c->val_pending != NULL;
 	if (!resuming && !h->validator) {
 		struct pm4v_policy policy;

@@ -195,17 +195,19 @@ static void seeds_host_once(void)
 {
 	struct ferry_buf b;
 	uint32_t seq = 1;
-	/* msm: a submit of the BO the fuzz target fills with CP_NOPs, one with a reloc, a BO prep. */
+	/* msm: a submit of the BO the fuzz target fills with CP_NOPs, one with a reloc, one without
+	 * cmds (a fence alone, as Turnip sends), a BO prep. */
 	session_start(&b, &seq, 0, FERRY_FAMILY_MSM);
 	struct ferry_msm_submit_bo bos[2] = { { .bo_id = 1, .flags = 0x1 }, { .bo_id = 2, .flags = 0x3 } };
 	struct ferry_msm_submit_cmd cmds[1] = { { .type = 1, .bo_index = 0, .offset = 0, .size = 64 } };
 	struct ferry_msm_submit_reloc relocs[1] = { { .cmd_index = 0, .submit_offset = 8, .bo_index = 1 } };
 	struct ferry_msg m = { .kind = FERRY_MSG_MSM_SUBMIT };
-	for (uint32_t i = 0; i < 2; i++) {
+	for (uint32_t i = 0; i < 3; i++) {
 		m = (struct ferry_msg){ .kind = FERRY_MSG_MSM_SUBMIT };
 		m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = 1, .queue_id = 1, .seqno = 1 + i,
-							    .flags = FERRY_SUBMIT_NOTIFY, .nr_bos = 2, .nr_cmds = 1,
-							    .nr_relocs = i, .bos = bos, .cmds = cmds, .relocs = relocs };
+							    .flags = FERRY_SUBMIT_NOTIFY, .nr_bos = 2,
+							    .nr_cmds = i < 2 ? 1 : 0, .nr_relocs = i == 1,
+							    .bos = bos, .cmds = cmds, .relocs = relocs };
 		host_msg(&b, &m, &seq);
 	}
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CPU_PREP };

@@ -1,5 +1,6 @@
 /* Fence order per queue: seqnos retire in order, and "signaled" for one seqno implies every
- * earlier seqno of that queue is signaled too; two queues of one context are independent. */
+ * earlier seqno of that queue is signaled too; two queues of one context are independent. A
+ * submit without cmds takes its place in that order like any other. */
 #include <errno.h>
 #include <string.h>
 
@@ -85,10 +86,69 @@ static void test_in_order(void)
 	itest_client_close(&c);
 }
 
+/* Empty submits (nr_cmds = 0, Turnip's vkQueueSubmit without command buffers) through libferry
+ * and ferryd: behind a submit the CP holds at a gate, they get the next seqnos and signal only
+ * after it; one on a second queue waits for the first queue's empty one through an in-fence. */
+static void test_empty_submit_order(void)
+{
+	struct itest_client c;
+	REQUIRE(itest_client_open(ferryd.uri, &c) == 0);
+	struct ferry_queue *q2;
+	REQUIRE(ferry_queue_create(c.ctx, 0, &q2) == 0);
+	struct itest_bo ib, data;
+	REQUIRE(itest_bo_new(c.ctx, 4096, &ib) == 0);
+	REQUIRE(itest_bo_new(c.ctx, 4096, &data) == 0);
+	data.cpu[0] = 0;
+	data.cpu[1] = 0;
+	struct pm4_builder b;
+	pm4_builder_init(&b, ib.cpu, 64);
+	pm4_wait_mem_gte(&b, data.iova, 1); /* data[0]: the gate */
+	uint32_t value = 0xe3e7f00d;
+	pm4_mem_write(&b, data.iova + 4, &value, 1);
+	REQUIRE(pm4_builder_ok(&b));
+
+	struct ferry_cmd cmd = { ib.bo, 0, pm4_builder_bytes(&b), 0 };
+	struct ferry_submit_bo wb = { data.bo, MSM_SUBMIT_BO_WRITE };
+	struct ferry_submit gated = { .cmds = &cmd, .nr_cmds = 1, .bos = &wb, .nr_bos = 1 };
+	uint32_t sa = 0, se = 0, sb = 0, s2 = 0;
+	REQUIRE(ferry_submit(c.q, &gated, &sa) == 0);
+	struct ferry_submit empty = { .flags = FERRY_SUBMIT_NOTIFY };
+	CHECK_EQ(ferry_submit(c.q, &empty, &se), 0);
+	CHECK_EQ(se, sa + 1);
+	struct ferry_submit empty_bos = { .bos = &wb, .nr_bos = 1 }; /* BOs but no cmds */
+	CHECK_EQ(ferry_submit(c.q, &empty_bos, &sb), 0);
+	CHECK_EQ(sb, se + 1);
+	struct ferry_fence_ref in = { .queue_id = ferry_queue_id(c.q), .seqno = se };
+	struct ferry_submit chained = { .in_fences = &in, .nr_in_fences = 1, .flags = FERRY_SUBMIT_NOTIFY };
+	CHECK_EQ(ferry_submit(q2, &chained, &s2), 0);
+
+	/* The gate is closed: nothing behind the gated submit has signaled. */
+	CHECK_EQ(ferry_fence_wait(c.q, se, 50 * 1000 * 1000), -ETIMEDOUT);
+	CHECK(!ferry_fence_signaled(c.q, sa));
+	CHECK(!ferry_fence_signaled(c.q, sb));
+	CHECK(!ferry_fence_signaled(q2, s2));
+	CHECK_EQ(data.cpu[1], 0);
+
+	__atomic_store_n(&data.cpu[0], 1, __ATOMIC_SEQ_CST); /* open the gate */
+	CHECK_EQ(ferry_fence_wait(q2, s2, ITEST_WAIT_NS), 0);
+	CHECK(ferry_fence_signaled(c.q, se));
+	CHECK(ferry_fence_signaled(c.q, sa)); /* the empty one signaled only after it */
+	CHECK_EQ(data.cpu[1], value);
+	CHECK_EQ(ferry_fence_wait(c.q, sb, ITEST_WAIT_NS), 0);
+	/* The context still works: no error marked it lost. */
+	CHECK(itest_client_works(&c, 0xe3e7beefu));
+
+	ferry_queue_close(q2);
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(data.bo);
+	itest_client_close(&c);
+}
+
 int main(void)
 {
 	itest_start_ferryd(&ferryd);
 	RUN_TEST(test_in_order);
+	RUN_TEST(test_empty_submit_order);
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 40);
 	CHECK(itest_stop_ferryd(&ferryd));

@@ -87,7 +87,7 @@ struct ferry_submit_bo {
 
 struct ferry_submit {
 	const struct ferry_cmd *cmds;
-	uint32_t nr_cmds;
+	uint32_t nr_cmds; /* 0 is valid: a fence that signals after the queue's earlier submits */
 	/* BOs the GPU touches besides the command BOs (those are added READ automatically). */
 	const struct ferry_submit_bo *bos;
 	uint32_t nr_bos;

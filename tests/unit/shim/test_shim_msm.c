@@ -1,9 +1,10 @@
 /* The msm uAPI (Linux 6.1, driver 1.9) as Turnip and freedreno use it: params, GEM_NEW /
  * GEM_INFO / mmap of the fake offset, GEM_SUBMIT of a PM4 IB with out- and in-syncobjs (a chain
- * across two submitqueues held back by a CP wait on a CPU-written word), WAIT_FENCE, the
- * submitqueue ioctls, and the errnos the kernel gives for malformed submits. On the fake kernel:
- * a draw it does not execute is warned about once per process, and with FERRY_SIM_STRICT=1 it
- * is a GPU fault (MSM_PARAM_FAULTS) that stops the submit at the draw. */
+ * across two submitqueues held back by a CP wait on a CPU-written word), empty submits (no cmds:
+ * a fence in the queue's order), WAIT_FENCE, the submitqueue ioctls, and the errnos the kernel
+ * gives for malformed submits. On the fake kernel: a draw it does not execute is warned about
+ * once per process, and with FERRY_SIM_STRICT=1 it is a GPU fault (MSM_PARAM_FAULTS) that stops
+ * the submit at the draw and loses the context. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -299,6 +300,81 @@ static void test_syncobj_chain(void)
 	st_bo_free(fd, &data);
 }
 
+/* A GEM_SUBMIT with nr_cmds = 0 (Turnip's vkQueueSubmit without command buffers; GStreamer
+ * uses it to signal a fence), optionally listing bos (READ|WRITE). */
+static int submit_empty(uint32_t queue, const struct st_bo *const *bos, uint32_t nr, uint32_t in,
+			uint32_t in_flags, uint32_t out, uint32_t *fence)
+{
+	struct drm_msm_gem_submit_bo sb[4] = { { 0 } };
+	for (uint32_t i = 0; i < nr; i++)
+		sb[i] = (struct drm_msm_gem_submit_bo){ .flags = MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE,
+							.handle = bos[i]->handle };
+	struct drm_msm_gem_submit_syncobj sin = { .handle = in, .flags = in_flags }, sout = { .handle = out };
+	struct drm_msm_gem_submit s = {
+		.flags = MSM_PIPE_3D0 | (in ? MSM_SUBMIT_SYNCOBJ_IN : 0) | (out ? MSM_SUBMIT_SYNCOBJ_OUT : 0),
+		.nr_bos = nr, .nr_cmds = 0, .bos = nr ? (uintptr_t)sb : 0, .queueid = queue,
+		.in_syncobjs = (uintptr_t)&sin, .out_syncobjs = (uintptr_t)&sout,
+		.nr_in_syncobjs = in ? 1 : 0, .nr_out_syncobjs = out ? 1 : 0, .syncobj_stride = sizeof(sin),
+	};
+	int r = st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
+	if (fence)
+		*fence = s.fence;
+	return r;
+}
+
+/* Empty submits are accepted as the kernel accepts them: on queue 1, E after A (held in the CP
+ * by a gate) gets the next fence and signals its out-syncobj only once A is done; on queue 2, F
+ * (BOs, no cmds) waits for E's syncobj and signals in turn. */
+static void test_empty_submit(void)
+{
+	struct st_bo ib, data;
+	st_bo_new(fd, true, 4096, &ib);
+	st_bo_new(fd, true, 4096, &data);
+	uint32_t *d = (uint32_t *)data.map;
+	memset(d, 0, 4096);
+	uint32_t q1 = queue_new(0), q2 = queue_new(0);
+
+	struct pm4_builder b;
+	pm4_builder_init(&b, (uint32_t *)ib.map, 64);
+	pm4_wait_mem_gte(&b, data.gpu_addr, 1); /* d[0]: the gate */
+	uint32_t value = 0xe3e7;
+	pm4_mem_write(&b, data.gpu_addr + 4, &value, 1);
+	REQUIRE(pm4_builder_ok(&b));
+
+	uint32_t s_e = 0, s_f = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &s_e) == 0);
+	REQUIRE(drmSyncobjCreate(fd, 0, &s_f) == 0);
+	const struct st_bo *bos[] = { &data };
+	uint32_t fa = 0, fe = 0, ff = 0;
+	CHECK_EQ(submit_ib(q1, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, 0, &fa), 0);
+	CHECK_EQ(submit_empty(q1, NULL, 0, 0, 0, s_e, &fe), 0);
+	CHECK((int32_t)(fe - fa) > 0);
+	CHECK_EQ(submit_empty(q2, bos, 1, s_e, MSM_SUBMIT_SYNCOBJ_RESET, s_f, &ff), 0);
+	CHECK(ff != 0);
+	CHECK_EQ(drmSyncobjWait(fd, &s_e, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -EINVAL); /* reset */
+
+	/* The gate is closed: nothing behind A has signaled. */
+	CHECK_EQ(drmSyncobjWait(fd, &s_f, 1, st_now_ns() + 20 * 1000 * 1000, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL),
+		 -ETIME);
+	CHECK_EQ(wait_fence(q1, fe, 20 * 1000 * 1000), -ETIMEDOUT);
+	CHECK_EQ(wait_fence(q2, ff, 0), -ETIMEDOUT);
+	CHECK_EQ(d[1], 0);
+
+	__atomic_store_n(&d[0], 1, __ATOMIC_SEQ_CST); /* open the gate */
+	CHECK_EQ(drmSyncobjWait(fd, &s_f, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK_EQ(wait_fence(q1, fe, 0), 0);
+	CHECK_EQ(wait_fence(q1, fa, 0), 0); /* E signaled only after A */
+	CHECK_EQ(wait_fence(q2, ff, ST_WAIT_NS), 0);
+	CHECK_EQ(d[1], value);
+
+	CHECK_EQ(drmSyncobjDestroy(fd, s_e), 0);
+	CHECK_EQ(drmSyncobjDestroy(fd, s_f), 0);
+	CHECK_EQ(queue_close(q1), 0);
+	CHECK_EQ(queue_close(q2), 0);
+	st_bo_free(fd, &ib);
+	st_bo_free(fd, &data);
+}
+
 static void test_submit_errnos(void)
 {
 	struct st_job job;
@@ -558,6 +634,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_gem);
 	RUN_TEST(test_submit_write);
 	RUN_TEST(test_syncobj_chain);
+	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_submit_errnos);
 	RUN_TEST(test_refused_submit_is_a_fault);
 	RUN_TEST(test_lost_after_hang);

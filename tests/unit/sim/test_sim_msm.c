@@ -461,6 +461,45 @@ static void test_fence_sn_in_and_wait_fence(void)
 	k->ops->close(k);
 }
 
+/* A submit without cmds (Turnip's vkQueueSubmit without command buffers) is the kernel's too:
+ * it gets the queue's next fence, which signals only once the submit before it retired, with
+ * or without a BO list and a cmds pointer. */
+static void test_empty_submit(void)
+{
+	struct kdev *k = sim_msm_open(dev);
+	uint32_t q = new_queue(k, 1);
+	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, cmd.cpu, 1024);
+	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff); /* until the CPU writes 1 to flag[0] */
+	REQUIRE(pm4_builder_ok(&b));
+	const struct tbo *extra[] = { &flag };
+	uint32_t gated = 0;
+	REQUIRE(submit_ib_bos(k, q, &cmd, b.len, extra, 1, &gated) == 0);
+
+	struct drm_msm_gem_submit_bo bo = { .flags = MSM_SUBMIT_BO_READ, .handle = flag.handle };
+	struct drm_msm_gem_submit e = { .flags = MSM_PIPE_3D0, .queueid = q };
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &e), 0);
+	CHECK_EQ(e.fence, gated + 1);
+	uint32_t bare = e.fence;
+	e = (struct drm_msm_gem_submit){ .flags = MSM_PIPE_3D0, .queueid = q, .nr_bos = 1, .bos = (uintptr_t)&bo };
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &e), 0);
+	CHECK_EQ(e.fence, bare + 1);
+	/* The BO table is still checked. */
+	bo.handle = 999;
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &e), -EINVAL);
+
+	CHECK_EQ(wait_fence_ms(k, q, bare, 30), -ETIMEDOUT);
+	CHECK_EQ(wait_fence_ms(k, q, bare + 1, 0), -ETIMEDOUT);
+	__atomic_store_n(&flag.cpu[0], 1, __ATOMIC_RELEASE);
+	CHECK_EQ(wait_fence_ms(k, q, bare + 1, 5000), 0);
+	CHECK_EQ(wait_fence_ms(k, q, gated, 0), 0);
+	CHECK_EQ(get_param(k, MSM_PARAM_FAULTS), 0);
+	tbo_free(k, &cmd);
+	tbo_free(k, &flag);
+	k->ops->close(k);
+}
+
 static void test_separate_address_spaces(void)
 {
 	struct kdev *a = sim_msm_open(dev), *b = sim_msm_open(dev);
@@ -519,6 +558,7 @@ int main(void)
 	RUN_TEST(test_submit_envelope);
 	RUN_TEST(test_relocs_applied);
 	RUN_TEST(test_fence_sn_in_and_wait_fence);
+	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_separate_address_spaces);
 	RUN_TEST(test_poll_fd);
 	sim_msm_device_destroy(dev);
