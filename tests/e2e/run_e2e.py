@@ -5,7 +5,8 @@
                    libferry-shim.so, and checks ferryd exits cleanly afterwards.
 --mode fakekernel: preloads libferry-fakekernel.so (the simulated kernel in process, FERRY_GPU):
                    the native baseline, no ferryd.
-The program's output must contain every --expect string and it must exit 0 (or --expect-exit).
+The program's output must contain every --expect string, match no --reject-re, and it must exit 0
+(or --expect-exit).
 --env K=V sets a variable for the program (TU_DEBUG=gmem ...); @TMP@ in the program's arguments,
 --env values and the --output options is the case's private temporary directory.
 --baseline CMD (one shell-quoted string) runs a second arm64 program under plain qemu-aarch64, with
@@ -84,6 +85,8 @@ def main():
     ap.add_argument("--mode", choices=["shim", "fakekernel"], required=True)
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--expect-re", action="append", default=[], help="a regular expression a line must match")
+    ap.add_argument("--reject-re", action="append", default=[],
+                    help="a regular expression no line of the output may match")
     ap.add_argument("--expect-exit", default="0",
                     help="the program's exit status: a number, or 'nonzero' (default 0)")
     ap.add_argument("--env", action="append", default=[], metavar="K=V",
@@ -172,6 +175,11 @@ def main():
     for e in a.expect_re:
         if not re.search(e, out, re.MULTILINE):
             print(f"e2e: no line matches {e!r}")
+            ok = False
+    for e in a.reject_re:
+        m = re.search(e, out, re.MULTILINE)
+        if m:
+            print(f"e2e: the output matches {e!r}: {m.group(0)!r}")
             ok = False
     if a.output and not compare_with_baseline(a, env, tmp):
         ok = False
