@@ -4,7 +4,8 @@
 #   ci/install-deps.sh          what the build and the native tests need
 #   ci/install-deps.sh --e2e    also the arm64 side of the end-to-end tests: Debian's arm64 Mesa
 #                               (Turnip, freedreno, v3dv, v3d), vulkaninfo, qemu-user and the
-#                               aarch64 cross compilers (adds the arm64 architecture to dpkg)
+#                               aarch64 cross compilers (adds the arm64 architecture to dpkg),
+#                               and arm64 GStreamer (gst-launch-1.0, videotestsrc, vulkanupload)
 set -euo pipefail
 
 # clang + libclang-rt-14-dev (libFuzzer's runtime, only recommended by clang) build the fuzz
@@ -15,6 +16,9 @@ e2e_pkgs=(qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
           mesa-vulkan-drivers:arm64 libegl-mesa0:arm64 libgl1-mesa-dri:arm64 vulkan-tools:arm64
           libvulkan-dev:arm64 libegl-dev:arm64 libgles-dev:arm64 libdrm-dev:arm64
           libflatbuffers-dev:arm64)
+# The GStreamer e2e cases need gst-launch-1.0, videotestsrc (base) and the Vulkan elements (bad);
+# their recommends (codecs, more plugin sets) are not needed, so these come without them.
+gst_pkgs=(gstreamer1.0-tools:arm64 gstreamer1.0-plugins-base:arm64 gstreamer1.0-plugins-bad:arm64)
 
 e2e=0
 [ "${1:-}" = "--e2e" ] && e2e=1
@@ -26,26 +30,37 @@ need_root() {
 	fi
 }
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
+missing_gst=()
 recommends=(--no-install-recommends)
 if ((e2e)); then
 	for p in "${e2e_pkgs[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+		installed "$p" || missing+=("$p")
+	done
+	for p in "${gst_pkgs[@]}"; do
+		installed "$p" || missing_gst+=("$p")
 	done
 	# Mesa's arm64 drivers are installed the way a user would (with what they recommend).
 	recommends=()
 fi
 
-if ((${#missing[@]})); then
-	need_root "${missing[@]}"
-	echo "ferry: installing ${missing[*]}"
+if ((${#missing[@]} + ${#missing_gst[@]})); then
+	need_root "${missing[@]}" "${missing_gst[@]}"
+	echo "ferry: installing ${missing[*]} ${missing_gst[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	if ((e2e)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
 	fi
 	apt-get update -qq
-	apt-get install -y -qq "${recommends[@]}" "${missing[@]}" >/dev/null
+	if ((${#missing[@]})); then
+		apt-get install -y -qq "${recommends[@]}" "${missing[@]}" >/dev/null
+	fi
+	if ((${#missing_gst[@]})); then
+		apt-get install -y -qq --no-install-recommends "${missing_gst[@]}" >/dev/null
+	fi
 fi

@@ -5,11 +5,18 @@
                    libferry-shim.so, and checks ferryd exits cleanly afterwards.
 --mode fakekernel: preloads libferry-fakekernel.so (the simulated kernel in process, FERRY_GPU):
                    the native baseline, no ferryd.
-The program's output must contain every --expect string and it must exit 0.
+The program's output must contain every --expect string, match no --reject-re, and it must exit 0
+(or --expect-exit).
+--env K=V sets a variable for the program (TU_DEBUG=gmem ...); @TMP@ in the program's arguments,
+--env values and the --output options is the case's private temporary directory.
+--baseline CMD (one shell-quoted string) runs a second arm64 program under plain qemu-aarch64, with
+no ferry library at all, and --output FILE of the program must then equal --baseline-output FILE
+byte for byte (e.g. a GStreamer pipeline with and without its Vulkan elements).
 --sim-strict:      work the simulator does not execute fails its job (ferryd --sim-strict, or
                    FERRY_SIM_STRICT=1 for the fake kernel) instead of being counted and warned
                    about, so a case cannot pass on skipped work."""
 import argparse
+import shlex
 import os
 import re
 import shutil
@@ -25,6 +32,54 @@ ICD = {
 }
 
 
+def first_difference(x, y):
+    n = min(len(x), len(y))
+    for i in range(0, n, 4096):
+        if x[i:i + 4096] != y[i:i + 4096]:
+            return next(j for j in range(i, min(i + 4096, n)) if x[j] != y[j])
+    return n if len(x) != len(y) else None
+
+
+def compare_with_baseline(a, env, tmp):
+    """Runs the baseline (no ferry library, no GPU) and compares the two output files."""
+    cmd = ["qemu-aarch64", "-L", "/"] + [p.replace("@TMP@", tmp) for p in shlex.split(a.baseline)]
+    base_env = dict(env)
+    base_env.pop("LD_PRELOAD", None)
+    try:
+        p = subprocess.run(cmd, env=base_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=a.timeout, text=True)
+    except subprocess.TimeoutExpired:
+        print(f"e2e: the baseline timed out after {a.timeout} s")
+        return False
+    if p.returncode != 0:
+        print(f"e2e: the baseline exited {p.returncode}:\n{p.stdout}")
+        return False
+    paths = [a.output.replace("@TMP@", tmp), a.baseline_output.replace("@TMP@", tmp)]
+    data = []
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data.append(f.read())
+        except OSError as e:
+            print(f"e2e: cannot read {path}: {e}")
+            return False
+    out, base = data
+    if not base:
+        print("e2e: the baseline wrote nothing: nothing to compare")
+        return False
+    d = first_difference(out, base)
+    if d is not None:
+        diff = sum(1 for i in range(min(len(out), len(base))) if out[i] != base[i])
+        got = out[d] if d < len(out) else None
+        want = base[d] if d < len(base) else None
+        print(f"e2e: output differs from the baseline: {len(out)} vs {len(base)} bytes, first "
+              f"difference at byte {d} (want {want if want is None else hex(want)}, got "
+              f"{got if got is None else hex(got)}), {diff} differing bytes in the common part")
+        return False
+    print(f"e2e: output equals the baseline, all {len(base)} bytes")
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ferryd", required=True)
@@ -35,6 +90,17 @@ def main():
     ap.add_argument("--expect-re", action="append", default=[], help="a regular expression a line must match")
     ap.add_argument("--expect-ferryd-warn", action="append", default=[],
                     help="a regular expression: ferryd must log a warning matching it (and such warnings are no failure)")
+    ap.add_argument("--reject-re", action="append", default=[],
+                    help="a regular expression no line of the output may match")
+    ap.add_argument("--expect-exit", default="0",
+                    help="the program's exit status: a number, or 'nonzero' (default 0)")
+    ap.add_argument("--env", action="append", default=[], metavar="K=V",
+                    help="an environment variable for the program")
+    ap.add_argument("--ferryd-arg", action="append", default=[],
+                    help="one more ferryd argument (e.g. --ferryd-arg=--log-level=debug)")
+    ap.add_argument("--output", help="file the program writes, compared with --baseline-output")
+    ap.add_argument("--baseline", help="command whose --baseline-output the --output must equal")
+    ap.add_argument("--baseline-output")
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--sim-strict", action="store_true",
                     help="fail jobs containing work the simulator does not execute")
@@ -46,6 +112,13 @@ def main():
     prog = [p.replace("@CROSS@", a.cross_dir) for p in program]
     if not prog:
         ap.error("no program given")
+    if bool(a.output) + bool(a.baseline) + bool(a.baseline_output) not in (0, 3):
+        ap.error("--output, --baseline and --baseline-output go together")
+    if a.expect_exit != "nonzero" and not a.expect_exit.lstrip("-").isdigit():
+        ap.error("--expect-exit takes a number or 'nonzero'")
+    for kv in a.env:
+        if "=" not in kv:
+            ap.error(f"--env {kv!r} is not K=V")
     lib = os.path.join(a.cross_dir, "guest/shim",
                        "libferry-shim.so" if a.mode == "shim" else "libferry-fakekernel.so")
     for f in (lib, prog[0]):
@@ -54,6 +127,7 @@ def main():
             return 1
 
     tmp = tempfile.mkdtemp(prefix="ferry-e2e-")
+    prog = [p.replace("@TMP@", tmp) for p in prog]
     sock = os.path.join(tmp, "ferryd.sock")
     env = dict(os.environ)
     # Only Mesa's ICD for this family, so the test is about that driver (lavapipe stays out).
@@ -61,13 +135,16 @@ def main():
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
     env.setdefault("XDG_RUNTIME_DIR", tmp)
+    for kv in a.env:
+        k, v = kv.split("=", 1)
+        env[k] = v.replace("@TMP@", tmp)
     qemu = ["qemu-aarch64", "-L", "/", "-E", f"LD_PRELOAD={lib}"]
     ferryd = None
     if a.mode == "shim":
         qemu += ["-E", f"FERRY_SOCKET={sock}"]
         log = open(os.path.join(tmp, "ferryd.log"), "w+")
         cmd = [a.ferryd, "--socket", sock, "--gpu", a.gpu] + (["--sim-strict"] if a.sim_strict else [])
-        ferryd = subprocess.Popen(cmd, stdout=log, stderr=log)
+        ferryd = subprocess.Popen(cmd + a.ferryd_arg, stdout=log, stderr=log)
         for _ in range(200):
             if os.path.exists(sock) or ferryd.poll() is not None:
                 break
@@ -97,7 +174,9 @@ def main():
     print(out)
     print(f"e2e: {os.path.basename(prog[0])} on {a.gpu} via {a.mode}: exit {rc} in {took:.1f} s")
 
-    ok = rc == 0
+    ok = rc != 0 if a.expect_exit == "nonzero" else rc == int(a.expect_exit)
+    if not ok:
+        print(f"e2e: exit status {rc}, expected {a.expect_exit}")
     for e in a.expect:
         if e not in out:
             print(f"e2e: output lacks {e!r}")
@@ -106,6 +185,13 @@ def main():
         if not re.search(e, out, re.MULTILINE):
             print(f"e2e: no line matches {e!r}")
             ok = False
+    for e in a.reject_re:
+        m = re.search(e, out, re.MULTILINE)
+        if m:
+            print(f"e2e: the output matches {e!r}: {m.group(0)!r}")
+            ok = False
+    if a.output and not compare_with_baseline(a, env, tmp):
+        ok = False
     if ferryd:
         ferryd.send_signal(signal.SIGTERM)
         try:

@@ -267,12 +267,18 @@ static bool pick_memory_type(const struct vk_ctx *ctx, uint32_t type_bits, uint3
 
 bool vk_buf_create(struct vk_ctx *ctx, struct vk_buf *buf, VkDeviceSize size)
 {
+	return vk_buf_create_usage(ctx, buf, size, 0);
+}
+
+bool vk_buf_create_usage(struct vk_ctx *ctx, struct vk_buf *buf, VkDeviceSize size,
+			 VkBufferUsageFlags extra_usage)
+{
 	memset(buf, 0, sizeof(*buf));
 	buf->size = size;
 	VkBufferCreateInfo info = {
 		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
 		.size = size,
-		.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | extra_usage,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
 	if (!vk_ok(vkCreateBuffer(ctx->device, &info, NULL, &buf->buffer), "vkCreateBuffer"))

@@ -47,6 +47,9 @@ void vk_ctx_fini(struct vk_ctx *ctx);
 
 /* A transfer src+dst buffer of `size` bytes in its own host-visible allocation, mapped. */
 bool vk_buf_create(struct vk_ctx *ctx, struct vk_buf *buf, VkDeviceSize size);
+/* The same with more usages (vertex, storage). */
+bool vk_buf_create_usage(struct vk_ctx *ctx, struct vk_buf *buf, VkDeviceSize size,
+			 VkBufferUsageFlags extra_usage);
 void vk_buf_destroy(struct vk_ctx *ctx, struct vk_buf *buf);
 
 /* Host writes -> device (before a submit) and device writes -> host (after the fence); no-ops on
