@@ -273,6 +273,11 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	}
 	int r = _IOC_TYPE(request) == 'd' ? shim_backend_ioctl(dev, request, arg) : -ENOTTY;
 	if (r < 0) {
+		/* Drivers print strerror at best ("Draw call returned Invalid argument"): with
+		 * FERRY_SHIM_DEBUG=1 each failed call is named. ETIME/ETIMEDOUT are polls, not failures. */
+		if (r != -ETIME && r != -ETIMEDOUT && r != -EAGAIN && r != -EINTR)
+			shim_log(false, "ioctl nr 0x%02x size %u: %s", (unsigned)_IOC_NR(request),
+				 (unsigned)_IOC_SIZE(request), strerror(-r));
 		errno = -r;
 		return -1;
 	}

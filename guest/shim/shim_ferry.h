@@ -39,7 +39,8 @@ struct shim_dev {
 
 	/* Waits in other threads or opens that copied one of this open's fences (sync_lock). */
 	unsigned fence_users;
-	/* CLOCK_MONOTONIC ns of the first failed submit of this open, 0 if none (sync_lock). */
+	/* CLOCK_MONOTONIC ns of the first failed submit of this open or of the first wait that saw
+	 * its context lost, 0 if neither (sync_lock). */
 	int64_t submit_failed_ns;
 
 	/* V3D: one queue per engine, made on first use. */

@@ -372,14 +372,19 @@ int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t co
 		bool over = wait_all ? done == count : done > 0;
 		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
 		/* A syncobj still waiting for a fence to be submitted, on a lost context, will get
-		 * none: the wait ends now, whatever its timeout (its fences already in count as
-		 * failed: libferry ends waits on them). After a failed submit such a syncobj may be the
-		 * failed one's: it ends too, SHIM_STRANDED_GRACE_NS after the failure. Both are
-		 * stronger than the kernel, which would sleep for ever (docs/guest-shim.md). */
+		 * none; after a failed submit it may be the failed one's. Either way the wait ends
+		 * (-EIO), whatever its timeout, SHIM_STRANDED_GRACE_NS after the failure or the loss
+		 * was first seen: the grace lets v3dv's submit thread fail its own submit first and
+		 * mark the device lost, as it would on the kernel's ordering, because a wait that ends
+		 * before that lets vkDestroyDevice drain a queue whose thread then stops without
+		 * waking it (Mesa 22.3's vk_queue). Stronger than the kernel, which would sleep for
+		 * ever (docs/guest-shim.md); fences already in count as failed: libferry ends them. */
 		int64_t now = shim_now_ns();
+		if (unknown && !dev->submit_failed_ns && ferry_context_lost(dev->ctx))
+			dev->submit_failed_ns = now;
 		bool stranded = unknown && dev->submit_failed_ns;
 		int64_t stranded_end = stranded ? dev->submit_failed_ns + SHIM_STRANDED_GRACE_NS : INT64_MAX;
-		bool lost = !over && unknown && (ferry_context_lost(dev->ctx) || now >= stranded_end);
+		bool lost = !over && unknown && now >= stranded_end;
 		if (over || left == 0 || lost) {
 			for (uint32_t k = 0; k < npts; k++)
 				users[k]->fence_users--;
