@@ -88,9 +88,9 @@ int shim_backend_open(struct shim_dev **out)
 		sim_msm_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
 	/* As ferryd loses a context: after a fault or hang its submits fail EIO, its waits end. */
 	if (id->family == SHIM_FAMILY_V3D)
-		sim_v3d_lose_on_fault(dev->kd);
+		sim_v3d_lose_on_fault(dev->kd, SHIM_STRANDED_GRACE_NS);
 	else
-		sim_msm_lose_on_fault(dev->kd);
+		sim_msm_lose_on_fault(dev->kd, SHIM_STRANDED_GRACE_NS);
 	*out = dev;
 	return 0;
 }

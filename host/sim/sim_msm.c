@@ -160,11 +160,12 @@ void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns)
 	sim_dev_unlock(&o->dev->lock);
 }
 
-void sim_msm_lose_on_fault(struct kdev *kd)
+void sim_msm_lose_on_fault(struct kdev *kd, int64_t grace_ns)
 {
 	struct sim_open *o = (struct sim_open *)kd;
 	sim_dev_lock(&o->dev->lock);
 	o->syncobjs.lose_on_fault = true;
+	o->syncobjs.lost_grace_ns = grace_ns;
 	sim_dev_unlock(&o->dev->lock);
 }
 

@@ -69,7 +69,7 @@ void sim_msm_set_paused(struct sim_msm_device *dev, bool paused);
 /* Waits of this open for a fence not yet submitted end -EIO at end_ns (sim_syncobj_strand). */
 void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns);
 /* A fault or hang of one of this open's submits makes it lost (sim_syncobj_table.lose_on_fault). */
-void sim_msm_lose_on_fault(struct kdev *kd);
+void sim_msm_lose_on_fault(struct kdev *kd, int64_t grace_ns);
 
 /* One context's memstore slot, read-only (kgsl_devmemstore): every submit gets the next
  * timestamp of its context (submitqueue); the ring writes soptimestamp when the CP starts it

@@ -409,6 +409,9 @@ void sim_syncobj_faulted(struct sim_sync_dev *sd, struct sim_syncobj_table *t)
 	if (!t->lose_on_fault || t->lost)
 		return;
 	t->lost = true;
+	int64_t end = (int64_t)sim_now_ns() + t->lost_grace_ns;
+	if (!t->stranded_ns || end < t->stranded_ns)
+		t->stranded_ns = end > 0 ? end : 1;
 	pthread_cond_broadcast(sd->done_cond);
 }
 
@@ -473,7 +476,7 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 			break;
 		uint64_t now = sim_now_ns();
 		/* Not the kernel's: it would sleep on (see sim_syncobj_strand, lose_on_fault). */
-		if (unsubmitted && (t->lost || (t->stranded_ns && now >= (uint64_t)t->stranded_ns))) {
+		if (unsubmitted && t->stranded_ns && now >= (uint64_t)t->stranded_ns) {
 			ret = -EIO;
 			break;
 		}

@@ -39,9 +39,11 @@ struct sim_syncobj_table {
 	int64_t stranded_ns;
 	/* Set by the fake kernel's backend (never by ferryd's use of the simulator): a fault of one
 	 * of the open's jobs makes it lost, as ferryd makes a context lost. Then its submits fail
-	 * -EIO and its waits end at once: a fence not yet signaled counts as signaled (it will
-	 * only ever fail), a syncobj without one ends the wait -EIO. */
+	 * -EIO and its waits end: a fence not yet signaled counts as signaled at once (it will
+	 * only ever fail), a syncobj without one ends the wait -EIO lost_grace_ns after the loss
+	 * (the driver's submit thread fails its own submit first, as it would on a real loss). */
 	bool lose_on_fault;
+	int64_t lost_grace_ns;
 	bool lost;
 };
 

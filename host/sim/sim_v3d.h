@@ -63,7 +63,7 @@ uint32_t sim_v3d_open_faults(struct kdev *kd);
 /* Waits of this open for a fence not yet submitted end -EIO at end_ns (sim_syncobj_strand). */
 void sim_v3d_strand_waits(struct kdev *kd, int64_t end_ns);
 /* A fault of one of this open's jobs makes it lost (sim_syncobj_table.lose_on_fault). */
-void sim_v3d_lose_on_fault(struct kdev *kd);
+void sim_v3d_lose_on_fault(struct kdev *kd, int64_t grace_ns);
 
 /* --- Trace points (the kernel's v3d tracepoints: seed 004) --- */
 
