@@ -104,6 +104,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--sim-strict", action="store_true",
                     help="fail jobs containing work the simulator does not execute")
+    ap.add_argument("--no-sim-strict", dest="sim_strict", action="store_false",
+                    help="count and warn about such work instead (a case whose program must draw, "
+                         "e.g. a compositor, checks the warnings; the later option wins)")
     ap.add_argument("program", nargs=argparse.REMAINDER,
                     help="arm64 program and its arguments; @CROSS@ is replaced by --cross-dir")
     a = ap.parse_args()
