@@ -18,9 +18,9 @@ e2e_pkgs=(qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
           libflatbuffers-dev:arm64)
 # The GStreamer e2e cases need gst-launch-1.0, videotestsrc (base) and the Vulkan elements (bad);
 # their recommends (codecs, more plugin sets) are not needed, so these come without them.
-# ffmpeg's Vulkan filters (hwupload / hwdownload) likewise.
+# ffmpeg's Vulkan filters (hwupload / hwdownload) and weston 10 (headless, GL) likewise.
 gst_pkgs=(gstreamer1.0-tools:arm64 gstreamer1.0-plugins-base:arm64 gstreamer1.0-plugins-bad:arm64
-          ffmpeg:arm64)
+          ffmpeg:arm64 weston:arm64)
 
 e2e=0
 [ "${1:-}" = "--e2e" ] && e2e=1
