@@ -469,10 +469,14 @@ static void test_submit_errnos(void)
 	s.nr_out_syncobjs = 1;
 	s.syncobj_stride = sizeof(so);
 	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
-	so = (struct drm_msm_gem_submit_syncobj){ .handle = empty, .point = 5 };
-	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EOPNOTSUPP); /* no timeline syncobjs */
 	/* None of the failures left a fence in the out-syncobj. */
 	CHECK_EQ(drmSyncobjWait(fd, &empty, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -EINVAL);
+	/* An out-syncobj with a point gets the submit's fence at that point. */
+	so = (struct drm_msm_gem_submit_syncobj){ .handle = empty, .point = 5 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	uint64_t last = 0;
+	CHECK_EQ(drmSyncobjQuery2(fd, &empty, &last, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(last, 5);
 
 	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
 	CHECK_EQ(wait_fence(0, 0x7fffffff, 0), -EINVAL);
