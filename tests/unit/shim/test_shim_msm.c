@@ -222,6 +222,19 @@ static void test_lost_after_hang(void)
 	CHECK_EQ(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, 0, NULL), -EIO);
 	CHECK_EQ(drmSyncobjWait(fd, &empty, 1, st_now_ns() + ST_WAIT_NS,
 				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), -EIO);
+	/* Timeline points alike: one submitted passes, one never to be submitted ends EIO (a wait,
+	 * or a TRANSFER waiting for it), instead of sleeping out the timeout. */
+	uint64_t one = 1, two = 2;
+	CHECK_EQ(drmSyncobjTimelineSignal(fd, &empty, &one, 1), 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &empty, &one, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
+					NULL),
+		 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &empty, &two, 1, st_now_ns() + ST_WAIT_NS,
+					DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL),
+		 -EIO);
+	struct drm_syncobj_transfer tr = { .src_handle = empty, .src_point = 2, .dst_handle = out,
+					   .flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &tr), -EIO);
 	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
 	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
 	st_bo_free(fd, &ib);
