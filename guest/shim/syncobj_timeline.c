@@ -226,14 +226,6 @@ void shim_timeline_resolve_locked(struct shim_dev *dev, struct ferry_queue *q)
 				t->leaves[k++] = t->leaves[i];
 		t->nr_leaves = k;
 	}
-	for (struct point_waiter *w = waiters; w; w = w->next)
-		if (w->tf) {
-			uint32_t k = 0;
-			for (uint32_t i = 0; i < w->tf->nr_leaves; i++)
-				if (w->tf->leaves[i].owner != dev || (q && w->tf->leaves[i].q != q))
-					w->tf->leaves[k++] = w->tf->leaves[i];
-			w->tf->nr_leaves = k;
-		}
 }
 
 /* Sets s's fence to t (a reference taken), and the binary fields to its summary. */

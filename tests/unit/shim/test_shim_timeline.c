@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -346,8 +348,55 @@ static void test_submit_points(void)
 	CHECK_EQ(drmSyncobjDestroy(fd, h), 0);
 }
 
+/* FERRY_SYNCOBJ_TIMELINE=0 (for Turnip 22.3, which drops its points): both backends answer as
+ * 6.1 does, cap 0 and the timeline ioctls and msm points -EOPNOTSUPP. Run in a child with the
+ * variable set. */
+static int child_off(bool msm)
+{
+	fd = st_open_render();
+	uint64_t cap = 9;
+	int r = drmGetCap(fd, DRM_CAP_SYNCOBJ_TIMELINE, &cap);
+	uint32_t h = syncobj(true);
+	uint64_t p = 0;
+	struct drm_syncobj_timeline_array a = { .handles = (uintptr_t)&h, .points = (uintptr_t)&p, .count_handles = 1 };
+	int sig = st_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a);
+	int q = st_ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &a);
+	int w = tl_wait1(h, 0, 0);
+	int t = transfer(h, 0, h, 0, 0);
+	int sub = 0;
+	if (msm) {
+		struct st_job j;
+		st_job_build(fd, true, 0x0ff, &j);
+		sub = st_job_submit_points(fd, &j, 0, 0, h, 3);
+		st_job_free(fd, &j);
+	}
+	fprintf(stderr, "child: cap=%d/%llu signal=%d query=%d wait=%d transfer=%d submit=%d\n", r,
+		(unsigned long long)cap, sig, q, w, t, sub);
+	close(fd);
+	return 0;
+}
+
+static void test_switched_off(void)
+{
+	char out[4096];
+	const char *args[] = { env.msm ? "--child-off-msm" : "--child-off", NULL };
+	/* ferryd gives a V3D to one client at a time: the parent lets go of its open meanwhile. */
+	CHECK_EQ(close(fd), 0);
+	int st = st_rerun(&env, args, "FERRY_SYNCOBJ_TIMELINE=0", out, sizeof(out));
+	fd = st_open_render();
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	char want[256];
+	snprintf(want, sizeof(want), "child: cap=0/0 signal=%d query=%d wait=%d transfer=%d submit=%d\n", -EOPNOTSUPP,
+		 -EOPNOTSUPP, -EOPNOTSUPP, -EOPNOTSUPP, env.msm ? -EOPNOTSUPP : 0);
+	CHECK(strstr(out, want) != NULL);
+	if (test_failures)
+		fprintf(stderr, "child's status 0x%x, stderr:\n%s\n", (unsigned)st, out);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strncmp(argv[1], "--child-off", 11) == 0)
+		return child_off(strcmp(argv[1], "--child-off-msm") == 0);
 	st_setup(argc, argv, &env);
 	fd = st_open_render();
 	RUN_TEST(test_cap);
@@ -360,6 +409,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_fd_keeps_points);
 	RUN_TEST(test_transfer);
 	RUN_TEST(test_submit_points);
+	RUN_TEST(test_switched_off);
 	CHECK_EQ(close(fd), 0);
 	st_teardown(&env);
 	return test_finish();
