@@ -7,7 +7,6 @@
 #include <sys/ioctl.h>
 
 #include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
 #include "shim.h"
 
 bool shim_offers_timelines(void)
@@ -16,7 +15,7 @@ bool shim_offers_timelines(void)
 	return !v || strcmp(v, "0") != 0;
 }
 
-bool shim_is_timeline_ioctl(unsigned long request)
+static bool is_timeline_ioctl(unsigned long request)
 {
 	unsigned nr = _IOC_NR(request);
 	return _IOC_TYPE(request) == DRM_IOCTL_BASE &&
@@ -40,7 +39,7 @@ void shim_offer_fixup(unsigned long request, void *arg, int ret)
  * timeline ioctls and msm syncobj points are -EOPNOTSUPP (v3d's points are ignored, as 6.1's). */
 static int timeline_not_offered(enum shim_family family, unsigned long request, const void *arg)
 {
-	if (shim_is_timeline_ioctl(request))
+	if (is_timeline_ioctl(request))
 		return -EOPNOTSUPP;
 	if (family != SHIM_FAMILY_MSM || _IOC_NR(request) != DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT)
 		return 0;

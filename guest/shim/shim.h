@@ -48,7 +48,6 @@ int shim_not_offered(enum shim_family family, unsigned long request, const void 
  * timelines without their points; with the cap at 0 it emulates them). Off, both backends answer
  * as 6.1: cap 0, the timeline ioctls and msm syncobj points -EOPNOTSUPP (shim_not_offered). */
 bool shim_offers_timelines(void);
-bool shim_is_timeline_ioctl(unsigned long request);
 /* After the backend answered: GET_CAP(SYNCOBJ_TIMELINE) reads 0 when timelines are off. */
 void shim_offer_fixup(unsigned long request, void *arg, int ret);
 /* request submits GPU work for family (msm GEM_SUBMIT, v3d SUBMIT_CL / TFU / CSD). */
