@@ -278,13 +278,35 @@ static void test_pending_point(void)
 	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &four, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -ETIME);
 	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &five, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, NULL), 0);
 	CHECK_EQ(drmSyncobjWait(fd, &h, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -ETIME); /* the head */
+	/* Points taken from points, back and forth 2000 times while the job runs: each holds the
+	 * one before, nested 2000 deep; they all signal with the job, and go without recursing. */
+	uint32_t g = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &g) == 0);
+	uint64_t p = 5;
+	for (int i = 0; i < 2000; i++, p++) {
+		struct drm_syncobj_transfer tr = { .src_handle = i % 2 ? g : h, .src_point = p,
+						   .dst_handle = i % 2 ? h : g, .dst_point = p + 1 };
+		CHECK_EQ(st_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &tr), 0);
+	}
+	CHECK_EQ(drmSyncobjQuery2(fd, &h, &got, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(got, p); /* 2005: the last transfer went into h */
+	CHECK_EQ(drmSyncobjQuery2(fd, &g, &got, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(got, p - 1);
+	CHECK_EQ(drmSyncobjQuery2(fd, &g, &got, 1, 0), 0);
+	CHECK_EQ(got, 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &p, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -ETIME);
 	uint32_t one = 1;
 	__atomic_store_n((uint32_t *)data.map, one, __ATOMIC_RELEASE);
 	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &five, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
 					NULL),
 		 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &p, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL),
+		 0);
 	CHECK_EQ(drmSyncobjQuery2(fd, &h, &got, 1, 0), 0);
-	CHECK_EQ(got, 5);
+	CHECK_EQ(got, p);
+	CHECK_EQ(drmSyncobjQuery2(fd, &g, &got, 1, 0), 0);
+	CHECK_EQ(got, p - 1);
+	CHECK_EQ(drmSyncobjDestroy(fd, g), 0);
 	CHECK_EQ(drmSyncobjDestroy(fd, h), 0);
 	st_bo_free(fd, &ib);
 	st_bo_free(fd, &data);
