@@ -22,6 +22,7 @@
 pthread_mutex_t shim_sync_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t shim_sync_cond; /* CLOCK_MONOTONIC: broadcast on every install and release */
 static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
+/* This file's short names for them. */
 #define sync_lock shim_sync_lock
 #define sync_cond shim_sync_cond
 static struct shim_syncobj *all_syncobjs;
