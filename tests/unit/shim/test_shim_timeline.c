@@ -231,6 +231,28 @@ static void test_wait_available(void)
 	CHECK_EQ(drmSyncobjDestroy(fd, w.handle), 0);
 }
 
+/* A queued WAIT_FOR_SUBMIT waiter is handed the fence as it is put in (the kernel's cb_list):
+ * a point signaled and reset again while it sleeps still ends its wait, as does a binary
+ * SIGNAL followed by a RESET. */
+static void test_waiter_gets_fence_before_reset(void)
+{
+	for (int binary = 0; binary < 2; binary++) {
+		struct waiter w = { .handle = syncobj(false), .point = binary ? 0 : 2, .flags = FOR_SUBMIT | ALL };
+		pthread_t t;
+		REQUIRE(pthread_create(&t, NULL, wait_thread, &w) == 0);
+		st_sleep_ms(100);
+		CHECK(!atomic_load(&w.done));
+		if (binary)
+			CHECK_EQ(drmSyncobjSignal(fd, &w.handle, 1), 0);
+		else
+			CHECK_EQ(tl_signal(w.handle, 2), 0);
+		CHECK_EQ(drmSyncobjReset(fd, &w.handle, 1), 0);
+		pthread_join(t, NULL);
+		CHECK_EQ(w.result, 0);
+		CHECK_EQ(drmSyncobjDestroy(fd, w.handle), 0);
+	}
+}
+
 /* Binary ioctls on a timeline syncobj act on its latest fence, as the kernel's. */
 static void test_binary_on_timeline(void)
 {
@@ -405,6 +427,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_errnos);
 	RUN_TEST(test_points_out_of_order);
 	RUN_TEST(test_wait_available);
+	RUN_TEST(test_waiter_gets_fence_before_reset);
 	RUN_TEST(test_binary_on_timeline);
 	RUN_TEST(test_fd_keeps_points);
 	RUN_TEST(test_transfer);
