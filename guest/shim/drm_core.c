@@ -40,8 +40,8 @@ static int core_get_cap(const struct shim_dev *dev, struct drm_get_cap *c)
 	case DRM_CAP_TIMESTAMP_MONOTONIC: c->value = 1; return 0;
 	case DRM_CAP_PRIME: c->value = DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT; return 0;
 	case DRM_CAP_SYNCOBJ: c->value = 1; return 0;
-	/* Timeline syncobjs are not offered; Vulkan's runtime then emulates timelines. */
-	case DRM_CAP_SYNCOBJ_TIMELINE: c->value = 0; return 0;
+	/* Offered on both GPUs (6.1's msm and v3d lack DRIVER_SYNCOBJ_TIMELINE). */
+	case DRM_CAP_SYNCOBJ_TIMELINE: c->value = 1; return 0;
 	}
 	/* The other caps are KMS ones: drm_getcap refuses them -EOPNOTSUPP for a driver without
 	 * DRIVER_MODESET (v3d); msm has one, and answers as the fake kernel's (no display: -EINVAL). */
@@ -109,6 +109,10 @@ static int core_prime_from_fd(struct shim_dev *dev, struct drm_prime_handle *p)
 	return -EINVAL;
 }
 
+/* Counts as drm_syncobj_array_find bounds them (kmalloc_array past KMALLOC_MAX_SIZE: -ENOMEM),
+ * so a hostile count never sizes an allocation. */
+#define SHIM_SYNCOBJ_MAX_ARRAY ((4u << 20) / sizeof(void *))
+
 static int core_syncobj_wait(struct shim_dev *dev, struct drm_syncobj_wait *w)
 {
 	uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
@@ -116,6 +120,8 @@ static int core_syncobj_wait(struct shim_dev *dev, struct drm_syncobj_wait *w)
 		return -EINVAL;
 	if (w->count_handles == 0)
 		return -EINVAL; /* 6.1 does not look at pad here */
+	if (w->count_handles > SHIM_SYNCOBJ_MAX_ARRAY)
+		return -ENOMEM;
 	const uint32_t *handles = (const uint32_t *)(uintptr_t)w->handles;
 	if (!handles)
 		return -EFAULT;
@@ -138,6 +144,44 @@ static int syncobj_array(struct shim_dev *dev, struct drm_syncobj_array *a, int 
 	return 0;
 }
 
+static int timeline_wait(struct shim_dev *dev, struct drm_syncobj_timeline_wait *w)
+{
+	uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
+			 DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
+	if (w->flags & ~known)
+		return -EINVAL;
+	if (w->count_handles == 0)
+		return -EINVAL; /* 6.1 does not look at pad */
+	if (w->count_handles > SHIM_SYNCOBJ_MAX_ARRAY)
+		return -ENOMEM;
+	const uint32_t *handles = (const uint32_t *)(uintptr_t)w->handles;
+	if (!handles)
+		return -EFAULT;
+	/* A NULL points array is every point 0, as the kernel takes it. */
+	return shim_syncobj_timeline_wait(dev, handles, (const uint64_t *)(uintptr_t)w->points, w->count_handles,
+					  w->timeout_nsec, w->flags, &w->first_signaled);
+}
+
+static int timeline_array(struct shim_dev *dev, struct drm_syncobj_timeline_array *a, bool query)
+{
+	if (query ? (a->flags & ~(uint32_t)DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED) : a->flags)
+		return -EINVAL;
+	if (a->count_handles == 0)
+		return -EINVAL;
+	if (a->count_handles > SHIM_SYNCOBJ_MAX_ARRAY)
+		return -ENOMEM;
+	const uint32_t *h = (const uint32_t *)(uintptr_t)a->handles;
+	if (!h)
+		return -EFAULT;
+	uint64_t *points = (uint64_t *)(uintptr_t)a->points;
+	if (!query)
+		return shim_syncobj_timeline_signal(dev, h, points, a->count_handles);
+	for (uint32_t i = 0; i < a->count_handles; i++)
+		if (!shim_syncobj_exists(dev, h[i]))
+			return -ENOENT;
+	return points ? shim_syncobj_query(dev, h, points, a->count_handles, a->flags) : -EFAULT;
+}
+
 /* The kernel's own struct size for each core ioctl this node answers (0: not one of them). */
 static size_t core_ksize(unsigned nr)
 {
@@ -155,14 +199,12 @@ static size_t core_ksize(unsigned nr)
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): return sizeof(struct drm_syncobj_wait);
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET):
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): return sizeof(struct drm_syncobj_array);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT): return sizeof(struct drm_syncobj_timeline_wait);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY):
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL): return sizeof(struct drm_syncobj_timeline_array);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER): return sizeof(struct drm_syncobj_transfer);
 	}
 	return 0;
-}
-
-static bool timeline_nr(unsigned nr)
-{
-	return nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY) ||
-	       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL);
 }
 
 /* As drm_ioctl: dispatch on the number, so a newer libdrm whose struct grew (drm_syncobj_wait
@@ -172,10 +214,6 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	unsigned nr = _IOC_NR(request);
 	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
 		return 0;
-	if (timeline_nr(nr)) {
-		*ret = -EOPNOTSUPP; /* no timeline syncobjs (DRM_CAP_SYNCOBJ_TIMELINE = 0) */
-		return 1;
-	}
 	size_t ksize = core_ksize(nr);
 	if (!ksize) {
 		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
@@ -196,6 +234,9 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 		struct drm_syncobj_handle handle;
 		struct drm_syncobj_wait wait;
 		struct drm_syncobj_array array;
+		struct drm_syncobj_timeline_wait timeline_wait;
+		struct drm_syncobj_timeline_array timeline_array;
+		struct drm_syncobj_transfer transfer;
 	} k;
 	shim_ioctl_copy_in(request, arg, &k, ksize);
 	switch (nr) {
@@ -226,6 +267,14 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): *ret = core_syncobj_wait(dev, &k.wait); break;
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET): *ret = syncobj_array(dev, &k.array, shim_syncobj_reset); break;
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): *ret = syncobj_array(dev, &k.array, shim_syncobj_signal); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT): *ret = timeline_wait(dev, &k.timeline_wait); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY): *ret = timeline_array(dev, &k.timeline_array, true); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL): *ret = timeline_array(dev, &k.timeline_array, false); break;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER):
+		*ret = k.transfer.pad ? -EINVAL
+				      : shim_syncobj_transfer(dev, k.transfer.src_handle, k.transfer.src_point,
+							      k.transfer.dst_handle, k.transfer.dst_point, k.transfer.flags);
+		break;
 	}
 	/* drm_ioctl copies back whatever the handler returned (VERSION's lengths, a wait's
 	 * first_signaled). */

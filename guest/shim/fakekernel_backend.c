@@ -119,6 +119,7 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 	int ret = shim_not_offered(dev->family, request, arg);
 	if (ret == 0)
 		ret = kernel_ioctl(dev, request, arg);
+	shim_offer_fixup(request, arg, ret);
 	/* As the shim's backend: no wait sleeps for ever on a syncobj a failed submit left empty. */
 	if (ret < 0 && shim_is_submit(dev->family, request)) {
 		struct timespec now;

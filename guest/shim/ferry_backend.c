@@ -94,12 +94,13 @@ void shim_backend_close(struct shim_dev *dev)
 
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
-	int ret;
-	if (shim_core_ioctl(dev, request, arg, &ret))
+	int ret = arg ? shim_not_offered(dev->family, request, arg) : 0;
+	if (ret == 0 && shim_core_ioctl(dev, request, arg, &ret)) {
+		shim_offer_fixup(request, arg, ret);
 		return ret;
-	if (!arg)
+	}
+	if (ret == 0 && !arg)
 		return -EFAULT;
-	ret = shim_not_offered(dev->family, request, arg);
 	if (ret == 0)
 		ret = dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
 	if (ret < 0 && shim_is_submit(dev->family, request))

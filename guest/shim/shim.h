@@ -44,6 +44,12 @@ void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_
 /* offer.c: 0, or the errno (-EOPNOTSUPP) for an ioctl or flag ferry's guest surface does not
  * offer; both backends ask before anything else, so they refuse alike. */
 int shim_not_offered(enum shim_family family, unsigned long request, const void *arg);
+/* Timeline syncobjs are offered unless FERRY_SYNCOBJ_TIMELINE=0 (Turnip 22.3 submits native
+ * timelines without their points; with the cap at 0 it emulates them). Off, both backends answer
+ * as 6.1: cap 0, the timeline ioctls and msm syncobj points -EOPNOTSUPP (shim_not_offered). */
+bool shim_offers_timelines(void);
+/* After the backend answered: GET_CAP(SYNCOBJ_TIMELINE) reads 0 when timelines are off. */
+void shim_offer_fixup(unsigned long request, void *arg, int ret);
 /* request submits GPU work for family (msm GEM_SUBMIT, v3d SUBMIT_CL / TFU / CSD). */
 bool shim_is_submit(enum shim_family family, unsigned long request);
 /* After a failed submit, how long a wait for a fence not yet submitted on that open still sleeps

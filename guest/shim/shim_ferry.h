@@ -89,10 +89,6 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 /* A closed queue of dev whose fences have all signaled: every syncobj fence on it counts as
  * signaled from now on. False (nothing done) while a wait elsewhere uses dev's fences. */
 bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q);
-/* The fence a submit must wait for: *has = false when the syncobj is already signaled (or its
- * fence was another open's: waited for here, as no ferry in-fence can name it). -EINVAL when it
- * has no fence at all (as the kernel for an unsubmitted syncobj). */
-int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
 /* Replaces the syncobj's fence with a submit's. */
 int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f);
 /* A submit of dev failed. Turnip and v3dv call their device lost on that, but v3dv submits from
@@ -104,6 +100,25 @@ void shim_syncobj_submit_failed(struct shim_dev *dev);
  * waits elsewhere on them are over when this returns. */
 void shim_syncobj_release_dev(struct shim_dev *dev);
 void shim_syncobj_destroy_all(struct shim_dev *dev);
+
+/* syncobj_timeline.c: points and waits (Linux 6.1's timeline syncobjs). */
+/* SYNCOBJ_WAIT (points NULL) and TIMELINE_WAIT, flags already checked, count > 0. */
+int shim_syncobj_timeline_wait(struct shim_dev *dev, const uint32_t *handles, const uint64_t *points, uint32_t count,
+			       int64_t abs_timeout_ns, uint32_t flags, uint32_t *first);
+int shim_syncobj_query(struct shim_dev *dev, const uint32_t *handles, uint64_t *points, uint32_t count, uint32_t flags);
+int shim_syncobj_timeline_signal(struct shim_dev *dev, const uint32_t *handles, const uint64_t *points, uint32_t count);
+int shim_syncobj_transfer(struct shim_dev *dev, uint32_t src, uint64_t src_point, uint32_t dst, uint64_t dst_point,
+			  uint32_t flags);
+/* A submit's out-syncobj: point 0 replaces its fence (shim_syncobj_attach), else a new point. */
+int shim_syncobj_attach_point(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f, uint64_t point);
+/* A submit's in-syncobj at point (drm_syncobj_find_fence): the fences of this open it waits for
+ * are appended to l (another open's are waited for here: no ferry in-fence can name them).
+ * -ENOENT (no such syncobj), -EINVAL (nothing submitted at that point). */
+struct shim_fence_list {
+	struct ferry_fence_ref *v;
+	uint32_t n, cap;
+};
+int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point, struct shim_fence_list *l);
 
 /* msm_forward.c / v3d_forward.c: the driver's own ioctls. */
 int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg);

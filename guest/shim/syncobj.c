@@ -1,7 +1,6 @@
-/* DRM syncobjs kept in the guest: a syncobj holds nothing, a "signaled" stub, or a ferry fence
- * (queue, seqno) a submit attached. Waiting is libferry's fence wait; WAIT_FOR_SUBMIT waits for
- * a fence to be attached first. Opaque syncobj fds and sync_files work within this process
- * only. */
+/* DRM syncobjs kept in the guest: a syncobj holds nothing, a "signaled" stub, a ferry fence
+ * (queue, seqno) a submit attached, or a timeline's chain (syncobj_timeline.c, where every wait
+ * is). Opaque syncobj fds and sync_files work within this process only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,27 +14,17 @@
 
 #include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
 #include "shim_ferry.h"
-
-struct shim_syncobj {
-	unsigned refs;       /* handles (any open) + exported fds; under sync_lock */
-	bool signaled;       /* no fence, but signaled (CREATE_SIGNALED, SIGNAL, released) */
-	bool has_fence;
-	struct shim_fence_src fence;
-	/* Every install counts here and the newest stays even after a reset, so a WAIT_FOR_SUBMIT
-	 * waiter that slept through "installed, then reset" still gets it (as the kernel hands each
-	 * installed fence to the queued waiters). */
-	uint64_t installs;
-	bool last_signaled;
-	struct shim_fence_src last;
-	struct shim_syncobj *next_all;
-};
+#include "syncobj_priv.h"
 
 /* One lock for every syncobj, export and open's fence_users: syncobjs are shared between opens
  * and fds. Nothing here calls back into the shim while holding it, and libferry never calls
  * into syncobj.c, so taking libferry's lock inside it cannot deadlock. */
-static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t sync_cond; /* CLOCK_MONOTONIC: broadcast on every install and release */
+pthread_mutex_t shim_sync_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t shim_sync_cond; /* CLOCK_MONOTONIC: broadcast on every install and release */
 static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
+/* This file's short names for them. */
+#define sync_lock shim_sync_lock
+#define sync_cond shim_sync_cond
 static struct shim_syncobj *all_syncobjs;
 
 static void cond_init(void)
@@ -72,6 +61,7 @@ static void put_locked(struct shim_syncobj *s)
 	while (*pp != s)
 		pp = &(*pp)->next_all;
 	*pp = s->next_all;
+	shim_timeline_free_locked(s);
 	free(s);
 }
 
@@ -138,6 +128,26 @@ static void put(struct shim_syncobj *s)
 	pthread_mutex_unlock(&sync_lock);
 }
 
+struct shim_syncobj *shim_syncobj_ref(struct shim_dev *dev, uint32_t handle)
+{
+	return get(dev, handle);
+}
+
+void shim_syncobj_unref(struct shim_syncobj *s)
+{
+	put(s);
+}
+
+void shim_syncobj_unref_locked(struct shim_syncobj *s)
+{
+	put_locked(s);
+}
+
+void shim_syncobj_lock_init(void)
+{
+	pthread_once(&cond_once, cond_init);
+}
+
 bool shim_syncobj_exists(struct shim_dev *dev, uint32_t handle)
 {
 	pthread_mutex_lock(&dev->lock);
@@ -174,12 +184,11 @@ static void resolve_locked(struct shim_dev *dev, struct ferry_queue *q)
 			o->has_fence = false;
 			o->signaled = true;
 		}
-		if (!o->last_signaled && o->last.owner == dev && (!q || o->last.q == q))
-			o->last_signaled = true;
 	}
 	for (struct exported *e = exports; e; e = e->next)
 		if (e->sync_file && e->has_fence && e->fence.owner == dev && (!q || e->fence.q == q))
 			e->has_fence = false;
+	shim_timeline_resolve_locked(dev, q);
 	pthread_cond_broadcast(&sync_cond);
 }
 
@@ -223,12 +232,7 @@ static void install(struct shim_syncobj *s, bool signaled, const struct shim_fen
 	s->signaled = signaled;
 	if (f)
 		s->fence = *f;
-	if (f || signaled) {
-		s->installs++;
-		s->last_signaled = !f;
-		if (f)
-			s->last = *f;
-	}
+	shim_timeline_installed_locked(s); /* hands queued WAIT_FOR_SUBMIT waiters the fence */
 	pthread_cond_broadcast(&sync_cond);
 	put_locked(s);
 	pthread_mutex_unlock(&sync_lock);
@@ -261,186 +265,11 @@ int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence
 	return 0;
 }
 
-int shim_syncobj_fence(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has)
-{
-	struct shim_syncobj *s = get(dev, handle);
-	if (!s)
-		return -ENOENT;
-	pthread_mutex_lock(&sync_lock);
-	int r = 0;
-	*has = false;
-	struct shim_fence_src f = s->fence;
-	bool pending = s->has_fence && !ferry_fence_signaled(f.q, f.seqno);
-	if (!s->has_fence && !s->signaled)
-		r = -EINVAL; /* the kernel: "no fence" for an unsubmitted syncobj */
-	bool foreign = pending && f.owner != dev;
-	if (foreign)
-		f.owner->fence_users++;
-	put_locked(s);
-	pthread_mutex_unlock(&sync_lock);
-	if (foreign) {
-		/* Another open's queue is another ferry context: no in-fence can name it, so the
-		 * dependency is kept by waiting here, before the submit goes out. */
-		ferry_fence_wait(f.q, f.seqno, -1);
-		pthread_mutex_lock(&sync_lock);
-		f.owner->fence_users--;
-		pthread_cond_broadcast(&sync_cond);
-		pthread_mutex_unlock(&sync_lock);
-	} else if (pending) {
-		*out = f;
-		*has = true;
-	}
-	return r;
-}
-
-/* DRM_SYNCOBJ_WAIT semantics: all or any; WAIT_FOR_SUBMIT lets unsubmitted syncobjs count as
- * "not yet" instead of -EINVAL; -ETIME when the absolute CLOCK_MONOTONIC deadline passes;
- * first_signaled is the first already signaled at entry, or for "any" the one that ended the
- * wait, else ~0. A failed fence counts as signaled (the error reaches the driver through its
- * own fault queries). */
+/* DRM_SYNCOBJ_WAIT is the timeline wait at point 0 of every syncobj, as drm_syncobj.c has it. */
 int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t count, int64_t abs_timeout_ns,
 		      uint32_t flags, uint32_t *first)
 {
-	pthread_once(&cond_once, cond_init);
-	bool wait_all = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-	bool for_submit = flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
-	struct shim_syncobj **objs = calloc(count, sizeof(*objs));
-	struct ferry_fence_point *pts = calloc(count, sizeof(*pts));
-	struct shim_dev **users = calloc(count, sizeof(*users));
-	uint64_t *seen = calloc(count, sizeof(*seen));
-	/* Per entry: 0 unknown yet, 1 waiting on taken[i], 2 done. */
-	uint8_t *state = calloc(count, 1);
-	struct shim_fence_src *taken = calloc(count, sizeof(*taken));
-	int r = 0;
-	uint32_t got = 0, first_done = UINT32_MAX;
-	if (!objs || !pts || !users || !seen || !state || !taken) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (; got < count; got++) {
-		objs[got] = get(dev, handles[got]);
-		if (!objs[got]) {
-			r = -ENOENT;
-			goto out;
-		}
-	}
-	pthread_mutex_lock(&sync_lock);
-	for (uint32_t i = 0; i < count; i++) {
-		struct shim_syncobj *o = objs[i];
-		seen[i] = o->installs;
-		if (o->signaled || (o->has_fence && ferry_fence_signaled(o->fence.q, o->fence.seqno))) {
-			state[i] = 2;
-			if (first_done == UINT32_MAX)
-				first_done = i;
-		} else if (o->has_fence) {
-			state[i] = 1;
-			taken[i] = o->fence;
-		} else if (!for_submit) {
-			r = -EINVAL;
-		}
-	}
-	pthread_mutex_unlock(&sync_lock);
-	if (r)
-		goto out;
-	uint32_t result = first_done;
-	for (;;) {
-		pthread_mutex_lock(&sync_lock);
-		uint32_t npts = 0, done = 0, unknown = 0;
-		int64_t any = -1;
-		for (uint32_t i = 0; i < count; i++) {
-			struct shim_syncobj *o = objs[i];
-			if (state[i] == 0 && (o->has_fence || o->signaled || o->installs != seen[i])) {
-				/* A fence arrived (maybe already gone again: the newest install). */
-				bool sig = o->has_fence ? false : o->signaled ? true : o->last_signaled;
-				state[i] = sig ? 2 : 1;
-				taken[i] = o->has_fence ? o->fence : o->last;
-			}
-			if (state[i] == 1 && ferry_fence_signaled(taken[i].q, taken[i].seqno))
-				state[i] = 2;
-			if (state[i] == 2) {
-				done++;
-				if (any < 0)
-					any = i;
-			} else if (state[i] == 1) {
-				users[npts] = taken[i].owner;
-				taken[i].owner->fence_users++;
-				pts[npts++] = (struct ferry_fence_point){ taken[i].q, taken[i].seqno };
-			} else {
-				unknown++;
-			}
-		}
-		bool over = wait_all ? done == count : done > 0;
-		int64_t left = shim_timeout_from_abs(abs_timeout_ns);
-		/* A syncobj still waiting for a fence to be submitted, on a lost context, will get
-		 * none; after a failed submit it may be the failed one's. Either way the wait ends
-		 * (-EIO), whatever its timeout, SHIM_STRANDED_GRACE_NS after the failure or the loss
-		 * was first seen: the grace lets v3dv's submit thread fail its own submit first and
-		 * mark the device lost, as it would on the kernel's ordering, because a wait that ends
-		 * before that lets vkDestroyDevice drain a queue whose thread then stops without
-		 * waking it (Mesa 22.3's vk_queue). Stronger than the kernel, which would sleep for
-		 * ever (docs/guest-shim.md); fences already in count as failed: libferry ends them. */
-		int64_t now = shim_now_ns();
-		if (unknown && !dev->submit_failed_ns && ferry_context_lost(dev->ctx))
-			dev->submit_failed_ns = now;
-		bool stranded = unknown && dev->submit_failed_ns;
-		int64_t stranded_end = stranded ? dev->submit_failed_ns + SHIM_STRANDED_GRACE_NS : INT64_MAX;
-		bool lost = !over && unknown && now >= stranded_end;
-		if (over || left == 0 || lost) {
-			for (uint32_t k = 0; k < npts; k++)
-				users[k]->fence_users--;
-			pthread_cond_broadcast(&sync_cond);
-			pthread_mutex_unlock(&sync_lock);
-			if (over && !wait_all && result == UINT32_MAX)
-				result = (uint32_t)any;
-			r = over ? 0 : lost ? -EIO : -ETIME;
-			break;
-		}
-		if (unknown || npts == 0) {
-			for (uint32_t k = 0; k < npts; k++)
-				users[k]->fence_users--;
-			/* Something must be attached first; fences already there are re-checked every
-			 * couple of ms meanwhile. */
-			int64_t slice = npts ? 2000000 : left;
-			if (slice > left)
-				slice = left;
-			int64_t until = slice > INT64_MAX - now ? INT64_MAX : now + slice;
-			if (until > stranded_end)
-				until = stranded_end;
-			struct timespec ts = { until / 1000000000, until % 1000000000 };
-			pthread_cond_timedwait(&sync_cond, &sync_lock, &ts);
-			pthread_mutex_unlock(&sync_lock);
-			continue;
-		}
-		pthread_mutex_unlock(&sync_lock);
-		int w = ferry_fence_wait_many(pts, npts, wait_all, left, NULL);
-		pthread_mutex_lock(&sync_lock);
-		for (uint32_t k = 0; k < npts; k++)
-			users[k]->fence_users--;
-		pthread_cond_broadcast(&sync_cond);
-		pthread_mutex_unlock(&sync_lock);
-		/* 0, -ETIMEDOUT (the loop says -ETIME), or the error a fence completed with (a fault,
-		 * a refusal: that fence is done, as the kernel's signaled-with-error): the loop
-		 * re-checks. An error with no fence done is the connection gone: said, not spun on. */
-		bool any_done = false;
-		for (uint32_t k = 0; w < 0 && w != -ETIMEDOUT && k < npts && !any_done; k++)
-			any_done = ferry_fence_signaled(pts[k].q, pts[k].seqno);
-		if (w < 0 && w != -ETIMEDOUT && !any_done) {
-			r = w;
-			break;
-		}
-	}
-	if (r == 0 && first)
-		*first = result;
-out:
-	for (uint32_t i = 0; i < got; i++)
-		put(objs[i]);
-	free(objs);
-	free(pts);
-	free(users);
-	free(seen);
-	free(state);
-	free(taken);
-	return r;
+	return shim_syncobj_timeline_wait(dev, handles, NULL, count, abs_timeout_ns, flags, first);
 }
 
 /* Drops the exports whose fds the caller has closed, every copy (sync_lock held). */

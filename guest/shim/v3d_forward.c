@@ -82,8 +82,10 @@ static int wait_bo(struct shim_dev *dev, struct drm_v3d_wait_bo *a)
 /* In- and out-syncobjs of one submit, from its single fields or its multisync extension. */
 struct sync_set {
 	uint32_t in[64];
+	uint64_t in_point[64];
 	uint32_t nr_in;
 	uint32_t out[64];
+	uint64_t out_point[64];
 	uint32_t nr_out;
 	bool multisync; /* from the extension, else the submit's single fields */
 };
@@ -109,10 +111,15 @@ static int parse_extensions(uint64_t ptr, struct sync_set *s, bool *multisync)
 			return -EFAULT;
 		const struct drm_v3d_sem *in = (const void *)(uintptr_t)m->in_syncs;
 		const struct drm_v3d_sem *out = (const void *)(uintptr_t)m->out_syncs;
-		for (uint32_t i = 0; i < m->in_sync_count; i++)
+		/* Points as drm_syncobj takes them: ferry offers timelines (6.1's v3d passes 0). */
+		for (uint32_t i = 0; i < m->in_sync_count; i++) {
+			s->in_point[s->nr_in] = in[i].point;
 			s->in[s->nr_in++] = in[i].handle;
-		for (uint32_t i = 0; i < m->out_sync_count; i++)
+		}
+		for (uint32_t i = 0; i < m->out_sync_count; i++) {
+			s->out_point[s->nr_out] = out[i].point;
 			s->out[s->nr_out++] = out[i].handle;
+		}
 		*multisync = true;
 		ptr = e->next;
 	}
@@ -151,21 +158,16 @@ static int gather(struct shim_dev *dev, uint32_t flags, uint64_t ext, const uint
 }
 
 /* Fences of this open's engines become in-fences (another open's are waited for by
- * shim_syncobj_fence). A handle that names no syncobj is skipped (the 6.1 kernel ignores
- * -ENOENT there); one without a fence fails. */
-static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct ferry_fence_ref *refs, uint32_t *n)
+ * shim_syncobj_in_fences). A handle that names no syncobj is skipped (the 6.1 kernel ignores
+ * -ENOENT there); one without a fence at its point fails. */
+static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct shim_fence_list *l)
 {
-	*n = 0;
 	for (uint32_t i = 0; i < s->nr_in; i++) {
-		struct shim_fence_src f;
-		bool has;
-		int r = shim_syncobj_fence(dev, s->in[i], &f, &has);
+		int r = shim_syncobj_in_fences(dev, s->in[i], s->in_point[i], l);
 		if (r == -ENOENT)
 			continue;
 		if (r < 0)
 			return r;
-		if (has)
-			refs[(*n)++] = (struct ferry_fence_ref){ ferry_queue_id(f.q), f.seqno };
 	}
 	return 0;
 }
@@ -184,7 +186,7 @@ static int confirm(struct ferry_queue *q, uint32_t seqno)
 static void signal_out(struct shim_dev *dev, const struct sync_set *s, struct ferry_queue *q, uint32_t seqno)
 {
 	for (uint32_t i = 0; i < s->nr_out; i++)
-		shim_syncobj_attach(dev, s->out[i], (struct shim_fence_src){ q, seqno, dev });
+		(void)shim_syncobj_attach_point(dev, s->out[i], (struct shim_fence_src){ q, seqno, dev }, s->out_point[i]);
 }
 
 static int bo_list(struct shim_dev *dev, uint64_t ptr, uint32_t count, struct ferry_bo ***out)
@@ -225,13 +227,12 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 	struct ferry_bo **bos;
 	if ((r = bo_list(dev, a->bo_handles, a->bo_handle_count, &bos)) < 0)
 		return r;
-	struct ferry_fence_ref refs[64];
-	uint32_t nrefs;
-	if ((r = in_fences(dev, &s, refs, &nrefs)) == 0) {
+	struct shim_fence_list in = { 0 };
+	if ((r = in_fences(dev, &s, &in)) == 0) {
 		struct ferry_v3d_cl cl = {
 			.bcl_start = a->bcl_start, .bcl_end = a->bcl_end, .rcl_start = a->rcl_start, .rcl_end = a->rcl_end,
 			.qma = a->qma, .qms = a->qms, .qts = a->qts, .bos = bos, .nr_bos = a->bo_handle_count,
-			.in_fences = refs, .nr_in_fences = nrefs,
+			.in_fences = in.v, .nr_in_fences = in.n,
 			.flags = (a->flags & DRM_V3D_SUBMIT_CL_FLUSH_CACHE) ? FERRY_V3D_SUBMIT_FLUSH_CACHE : 0,
 		};
 		uint32_t seqno;
@@ -241,6 +242,7 @@ static int submit_cl(struct shim_dev *dev, struct drm_v3d_submit_cl *a)
 		if (r == 0)
 			signal_out(dev, &s, q, seqno);
 	}
+	free(in.v);
 	free(bos);
 	return r;
 }
@@ -265,17 +267,19 @@ static int submit_tfu(struct shim_dev *dev, struct drm_v3d_submit_tfu *a)
 	struct ferry_queue *q = engine(dev, FERRY_QUEUE_KIND_V3D_TFU);
 	if (!q)
 		return -ENOMEM;
-	struct ferry_fence_ref refs[64];
-	uint32_t nrefs;
-	if ((r = in_fences(dev, &s, refs, &nrefs)) < 0)
+	struct shim_fence_list in = { 0 };
+	if ((r = in_fences(dev, &s, &in)) < 0) {
+		free(in.v);
 		return r;
+	}
 	struct ferry_v3d_tfu t = {
 		.icfg = a->icfg, .iia = a->iia, .iis = a->iis, .ica = a->ica, .iua = a->iua, .ioa = a->ioa,
-		.ios = a->ios, .v71_ioc = a->v71.ioc, .bos = bos, .nr_bos = n, .in_fences = refs, .nr_in_fences = nrefs,
+		.ios = a->ios, .v71_ioc = a->v71.ioc, .bos = bos, .nr_bos = n, .in_fences = in.v, .nr_in_fences = in.n,
 	};
 	memcpy(t.coef, a->coef, sizeof(t.coef));
 	uint32_t seqno;
 	r = ferry_v3d_submit_tfu(q, &t, &seqno);
+	free(in.v);
 	if (r == 0)
 		r = confirm(q, seqno);
 	if (r == 0)
@@ -299,11 +303,10 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 	struct ferry_bo **bos;
 	if ((r = bo_list(dev, a->bo_handles, a->bo_handle_count, &bos)) < 0)
 		return r;
-	struct ferry_fence_ref refs[64];
-	uint32_t nrefs;
-	if ((r = in_fences(dev, &s, refs, &nrefs)) == 0) {
-		struct ferry_v3d_csd c = { .bos = bos, .nr_bos = a->bo_handle_count, .in_fences = refs,
-					   .nr_in_fences = nrefs };
+	struct shim_fence_list in = { 0 };
+	if ((r = in_fences(dev, &s, &in)) == 0) {
+		struct ferry_v3d_csd c = { .bos = bos, .nr_bos = a->bo_handle_count, .in_fences = in.v,
+					   .nr_in_fences = in.n };
 		memcpy(c.cfg, a->cfg, sizeof(c.cfg));
 		uint32_t seqno;
 		r = ferry_v3d_submit_csd(q, &c, &seqno);
@@ -312,6 +315,7 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 		if (r == 0)
 			signal_out(dev, &s, q, seqno);
 	}
+	free(in.v);
 	free(bos);
 	return r;
 }

@@ -35,7 +35,7 @@ int sim_drm_get_cap(const struct sim_drm_driver *drv, struct drm_get_cap *a)
 	case DRM_CAP_TIMESTAMP_MONOTONIC: a->value = 1; return 0;
 	case DRM_CAP_PRIME: a->value = DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT; return 0;
 	case DRM_CAP_SYNCOBJ: a->value = 1; return 0;
-	case DRM_CAP_SYNCOBJ_TIMELINE: a->value = 0; return 0;
+	case DRM_CAP_SYNCOBJ_TIMELINE: a->value = 1; return 0;
 	default: return drv->modeset ? -EINVAL : -EOPNOTSUPP;
 	}
 }

@@ -21,8 +21,8 @@ struct sim_drm_driver {
 /* drm_version: the numbers, and name/date/desc copied as drm_copy_field does (min(length, the
  * caller's *_len) bytes, no NUL; *_len set to the full length; a NULL buffer skipped). */
 int sim_drm_version(const struct sim_drm_driver *drv, struct drm_version *a);
-/* drm_getcap for a driver with DRIVER_SYNCOBJ, PRIME import and export, and no
- * DRIVER_SYNCOBJ_TIMELINE. A KMS cap is -EOPNOTSUPP for a driver without DRIVER_MODESET (v3d);
+/* drm_getcap for a driver with DRIVER_SYNCOBJ, DRIVER_SYNCOBJ_TIMELINE (which ferry offers on
+ * both GPUs; 6.1's msm and v3d lack it), PRIME import and export. A KMS cap is -EOPNOTSUPP for a driver without DRIVER_MODESET (v3d);
  * for msm, whose real device has a display, the simulator has none and answers -EINVAL. */
 int sim_drm_get_cap(const struct sim_drm_driver *drv, struct drm_get_cap *a);
 /* A core ioctl nr (below DRM_COMMAND_BASE, or at/after DRM_COMMAND_END) the simulator does not

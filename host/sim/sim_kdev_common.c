@@ -71,8 +71,6 @@ int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, unsigned long request, 
 	bool kout;
 	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
 		return -ENOTTY;
-	if (sim_syncobj_is_timeline_nr(nr))
-		return -EOPNOTSUPP;
 	if (!layout(nr, &ksize, &kout) || ksize > kmax)
 		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : sim_drm_core_unhandled(nr);
 	if (!arg)

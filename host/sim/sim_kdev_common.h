@@ -12,7 +12,7 @@
 #include "sim_worker.h"
 
 /* kdev_ops.ioctl as drm_ioctl does it, for both simulated devices: not a DRM ioctl -ENOTTY,
- * timeline syncobj ioctls -EOPNOTSUPP (no DRIVER_SYNCOBJ_TIMELINE), a driver nr without a handler
+ * a driver nr without a handler
  * -EINVAL and a core one what a render node gets (sim_drm_core_unhandled). Otherwise layout()
  * gives the kernel's struct size and whether it is copied back (false: DRM_IOW); dispatch() runs
  * under lock on k, a zeroed kernel-size copy (a shorter user struct is zero-extended, a longer

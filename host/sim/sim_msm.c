@@ -200,8 +200,11 @@ union sim_msm_ioctl_arg {
 	struct drm_prime_handle prime;
 	struct drm_version version;
 	struct drm_get_cap cap;
-	struct drm_syncobj_wait syncobj_wait; /* the largest syncobj struct */
+	struct drm_syncobj_wait syncobj_wait;
 	struct drm_syncobj_handle syncobj_handle;
+	struct drm_syncobj_timeline_wait syncobj_timeline_wait; /* the largest syncobj struct */
+	struct drm_syncobj_timeline_array syncobj_timeline_array;
+	struct drm_syncobj_transfer syncobj_transfer;
 };
 
 /* The kernel's struct size for nr, and whether drm_ioctl copies it back (false: DRM_IOW). */

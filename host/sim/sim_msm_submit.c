@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "sim_msm_priv.h"
+#include "sim_syncobj_timeline.h"
 
 struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id)
 {
@@ -208,32 +209,36 @@ static int parse_in_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit
 		int ret = read_syncobj_desc(a->in_syncobjs, i, a->syncobj_stride, &desc);
 		if (ret)
 			return ret;
-		if (desc.point)
-			return -EOPNOTSUPP; /* 6.1 has no DRIVER_SYNCOBJ_TIMELINE */
 		if (desc.flags & ~MSM_SUBMIT_SYNCOBJ_FLAGS)
 			return -EINVAL;
-		/* drm_syncobj_find_fence without WAIT_FOR_SUBMIT. */
+		/* drm_syncobj_find_fence at the point (ferry offers DRIVER_SYNCOBJ_TIMELINE), without
+		 * WAIT_FOR_SUBMIT. */
+		struct sim_fence *f;
+		int fret = sim_syncobj_find_fence(&o->syncobjs, desc.handle, desc.point, &f);
+		if (fret)
+			return fret;
+		if (!f->signaled)
+			s->deps[s->nr_deps++] = f;
+		else
+			sim_fence_put(f);
 		struct sim_syncobj *obj = sim_syncobj_lookup(&o->syncobjs, desc.handle);
-		if (!obj)
-			return -ENOENT;
-		if (!obj->fence)
-			return -EINVAL;
-		if (!obj->fence->signaled)
-			s->deps[s->nr_deps++] = sim_fence_get(obj->fence);
 		if (desc.flags & MSM_SUBMIT_SYNCOBJ_RESET)
 			(*reset)[i] = sim_syncobj_get(obj);
 	}
 	return 0;
 }
 
-/* msm_parse_post_deps: the out-syncobjs (referenced), which get the submit's fence. */
-static int parse_out_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit *a, struct sim_syncobj ***out)
+/* msm_parse_post_deps: the out-syncobjs (referenced), which get the submit's fence, at their
+ * point in *points (0: replacing the fence). */
+static int parse_out_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit *a, struct sim_syncobj ***out,
+			      uint64_t **points)
 {
 	uint32_t count = a->nr_out_syncobjs;
 	if (count > SIM_MAX_SUBMIT_SYNCOBJS)
 		return -ENOMEM;
 	*out = calloc(count ? count : 1, sizeof(**out));
-	if (!*out)
+	*points = calloc(count ? count : 1, sizeof(**points));
+	if (!*out || !*points)
 		return -ENOMEM;
 	struct drm_msm_gem_submit_syncobj desc = { 0 };
 	for (uint32_t i = 0; i < count; i++) {
@@ -242,12 +247,11 @@ static int parse_out_syncobjs(struct sim_open *o, const struct drm_msm_gem_submi
 			return ret;
 		if (desc.flags)
 			return -EINVAL;
-		if (desc.point)
-			return -EOPNOTSUPP;
 		struct sim_syncobj *obj = sim_syncobj_lookup(&o->syncobjs, desc.handle);
 		if (!obj)
 			return -EINVAL; /* drm_syncobj_find */
 		(*out)[i] = sim_syncobj_get(obj);
+		(*points)[i] = desc.point;
 	}
 	return 0;
 }
@@ -317,6 +321,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 		return -EOPNOTSUPP;
 	int ret;
 	struct sim_syncobj **reset_objs = NULL, **out_objs = NULL;
+	uint64_t *out_points = NULL;
 	bool *bo_valid = NULL;
 	struct drm_msm_gem_submit_bo *in = NULL;
 	struct sim_submit *s = calloc(1, sizeof(*s));
@@ -331,7 +336,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 			goto fail;
 	}
 	if (a->flags & MSM_SUBMIT_SYNCOBJ_OUT) {
-		ret = parse_out_syncobjs(o, a, &out_objs);
+		ret = parse_out_syncobjs(o, a, &out_objs, &out_points);
 		if (ret)
 			goto fail;
 	}
@@ -480,10 +485,17 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	for (uint32_t i = 0; reset_objs && i < a->nr_in_syncobjs; i++)
 		if (reset_objs[i])
 			sim_syncobj_replace(&o->dev->sync, reset_objs[i], NULL);
-	for (uint32_t i = 0; out_objs && i < a->nr_out_syncobjs; i++)
-		sim_syncobj_replace(&o->dev->sync, out_objs[i], s->done);
+	for (uint32_t i = 0; out_objs && i < a->nr_out_syncobjs; i++) {
+		/* msm_process_post_deps: a point that cannot get its chain node is lost, as an
+		 * allocation failure after the submit is queued cannot fail it. */
+		if (out_points[i])
+			(void)sim_syncobj_add_point(&o->dev->sync, out_objs[i], s->done, out_points[i]);
+		else
+			sim_syncobj_replace(&o->dev->sync, out_objs[i], s->done);
+	}
 	put_syncobjs(reset_objs, a->nr_in_syncobjs);
 	put_syncobjs(out_objs, a->nr_out_syncobjs);
+	free(out_points);
 	sim_gpu_kick(o->dev);
 	return 0;
 
@@ -493,6 +505,7 @@ fail:
 	free(bo_valid);
 	put_syncobjs(reset_objs, a->nr_in_syncobjs);
 	put_syncobjs(out_objs, a->nr_out_syncobjs);
+	free(out_points);
 	for (uint32_t i = 0; i < s->nr_bos; i++)
 		sim_bo_put(s->bos[i].bo);
 	for (uint32_t i = 0; i < s->nr_deps; i++)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sim_handle_slots.h"
+#include "sim_syncobj_timeline.h"
 #include "sim_worker.h"
 
 /* drm_syncobj_array_find copies count handles with kmalloc_array: past KMALLOC_MAX_SIZE the
@@ -75,8 +76,12 @@ struct sim_fence *sim_fence_get(struct sim_fence *f)
 
 void sim_fence_put(struct sim_fence *f)
 {
-	if (f && --f->refs == 0)
-		free(f);
+	if (f && --f->refs == 0) {
+		if (f->chain)
+			sim_chain_free(f);
+		else
+			free(f);
+	}
 }
 
 static void make_readable(struct sim_sync_export *e)
@@ -97,6 +102,7 @@ void sim_fence_signal(struct sim_sync_dev *sd, struct sim_fence *f, int error)
 	for (struct sim_sync_export *e = sd->exports; e; e = e->next)
 		if (e->fence == f)
 			make_readable(e);
+	sim_chain_update(sd);
 	pthread_cond_broadcast(sd->done_cond);
 	pthread_cond_signal(sd->work_cond);
 }
@@ -144,6 +150,7 @@ void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct 
 	}
 	sim_fence_put(s->fence);
 	s->fence = f;
+	sim_syncobj_notify_waiters(s);
 	pthread_cond_broadcast(sd->done_cond);
 }
 
@@ -325,7 +332,7 @@ int sim_syncobj_fd_to_handle(struct sim_sync_dev *sd, struct sim_syncobj_table *
 /* --- arrays: WAIT, RESET, SIGNAL --- */
 
 /* drm_syncobj_array_find: references to count syncobjs, -ENOENT for a handle naming none. */
-static int find_array(struct sim_syncobj_table *t, uint64_t ptr, uint32_t count, struct sim_syncobj ***out)
+int sim_syncobj_find_array(struct sim_syncobj_table *t, uint64_t ptr, uint32_t count, struct sim_syncobj ***out)
 {
 	if (count > SIM_SYNCOBJ_MAX_ARRAY)
 		return -ENOMEM;
@@ -349,7 +356,7 @@ static int find_array(struct sim_syncobj_table *t, uint64_t ptr, uint32_t count,
 	return 0;
 }
 
-static void put_array(struct sim_syncobj **objs, uint32_t count)
+void sim_syncobj_put_array(struct sim_syncobj **objs, uint32_t count)
 {
 	for (uint32_t i = 0; i < count; i++)
 		sim_syncobj_put(objs[i]);
@@ -361,12 +368,12 @@ int sim_syncobj_reset(struct sim_sync_dev *sd, struct sim_syncobj_table *t, stru
 	if (a->pad || a->count_handles == 0)
 		return -EINVAL;
 	struct sim_syncobj **objs;
-	int ret = find_array(t, a->handles, a->count_handles, &objs);
+	int ret = sim_syncobj_find_array(t, a->handles, a->count_handles, &objs);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < a->count_handles; i++)
 		sim_syncobj_replace(sd, objs[i], NULL);
-	put_array(objs, a->count_handles);
+	sim_syncobj_put_array(objs, a->count_handles);
 	return 0;
 }
 
@@ -375,7 +382,7 @@ int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, str
 	if (a->pad || a->count_handles == 0)
 		return -EINVAL;
 	struct sim_syncobj **objs;
-	int ret = find_array(t, a->handles, a->count_handles, &objs);
+	int ret = sim_syncobj_find_array(t, a->handles, a->count_handles, &objs);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < a->count_handles; i++) {
@@ -387,7 +394,7 @@ int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, str
 		sim_syncobj_replace(sd, objs[i], f);
 		sim_fence_put(f);
 	}
-	put_array(objs, a->count_handles);
+	sim_syncobj_put_array(objs, a->count_handles);
 	pthread_cond_signal(sd->work_cond); /* jobs gated on these may run */
 	return ret;
 }
@@ -424,7 +431,7 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 		return -EINVAL;
 	uint32_t n = a->count_handles;
 	struct sim_syncobj **objs;
-	int ret = find_array(t, a->handles, n, &objs);
+	int ret = sim_syncobj_find_array(t, a->handles, n, &objs);
 	if (ret)
 		return ret;
 	struct sim_fence **fences = calloc(n, sizeof(*fences));
@@ -432,7 +439,7 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 	if (!fences || !seen) {
 		free(fences);
 		free(seen);
-		put_array(objs, n);
+		sim_syncobj_put_array(objs, n);
 		return -ENOMEM;
 	}
 	bool wait_all = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
@@ -496,17 +503,11 @@ out:
 		sim_fence_put(fences[i]);
 	free(fences);
 	free(seen);
-	put_array(objs, n);
+	sim_syncobj_put_array(objs, n);
 	return ret;
 }
 
 /* --- dispatch by ioctl nr --- */
-
-bool sim_syncobj_is_timeline_nr(unsigned nr)
-{
-	return nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY) ||
-	       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL);
-}
 
 unsigned sim_syncobj_arg_size(unsigned nr)
 {
@@ -541,6 +542,10 @@ int sim_syncobj_ioctl(struct sim_sync_dev *sd, struct sim_syncobj_table *t, unsi
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): return sim_syncobj_wait(sd, t, arg);
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET): return sim_syncobj_reset(sd, t, arg);
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): return sim_syncobj_signal(sd, t, arg);
-	default: return sim_syncobj_is_timeline_nr(nr) ? -EOPNOTSUPP : -EINVAL;
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT): return sim_syncobj_timeline_wait(sd, t, arg);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY): return sim_syncobj_query(sd, t, arg);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER): return sim_syncobj_transfer(sd, t, arg);
+	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL): return sim_syncobj_timeline_signal(sd, t, arg);
+	default: return -EINVAL;
 	}
 }

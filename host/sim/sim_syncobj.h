@@ -1,6 +1,7 @@
 /* Fences and DRM syncobjs shared by the simulated msm and v3d kernels (drm_syncobj.c of 6.1 for
- * a driver with DRIVER_SYNCOBJ and without DRIVER_SYNCOBJ_TIMELINE). Everything here runs under
- * the owning device's lock, which struct sim_sync_dev names. */
+ * a driver with DRIVER_SYNCOBJ and DRIVER_SYNCOBJ_TIMELINE; the timeline half is in
+ * sim_syncobj_timeline.c). Everything here runs under the owning device's lock, which struct
+ * sim_sync_dev names. */
 #ifndef FERRY_SIM_SYNCOBJ_H
 #define FERRY_SIM_SYNCOBJ_H
 
@@ -15,6 +16,7 @@ struct sim_fence {
 	unsigned refs;
 	bool signaled;
 	int error;
+	struct sim_chain *chain; /* a dma_fence_chain node (sim_syncobj_timeline.c), else NULL */
 };
 
 /* A drm_syncobj: refcounted (handles in any open of the device, exported fds, waiters) and
@@ -27,6 +29,7 @@ struct sim_syncobj {
 	 * kernel hands each installed fence to the waiters queued on the syncobj. */
 	uint64_t installs;
 	struct sim_fence *last_installed;
+	struct sim_point_waiter *waiters; /* timeline waits for a point yet to be submitted */
 };
 
 /* One open's handle table (handle h in slot h - 1; the lowest free handle is handed out, as
@@ -56,6 +59,10 @@ struct sim_sync_dev {
 	pthread_cond_t *done_cond;   /* waiters (SYNCOBJ_WAIT, WAIT_BO, ...) */
 	pthread_cond_t *work_cond;   /* the GPU worker: jobs gated on a fence may be ready */
 	struct sim_sync_export *exports;
+	/* Every live chain node, oldest first, and the next fence context (sim_syncobj_timeline.c). */
+	struct sim_chain *chains_oldest, *chains_newest;
+	uint64_t next_context;
+	bool chains_updating;
 };
 
 void sim_sync_dev_init(struct sim_sync_dev *sd, pthread_mutex_t *lock, pthread_cond_t *done_cond,
@@ -96,12 +103,12 @@ void sim_syncobj_faulted(struct sim_sync_dev *sd, struct sim_syncobj_table *t);
 int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_wait *a);
 int sim_syncobj_reset(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_array *a);
 int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_array *a);
+/* drm_syncobj_array_find: references to count syncobjs of t (-ENOENT, -EFAULT, -ENOMEM). */
+int sim_syncobj_find_array(struct sim_syncobj_table *t, uint64_t ptr, uint32_t count, struct sim_syncobj ***out);
+void sim_syncobj_put_array(struct sim_syncobj **objs, uint32_t count);
 
 /* The ioctl nr (_IOC_NR) is one of the DRM core syncobj ioctls, binary or timeline. */
 bool sim_syncobj_is_nr(unsigned nr);
-/* The timeline ones: -EOPNOTSUPP before anything is read, as for a driver without
- * DRIVER_SYNCOBJ_TIMELINE. */
-bool sim_syncobj_is_timeline_nr(unsigned nr);
 /* The kernel's argument size of syncobj ioctl nr. */
 unsigned sim_syncobj_arg_size(unsigned nr);
 /* Dispatches syncobj ioctl nr with the kernel's argument struct. */

@@ -214,6 +214,9 @@ union v3ds_ioctl_arg {
 	struct drm_syncobj_handle syncobj_handle;
 	struct drm_syncobj_wait syncobj_wait;
 	struct drm_syncobj_array syncobj_array;
+	struct drm_syncobj_timeline_wait syncobj_timeline_wait;
+	struct drm_syncobj_timeline_array syncobj_timeline_array;
+	struct drm_syncobj_transfer syncobj_transfer;
 };
 
 /* The kernel's argument size of each ioctl and whether the kernel's request copies it back. */
@@ -244,8 +247,7 @@ static bool arg_layout(unsigned nr, size_t *ksize, bool *kout)
 	case _IOC_NR(DRM_IOCTL_VERSION): *ksize = sizeof(struct drm_version); return true;
 	case _IOC_NR(DRM_IOCTL_GET_CAP): *ksize = sizeof(struct drm_get_cap); return true;
 	default:
-		/* The timeline ones fail before their argument is read, so are not listed. */
-		*ksize = sim_syncobj_is_timeline_nr(nr) ? 0 : sim_syncobj_arg_size(nr);
+		*ksize = sim_syncobj_arg_size(nr);
 		return *ksize != 0;
 	}
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_syncobj_timeline.h"
 #include "sim_v3d_priv.h"
 
 /* The multisync extension, resolved. */
@@ -18,12 +19,14 @@ struct multisync {
 	uint32_t in_count;
 	uint32_t wait_stage;
 	struct sim_syncobj **out;
+	uint64_t *out_points; /* 0: the job's fence replaces the syncobj's; else a new point */
 	uint32_t out_count;
 };
 
 static void multisync_fini(struct multisync *ms)
 {
 	free(ms->out);
+	free(ms->out_points);
 }
 
 static int parse_multisync(struct v3ds_open *o, const struct drm_v3d_multi_sync *ext, struct multisync *ms)
@@ -39,13 +42,20 @@ static int parse_multisync(struct v3ds_open *o, const struct drm_v3d_multi_sync 
 		if (!out)
 			return -EFAULT;
 		ms->out = calloc(ext->out_sync_count, sizeof(*ms->out));
-		if (!ms->out)
+		ms->out_points = calloc(ext->out_sync_count, sizeof(*ms->out_points));
+		if (!ms->out || !ms->out_points) {
+			multisync_fini(ms);
+			ms->out = NULL;
+			ms->out_points = NULL;
 			return -ENOMEM;
+		}
 		for (uint32_t i = 0; i < ext->out_sync_count; i++) {
 			ms->out[i] = sim_syncobj_lookup(&o->syncobjs, out[i].handle);
+			ms->out_points[i] = out[i].point;
 			if (!ms->out[i]) {
-				free(ms->out);
+				multisync_fini(ms);
 				ms->out = NULL;
+				ms->out_points = NULL;
 				return -EINVAL;
 			}
 		}
@@ -53,8 +63,9 @@ static int parse_multisync(struct v3ds_open *o, const struct drm_v3d_multi_sync 
 	}
 	ms->in = (const struct drm_v3d_sem *)(uintptr_t)ext->in_syncs;
 	if (ext->in_sync_count && !ms->in) {
-		free(ms->out);
+		multisync_fini(ms);
 		ms->out = NULL;
+		ms->out_points = NULL;
 		return -EFAULT;
 	}
 	ms->in_count = ext->in_sync_count;
@@ -115,16 +126,20 @@ static int add_dep(struct v3ds_job *job, struct sim_fence *f)
 	return 0;
 }
 
-/* drm_syncobj_find_fence: a handle naming nothing (0 included) is no dependency; a syncobj
- * without a fence fails the submit with -EINVAL. */
-static int add_syncobj_dep(struct v3ds_open *o, struct v3ds_job *job, uint32_t handle)
+/* drm_syncobj_find_fence at point (ferry offers DRIVER_SYNCOBJ_TIMELINE; 6.1's v3d passes 0): a
+ * handle naming nothing (0 included) is no dependency; a syncobj without a fence at the point
+ * fails the submit with -EINVAL. */
+static int add_syncobj_dep(struct v3ds_open *o, struct v3ds_job *job, uint32_t handle, uint64_t point)
 {
-	struct sim_syncobj *s = sim_syncobj_lookup(&o->syncobjs, handle);
-	if (!s)
+	struct sim_fence *f;
+	int ret = sim_syncobj_find_fence(&o->syncobjs, handle, point, &f);
+	if (ret == -ENOENT)
 		return 0;
-	if (!s->fence)
-		return -EINVAL;
-	return add_dep(job, s->fence);
+	if (ret)
+		return ret;
+	ret = add_dep(job, f);
+	sim_fence_put(f);
+	return ret;
 }
 
 /* v3d_job_init: the job with its in-fences (the single in_sync, or the multisync in_syncs when
@@ -148,9 +163,9 @@ static int job_init(struct v3ds_open *o, enum v3d_queue queue, uint32_t in_sync,
 	if (ms && ms->present) {
 		if (ms->in_count && ms->wait_stage == (uint32_t)queue)
 			for (uint32_t i = 0; i < ms->in_count && !ret; i++)
-				ret = add_syncobj_dep(o, job, ms->in[i].handle);
+				ret = add_syncobj_dep(o, job, ms->in[i].handle, ms->in[i].point);
 	} else {
-		ret = add_syncobj_dep(o, job, in_sync);
+		ret = add_syncobj_dep(o, job, in_sync, 0);
 	}
 	if (ret) {
 		v3ds_job_free(job);
@@ -204,8 +219,12 @@ static void attach_fences(struct v3ds_open *o, struct v3ds_job *last, uint32_t o
 		bo->resv = sim_fence_get(last->done);
 	}
 	if (ms->present) {
-		for (uint32_t i = 0; i < ms->out_count; i++)
-			sim_syncobj_replace(&o->dev->sync, ms->out[i], last->done);
+		for (uint32_t i = 0; i < ms->out_count; i++) {
+			if (ms->out_points[i]) /* an allocation failure here loses the point, as msm's */
+				(void)sim_syncobj_add_point(&o->dev->sync, ms->out[i], last->done, ms->out_points[i]);
+			else
+				sim_syncobj_replace(&o->dev->sync, ms->out[i], last->done);
+		}
 	} else {
 		struct sim_syncobj *s = sim_syncobj_lookup(&o->syncobjs, out_sync);
 		if (s)

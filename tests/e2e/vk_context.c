@@ -210,10 +210,25 @@ bool vk_ctx_init(struct vk_ctx *ctx, const struct vk_ctx_options *opt)
 		.queueCount = 1,
 		.pQueuePriorities = &priority,
 	};
+	const char *exts[3];
+	uint32_t nr_exts = 0;
+	VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+		.timelineSemaphore = VK_TRUE,
+	};
+	ctx->timeline_semaphores = device_has_extension(ctx->phys, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
+	if (ctx->timeline_semaphores)
+		exts[nr_exts++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+	ctx->external_semaphore_fd = device_has_extension(ctx->phys, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+	if (ctx->external_semaphore_fd)
+		exts[nr_exts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
 	VkDeviceCreateInfo dev_info = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.pNext = ctx->timeline_semaphores ? &timeline : NULL,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &queue_info,
+		.enabledExtensionCount = nr_exts,
+		.ppEnabledExtensionNames = exts,
 	};
 	if (!vk_ok(vkCreateDevice(ctx->phys, &dev_info, NULL, &ctx->device), "vkCreateDevice"))
 		goto fail;

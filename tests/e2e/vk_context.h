@@ -19,6 +19,10 @@ struct vk_ctx {
 	VkQueue queue;
 	VkCommandPool pool;
 	bool prefer_noncoherent;  /* pick HOST_VISIBLE without HOST_COHERENT where offered */
+	/* VK_KHR_timeline_semaphore (its feature on) and VK_KHR_external_semaphore_fd, enabled when
+	 * the device offers them. */
+	bool timeline_semaphores;
+	bool external_semaphore_fd;
 };
 
 struct vk_buf {

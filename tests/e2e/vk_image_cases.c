@@ -395,6 +395,8 @@ const struct image_case image_cases[] = {
 	{"render_pass_clear_depth", case_render_pass_clear_depth, true,
 	 "render pass with colour + D16, both CLEAR/STORE, no draws"},
 	{"empty_submit", case_empty_submit, true, "vkQueueSubmit with no command buffers, only a fence"},
+	{"timeline_semaphore", case_timeline_semaphore, false,
+	 "timeline semaphore: submits, host signal, wait-before-signal, OPAQUE_FD export/import"},
 	{"draw", case_draw, false, "one vkCmdDraw of a full-size triangle (needs shaders)"},
 	{"dispatch", case_dispatch, false, "one vkCmdDispatch writing a buffer (needs shaders)"},
 };

@@ -28,6 +28,7 @@ extern const uint32_t image_case_count;
 bool case_render_pass_clear(struct case_env *env);        /* vk_render_pass_case.c */
 bool case_render_pass_clear_depth(struct case_env *env);
 bool case_empty_submit(struct case_env *env);              /* vk_submit_case.c */
+bool case_timeline_semaphore(struct case_env *env);        /* vk_timeline_case.c */
 bool case_draw(struct case_env *env);                      /* vk_shader_cases.c */
 bool case_dispatch(struct case_env *env);
 

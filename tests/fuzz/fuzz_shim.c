@@ -102,7 +102,7 @@ static void clamp_timespec(struct drm_msm_timespec *t)
 enum fix {
 	FIX_NONE, FIX_MSM_GEM_NEW, FIX_V3D_CREATE_BO, FIX_MSM_PARAM, FIX_MSM_GEM_INFO, FIX_MSM_SUBMIT, FIX_MSM_QUERY, FIX_MSM_CPU_PREP, FIX_MSM_WAIT,
 	FIX_V3D_CL, FIX_V3D_CSD, FIX_V3D_TFU, FIX_V3D_WAIT, FIX_VERSION, FIX_PRIME_IMPORT, FIX_PRIME_EXPORT,
-	FIX_SYNC_WAIT, FIX_SYNC_ARRAY, FIX_SYNC_IMPORT, FIX_SYNC_EXPORT,
+	FIX_SYNC_WAIT, FIX_SYNC_ARRAY, FIX_SYNC_IMPORT, FIX_SYNC_EXPORT, FIX_TL_WAIT, FIX_TL_ARRAY, FIX_TRANSFER,
 };
 
 /* Driver ioctl numbers overlap between msm and v3d, so each open gets its family's list and the
@@ -146,8 +146,11 @@ static const struct req reqs[] = {
 	{ DRM_IOCTL_SYNCOBJ_WAIT, FIX_SYNC_WAIT, 0 },
 	{ DRM_IOCTL_SYNCOBJ_RESET, FIX_SYNC_ARRAY, 0 },
 	{ DRM_IOCTL_SYNCOBJ_SIGNAL, FIX_SYNC_ARRAY, 0 },
-	/* refused before their argument is read: timeline syncobjs, an unknown driver nr, not DRM */
-	{ DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, FIX_NONE, 0 },
+	{ DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, FIX_TL_WAIT, 0 },
+	{ DRM_IOCTL_SYNCOBJ_QUERY, FIX_TL_ARRAY, 0 },
+	{ DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, FIX_TL_ARRAY, 0 },
+	{ DRM_IOCTL_SYNCOBJ_TRANSFER, FIX_TRANSFER, 0 },
+	/* refused before their argument is read: an unknown driver nr, not DRM */
 	{ DRM_IOWR(DRM_COMMAND_BASE + 0x1f, struct drm_msm_param), FIX_NONE, 0 },
 	{ _IOWR('x', 1, struct drm_msm_param), FIX_NONE, 0 },
 };
@@ -282,6 +285,25 @@ static void fix_arg(enum fix fix, void *arg)
 		a->count_handles = clamp(a->count_handles, REGION / 4);
 		break;
 	}
+	case FIX_TL_WAIT: {
+		struct drm_syncobj_timeline_wait *a = arg;
+		a->handles = REGION_PTR(R_BOS);
+		a->points = a->points ? REGION_PTR(R_SYNCS) : 0; /* NULL points: all 0, as the kernel */
+		a->count_handles = clamp(a->count_handles, REGION / 8);
+		a->timeout_nsec = clamp_abs_ns(a->timeout_nsec);
+		break;
+	}
+	case FIX_TL_ARRAY: {
+		struct drm_syncobj_timeline_array *a = arg;
+		a->handles = REGION_PTR(R_BOS);
+		a->points = a->points ? REGION_PTR(R_SYNCS) : 0;
+		a->count_handles = clamp(a->count_handles, REGION / 8);
+		break;
+	}
+	case FIX_TRANSFER:
+		/* WAIT_FOR_SUBMIT waits the kernel's 5 s for a point nothing submits: not a finding. */
+		((struct drm_syncobj_transfer *)arg)->flags &= ~(uint32_t)DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+		break;
 	}
 }
 

@@ -302,6 +302,48 @@ void st_job_build(int fd, bool msm, uint32_t pattern, struct st_job *j)
 		v3d_job_build(fd, j);
 }
 
+int st_job_submit_points(int fd, struct st_job *j, uint32_t in_syncobj, uint64_t in_point, uint32_t out_syncobj,
+			 uint64_t out_point)
+{
+	if (j->msm) {
+		struct drm_msm_gem_submit_bo bos[2] = {
+			{ .flags = MSM_SUBMIT_BO_READ, .handle = j->bos[0].handle },
+			{ .flags = MSM_SUBMIT_BO_WRITE, .handle = j->bos[1].handle },
+		};
+		struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = 0, .size = j->ib_bytes };
+		struct drm_msm_gem_submit_syncobj in = { .handle = in_syncobj, .point = in_point },
+						  out = { .handle = out_syncobj, .point = out_point };
+		struct drm_msm_gem_submit s = {
+			.flags = MSM_PIPE_3D0 | (in_syncobj ? MSM_SUBMIT_SYNCOBJ_IN : 0) |
+				 (out_syncobj ? MSM_SUBMIT_SYNCOBJ_OUT : 0),
+			.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos, .cmds = (uintptr_t)&cmd,
+			.in_syncobjs = (uintptr_t)&in, .out_syncobjs = (uintptr_t)&out,
+			.nr_in_syncobjs = in_syncobj ? 1 : 0, .nr_out_syncobjs = out_syncobj ? 1 : 0,
+			.syncobj_stride = sizeof(in),
+		};
+		return st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
+	}
+	uint32_t handles[4];
+	for (unsigned i = 0; i < 4; i++)
+		handles[i] = j->bos[i].handle;
+	struct drm_v3d_sem in = { .handle = in_syncobj, .point = in_point },
+			   out = { .handle = out_syncobj, .point = out_point };
+	struct drm_v3d_multi_sync ms = {
+		.base = { .id = DRM_V3D_EXT_ID_MULTI_SYNC },
+		.in_syncs = (uintptr_t)&in, .out_syncs = (uintptr_t)&out,
+		.in_sync_count = in_syncobj ? 1 : 0, .out_sync_count = out_syncobj ? 1 : 0,
+		.wait_stage = V3D_BIN,
+	};
+	struct drm_v3d_submit_cl s = {
+		.bcl_start = (uint32_t)j->bos[0].gpu_addr, .bcl_end = j->bcl_end,
+		.rcl_start = j->rcl_start, .rcl_end = j->rcl_end,
+		.qma = (uint32_t)j->bos[1].gpu_addr, .qms = j->qms, .qts = (uint32_t)j->bos[1].gpu_addr,
+		.bo_handles = (uintptr_t)handles, .bo_handle_count = 4,
+		.flags = DRM_V3D_SUBMIT_EXTENSION, .extensions = (uintptr_t)&ms,
+	};
+	return st_ioctl(fd, DRM_IOCTL_V3D_SUBMIT_CL, &s);
+}
+
 int st_job_submit(int fd, struct st_job *j, uint32_t in_syncobj, uint32_t out_syncobj, uint32_t *msm_fence)
 {
 	if (j->msm) {

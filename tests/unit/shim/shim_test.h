@@ -75,6 +75,10 @@ struct st_job {
 void st_job_build(int fd, bool msm, uint32_t pattern, struct st_job *j);
 /* Submits it with an optional in- and out-syncobj (0 = none). 0 or -errno. */
 int st_job_submit(int fd, struct st_job *j, uint32_t in_syncobj, uint32_t out_syncobj, uint32_t *msm_fence);
+/* Submits it with an in- and an out-syncobj at points (msm: drm_msm_gem_submit_syncobj.point;
+ * V3D: the multisync extension's drm_v3d_sem.point, waited at the bin stage). 0 or -errno. */
+int st_job_submit_points(int fd, struct st_job *j, uint32_t in_syncobj, uint64_t in_point, uint32_t out_syncobj,
+			 uint64_t out_point);
 /* The job's result is in its destination BO. */
 bool st_job_done(const struct st_job *j);
 void st_job_free(int fd, struct st_job *j);

@@ -225,12 +225,94 @@ static void test_lost_after_hang(void)
 	CHECK_EQ(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, 0, NULL), -EIO);
 	CHECK_EQ(drmSyncobjWait(fd, &empty, 1, st_now_ns() + ST_WAIT_NS,
 				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), -EIO);
+	/* Timeline points alike: one submitted passes, one never to be submitted ends EIO (a wait,
+	 * or a TRANSFER waiting for it), instead of sleeping out the timeout. */
+	uint64_t one = 1, two = 2;
+	CHECK_EQ(drmSyncobjTimelineSignal(fd, &empty, &one, 1), 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &empty, &one, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
+					NULL),
+		 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &empty, &two, 1, st_now_ns() + ST_WAIT_NS,
+					DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL),
+		 -EIO);
+	struct drm_syncobj_transfer tr = { .src_handle = empty, .src_point = 2, .dst_handle = out,
+					   .flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &tr), -EIO);
 	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
 	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
 	st_bo_free(fd, &ib);
 	st_bo_free(fd, &data);
 	CHECK_EQ(close(fd), 0);
 	fd = keep;
+}
+
+/* A point whose fence is still pending: QUERY reads the point before it, LAST_SUBMITTED the
+ * new one, a wait polls -ETIME and WAIT_AVAILABLE passes; once the job (a CP_WAIT_MEM_GTE the
+ * test releases by writing its word) retires, the point signals. */
+static void test_pending_point(void)
+{
+	struct st_bo ib, data;
+	st_bo_new(fd, true, 4096, &ib);
+	st_bo_new(fd, true, 4096, &data);
+	memset(data.map, 0, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, (uint32_t *)ib.map, 64);
+	pm4_wait_mem_gte(&b, data.gpu_addr, 1);
+	REQUIRE(pm4_builder_ok(&b));
+	uint32_t h = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &h) == 0);
+	uint64_t three = 3, four = 4, five = 5, got = 0;
+	CHECK_EQ(drmSyncobjTimelineSignal(fd, &h, &three, 1), 0);
+	struct drm_msm_gem_submit_bo sb[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = ib.handle },
+					       { .flags = MSM_SUBMIT_BO_READ, .handle = data.handle } };
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .size = pm4_builder_bytes(&b) };
+	struct drm_msm_gem_submit_syncobj sout = { .handle = h, .point = 5 };
+	struct drm_msm_gem_submit s = {
+		.flags = MSM_PIPE_3D0 | MSM_SUBMIT_SYNCOBJ_OUT, .nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)sb,
+		.cmds = (uintptr_t)&cmd, .out_syncobjs = (uintptr_t)&sout, .nr_out_syncobjs = 1,
+		.syncobj_stride = sizeof(sout),
+	};
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	CHECK_EQ(drmSyncobjQuery2(fd, &h, &got, 1, 0), 0);
+	CHECK_EQ(got, 3);
+	CHECK_EQ(drmSyncobjQuery2(fd, &h, &got, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(got, 5);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &three, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &four, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -ETIME);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &five, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE, NULL), 0);
+	CHECK_EQ(drmSyncobjWait(fd, &h, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -ETIME); /* the head */
+	/* Points taken from points, back and forth 2000 times while the job runs: each holds the
+	 * one before, nested 2000 deep; they all signal with the job, and go without recursing. */
+	uint32_t g = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &g) == 0);
+	uint64_t p = 5;
+	for (int i = 0; i < 2000; i++, p++) {
+		struct drm_syncobj_transfer tr = { .src_handle = i % 2 ? g : h, .src_point = p,
+						   .dst_handle = i % 2 ? h : g, .dst_point = p + 1 };
+		CHECK_EQ(st_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &tr), 0);
+	}
+	CHECK_EQ(drmSyncobjQuery2(fd, &h, &got, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(got, p); /* 2005: the last transfer went into h */
+	CHECK_EQ(drmSyncobjQuery2(fd, &g, &got, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(got, p - 1);
+	CHECK_EQ(drmSyncobjQuery2(fd, &g, &got, 1, 0), 0);
+	CHECK_EQ(got, 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &p, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -ETIME);
+	uint32_t one = 1;
+	__atomic_store_n((uint32_t *)data.map, one, __ATOMIC_RELEASE);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &five, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
+					NULL),
+		 0);
+	CHECK_EQ(drmSyncobjTimelineWait(fd, &h, &p, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL),
+		 0);
+	CHECK_EQ(drmSyncobjQuery2(fd, &h, &got, 1, 0), 0);
+	CHECK_EQ(got, p);
+	CHECK_EQ(drmSyncobjQuery2(fd, &g, &got, 1, 0), 0);
+	CHECK_EQ(got, p - 1);
+	CHECK_EQ(drmSyncobjDestroy(fd, g), 0);
+	CHECK_EQ(drmSyncobjDestroy(fd, h), 0);
+	st_bo_free(fd, &ib);
+	st_bo_free(fd, &data);
 }
 
 static uint32_t queue_new(uint32_t prio)
@@ -450,10 +532,14 @@ static void test_submit_errnos(void)
 	s.nr_out_syncobjs = 1;
 	s.syncobj_stride = sizeof(so);
 	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
-	so = (struct drm_msm_gem_submit_syncobj){ .handle = empty, .point = 5 };
-	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EOPNOTSUPP); /* no timeline syncobjs */
 	/* None of the failures left a fence in the out-syncobj. */
 	CHECK_EQ(drmSyncobjWait(fd, &empty, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), -EINVAL);
+	/* An out-syncobj with a point gets the submit's fence at that point. */
+	so = (struct drm_msm_gem_submit_syncobj){ .handle = empty, .point = 5 };
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	uint64_t last = 0;
+	CHECK_EQ(drmSyncobjQuery2(fd, &empty, &last, 1, DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED), 0);
+	CHECK_EQ(last, 5);
 
 	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
 	CHECK_EQ(wait_fence(0, 0x7fffffff, 0), -EINVAL);
@@ -618,6 +704,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_submit_errnos);
 	RUN_TEST(test_refused_submit_is_a_fault);
+	RUN_TEST(test_pending_point);
 	RUN_TEST(test_lost_after_hang);
 	RUN_TEST(test_submitqueues);
 	RUN_TEST(test_submitqueue_cycles);

@@ -34,20 +34,6 @@ static void cap_dumb(void *p)
 	((struct drm_get_cap *)p)->capability = DRM_CAP_DUMB_BUFFER;
 }
 
-static void timeline_wait(void *p)
-{
-	struct drm_syncobj_timeline_wait *w = p;
-	w->handles = (uintptr_t)&syncobj;
-	w->count_handles = 1;
-}
-
-static void syncobj_query(void *p)
-{
-	struct drm_syncobj_timeline_array *a = p;
-	a->handles = (uintptr_t)&syncobj;
-	a->count_handles = 1;
-}
-
 static void wait_available(void *p)
 {
 	struct drm_syncobj_wait *w = p;
@@ -95,18 +81,6 @@ static void msm_sn_in(void *p)
 	((struct drm_msm_gem_submit *)p)->fence = 1000;
 }
 
-static struct drm_msm_gem_submit_syncobj msm_sync;
-
-static void msm_timeline_in(void *p)
-{
-	msm_submit(p, MSM_SUBMIT_SYNCOBJ_IN);
-	struct drm_msm_gem_submit *s = p;
-	msm_sync = (struct drm_msm_gem_submit_syncobj){ .handle = syncobj, .point = 1 };
-	s->in_syncobjs = (uintptr_t)&msm_sync;
-	s->nr_in_syncobjs = 1;
-	s->syncobj_stride = sizeof(msm_sync);
-}
-
 static struct drm_msm_gem_submit_reloc msm_reloc;
 
 static void msm_relocs(void *p)
@@ -138,10 +112,6 @@ static const struct entry table[] = {
 	 * KMS at all (drm_getcap: -EOPNOTSUPP). */
 	{ "GET_CAP DUMB_BUFFER (no display)", 1, DRM_IOCTL_GET_CAP, cap_dumb, sizeof(struct drm_get_cap), -EINVAL },
 	{ "GET_CAP DUMB_BUFFER (no KMS)", 2, DRM_IOCTL_GET_CAP, cap_dumb, sizeof(struct drm_get_cap), -EOPNOTSUPP },
-	{ "SYNCOBJ_TIMELINE_WAIT (no timeline syncobjs)", 0, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, timeline_wait,
-	  sizeof(struct drm_syncobj_timeline_wait), -EOPNOTSUPP },
-	{ "SYNCOBJ_QUERY (no timeline syncobjs)", 0, DRM_IOCTL_SYNCOBJ_QUERY, syncobj_query,
-	  sizeof(struct drm_syncobj_timeline_array), -EOPNOTSUPP },
 	{ "SYNCOBJ_WAIT WAIT_AVAILABLE (a timeline flag)", 0, DRM_IOCTL_SYNCOBJ_WAIT, wait_available,
 	  sizeof(struct drm_syncobj_wait), -EINVAL },
 	{ "MODE_GETRESOURCES (KMS, not render-allowed)", 0, DRM_IOCTL_MODE_GETRESOURCES, nothing,
@@ -151,8 +121,6 @@ static const struct entry table[] = {
 	{ "GEM_SUBMIT FENCE_FD_IN (no sync_file in-fences)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_fd_in,
 	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
 	{ "GEM_SUBMIT FENCE_SN_IN (no userspace seqnos)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_sn_in,
-	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
-	{ "GEM_SUBMIT in-syncobj with a point (no timelines)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_timeline_in,
 	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
 	{ "GEM_SUBMIT cmd with relocs (none since msm 1.4)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_relocs,
 	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
