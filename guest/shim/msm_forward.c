@@ -9,6 +9,7 @@
 
 #include "backend/uapi_msm.h"
 #include "shim_ferry.h"
+#include "sync_file.h"
 
 static struct ferry_queue *queue_lookup(struct shim_dev *dev, uint32_t id)
 {
@@ -221,12 +222,17 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 	if (a->nr_bos > (1u << 20) || a->nr_cmds > (1u << 16))
 		return -EINVAL;
 
+	/* MSM_SUBMIT_FENCE_FD_IN: not a sync file is -EINVAL (sync_file_get_fence failing). */
+	struct shim_fence **fd_in = NULL;
+	uint32_t nfd_in = 0;
+	int r = 0;
+	if ((flags & MSM_SUBMIT_FENCE_FD_IN) && (r = shim_sync_file_fences(a->fence_fd, &fd_in, &nfd_in)) < 0)
+		return r;
 	struct ferry_submit_bo *bos = calloc(a->nr_bos ? a->nr_bos : 1, sizeof(*bos));
 	uint64_t *sizes = calloc(a->nr_bos ? a->nr_bos : 1, sizeof(*sizes));
 	struct ferry_cmd *cmds = calloc(a->nr_cmds ? a->nr_cmds : 1, sizeof(*cmds));
 	uint32_t nin = sync_in ? a->nr_in_syncobjs : 0;
-	struct ferry_fence_ref *in = calloc(nin ? nin : 1, sizeof(*in));
-	int r = 0;
+	struct ferry_fence_ref *in = calloc((size_t)nin + nfd_in + 1, sizeof(*in));
 	if (!bos || !sizes || !cmds || !in) {
 		r = -ENOMEM;
 		goto out;
@@ -261,6 +267,16 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		goto out;
 	if (sync_out && (r = check_out_syncobjs(dev, a)) < 0)
 		goto out;
+	for (uint32_t i = 0; i < nfd_in; i++) {
+		int err;
+		struct shim_fence_src src;
+		if (shim_fence_signaled(fd_in[i], &err))
+			continue;
+		if (shim_ferry_fence_src(fd_in[i], dev, &src))
+			in[nrefs++] = (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno };
+		else
+			shim_fence_wait(fd_in[i]); /* no in-fence names another context's fence */
+	}
 	struct ferry_submit s = {
 		.cmds = cmds, .nr_cmds = a->nr_cmds, .bos = bos, .nr_bos = a->nr_bos,
 		.in_fences = in, .nr_in_fences = nrefs,
@@ -271,7 +287,18 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		goto out;
 	a->fence = seqno;
 	after_submit(dev, a, (struct shim_fence_src){ q, seqno, dev });
+	if (flags & MSM_SUBMIT_FENCE_FD_OUT) {
+		/* As the kernel after queueing: a sync file that cannot be made fails the ioctl. */
+		struct shim_fence *f = shim_ferry_fence(dev, q, seqno, a->queueid);
+		int fd = f ? shim_sync_file_create(f) : -ENOMEM;
+		shim_fence_put(f);
+		if (fd < 0)
+			r = fd;
+		else
+			a->fence_fd = fd;
+	}
 out:
+	shim_sync_file_fences_free(fd_in, nfd_in);
 	free(bos);
 	free(sizes);
 	free(cmds);

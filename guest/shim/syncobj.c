@@ -503,6 +503,8 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 	if (flags & ~(uint32_t)DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE)
 		return -EINVAL;
 	bool sync_file = flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
+	if (sync_file)
+		return shim_syncobj_export_sync_file(dev, handle, fd);
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return sync_file ? -ENOENT : -EINVAL; /* drm_syncobj_find_fence / drm_syncobj_handle_to_fd */
@@ -541,6 +543,8 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 {
 	if (flags & ~(uint32_t)DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE)
 		return -EINVAL;
+	if (flags)
+		return shim_syncobj_import_sync_file(dev, fd, *handle);
 	pthread_mutex_lock(&sync_lock);
 	struct exported *e = find_export_locked(fd);
 	if (flags) {
@@ -565,5 +569,19 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 	int r = add_handle(dev, s, handle);
 	if (r < 0)
 		put(s);
+	return r;
+}
+
+int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has)
+{
+	struct shim_syncobj *s = get(dev, handle);
+	if (!s)
+		return -ENOENT;
+	pthread_mutex_lock(&sync_lock);
+	int r = s->has_fence || s->signaled ? 0 : -EINVAL;
+	*has = s->has_fence;
+	*out = s->fence;
+	put_locked(s);
+	pthread_mutex_unlock(&sync_lock);
 	return r;
 }

@@ -48,6 +48,21 @@ struct sim_syncobj_table {
 };
 
 struct sim_sync_export;
+struct sim_sync_dev;
+
+/* Sync files, when the simulated kernel runs under the fake kernel (which supplies them; ferryd's
+ * simulator has none: FENCE_FD_IN/OUT stay -EOPNOTSUPP there). Both are called with the device
+ * lock held and never block. */
+struct sim_sync_file_hooks {
+	/* The fences of sync file fd as fences of this device (references), or -EINVAL when fd is
+	 * not a sync file (sync_file_get_fence failing). */
+	int (*fences)(struct sim_sync_dev *sd, int fd, struct sim_fence ***out, uint32_t *n);
+	/* A new sync file fd holding f (referenced by it), named (context, seqno) on timeline
+	 * "queue<queue_id>"; -errno on failure. */
+	int (*create)(struct sim_sync_dev *sd, struct sim_fence *f, uint64_t context, uint32_t seqno, uint32_t queue_id);
+	/* One fence (a reference) standing for all of sync file fd's, or -EINVAL. */
+	int (*fence)(struct sim_sync_dev *sd, int fd, struct sim_fence **out);
+};
 
 /* The device's side: its lock and the conditions fence signals broadcast, and the fds exported
  * from syncobjs (opaque syncobj fds and sync files), which only opens of this device import. */
@@ -56,6 +71,7 @@ struct sim_sync_dev {
 	pthread_cond_t *done_cond;   /* waiters (SYNCOBJ_WAIT, WAIT_BO, ...) */
 	pthread_cond_t *work_cond;   /* the GPU worker: jobs gated on a fence may be ready */
 	struct sim_sync_export *exports;
+	const struct sim_sync_file_hooks *sync_files; /* NULL: none */
 };
 
 void sim_sync_dev_init(struct sim_sync_dev *sd, pthread_mutex_t *lock, pthread_cond_t *done_cond,
