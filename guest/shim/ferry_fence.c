@@ -39,10 +39,12 @@ static int obj_wait(void *p)
 		o->inflight = true;
 		pthread_mutex_unlock(&ff_lock);
 		int w = ferry_fence_wait(o->q, o->seqno, SLICE_NS);
+		/* -ETIMEDOUT is also a hung fence's own error: the slice ended only if unsignaled. */
+		bool over = w != -ETIMEDOUT || ferry_fence_signaled(o->q, o->seqno);
 		pthread_mutex_lock(&ff_lock);
 		o->inflight = false;
 		pthread_cond_broadcast(&ff_cond);
-		if (w != -ETIMEDOUT) {
+		if (over) {
 			r = w;
 			break;
 		}
@@ -108,7 +110,7 @@ void shim_ferry_fences_release(struct shim_dev *dev)
 			continue;
 		/* The context goes with the open, and its unfinished work with it. */
 		int w = ferry_fence_wait(o->q, o->seqno, 0);
-		o->orphan_error = w == -ETIMEDOUT ? -ECANCELED : w;
+		o->orphan_error = w == -ETIMEDOUT && !ferry_fence_signaled(o->q, o->seqno) ? -ECANCELED : w;
 		o->orphaned = true;
 	}
 	for (;;) {

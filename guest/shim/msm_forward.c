@@ -507,6 +507,8 @@ void shim_msm_close(struct shim_dev *dev)
 	/* Queues go after the syncobjs that may point at them let go (shim_backend_close). */
 	if (dev->default_queue)
 		ferry_queue_close(dev->default_queue);
+	if (dev->join_queue)
+		ferry_queue_close(dev->join_queue);
 	for (uint32_t i = 0; i < dev->nr_queue_slots; i++)
 		if (dev->queues[i])
 			ferry_queue_close(dev->queues[i]);

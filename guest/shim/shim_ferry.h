@@ -43,6 +43,10 @@ struct shim_dev {
 	 * its context lost, 0 if neither (sync_lock). */
 	int64_t submit_failed_ns;
 
+	/* msm: the queue of the empty submits that join a sync file's fences for a syncobj
+	 * (syncobj_sync_file.c), made on first use. */
+	struct ferry_queue *join_queue;
+
 	/* V3D: one queue per engine, made on first use. */
 	struct ferry_queue *v3d_queues[FERRY_QUEUE_KIND_COUNT];
 };

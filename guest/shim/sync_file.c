@@ -310,13 +310,13 @@ static void collect_locked(void)
 }
 
 /* dma_fence_get_status of what the file holds: 0 while any fence is pending, then the first
- * error, else 1 (sf_lock held). */
-static int file_status_locked(struct sync_file *sf)
+ * error, else 1; as last read from the fences' records (sf_lock held). */
+static int file_status_cached(struct sync_file *sf)
 {
 	int status = 1;
 	for (uint32_t i = 0; i < sf->n; i++) {
 		struct shim_fence *f = sf->f[i];
-		if (!refresh_locked(f))
+		if (!f->signaled)
 			return 0;
 		if (f->error < 0 && status == 1)
 			status = f->error;
@@ -324,19 +324,49 @@ static int file_status_locked(struct sync_file *sf)
 	return status;
 }
 
-/* Writes the record of every complete file not yet written (sf_lock held). */
+static void complete_one_locked(struct sync_file *sf);
+
+static int file_status_locked(struct sync_file *sf)
+{
+	for (uint32_t i = 0; i < sf->n; i++)
+		refresh_locked(sf->f[i]);
+	return file_status_cached(sf);
+}
+
+/* Writes the record of every complete file not yet written, oldest first: a merged file is
+ * newer than its inputs, so it never reads ready before them (sf_lock held). */
 static void complete_locked(void)
 {
-	for (struct sync_file *sf = files; sf; sf = sf->next) {
-		if (sf->written)
-			continue;
-		int32_t st = file_status_locked(sf);
-		if (st == 0)
-			continue;
-		if (send(sf->keep, &st, sizeof(st), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(st) ||
-		    errno == EPIPE)
-			sf->written = true;
-	}
+	size_t n = 0;
+	for (struct sync_file *sf = files; sf; sf = sf->next)
+		n += !sf->written;
+	struct sync_file *small[64], **v = n <= 64 ? small : malloc(n * sizeof(*v));
+	if (!v)
+		return; /* out of memory: the watcher's next pass */
+	/* One snapshot of the fences for the whole pass: a fence signaling in the middle of it
+	 * must not complete a newer file and leave an older one of the same fence. */
+	size_t k = 0;
+	for (struct sync_file *sf = files; sf; sf = sf->next)
+		if (!sf->written) {
+			v[k++] = sf;
+			for (uint32_t i = 0; i < sf->n; i++)
+				refresh_locked(sf->f[i]);
+		}
+	while (k)
+		complete_one_locked(v[--k]);
+	if (v != small)
+		free(v);
+}
+
+static void complete_one_locked(struct sync_file *sf)
+{
+	if (sf->written)
+		return;
+	int32_t st = file_status_cached(sf);
+	if (st == 0)
+		return;
+	if (send(sf->keep, &st, sizeof(st), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(st) || errno == EPIPE)
+		sf->written = true;
 }
 
 /* Polls the fences of incomplete files (and the kept ends, to collect closed files). */

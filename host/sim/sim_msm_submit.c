@@ -169,10 +169,14 @@ bool sim_submit_deps_ready(const struct sim_submit *s)
 void sim_submit_retired(struct sim_submit *s)
 {
 	/* msm signals a submit's fence when it retires, after a fault or hang too, with no error.
-	 * The fake kernel's lost open (lose_on_fault) is ferryd's lost context, whose fences fail
-	 * -EIO: so are the fences of its faulted submit and of those after it. */
+	 * The fake kernel's lost open (lose_on_fault) is ferryd's lost context, whose failing
+	 * fence keeps its error (-EIO for a fault, -ETIMEDOUT for a hang) and whose later fences
+	 * fail -EIO. */
 	struct sim_open *o = s->queue->open;
-	sim_fence_signal(s->sync, s->done, o && o->syncobjs.lose_on_fault && o->syncobjs.lost ? -EIO : 0);
+	int err = 0;
+	if (o && o->syncobjs.lose_on_fault && o->syncobjs.lost)
+		err = s->lost_error ? s->lost_error : -EIO;
+	sim_fence_signal(s->sync, s->done, err);
 	sim_fence_put(s->done);
 	s->done = NULL;
 }
