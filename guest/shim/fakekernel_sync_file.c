@@ -41,15 +41,19 @@ static const struct shim_fence_ops sim_fence_ops = {
 static int hook_create(struct sim_sync_dev *sd, struct sim_fence *f, uint64_t context, uint32_t seqno,
 		       uint32_t queue_id)
 {
-	if (!f)
-		return shim_sync_file_create(NULL);
+	char name[32];
+	snprintf(name, sizeof(name), "queue%u", queue_id);
+	if (!f || f->signaled) { /* ready at once, as the kernel's file of a signaled fence */
+		struct shim_fence *sf = f ? shim_fence_new_signaled(&sim_fence_ops, context, seqno, name, f->error) : NULL;
+		int fd = !f || sf ? shim_sync_file_create(sf) : -ENOMEM;
+		shim_fence_put(sf);
+		return fd;
+	}
 	struct sim_obj *o = malloc(sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	o->sd = sd;
 	o->f = sim_fence_get(f);
-	char name[32];
-	snprintf(name, sizeof(name), "queue%u", queue_id);
 	struct shim_fence *sf = shim_fence_new(&sim_fence_ops, o, context, seqno, name);
 	if (!sf) {
 		sim_fence_put(f);

@@ -73,6 +73,11 @@ const struct shim_fence_ops shim_ferry_fence_ops = {
 
 struct shim_fence *shim_ferry_fence(struct shim_dev *dev, struct ferry_queue *q, uint32_t seqno, uint32_t queue_id)
 {
+	char name[32];
+	snprintf(name, sizeof(name), "queue%u", queue_id);
+	if (ferry_fence_signaled(q, seqno)) /* ready at once, as the kernel's file of a signaled fence */
+		return shim_fence_new_signaled(&shim_ferry_fence_ops, (uint64_t)(uintptr_t)q, seqno, name,
+					       ferry_fence_wait(q, seqno, 0));
 	struct ferry_fence_obj *o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
@@ -83,8 +88,6 @@ struct shim_fence *shim_ferry_fence(struct shim_dev *dev, struct ferry_queue *q,
 	o->next = objs;
 	objs = o;
 	pthread_mutex_unlock(&ff_lock);
-	char name[32];
-	snprintf(name, sizeof(name), "queue%u", queue_id);
 	struct shim_fence *f = shim_fence_new(&shim_ferry_fence_ops, o, (uint64_t)(uintptr_t)q, seqno, name);
 	if (!f)
 		obj_release(o);

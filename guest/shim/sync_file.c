@@ -250,13 +250,19 @@ struct shim_fence *shim_fence_new(const struct shim_fence_ops *ops, void *obj, u
 	return f;
 }
 
+struct shim_fence *shim_fence_new_signaled(const struct shim_fence_ops *ops, uint64_t context, uint32_t seqno,
+					   const char *timeline, int error)
+{
+	struct shim_fence *f = fence_alloc(ops, NULL, context, seqno, timeline);
+	if (f)
+		signal_fence(f, error);
+	return f;
+}
+
 /* dma_fence_get_stub: signaled, no error. */
 static struct shim_fence *stub_new(void)
 {
-	struct shim_fence *f = fence_alloc(NULL, NULL, 0, 0, "stub");
-	if (f)
-		signal_fence(f, 0);
-	return f;
+	return shim_fence_new_signaled(NULL, 0, 0, "stub", 0);
 }
 
 void *shim_fence_obj(const struct shim_fence *f, const struct shim_fence_ops *ops)

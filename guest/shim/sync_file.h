@@ -27,6 +27,10 @@ struct shim_fence; /* refcounted; what a sync file holds */
  * sync_fence_info.obj_name. NULL on failure (obj stays the caller's). */
 struct shim_fence *shim_fence_new(const struct shim_fence_ops *ops, void *obj, uint64_t context, uint32_t seqno,
 				  const char *timeline);
+/* A fence of ops already signaled with error (0 or < 0), as the backend found it: a sync file of
+ * it is ready at once, as the kernel's of a signaled fence. */
+struct shim_fence *shim_fence_new_signaled(const struct shim_fence_ops *ops, uint64_t context, uint32_t seqno,
+					   const char *timeline, int error);
 void shim_fence_put(struct shim_fence *f);
 /* The backend object behind f if it is a fence of ops made in this process, else NULL. */
 void *shim_fence_obj(const struct shim_fence *f, const struct shim_fence_ops *ops);
