@@ -199,6 +199,32 @@ static void *fence_waiter(void *p)
 	return NULL;
 }
 
+/* The backends name a fence's timeline by an address (its queue's); FILE_INFO names show a small
+ * number instead, as the kernel's context counter, so no address reaches whoever holds the fd.
+ * An address reused by a later queue gets its number again: the old queue's fences have all
+ * signaled by then, and merges drop signaled fences. 0 stays the stub's (sf_lock held). */
+static uint64_t *context_keys;
+static size_t nr_context_keys, cap_context_keys;
+
+static uint64_t context_number_locked(uint64_t key)
+{
+	if (!key)
+		return 0;
+	for (size_t i = 0; i < nr_context_keys; i++)
+		if (context_keys[i] == key)
+			return i + 1;
+	if (nr_context_keys == cap_context_keys) {
+		size_t cap = cap_context_keys ? 2 * cap_context_keys : 16;
+		uint64_t *k = realloc(context_keys, cap * sizeof(*k));
+		if (!k)
+			return key; /* out of memory: unique still */
+		context_keys = k;
+		cap_context_keys = cap;
+	}
+	context_keys[nr_context_keys++] = key;
+	return nr_context_keys;
+}
+
 static struct shim_fence *fence_alloc(const struct shim_fence_ops *ops, void *obj, uint64_t context,
 				      uint32_t seqno, const char *timeline)
 {
@@ -212,12 +238,12 @@ static struct shim_fence *fence_alloc(const struct shim_fence_ops *ops, void *ob
 	f->refs = 1;
 	f->ops = ops;
 	f->obj = obj;
-	f->context = context;
 	f->seqno = seqno;
 	snprintf(f->timeline, sizeof(f->timeline), "%s", timeline);
 	f->rd = fds[0];
 	f->wr = fds[1];
 	pthread_mutex_lock(&sf_lock);
+	f->context = context_number_locked(context);
 	f->next_all = all_fences;
 	all_fences = f;
 	sf_unlock();

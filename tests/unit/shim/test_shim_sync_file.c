@@ -135,7 +135,11 @@ static void test_poll_and_info(void)
 	CHECK_EQ(info(f, &i, NULL, 0), 0); /* num_fences 0: the count and the whole's status */
 	CHECK_EQ(i.num_fences, 1);
 	CHECK_EQ(i.status, 0);
-	CHECK(i.name[0] != '\0');
+	/* "driver-timeline<context>-<seqno>", the context a small number (no address leaks). */
+	char prefix[48];
+	snprintf(prefix, sizeof(prefix), "ferry-queue%u", q);
+	CHECK_EQ(strncmp(i.name, prefix, strlen(prefix)), 0);
+	CHECK(strlen(i.name) <= strlen(prefix) + 8);
 	memset(fi, 0xa5, sizeof(fi));
 	CHECK_EQ(info(f, &i, fi, 1), 0);
 	CHECK_EQ(i.status, 0);
