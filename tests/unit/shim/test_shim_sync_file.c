@@ -332,6 +332,39 @@ static void test_hang_status(void)
 	ib_next = keep_next;
 }
 
+/* Shim mode: a stream ferryd's validator refuses is submitted as on the kernel (msm checks no
+ * stream), and its sync file signals with the refusal's error. Its own fd: the context may be
+ * lost after it. */
+static void test_refused_status(void)
+{
+	if (env.mode != ST_MODE_SHIM)
+		return; /* the fake kernel has no validator */
+	int dev = st_open_render();
+	struct st_bo rib, rdata;
+	st_bo_new(dev, true, 4096, &rib);
+	st_bo_new(dev, true, 4096, &rdata);
+	struct pm4_builder b;
+	pm4_builder_init(&b, (uint32_t *)rib.map, 1024);
+	PM4_PKT7(&b, CP_SMMU_TABLE_UPDATE, 0, 0, 0, 0); /* privileged */
+	REQUIRE(pm4_builder_ok(&b));
+	struct drm_msm_gem_submit_bo sb = { .flags = MSM_SUBMIT_BO_READ, .handle = rib.handle };
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .size = pm4_builder_bytes(&b) };
+	struct drm_msm_gem_submit s = {
+		.flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_FD_OUT, .nr_bos = 1, .nr_cmds = 1,
+		.bos = (uintptr_t)&sb, .cmds = (uintptr_t)&cmd, .fence_fd = -1,
+	};
+	CHECK_EQ(st_ioctl(dev, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	REQUIRE(s.fence_fd >= 0);
+	CHECK(ready(s.fence_fd, WAIT_MS));
+	struct sync_file_info i;
+	CHECK_EQ(info(s.fence_fd, &i, NULL, 0), 0);
+	CHECK(i.status < 0);
+	CHECK_EQ(close(s.fence_fd), 0);
+	st_bo_free(dev, &rib);
+	st_bo_free(dev, &rdata);
+	CHECK_EQ(close(dev), 0);
+}
+
 /* The child of a fork() polls and queries its parent's file. */
 static void test_fork_child_polls(void)
 {
@@ -435,6 +468,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_fork_child_polls);
 	RUN_TEST(test_syncobj_sync_file);
 	RUN_TEST(test_hang_status);
+	RUN_TEST(test_refused_status);
 	st_bo_free(fd, &ib);
 	st_bo_free(fd, &data);
 	CHECK_EQ(close(fd), 0);
