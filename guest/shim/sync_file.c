@@ -134,6 +134,47 @@ static bool refresh_locked(struct shim_fence *f)
 	return f->signaled;
 }
 
+/* The backends name a fence's timeline by an address (its queue's, or its own); FILE_INFO names
+ * show a small number instead, as the kernel's context counter, so no address reaches whoever
+ * holds the fd. A number lives while a fence of its context does, then goes to the next new
+ * context: no live fence ever shares it with another context. 0 stays the stub's (sf_lock). */
+struct context_slot {
+	uint64_t key; /* 0: free */
+	unsigned refs;
+};
+static struct context_slot *contexts;
+static size_t nr_contexts;
+
+static uint64_t context_get_locked(uint64_t key)
+{
+	if (!key)
+		return 0;
+	size_t free_slot = nr_contexts;
+	for (size_t i = 0; i < nr_contexts; i++) {
+		if (contexts[i].key == key) {
+			contexts[i].refs++;
+			return i + 1;
+		}
+		if (!contexts[i].key && free_slot == nr_contexts)
+			free_slot = i;
+	}
+	if (free_slot == nr_contexts) {
+		struct context_slot *c = realloc(contexts, (nr_contexts + 1) * sizeof(*c));
+		if (!c)
+			return 0; /* out of memory: named as the stub, merged as one with it */
+		contexts = c;
+		nr_contexts++;
+	}
+	contexts[free_slot] = (struct context_slot){ key, 1 };
+	return free_slot + 1;
+}
+
+static void context_put_locked(uint64_t number)
+{
+	if (number && number <= nr_contexts && --contexts[number - 1].refs == 0)
+		contexts[number - 1].key = 0;
+}
+
 static void fence_free(struct shim_fence *f)
 {
 	struct shim_fence **pp = &all_fences;
@@ -143,6 +184,7 @@ static void fence_free(struct shim_fence *f)
 	close(f->rd);
 	if (f->wr >= 0)
 		close(f->wr);
+	context_put_locked(f->context);
 	f->next_all = to_release;
 	to_release = f;
 }
@@ -199,32 +241,6 @@ static void *fence_waiter(void *p)
 	return NULL;
 }
 
-/* The backends name a fence's timeline by an address (its queue's); FILE_INFO names show a small
- * number instead, as the kernel's context counter, so no address reaches whoever holds the fd.
- * An address reused by a later queue gets its number again: the old queue's fences have all
- * signaled by then, and merges drop signaled fences. 0 stays the stub's (sf_lock held). */
-static uint64_t *context_keys;
-static size_t nr_context_keys, cap_context_keys;
-
-static uint64_t context_number_locked(uint64_t key)
-{
-	if (!key)
-		return 0;
-	for (size_t i = 0; i < nr_context_keys; i++)
-		if (context_keys[i] == key)
-			return i + 1;
-	if (nr_context_keys == cap_context_keys) {
-		size_t cap = cap_context_keys ? 2 * cap_context_keys : 16;
-		uint64_t *k = realloc(context_keys, cap * sizeof(*k));
-		if (!k)
-			return key; /* out of memory: unique still */
-		context_keys = k;
-		cap_context_keys = cap;
-	}
-	context_keys[nr_context_keys++] = key;
-	return nr_context_keys;
-}
-
 static struct shim_fence *fence_alloc(const struct shim_fence_ops *ops, void *obj, uint64_t context,
 				      uint32_t seqno, const char *timeline)
 {
@@ -243,7 +259,7 @@ static struct shim_fence *fence_alloc(const struct shim_fence_ops *ops, void *ob
 	f->rd = fds[0];
 	f->wr = fds[1];
 	pthread_mutex_lock(&sf_lock);
-	f->context = context_number_locked(context);
+	f->context = context_get_locked(context);
 	f->next_all = all_fences;
 	all_fences = f;
 	sf_unlock();
