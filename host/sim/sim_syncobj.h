@@ -96,9 +96,9 @@ void sim_syncobj_table_fini(struct sim_syncobj_table *t);
 
 /* The DRM core syncobj ioctls (drm_syncobj.c), returning 0 or the kernel's negative errno.
  * HANDLE_TO_FD gives one end of a socket pair naming the syncobj (or, with EXPORT_SYNC_FILE, a
- * snapshot of its fence that becomes readable once the fence signals, as a sync_file polls);
- * FD_TO_HANDLE takes such an fd of the same device back. Fds of another device, or real kernel
- * sync files, are -EINVAL. */
+ * sync file: the device's sync_files hooks make it when set, else a snapshot of its fence that
+ * becomes readable once the fence signals); FD_TO_HANDLE takes such an fd of the same device
+ * back. Fds of another device, or real kernel sync files, are -EINVAL. */
 int sim_syncobj_create(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_create *a);
 int sim_syncobj_destroy(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_destroy *a);
 int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a);
