@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "backend/kdev.h"
+#include "fakekernel_sync_file.h"
 #include "shim.h"
 #include "sim/sim_msm.h"
 #include "sim/sim_v3d.h"
@@ -60,10 +61,13 @@ int shim_backend_identify(struct shim_identity *out)
 	}
 	const char *st = getenv("FERRY_SIM_STRICT");
 	bool strict = st && *st && strcmp(st, "0") != 0;
-	if (v3d)
+	if (v3d) {
 		sim_v3d_set_strict(v3d, strict);
-	else
+		sim_v3d_set_sync_file_hooks(v3d, &shim_fakekernel_sync_files);
+	} else {
 		sim_msm_set_strict(msm, strict);
+		sim_msm_set_sync_file_hooks(msm, &shim_fakekernel_sync_files);
+	}
 	snprintf(out->gpu, sizeof(out->gpu), "%s", gpu);
 	return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "interpose.h"
 #include "shim.h"
+#include "sync_file.h"
 
 /* ---- opening ---- */
 
@@ -267,11 +268,19 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	struct shim_dev *dev = shim_fd_dev(fd);
+	int r;
+	if (!dev && shim_sync_file_ioctl(fd, request, arg, &r)) {
+		if (r < 0) {
+			errno = -r;
+			return -1;
+		}
+		return r;
+	}
 	if (!dev) {
 		NEXT(int (*)(int, unsigned long, ...), ioctl);
 		return next_ioctl(fd, request, arg);
 	}
-	int r = _IOC_TYPE(request) == 'd' ? shim_backend_ioctl(dev, request, arg) : -ENOTTY;
+	r = _IOC_TYPE(request) == 'd' ? shim_backend_ioctl(dev, request, arg) : -ENOTTY;
 	if (r < 0) {
 		/* Drivers print strerror at best ("Draw call returned Invalid argument"): with
 		 * FERRY_SHIM_DEBUG=1 each failed call is named. ETIME/ETIMEDOUT are polls, not failures. */

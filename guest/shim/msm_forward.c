@@ -9,6 +9,7 @@
 
 #include "backend/uapi_msm.h"
 #include "shim_ferry.h"
+#include "sync_file.h"
 
 static struct ferry_queue *queue_lookup(struct shim_dev *dev, uint32_t id)
 {
@@ -213,11 +214,16 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 	if (a->nr_bos > (1u << 20) || a->nr_cmds > (1u << 16))
 		return -EINVAL;
 
+	/* MSM_SUBMIT_FENCE_FD_IN: not a sync file is -EINVAL (sync_file_get_fence failing). */
+	struct shim_fence **fd_in = NULL;
+	uint32_t nfd_in = 0;
+	int r = 0;
+	if ((flags & MSM_SUBMIT_FENCE_FD_IN) && (r = shim_sync_file_fences(a->fence_fd, &fd_in, &nfd_in)) < 0)
+		return r;
 	struct ferry_submit_bo *bos = calloc(a->nr_bos ? a->nr_bos : 1, sizeof(*bos));
 	uint64_t *sizes = calloc(a->nr_bos ? a->nr_bos : 1, sizeof(*sizes));
 	struct ferry_cmd *cmds = calloc(a->nr_cmds ? a->nr_cmds : 1, sizeof(*cmds));
 	struct shim_fence_list in = { 0 };
-	int r = 0;
 	if (!bos || !sizes || !cmds) {
 		r = -ENOMEM;
 		goto out;
@@ -251,6 +257,16 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		goto out;
 	if (sync_out && (r = check_out_syncobjs(dev, a)) < 0)
 		goto out;
+	for (uint32_t i = 0; i < nfd_in; i++) {
+		int err;
+		struct shim_fence_src src;
+		if (shim_fence_signaled(fd_in[i], &err))
+			continue;
+		if (!shim_ferry_fence_src(fd_in[i], dev, &src))
+			shim_fence_wait(fd_in[i]); /* no in-fence names another context's fence */
+		else if ((r = shim_fence_list_add(&in, (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno })) < 0)
+			goto out;
+	}
 	struct ferry_submit s = {
 		.cmds = cmds, .nr_cmds = a->nr_cmds, .bos = bos, .nr_bos = a->nr_bos,
 		.in_fences = in.v, .nr_in_fences = in.n,
@@ -261,7 +277,18 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		goto out;
 	a->fence = seqno;
 	after_submit(dev, a, (struct shim_fence_src){ q, seqno, dev });
+	if (flags & MSM_SUBMIT_FENCE_FD_OUT) {
+		/* As the kernel after queueing: a sync file that cannot be made fails the ioctl. */
+		struct shim_fence *f = shim_ferry_fence(dev, q, seqno, a->queueid);
+		int fd = f ? shim_sync_file_create(f) : -ENOMEM;
+		shim_fence_put(f);
+		if (fd < 0)
+			r = fd;
+		else
+			a->fence_fd = fd;
+	}
 out:
+	shim_sync_file_fences_free(fd_in, nfd_in);
 	free(bos);
 	free(sizes);
 	free(cmds);
@@ -470,6 +497,8 @@ void shim_msm_close(struct shim_dev *dev)
 	/* Queues go after the syncobjs that may point at them let go (shim_backend_close). */
 	if (dev->default_queue)
 		ferry_queue_close(dev->default_queue);
+	if (dev->join_queue)
+		ferry_queue_close(dev->join_queue);
 	for (uint32_t i = 0; i < dev->nr_queue_slots; i++)
 		if (dev->queues[i])
 			ferry_queue_close(dev->queues[i]);

@@ -12,7 +12,7 @@
 bool shim_offers_timelines(void)
 {
 	const char *v = getenv("FERRY_SYNCOBJ_TIMELINE");
-	return !v || strcmp(v, "0") != 0;
+	return v && strcmp(v, "1") == 0;
 }
 
 static bool is_timeline_ioctl(unsigned long request)
@@ -80,9 +80,10 @@ int shim_not_offered(enum shim_family family, unsigned long request, const void 
 	case DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT: {
 		struct drm_msm_gem_submit s;
 		shim_ioctl_copy_in(request, arg, &s, sizeof(s));
-		/* sync_file fences (no fd here is one) and userspace-chosen seqnos (ferry's
-		 * timelines are the guest's, one per queue, not per open). */
-		if (s.flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT | MSM_SUBMIT_FENCE_SN_IN))
+		/* Userspace-chosen seqnos: ferryd numbers each queue's fences itself (its fence page
+		 * is indexed by them), so a seqno the guest picks would need a protocol message to
+		 * reserve it on the host. Mesa 22.3 uses it only for virtio native contexts. */
+		if (s.flags & MSM_SUBMIT_FENCE_SN_IN)
 			return -EOPNOTSUPP;
 		/* Relocations: every driver since msm 1.4 uses none, and the host does its own. A
 		 * cmds array the kernel would refuse is left for the backend to refuse. */

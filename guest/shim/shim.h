@@ -44,9 +44,10 @@ void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_
 /* offer.c: 0, or the errno (-EOPNOTSUPP) for an ioctl or flag ferry's guest surface does not
  * offer; both backends ask before anything else, so they refuse alike. */
 int shim_not_offered(enum shim_family family, unsigned long request, const void *arg);
-/* Timeline syncobjs are offered unless FERRY_SYNCOBJ_TIMELINE=0 (Turnip 22.3 submits native
- * timelines without their points; with the cap at 0 it emulates them). Off, both backends answer
- * as 6.1: cap 0, the timeline ioctls and msm syncobj points -EOPNOTSUPP (shim_not_offered). */
+/* Timeline syncobjs are offered only with FERRY_SYNCOBJ_TIMELINE=1. Off (the default), both
+ * backends answer as 6.1's msm and v3d do: cap 0, the timeline ioctls and msm syncobj points
+ * -EOPNOTSUPP (shim_not_offered). On by default they would break Debian 12's Turnip, which
+ * submits native timelines without their points (with the cap at 0 it emulates them). */
 bool shim_offers_timelines(void);
 /* After the backend answered: GET_CAP(SYNCOBJ_TIMELINE) reads 0 when timelines are off. */
 void shim_offer_fixup(unsigned long request, void *arg, int ret);

@@ -43,6 +43,10 @@ struct shim_dev {
 	 * its context lost, 0 if neither (sync_lock). */
 	int64_t submit_failed_ns;
 
+	/* msm: the queue of the empty submits that join a sync file's fences for a syncobj
+	 * (syncobj_sync_file.c), made on first use. */
+	struct ferry_queue *join_queue;
+
 	/* V3D: one queue per engine, made on first use. */
 	struct ferry_queue *v3d_queues[FERRY_QUEUE_KIND_COUNT];
 };
@@ -86,6 +90,13 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 /* flags 0: an opaque syncobj fd -> a new *handle; IMPORT_SYNC_FILE: the fd's fence into the
  * existing *handle. */
 int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t *handle);
+/* The syncobj's fence without waiting: *has false when it is signaled without one; -ENOENT (no
+ * such handle), -EINVAL (no fence: never submitted or reset). */
+int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
+/* syncobj_sync_file.c: DRM_SYNCOBJ_HANDLE_TO_FD's EXPORT_SYNC_FILE and FD_TO_HANDLE's
+ * IMPORT_SYNC_FILE with real sync files (sync_file.h). */
+int shim_syncobj_export_sync_file(struct shim_dev *dev, uint32_t handle, int *fd);
+int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle);
 /* A closed queue of dev whose fences have all signaled: every syncobj fence on it counts as
  * signaled from now on. False (nothing done) while a wait elsewhere uses dev's fences. */
 bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q);
@@ -119,6 +130,19 @@ struct shim_fence_list {
 	uint32_t n, cap;
 };
 int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point, struct shim_fence_list *l);
+/* Appends f to l: 0 or -ENOMEM. */
+int shim_fence_list_add(struct shim_fence_list *l, struct ferry_fence_ref f);
+
+/* ferry_fence.c: libferry fences as sync file fences (sync_file.h). */
+struct shim_fence;
+extern const struct shim_fence_ops shim_ferry_fence_ops;
+/* A sync file fence for (q, seqno) of dev; queue_id names its timeline. NULL on ENOMEM. */
+struct shim_fence *shim_ferry_fence(struct shim_dev *dev, struct ferry_queue *q, uint32_t seqno, uint32_t queue_id);
+/* True and *src when f is a fence of a still open queue of dev (NULL: of any open). */
+struct shim_fence_src;
+bool shim_ferry_fence_src(struct shim_fence *f, struct shim_dev *dev, struct shim_fence_src *src);
+/* dev is closing: its fences count as what they are now (unfinished: -ECANCELED) from here on. */
+void shim_ferry_fences_release(struct shim_dev *dev);
 
 /* msm_forward.c / v3d_forward.c: the driver's own ioctls. */
 int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg);

@@ -1,6 +1,6 @@
 /* DRM syncobjs kept in the guest: a syncobj holds nothing, a "signaled" stub, a ferry fence
  * (queue, seqno) a submit attached, or a timeline's chain (syncobj_timeline.c, where every wait
- * is). Opaque syncobj fds and sync_files work within this process only. */
+ * is). Opaque syncobj fds work within this process only; sync files are syncobj_sync_file.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -36,19 +36,14 @@ static void cond_init(void)
 	pthread_condattr_destroy(&a);
 }
 
-/* Exported fds are one end of a socket pair; the library keeps the other. The caller's end's
- * inode names the export when an fd comes back, and POLLHUP on the kept end says every copy
- * (dups included) was closed, so the export is collected. An opaque fd names a syncobj, a
- * sync_file a snapshot of its fence. Nothing is ever written to the caller's end: poll() on a
- * sync_file from the shim never reports it ready. */
+/* Opaque syncobj fds are one end of a socket pair; the library keeps the other. The caller's
+ * end's inode names the syncobj when an fd comes back, and POLLHUP on the kept end says every
+ * copy (dups included) was closed, so the export is collected. */
 struct exported {
 	ino_t ino;
 	dev_t dev;
 	int keep_fd;
-	struct shim_syncobj *s;    /* opaque syncobj fd */
-	bool sync_file;
-	bool has_fence;            /* sync_file: a fence, else already signaled */
-	struct shim_fence_src fence;
+	struct shim_syncobj *s;
 	struct exported *next;
 };
 static struct exported *exports;
@@ -175,8 +170,8 @@ void shim_syncobj_destroy_all(struct shim_dev *dev)
 	dev->nr_syncobj_slots = 0;
 }
 
-/* Marks every fence of queue q (q NULL: of any queue of dev) as signaled, in syncobjs and
- * exported sync_files (sync_lock held). */
+/* Marks every fence of queue q (q NULL: of any queue of dev) as signaled in syncobjs (sync_lock
+ * held). */
 static void resolve_locked(struct shim_dev *dev, struct ferry_queue *q)
 {
 	for (struct shim_syncobj *o = all_syncobjs; o; o = o->next_all) {
@@ -185,9 +180,6 @@ static void resolve_locked(struct shim_dev *dev, struct ferry_queue *q)
 			o->signaled = true;
 		}
 	}
-	for (struct exported *e = exports; e; e = e->next)
-		if (e->sync_file && e->has_fence && e->fence.owner == dev && (!q || e->fence.q == q))
-			e->has_fence = false;
 	shim_timeline_resolve_locked(dev, q);
 	pthread_cond_broadcast(&sync_cond);
 }
@@ -281,8 +273,7 @@ static void collect_locked(void)
 		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
 			*pp = e->next;
 			close(e->keep_fd);
-			if (e->s)
-				put_locked(e->s);
+			put_locked(e->s);
 			free(e);
 		} else {
 			pp = &e->next;
@@ -331,10 +322,11 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 {
 	if (flags & ~(uint32_t)DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE)
 		return -EINVAL;
-	bool sync_file = flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
+	if (flags)
+		return shim_syncobj_export_sync_file(dev, handle, fd);
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
-		return sync_file ? -ENOENT : -EINVAL; /* drm_syncobj_find_fence / drm_syncobj_handle_to_fd */
+		return -EINVAL; /* drm_syncobj_handle_to_fd */
 	struct exported *e = NULL;
 	int f = export_fd(&e);
 	if (f < 0) {
@@ -343,22 +335,7 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 	}
 	pthread_mutex_lock(&sync_lock);
 	collect_locked();
-	if (sync_file) {
-		if (!s->has_fence && !s->signaled) {
-			put_locked(s);
-			pthread_mutex_unlock(&sync_lock);
-			close(f);
-			close(e->keep_fd);
-			free(e);
-			return -EINVAL; /* the kernel: no fence to export */
-		}
-		e->sync_file = true;
-		e->has_fence = s->has_fence;
-		e->fence = s->fence;
-		put_locked(s);
-	} else {
-		e->s = s; /* the reference get() took */
-	}
+	e->s = s; /* the reference get() took */
 	e->next = exports;
 	exports = e;
 	pthread_mutex_unlock(&sync_lock);
@@ -370,22 +347,11 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 {
 	if (flags & ~(uint32_t)DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE)
 		return -EINVAL;
+	if (flags)
+		return shim_syncobj_import_sync_file(dev, fd, *handle);
 	pthread_mutex_lock(&sync_lock);
 	struct exported *e = find_export_locked(fd);
-	if (flags) {
-		/* A sync_file's fence goes into an existing syncobj. */
-		if (!e || !e->sync_file) {
-			pthread_mutex_unlock(&sync_lock);
-			return -EINVAL;
-		}
-		bool has = e->has_fence;
-		struct shim_fence_src f = e->fence;
-		pthread_mutex_unlock(&sync_lock);
-		if (!has)
-			return shim_syncobj_signal(dev, *handle);
-		return shim_syncobj_attach(dev, *handle, f);
-	}
-	struct shim_syncobj *s = e && !e->sync_file ? e->s : NULL;
+	struct shim_syncobj *s = e ? e->s : NULL;
 	if (s)
 		s->refs++;
 	pthread_mutex_unlock(&sync_lock);
@@ -394,5 +360,19 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 	int r = add_handle(dev, s, handle);
 	if (r < 0)
 		put(s);
+	return r;
+}
+
+int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has)
+{
+	struct shim_syncobj *s = get(dev, handle);
+	if (!s)
+		return -ENOENT;
+	pthread_mutex_lock(&sync_lock);
+	int r = s->has_fence || s->signaled ? 0 : -EINVAL;
+	*has = s->has_fence;
+	*out = s->fence;
+	put_locked(s);
+	pthread_mutex_unlock(&sync_lock);
 	return r;
 }

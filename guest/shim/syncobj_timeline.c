@@ -299,6 +299,20 @@ int shim_syncobj_attach_point(struct shim_dev *dev, uint32_t handle, struct shim
 	return r;
 }
 
+int shim_fence_list_add(struct shim_fence_list *l, struct ferry_fence_ref f)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 8;
+		struct ferry_fence_ref *v = cap > l->cap ? realloc(l->v, cap * sizeof(*v)) : NULL;
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = f;
+	return 0;
+}
+
 int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point, struct shim_fence_list *l)
 {
 	struct shim_syncobj *s = shim_syncobj_ref(dev, handle);
@@ -335,17 +349,7 @@ int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point
 			ferry_fence_wait(leaves[i].q, leaves[i].seqno, -1);
 			continue;
 		}
-		if (l->n == l->cap) {
-			uint32_t cap = l->cap ? l->cap * 2 : 8;
-			struct ferry_fence_ref *v = cap > l->cap ? realloc(l->v, cap * sizeof(*v)) : NULL;
-			if (!v) {
-				r = -ENOMEM;
-				break;
-			}
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = (struct ferry_fence_ref){ ferry_queue_id(leaves[i].q), leaves[i].seqno };
+		r = shim_fence_list_add(l, (struct ferry_fence_ref){ ferry_queue_id(leaves[i].q), leaves[i].seqno });
 	}
 	if (n && leaves) {
 		pthread_mutex_lock(&shim_sync_lock);

@@ -62,6 +62,8 @@ static void fault(struct sim_msm_device *dev, struct sim_submit *s, struct cp_fa
 	cp_sync_ib_regs(&dev->cp, &s->cp);
 	q->faults++;
 	q->open->faults++;
+	/* What ferryd's lost context gives the failing fence (the fake kernel's lose_on_fault). */
+	s->lost_error = f->kind == CP_FAULT_HANG ? -ETIMEDOUT : -EIO;
 	sim_syncobj_faulted(&dev->sync, &q->open->syncobjs);
 	sim_coredump_capture(dev, q->open, s, f);
 	complete(dev, s);

@@ -411,3 +411,8 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	sim_dev_unlock(&dev->lock);
 	return &o->kdev;
 }
+
+void sim_msm_set_sync_file_hooks(struct sim_msm_device *dev, const struct sim_sync_file_hooks *hooks)
+{
+	dev->sync.sync_files = hooks;
+}

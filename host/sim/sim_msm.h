@@ -40,6 +40,9 @@ void sim_msm_set_slice_budget(struct sim_msm_device *dev, uint32_t units);
  * packets) faults at that packet, as a GPU error: the open's fault counters (MSM_PARAM_FAULTS,
  * the queue's FAULTS) go up and its devcoredump has an "unmodeled:" section. Off by default. */
 void sim_msm_set_strict(struct sim_msm_device *dev, bool strict);
+struct sim_sync_file_hooks;
+/* Sync files (the fake kernel's): FENCE_FD_IN/OUT and syncobj sync-file export/import use them. */
+void sim_msm_set_sync_file_hooks(struct sim_msm_device *dev, const struct sim_sync_file_hooks *hooks);
 /* The open's report of unexecuted work (sim_unmodeled.h: called on an ioctl thread of this open
  * with the counts of submits that retired); NULL stops it. */
 void sim_msm_set_unmodeled_cb(struct kdev *kd, sim_unmodeled_fn fn, void *cookie);

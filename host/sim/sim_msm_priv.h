@@ -83,6 +83,7 @@ struct sim_submit {
 	bool sop_written;
 	struct sim_sync_dev *sync;
 	struct sim_fence *done;   /* signaled at retire; what out-syncobjs get */
+	int lost_error;           /* a lose_on_fault open: this submit faulted (-EIO) or hung (-ETIMEDOUT) */
 	struct sim_fence **deps;  /* in-syncobj fences: not issued to the ring before they signal */
 	uint32_t nr_deps;
 	uint32_t nr_bos;

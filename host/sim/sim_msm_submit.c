@@ -2,8 +2,9 @@
  * checks and errnos (msm_gem_submit.c, msm_submitqueue.c). Fences are per-queue seqnos: assigned
  * cyclically from 1, or chosen by userspace with MSM_SUBMIT_FENCE_SN_IN; a fence is "in use" until
  * its submit retires. SYNCOBJ_IN fences hold the submit (and the rest of its queue) off the ring
- * until they signal; SYNCOBJ_OUT syncobjs get the submit's fence, which signals at retire. Not
- * supported here: FENCE_FD_IN/OUT (-EOPNOTSUPP; sync files exist only as SYNCOBJ exports). */
+ * until they signal; SYNCOBJ_OUT syncobjs get the submit's fence, which signals at retire.
+ * FENCE_FD_IN's fences hold it off likewise and FENCE_FD_OUT makes a sync file of its fence, when
+ * the device has sync files (the fake kernel's; -EOPNOTSUPP otherwise). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +169,15 @@ bool sim_submit_deps_ready(const struct sim_submit *s)
 
 void sim_submit_retired(struct sim_submit *s)
 {
-	/* msm signals a submit's fence when it retires, after a fault or hang too, with no error. */
-	sim_fence_signal(s->sync, s->done, 0);
+	/* msm signals a submit's fence when it retires, after a fault or hang too, with no error.
+	 * The fake kernel's lost open (lose_on_fault) is ferryd's lost context, whose failing
+	 * fence keeps its error (-EIO for a fault, -ETIMEDOUT for a hang) and whose later fences
+	 * fail -EIO. */
+	struct sim_open *o = s->queue->open;
+	int err = 0;
+	if (o && o->syncobjs.lose_on_fault && o->syncobjs.lost)
+		err = s->lost_error ? s->lost_error : -EIO;
+	sim_fence_signal(s->sync, s->done, err);
 	sim_fence_put(s->done);
 	s->done = NULL;
 }
@@ -201,8 +209,11 @@ static int parse_in_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit
 	if (count > SIM_MAX_SUBMIT_SYNCOBJS)
 		return -ENOMEM;
 	*reset = calloc(count ? count : 1, sizeof(**reset));
-	s->deps = calloc(count ? count : 1, sizeof(*s->deps));
-	if (!*reset || !s->deps)
+	/* After the FENCE_FD_IN fences, if any. */
+	struct sim_fence **deps = realloc(s->deps, ((size_t)s->nr_deps + count + 1) * sizeof(*deps));
+	if (deps)
+		s->deps = deps;
+	if (!*reset || !deps)
 		return -ENOMEM;
 	struct drm_msm_gem_submit_syncobj desc = { 0 };
 	for (uint32_t i = 0; i < count; i++) {
@@ -317,7 +328,8 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 		return -ENOENT;
 	if (o->syncobjs.lost)
 		return -EIO; /* the fake kernel's lost open (lose_on_fault), as ferryd's lost context */
-	if (a->flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT))
+	const struct sim_sync_file_hooks *sfh = o->dev->sync.sync_files;
+	if ((a->flags & (MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT)) && !sfh)
 		return -EOPNOTSUPP;
 	int ret;
 	struct sim_syncobj **reset_objs = NULL, **out_objs = NULL;
@@ -330,6 +342,12 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	s->queue = q;
 	s->sync = &o->dev->sync;
 	cp_exec_init(&s->cp);
+	/* The in-fence fd's fences are dependencies as in-syncobjs' are; not a sync file: -EINVAL. */
+	if (a->flags & MSM_SUBMIT_FENCE_FD_IN) {
+		ret = sfh->fences(&o->dev->sync, a->fence_fd, &s->deps, &s->nr_deps);
+		if (ret)
+			goto fail;
+	}
 	if (a->flags & MSM_SUBMIT_SYNCOBJ_IN) {
 		ret = parse_in_syncobjs(o, a, s, &reset_objs);
 		if (ret)
@@ -496,8 +514,17 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	put_syncobjs(reset_objs, a->nr_in_syncobjs);
 	put_syncobjs(out_objs, a->nr_out_syncobjs);
 	free(out_points);
+	/* As the kernel after queueing: a sync file that cannot be made fails the ioctl. */
+	ret = 0;
+	if (a->flags & MSM_SUBMIT_FENCE_FD_OUT) {
+		int fd = sfh->create(&o->dev->sync, s->done, (uint64_t)(uintptr_t)q, s->fence, q->id);
+		if (fd < 0)
+			ret = fd;
+		else
+			a->fence_fd = fd;
+	}
 	sim_gpu_kick(o->dev);
-	return 0;
+	return ret;
 
 fail_in:
 	free(in);

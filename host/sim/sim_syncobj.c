@@ -301,6 +301,12 @@ int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *
 		return -ENOENT;
 	if (!s->fence)
 		return -EINVAL;
+	if (sd->sync_files) {
+		int fd = sd->sync_files->create(sd, s->fence, (uint64_t)(uintptr_t)s->fence, 0, 0);
+		if (fd >= 0)
+			a->fd = fd;
+		return fd < 0 ? fd : 0;
+	}
 	return export_new(sd, NULL, s->fence, &a->fd);
 }
 
@@ -310,6 +316,17 @@ int sim_syncobj_fd_to_handle(struct sim_sync_dev *sd, struct sim_syncobj_table *
 		return -EINVAL;
 	if (a->flags != 0 && a->flags != DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE)
 		return -EINVAL;
+	if (a->flags && sd->sync_files) {
+		struct sim_fence *f;
+		int r = sd->sync_files->fence(sd, a->fd, &f);
+		if (r)
+			return r;
+		struct sim_syncobj *s = sim_syncobj_lookup(t, a->handle);
+		if (s)
+			sim_syncobj_replace(sd, s, f);
+		sim_fence_put(f);
+		return s ? 0 : -ENOENT;
+	}
 	struct sim_sync_export *e = export_find(sd, a->fd);
 	if (!a->flags) {
 		if (!e || !e->syncobj)

@@ -51,6 +51,21 @@ struct sim_syncobj_table {
 };
 
 struct sim_sync_export;
+struct sim_sync_dev;
+
+/* Sync files, when the simulated kernel runs under the fake kernel (which supplies them; ferryd's
+ * simulator has none: FENCE_FD_IN/OUT stay -EOPNOTSUPP there). Both are called with the device
+ * lock held and never block. */
+struct sim_sync_file_hooks {
+	/* The fences of sync file fd as fences of this device (references), or -EINVAL when fd is
+	 * not a sync file (sync_file_get_fence failing). */
+	int (*fences)(struct sim_sync_dev *sd, int fd, struct sim_fence ***out, uint32_t *n);
+	/* A new sync file fd holding f (referenced by it), named (context, seqno) on timeline
+	 * "queue<queue_id>"; -errno on failure. */
+	int (*create)(struct sim_sync_dev *sd, struct sim_fence *f, uint64_t context, uint32_t seqno, uint32_t queue_id);
+	/* One fence (a reference) standing for all of sync file fd's, or -EINVAL. */
+	int (*fence)(struct sim_sync_dev *sd, int fd, struct sim_fence **out);
+};
 
 /* The device's side: its lock and the conditions fence signals broadcast, and the fds exported
  * from syncobjs (opaque syncobj fds and sync files), which only opens of this device import. */
@@ -63,6 +78,7 @@ struct sim_sync_dev {
 	struct sim_chain *chains_oldest, *chains_newest;
 	uint64_t next_context;
 	bool chains_updating;
+	const struct sim_sync_file_hooks *sync_files; /* NULL: none */
 };
 
 void sim_sync_dev_init(struct sim_sync_dev *sd, pthread_mutex_t *lock, pthread_cond_t *done_cond,
@@ -87,9 +103,9 @@ void sim_syncobj_table_fini(struct sim_syncobj_table *t);
 
 /* The DRM core syncobj ioctls (drm_syncobj.c), returning 0 or the kernel's negative errno.
  * HANDLE_TO_FD gives one end of a socket pair naming the syncobj (or, with EXPORT_SYNC_FILE, a
- * snapshot of its fence that becomes readable once the fence signals, as a sync_file polls);
- * FD_TO_HANDLE takes such an fd of the same device back. Fds of another device, or real kernel
- * sync files, are -EINVAL. */
+ * sync file: the device's sync_files hooks make it when set, else a snapshot of its fence that
+ * becomes readable once the fence signals); FD_TO_HANDLE takes such an fd of the same device
+ * back. Fds of another device, or real kernel sync files, are -EINVAL. */
 int sim_syncobj_create(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_create *a);
 int sim_syncobj_destroy(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_destroy *a);
 int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a);

@@ -380,3 +380,8 @@ struct kdev *sim_v3d_open(struct sim_v3d_device *dev)
 	sim_dev_unlock(&dev->lock);
 	return &o->kdev;
 }
+
+void sim_v3d_set_sync_file_hooks(struct sim_v3d_device *dev, const struct sim_sync_file_hooks *hooks)
+{
+	dev->sync.sync_files = hooks;
+}

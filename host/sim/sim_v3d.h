@@ -42,6 +42,9 @@ void sim_v3d_set_paused(struct sim_v3d_device *dev, bool paused);
  * execute (draw packets in a bin list, tile loads / stores it skips, CSD dispatches) fails with a
  * job error: its fence signals -EIO and the open gets a report. Off by default. */
 void sim_v3d_set_strict(struct sim_v3d_device *dev, bool strict);
+struct sim_sync_file_hooks;
+/* Sync files (the fake kernel's): FENCE_FD_IN/OUT and syncobj sync-file export/import use them. */
+void sim_v3d_set_sync_file_hooks(struct sim_v3d_device *dev, const struct sim_sync_file_hooks *hooks);
 /* The open's report of unexecuted work (sim_unmodeled.h: called on an ioctl thread of this open
  * with the counts of jobs that finished); NULL stops it. */
 void sim_v3d_set_unmodeled_cb(struct kdev *kd, sim_unmodeled_fn fn, void *cookie);

@@ -1,26 +1,33 @@
 /* egl_surfaceless: a GLES2 (or --gles 3) context on EGL's surfaceless platform (no window system,
  * no surface), a clear into a small texture-backed framebuffer and glFinish; --check-pixels instead
- * runs egl_pixel_checks.c (FBO clears, copies, blits read back byte for byte). Proves a GL driver
- * (llvmpipe, or freedreno / v3d through ferry) initializes and completes work. */
+ * runs egl_pixel_checks.c (FBO clears, copies, blits read back byte for byte); --native-fence
+ * ends the clear with an EGL_ANDROID_native_fence_sync fence whose sync file fd is polled, asked
+ * for its status (SYNC_IOC_FILE_INFO) and waited on again on the GPU (a fence made from the fd).
+ * Proves a GL driver (llvmpipe, or freedreno / v3d through ferry) initializes and completes work. */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 #include <getopt.h>
+#include <linux/sync_file.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "egl_pixel_checks.h"
 
 #define FB_SIZE 16
-#define USAGE "usage: egl_surfaceless [--renderer-contains STR] [--check-pixels] [--gles 2|3]\n"
+#define USAGE "usage: egl_surfaceless [--renderer-contains STR] [--check-pixels] [--gles 2|3] [--native-fence]\n"
 
 struct options {
 	const char *renderer_contains;
 	bool check_pixels;
 	int gles;  /* context version: 2 or 3 */
+	bool native_fence;
 };
 
 /* Extension strings are space-separated names; a plain strstr would match prefixes. */
@@ -96,9 +103,58 @@ static bool choose_config(EGLDisplay dpy, int gles, EGLConfig *config)
 	return false;
 }
 
+/* After the clear: a native fence (the driver's out-fence fd, FENCE_FD_OUT on msm), polled until
+ * POLLIN and asked for its status, then a fence made from a dup of the fd and waited on by the
+ * GPU (eglWaitSyncKHR: the driver's in-fence), and glFinish. */
+static bool native_fence(EGLDisplay dpy, char *what, size_t len)
+{
+	PFNEGLCREATESYNCKHRPROC create = (PFNEGLCREATESYNCKHRPROC)eglGetProcAddress("eglCreateSyncKHR");
+	PFNEGLDESTROYSYNCKHRPROC destroy = (PFNEGLDESTROYSYNCKHRPROC)eglGetProcAddress("eglDestroySyncKHR");
+	PFNEGLWAITSYNCKHRPROC wait = (PFNEGLWAITSYNCKHRPROC)eglGetProcAddress("eglWaitSyncKHR");
+	PFNEGLDUPNATIVEFENCEFDANDROIDPROC dup_fd =
+		(PFNEGLDUPNATIVEFENCEFDANDROIDPROC)eglGetProcAddress("eglDupNativeFenceFDANDROID");
+	if (!has_extension(eglQueryString(dpy, EGL_EXTENSIONS), "EGL_ANDROID_native_fence_sync") || !create ||
+	    !destroy || !wait || !dup_fd) {
+		fprintf(stderr, "the display lacks EGL_ANDROID_native_fence_sync\n");
+		return false;
+	}
+	EGLSyncKHR sync = create(dpy, EGL_SYNC_NATIVE_FENCE_ANDROID, NULL);
+	if (sync == EGL_NO_SYNC_KHR)
+		return egl_fail("eglCreateSyncKHR(EGL_SYNC_NATIVE_FENCE_ANDROID)");
+	glFlush(); /* the fd exists once the fence's commands are flushed */
+	int fd = dup_fd(dpy, sync);
+	destroy(dpy, sync);
+	if (fd < 0)
+		return egl_fail("eglDupNativeFenceFDANDROID");
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, 30000);
+	struct sync_file_info info = { 0 };
+	int ir = ioctl(fd, SYNC_IOC_FILE_INFO, &info);
+	bool ok = n == 1 && (p.revents & POLLIN) && ir == 0 && info.status == 1 && info.num_fences >= 1;
+	snprintf(what, len, "poll=%d revents=0x%x status=%d num_fences=%u", n, (unsigned)p.revents, info.status,
+		 info.num_fences);
+	if (!ok) {
+		fprintf(stderr, "native fence fd %d: %s\n", fd, what);
+		close(fd);
+		return false;
+	}
+	const EGLint attribs[] = { EGL_SYNC_NATIVE_FENCE_FD_ANDROID, dup(fd), EGL_NONE };
+	close(fd);
+	EGLSyncKHR in = create(dpy, EGL_SYNC_NATIVE_FENCE_ANDROID, attribs);
+	if (in == EGL_NO_SYNC_KHR)
+		return egl_fail("eglCreateSyncKHR(EGL_SYNC_NATIVE_FENCE_FD_ANDROID)");
+	bool waited = wait(dpy, in, 0) == EGL_TRUE;
+	destroy(dpy, in);
+	if (!waited)
+		return egl_fail("eglWaitSyncKHR");
+	glClear(GL_COLOR_BUFFER_BIT);
+	glFinish();
+	return gl_ok("glClear/glFinish after the in-fence");
+}
+
 /* The smoke run: a clear, then glFinish (nothing read back). Only a whole-surface clear: a
  * scissored one is a shader draw in Mesa's state tracker, which a strict simulator fails. */
-static bool draw_and_finish(void)
+static bool draw_and_finish(EGLDisplay dpy, bool fence, char *fence_what, size_t len)
 {
 	GLuint tex = 0, fbo = 0;
 	bool ok = false;
@@ -128,7 +184,7 @@ static bool draw_and_finish(void)
 		goto out;
 	printf("glFinish returned after %.1f ms\n",
 	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-	ok = true;
+	ok = !fence || native_fence(dpy, fence_what, len);
 out:
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	if (fbo)
@@ -144,6 +200,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{"renderer-contains", required_argument, NULL, 'r'},
 		{"check-pixels", no_argument, NULL, 'p'},
 		{"gles", required_argument, NULL, 'g'},
+		{"native-fence", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -154,6 +211,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		switch (c) {
 		case 'r': opt->renderer_contains = optarg; break;
 		case 'p': opt->check_pixels = true; break;
+		case 'n': opt->native_fence = true; break;
 		case 'g':
 			if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0)
 				return -1;
@@ -184,6 +242,7 @@ int main(int argc, char **argv)
 	EGLint major = 0, minor = 0;
 	char renderer_name[256] = "-";  /* kept for the summary line after the context is gone */
 	struct pixel_result pixels = {0};
+	char fence_what[128] = "";
 	if (!eglInitialize(dpy, &major, &minor)) {
 		egl_fail("eglInitialize");
 		return 1;
@@ -222,7 +281,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "GL_RENDERER \"%s\" does not contain \"%s\"\n", renderer,
 			opt.renderer_contains);
 	} else if (!opt.check_pixels) {
-		status = draw_and_finish() ? 0 : 1;
+		status = draw_and_finish(dpy, opt.native_fence, fence_what, sizeof(fence_what)) ? 0 : 1;
 	} else {
 		const char *exts = (const char *)glGetString(GL_EXTENSIONS);
 		bool rgba8 = opt.gles >= 3 || has_extension(exts, "GL_OES_rgb8_rgba8");
@@ -238,6 +297,8 @@ out:
 	if (opt.check_pixels)
 		printf(" checks=%u passed=%u bytes_checked=%llu", pixels.run, pixels.passed,
 		       (unsigned long long)pixels.bytes_checked);
+	if (opt.native_fence)
+		printf(" native_fence=\"%s\"", fence_what);
 	printf("\n");
 	return status;
 }

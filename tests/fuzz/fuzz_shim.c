@@ -322,7 +322,8 @@ static void fuzz_init(void)
 {
 	/* Both simulated devices, made the way the fake kernel makes them (FERRY_GPU). */
 	struct shim_identity id;
-	if (setenv("FERRY_GPU", "a630", 1) || shim_backend_identify(&id) ||
+	/* Everything the node can offer, timeline syncobjs included (off by default). */
+	if (setenv("FERRY_SYNCOBJ_TIMELINE", "1", 1) || setenv("FERRY_GPU", "a630", 1) || shim_backend_identify(&id) ||
 	    setenv("FERRY_GPU", "v3d-4.2", 1) || shim_backend_identify(&id))
 		abort();
 }

@@ -4,11 +4,14 @@
  * sync_file export / import) and PRIME. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sync_file.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -300,6 +303,14 @@ static void test_syncobj_fds(void)
 	CHECK_EQ(drmSyncobjImportSyncFile(fd, empty, sf), 0);
 	CHECK_EQ(wait_abs(&empty, 1, st_now_ns() + ST_WAIT_NS, ALL, NULL), 0);
 	CHECK(st_job_done(&job));
+	/* A real sync file: it polls ready once the fence signaled, and says so. */
+	struct pollfd pfd = { .fd = sf, .events = POLLIN };
+	CHECK_EQ(poll(&pfd, 1, (int)(ST_WAIT_NS / 1000000)), 1);
+	CHECK(pfd.revents & POLLIN);
+	struct sync_file_info sfi = { 0 };
+	CHECK_EQ(ioctl(sf, SYNC_IOC_FILE_INFO, &sfi), 0);
+	CHECK_EQ(sfi.status, 1);
+	CHECK_EQ(sfi.num_fences, 1);
 	errno = 0;
 	CHECK(drmSyncobjImportSyncFile(fd, 999, sf) == -1 && errno == ENOENT);
 	errno = 0;
@@ -320,6 +331,8 @@ static void test_syncobj_fds(void)
 	/* A signaled syncobj exports a signaled sync_file; importing it signals the target. */
 	uint32_t sig = syncobj(true), target = syncobj(false);
 	CHECK_EQ(drmSyncobjExportSyncFile(fd, sig, &sf), 0);
+	pfd = (struct pollfd){ .fd = sf, .events = POLLIN };
+	CHECK_EQ(poll(&pfd, 1, 0), 1);
 	CHECK_EQ(drmSyncobjImportSyncFile(fd, target, sf), 0);
 	CHECK_EQ(wait_short(target, ALL), 0);
 	CHECK_EQ(close(sf), 0);

@@ -65,16 +65,6 @@ static void msm_submit(void *p, uint32_t flags)
 	s->fence_fd = -1;
 }
 
-static void msm_fd_out(void *p)
-{
-	msm_submit(p, MSM_SUBMIT_FENCE_FD_OUT);
-}
-
-static void msm_fd_in(void *p)
-{
-	msm_submit(p, MSM_SUBMIT_FENCE_FD_IN);
-}
-
 static void msm_sn_in(void *p)
 {
 	msm_submit(p, MSM_SUBMIT_FENCE_SN_IN);
@@ -116,10 +106,6 @@ static const struct entry table[] = {
 	  sizeof(struct drm_syncobj_wait), -EINVAL },
 	{ "MODE_GETRESOURCES (KMS, not render-allowed)", 0, DRM_IOCTL_MODE_GETRESOURCES, nothing,
 	  sizeof(struct drm_mode_card_res), -EACCES },
-	{ "GEM_SUBMIT FENCE_FD_OUT (no sync_file out-fences)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_fd_out,
-	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
-	{ "GEM_SUBMIT FENCE_FD_IN (no sync_file in-fences)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_fd_in,
-	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
 	{ "GEM_SUBMIT FENCE_SN_IN (no userspace seqnos)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_sn_in,
 	  sizeof(struct drm_msm_gem_submit), -EOPNOTSUPP },
 	{ "GEM_SUBMIT cmd with relocs (none since msm 1.4)", 1, DRM_IOCTL_MSM_GEM_SUBMIT, msm_relocs,
