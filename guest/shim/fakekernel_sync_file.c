@@ -9,6 +9,7 @@
 #include "fakekernel_sync_file.h"
 #include "sim/sim_sync_fence.h"
 #include "sync_file.h"
+#include "sim/sim_thread.h"
 
 struct sim_obj {
 	struct sim_sync_dev *sd;
@@ -146,7 +147,7 @@ static int hook_fence(struct sim_sync_dev *sd, int fd, struct sim_fence **out)
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		if (*out) {
 			*b = (struct bridge){ sd, sim_fence_get(*out), fs, nf };
-			if (pthread_create(&t, &a, bridge_wait, b) == 0) {
+			if (sim_thread_create(&t, &a, bridge_wait, b) == 0) {
 				pthread_attr_destroy(&a);
 				return 0;
 			}

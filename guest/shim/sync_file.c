@@ -28,6 +28,7 @@
 
 #include "shim.h"
 #include "sync_file.h"
+#include "sim/sim_thread.h"
 
 struct shim_fence {
 	unsigned refs;                    /* sf_lock */
@@ -279,7 +280,7 @@ struct shim_fence *shim_fence_new(const struct shim_fence_ops *ops, void *obj, u
 	pthread_t t;
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	int r = pthread_create(&t, &a, fence_waiter, f);
+	int r = sim_thread_create(&t, &a, fence_waiter, f);
 	pthread_attr_destroy(&a);
 	if (r != 0) {
 		pthread_mutex_lock(&sf_lock);
@@ -470,7 +471,7 @@ static int wake_locked(void)
 		pthread_t t;
 		pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		int r = pthread_create(&t, &a, watcher, NULL);
+		int r = sim_thread_create(&t, &a, watcher, NULL);
 		pthread_attr_destroy(&a);
 		if (r != 0)
 			return -r;

@@ -1,6 +1,7 @@
 /* The clock, device locking and GPU worker thread shared by the msm and v3d simulators (see
  * sim_worker.h). */
 #include "sim_worker.h"
+#include "sim_thread.h"
 
 #include <errno.h>
 
@@ -114,7 +115,7 @@ static void *worker_main(void *arg)
 int sim_worker_start(struct sim_worker *w)
 {
 	w->stop = false;
-	int ret = pthread_create(&w->thread, NULL, worker_main, w);
+	int ret = sim_thread_create(&w->thread, NULL, worker_main, w);
 	if (ret)
 		return -ret;
 	w->running = true;
