@@ -102,6 +102,8 @@ def main():
     ap.add_argument("--baseline", help="command whose --baseline-output the --output must equal")
     ap.add_argument("--baseline-output")
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--stop-after", type=float, default=0,
+                    help="send the program SIGTERM after this many seconds (a server), then wait --timeout")
     ap.add_argument("--sim-strict", action="store_true",
                     help="fail jobs containing work the simulator does not execute")
     ap.add_argument("--no-sim-strict", dest="sim_strict", action="store_false",
@@ -166,13 +168,20 @@ def main():
             qemu += ["-E", "FERRY_SIM_STRICT=1"]
 
     t0 = time.monotonic()
+    p = subprocess.Popen(qemu + prog, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        p = subprocess.run(qemu + prog, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=a.timeout, text=True)
-        out, rc = p.stdout, p.returncode
-    except subprocess.TimeoutExpired as e:
-        out, rc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or ""), -1
-        out += f"\ne2e: timed out after {a.timeout} s"
+        try:
+            out, _ = p.communicate(timeout=a.stop_after if a.stop_after else a.timeout)
+        except subprocess.TimeoutExpired:
+            if not a.stop_after:
+                raise
+            p.send_signal(signal.SIGTERM)  # a server (weston) runs until told to quit
+            out, _ = p.communicate(timeout=a.timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+        out, rc = (out or "") + f"\ne2e: timed out after {a.timeout} s", -1
     took = time.monotonic() - t0
     print(out)
     print(f"e2e: {os.path.basename(prog[0])} on {a.gpu} via {a.mode}: exit {rc} in {took:.1f} s")
