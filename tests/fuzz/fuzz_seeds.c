@@ -176,6 +176,10 @@ static void session_end(struct ferry_buf *b, uint32_t *seq, const char *base)
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_INFO };
 	m.u.bo_info = (struct ferry_bo_info){ .ctx_id = 1, .bo_id = 2 };
 	host_msg(b, &m, seq);
+	/* An import without its fd (a fuzz input carries none): refused, nothing held. */
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT };
+	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 1, .bo_id = 9 };
+	host_msg(b, &m, seq);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CLOSE };
 	m.u.bo_close = (struct ferry_bo_close){ .ctx_id = 1, .bo_id = 3 };
 	host_msg(b, &m, seq);
