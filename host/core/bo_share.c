@@ -70,6 +70,13 @@ int bo_handle_import(struct ferry_host_client *c, const struct ferry_msg *m, cha
 			   : msm_bo_import(ctx->msm, fd, &bo->handle, &bo->iova);
 	char e[80];
 	if (ret < 0) {
+		/* A handle the open had before belongs to that BO; a new one is let go. */
+		if (bo->handle && !find_by_handle(ctx, bo->handle)) {
+			if (ctx->v3d)
+				v3d_bo_close(ctx->v3d, bo->handle);
+			else
+				msm_bo_close(ctx->msm, bo->handle);
+		}
 		free(bo);
 		HOST_FAIL(ret, "kernel could not import the bo: %s", ferry_errno_text(ret, e, sizeof(e)));
 	}
