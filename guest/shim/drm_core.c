@@ -116,9 +116,17 @@ static int core_prime_from_fd(struct shim_dev *dev, struct drm_prime_handle *p)
 	}
 	/* An imported msm object is write-combined, as msm_gem_prime_import makes it. */
 	r = shim_bo_add(dev, bo, dev->family == SHIM_FAMILY_MSM ? MSM_BO_WC : 0, &p->handle);
-	if (r < 0)
+	if (r < 0) {
 		ferry_bo_close(bo);
-	return r;
+		return r;
+	}
+	/* Known already (the import waited): V3D's GET_BO_OFFSET answers from the table. */
+	uint64_t iova = 0;
+	ferry_bo_iova(bo, &iova);
+	pthread_mutex_lock(&dev->lock);
+	dev->bos[p->handle]->iova = iova;
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
 }
 
 static int core_syncobj_wait(struct shim_dev *dev, struct drm_syncobj_wait *w)

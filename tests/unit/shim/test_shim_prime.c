@@ -1,8 +1,10 @@
-/* PRIME between processes (msm): the parent's GPU writes a BO, the parent exports it and sends
- * the dma-buf fd over a unix socket to a child (this program run again) that opened the render
- * node itself; the child imports it, reads the parent's bytes, writes with its own GPU through
- * its own iova, and the parent reads that back. The child also checks the refusals: a memfd
- * that is not an exported buffer, a closed fd, and a second import giving the same handle. */
+/* PRIME between processes: the parent's GPU writes a BO, the parent exports it and sends the
+ * dma-buf fd over a unix socket to a child (this program run again) that opened the render node
+ * itself; the child imports it and reads the parent's bytes. msm: the child's GPU writes it
+ * through the child's own iova and the parent reads that back. V3D (ferryd with shared tenancy):
+ * the child sees the BO at the parent's global address (through ferryd; the fake kernel's child
+ * has a simulator of its own) with the GPU's bytes, and the child's CPU store reaches the parent. The child also checks the refusals: a memfd that is not an exported buffer, a closed
+ * fd, and a second import giving the same handle. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <xf86drm.h>
 
 #include "backend/uapi_msm.h"
+#include "backend/uapi_v3d.h"
 #include "pm4_builder.h"
 #include "shim_test.h"
 #include "test.h"
@@ -128,6 +131,97 @@ static int child_import(int sock)
 	return test_failures ? 1 : 0;
 }
 
+/* FNV-1a of n bytes: the child reports what it sees, the parent compares with its own view. */
+static uint32_t fnv(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int child_import_v3d(int sock)
+{
+	int node = st_open_render();
+	int buf_fd = recv_fd(sock);
+	REQUIRE(buf_fd >= 0);
+	struct drm_prime_handle p = { .fd = buf_fd };
+	int r = st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+	if (r != 0) {
+		fprintf(stderr, "child: import: %s\n", strerror(-r));
+		return 1;
+	}
+	struct drm_prime_handle again = { .fd = buf_fd };
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &again), 0);
+	CHECK_EQ(again.handle, p.handle);
+	struct drm_v3d_get_bo_offset o = { .handle = p.handle };
+	REQUIRE(st_ioctl(node, DRM_IOCTL_V3D_GET_BO_OFFSET, &o) == 0);
+	struct drm_v3d_mmap_bo m = { .handle = p.handle };
+	REQUIRE(st_ioctl(node, DRM_IOCTL_V3D_MMAP_BO, &m) == 0);
+	uint8_t *map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, node, (off_t)m.offset);
+	REQUIRE(map != MAP_FAILED);
+	fprintf(stderr, "child: addr=0x%08x sum=0x%08x\n", o.offset, fnv(map, 4096));
+	map[4000] = 0x5c; /* past the copied rows: the parent checks it */
+
+	int mfd = memfd_create("not-a-bo", MFD_CLOEXEC);
+	REQUIRE(mfd >= 0 && ftruncate(mfd, 4096) == 0);
+	struct drm_prime_handle bad = { .fd = mfd };
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EINVAL);
+	close(mfd);
+	bad.fd = mfd;
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EBADF);
+
+	munmap(map, 4096);
+	struct drm_gem_close gc = { .handle = p.handle };
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_GEM_CLOSE, &gc), 0);
+	close(buf_fd);
+	close(node);
+	fprintf(stderr, "child: done, %d failed\n", test_failures);
+	return test_failures ? 1 : 0;
+}
+
+static void test_import_in_other_process_v3d(void)
+{
+	int node = st_open_render();
+	struct st_job j;
+	st_job_build(node, false, 0x7e57a11u, &j);
+	REQUIRE(st_job_submit(node, &j, 0, 0, NULL) == 0);
+	struct drm_v3d_wait_bo w = { .handle = j.bos[3].handle, .timeout_ns = ST_WAIT_NS };
+	REQUIRE(st_ioctl(node, DRM_IOCTL_V3D_WAIT_BO, &w) == 0);
+	REQUIRE(st_job_done(&j));
+	REQUIRE(j.bos[3].size == 4096);
+
+	struct drm_prime_handle p = { .handle = j.bos[3].handle, .flags = DRM_CLOEXEC | DRM_RDWR };
+	REQUIRE(st_ioctl(node, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p) == 0);
+	int sv[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+	REQUIRE(send_fd(sv[0], p.fd) == 0);
+	close(p.fd);
+
+	char arg[16], out[8192], want[64];
+	snprintf(arg, sizeof(arg), "%d", sv[1]);
+	/* Through ferryd the one GPU's global address; the fake kernel's child runs a simulator of
+	 * its own, where the pages sit at an address of that one: only the bytes are compared. */
+	if (env.mode == ST_MODE_SHIM)
+		snprintf(want, sizeof(want), "child: addr=0x%08x sum=0x%08x\n", (uint32_t)j.bos[3].gpu_addr,
+			 fnv(j.bos[3].map, 4096));
+	else
+		snprintf(want, sizeof(want), " sum=0x%08x\n", fnv(j.bos[3].map, 4096));
+	const char *args[] = { "--child-import-v3d", arg, NULL };
+	int st = st_rerun(&env, args, NULL, out, sizeof(out));
+	close(sv[1]);
+	close(sv[0]);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(strstr(out, want) != NULL); /* the same global address, the GPU's bytes */
+	CHECK(strstr(out, "child: done, 0 failed\n") != NULL);
+	CHECK_EQ(j.bos[3].map[4000], 0x5c);
+	if (test_failures)
+		fprintf(stderr, "wanted %schild's stderr:\n%s\n", want, out);
+	st_job_free(node, &j);
+	close(node);
+}
+
 static void test_import_in_other_process(void)
 {
 	int node = st_open_render();
@@ -174,9 +268,13 @@ int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "--child-import") == 0)
 		return child_import(atoi(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "--child-import-v3d") == 0)
+		return child_import_v3d(atoi(argv[2]));
 	st_setup(argc, argv, &env);
-	REQUIRE(env.msm);
-	RUN_TEST(test_import_in_other_process);
+	if (env.msm)
+		RUN_TEST(test_import_in_other_process);
+	else
+		RUN_TEST(test_import_in_other_process_v3d);
 	st_teardown(&env);
 	return test_finish();
 }
