@@ -7,23 +7,78 @@
 
 #include "host_internal.h"
 
+static uint32_t pages_bucket(const struct ferry_host *h, dev_t dev, ino_t ino)
+{
+	uint64_t k = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;
+	return (uint32_t)(k ^ (k >> 29)) & (h->pages_nbuckets - 1);
+}
+
+static int pages_grow(struct ferry_host *h)
+{
+	uint32_t n = h->pages_nbuckets ? h->pages_nbuckets * 2 : 256;
+	struct host_bo **b = calloc(n, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	struct host_bo **old = h->pages;
+	uint32_t old_n = h->pages_nbuckets;
+	h->pages = b;
+	h->pages_nbuckets = n;
+	for (uint32_t i = 0; i < old_n; i++) {
+		struct host_bo *bo = old[i];
+		while (bo) {
+			struct host_bo *next = bo->pages_next;
+			uint32_t k = pages_bucket(h, bo->pages_dev, bo->pages_ino);
+			bo->pages_next = b[k];
+			b[k] = bo;
+			bo = next;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+int bo_pages_add(struct ferry_host *h, struct host_bo *bo)
+{
+	if (h->pages_count >= h->pages_nbuckets && pages_grow(h) < 0)
+		return -ENOMEM;
+	uint32_t k = pages_bucket(h, bo->pages_dev, bo->pages_ino);
+	bo->pages_next = h->pages[k];
+	h->pages[k] = bo;
+	h->pages_count++;
+	return 0;
+}
+
+void bo_pages_del(struct ferry_host *h, struct host_bo *bo)
+{
+	if (!h->pages)
+		return;
+	for (struct host_bo **p = &h->pages[pages_bucket(h, bo->pages_dev, bo->pages_ino)]; *p; p = &(*p)->pages_next) {
+		if (*p == bo) {
+			*p = bo->pages_next;
+			bo->pages_next = NULL;
+			h->pages_count--;
+			return;
+		}
+	}
+}
+
+void bo_pages_fini(struct ferry_host *h)
+{
+	free(h->pages);
+	h->pages = NULL;
+	h->pages_nbuckets = h->pages_count = 0;
+}
+
 /* The live BO whose pages are the file (dev, ino), in any context of any client. The fd is the
  * capability: the host hands it only to the context that made or imported the BO, and it
  * reaches anyone else only when that client passes it on. Ids are never consulted. */
 static struct host_bo *find_by_pages(struct ferry_host *h, dev_t dev, ino_t ino)
 {
-	struct list *cl, *ctmp;
-	list_for_each_safe(cl, ctmp, &h->clients) {
-		struct ferry_host_client *c = list_entry(cl, struct ferry_host_client, link);
-		struct list *xl, *xtmp;
-		list_for_each_safe(xl, xtmp, &c->contexts) {
-			struct host_ctx *ctx = list_entry(xl, struct host_ctx, link);
-			for (uint32_t i = 0; i < ctx->bos.nbuckets; i++)
-				for (struct host_bo *bo = ctx->bos.buckets[i]; bo; bo = bo->hash_next)
-					if (bo->pages_ino == ino && bo->pages_dev == dev)
-						return bo;
-		}
-	}
+	if (!h->pages)
+		return NULL;
+	for (struct host_bo *bo = h->pages[pages_bucket(h, dev, ino)]; bo; bo = bo->pages_next)
+		if (bo->pages_ino == ino && bo->pages_dev == dev)
+			return bo;
 	return NULL;
 }
 

@@ -30,6 +30,7 @@ void bo_table_fini(struct bo_table *t)
 		while (bo) {
 			struct host_bo *next = bo->hash_next;
 			bo->hash_next = NULL;
+			bo_pages_del(bo->ctx->client->host, bo);
 			bo_unref(bo);
 			bo = next;
 		}
@@ -214,6 +215,11 @@ int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo
 	if (ret == 0) {
 		step = "bo table";
 		ret = bo_table_insert(&ctx->bos, bo);
+		if (ret == 0) {
+			ret = bo_pages_add(c->host, bo);
+			if (ret < 0)
+				bo_table_remove(&ctx->bos, bo);
+		}
 		if (ret < 0)
 			validation_bo_removed(ctx, bo);
 	}
@@ -268,6 +274,7 @@ int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char
 	if (!bo)
 		return -ENOENT;
 	bo_table_remove(&ctx->bos, bo);
+	bo_pages_del(c->host, bo);
 	/* Later submits cannot name it; held ones were validated already and keep it alive. */
 	validation_bo_removed(ctx, bo);
 	bo_unref(bo);

@@ -144,6 +144,45 @@ static void test_hostile_fds(void)
 	itest_client_close(&b);
 }
 
+/* Many BOs (the host's index of their pages grows and rehashes): each one imports as itself, and
+ * a closed one no more. */
+static void test_many_bos(void)
+{
+	struct itest_client a, b;
+	REQUIRE(itest_client_open(ferryd.uri, &a) == 0);
+	REQUIRE(itest_client_open(ferryd.uri, &b) == 0);
+	enum { N = 600 };
+	static struct itest_bo bos[N];
+	for (int i = 0; i < N; i++) {
+		REQUIRE(itest_bo_new(a.ctx, 4096, &bos[i]) == 0);
+		bos[i].cpu[0] = 0x1000u + (uint32_t)i;
+	}
+	int closed_fd = dup(ferry_bo_fd(bos[300].bo));
+	REQUIRE(closed_fd >= 0);
+	ferry_bo_close(bos[300].bo);
+	bos[300].bo = NULL;
+	CHECK(itest_client_works(&a, 0x600)); /* the close reached ferryd */
+	struct ferry_bo *gone = NULL;
+	CHECK_EQ(ferry_bo_import(b.ctx, closed_fd, &gone), -EINVAL);
+	close(closed_fd);
+	unsigned wrong = 0;
+	for (int i = 0; i < N; i += 37) {
+		if (!bos[i].bo)
+			continue;
+		struct ferry_bo *imp = NULL;
+		void *p = NULL;
+		if (ferry_bo_import(b.ctx, ferry_bo_fd(bos[i].bo), &imp) != 0 || ferry_bo_map(imp, &p) != 0 ||
+		    ((uint32_t *)p)[0] != 0x1000u + (uint32_t)i)
+			wrong++;
+		ferry_bo_close(imp);
+	}
+	CHECK_EQ(wrong, 0);
+	for (int i = 0; i < N; i++)
+		ferry_bo_close(bos[i].bo);
+	itest_client_close(&a);
+	itest_client_close(&b);
+}
+
 /* The importer pays: an import counts against its --max-client-bos like a BO it made. */
 static void test_quota_charges_importer(void)
 {
@@ -181,6 +220,7 @@ int main(void)
 	itest_start_ferryd(&ferryd);
 	RUN_TEST(test_same_memory_both_ways);
 	RUN_TEST(test_hostile_fds);
+	RUN_TEST(test_many_bos);
 	RUN_TEST(test_quota_charges_importer);
 	CHECK(itest_stop_ferryd(&ferryd));
 	return test_finish();
