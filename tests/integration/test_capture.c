@@ -17,6 +17,7 @@
 
 #include "control_client.h"
 #include "debug/rd_file.h"
+#include "debug/session_file.h"
 #include "itest.h"
 #include "test.h"
 
@@ -598,6 +599,29 @@ static void test_bad_captures(void)
 	CHECK(strstr(out, bad) && strstr(out, "corrupt record at offset 32"));
 	free(out);
 	CHECK_EQ(run(&out, "'%s' replay /dev/null", ferry_bin()), 1);
+	free(out);
+
+	/* A raw BoImport names pages of another process, which no file holds: refused by name. */
+	struct ferry_buf f = { 0 }, scratch = { 0 };
+	REQUIRE(session_write_header(&f, FERRY_FAMILY_MSM, "a630") == 0);
+	struct ferry_msg m = { .kind = FERRY_MSG_CONTEXT_CREATE, .seq = 1 };
+	m.u.context_create = (struct ferry_context_create){ .ctx_id = 1, .family = FERRY_FAMILY_MSM };
+	REQUIRE(session_write_msg(&f, 0, &m, &scratch) == 0);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT, .seq = 2 };
+	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 1, .bo_id = 5 };
+	REQUIRE(session_write_msg(&f, 0, &m, &scratch) == 0);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_MSM_SUBMIT, .seq = 3 };
+	m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = 1, .queue_id = 1, .seqno = 1 };
+	REQUIRE(session_write_msg(&f, 0, &m, &scratch) == 0);
+	snprintf(bad, sizeof(bad), "%s/import.ferrycap", work);
+	FILE *fp = fopen(bad, "wb");
+	REQUIRE(fp && fwrite(f.data, 1, f.len, fp) == f.len && fclose(fp) == 0);
+	ferry_buf_free(&f);
+	ferry_buf_free(&scratch);
+	CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
+	CHECK(strstr(out, "bo_import at offset") && strstr(out, "not in the capture"));
+	if (!strstr(out, "bo_import at offset"))
+		fprintf(stderr, "replay of %s said:\n%s\n", bad, out);
 	free(out);
 }
 
