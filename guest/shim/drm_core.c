@@ -114,19 +114,26 @@ static int core_prime_from_fd(struct shim_dev *dev, struct drm_prime_handle *p)
 		 * of the same fd on this open: the kernel would give the same handle; say EINVAL. */
 		return r == -EEXIST ? -EINVAL : r;
 	}
-	/* An imported msm object is write-combined, as msm_gem_prime_import makes it. */
-	r = shim_bo_add(dev, bo, dev->family == SHIM_FAMILY_MSM ? MSM_BO_WC : 0, &p->handle);
-	if (r < 0) {
+	/* Filled in before the handle exists (the import waited for the address): V3D's
+	 * GET_BO_OFFSET answers from this table. An imported msm object is write-combined, as
+	 * msm_gem_prime_import makes it. */
+	struct shim_bo *b = calloc(1, sizeof(*b));
+	if (!b) {
 		ferry_bo_close(bo);
-		return r;
+		return -ENOMEM;
 	}
-	/* Known already (the import waited): V3D's GET_BO_OFFSET answers from the table. */
-	uint64_t iova = 0;
-	ferry_bo_iova(bo, &iova);
+	b->bo = bo;
+	b->size = ferry_bo_size(bo);
+	b->flags = dev->family == SHIM_FAMILY_MSM ? MSM_BO_WC : 0;
+	ferry_bo_iova(bo, &b->iova);
 	pthread_mutex_lock(&dev->lock);
-	dev->bos[p->handle]->iova = iova;
+	r = shim_slot_alloc((void ***)&dev->bos, &dev->nr_bo_slots, b, &p->handle);
 	pthread_mutex_unlock(&dev->lock);
-	return 0;
+	if (r < 0) {
+		free(b);
+		ferry_bo_close(bo);
+	}
+	return r;
 }
 
 static int core_syncobj_wait(struct shim_dev *dev, struct drm_syncobj_wait *w)
