@@ -264,6 +264,63 @@ static void test_import_in_other_process(void)
 	close(node);
 }
 
+/* Two opens of the node in one process (two ferry contexts through the shim): a BO of one
+ * imports into the other as a new handle over the same memory, outlives its exporter's handle,
+ * and on V3D has the same global address in both. */
+static void test_two_opens(void)
+{
+	int a = st_open_render(), b = st_open_render();
+	struct st_bo bo;
+	st_bo_new(a, env.msm, 8192, &bo);
+	((uint32_t *)bo.map)[3] = 0xa11ce000u;
+	int pfd = -1;
+	REQUIRE(drmPrimeHandleToFD(a, bo.handle, DRM_CLOEXEC | DRM_RDWR, &pfd) == 0);
+	uint32_t h = 0;
+	int r = drmPrimeFDToHandle(b, pfd, &h);
+	CHECK_EQ(r, 0);
+	if (r != 0) { /* nothing below can run: fail without leaving anything behind */
+		close(pfd);
+		st_bo_free(a, &bo);
+		close(a);
+		close(b);
+		return;
+	}
+	uint32_t h2 = 0;
+	CHECK_EQ(drmPrimeFDToHandle(b, pfd, &h2), 0);
+	CHECK_EQ(h2, h);
+	uint64_t off = 0;
+	if (env.msm) {
+		struct drm_msm_gem_info i = { .handle = h, .info = MSM_INFO_GET_OFFSET };
+		CHECK_EQ(st_ioctl(b, DRM_IOCTL_MSM_GEM_INFO, &i), 0);
+		off = i.value;
+		i = (struct drm_msm_gem_info){ .handle = h, .info = MSM_INFO_GET_IOVA };
+		CHECK_EQ(st_ioctl(b, DRM_IOCTL_MSM_GEM_INFO, &i), 0);
+		CHECK(i.value != 0);
+	} else {
+		struct drm_v3d_get_bo_offset o = { .handle = h };
+		CHECK_EQ(st_ioctl(b, DRM_IOCTL_V3D_GET_BO_OFFSET, &o), 0);
+		CHECK_EQ(o.offset, bo.gpu_addr); /* one device, one global address space */
+		struct drm_v3d_mmap_bo m = { .handle = h };
+		CHECK_EQ(st_ioctl(b, DRM_IOCTL_V3D_MMAP_BO, &m), 0);
+		off = m.offset;
+	}
+	uint32_t *map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, b, (off_t)off);
+	REQUIRE(map != MAP_FAILED);
+	CHECK_EQ(map[3], 0xa11ce000u);
+	map[2047] = 0xb0b0u;
+	CHECK_EQ(((uint32_t *)bo.map)[2047], 0xb0b0u);
+	/* The exporter lets go: the importer's handle and memory stay. */
+	CHECK_EQ(close(pfd), 0);
+	st_bo_free(a, &bo);
+	CHECK_EQ(map[3], 0xa11ce000u);
+	munmap(map, 8192);
+	struct drm_gem_close c = { .handle = h };
+	CHECK_EQ(st_ioctl(b, DRM_IOCTL_GEM_CLOSE, &c), 0);
+	CHECK_EQ(st_ioctl(b, DRM_IOCTL_GEM_CLOSE, &c), -EINVAL);
+	close(a);
+	close(b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "--child-import") == 0)
@@ -271,6 +328,7 @@ int main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[1], "--child-import-v3d") == 0)
 		return child_import_v3d(atoi(argv[2]));
 	st_setup(argc, argv, &env);
+	RUN_TEST(test_two_opens);
 	if (env.msm)
 		RUN_TEST(test_import_in_other_process);
 	else
