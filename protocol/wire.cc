@@ -55,6 +55,7 @@ SAME_KIND(FERRY_MSG_FAULT_REPORT, FaultReport);
 SAME_KIND(FERRY_MSG_V3D_SUBMIT_CL, V3dSubmitCl);
 SAME_KIND(FERRY_MSG_V3D_SUBMIT_TFU, V3dSubmitTfu);
 SAME_KIND(FERRY_MSG_V3D_SUBMIT_CSD, V3dSubmitCsd);
+SAME_KIND(FERRY_MSG_BO_IMPORT, BoImport);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
@@ -67,6 +68,7 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"bo_cpu_prep",    "msm_submit",      "fence_wait",    "hello_reply",    "device_info",
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
 	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
+	"bo_import",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -173,6 +175,8 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 		return wire::CreateBoClose(fbb, u.bo_close.ctx_id, u.bo_close.bo_id).Union();
 	case FERRY_MSG_BO_INFO:
 		return wire::CreateBoInfo(fbb, u.bo_info.ctx_id, u.bo_info.bo_id).Union();
+	case FERRY_MSG_BO_IMPORT:
+		return wire::CreateBoImport(fbb, u.bo_import.ctx_id, u.bo_import.bo_id).Union();
 	case FERRY_MSG_BO_CPU_PREP:
 		return wire::CreateBoCpuPrep(fbb, u.bo_cpu_prep.ctx_id, u.bo_cpu_prep.bo_id,
 					     u.bo_cpu_prep.op, u.bo_cpu_prep.timeout_ns)
@@ -446,6 +450,12 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		auto b = root->body_as_BoInfo();
 		u.bo_info.ctx_id = b->ctx_id();
 		u.bo_info.bo_id = b->bo_id();
+		return;
+	}
+	case wire::Body_BoImport: {
+		auto b = root->body_as_BoImport();
+		u.bo_import.ctx_id = b->ctx_id();
+		u.bo_import.bo_id = b->bo_id();
 		return;
 	}
 	case wire::Body_BoCpuPrep: {

@@ -163,6 +163,13 @@ int replay_session(struct replay *rp, const uint8_t *data, size_t len)
 				}
 				ret = replay_submit_v3d(rp, &m);
 				break;
+			case FERRY_MSG_BO_IMPORT:
+				/* ferryd's captures record an imported BO as a BoCreate at its iova plus
+				 * a snapshot; a raw import names pages of another process: not here. */
+				fprintf(stderr, "ferry replay: %s: bo_import at offset %zu: an imported BO's pages "
+					"are not in the capture (captures record imports as bo_create + snapshot)\n",
+					rp->path, rec.offset);
+				return -1;
 			default:
 				break; /* waits, queries: the replay waits for every submit itself */
 			}

@@ -8,12 +8,11 @@
 
 #include "internal.h"
 
-int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struct ferry_bo **out)
+/* BO_CREATE (fd < 0) or BO_IMPORT of fd: a new local BO with a fresh id, its answer pending. */
+static int bo_request(struct ferry_context *ctx, uint64_t size, uint32_t flags, int fd, struct ferry_bo **out)
 {
 	struct ferry_device *dev = ctx->dev;
 	*out = NULL;
-	if (size == 0)
-		return -EINVAL;
 	struct ferry_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
@@ -22,7 +21,8 @@ int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struc
 	bo->flags = flags;
 	bo->fd = -1;
 
-	struct ferry_msg msg = { .kind = FERRY_MSG_BO_CREATE, .seq = ferry_next_seq(dev) };
+	struct ferry_msg msg = { .kind = fd < 0 ? FERRY_MSG_BO_CREATE : FERRY_MSG_BO_IMPORT,
+				 .seq = ferry_next_seq(dev) };
 	pthread_mutex_lock(&dev->lock);
 	bo->id = ctx->next_bo_id++;
 	if (bo->id == 0) /* 0 is not a valid id; skip it after a wrap */
@@ -39,13 +39,22 @@ int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struc
 	ctx->bos = bo;
 	pthread_mutex_unlock(&dev->lock);
 
-	msg.u.bo_create.ctx_id = ctx->id;
-	msg.u.bo_create.bo_id = bo->id;
-	msg.u.bo_create.size = size;
-	msg.u.bo_create.flags = flags;
-	int r = ferry_send(dev, &msg);
+	int r;
+	if (fd < 0) {
+		msg.u.bo_create.ctx_id = ctx->id;
+		msg.u.bo_create.bo_id = bo->id;
+		msg.u.bo_create.size = size;
+		msg.u.bo_create.flags = flags;
+		r = ferry_send(dev, &msg);
+	} else {
+		msg.u.bo_import.ctx_id = ctx->id;
+		msg.u.bo_import.bo_id = bo->id;
+		pthread_mutex_lock(&dev->send_lock);
+		r = ferry_send_locked(dev, &msg, &fd, 1);
+		pthread_mutex_unlock(&dev->send_lock);
+	}
 	if (r < 0) {
-		ferry_set_error(dev, "sending BO_CREATE failed: %s", strerror(-r));
+		ferry_set_error(dev, "sending %s failed: %s", ferry_msg_kind_name(msg.kind), strerror(-r));
 		pthread_mutex_lock(&dev->lock);
 		if (bo->prev)
 			bo->prev->next = bo->next;
@@ -55,6 +64,33 @@ int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struc
 			bo->next->prev = bo->prev;
 		ferry_bo_free(bo);
 		pthread_mutex_unlock(&dev->lock);
+		return r;
+	}
+	*out = bo;
+	return 0;
+}
+
+int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struct ferry_bo **out)
+{
+	*out = NULL;
+	if (size == 0)
+		return -EINVAL;
+	return bo_request(ctx, size, flags, -1, out);
+}
+
+int ferry_bo_import(struct ferry_context *ctx, int fd, struct ferry_bo **out)
+{
+	*out = NULL;
+	if (fd < 0)
+		return -EBADF;
+	struct ferry_bo *bo;
+	int r = bo_request(ctx, 0, 0, fd, &bo);
+	if (r < 0)
+		return r;
+	/* Unlike a create, the caller needs the verdict now (PRIME_FD_TO_HANDLE's errno). */
+	r = ferry_bo_wait_created(bo);
+	if (r < 0) {
+		ferry_bo_close(bo); /* a refused import sends nothing */
 		return r;
 	}
 	*out = bo;

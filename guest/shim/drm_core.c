@@ -83,8 +83,9 @@ static int core_prime_to_fd(struct shim_dev *dev, struct drm_prime_handle *p)
 	return 0;
 }
 
-/* Import finds the BO among this open's own (same shared-memory file): BOs of other opens or
- * other processes would need a cross-context import ferry does not offer yet. */
+/* Import: this open's own handle when it has the object already (the kernel's dedup), else the
+ * BO comes in from whichever context of ferryd holds it (another open, another process): ferryd
+ * recognises the fd as a BO's pages, never an id the guest names. */
 static int core_prime_from_fd(struct shim_dev *dev, struct drm_prime_handle *p)
 {
 	struct stat want;
@@ -105,8 +106,34 @@ static int core_prime_from_fd(struct shim_dev *dev, struct drm_prime_handle *p)
 			return 0;
 		}
 	}
-	shim_log(false, "PRIME import of a buffer this open did not create: not supported");
-	return -EINVAL;
+	struct ferry_bo *bo;
+	int r = ferry_bo_import(dev->ctx, p->fd, &bo);
+	if (r < 0) {
+		shim_log(false, "PRIME import refused by ferryd: %s", ferry_device_last_error(shim_ferry_device()));
+		/* EEXIST cannot happen after the search above but for a race with another import
+		 * of the same fd on this open: the kernel would give the same handle; say EINVAL. */
+		return r == -EEXIST ? -EINVAL : r;
+	}
+	/* Filled in before the handle exists (the import waited for the address): V3D's
+	 * GET_BO_OFFSET answers from this table. An imported msm object is write-combined, as
+	 * msm_gem_prime_import makes it. */
+	struct shim_bo *b = calloc(1, sizeof(*b));
+	if (!b) {
+		ferry_bo_close(bo);
+		return -ENOMEM;
+	}
+	b->bo = bo;
+	b->size = ferry_bo_size(bo);
+	b->flags = dev->family == SHIM_FAMILY_MSM ? MSM_BO_WC : 0;
+	ferry_bo_iova(bo, &b->iova);
+	pthread_mutex_lock(&dev->lock);
+	r = shim_slot_alloc((void ***)&dev->bos, &dev->nr_bo_slots, b, &p->handle);
+	pthread_mutex_unlock(&dev->lock);
+	if (r < 0) {
+		free(b);
+		ferry_bo_close(bo);
+	}
+	return r;
 }
 
 /* Counts as drm_syncobj_array_find bounds them (kmalloc_array past KMALLOC_MAX_SIZE: -ENOMEM),

@@ -171,6 +171,23 @@ int msm_bo_export(struct msm_ctx *mc, uint32_t handle, int *fd)
 	return 0;
 }
 
+int msm_bo_import(struct msm_ctx *mc, int fd, uint32_t *handle, uint64_t *iova)
+{
+	struct drm_prime_handle req = { .fd = fd };
+	*handle = 0;
+	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &req);
+	if (ret < 0)
+		return ret;
+	*handle = req.handle;
+	/* Each open has its own address space: the BO gets this open's own iova. */
+	struct drm_msm_gem_info info = { .handle = req.handle, .info = MSM_INFO_GET_IOVA };
+	ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_INFO, &info);
+	if (ret < 0)
+		return ret;
+	*iova = info.value;
+	return 0;
+}
+
 void msm_bo_close(struct msm_ctx *mc, uint32_t handle)
 {
 	struct drm_gem_close req = { .handle = handle };

@@ -47,6 +47,10 @@ int msm_bo_new(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint32_t *hand
 int msm_bo_new_at(struct msm_ctx *mc, uint64_t size, uint32_t flags, uint64_t iova, uint32_t *handle);
 /* A dma-buf/memfd fd of the BO's pages (CLOEXEC, read-write). */
 int msm_bo_export(struct msm_ctx *mc, uint32_t handle, int *fd);
+/* PRIME_FD_TO_HANDLE of a dma-buf of this device into this open, and the iova it has here. The
+ * handle may be one this open already had for the object (the kernel's dedup). *handle is set
+ * (else 0) whenever the kernel gave one, also when the iova query then failed. */
+int msm_bo_import(struct msm_ctx *mc, int fd, uint32_t *handle, uint64_t *iova);
 void msm_bo_close(struct msm_ctx *mc, uint32_t handle);
 /* Maps a BO into the host through the kernel's mmap offset (GEM_INFO GET_OFFSET): read-only
  * for guest BOs the validator reads, read-write for host-private shadow copies. */

@@ -105,6 +105,22 @@ int v3d_bo_new(struct v3d_ctx *vc, uint64_t size, uint32_t *handle, uint64_t *of
 	return 0;
 }
 
+int v3d_bo_import(struct v3d_ctx *vc, int fd, uint32_t *handle, uint64_t *offset)
+{
+	struct drm_prime_handle p = { .fd = fd };
+	*handle = 0;
+	int ret = kdev_ioctl(vc->kd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+	if (ret < 0)
+		return ret;
+	*handle = p.handle;
+	struct drm_v3d_get_bo_offset o = { .handle = p.handle };
+	ret = kdev_ioctl(vc->kd, DRM_IOCTL_V3D_GET_BO_OFFSET, &o);
+	if (ret < 0)
+		return ret;
+	*offset = o.offset;
+	return 0;
+}
+
 int v3d_bo_export(struct v3d_ctx *vc, uint32_t handle, int *fd)
 {
 	struct drm_prime_handle p = { .handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1 };

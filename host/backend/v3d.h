@@ -37,6 +37,10 @@ uint64_t v3d_bo_round_size(uint64_t size); /* 0 when above V3D_BO_MAX_SIZE */
 /* *offset: the BO's GPU address in the device's one global address space. */
 int v3d_bo_new(struct v3d_ctx *vc, uint64_t size, uint32_t *handle, uint64_t *offset);
 int v3d_bo_export(struct v3d_ctx *vc, uint32_t handle, int *fd);
+/* PRIME_FD_TO_HANDLE into this open; *offset is the object's one global address (GET_BO_OFFSET).
+ * The handle may be one this open already had for the object; *handle is set (else 0) whenever
+ * the kernel gave one, also when the offset query then failed. */
+int v3d_bo_import(struct v3d_ctx *vc, int fd, uint32_t *handle, uint64_t *offset);
 void v3d_bo_close(struct v3d_ctx *vc, uint32_t handle);
 /* Maps a BO into the host through MMAP_BO's fake offset: read-only for guest BOs the validator
  * reads, read-write for host-private shadow copies. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host_internal.h"
@@ -29,6 +30,7 @@ void bo_table_fini(struct bo_table *t)
 		while (bo) {
 			struct host_bo *next = bo->hash_next;
 			bo->hash_next = NULL;
+			bo_pages_del(bo->ctx->client->host, bo);
 			bo_unref(bo);
 			bo = next;
 		}
@@ -117,6 +119,19 @@ void bo_unref(struct host_bo *bo)
 	free(bo);
 }
 
+int bo_quota_admit(struct ferry_host_client *c, uint64_t size, char *why, size_t n)
+{
+	const struct ferry_host_config *cfg = &c->host->cfg;
+	if (c->nr_bos >= cfg->max_client_bos)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos)", cfg->max_client_bos);
+	/* c->bo_bytes never exceeds the cap, so the subtraction cannot wrap. */
+	if (size > ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
+			  "%llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes,
+			  (unsigned long long)size);
+	return client_fds_admit(c, HOST_FDS_BO_CREATE, why, n);
+}
+
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_create *r = &m->u.bo_create;
@@ -142,17 +157,9 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 		HOST_FAIL(-EINVAL, "V3D BOs cannot be placed (iova 0x%llx): V3D has one global address space",
 			  (unsigned long long)r->iova);
 
-	const struct ferry_host_config *cfg = &c->host->cfg;
-	if (c->nr_bos >= cfg->max_client_bos)
-		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos)", cfg->max_client_bos);
-	/* c->bo_bytes never exceeds the cap, so the subtraction cannot wrap. */
-	if (size > ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes)
-		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
-			  "%llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes,
-			  (unsigned long long)size);
-	int fds_ret = client_fds_admit(c, HOST_FDS_BO_CREATE, why, n);
-	if (fds_ret < 0)
-		return fds_ret;
+	int quota_ret = bo_quota_admit(c, size, why, n);
+	if (quota_ret < 0)
+		return quota_ret;
 
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
@@ -181,10 +188,26 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	bo->id = r->bo_id;
 	bo->flags = r->flags;
 	bo->size = size;
+	return bo_install(c, ctx, bo, m->seq, why, n);
+}
+
+int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,
+	       size_t n)
+{
+	bool v3d = ctx->v3d != NULL;
+	char e[80];
 	bo->refs = 1;
 	int fd = -1;
 	const char *step = "export (PRIME dup)";
-	ret = v3d ? v3d_bo_export(ctx->v3d, bo->handle, &fd) : msm_bo_export(ctx->msm, bo->handle, &fd);
+	int ret = v3d ? v3d_bo_export(ctx->v3d, bo->handle, &fd) : msm_bo_export(ctx->msm, bo->handle, &fd);
+	struct stat st;
+	if (ret == 0) {
+		/* What a BoImport's fd is recognised by: the BO's pages as the kernel exports them. */
+		step = "fstat of the export";
+		ret = fstat(fd, &st) == 0 ? 0 : -errno;
+		bo->pages_dev = st.st_dev;
+		bo->pages_ino = st.st_ino;
+	}
 	if (ret == 0) {
 		step = "host mapping (mmap)";
 		ret = v3d ? v3d_bo_added(ctx, bo) : validation_bo_added(ctx, bo);
@@ -192,6 +215,11 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	if (ret == 0) {
 		step = "bo table";
 		ret = bo_table_insert(&ctx->bos, bo);
+		if (ret == 0) {
+			ret = bo_pages_add(c->host, bo);
+			if (ret < 0)
+				bo_table_remove(&ctx->bos, bo);
+		}
 		if (ret < 0)
 			validation_bo_removed(ctx, bo);
 	}
@@ -202,20 +230,21 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 			v3d_bo_close(ctx->v3d, bo->handle);
 		else
 			msm_bo_close(ctx->msm, bo->handle);
+		uint32_t id = bo->id;
 		free(bo);
 		if (fd >= 0)
 			close(fd);
-		HOST_FAIL(ret, "bo %u: %s: %s", r->bo_id, step, ferry_errno_text(ret, e, sizeof(e)));
+		HOST_FAIL(ret, "bo %u: %s: %s", id, step, ferry_errno_text(ret, e, sizeof(e)));
 	}
 	client_fds_add(c, (int)HOST_FDS_PER_BO);
 	c->host->stats.bos++;
-	c->host->stats.bo_bytes += size;
+	c->host->stats.bo_bytes += bo->size;
 	c->nr_bos++;
-	c->bo_bytes += size;
+	c->bo_bytes += bo->size;
 
-	struct ferry_msg reply = { .kind = FERRY_MSG_BO_CREATED, .seq = m->seq };
+	struct ferry_msg reply = { .kind = FERRY_MSG_BO_CREATED, .seq = seq };
 	reply.u.bo_created = (struct ferry_bo_created){
-		.ctx_id = ctx->id, .bo_id = bo->id, .size = size, .iova = bo->iova,
+		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova,
 	};
 	client_send(c, &reply, &fd, 1);
 	close(fd);
@@ -245,6 +274,7 @@ int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char
 	if (!bo)
 		return -ENOENT;
 	bo_table_remove(&ctx->bos, bo);
+	bo_pages_del(c->host, bo);
 	/* Later submits cannot name it; held ones were validated already and keep it alive. */
 	validation_bo_removed(ctx, bo);
 	bo_unref(bo);

@@ -11,6 +11,8 @@
  *   BO_CREATE        -> BO_CREATED (fd: the BO's pages), or ERROR
  *   BO_CLOSE         -> nothing on success; ERROR on failure
  *   BO_INFO          -> BO_INFO_REPLY, or ERROR
+ *   BO_IMPORT        -> BO_CREATED (fd: the BO's pages, this context's iova), or ERROR; the
+ *                       request's one fd names the BO (bo_share.c)
  *   BO_CPU_PREP      -> STATUS_REPLY (0, -EBUSY for a poll, -ETIMEDOUT, -ECANCELED when the context
  *                       is destroyed first), or ERROR (bad ids or op)
  *   MSM_SUBMIT       -> nothing on success; ERROR on failure (with a validation budget set, the
@@ -132,6 +134,7 @@ static request_handler handler_of(enum ferry_msg_kind kind)
 	case FERRY_MSG_BO_CREATE: return bo_handle_create;
 	case FERRY_MSG_BO_CLOSE: return bo_handle_close;
 	case FERRY_MSG_BO_INFO: return bo_handle_info;
+	case FERRY_MSG_BO_IMPORT: return bo_handle_import;
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
 	case FERRY_MSG_MSM_SUBMIT: return sched_handle_submit;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
@@ -206,12 +209,8 @@ static void drop_pending(struct ferry_host_client *c)
 	c->pending_len = 0;
 }
 
-int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, size_t len, int *fds, int nfds)
+static int handle_frame(struct ferry_host_client *c, const void *payload, size_t len)
 {
-	/* No request carries fds: whatever came along is closed. */
-	for (int i = 0; i < nfds; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
 	if (c->gone)
 		return -EPIPE;
 	if (c->pending) {
@@ -228,6 +227,20 @@ int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, s
 	memcpy(copy, payload, len);
 	int ret = handle_aligned(c, copy, len);
 	free(copy);
+	return ret;
+}
+
+int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, size_t len, int *fds, int nfds)
+{
+	/* Only BO_IMPORT looks at a frame's fds (borrowed while it is handled); all are closed after. */
+	c->in_fds = fds;
+	c->in_nfds = nfds;
+	int ret = handle_frame(c, payload, len);
+	c->in_fds = NULL;
+	c->in_nfds = 0;
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	return ret;
 }
 

@@ -109,6 +109,7 @@ void ferry_host_destroy(struct ferry_host *h)
 	capture_host_fini(h);
 	trace_host_fini(h);
 	ferry_buf_free(&h->out);
+	bo_pages_fini(h);
 	free(h);
 }
 

@@ -4,6 +4,7 @@
 #define FERRY_HOST_INTERNAL_H
 
 #include <stdarg.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -115,6 +116,10 @@ struct ferry_host {
 	struct v3dval *v3dval; /* the V3D CL validator (policy of the device's version) */
 	struct host_capture *capture; /* capture.c: made on first use */
 	int64_t shadow_trim_ns; /* shadow_quota.c: when a shadow pool next has idle chunks to drop */
+	/* Every BO in a context's table by the inode of its pages (bo_share.c), so a BO_IMPORT's
+	 * lookup costs a hash probe however many BOs the clients hold. Made on first use. */
+	struct host_bo **pages;
+	uint32_t pages_nbuckets, pages_count;
 };
 
 struct ferry_host_client {
@@ -144,6 +149,9 @@ struct ferry_host_client {
 	bool resuming; /* handling pending again: its frame was captured and traced already */
 	struct pm4v_validator *val_pending;
 	struct host_ctx *val_ctx;
+	/* The fds of the frame being handled (borrowed: closed after it; none on resume). */
+	const int *in_fds;
+	int in_nfds;
 };
 
 struct host_ctx;
@@ -159,6 +167,9 @@ struct host_bo {
 	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
 	void *map;            /* validated contexts: read-only host mapping, for the BO's lifetime */
 	void *v3d_map;        /* validated V3D contexts: the same, through the v3d backend */
+	dev_t pages_dev;      /* the file of the BO's pages as exported (fstat): what BO_IMPORT */
+	ino_t pages_ino;      /* recognises an fd by (bo_share.c) */
+	struct host_bo *pages_next; /* chain of ferry_host.pages, while in a context's table */
 };
 
 struct bo_table {
@@ -295,6 +306,17 @@ struct host_bo *client_lookup_bo(struct ferry_host_client *c, uint32_t ctx_id, u
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int bo_handle_import(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+/* The pages index: bo enters when it enters its context's table and leaves when it leaves it. */
+int bo_pages_add(struct ferry_host *h, struct host_bo *bo);
+void bo_pages_del(struct ferry_host *h, struct host_bo *bo);
+void bo_pages_fini(struct ferry_host *h);
+/* The client's BO quotas (count, bytes, fds) for one more BO of size bytes: 0 or -EDQUOT. */
+int bo_quota_admit(struct ferry_host_client *c, uint64_t size, char *why, size_t n);
+/* A new BO with its kernel handle, iova, id, size and flags set: exported, host-mapped, put in
+ * ctx's table and answered with BO_CREATED (+ its fd) to seq. Frees bo on failure. */
+int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,
+	       size_t n);
 
 /* queue.c */
 int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

@@ -2,6 +2,7 @@
  * choice and a sequence of frames or of structured requests) fed through the public API, on a host made for that input and
  * torn down after it, so ASan's leak check and an fd count see everything the session left. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,11 @@ static void fill_bo(int fd, uint64_t size, bool msm)
 	munmap(p, len);
 }
 
+/* The pages of the newest BO the host created: a BO_IMPORT frame carries a dup of it, so the
+ * import path runs for real (into the same context: the BO is there already; into another: a
+ * second BO over the same kernel object). */
+static int last_bo_fd = -1;
+
 /* Whatever the host says must be a frame the guest can decode. */
 static int on_send(void *cookie, const void *frame, size_t len, const int *fds, int nfds)
 {
@@ -88,8 +94,12 @@ static int on_send(void *cookie, const void *frame, size_t len, const int *fds, 
 		fprintf(stderr, "reply seq %u kind %d iova 0x%llx%s%s\n", m.seq, (int)m.kind,
 			m.kind == FERRY_MSG_BO_CREATED ? (unsigned long long)m.u.bo_created.iova : 0ull, m.kind == FERRY_MSG_ERROR ? ": " : "",
 			m.kind == FERRY_MSG_ERROR && m.u.error.message ? m.u.error.message : "");
-	if (m.kind == FERRY_MSG_BO_CREATED && nfds == 1)
+	if (m.kind == FERRY_MSG_BO_CREATED && nfds == 1) {
 		fill_bo(fds[0], m.u.bo_created.size, *msm);
+		if (last_bo_fd >= 0)
+			close(last_bo_fd);
+		last_bo_fd = fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
+	}
 	return 0;
 }
 
@@ -145,13 +155,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* The host gets frames in an 8-byte aligned buffer, as an embedder's reader gives them. */
 		memcpy(frame, payload, len);
 		ferry_buf_free(&enc);
-		if (ferry_host_client_handle(client, frame, len, NULL, 0) < 0)
+		/* The host takes the frame's fds (and closes them): each import gets its own dup. */
+		int fds[1];
+		int nfds = 0;
+		struct ferry_msg dm;
+		if (last_bo_fd >= 0 && ferry_wire_decode(frame, len, &dm, NULL) == 0 && dm.kind == FERRY_MSG_BO_IMPORT) {
+			fds[0] = fcntl(last_bo_fd, F_DUPFD_CLOEXEC, 0);
+			nfds = fds[0] >= 0;
+		}
+		if (ferry_host_client_handle(client, frame, len, nfds ? fds : NULL, nfds) < 0)
 			break; /* the embedder would disconnect this client */
 		ferry_host_dispatch(host);
 	}
 	ferry_host_dispatch(host);
 	ferry_host_client_free(client);
 	ferry_host_destroy(host);
+	if (last_bo_fd >= 0)
+		close(last_bo_fd);
+	last_bo_fd = -1;
 	if (count_fds() != fds_before) {
 		fprintf(stderr, "fuzz_host: %d fds open after the host was destroyed, %d before\n", count_fds(), fds_before);
 		list_fds();

@@ -176,6 +176,10 @@ static void session_end(struct ferry_buf *b, uint32_t *seq, const char *base)
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_INFO };
 	m.u.bo_info = (struct ferry_bo_info){ .ctx_id = 1, .bo_id = 2 };
 	host_msg(b, &m, seq);
+	/* An import without its fd (a fuzz input carries none): refused, nothing held. */
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT };
+	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 1, .bo_id = 9 };
+	host_msg(b, &m, seq);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CLOSE };
 	m.u.bo_close = (struct ferry_bo_close){ .ctx_id = 1, .bo_id = 3 };
 	host_msg(b, &m, seq);
@@ -245,6 +249,27 @@ static void seeds_host_once(void)
 							    .nr_bos = 3, .bo_ids = ids };
 	host_msg(&b, &m, &seq);
 	session_end(&b, &seq, "session-v3d");
+
+	/* Imports (fuzz_host hands each BO_IMPORT the newest BO's pages): into a second context,
+	 * the same again (that context has it), and into the BO's own context. */
+	for (int gpu = 0; gpu < (int)FH_NR_GPUS; gpu++) {
+		uint32_t family = gpu ? FERRY_FAMILY_V3D : FERRY_FAMILY_MSM;
+		seq = 1;
+		session_start(&b, &seq, gpu, family);
+		m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE };
+		m.u.context_create = (struct ferry_context_create){ .ctx_id = 2, .family = family };
+		host_msg(&b, &m, &seq);
+		const uint32_t into[3][2] = { { 2, 7 }, { 2, 8 }, { 1, 9 } };
+		for (int i = 0; i < 3; i++) {
+			m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT };
+			m.u.bo_import = (struct ferry_bo_import){ .ctx_id = into[i][0], .bo_id = into[i][1] };
+			host_msg(&b, &m, &seq);
+		}
+		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CLOSE };
+		m.u.bo_close = (struct ferry_bo_close){ .ctx_id = 2, .bo_id = 7 };
+		host_msg(&b, &m, &seq);
+		session_end(&b, &seq, gpu ? "session-import-v3d" : "session-import-msm");
+	}
 
 	/* Every sample request after a context exists, one session each. */
 	for (int gpu = 0; gpu < (int)FH_NR_GPUS; gpu++)

@@ -17,6 +17,7 @@
 
 #include "control_client.h"
 #include "debug/rd_file.h"
+#include "debug/session_file.h"
 #include "itest.h"
 #include "test.h"
 
@@ -267,6 +268,65 @@ static void test_capture_and_replay(void)
 			closedir(d);
 		CHECK_EQ(nb, 1);
 	}
+	writer_close(&w);
+}
+
+/* A BO imported from another client is captured like any BO of the submitting context (a
+ * synthesized create at its iova there): the capture replays alone. */
+static void test_capture_imported_bo(void)
+{
+	clear_dir(cap_dir);
+	struct writer w;
+	writer_open(&w, FERRY_POLICY_VALIDATED);
+	struct itest_client b;
+	REQUIRE(itest_client_open(ferryd.uri, &b) == 0);
+	struct ferry_bo *imp = NULL;
+	REQUIRE(ferry_bo_import(b.ctx, ferry_bo_fd(w.data.bo), &imp) == 0);
+	uint64_t iova = 0;
+	REQUIRE(ferry_bo_iova(imp, &iova) == 0);
+	struct itest_bo ib;
+	REQUIRE(itest_bo_new(b.ctx, 4096, &ib) == 0);
+	struct pm4_builder pb;
+	pm4_builder_init(&pb, ib.cpu, 16);
+	uint32_t v = 0x12121212u;
+	pm4_mem_write(&pb, iova + 4 * 4, &v, 1);
+	REQUIRE(pm4_builder_ok(&pb));
+	free(control("capture start --count 1"));
+	uint32_t seqno;
+	CHECK_EQ(itest_submit(&b, ib.bo, 0, pm4_builder_bytes(&pb), &imp, 1, &seqno), 0);
+	CHECK_EQ(ferry_fence_wait(b.q, seqno, ITEST_WAIT_NS), 0);
+	CHECK_EQ(w.data.cpu[4], v);
+	char ses[256];
+	CHECK_EQ(count_files(cap_dir, ".ferrycap", ses, sizeof(ses)), 1);
+	char dump[128], *out;
+	snprintf(dump, sizeof(dump), "%s/dump-import", work);
+	int st = run(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), ses, dump);
+	CHECK_EQ(st, 0);
+	CHECK(strstr(out, "fence 0 ok") != NULL);
+	if (st)
+		fprintf(stderr, "%s\n", out);
+	free(out);
+	/* The imported BO at the importer's address with the replayed write (a BO the submit only
+	 * writes gets no snapshot). */
+	int nb = 0;
+	DIR *d = opendir(dump);
+	struct dirent *e;
+	char want[64], path[256];
+	snprintf(want, sizeof(want), "-0x%llx.bin", (unsigned long long)iova);
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l > strlen(want) && !strcmp(e->d_name + l - strlen(want), want)) {
+			snprintf(path, sizeof(path), "%s/%s", dump, e->d_name);
+			CHECK_EQ(read_u32_at(path, 16), v);
+			nb++;
+		}
+	}
+	if (d)
+		closedir(d);
+	CHECK_EQ(nb, 1);
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(imp);
+	itest_client_close(&b);
 	writer_close(&w);
 }
 
@@ -540,6 +600,29 @@ static void test_bad_captures(void)
 	free(out);
 	CHECK_EQ(run(&out, "'%s' replay /dev/null", ferry_bin()), 1);
 	free(out);
+
+	/* A raw BoImport names pages of another process, which no file holds: refused by name. */
+	struct ferry_buf f = { 0 }, scratch = { 0 };
+	REQUIRE(session_write_header(&f, FERRY_FAMILY_MSM, "a630") == 0);
+	struct ferry_msg m = { .kind = FERRY_MSG_CONTEXT_CREATE, .seq = 1 };
+	m.u.context_create = (struct ferry_context_create){ .ctx_id = 1, .family = FERRY_FAMILY_MSM };
+	REQUIRE(session_write_msg(&f, 0, &m, &scratch) == 0);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT, .seq = 2 };
+	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 1, .bo_id = 5 };
+	REQUIRE(session_write_msg(&f, 0, &m, &scratch) == 0);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_MSM_SUBMIT, .seq = 3 };
+	m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = 1, .queue_id = 1, .seqno = 1 };
+	REQUIRE(session_write_msg(&f, 0, &m, &scratch) == 0);
+	snprintf(bad, sizeof(bad), "%s/import.ferrycap", work);
+	FILE *fp = fopen(bad, "wb");
+	REQUIRE(fp && fwrite(f.data, 1, f.len, fp) == f.len && fclose(fp) == 0);
+	ferry_buf_free(&f);
+	ferry_buf_free(&scratch);
+	CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
+	CHECK(strstr(out, "bo_import at offset") && strstr(out, "not in the capture"));
+	if (!strstr(out, "bo_import at offset"))
+		fprintf(stderr, "replay of %s said:\n%s\n", bad, out);
+	free(out);
 }
 
 static void test_gzip_rd(void)
@@ -602,6 +685,7 @@ int main(void)
 	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
 	RUN_TEST(test_operator_only);
 	RUN_TEST(test_capture_and_replay);
+	RUN_TEST(test_capture_imported_bo);
 	RUN_TEST(test_fault_post_mortem);
 	RUN_TEST(test_fault_post_mortem_capped);
 	RUN_TEST(test_fault_with_capture);

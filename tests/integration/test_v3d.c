@@ -449,6 +449,55 @@ static void test_shared_fault(const char *gpu)
 	stop(&p);
 }
 
+/* Shared tenancy: a BO one client made, imported by another through its pages fd, is the same
+ * GPU object at the same global address: each client's GPU writes what the other reads. */
+static void test_shared_import(void)
+{
+	struct ferryd_proc p;
+	start(&p, "v3d-4.2", true);
+	struct vclient a, b;
+	REQUIRE(vclient_open(p.uri, &a) == 0);
+	REQUIRE(vclient_open(p.uri, &b) == 0);
+	struct copy_job ja;
+	copy_job_build(&a, &ja, 16, 16, 0);
+	uint32_t seqno = 0;
+	CHECK_EQ(copy_job_submit(&a, &ja, &seqno), 0);
+	CHECK_EQ(ferry_fence_wait(a.cl, seqno, WAIT_NS), 0);
+	CHECK_EQ(copy_job_bad_bytes(&ja), 0);
+
+	struct ferry_bo *imp = NULL;
+	REQUIRE(ferry_bo_import(b.ctx, ferry_bo_fd(ja.dst.bo), &imp) == 0);
+	uint64_t addr = 0;
+	void *map = NULL;
+	CHECK_EQ(ferry_bo_iova(imp, &addr), 0);
+	CHECK_EQ(addr, ja.dst.addr); /* one global address space */
+	REQUIRE(ferry_bo_map(imp, &map) == 0);
+	CHECK(memcmp(map, ja.dst.cpu, ja.dst.size) == 0);
+
+	/* B's GPU copies its own source into the imported BO; A reads it in its mapping. */
+	struct copy_job jb;
+	copy_job_build(&b, &jb, 16, 16, (uint32_t)addr);
+	struct ferry_bo *bos[] = { jb.cl.bo, jb.ta.bo, jb.src.bo, imp };
+	struct ferry_v3d_cl s = {
+		.bcl_start = jb.cl.addr, .bcl_end = jb.bcl_end, .rcl_start = jb.rcl_start, .rcl_end = jb.rcl_end,
+		.qma = jb.ta.addr, .qms = v3d_clb_raster_tile_alloc_size(b.ver, &jb.job), .qts = jb.ta.addr,
+		.bos = bos, .nr_bos = 4, .flags = FERRY_SUBMIT_NOTIFY,
+	};
+	CHECK_EQ(ferry_v3d_submit_cl(b.cl, &s, &seqno), 0);
+	CHECK_EQ(ferry_fence_wait(b.cl, seqno, WAIT_NS), 0);
+	unsigned bad = 0;
+	for (uint32_t y = 0; y < 16; y++)
+		bad += memcmp(ja.dst.cpu + (size_t)y * jb.dst_stride, jb.src.cpu + (size_t)y * jb.src_stride, 16 * 4) != 0;
+	CHECK_EQ(bad, 0);
+
+	ferry_bo_close(imp);
+	copy_job_free(&jb);
+	copy_job_free(&ja);
+	vclient_close(&b);
+	vclient_close(&a);
+	stop(&p);
+}
+
 static void test_v42(void)
 {
 	test_device_and_copy("v3d-4.2", 42);
@@ -480,6 +529,7 @@ int main(void)
 	RUN_TEST(test_v42);
 	RUN_TEST(test_v71);
 	RUN_TEST(test_exclusive_tenancy);
+	RUN_TEST(test_shared_import);
 	RUN_TEST(test_fault_v42);
 	RUN_TEST(test_fault_v71);
 	return test_finish();

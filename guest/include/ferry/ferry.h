@@ -71,6 +71,11 @@ int ferry_bo_fd(struct ferry_bo *bo);
 /* Waits for the GPU to be done with the BO (MSM_PREP_* op). timeout_ns < 0 = forever. */
 int ferry_bo_cpu_prep(struct ferry_bo *bo, uint32_t op, int64_t timeout_ns);
 void ferry_bo_close(struct ferry_bo *bo);
+/* The BO whose pages fd is (a ferry_bo_fd of any context on the same server, passed here by
+ * its holder) comes into ctx as a new BO: the same memory and GPU object, at ctx's own iova on
+ * msm, at its one global address on V3D. Waits for the host: -EINVAL when fd is not a BO's
+ * pages, -EEXIST when ctx has that BO already (callers dedup, as the kernel's handles do). */
+int ferry_bo_import(struct ferry_context *ctx, int fd, struct ferry_bo **out);
 
 /* msm submit: one command buffer reference. */
 struct ferry_cmd {

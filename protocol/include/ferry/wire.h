@@ -79,6 +79,7 @@ enum ferry_msg_kind {
 	FERRY_MSG_V3D_SUBMIT_CL,
 	FERRY_MSG_V3D_SUBMIT_TFU,
 	FERRY_MSG_V3D_SUBMIT_CSD,
+	FERRY_MSG_BO_IMPORT,
 	FERRY_MSG_KIND_COUNT
 };
 
@@ -140,6 +141,13 @@ struct ferry_bo_close {
 };
 
 struct ferry_bo_info {
+	uint32_t ctx_id;
+	uint32_t bo_id;
+};
+
+/* fds[0]: a BO's pages as the host handed them out (BoCreated fds[0], passed on by its holder).
+ * The BO comes into ctx_id as bo_id (client-chosen, as for BoCreate); the reply is BoCreated. */
+struct ferry_bo_import {
 	uint32_t ctx_id;
 	uint32_t bo_id;
 };
@@ -364,6 +372,7 @@ struct ferry_msg {
 		struct ferry_v3d_submit_cl v3d_submit_cl;
 		struct ferry_v3d_submit_tfu v3d_submit_tfu;
 		struct ferry_v3d_submit_csd v3d_submit_csd;
+		struct ferry_bo_import bo_import;
 	} u;
 };
 

@@ -67,6 +67,9 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 	case FERRY_MSG_BO_INFO:
 		m->u.bo_info = (struct ferry_bo_info){ .ctx_id = 6, .bo_id = 79 };
 		break;
+	case FERRY_MSG_BO_IMPORT:
+		m->u.bo_import = (struct ferry_bo_import){ .ctx_id = 7, .bo_id = 0x80000001u };
+		break;
 	case FERRY_MSG_BO_CPU_PREP:
 		m->u.bo_cpu_prep = (struct ferry_bo_cpu_prep){ .ctx_id = 3, .bo_id = 80, .op = 2, .timeout_ns = -5 };
 		break;
@@ -180,6 +183,8 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		return EQ(bo_close.ctx_id) && EQ(bo_close.bo_id);
 	case FERRY_MSG_BO_INFO:
 		return EQ(bo_info.ctx_id) && EQ(bo_info.bo_id);
+	case FERRY_MSG_BO_IMPORT:
+		return EQ(bo_import.ctx_id) && EQ(bo_import.bo_id);
 	case FERRY_MSG_BO_CPU_PREP:
 		return EQ(bo_cpu_prep.ctx_id) && EQ(bo_cpu_prep.bo_id) && EQ(bo_cpu_prep.op) &&
 		       EQ(bo_cpu_prep.timeout_ns);

@@ -71,7 +71,10 @@ void st_setup(int argc, char **argv, struct st_env *e)
 	/* ferryd must not run with the shim in it: the preload is read at exec time, so dropping
 	 * it from the environment around the spawn is enough. */
 	unsetenv("LD_PRELOAD");
-	int r = ferryd_spawn(path, gpu, NULL, true, 30000, &e->ferryd);
+	/* One extra ferryd argument a test's meson entry asks for (e.g. shared V3D tenancy). */
+	const char *arg = getenv("ST_FERRYD_ARG");
+	const char *extra[] = { arg, NULL };
+	int r = ferryd_spawn(path, gpu, arg && *arg ? extra : NULL, true, 30000, &e->ferryd);
 	if (e->preload[0])
 		setenv("LD_PRELOAD", e->preload, 1);
 	REQUIRE(r == 0);

@@ -27,7 +27,8 @@ struct st_env {
 };
 
 /* Parses "--mode shim|fakekernel --gpu NAME", checks the right library is preloaded (REQUIRE),
- * and in shim mode starts ferryd (without the preload) and points FERRY_SOCKET at it. Must run
+ * and in shim mode starts ferryd (without the preload, with $ST_FERRYD_ARG as one extra argument
+ * when set) and points FERRY_SOCKET at it. Must run
  * before anything touches /dev/dri: the shim identifies its GPU once per process. */
 void st_setup(int argc, char **argv, struct st_env *e);
 /* Stops ferryd (CHECKs a clean exit). */
