@@ -74,7 +74,7 @@ int shim_backend_open(struct shim_dev **out)
 void shim_backend_close(struct shim_dev *dev)
 {
 	/* Syncobjs and sync files let go of this open's fences before its queues go. */
-	shim_ferry_fences_release(dev);
+	shim_ferry_fences_release(dev, NULL);
 	shim_syncobj_release_dev(dev);
 	shim_syncobj_destroy_all(dev);
 	if (dev->family == SHIM_FAMILY_MSM)

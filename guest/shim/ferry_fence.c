@@ -105,11 +105,11 @@ bool shim_ferry_fence_src(struct shim_fence *f, struct shim_dev *dev, struct shi
 	return ok;
 }
 
-void shim_ferry_fences_release(struct shim_dev *dev)
+void shim_ferry_fences_release(struct shim_dev *dev, struct ferry_queue *q)
 {
 	pthread_mutex_lock(&ff_lock);
 	for (struct ferry_fence_obj *o = objs; o; o = o->next) {
-		if (o->owner != dev || o->orphaned)
+		if (o->owner != dev || (q && o->q != q) || o->orphaned)
 			continue;
 		/* The context goes with the open, and its unfinished work with it. */
 		int w = ferry_fence_wait(o->q, o->seqno, 0);
@@ -119,7 +119,7 @@ void shim_ferry_fences_release(struct shim_dev *dev)
 	for (;;) {
 		bool busy = false;
 		for (struct ferry_fence_obj *o = objs; o && !busy; o = o->next)
-			busy = o->owner == dev && o->inflight;
+			busy = o->owner == dev && (!q || o->q == q) && o->inflight;
 		if (!busy)
 			break;
 		pthread_cond_wait(&ff_cond, &ff_lock);

@@ -359,8 +359,11 @@ static void sweep_closed_queues(struct shim_dev *dev)
 		struct ferry_queue *q = cand[i];
 		uint32_t last = ferry_queue_next_seqno(q) - 1;
 		bool idle = last == 0 || ferry_fence_signaled(q, last);
-		if (idle && shim_syncobj_forget_queue(dev, q))
+		if (idle && shim_syncobj_forget_queue(dev, q)) {
+			/* Sync files of its fences stop reading the queue before it goes. */
+			shim_ferry_fences_release(dev, q);
 			ferry_queue_close(q);
+		}
 		else
 			cand[keep++] = q;
 	}

@@ -141,8 +141,9 @@ struct shim_fence *shim_ferry_fence(struct shim_dev *dev, struct ferry_queue *q,
 /* True and *src when f is a fence of a still open queue of dev (NULL: of any open). */
 struct shim_fence_src;
 bool shim_ferry_fence_src(struct shim_fence *f, struct shim_dev *dev, struct shim_fence_src *src);
-/* dev is closing: its fences count as what they are now (unfinished: -ECANCELED) from here on. */
-void shim_ferry_fences_release(struct shim_dev *dev);
+/* dev is closing, or (q not NULL) only its queue q: their fences count as what they are now
+ * (unfinished: -ECANCELED) from here on, and no wait on them is in progress when this returns. */
+void shim_ferry_fences_release(struct shim_dev *dev, struct ferry_queue *q);
 
 /* msm_forward.c / v3d_forward.c: the driver's own ioctls. */
 int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
