@@ -129,7 +129,6 @@ void sim_syncobj_put(struct sim_syncobj *s)
 	if (--s->refs)
 		return;
 	sim_fence_put(s->fence);
-	sim_fence_put(s->last_installed);
 	free(s);
 }
 
@@ -142,12 +141,8 @@ struct sim_syncobj *sim_syncobj_lookup(const struct sim_syncobj_table *t, uint32
 
 void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f)
 {
-	if (f) {
+	if (f)
 		sim_fence_get(f);
-		sim_fence_put(s->last_installed);
-		s->last_installed = sim_fence_get(f);
-		s->installs++;
-	}
 	sim_fence_put(s->fence);
 	s->fence = f;
 	sim_syncobj_notify_waiters(s);
@@ -441,86 +436,17 @@ void sim_syncobj_faulted(struct sim_sync_dev *sd, struct sim_syncobj_table *t)
 
 int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_wait *a)
 {
-	const uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
-	if (a->flags & ~known)
-		return -EINVAL; /* WAIT_AVAILABLE belongs to timeline waits */
-	if (a->count_handles == 0)
+	/* As drm_syncobj_wait_ioctl: the timeline wait at point 0 of every handle (NULL points),
+	 * without WAIT_AVAILABLE, which belongs to timeline waits. */
+	if (a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE)
 		return -EINVAL;
-	uint32_t n = a->count_handles;
-	struct sim_syncobj **objs;
-	int ret = sim_syncobj_find_array(t, a->handles, n, &objs);
-	if (ret)
-		return ret;
-	struct sim_fence **fences = calloc(n, sizeof(*fences));
-	uint64_t *seen = calloc(n, sizeof(*seen)); /* installs when the wait began */
-	if (!fences || !seen) {
-		free(fences);
-		free(seen);
-		sim_syncobj_put_array(objs, n);
-		return -ENOMEM;
-	}
-	bool wait_all = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-	bool for_submit = a->flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
-	uint32_t first = UINT32_MAX, done = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		seen[i] = objs[i]->installs;
-		if (!objs[i]->fence) {
-			if (!for_submit) {
-				ret = -EINVAL;
-				goto out;
-			}
-			continue;
-		}
-		fences[i] = sim_fence_get(objs[i]->fence);
-		if (fences[i]->signaled && done++ == 0)
-			first = i;
-	}
-	if (done == n || (done && !wait_all))
-		goto out;
-	uint64_t deadline = a->timeout_nsec > 0 ? (uint64_t)a->timeout_nsec : 0;
-	struct timespec abs = sim_abs_timespec(deadline);
-	for (;;) {
-		done = 0;
-		bool unsubmitted = false;
-		for (uint32_t i = 0; i < n; i++) {
-			if (!fences[i] && objs[i]->fence)
-				fences[i] = sim_fence_get(objs[i]->fence);
-			else if (!fences[i] && objs[i]->installs != seen[i])
-				fences[i] = sim_fence_get(objs[i]->last_installed); /* installed, then reset */
-			unsubmitted |= !fences[i];
-			if (!fences[i] || (!fences[i]->signaled && !t->lost))
-				continue;
-			if (!wait_all) {
-				first = i;
-				goto out;
-			}
-			done++;
-		}
-		if (done == n)
-			break;
-		uint64_t now = sim_now_ns();
-		/* Not the kernel's: it would sleep on (see sim_syncobj_strand, lose_on_fault). */
-		if (unsubmitted && t->stranded_ns && now >= (uint64_t)t->stranded_ns) {
-			ret = -EIO;
-			break;
-		}
-		if (now >= deadline) {
-			ret = -ETIME;
-			break;
-		}
-		struct timespec until = abs;
-		if (unsubmitted && t->stranded_ns && (uint64_t)t->stranded_ns < deadline)
-			until = sim_abs_timespec((uint64_t)t->stranded_ns);
-		pthread_cond_timedwait(sd->done_cond, sd->lock, &until);
-	}
-out:
+	struct drm_syncobj_timeline_wait tw = {
+		.handles = a->handles, .timeout_nsec = a->timeout_nsec, .count_handles = a->count_handles,
+		.flags = a->flags,
+	};
+	int ret = sim_syncobj_timeline_wait(sd, t, &tw);
 	if (!ret)
-		a->first_signaled = first;
-	for (uint32_t i = 0; i < n; i++)
-		sim_fence_put(fences[i]);
-	free(fences);
-	free(seen);
-	sim_syncobj_put_array(objs, n);
+		a->first_signaled = tw.first_signaled;
 	return ret;
 }
 

@@ -24,12 +24,10 @@ struct sim_fence {
 struct sim_syncobj {
 	unsigned refs;
 	struct sim_fence *fence;
-	/* Every fence ever installed counts here, and the newest is kept even after a reset: a
-	 * WAIT_FOR_SUBMIT waiter that slept through "installed, then reset" still gets it, as the
-	 * kernel hands each installed fence to the waiters queued on the syncobj. */
-	uint64_t installs;
-	struct sim_fence *last_installed;
-	struct sim_point_waiter *waiters; /* timeline waits for a point yet to be submitted */
+	/* WAIT_FOR_SUBMIT waits (binary ones are the timeline wait at point 0) for a fence or point
+	 * yet to be submitted: each install hands it to them, so a waiter that slept through
+	 * "installed, then reset" still gets it, as the kernel's queued waiters do. */
+	struct sim_point_waiter *waiters;
 };
 
 /* One open's handle table (handle h in slot h - 1; the lowest free handle is handed out, as

@@ -212,7 +212,8 @@ static int copy_points(uint64_t ptr, uint32_t count, uint64_t **out)
 
 /* drm_syncobj_array_wait_timeout with points: each entry keeps the node of its point it first
  * found, or (WAIT_FOR_SUBMIT) the first one put in later; WAIT_AVAILABLE counts an entry done
- * once it has one. A lost open's waits end as sim_syncobj_wait's do. */
+ * once it has one. SYNCOBJ_WAIT comes here too (sim_syncobj_wait). A wait for a fence a lost or
+ * failed open will never submit ends -EIO at the table's stranded_ns. */
 int sim_syncobj_timeline_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_timeline_wait *a)
 {
 	const uint32_t known = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
@@ -278,7 +279,7 @@ int sim_syncobj_timeline_wait(struct sim_sync_dev *sd, struct sim_syncobj_table 
 		if (done == n)
 			break;
 		uint64_t now = sim_now_ns();
-		/* As sim_syncobj_wait: a point a lost or failed open will never submit ends the wait. */
+		/* Not the kernel's: it would sleep on (see sim_syncobj_strand, lose_on_fault). */
 		if (unsubmitted && t->stranded_ns && now >= (uint64_t)t->stranded_ns) {
 			ret = -EIO;
 			break;
