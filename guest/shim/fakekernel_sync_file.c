@@ -68,36 +68,6 @@ static int hook_create(struct sim_sync_dev *sd, struct sim_fence *f, uint64_t co
 	return fd;
 }
 
-/* Device lock held. Appends to *out (of *n). */
-static int hook_fences(struct sim_sync_dev *sd, int fd, struct sim_fence ***out, uint32_t *n)
-{
-	struct shim_fence **fs;
-	uint32_t nf;
-	int r = shim_sync_file_fences(fd, &fs, &nf);
-	if (r < 0)
-		return r;
-	struct sim_fence **deps = realloc(*out, ((size_t)*n + nf + 1) * sizeof(*deps));
-	if (!deps) {
-		shim_sync_file_fences_free(fs, nf);
-		return -ENOMEM;
-	}
-	*out = deps;
-	for (uint32_t i = 0; i < nf; i++) {
-		int err;
-		struct sim_obj *o = shim_fence_obj(fs[i], &sim_fence_ops);
-		if (o && o->sd == sd) {
-			if (o->f && !o->f->signaled)
-				deps[(*n)++] = sim_fence_get(o->f);
-		} else if (!shim_fence_signaled(fs[i], &err)) {
-			/* One simulated device per process and no node in a fork()ed child: a
-			 * pending fence of another kind cannot reach here. */
-			shim_log(true, "sync file: a pending fence of another device is ignored");
-		}
-	}
-	shim_sync_file_fences_free(fs, nf);
-	return 0;
-}
-
 struct bridge {
 	struct sim_sync_dev *sd;
 	struct sim_fence *f;
@@ -121,8 +91,74 @@ static void *bridge_wait(void *p)
 	return NULL;
 }
 
-/* Device lock held. A syncobj holds one fence: a file of several pending ones is imported as a
- * fence of this device that signals when they all did (the kernel's dma_fence_array). */
+/* A fence of this device that signals once fs[0..n) all did, as the kernel's dma_fence_array
+ * (fs taken over, freed on failure). Device lock held. */
+static struct sim_fence *bridge_new(struct sim_sync_dev *sd, struct shim_fence **fs, uint32_t n)
+{
+	struct bridge *b = malloc(sizeof(*b));
+	struct sim_fence *f = b ? sim_fence_new() : NULL;
+	if (f) {
+		pthread_t t;
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		*b = (struct bridge){ sd, sim_fence_get(f), fs, n };
+		int r = sim_thread_create(&t, &a, bridge_wait, b);
+		pthread_attr_destroy(&a);
+		if (r == 0)
+			return f;
+		sim_fence_put(f);
+		sim_fence_put(f);
+		f = NULL;
+	}
+	free(b);
+	shim_sync_file_fences_free(fs, n);
+	return NULL;
+}
+
+/* Device lock held. Appends to *out (of *n). Fences of this device are waited for as they are;
+ * the others (another process's file) through one bridge fence. */
+static int hook_fences(struct sim_sync_dev *sd, int fd, struct sim_fence ***out, uint32_t *n)
+{
+	struct shim_fence **fs;
+	uint32_t nf, nother = 0;
+	int r = shim_sync_file_fences(fd, &fs, &nf);
+	if (r < 0)
+		return r;
+	struct sim_fence **deps = realloc(*out, ((size_t)*n + nf + 1) * sizeof(*deps));
+	struct shim_fence **other = deps ? calloc(nf, sizeof(*other)) : NULL;
+	if (!other) {
+		if (deps)
+			*out = deps;
+		shim_sync_file_fences_free(fs, nf);
+		return -ENOMEM;
+	}
+	*out = deps;
+	for (uint32_t i = 0; i < nf; i++) {
+		int err;
+		struct sim_obj *o = shim_fence_obj(fs[i], &sim_fence_ops);
+		if (o && o->sd == sd) {
+			if (o->f && !o->f->signaled)
+				deps[(*n)++] = sim_fence_get(o->f);
+		} else if (!shim_fence_signaled(fs[i], &err)) {
+			other[nother++] = fs[i];
+			fs[i] = NULL;
+		}
+	}
+	shim_sync_file_fences_free(fs, nf);
+	if (nother == 0) {
+		free(other);
+		return 0;
+	}
+	struct sim_fence *b = bridge_new(sd, other, nother);
+	if (!b)
+		return -ENOMEM;
+	deps[(*n)++] = b;
+	return 0;
+}
+
+/* Device lock held. A syncobj holds one fence: a file of several pending ones, or of another
+ * process, is imported as a fence of this device that signals when they all did. */
 static int hook_fence(struct sim_sync_dev *sd, int fd, struct sim_fence **out)
 {
 	struct shim_fence **fs;
@@ -139,24 +175,8 @@ static int hook_fence(struct sim_sync_dev *sd, int fd, struct sim_fence **out)
 		if (*out)
 			sim_fence_signal(sd, *out, err);
 	} else {
-		struct bridge *b = malloc(sizeof(*b));
-		*out = b ? sim_fence_new() : NULL;
-		pthread_t t;
-		pthread_attr_t a;
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		if (*out) {
-			*b = (struct bridge){ sd, sim_fence_get(*out), fs, nf };
-			if (sim_thread_create(&t, &a, bridge_wait, b) == 0) {
-				pthread_attr_destroy(&a);
-				return 0;
-			}
-			sim_fence_put(*out);
-			sim_fence_put(*out);
-			*out = NULL;
-		}
-		pthread_attr_destroy(&a);
-		free(b);
+		*out = bridge_new(sd, fs, nf);
+		return *out ? 0 : -ENOMEM;
 	}
 	shim_sync_file_fences_free(fs, nf);
 	return *out ? 0 : -ENOMEM;

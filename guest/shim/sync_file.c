@@ -10,7 +10,11 @@
  * parent's fences signal: the parent's waiter thread writes, the child's copy becomes readable.
  *
  * One thread per pending backend fence waits on it (the backend's wait); one watcher thread per
- * process polls the fences of files not yet complete and writes their record. */
+ * process polls the fences of files not yet complete and writes their record.
+ *
+ * A file's record has a fence's layout, and the program's end is bound to an abstract socket
+ * name that says what it is: a process that was handed the fd over a unix socket (and knows
+ * nothing of it) takes it as one fence whose record is the file's. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +22,14 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,7 +63,8 @@ struct sync_file {
 	struct sync_file *next;
 };
 
-/* What a fence's socket carries once it signaled; a file's carries its int32 status. */
+/* What a fence's socket carries once it signaled, and a file's once all its fences did (error:
+ * the file's first error). */
 struct fence_record {
 	int32_t error;
 	uint32_t pad;
@@ -73,6 +81,11 @@ static uint64_t next_array_ctx = 1;
  * takes its own lock, which it may hold while it makes a sync file). */
 static struct shim_fence *to_release;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static uint64_t next_name;     /* sf_lock */
+static uint64_t next_foreign;  /* sf_lock: the context keys of other processes' files */
+
+/* The abstract socket name of a sync file's fd (the leading NUL is sun_path[0]). */
+static const char name_prefix[] = "ferry-sync-file/";
 
 static int64_t now_ns(void)
 {
@@ -414,7 +427,11 @@ static void complete_one_locked(struct sync_file *sf)
 	int32_t st = file_status_cached(sf);
 	if (st == 0)
 		return;
-	if (send(sf->keep, &st, sizeof(st), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(st) || errno == EPIPE)
+	struct fence_record rec = { .error = st < 0 ? st : 0, .ts = 0 };
+	for (uint32_t i = 0; i < sf->n; i++)
+		if (sf->f[i]->ts > rec.ts)
+			rec.ts = sf->f[i]->ts;
+	if (send(sf->keep, &rec, sizeof(rec), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(rec) || errno == EPIPE)
 		sf->written = true;
 }
 
@@ -482,6 +499,33 @@ static int wake_locked(void)
 	return 0;
 }
 
+/* Binds the program's end of a new file to a name no other socket has: this process's id and a
+ * counter starting at a random value (processes of other pid namespaces share the names). */
+static void name_seed(void)
+{
+	uint64_t r;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint64_t)now_ns();
+	__atomic_store_n(&next_name, r, __ATOMIC_RELAXED);
+}
+
+static int name_file(int fd)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, name_seed);
+	for (int tries = 0; tries < 8; tries++) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		uint64_t k = __atomic_fetch_add(&next_name, 1, __ATOMIC_RELAXED);
+		int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s%ld/%016llx", name_prefix, (long)getpid(),
+				   (unsigned long long)k);
+		if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) == 0)
+			return 0;
+		if (errno != EADDRINUSE)
+			return -errno;
+	}
+	return -EADDRINUSE;
+}
+
 /* A new file over fences[0..n) (references taken over; freed on failure). */
 static int file_new(struct shim_fence **fences, uint32_t n, const char *name, uint64_t array_ctx)
 {
@@ -495,6 +539,8 @@ static int file_new(struct shim_fence **fences, uint32_t n, const char *name, ui
 		err = -errno;
 		goto fail;
 	}
+	if ((err = name_file(fds[0])) < 0)
+		goto fail;
 	sf->dev = st.st_dev;
 	sf->ino = st.st_ino;
 	sf->keep = fds[1];
@@ -563,11 +609,77 @@ static struct sync_file *find_locked(int fd)
 	return sf;
 }
 
+/* A sync file of another process: its program's end carries that process's name for it. */
+static bool is_foreign_file(int fd)
+{
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+	size_t plen = sizeof(name_prefix) - 1;
+	return getsockname(fd, (struct sockaddr *)&a, &len) == 0 && a.sun_family == AF_UNIX &&
+	       len > offsetof(struct sockaddr_un, sun_path) + 1 + plen && a.sun_path[0] == '\0' &&
+	       memcmp(a.sun_path + 1, name_prefix, plen) == 0;
+}
+
+static const struct shim_fence_ops foreign_ops = { .driver = "ferry" };
+
+/* Another process's file as one fence of its own context whose record is the file's: a copy of
+ * the fd keeps the file alive there while a fence here uses it (sf_lock held). */
+static struct shim_fence *foreign_new_locked(int fd)
+{
+	struct shim_fence *f = calloc(1, sizeof(*f));
+	int rd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (!f || rd < 0) {
+		free(f);
+		if (rd >= 0)
+			close(rd);
+		return NULL;
+	}
+	f->refs = 1;
+	f->ops = &foreign_ops;
+	f->rd = rd;
+	f->wr = -1;
+	snprintf(f->timeline, sizeof(f->timeline), "imported");
+	/* Backend keys are addresses, which never have the top bit set in user space. */
+	f->context = context_get_locked(++next_foreign | 1ull << 63);
+	f->next_all = all_fences;
+	all_fences = f;
+	return f;
+}
+
+/* The file fd names: this process's, or another's as a one-fence file in *tmp (its fence
+ * released with lookup_done). NULL with *err -EINVAL when fd is no sync file (sf_lock held). */
+static struct sync_file *lookup_locked(int fd, struct sync_file *tmp, struct shim_fence **slot, int *err)
+{
+	struct sync_file *sf = find_locked(fd);
+	*slot = NULL;
+	*err = -EINVAL;
+	if (sf)
+		return sf;
+	if (fd < 0 || !is_foreign_file(fd))
+		return NULL;
+	if (!(*slot = foreign_new_locked(fd))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*tmp = (struct sync_file){ .n = 1, .f = slot, .written = true, .keep = -1 };
+	return tmp;
+}
+
+static void lookup_done_locked(struct shim_fence *slot)
+{
+	if (slot)
+		put_locked(slot);
+}
+
 int shim_sync_file_fences(int fd, struct shim_fence ***out, uint32_t *n)
 {
 	pthread_mutex_lock(&sf_lock);
-	struct sync_file *sf = find_locked(fd);
-	struct shim_fence **a = sf ? calloc(sf->n, sizeof(*a)) : NULL;
+	struct sync_file tmp, *sf;
+	struct shim_fence *slot;
+	int err;
+	struct shim_fence **a = NULL;
+	if ((sf = lookup_locked(fd, &tmp, &slot, &err)) && !(a = calloc(sf->n, sizeof(*a))))
+		err = -ENOMEM;
 	if (a) {
 		for (uint32_t i = 0; i < sf->n; i++) {
 			a[i] = sf->f[i];
@@ -575,16 +687,18 @@ int shim_sync_file_fences(int fd, struct shim_fence ***out, uint32_t *n)
 		}
 		*n = sf->n;
 	}
+	lookup_done_locked(slot);
 	sf_unlock();
 	*out = a;
-	return a ? 0 : sf ? -ENOMEM : -EINVAL;
+	return a ? 0 : err;
 }
 
 void shim_sync_file_fences_free(struct shim_fence **f, uint32_t n)
 {
 	pthread_mutex_lock(&sf_lock);
 	for (uint32_t i = 0; f && i < n; i++)
-		put_locked(f[i]);
+		if (f[i])
+			put_locked(f[i]);
 	sf_unlock();
 	free(f);
 }
@@ -604,14 +718,17 @@ static int merge(struct sync_file *a, int fd2, struct sync_merge_data *d)
 {
 	if (d->flags || d->pad)
 		return -EINVAL;
-	struct sync_file *b = find_locked(fd2);
-	if (!b)
-		return -ENOENT;
-	if ((uint64_t)a->n + b->n > 0x7fffffffu)
-		return -ENOMEM;
+	struct sync_file tmp, *b;
+	struct shim_fence *slot;
+	int err;
+	if (!(b = lookup_locked(fd2, &tmp, &slot, &err)))
+		return err == -EINVAL ? -ENOENT : err;
 	struct shim_fence **all = calloc((size_t)a->n + b->n + 1, sizeof(*all));
-	if (!all)
+	if (!all || (uint64_t)a->n + b->n > 0x7fffffffu) {
+		free(all);
+		lookup_done_locked(slot);
 		return -ENOMEM;
+	}
 	uint32_t n = 0;
 	for (uint32_t k = 0; k < a->n + b->n; k++) {
 		struct shim_fence *f = k < a->n ? a->f[k] : b->f[k - a->n];
@@ -628,6 +745,7 @@ static int merge(struct sync_file *a, int fd2, struct sync_merge_data *d)
 	qsort(all, n, sizeof(*all), cmp_context);
 	for (uint32_t k = 0; k < n; k++)
 		all[k]->refs++;
+	lookup_done_locked(slot);
 	char name[sizeof(d->name)];
 	memcpy(name, d->name, sizeof(name));
 	name[sizeof(name) - 1] = '\0';
@@ -700,10 +818,15 @@ int shim_sync_file_ioctl(int fd, unsigned long request, void *arg, int *ret)
 	if (_IOC_TYPE(request) != SYNC_IOC_MAGIC || (request != SYNC_IOC_MERGE && request != SYNC_IOC_FILE_INFO))
 		return 0;
 	pthread_mutex_lock(&sf_lock);
-	struct sync_file *sf = find_locked(fd);
-	if (!sf) {
+	struct sync_file tmp, *sf;
+	struct shim_fence *slot;
+	int err;
+	if (!(sf = lookup_locked(fd, &tmp, &slot, &err))) {
 		sf_unlock();
-		return 0;
+		if (err == -EINVAL)
+			return 0;
+		*ret = err;
+		return 1;
 	}
 	if (!arg) {
 		*ret = -EFAULT;
@@ -720,6 +843,7 @@ int shim_sync_file_ioctl(int fd, unsigned long request, void *arg, int *ret)
 		if (*ret == 0)
 			memcpy(arg, &i, sizeof(i));
 	}
+	lookup_done_locked(slot);
 	sf_unlock();
 	return 1;
 }

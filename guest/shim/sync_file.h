@@ -43,12 +43,14 @@ int shim_fence_wait(struct shim_fence *f);
  * signaled stub fence, as drm_syncobj exports a signaled syncobj). The caller keeps its
  * reference. -errno on failure. */
 int shim_sync_file_create(struct shim_fence *f);
-/* The fences of sync file fd (references; free with shim_sync_file_fences_free), or -EINVAL
- * when fd is not a sync file of this process (sync_file_get_fence failing). */
+/* The fences of sync file fd (references; free with shim_sync_file_fences_free, which skips
+ * entries the caller set to NULL), or -EINVAL when fd is no sync file (sync_file_get_fence
+ * failing). A file another process made is one fence here, of a context of its own, carrying
+ * the file's status. */
 int shim_sync_file_fences(int fd, struct shim_fence ***out, uint32_t *n);
 void shim_sync_file_fences_free(struct shim_fence **f, uint32_t n);
 /* An ioctl on fd that is not the node: 1 with *ret set (0 or -errno) when fd is a sync file
- * of this process and request one of its ioctls, 0 when the kernel should answer. */
+ * (of any process) and request one of its ioctls, 0 when the kernel should answer. */
 int shim_sync_file_ioctl(int fd, unsigned long request, void *arg, int *ret);
 
 #endif

@@ -47,6 +47,11 @@ void st_sleep_ms(unsigned ms);
  * be NULL), stderr captured into buf. Returns the exit status (waitpid's) or -1. */
 int st_rerun(const struct st_env *e, const char *const *args, const char *env, char *buf, size_t len);
 
+/* One fd over a unix socket (SCM_RIGHTS, one byte of data): 0 or -errno; the fd received
+ * (O_CLOEXEC) or -1. */
+int st_send_fd(int sock, int fd);
+int st_recv_fd(int sock);
+
 /* ---- BOs ---- */
 struct st_bo {
 	uint32_t handle;

@@ -28,48 +28,11 @@
 
 static struct st_env env;
 
-static int send_fd(int sock, int fd)
-{
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	memset(&u, 0, sizeof(u));
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 /* The child: its own open of the node, the BO imported from the parent's fd. */
 static int child_import(int sock)
 {
 	int node = st_open_render();
-	int buf_fd = recv_fd(sock);
+	int buf_fd = st_recv_fd(sock);
 	REQUIRE(buf_fd >= 0);
 	struct drm_prime_handle p = { .fd = buf_fd };
 	int r = st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
@@ -143,7 +106,7 @@ static uint32_t fnv(const uint8_t *p, size_t n)
 static int child_import_v3d(int sock)
 {
 	int node = st_open_render();
-	int buf_fd = recv_fd(sock);
+	int buf_fd = st_recv_fd(sock);
 	REQUIRE(buf_fd >= 0);
 	struct drm_prime_handle p = { .fd = buf_fd };
 	int r = st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
@@ -196,7 +159,7 @@ static void test_import_in_other_process_v3d(void)
 	int sv[2];
 	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-	REQUIRE(send_fd(sv[0], p.fd) == 0);
+	REQUIRE(st_send_fd(sv[0], p.fd) == 0);
 	close(p.fd);
 
 	char arg[16], out[8192], want[64];
@@ -241,7 +204,7 @@ static void test_import_in_other_process(void)
 	int sv[2];
 	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-	REQUIRE(send_fd(sv[0], p.fd) == 0);
+	REQUIRE(st_send_fd(sv[0], p.fd) == 0);
 	/* The parent keeps no fd: the one in flight is the only way to the buffer but its handle. */
 	close(p.fd);
 
