@@ -8,7 +8,8 @@
 The program's output must contain every --expect string, match no --reject-re, and it must exit 0
 (or --expect-exit).
 --env K=V sets a variable for the program (TU_DEBUG=gmem ...); @TMP@ in the program's arguments,
---env values and the --output options is the case's private temporary directory.
+--env values and the --output options is the case's private temporary directory; @QEMU@ in the
+program's arguments is the qemu-aarch64 command line (library and settings) the case runs with.
 --baseline CMD (one shell-quoted string) runs a second arm64 program under plain qemu-aarch64, with
 no ferry library at all, and --output FILE of the program must then equal --baseline-output FILE
 byte for byte (e.g. a GStreamer pipeline with and without its Vulkan elements).
@@ -167,6 +168,9 @@ def main():
         if a.sim_strict:
             qemu += ["-E", "FERRY_SIM_STRICT=1"]
 
+    # @QEMU@: how this case runs an arm64 program with the same library and settings (a program
+    # that starts a second process of its own, e.g. vk_share's consumer).
+    prog = [x.replace("@QEMU@", shlex.join(qemu)) for x in prog]
     t0 = time.monotonic()
     p = subprocess.Popen(qemu + prog, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

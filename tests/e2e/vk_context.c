@@ -210,7 +210,7 @@ bool vk_ctx_init(struct vk_ctx *ctx, const struct vk_ctx_options *opt)
 		.queueCount = 1,
 		.pQueuePriorities = &priority,
 	};
-	const char *exts[3];
+	const char *exts[8];
 	uint32_t nr_exts = 0;
 	VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
@@ -222,6 +222,16 @@ bool vk_ctx_init(struct vk_ctx *ctx, const struct vk_ctx_options *opt)
 	ctx->external_semaphore_fd = device_has_extension(ctx->phys, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
 	if (ctx->external_semaphore_fd)
 		exts[nr_exts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
+	ctx->external_fence_fd = device_has_extension(ctx->phys, VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME);
+	if (ctx->external_fence_fd)
+		exts[nr_exts++] = VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME;
+	ctx->external_memory_fd = device_has_extension(ctx->phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+	if (ctx->external_memory_fd)
+		exts[nr_exts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+	ctx->external_memory_dma_buf = ctx->external_memory_fd &&
+				       device_has_extension(ctx->phys, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+	if (ctx->external_memory_dma_buf)
+		exts[nr_exts++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
 	VkDeviceCreateInfo dev_info = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.pNext = ctx->timeline_semaphores ? &timeline : NULL,

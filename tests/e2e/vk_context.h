@@ -19,10 +19,13 @@ struct vk_ctx {
 	VkQueue queue;
 	VkCommandPool pool;
 	bool prefer_noncoherent;  /* pick HOST_VISIBLE without HOST_COHERENT where offered */
-	/* VK_KHR_timeline_semaphore (its feature on) and VK_KHR_external_semaphore_fd, enabled when
-	 * the device offers them. */
+	/* VK_KHR_timeline_semaphore (its feature on), VK_KHR_external_{semaphore,fence,memory}_fd and
+	 * VK_EXT_external_memory_dma_buf, enabled when the device offers them. */
 	bool timeline_semaphores;
 	bool external_semaphore_fd;
+	bool external_fence_fd;
+	bool external_memory_fd;
+	bool external_memory_dma_buf;
 };
 
 struct vk_buf {
