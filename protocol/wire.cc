@@ -56,6 +56,7 @@ SAME_KIND(FERRY_MSG_V3D_SUBMIT_CL, V3dSubmitCl);
 SAME_KIND(FERRY_MSG_V3D_SUBMIT_TFU, V3dSubmitTfu);
 SAME_KIND(FERRY_MSG_V3D_SUBMIT_CSD, V3dSubmitCsd);
 SAME_KIND(FERRY_MSG_BO_IMPORT, BoImport);
+SAME_KIND(FERRY_MSG_TIMESTAMP_QUERY, TimestampQuery);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
@@ -68,7 +69,7 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"bo_cpu_prep",    "msm_submit",      "fence_wait",    "hello_reply",    "device_info",
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
 	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
-	"bo_import",
+	"bo_import",      "timestamp_query",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -177,6 +178,8 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 		return wire::CreateBoInfo(fbb, u.bo_info.ctx_id, u.bo_info.bo_id).Union();
 	case FERRY_MSG_BO_IMPORT:
 		return wire::CreateBoImport(fbb, u.bo_import.ctx_id, u.bo_import.bo_id).Union();
+	case FERRY_MSG_TIMESTAMP_QUERY:
+		return wire::CreateTimestampQuery(fbb, u.timestamp_query.ctx_id).Union();
 	case FERRY_MSG_BO_CPU_PREP:
 		return wire::CreateBoCpuPrep(fbb, u.bo_cpu_prep.ctx_id, u.bo_cpu_prep.bo_id,
 					     u.bo_cpu_prep.op, u.bo_cpu_prep.timeout_ns)
@@ -222,7 +225,7 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 					       u.bo_info_reply.flags)
 			.Union();
 	case FERRY_MSG_STATUS_REPLY:
-		return wire::CreateStatusReply(fbb, u.status_reply.error).Union();
+		return wire::CreateStatusReply(fbb, u.status_reply.error, u.status_reply.value).Union();
 	case FERRY_MSG_ERROR: {
 		auto message = required_string(fbb, u.error.message);
 		return wire::CreateError(fbb, u.error.request_kind, u.error.error, message).Union();
@@ -452,6 +455,9 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		u.bo_info.bo_id = b->bo_id();
 		return;
 	}
+	case wire::Body_TimestampQuery:
+		u.timestamp_query.ctx_id = root->body_as_TimestampQuery()->ctx_id();
+		return;
 	case wire::Body_BoImport: {
 		auto b = root->body_as_BoImport();
 		u.bo_import.ctx_id = b->ctx_id();
@@ -529,6 +535,7 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 	}
 	case wire::Body_StatusReply:
 		u.status_reply.error = root->body_as_StatusReply()->error();
+		u.status_reply.value = root->body_as_StatusReply()->value();
 		return;
 	case wire::Body_Error: {
 		auto b = root->body_as_Error();

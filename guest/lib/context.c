@@ -168,6 +168,29 @@ uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bo
 	return n;
 }
 
+int ferry_context_timestamp(struct ferry_context *ctx, uint64_t *ticks)
+{
+	struct ferry_device *dev = ctx->dev;
+	struct ferry_msg msg = { .kind = FERRY_MSG_TIMESTAMP_QUERY };
+	msg.u.timestamp_query.ctx_id = ctx->id;
+	struct ferry_pending *p;
+	int r = ferry_request(dev, &msg, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	if (p->kind == FERRY_MSG_STATUS_REPLY) {
+		r = p->msg.u.status_reply.error;
+		*ticks = p->msg.u.status_reply.value;
+	} else if (p->kind == FERRY_MSG_ERROR) {
+		r = p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
+	} else {
+		r = -EPROTO;
+	}
+	ferry_pending_free(dev, p);
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
 bool ferry_context_lost(const struct ferry_context *ctx)
 {
 	struct ferry_device *dev = ctx->dev;

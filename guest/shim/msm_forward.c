@@ -40,6 +40,9 @@ static int get_param(struct shim_dev *dev, struct drm_msm_param *p)
 	case MSM_PARAM_PP_PGTABLE:
 		p->value = 0;
 		return 0;
+	case MSM_PARAM_TIMESTAMP:
+		/* The GPU's clock is on the host: one round trip, as the kernel reads a register. */
+		return ferry_context_timestamp(dev->ctx, &p->value);
 	}
 	uint64_t v;
 	int r = ferry_device_param(shim_ferry_device(), p->param, &v);

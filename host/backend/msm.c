@@ -44,6 +44,11 @@ static int get_param(struct kdev *kd, uint32_t param, uint64_t *value)
 	return ret;
 }
 
+int msm_timestamp(struct msm_ctx *mc, uint64_t *ticks)
+{
+	return get_param(mc->kd, MSM_PARAM_TIMESTAMP, ticks);
+}
+
 int msm_probe(struct kdev *kd, struct msm_dev_info *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -32,6 +32,8 @@ int msm_ctx_create(struct kdev *kd, struct msm_ctx **out);
 /* Closes the open: the kernel (or sim) cancels or waits out its pending work. */
 void msm_ctx_destroy(struct msm_ctx *mc);
 int msm_ctx_poll_fd(struct msm_ctx *mc);
+/* The GPU's always-on counter now (MSM_PARAM_TIMESTAMP). 0 or a negative errno. */
+int msm_timestamp(struct msm_ctx *mc, uint64_t *ticks);
 void msm_ctx_poll_ack(struct msm_ctx *mc);
 
 /* BOs. size is rounded up to the page size by the caller's rules (msm_bo_round_size). */

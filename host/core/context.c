@@ -168,6 +168,24 @@ int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, c
 	return 0;
 }
 
+/* A read of the GPU's clock, as the kernel answers MSM_PARAM_TIMESTAMP: one ioctl, no wait. */
+int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	struct host_ctx *ctx = client_lookup_ctx(c, m->u.timestamp_query.ctx_id, why, n);
+	if (!ctx)
+		return -ENOENT;
+	if (!ctx->msm)
+		HOST_FAIL(-EINVAL, "this GPU has no timestamp parameter");
+	uint64_t ticks = 0;
+	int ret = msm_timestamp(ctx->msm, &ticks);
+	if (ret < 0)
+		HOST_FAIL(ret, "the kernel did not give the GPU's timestamp: %s", strerror(-ret));
+	struct ferry_msg r = { .kind = FERRY_MSG_STATUS_REPLY, .seq = m->seq };
+	r.u.status_reply.value = ticks;
+	client_send(c, &r, NULL, 0);
+	return 0;
+}
+
 void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 {
 	struct ferry_host *h = ctx->client->host;

@@ -277,6 +277,7 @@ void client_fds_add(struct ferry_host_client *c, int delta);
 /* context.c */
 int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id);
 /* Request handlers' lookups: NULL with "context N does not exist" (or "bo / queue N does not exist
  * in context N") in why; the handler then fails with -ENOENT. */

@@ -213,6 +213,9 @@ static void test_device_and_copy(const char *gpu, int want_ver)
 	/* An msm context on a V3D server is refused with the reason. */
 	struct ferry_context *msm = NULL;
 	CHECK_EQ(ferry_context_create(c.dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &msm), -ENODEV);
+	/* V3D has no always-on counter parameter: the query is refused, the context stays. */
+	CHECK_EQ(ferry_context_timestamp(c.ctx, &v), -EINVAL);
+	CHECK(!ferry_context_lost(c.ctx));
 
 	/* The render list reads the tile lists the bin list wrote: a right result means render ran
 	 * after its bin. Two sizes, one spanning several tiles both ways. */

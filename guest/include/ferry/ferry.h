@@ -45,6 +45,9 @@ bool ferry_context_lost(const struct ferry_context *ctx);
  * (the validator's -EINVAL / -EPERM, ...). For callers that owe their own caller a verdict at
  * submit time, as a kernel's submit ioctl gives one. */
 int ferry_queue_confirm(struct ferry_queue *q, uint32_t seqno);
+/* msm: the GPU's always-on counter now, read on the host (the kernel's MSM_PARAM_TIMESTAMP): one
+ * round trip. -EINVAL on V3D, which has none. */
+int ferry_context_timestamp(struct ferry_context *ctx, uint64_t *ticks);
 /* Submits of the context (only_queue: of queue queue_id) the host refused, as seen so far. */
 uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bool only_queue);
 

@@ -80,6 +80,7 @@ enum ferry_msg_kind {
 	FERRY_MSG_V3D_SUBMIT_TFU,
 	FERRY_MSG_V3D_SUBMIT_CSD,
 	FERRY_MSG_BO_IMPORT,
+	FERRY_MSG_TIMESTAMP_QUERY,
 	FERRY_MSG_KIND_COUNT
 };
 
@@ -150,6 +151,12 @@ struct ferry_bo_info {
 struct ferry_bo_import {
 	uint32_t ctx_id;
 	uint32_t bo_id;
+};
+
+/* msm: the GPU's always-on counter (19.2 MHz ticks, the kernel's MSM_PARAM_TIMESTAMP) read on the
+ * host now; the reply is STATUS_REPLY with value. V3D has no such counter: -EINVAL. */
+struct ferry_timestamp_query {
+	uint32_t ctx_id;
 };
 
 struct ferry_bo_cpu_prep {
@@ -300,7 +307,8 @@ struct ferry_bo_info_reply {
 
 /* Result of a request that has only a status (cpu_prep, fence_wait). */
 struct ferry_status_reply {
-	int32_t error; /* 0 or a negative errno (-ETIMEDOUT, -EBUSY, -EIO ...) */
+	int32_t error;  /* 0 or a negative errno (-ETIMEDOUT, -EBUSY, -EIO ...) */
+	uint64_t value; /* TIMESTAMP_QUERY: the counter; 0 otherwise */
 };
 
 /* A request failed. seq names the request; for asynchronous requests (submit, bo_create, ...)
@@ -373,6 +381,7 @@ struct ferry_msg {
 		struct ferry_v3d_submit_tfu v3d_submit_tfu;
 		struct ferry_v3d_submit_csd v3d_submit_csd;
 		struct ferry_bo_import bo_import;
+		struct ferry_timestamp_query timestamp_query;
 	} u;
 };
 

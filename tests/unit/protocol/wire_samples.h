@@ -70,6 +70,9 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 	case FERRY_MSG_BO_IMPORT:
 		m->u.bo_import = (struct ferry_bo_import){ .ctx_id = 7, .bo_id = 0x80000001u };
 		break;
+	case FERRY_MSG_TIMESTAMP_QUERY:
+		m->u.timestamp_query = (struct ferry_timestamp_query){ .ctx_id = 0xfffffff0u };
+		break;
 	case FERRY_MSG_BO_CPU_PREP:
 		m->u.bo_cpu_prep = (struct ferry_bo_cpu_prep){ .ctx_id = 3, .bo_id = 80, .op = 2, .timeout_ns = -5 };
 		break;
@@ -100,6 +103,7 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 		break;
 	case FERRY_MSG_STATUS_REPLY:
 		m->u.status_reply.error = -110;
+		m->u.status_reply.value = 0x123456789abcdef0ull;
 		break;
 	case FERRY_MSG_ERROR:
 		m->u.error = (struct ferry_error){ .request_kind = FERRY_MSG_BO_CREATE, .error = -22, .message = "bo id 0 is reserved" };
@@ -185,6 +189,8 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		return EQ(bo_info.ctx_id) && EQ(bo_info.bo_id);
 	case FERRY_MSG_BO_IMPORT:
 		return EQ(bo_import.ctx_id) && EQ(bo_import.bo_id);
+	case FERRY_MSG_TIMESTAMP_QUERY:
+		return EQ(timestamp_query.ctx_id);
 	case FERRY_MSG_BO_CPU_PREP:
 		return EQ(bo_cpu_prep.ctx_id) && EQ(bo_cpu_prep.bo_id) && EQ(bo_cpu_prep.op) &&
 		       EQ(bo_cpu_prep.timeout_ns);
@@ -217,7 +223,7 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		return EQ(bo_info_reply.ctx_id) && EQ(bo_info_reply.bo_id) && EQ(bo_info_reply.size) &&
 		       EQ(bo_info_reply.iova) && EQ(bo_info_reply.flags);
 	case FERRY_MSG_STATUS_REPLY:
-		return EQ(status_reply.error);
+		return EQ(status_reply.error) && EQ(status_reply.value);
 	case FERRY_MSG_ERROR:
 		return EQ(error.request_kind) && EQ(error.error) && same_str(x->u.error.message, y->u.error.message);
 	case FERRY_MSG_FENCE_SIGNALED:
