@@ -57,6 +57,7 @@ SAME_KIND(FERRY_MSG_V3D_SUBMIT_TFU, V3dSubmitTfu);
 SAME_KIND(FERRY_MSG_V3D_SUBMIT_CSD, V3dSubmitCsd);
 SAME_KIND(FERRY_MSG_BO_IMPORT, BoImport);
 SAME_KIND(FERRY_MSG_TIMESTAMP_QUERY, TimestampQuery);
+SAME_KIND(FERRY_MSG_EXTERNAL_FENCE, ExternalFence);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
@@ -69,7 +70,7 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"bo_cpu_prep",    "msm_submit",      "fence_wait",    "hello_reply",    "device_info",
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
 	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
-	"bo_import",      "timestamp_query",
+	"bo_import",      "timestamp_query", "external_fence",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -180,6 +181,10 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 		return wire::CreateBoImport(fbb, u.bo_import.ctx_id, u.bo_import.bo_id).Union();
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		return wire::CreateTimestampQuery(fbb, u.timestamp_query.ctx_id).Union();
+	case FERRY_MSG_EXTERNAL_FENCE: {
+		const struct ferry_external_fence &e = u.external_fence;
+		return wire::CreateExternalFence(fbb, e.ctx_id, e.queue_id, e.seqno, e.op, e.status).Union();
+	}
 	case FERRY_MSG_BO_CPU_PREP:
 		return wire::CreateBoCpuPrep(fbb, u.bo_cpu_prep.ctx_id, u.bo_cpu_prep.bo_id,
 					     u.bo_cpu_prep.op, u.bo_cpu_prep.timeout_ns)
@@ -458,6 +463,11 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 	case wire::Body_TimestampQuery:
 		u.timestamp_query.ctx_id = root->body_as_TimestampQuery()->ctx_id();
 		return;
+	case wire::Body_ExternalFence: {
+		auto b = root->body_as_ExternalFence();
+		u.external_fence = (struct ferry_external_fence){ b->ctx_id(), b->queue_id(), b->seqno(), b->op(), b->status() };
+		return;
+	}
 	case wire::Body_BoImport: {
 		auto b = root->body_as_BoImport();
 		u.bo_import.ctx_id = b->ctx_id();

@@ -143,7 +143,12 @@ static void async_error(struct ferry_device *dev, const struct ferry_msg *m)
 		if (!ctx)
 			return;
 		snprintf(ctx->last_error, sizeof(ctx->last_error), "%s", dev->last_error);
-		if (a->kind == FERRY_MSG_MSM_SUBMIT || a->kind == FERRY_MSG_V3D_SUBMIT_CL ||
+		if (a->kind == FERRY_MSG_EXTERNAL_FENCE) {
+			/* A refused add: its seqno fails (the host never had it). */
+			struct ferry_queue *q = ferry_find_queue(ctx, a->queue_id);
+			if (q)
+				ferry_queue_record_error(q, a->seqno, m->u.error.error ? m->u.error.error : -EIO, false);
+		} else if (a->kind == FERRY_MSG_MSM_SUBMIT || a->kind == FERRY_MSG_V3D_SUBMIT_CL ||
 		    a->kind == FERRY_MSG_V3D_SUBMIT_TFU || a->kind == FERRY_MSG_V3D_SUBMIT_CSD) {
 			struct ferry_queue *q = ferry_find_queue(ctx, a->queue_id);
 			/* A refused submit is a failure the driver must hear of, as it would a GPU

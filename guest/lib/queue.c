@@ -2,6 +2,7 @@
  * trip; each is a timeline of guest-chosen increasing seqnos. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -101,6 +102,40 @@ void ferry_queue_close(struct ferry_queue *q)
 uint32_t ferry_queue_id(const struct ferry_queue *q)
 {
 	return q->id;
+}
+
+int ferry_external_fence_add(struct ferry_queue *q, uint32_t *seqno)
+{
+	struct ferry_device *dev = q->ctx->dev;
+	struct ferry_msg msg = { .kind = FERRY_MSG_EXTERNAL_FENCE, .seq = ferry_next_seq(dev) };
+	msg.u.external_fence = (struct ferry_external_fence){ .ctx_id = q->ctx->id, .queue_id = q->id,
+							      .op = FERRY_EXTERNAL_FENCE_ADD };
+	/* Taken and sent under one lock, as a submit's seqno. */
+	pthread_mutex_lock(&dev->send_lock);
+	msg.u.external_fence.seqno = q->last_seqno + 1;
+	pthread_mutex_lock(&dev->lock);
+	ferry_async_note(dev, msg.seq, msg.kind, q->ctx->id, q->id, msg.u.external_fence.seqno);
+	pthread_mutex_unlock(&dev->lock);
+	int r = ferry_send_locked(dev, &msg, NULL, 0);
+	if (r == 0) {
+		q->last_seqno = msg.u.external_fence.seqno;
+		*seqno = q->last_seqno;
+	} else {
+		ferry_set_error(dev, "external fence: send failed: %s", strerror(-r));
+	}
+	pthread_mutex_unlock(&dev->send_lock);
+	return r;
+}
+
+int ferry_external_fence_signal(struct ferry_queue *q, uint32_t seqno, int32_t status)
+{
+	struct ferry_device *dev = q->ctx->dev;
+	struct ferry_msg msg = { .kind = FERRY_MSG_EXTERNAL_FENCE, .seq = ferry_next_seq(dev) };
+	msg.u.external_fence = (struct ferry_external_fence){
+		.ctx_id = q->ctx->id, .queue_id = q->id, .seqno = seqno, .op = FERRY_EXTERNAL_FENCE_SIGNAL,
+		.status = status > 0 ? 0 : status,
+	};
+	return ferry_send(dev, &msg);
 }
 
 uint32_t ferry_queue_next_seqno(const struct ferry_queue *q)

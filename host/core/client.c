@@ -22,6 +22,7 @@
  *                       by FAULT_REPORT when it faulted or hung.
  *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
  *   TIMESTAMP_QUERY  -> STATUS_REPLY (error 0, value: the msm GPU's always-on counter), or ERROR
+ *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (external_fence.c)
  *   a malformed frame -> ERROR with seq 0, request_kind NONE, -EBADMSG
  *   a reply or event kind sent to the host -> ERROR -EINVAL
  */
@@ -137,6 +138,7 @@ static request_handler handler_of(enum ferry_msg_kind kind)
 	case FERRY_MSG_BO_INFO: return bo_handle_info;
 	case FERRY_MSG_BO_IMPORT: return bo_handle_import;
 	case FERRY_MSG_TIMESTAMP_QUERY: return ctx_handle_timestamp;
+	case FERRY_MSG_EXTERNAL_FENCE: return external_fence_handle;
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
 	case FERRY_MSG_MSM_SUBMIT: return sched_handle_submit;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;

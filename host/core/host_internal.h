@@ -43,6 +43,7 @@
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
+#define HOST_MAX_EXTERNAL_PER_CTX 1024u /* unsignaled external fences per context */
 /* The kernel's devcoredump text read per fault (ctx->fault_text); the report the guest gets
  * (the host's header plus this) is capped at FERRY_MAX_REPORT_TEXT too. */
 #define HOST_FAULT_TEXT_MAX    FERRY_MAX_REPORT_TEXT
@@ -185,6 +186,7 @@ struct pending_fence {
 	int32_t status;
 	bool in_kernel;
 	bool poll_error_logged; /* the kernel's fence poll failed once: said in the log, not again */
+	bool external;          /* an EXTERNAL queue's seqno the guest has not signaled yet */
 	uint32_t syncobj; /* v3d: the out-syncobj that gets the job's fence (in_kernel only) */
 };
 
@@ -225,6 +227,7 @@ struct host_ctx {
 	struct host_queue *queues[FERRY_FENCE_PAGE_QUEUES];
 	uint32_t nr_inflight; /* pending + held submits over all queues */
 	uint32_t nr_held;
+	uint32_t nr_external; /* external fences added and not yet signaled */
 	bool lost;
 	bool lost_published; /* the fence page says so (ctx_publish_lost) */
 	bool refused;        /* the validator refused the submit being handled (ctx_submit_refused) */
@@ -278,6 +281,10 @@ void client_fds_add(struct ferry_host_client *c, int delta);
 int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+/* external_fence.c */
+int external_fence_handle(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+/* A closing EXTERNAL queue: its unsignaled fences fail with -ECANCELED (nothing can signal them). */
+void external_fence_cancel(struct host_queue *q);
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id);
 /* Request handlers' lookups: NULL with "context N does not exist" (or "bo / queue N does not exist
  * in context N") in why; the handler then fails with -ENOENT. */

@@ -44,7 +44,10 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	if (r->flags)
 		HOST_FAIL(-EINVAL, "queue flags 0x%x must be 0", r->flags);
 	uint32_t kind = r->kind;
-	if (ctx->family == FERRY_FAMILY_V3D) {
+	if (kind == FERRY_QUEUE_KIND_EXTERNAL) {
+		if (r->priority)
+			HOST_FAIL(-EINVAL, "queue priority %u: an external queue has none (must be 0)", r->priority);
+	} else if (ctx->family == FERRY_FAMILY_V3D) {
 		/* V3D has no queue priorities in the uAPI; a queue is a timeline of one job type. */
 		if (r->priority)
 			HOST_FAIL(-EINVAL, "queue priority %u: V3D queues have none (must be 0)", r->priority);
@@ -67,7 +70,8 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	if (!q)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	q->kind = kind;
-	int ret = ctx->msm ? msm_queue_new(ctx->msm, r->priority, &q->kernel_id) : 0;
+	bool kernel_queue = ctx->msm && kind != FERRY_QUEUE_KIND_EXTERNAL;
+	int ret = kernel_queue ? msm_queue_new(ctx->msm, r->priority, &q->kernel_id) : 0;
 	if (ret < 0) {
 		free(q);
 		HOST_FAIL(ret, "kernel refused a queue of priority %u", r->priority);
@@ -76,7 +80,7 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	q->id = r->queue_id;
 	q->prio = r->priority;
 	list_init(&q->held);
-	if (!ctx->msm || msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
+	if (!kernel_queue || msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
 		q->faults = 0;
 	/* A previous queue with this id may have left values in the slot. */
 	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
@@ -97,8 +101,12 @@ int queue_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, c
 		return -ENOENT;
 	/* Work in flight still retires (and signals) in order; the queue goes when it drained. */
 	q->closing = true;
-	if (!queue_pending(q))
+	if (q->kind == FERRY_QUEUE_KIND_EXTERNAL) {
+		external_fence_cancel(q);
+		ctx_progress(ctx); /* frees it once retired */
+	} else if (!queue_pending(q)) {
 		queue_free(q);
+	}
 	return 0;
 }
 
@@ -111,8 +119,12 @@ void queue_free(struct host_queue *q)
 	validation_queue_gone(ctx, q->id);
 	v3d_shadows_queue_gone(ctx, q->id);
 	ctx->nr_inflight -= q->tl.count;
-	if (ctx->msm)
+	if (q->kind == FERRY_QUEUE_KIND_EXTERNAL) {
+		for (uint32_t i = 0; i < q->tl.count; i++)
+			ctx->nr_external -= q->tl.ring[(q->tl.head + i) % q->tl.cap].external;
+	} else if (ctx->msm) {
 		msm_queue_close(ctx->msm, q->kernel_id);
+	}
 	/* V3D: syncobjs of unretired jobs go with the open (the context is going away). */
 	timeline_fini(&q->tl);
 	ctx->queues[q->id] = NULL;
@@ -150,6 +162,8 @@ bool queue_retire(struct host_queue *q)
 	while ((head = timeline_head(&q->tl))) {
 		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
 		struct pending_fence done = *head;
+		if (done.external)
+			break; /* the guest has not said it signaled */
 		if (done.in_kernel) {
 			int ret = ctx->v3d ? v3d_fence_retire(q, &done, &done.status)
 					   : msm_fence_retire(q, &done, &done.status);

@@ -113,6 +113,8 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct host_queue *q = queue_find(ctx, s->queue_id);
 	if (!q || q->closing)
 		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", s->queue_id, s->ctx_id);
+	if (q->kind == FERRY_QUEUE_KIND_EXTERNAL)
+		HOST_FAIL(-EINVAL, "queue %u is an external queue: it takes ExternalFence, not submits", s->queue_id);
 	if (s->flags & ~FERRY_SUBMIT_FLAGS)
 		HOST_FAIL(-EINVAL, "submit flags 0x%x: unknown bits", s->flags);
 	int sret = timeline_check_new(&q->tl, s->seqno, why, n);

@@ -313,7 +313,9 @@ void watchdog_check(struct ferry_host *h, int64_t now_ns)
 				struct host_queue *q = ctx->queues[id];
 				if (!q)
 					continue;
-				bool pending = queue_pending(q);
+				/* An external queue runs nothing here: its fences are another process's
+				 * work, and the submits waiting on them are timed on their own queues. */
+				bool pending = q->kind != FERRY_QUEUE_KIND_EXTERNAL && queue_pending(q);
 				busy |= pending;
 				if (watchdog_track_step(&q->wd, pending, q->tl.signaled, now_ns, h->wd.timeout_ns))
 					report(h, q, now_ns, now_ns - q->wd.since_ns);

@@ -53,10 +53,15 @@ uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bo
 
 /* Queues (no round trip). ferry_queue_create makes the family's main queue (msm submitqueue,
  * V3D CL); ferry_queue_create_kind names the engine (enum ferry_queue_kind: V3D_CL / TFU / CSD on
- * V3D; msm takes only DEFAULT). V3D queues take priority 0. */
+ * V3D; msm takes only DEFAULT; EXTERNAL on both, see below). V3D queues take priority 0. */
 int ferry_queue_create(struct ferry_context *ctx, uint32_t priority, struct ferry_queue **out);
 int ferry_queue_create_kind(struct ferry_context *ctx, uint32_t kind, uint32_t priority, struct ferry_queue **out);
 void ferry_queue_close(struct ferry_queue *q);
+/* External fences (a queue of kind FERRY_QUEUE_KIND_EXTERNAL): a seqno that signals when the
+ * caller says so, for a fence the host cannot see (another process's sync file). Submits name
+ * it in their in-fences like any other; seqnos retire in order. Neither call waits. */
+int ferry_external_fence_add(struct ferry_queue *q, uint32_t *seqno);
+int ferry_external_fence_signal(struct ferry_queue *q, uint32_t seqno, int32_t status);
 uint32_t ferry_queue_id(const struct ferry_queue *q);
 /* The seqno the next submit will take (submits use last + 1). */
 uint32_t ferry_queue_next_seqno(const struct ferry_queue *q);

@@ -81,6 +81,7 @@ enum ferry_msg_kind {
 	FERRY_MSG_V3D_SUBMIT_CSD,
 	FERRY_MSG_BO_IMPORT,
 	FERRY_MSG_TIMESTAMP_QUERY,
+	FERRY_MSG_EXTERNAL_FENCE,
 	FERRY_MSG_KIND_COUNT
 };
 
@@ -120,6 +121,9 @@ enum ferry_queue_kind {
 	FERRY_QUEUE_KIND_V3D_CL = 1,  /* V3D bin + render: a seqno signals when its render completes */
 	FERRY_QUEUE_KIND_V3D_TFU = 2, /* V3D texture formatting unit */
 	FERRY_QUEUE_KIND_V3D_CSD = 3, /* V3D compute shader dispatch */
+	/* No GPU work: the guest adds seqnos and signals them itself (ExternalFence), for fences
+	 * the host cannot name (another process's sync file) that its submits wait on. */
+	FERRY_QUEUE_KIND_EXTERNAL = 4,
 	FERRY_QUEUE_KIND_COUNT
 };
 
@@ -157,6 +161,23 @@ struct ferry_bo_import {
  * host now; the reply is STATUS_REPLY with value. V3D has no such counter: -EINVAL. */
 struct ferry_timestamp_query {
 	uint32_t ctx_id;
+};
+
+/* On a queue of kind EXTERNAL. ADD: seqno (after the queue's last, as a submit's) is pending
+ * until signaled; SIGNAL: the pending seqno has signaled with status (0 or a negative errno).
+ * Seqnos retire in order, so one signaled before an earlier one waits for it. No reply on
+ * success; ERROR otherwise (an ADD's error fails that seqno, as a refused submit's). */
+enum ferry_external_fence_op {
+	FERRY_EXTERNAL_FENCE_ADD = 0,
+	FERRY_EXTERNAL_FENCE_SIGNAL = 1,
+};
+
+struct ferry_external_fence {
+	uint32_t ctx_id;
+	uint32_t queue_id;
+	uint32_t seqno;
+	uint32_t op;    /* enum ferry_external_fence_op */
+	int32_t status; /* SIGNAL: 0 or a negative errno; ADD: 0 */
 };
 
 struct ferry_bo_cpu_prep {
@@ -382,6 +403,7 @@ struct ferry_msg {
 		struct ferry_v3d_submit_csd v3d_submit_csd;
 		struct ferry_bo_import bo_import;
 		struct ferry_timestamp_query timestamp_query;
+		struct ferry_external_fence external_fence;
 	} u;
 };
 

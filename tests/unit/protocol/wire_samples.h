@@ -73,6 +73,9 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		m->u.timestamp_query = (struct ferry_timestamp_query){ .ctx_id = 0xfffffff0u };
 		break;
+	case FERRY_MSG_EXTERNAL_FENCE:
+		m->u.external_fence = (struct ferry_external_fence){ 3, 127, 0xfffffffeu, 1, -125 };
+		break;
 	case FERRY_MSG_BO_CPU_PREP:
 		m->u.bo_cpu_prep = (struct ferry_bo_cpu_prep){ .ctx_id = 3, .bo_id = 80, .op = 2, .timeout_ns = -5 };
 		break;
@@ -191,6 +194,9 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		return EQ(bo_import.ctx_id) && EQ(bo_import.bo_id);
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		return EQ(timestamp_query.ctx_id);
+	case FERRY_MSG_EXTERNAL_FENCE:
+		return EQ(external_fence.ctx_id) && EQ(external_fence.queue_id) && EQ(external_fence.seqno) &&
+		       EQ(external_fence.op) && EQ(external_fence.status);
 	case FERRY_MSG_BO_CPU_PREP:
 		return EQ(bo_cpu_prep.ctx_id) && EQ(bo_cpu_prep.bo_id) && EQ(bo_cpu_prep.op) &&
 		       EQ(bo_cpu_prep.timeout_ns);
