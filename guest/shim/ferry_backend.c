@@ -77,6 +77,7 @@ void shim_backend_close(struct shim_dev *dev)
 	shim_ferry_fences_release(dev, NULL);
 	shim_syncobj_release_dev(dev);
 	shim_syncobj_destroy_all(dev);
+	shim_external_close(dev);
 	if (dev->family == SHIM_FAMILY_MSM)
 		shim_msm_close(dev);
 	else

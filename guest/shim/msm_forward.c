@@ -260,14 +260,35 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 		goto out;
 	if (sync_out && (r = check_out_syncobjs(dev, a)) < 0)
 		goto out;
+	/* Fences of this open are in-fences as they are; the others (another open's, another
+	 * process's) become one fence of the open's external queue that ferryd waits on. */
+	uint32_t nother = 0;
 	for (uint32_t i = 0; i < nfd_in; i++) {
 		int err;
 		struct shim_fence_src src;
 		if (shim_fence_signaled(fd_in[i], &err))
 			continue;
-		if (!shim_ferry_fence_src(fd_in[i], dev, &src))
-			shim_fence_wait(fd_in[i]); /* no in-fence names another context's fence */
-		else if ((r = shim_fence_list_add(&in, (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno })) < 0)
+		if (!shim_ferry_fence_src(fd_in[i], dev, &src)) {
+			struct shim_fence *f = fd_in[i];
+			fd_in[i] = fd_in[nother]; /* the others gather at the front */
+			fd_in[nother++] = f;
+		} else if ((r = shim_fence_list_add(&in, (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno })) < 0) {
+			goto out;
+		}
+	}
+	if (nother) {
+		struct shim_fence **other = malloc(nother * sizeof(*other));
+		struct shim_fence_src src;
+		if (!other) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (uint32_t i = 0; i < nother; i++) {
+			other[i] = fd_in[i];
+			fd_in[i] = NULL; /* the external fence has the reference now */
+		}
+		if ((r = shim_external_fence(dev, other, nother, &src)) < 0 ||
+		    (r = shim_fence_list_add(&in, (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno })) < 0)
 			goto out;
 	}
 	struct ferry_submit s = {

@@ -49,6 +49,9 @@ struct shim_dev {
 
 	/* V3D: one queue per engine, made on first use. */
 	struct ferry_queue *v3d_queues[FERRY_QUEUE_KIND_COUNT];
+
+	/* external_fence.c: the external queue and its waiters' state, made on first use. */
+	struct shim_external *external;
 };
 
 /* ferry_backend.c */
@@ -144,6 +147,14 @@ bool shim_ferry_fence_src(struct shim_fence *f, struct shim_dev *dev, struct shi
 /* dev is closing, or (q not NULL) only its queue q: their fences count as what they are now
  * (unfinished: -ECANCELED) from here on, and no wait on them is in progress when this returns. */
 void shim_ferry_fences_release(struct shim_dev *dev, struct ferry_queue *q);
+
+/* external_fence.c: fences[0..n) (references, array taken over in every case) as one seqno of
+ * dev's external queue that signals once they all did, with the first error. */
+struct shim_external;
+int shim_external_fence(struct shim_dev *dev, struct shim_fence **fences, uint32_t n, struct shim_fence_src *out);
+/* The open is closing: its external queue goes (ferryd cancels what is left); waiters still
+ * running signal nothing. */
+void shim_external_close(struct shim_dev *dev);
 
 /* msm_forward.c / v3d_forward.c: the driver's own ioctls. */
 int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg);

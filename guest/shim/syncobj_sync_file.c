@@ -27,8 +27,9 @@ int shim_syncobj_export_sync_file(struct shim_dev *dev, uint32_t handle, int *fd
 
 /* A syncobj here holds one libferry fence. A file of several pending ones (SYNC_IOC_MERGE makes
  * them) is joined on msm by an empty submit on the open's join queue with them as in-fences,
- * whose fence the syncobj gets: nothing blocks. Fences an in-fence cannot name (another open's,
- * or any on V3D, whose submits carry no empty job) are waited for here instead. */
+ * whose fence the syncobj gets; fences an in-fence cannot name (another open's, another
+ * process's) join as one fence of the open's external queue. V3D submits carry no empty job:
+ * several pending fences there become one external fence. Nothing blocks. */
 int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle)
 {
 	struct shim_fence **fs;
@@ -40,41 +41,72 @@ int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle)
 		shim_sync_file_fences_free(fs, n);
 		return -ENOENT;
 	}
-	struct ferry_fence_ref *refs = calloc(n ? n : 1, sizeof(*refs));
-	if (!refs) {
-		shim_sync_file_fences_free(fs, n);
-		return -ENOMEM;
-	}
-	uint32_t nrefs = 0, last_i = 0;
-	struct shim_fence_src src, last = { 0 };
 	bool msm = dev->family == SHIM_FAMILY_MSM;
+	/* The pending fences, to the front: on msm those an in-fence of this open cannot name
+	 * first (they go to the external queue), then the others. */
+	uint32_t npending = 0, nother = 0;
+	struct shim_fence_src src, last = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		int err;
 		if (shim_fence_signaled(fs[i], &err))
 			continue;
-		if (shim_ferry_fence_src(fs[i], msm ? dev : NULL, &src)) {
-			refs[nrefs++] = (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno };
-			last = src;
-			last_i = i;
-		} else {
-			shim_fence_wait(fs[i]);
+		struct shim_fence *f = fs[i];
+		fs[i] = fs[npending];
+		fs[npending++] = f;
+		if (msm && !shim_ferry_fence_src(f, dev, &src)) {
+			fs[npending - 1] = fs[nother];
+			fs[nother++] = f;
 		}
 	}
-	if (nrefs > 1 && msm) {
+	/* V3D: one fence it can hold as it is; any more become one external fence. */
+	if (!msm)
+		nother = npending == 1 && shim_ferry_fence_src(fs[0], NULL, &src) ? 0 : npending;
+	struct ferry_fence_ref refs[2];
+	uint32_t nrefs = 0;
+	if (nother) {
+		struct shim_fence **ext = malloc(nother * sizeof(*ext));
+		if (!ext) {
+			shim_sync_file_fences_free(fs, n);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < nother; i++) {
+			ext[i] = fs[i];
+			fs[i] = NULL;
+		}
+		if ((r = shim_external_fence(dev, ext, nother, &last)) < 0) {
+			shim_sync_file_fences_free(fs, n);
+			return r;
+		}
+		refs[nrefs++] = (struct ferry_fence_ref){ ferry_queue_id(last.q), last.seqno };
+	}
+	/* msm: the rest are this open's; several (with the external one) join in an empty submit. */
+	struct ferry_fence_ref *many = NULL;
+	uint32_t nmany = 0;
+	if (npending > nother) {
+		many = calloc(npending - nother + 1, sizeof(*many));
+		if (!many) {
+			shim_sync_file_fences_free(fs, n);
+			return -ENOMEM;
+		}
+		if (nrefs)
+			many[nmany++] = refs[0];
+		for (uint32_t i = nother; i < npending; i++)
+			if (shim_ferry_fence_src(fs[i], msm ? dev : NULL, &src)) {
+				many[nmany++] = (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno };
+				last = src;
+			}
+	}
+	shim_sync_file_fences_free(fs, n);
+	if (nmany > 1) {
 		struct ferry_queue *q = shim_queue_get(dev, &dev->join_queue, FERRY_QUEUE_KIND_DEFAULT, 0);
-		struct ferry_submit s = { .in_fences = refs, .nr_in_fences = nrefs };
+		struct ferry_submit s = { .in_fences = many, .nr_in_fences = nmany };
 		uint32_t seqno;
 		r = q ? ferry_submit(q, &s, &seqno) : -ENOMEM;
 		if (r == 0)
 			last = (struct shim_fence_src){ q, seqno, dev };
-	} else if (nrefs > 1) {
-		/* V3D: every fence but the last is waited for. */
-		for (uint32_t i = 0; i < last_i; i++)
-			shim_fence_wait(fs[i]);
 	}
-	shim_sync_file_fences_free(fs, n);
-	free(refs);
+	free(many);
 	if (r < 0)
 		return r;
-	return nrefs == 0 ? shim_syncobj_signal(dev, handle) : shim_syncobj_attach(dev, handle, last);
+	return npending == 0 ? shim_syncobj_signal(dev, handle) : shim_syncobj_attach(dev, handle, last);
 }

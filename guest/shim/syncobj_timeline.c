@@ -11,6 +11,7 @@
 #include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
 #include "shim_ferry.h"
 #include "syncobj_priv.h"
+#include "sync_file.h"
 
 /* A fence as a syncobj holds it: the ferry fences still pending that it waits for (a node's
  * own, flattened when it was itself taken from a chain), and for a chain node its point and the
@@ -342,14 +343,34 @@ int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point
 			leaves[i].owner->fence_users++;
 	tf_put(all);
 	pthread_mutex_unlock(&shim_sync_lock);
+	/* Another open's queue is another ferry context: no in-fence can name it, so its fences
+	 * wait as one fence of this open's external queue. */
+	struct shim_fence **other = NULL;
+	uint32_t nother = 0;
 	for (uint32_t i = 0; !r && i < n; i++) {
-		if (leaves[i].owner != dev) {
-			/* Another open's queue is another ferry context: no in-fence can name it, so the
-			 * dependency is kept by waiting here, before the submit goes out. */
-			ferry_fence_wait(leaves[i].q, leaves[i].seqno, -1);
+		if (leaves[i].owner == dev) {
+			r = shim_fence_list_add(l, (struct ferry_fence_ref){ ferry_queue_id(leaves[i].q), leaves[i].seqno });
 			continue;
 		}
-		r = shim_fence_list_add(l, (struct ferry_fence_ref){ ferry_queue_id(leaves[i].q), leaves[i].seqno });
+		if (ferry_fence_signaled(leaves[i].q, leaves[i].seqno))
+			continue;
+		if (!other && !(other = calloc(n, sizeof(*other)))) {
+			r = -ENOMEM;
+			break;
+		}
+		other[nother] = shim_ferry_fence(leaves[i].owner, leaves[i].q, leaves[i].seqno, ferry_queue_id(leaves[i].q));
+		if (!other[nother])
+			r = -ENOMEM;
+		else
+			nother++;
+	}
+	if (!r && nother) {
+		struct shim_fence_src ext;
+		r = shim_external_fence(dev, other, nother, &ext);
+		if (!r)
+			r = shim_fence_list_add(l, (struct ferry_fence_ref){ ferry_queue_id(ext.q), ext.seqno });
+	} else if (other) {
+		shim_sync_file_fences_free(other, nother);
 	}
 	if (n && leaves) {
 		pthread_mutex_lock(&shim_sync_lock);

@@ -111,12 +111,22 @@ static int child_msm(int sock)
 	pm4_builder_init(&b, (uint32_t *)ib.map, 1024);
 	pm4_memcpy(&b, iova.value + COPIED * 4, iova.value + PRODUCED * 4, PRODUCED_N);
 	REQUIRE(pm4_builder_ok(&b));
-	CHECK_EQ(write(sock, "l", 1), 1); /* looked: the parent opens its gate */
+	/* Neither the submit nor the import waits for the file (the GPU does, as on the kernel):
+	 * both return while the parent's gate is still shut. */
 	int g = f;
 	CHECK_EQ(msm_submit(node, ib.handle, h, 0, pm4_builder_bytes(&b), MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT,
 			    &g), 0);
 	CHECK(g >= 0 && g != f);
+	uint32_t pending = 0;
+	REQUIRE(drmSyncobjCreate(node, 0, &pending) == 0);
+	CHECK_EQ(drmSyncobjImportSyncFile(node, pending, f), 0);
+	CHECK(!ready(g, 0));
+	CHECK_EQ(drmSyncobjWait(node, &pending, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL) < 0 ? -errno : 0, -ETIME);
+	CHECK(!ready(f, 0));
+	CHECK_EQ(write(sock, "l", 1), 1); /* looked: the parent opens its gate */
 	CHECK(ready(f, WAIT_MS));
+	CHECK_EQ(drmSyncobjWait(node, &pending, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK_EQ(drmSyncobjDestroy(node, pending), 0);
 	CHECK(ready(m, WAIT_MS));
 	CHECK(ready(g, WAIT_MS));
 	CHECK_EQ(info(f, &i, fi, 1), 0);
