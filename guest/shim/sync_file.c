@@ -539,8 +539,13 @@ static int file_new(struct shim_fence **fences, uint32_t n, const char *name, ui
 		err = -errno;
 		goto fail;
 	}
-	if ((err = name_file(fds[0])) < 0)
-		goto fail;
+	if ((err = name_file(fds[0])) < 0) {
+		/* A sandbox may forbid abstract sockets: the file still works in this process. */
+		static bool said;
+		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			shim_log(true, "sync file: no socket name (%s): other processes cannot take these files",
+				 strerror(-err));
+	}
 	sf->dev = st.st_dev;
 	sf->ino = st.st_ino;
 	sf->keep = fds[1];
