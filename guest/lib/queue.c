@@ -133,7 +133,7 @@ int ferry_external_fence_signal(struct ferry_queue *q, uint32_t seqno, int32_t s
 	struct ferry_msg msg = { .kind = FERRY_MSG_EXTERNAL_FENCE, .seq = ferry_next_seq(dev) };
 	msg.u.external_fence = (struct ferry_external_fence){
 		.ctx_id = q->ctx->id, .queue_id = q->id, .seqno = seqno, .op = FERRY_EXTERNAL_FENCE_SIGNAL,
-		.status = status > 0 ? 0 : status,
+		.status = status > 0 ? 0 : status < -4095 ? -EIO : status, /* ferryd takes errnos only */
 	};
 	return ferry_send(dev, &msg);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shim_ferry.h"
 #include "sync_file.h"
@@ -35,12 +36,24 @@ static void ext_put(struct shim_external *e)
 }
 
 /* The open's external state with a reference for a waiter, made on first use (its queue too). */
-static struct shim_external *ext_get(struct shim_dev *dev)
+/* A reference to dev's state if it has one (dev->lock, then the state's lock). */
+static struct shim_external *ext_ref(struct shim_dev *dev)
 {
 	pthread_mutex_lock(&dev->lock);
 	struct shim_external *e = dev->external;
+	if (e) {
+		pthread_mutex_lock(&e->lock);
+		e->refs++;
+		pthread_mutex_unlock(&e->lock);
+	}
 	pthread_mutex_unlock(&dev->lock);
-	if (!e) {
+	return e;
+}
+
+static struct shim_external *ext_get(struct shim_dev *dev)
+{
+	struct shim_external *e = ext_ref(dev);
+	while (!e) {
 		struct ferry_queue *q;
 		if (ferry_queue_create_kind(dev->ctx, FERRY_QUEUE_KIND_EXTERNAL, 0, &q) < 0)
 			return NULL;
@@ -58,25 +71,23 @@ static struct shim_external *ext_get(struct shim_dev *dev)
 			dev->external = made;
 			made = NULL;
 		}
-		e = dev->external;
 		pthread_mutex_unlock(&dev->lock);
 		if (made) {
 			ferry_queue_close(q);
 			ext_put(made);
 		}
+		e = ext_ref(dev);
 	}
-	pthread_mutex_lock(&e->lock);
-	e->refs++;
-	pthread_mutex_unlock(&e->lock);
 	return e;
 }
 
 static void ext_signal(struct ext_wait *w, int err)
 {
 	pthread_mutex_lock(&w->ext->lock);
-	if (w->ext->q)
-		ferry_external_fence_signal(w->ext->q, w->seqno, err);
+	int r = w->ext->q ? ferry_external_fence_signal(w->ext->q, w->seqno, err) : 0;
 	pthread_mutex_unlock(&w->ext->lock);
+	if (r < 0) /* ferryd is gone: the open's context with it, and what waited on this */
+		shim_log(true, "external fence %u: could not tell ferryd it signaled (%s)", w->seqno, strerror(-r));
 }
 
 static int wait_all(struct shim_fence **fs, uint32_t n)
@@ -101,6 +112,11 @@ static void *waiter(void *p)
 	return NULL;
 }
 
+/* ferryd keeps HOST_MAX_EXTERNAL_PER_CTX (1024) external fences per context until they retire
+ * in order; past that it refuses the add, and the submit naming it would be refused as a GPU
+ * failure. Near it (one fence that never signals holds the rest), the shim waits instead. */
+#define EXTERNAL_ROOM 1000u
+
 int shim_external_fence(struct shim_dev *dev, struct shim_fence **fs, uint32_t n, struct shim_fence_src *out)
 {
 	struct shim_external *e = ext_get(dev);
@@ -113,6 +129,15 @@ int shim_external_fence(struct shim_dev *dev, struct shim_fence **fs, uint32_t n
 	}
 	*w = (struct ext_wait){ .ext = e, .fs = fs, .n = n };
 	pthread_mutex_lock(&e->lock);
+	uint32_t next = e->q ? ferry_queue_next_seqno(e->q) : 0;
+	if (e->q && next > EXTERNAL_ROOM && !ferry_fence_signaled(e->q, next - EXTERNAL_ROOM)) {
+		pthread_mutex_unlock(&e->lock);
+		wait_all(fs, n);
+		shim_sync_file_fences_free(fs, n);
+		free(w);
+		ext_put(e);
+		return 1;
+	}
 	int r = e->q ? ferry_external_fence_add(e->q, &w->seqno) : -ENODEV;
 	struct ferry_queue *q = e->q;
 	pthread_mutex_unlock(&e->lock);
@@ -136,10 +161,12 @@ int shim_external_fence(struct shim_dev *dev, struct shim_fence **fs, uint32_t n
 
 void shim_external_close(struct shim_dev *dev)
 {
+	pthread_mutex_lock(&dev->lock);
 	struct shim_external *e = dev->external;
+	dev->external = NULL;
+	pthread_mutex_unlock(&dev->lock);
 	if (!e)
 		return;
-	dev->external = NULL;
 	pthread_mutex_lock(&e->lock);
 	struct ferry_queue *q = e->q;
 	e->q = NULL;

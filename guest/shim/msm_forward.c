@@ -288,8 +288,9 @@ static int gem_submit(struct shim_dev *dev, struct drm_msm_gem_submit *a)
 			fd_in[i] = NULL; /* the external fence has the reference now */
 		}
 		if ((r = shim_external_fence(dev, other, nother, &src)) < 0 ||
-		    (r = shim_fence_list_add(&in, (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno })) < 0)
+		    (r == 0 && (r = shim_fence_list_add(&in, (struct ferry_fence_ref){ ferry_queue_id(src.q), src.seqno })) < 0))
 			goto out;
+		r = 0;
 	}
 	struct ferry_submit s = {
 		.cmds = cmds, .nr_cmds = a->nr_cmds, .bos = bos, .nr_bos = a->nr_bos,

@@ -149,7 +149,8 @@ bool shim_ferry_fence_src(struct shim_fence *f, struct shim_dev *dev, struct shi
 void shim_ferry_fences_release(struct shim_dev *dev, struct ferry_queue *q);
 
 /* external_fence.c: fences[0..n) (references, array taken over in every case) as one seqno of
- * dev's external queue that signals once they all did, with the first error. */
+ * dev's external queue that signals once they all did, with the first error: 0 and *out. 1 when
+ * the queue is full (fences that never signal hold it) and they were waited for here instead. */
 struct shim_external;
 int shim_external_fence(struct shim_dev *dev, struct shim_fence **fences, uint32_t n, struct shim_fence_src *out);
 /* The open is closing: its external queue goes (ferryd cancels what is left); waiters still

@@ -137,12 +137,19 @@ static bool refresh_locked(struct shim_fence *f)
 	ssize_t r = recv(f->rd, &rec, sizeof(rec), MSG_PEEK | MSG_DONTWAIT);
 	if (r == (ssize_t)sizeof(rec)) {
 		f->signaled = true;
-		f->error = rec.error;
+		/* Another process wrote it: an error as the kernel has them, or -EIO. */
+		f->error = rec.error > 0 ? 0 : rec.error < -4095 ? -EIO : rec.error;
 		f->ts = rec.ts;
 	} else if (r == 0) {
 		/* Every writer is gone without a record: the process that owned the fence ended. */
 		f->signaled = true;
 		f->error = -EPIPE;
+		f->ts = now_ns();
+	} else if (r > 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+		/* A part of a record (records are written whole) or a socket that cannot carry one
+		 * (another process's, named as ours): never ready otherwise, so failed. */
+		f->signaled = true;
+		f->error = -EPROTO;
 		f->ts = now_ns();
 	}
 	return f->signaled;
@@ -620,9 +627,12 @@ static bool is_foreign_file(int fd)
 	struct sockaddr_un a;
 	socklen_t len = sizeof(a);
 	size_t plen = sizeof(name_prefix) - 1;
+	int type = 0;
+	socklen_t tlen = sizeof(type);
 	return getsockname(fd, (struct sockaddr *)&a, &len) == 0 && a.sun_family == AF_UNIX &&
 	       len > offsetof(struct sockaddr_un, sun_path) + 1 + plen && a.sun_path[0] == '\0' &&
-	       memcmp(a.sun_path + 1, name_prefix, plen) == 0;
+	       memcmp(a.sun_path + 1, name_prefix, plen) == 0 &&
+	       getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == 0 && type == SOCK_STREAM;
 }
 
 static const struct shim_fence_ops foreign_ops = { .driver = "ferry" };

@@ -77,7 +77,9 @@ int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle)
 			shim_sync_file_fences_free(fs, n);
 			return r;
 		}
-		refs[nrefs++] = (struct ferry_fence_ref){ ferry_queue_id(last.q), last.seqno };
+		if (r == 0)
+			refs[nrefs++] = (struct ferry_fence_ref){ ferry_queue_id(last.q), last.seqno };
+		r = 0;
 	}
 	/* msm: the rest are this open's; several (with the external one) join in an empty submit. */
 	struct ferry_fence_ref *many = NULL;
@@ -108,5 +110,6 @@ int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle)
 	free(many);
 	if (r < 0)
 		return r;
-	return npending == 0 ? shim_syncobj_signal(dev, handle) : shim_syncobj_attach(dev, handle, last);
+	return npending == 0 || (nrefs == 0 && nmany == 0) ? shim_syncobj_signal(dev, handle)
+							   : shim_syncobj_attach(dev, handle, last);
 }

@@ -367,8 +367,10 @@ int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point
 	if (!r && nother) {
 		struct shim_fence_src ext;
 		r = shim_external_fence(dev, other, nother, &ext);
-		if (!r)
+		if (r == 0)
 			r = shim_fence_list_add(l, (struct ferry_fence_ref){ ferry_queue_id(ext.q), ext.seqno });
+		else if (r == 1)
+			r = 0;
 	} else if (other) {
 		shim_sync_file_fences_free(other, nother);
 	}

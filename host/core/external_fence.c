@@ -5,14 +5,46 @@
 
 #include "host_internal.h"
 
-static struct pending_fence *find_pending(struct host_queue *q, uint32_t seqno)
+/* The ring's seqnos increase (within a 2^31 window, timeline_check_new), with gaps where an add
+ * was refused: a binary search, since held submits ask this on every release pass. */
+static struct pending_fence *find_pending(const struct host_queue *q, uint32_t seqno)
 {
-	for (uint32_t i = 0; i < q->tl.count; i++) {
-		struct pending_fence *pf = &q->tl.ring[(q->tl.head + i) % q->tl.cap];
-		if (pf->seqno == seqno)
-			return pf;
+	uint32_t lo = 0, hi = q->tl.count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((int32_t)(q->tl.ring[(q->tl.head + mid) % q->tl.cap].seqno - seqno) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	if (lo == q->tl.count)
+		return NULL;
+	struct pending_fence *pf = &q->tl.ring[(q->tl.head + lo) % q->tl.cap];
+	return pf->seqno == seqno ? pf : NULL;
+}
+
+bool queue_fence_done(const struct host_queue *q, uint32_t seqno)
+{
+	return q->kind == FERRY_QUEUE_KIND_EXTERNAL ? external_fence_signaled(q, seqno) : timeline_passed(&q->tl, seqno);
+}
+
+bool external_fence_signaled(const struct host_queue *q, uint32_t seqno)
+{
+	if (timeline_passed(&q->tl, seqno))
+		return true;
+	const struct pending_fence *pf = find_pending(q, seqno);
+	return pf && !pf->external;
+}
+
+/* What the context's external queues hold, signaled or not: a signaled fence waits on the ring
+ * for the earlier ones, and that memory is the client's to bound too. */
+static uint32_t external_entries(const struct host_ctx *ctx)
+{
+	uint32_t n = 0;
+	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
+		if (ctx->queues[id] && ctx->queues[id]->kind == FERRY_QUEUE_KIND_EXTERNAL)
+			n += ctx->queues[id]->tl.count;
+	return n;
 }
 
 int external_fence_handle(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -30,14 +62,14 @@ int external_fence_handle(struct ferry_host_client *c, const struct ferry_msg *m
 		int ret = timeline_check_new(&q->tl, e->seqno, why, n);
 		if (ret < 0)
 			return ret;
-		if (ctx->nr_external >= HOST_MAX_EXTERNAL_PER_CTX)
-			HOST_FAIL(-EAGAIN, "too many unsignaled external fences (max %u)", HOST_MAX_EXTERNAL_PER_CTX);
+		if (external_entries(ctx) >= HOST_MAX_EXTERNAL_PER_CTX)
+			HOST_FAIL(-EAGAIN, "too many external fences not yet retired (max %u per context)",
+				  HOST_MAX_EXTERNAL_PER_CTX);
 		if (timeline_push(&q->tl, e->seqno, 0, 0, false) < 0)
 			HOST_FAIL(-ENOMEM, "out of memory");
 		q->tl.ring[(q->tl.head + q->tl.count - 1) % q->tl.cap].external = true;
 		q->tl.last_submitted = e->seqno;
-		ctx->nr_external++;
-		ctx->nr_inflight++;
+		/* Not in nr_inflight: nothing here for the host's poll timer to look at. */
 		return 0;
 	}
 	if (e->op != FERRY_EXTERNAL_FENCE_SIGNAL)
@@ -49,7 +81,6 @@ int external_fence_handle(struct ferry_host_client *c, const struct ferry_msg *m
 		HOST_FAIL(-EINVAL, "external fence %u of queue %u is not pending", e->seqno, e->queue_id);
 	pf->external = false;
 	pf->status = e->status;
-	ctx->nr_external--;
 	ctx_progress(ctx);
 	return 0;
 }
@@ -61,7 +92,6 @@ void external_fence_cancel(struct host_queue *q)
 		if (pf->external) {
 			pf->external = false;
 			pf->status = -ECANCELED;
-			q->ctx->nr_external--;
 		}
 	}
 }

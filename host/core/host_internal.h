@@ -43,7 +43,7 @@
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
-#define HOST_MAX_EXTERNAL_PER_CTX 1024u /* unsignaled external fences per context */
+#define HOST_MAX_EXTERNAL_PER_CTX 1024u /* external fences not yet retired, per context */
 /* The kernel's devcoredump text read per fault (ctx->fault_text); the report the guest gets
  * (the host's header plus this) is capped at FERRY_MAX_REPORT_TEXT too. */
 #define HOST_FAULT_TEXT_MAX    FERRY_MAX_REPORT_TEXT
@@ -227,7 +227,6 @@ struct host_ctx {
 	struct host_queue *queues[FERRY_FENCE_PAGE_QUEUES];
 	uint32_t nr_inflight; /* pending + held submits over all queues */
 	uint32_t nr_held;
-	uint32_t nr_external; /* external fences added and not yet signaled */
 	bool lost;
 	bool lost_published; /* the fence page says so (ctx_publish_lost) */
 	bool refused;        /* the validator refused the submit being handled (ctx_submit_refused) */
@@ -285,6 +284,11 @@ int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m,
 int external_fence_handle(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 /* A closing EXTERNAL queue: its unsignaled fences fail with -ECANCELED (nothing can signal them). */
 void external_fence_cancel(struct host_queue *q);
+/* seqno of external queue q has signaled: retired, or signaled behind an earlier pending one.
+ * Submits wait on that, so one slow foreign fence does not hold those waiting on later ones. */
+bool external_fence_signaled(const struct host_queue *q, uint32_t seqno);
+/* An in-fence (q, seqno) no longer holds a submit: retired, or (external) signaled. */
+bool queue_fence_done(const struct host_queue *q, uint32_t seqno);
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id);
 /* Request handlers' lookups: NULL with "context N does not exist" (or "bo / queue N does not exist
  * in context N") in why; the handler then fails with -ENOENT. */

@@ -71,6 +71,8 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 		HOST_FAIL(-ENOMEM, "out of memory");
 	q->kind = kind;
 	bool kernel_queue = ctx->msm && kind != FERRY_QUEUE_KIND_EXTERNAL;
+	if (kind == FERRY_QUEUE_KIND_EXTERNAL)
+		q->kernel_id = UINT32_MAX; /* none: never matches a kernel queue's trace events */
 	int ret = kernel_queue ? msm_queue_new(ctx->msm, r->priority, &q->kernel_id) : 0;
 	if (ret < 0) {
 		free(q);
@@ -118,12 +120,10 @@ void queue_free(struct host_queue *q)
 	sched_free_queue(q);
 	validation_queue_gone(ctx, q->id);
 	v3d_shadows_queue_gone(ctx, q->id);
-	ctx->nr_inflight -= q->tl.count;
-	if (q->kind == FERRY_QUEUE_KIND_EXTERNAL) {
-		for (uint32_t i = 0; i < q->tl.count; i++)
-			ctx->nr_external -= q->tl.ring[(q->tl.head + i) % q->tl.cap].external;
-	} else if (ctx->msm) {
-		msm_queue_close(ctx->msm, q->kernel_id);
+	if (q->kind != FERRY_QUEUE_KIND_EXTERNAL) {
+		ctx->nr_inflight -= q->tl.count;
+		if (ctx->msm)
+			msm_queue_close(ctx->msm, q->kernel_id);
 	}
 	/* V3D: syncobjs of unretired jobs go with the open (the context is going away). */
 	timeline_fini(&q->tl);
@@ -183,7 +183,8 @@ bool queue_retire(struct host_queue *q)
 			}
 		}
 		timeline_pop(&q->tl);
-		ctx->nr_inflight--;
+		if (q->kind != FERRY_QUEUE_KIND_EXTERNAL)
+			ctx->nr_inflight--;
 		timeline_signal(q, done.seqno, done.flags, done.status);
 		progressed = true;
 	}

@@ -152,7 +152,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
 			     i, f->seqno, f->queue_id, fq->tl.last_submitted);
 		/* The kernel runs one queue in order, so a fence of the same queue needs no hold. */
-		if (fq != q && !timeline_passed(&fq->tl, f->seqno))
+		if (fq != q && !queue_fence_done(fq, f->seqno))
 			unsignaled++;
 	}
 	bool held = unsignaled != 0 || !list_empty(&q->held);
@@ -211,7 +211,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		for (uint32_t i = 0; i < s->nr_in_fences; i++) {
 			const struct ferry_fence_ref *f = &s->in_fences[i];
 			struct host_queue *fq = queue_find(ctx, f->queue_id);
-			if (fq != q && !timeline_passed(&fq->tl, f->seqno))
+			if (fq != q && !queue_fence_done(fq, f->seqno))
 				hs->in[hs->nr_in++] = (struct held_in_fence){ .q = fq, .seqno = f->seqno };
 		}
 		list_add_tail(&q->held, &hs->link);
@@ -226,9 +226,11 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 
 static bool held_ready(const struct held_submit *hs)
 {
-	for (uint32_t i = 0; i < hs->nr_in; i++)
-		if (hs->in[i].q && !timeline_passed(&hs->in[i].q->tl, hs->in[i].seqno))
+	for (uint32_t i = 0; i < hs->nr_in; i++) {
+		const struct host_queue *fq = hs->in[i].q;
+		if (fq && !queue_fence_done(fq, hs->in[i].seqno))
 			return false;
+	}
 	return true;
 }
 
@@ -316,7 +318,7 @@ int sched_hold_v3d(struct host_queue *q, uint32_t seqno, uint32_t flags, const s
 	}
 	for (uint32_t i = 0; i < nr_in; i++) {
 		struct host_queue *fq = queue_find(ctx, in[i].queue_id);
-		if (fq && fq != q && !timeline_passed(&fq->tl, in[i].seqno))
+		if (fq && fq != q && !queue_fence_done(fq, in[i].seqno))
 			hs->in[hs->nr_in++] = (struct held_in_fence){ .q = fq, .seqno = in[i].seqno };
 	}
 	list_add_tail(&q->held, &hs->link);
@@ -392,7 +394,7 @@ uint32_t sched_visit_held(const struct host_queue *q, uint32_t max,
 		v.seqno = hs->s.seqno;
 		v.nr_in = 0;
 		for (uint32_t i = 0; i < hs->nr_in && v.nr_in < FERRY_MAX_SUBMIT_IN_FENCES; i++) {
-			if (!hs->in[i].q || timeline_passed(&hs->in[i].q->tl, hs->in[i].seqno))
+			if (!hs->in[i].q || queue_fence_done(hs->in[i].q, hs->in[i].seqno))
 				continue;
 			v.in_q[v.nr_in] = hs->in[i].q;
 			v.in_seqno[v.nr_in++] = hs->in[i].seqno;

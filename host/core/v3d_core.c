@@ -163,7 +163,7 @@ static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t q
 			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
 				  i, in[i].seqno, in[i].queue_id, fq->tl.last_submitted);
 		/* One queue is one kernel queue, run in order: its own fences need no hold. */
-		if (fq != q && !timeline_passed(&fq->tl, in[i].seqno))
+		if (fq != q && !queue_fence_done(fq, in[i].seqno))
 			unsignaled++;
 	}
 	*env = (struct v3d_submit_env){ .ctx = ctx, .q = q, .bos = ctx->bo_ptrs, .nr_bos = nr_bos,
