@@ -95,7 +95,10 @@ int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, in
 int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t *handle);
 /* The syncobj's fence without waiting: *has false when it is signaled without one; -ENOENT (no
  * such handle), -EINVAL (no fence: never submitted or reset). */
-int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has);
+int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has, int *error);
+/* SIGNAL, or (error < 0) signaled by a fence that failed, as an import of a failed sync file
+ * leaves it: an export gives a file with that status. */
+int shim_syncobj_signal_error(struct shim_dev *dev, uint32_t handle, int error);
 /* syncobj_sync_file.c: DRM_SYNCOBJ_HANDLE_TO_FD's EXPORT_SYNC_FILE and FD_TO_HANDLE's
  * IMPORT_SYNC_FILE with real sync files (sync_file.h). */
 int shim_syncobj_export_sync_file(struct shim_dev *dev, uint32_t handle, int *fd);

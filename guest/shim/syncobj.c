@@ -216,12 +216,13 @@ bool shim_syncobj_forget_queue(struct shim_dev *dev, struct ferry_queue *q)
 }
 
 /* Sets a referenced syncobj's state; broadcasts (sync_lock taken here). */
-static void install(struct shim_syncobj *s, bool signaled, const struct shim_fence_src *f)
+static void install(struct shim_syncobj *s, bool signaled, int error, const struct shim_fence_src *f)
 {
 	pthread_once(&cond_once, cond_init);
 	pthread_mutex_lock(&sync_lock);
 	s->has_fence = f != NULL;
 	s->signaled = signaled;
+	s->error = error;
 	if (f)
 		s->fence = *f;
 	shim_timeline_installed_locked(s); /* hands queued WAIT_FOR_SUBMIT waiters the fence */
@@ -235,16 +236,21 @@ int shim_syncobj_reset(struct shim_dev *dev, uint32_t handle)
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -ENOENT;
-	install(s, false, NULL);
+	install(s, false, 0, NULL);
 	return 0;
 }
 
 int shim_syncobj_signal(struct shim_dev *dev, uint32_t handle)
 {
+	return shim_syncobj_signal_error(dev, handle, 0);
+}
+
+int shim_syncobj_signal_error(struct shim_dev *dev, uint32_t handle, int error)
+{
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -ENOENT;
-	install(s, true, NULL);
+	install(s, true, error, NULL);
 	return 0;
 }
 
@@ -253,7 +259,7 @@ int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -ENOENT;
-	install(s, false, &f);
+	install(s, false, 0, &f);
 	return 0;
 }
 
@@ -363,7 +369,7 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 	return r;
 }
 
-int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has)
+int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_src *out, bool *has, int *error)
 {
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
@@ -372,6 +378,7 @@ int shim_syncobj_peek(struct shim_dev *dev, uint32_t handle, struct shim_fence_s
 	int r = s->has_fence || s->signaled ? 0 : -EINVAL;
 	*has = s->has_fence;
 	*out = s->fence;
+	*error = s->has_fence ? 0 : s->error;
 	put_locked(s);
 	pthread_mutex_unlock(&sync_lock);
 	return r;

@@ -11,6 +11,7 @@ struct shim_syncobj {
 	unsigned refs;       /* handles (any open) + exported fds; under sync_lock */
 	bool signaled;       /* no fence, but signaled (CREATE_SIGNALED, SIGNAL, released) */
 	bool has_fence;
+	int error;           /* signaled: the error of the fence it took (an imported failed file) */
 	struct shim_fence_src fence;
 	/* When set, the syncobj's fence is this one (a chain node of a timeline, or a fence taken
 	 * from one), and the fields above only sum it up: signaled, or one fence it waits for. */

@@ -11,11 +11,14 @@ int shim_syncobj_export_sync_file(struct shim_dev *dev, uint32_t handle, int *fd
 {
 	struct shim_fence_src src;
 	bool has;
-	int r = shim_syncobj_peek(dev, handle, &src, &has);
+	int error;
+	int r = shim_syncobj_peek(dev, handle, &src, &has, &error);
 	if (r < 0)
 		return r; /* drm_syncobj_find_fence: -ENOENT, or -EINVAL for no fence */
 	struct shim_fence *f = NULL;
 	if (has && !(f = shim_ferry_fence(src.owner, src.q, src.seqno, ferry_queue_id(src.q))))
+		return -ENOMEM;
+	if (!has && error < 0 && !(f = shim_fence_new_signaled(&shim_ferry_fence_ops, 0, 0, "imported", error)))
 		return -ENOMEM;
 	r = shim_sync_file_create(f); /* signaled without a fence: the stub */
 	shim_fence_put(f);
@@ -45,11 +48,15 @@ int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle)
 	/* The pending fences, to the front: on msm those an in-fence of this open cannot name
 	 * first (they go to the external queue), then the others. */
 	uint32_t npending = 0, nother = 0;
+	int first_error = 0; /* of those already signaled: kept when nothing is pending */
 	struct shim_fence_src src, last = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		int err;
-		if (shim_fence_signaled(fs[i], &err))
+		if (shim_fence_signaled(fs[i], &err)) {
+			if (err < 0 && !first_error)
+				first_error = err;
 			continue;
+		}
 		struct shim_fence *f = fs[i];
 		fs[i] = fs[npending];
 		fs[npending++] = f;
@@ -110,6 +117,7 @@ int shim_syncobj_import_sync_file(struct shim_dev *dev, int fd, uint32_t handle)
 	free(many);
 	if (r < 0)
 		return r;
-	return npending == 0 || (nrefs == 0 && nmany == 0) ? shim_syncobj_signal(dev, handle)
-							   : shim_syncobj_attach(dev, handle, last);
+	if (npending == 0)
+		return shim_syncobj_signal_error(dev, handle, first_error);
+	return nrefs == 0 && nmany == 0 ? shim_syncobj_signal(dev, handle) : shim_syncobj_attach(dev, handle, last);
 }

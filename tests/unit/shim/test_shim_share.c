@@ -241,7 +241,9 @@ static void test_msm_share(void)
 	close(node);
 }
 
-/* The second process with a lost context's file: the error it reports there. */
+/* The second process with a lost context's file: the error it reports there, kept through a
+ * merge with a pending file and through a syncobj's import and export, as the kernel keeps
+ * the fence. */
 static int child_lost(int sock)
 {
 	int f = st_recv_fd(sock);
@@ -251,7 +253,24 @@ static int child_lost(int sock)
 	struct sync_fence_info fi;
 	CHECK_EQ(info(f, &i, &fi, 1), 0);
 	CHECK_EQ(fi.status, i.status);
+	CHECK(i.status < 0);
 	fprintf(stderr, "child: status=%d\n", i.status);
+
+	int node = st_open_render();
+	uint32_t so = 0;
+	REQUIRE(drmSyncobjCreate(node, 0, &so) == 0);
+	CHECK_EQ(drmSyncobjImportSyncFile(node, so, f), 0);
+	CHECK_EQ(drmSyncobjWait(node, &so, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	int back = -1;
+	CHECK_EQ(drmSyncobjExportSyncFile(node, so, &back), 0);
+	struct sync_file_info bi;
+	CHECK(back >= 0 && info(back, &bi, NULL, 0) == 0);
+	CHECK_EQ(bi.status, i.status);
+	fprintf(stderr, "child: exported status=%d\n", bi.status);
+	if (back >= 0)
+		close(back);
+	CHECK_EQ(drmSyncobjDestroy(node, so), 0);
+	close(node);
 	CHECK_EQ(close(f), 0);
 	fprintf(stderr, "child: done, %d failed\n", test_failures);
 	return test_failures ? 1 : 0;
@@ -284,10 +303,12 @@ static void test_msm_lost_context(void)
 	struct sync_file_info i;
 	CHECK_EQ(info(f, &i, NULL, 0), 0);
 	CHECK(i.status < 0);
-	char want[64];
+	char want[64], want2[64];
 	snprintf(want, sizeof(want), "child: status=%d\n", i.status);
+	snprintf(want2, sizeof(want2), "child: exported status=%d\n", i.status);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK(strstr(out, want) != NULL);
+	CHECK(strstr(out, want2) != NULL);
 	if (!strstr(out, want))
 		fprintf(stderr, "wanted %schild's stderr:\n%s\n", want, out);
 	CHECK_EQ(close(f), 0);
