@@ -48,6 +48,8 @@ struct shim_fence {
 	bool signaled;                    /* the local view of the record (sf_lock) */
 	int error;
 	int64_t ts;
+	dev_t fdev;                       /* another process's file: its socket (0, 0 otherwise) */
+	ino_t fino;
 	struct shim_fence *next_all;
 };
 
@@ -638,9 +640,20 @@ static bool is_foreign_file(int fd)
 static const struct shim_fence_ops foreign_ops = { .driver = "ferry" };
 
 /* Another process's file as one fence of its own context whose record is the file's: a copy of
- * the fd keeps the file alive there while a fence here uses it (sf_lock held). */
+ * the fd keeps the file alive there while a fence here uses it, so while it lives no other
+ * socket has its inode, and the same file gives the same fence (merges keep it once, as the
+ * kernel keeps a fence once) (sf_lock held). */
 static struct shim_fence *foreign_new_locked(int fd)
 {
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	for (struct shim_fence *g = all_fences; g; g = g->next_all) {
+		if (g->ops == &foreign_ops && g->fdev == st.st_dev && g->fino == st.st_ino) {
+			g->refs++;
+			return g;
+		}
+	}
 	struct shim_fence *f = calloc(1, sizeof(*f));
 	int rd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (!f || rd < 0) {
@@ -653,6 +666,8 @@ static struct shim_fence *foreign_new_locked(int fd)
 	f->ops = &foreign_ops;
 	f->rd = rd;
 	f->wr = -1;
+	f->fdev = st.st_dev;
+	f->fino = st.st_ino;
 	snprintf(f->timeline, sizeof(f->timeline), "imported");
 	/* Backend keys are addresses, which never have the top bit set in user space. */
 	f->context = context_get_locked(++next_foreign | 1ull << 63);

@@ -103,6 +103,8 @@ static int child_msm(int sock)
 	int m = -1;
 	CHECK_EQ(merge(f, f, &m), 0);
 	CHECK(m >= 0 && !ready(m, 0));
+	CHECK_EQ(info(m, &i, NULL, 0), 0);
+	CHECK_EQ(i.num_fences, 1); /* the same file twice is one fence, as in the kernel */
 
 	/* A submit here that copies the parent's words once the file signaled. */
 	struct st_bo ib;
