@@ -148,13 +148,7 @@ int shim_external_fence(struct shim_dev *dev, struct shim_fence **fs, uint32_t n
 		return r;
 	}
 	*out = (struct shim_fence_src){ q, w->seqno, dev };
-	pthread_attr_t a;
-	pthread_t t;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	int tr = sim_thread_create(&t, &a, waiter, w);
-	pthread_attr_destroy(&a);
-	if (tr != 0)
+	if (sim_thread_spawn_detached(waiter, w) != 0)
 		waiter(w); /* no thread: wait here, as before external fences */
 	return 0;
 }

@@ -98,14 +98,8 @@ static struct sim_fence *bridge_new(struct sim_sync_dev *sd, struct shim_fence *
 	struct bridge *b = malloc(sizeof(*b));
 	struct sim_fence *f = b ? sim_fence_new() : NULL;
 	if (f) {
-		pthread_t t;
-		pthread_attr_t a;
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		*b = (struct bridge){ sd, sim_fence_get(f), fs, n };
-		int r = sim_thread_create(&t, &a, bridge_wait, b);
-		pthread_attr_destroy(&a);
-		if (r == 0)
+		if (sim_thread_spawn_detached(bridge_wait, b) == 0)
 			return f;
 		sim_fence_put(f);
 		sim_fence_put(f);

@@ -298,12 +298,7 @@ struct shim_fence *shim_fence_new(const struct shim_fence_ops *ops, void *obj, u
 	pthread_mutex_lock(&sf_lock);
 	f->refs++; /* the waiter's */
 	sf_unlock();
-	pthread_attr_t a;
-	pthread_t t;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	int r = sim_thread_create(&t, &a, fence_waiter, f);
-	pthread_attr_destroy(&a);
+	int r = sim_thread_spawn_detached(fence_waiter, f);
 	if (r != 0) {
 		pthread_mutex_lock(&sf_lock);
 		f->obj = NULL; /* the caller's still */
@@ -493,12 +488,7 @@ static int wake_locked(void)
 	if (!watcher_running) {
 		if (wake_fds[0] < 0 && pipe2(wake_fds, O_CLOEXEC | O_NONBLOCK) < 0)
 			return -errno;
-		pthread_attr_t a;
-		pthread_t t;
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		int r = sim_thread_create(&t, &a, watcher, NULL);
-		pthread_attr_destroy(&a);
+		int r = sim_thread_spawn_detached(watcher, NULL);
 		if (r != 0)
 			return -r;
 		watcher_running = true;

@@ -20,4 +20,16 @@ static inline int sim_thread_create(pthread_t *t, const pthread_attr_t *attr, vo
 	return r;
 }
 
+/* The same for a thread nobody joins. 0 or pthread_create's error. */
+static inline int sim_thread_spawn_detached(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	int r = sim_thread_create(&t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	return r;
+}
+
 #endif

@@ -159,6 +159,22 @@ static void rec_consume(VkCommandBuffer cmd, void *p)
 	vkCmdCopyBuffer(cmd, a->shared, a->dst, 1, &region);
 }
 
+/* Both sides' device objects: waited for, then destroyed (VK_NULL_HANDLE ones skipped). */
+static void destroy_objects(struct vk_ctx *ctx, VkSemaphore sem, VkFence fence, VkBuffer buf, VkDeviceMemory mem)
+{
+	if (!ctx->device)
+		return;
+	vkDeviceWaitIdle(ctx->device);
+	if (sem)
+		vkDestroySemaphore(ctx->device, sem, NULL);
+	if (fence)
+		vkDestroyFence(ctx->device, fence, NULL);
+	if (buf)
+		vkDestroyBuffer(ctx->device, buf, NULL);
+	if (mem)
+		vkFreeMemory(ctx->device, mem, NULL);
+}
+
 static bool check_ctx(const struct vk_ctx *ctx, bool dma_buf)
 {
 	if (ctx->external_memory_fd && ctx->external_semaphore_fd && ctx->external_fence_fd &&
@@ -242,19 +258,8 @@ out:
 			close(fds[i]);
 	if (dst.buffer)
 		vk_buf_destroy(&ctx, &dst);
-	if (ctx.device) {
-		vkDeviceWaitIdle(ctx.device);
-		if (sem)
-			vkDestroySemaphore(ctx.device, sem, NULL);
-		if (fence)
-			vkDestroyFence(ctx.device, fence, NULL);
-		if (done)
-			vkDestroyFence(ctx.device, done, NULL);
-		if (shared)
-			vkDestroyBuffer(ctx.device, shared, NULL);
-		if (mem)
-			vkFreeMemory(ctx.device, mem, NULL);
-	}
+	destroy_objects(&ctx, sem, fence, shared, mem);
+	destroy_objects(&ctx, VK_NULL_HANDLE, done, VK_NULL_HANDLE, VK_NULL_HANDLE);
 	vk_ctx_fini(&ctx);
 	return status;
 }
@@ -357,17 +362,7 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (sv[i] >= 0)
 			close(sv[i]);
-	if (ctx.device) {
-		vkDeviceWaitIdle(ctx.device);
-		if (sem)
-			vkDestroySemaphore(ctx.device, sem, NULL);
-		if (fence)
-			vkDestroyFence(ctx.device, fence, NULL);
-		if (shared)
-			vkDestroyBuffer(ctx.device, shared, NULL);
-		if (mem)
-			vkFreeMemory(ctx.device, mem, NULL);
-	}
+	destroy_objects(&ctx, sem, fence, shared, mem);
 	if (staging.buffer)
 		vk_buf_destroy(&ctx, &staging);
 	vk_ctx_fini(&ctx);

@@ -32,6 +32,16 @@ static uint32_t gated_write(struct itest_client *c, struct itest_bo *ib, uint32_
 	return seqno;
 }
 
+/* A client with an external queue, a command BO and a zeroed data BO. */
+static void fixture_open(struct itest_client *c, struct ferry_queue **eq, struct itest_bo *ib, struct itest_bo *data)
+{
+	REQUIRE(itest_client_open(ferryd.uri, c) == 0);
+	REQUIRE(ferry_queue_create_kind(c->ctx, FERRY_QUEUE_KIND_EXTERNAL, 0, eq) == 0);
+	REQUIRE(itest_bo_new(c->ctx, 64 * 1024, ib) == 0);
+	REQUIRE(itest_bo_new(c->ctx, 4096, data) == 0);
+	memset(data->cpu, 0, 4096);
+}
+
 /* A round trip, so the host's answers to everything sent before have arrived. */
 static void sync_with_host(struct itest_client *c)
 {
@@ -42,13 +52,9 @@ static void sync_with_host(struct itest_client *c)
 static void test_external_fences(void)
 {
 	struct itest_client c;
-	REQUIRE(itest_client_open(ferryd.uri, &c) == 0);
 	struct ferry_queue *eq;
-	REQUIRE(ferry_queue_create_kind(c.ctx, FERRY_QUEUE_KIND_EXTERNAL, 0, &eq) == 0);
 	struct itest_bo ib, data;
-	REQUIRE(itest_bo_new(c.ctx, 64 * 1024, &ib) == 0);
-	REQUIRE(itest_bo_new(c.ctx, 4096, &data) == 0);
-	memset(data.cpu, 0, 4096);
+	fixture_open(&c, &eq, &ib, &data);
 
 	uint32_t e1 = 0, e2 = 0;
 	CHECK_EQ(ferry_external_fence_add(eq, &e1), 0);
@@ -138,13 +144,9 @@ static void test_cap_and_order(void)
 {
 	enum { CAP = 1024 };
 	struct itest_client c;
-	REQUIRE(itest_client_open(ferryd.uri, &c) == 0);
 	struct ferry_queue *eq;
-	REQUIRE(ferry_queue_create_kind(c.ctx, FERRY_QUEUE_KIND_EXTERNAL, 0, &eq) == 0);
 	struct itest_bo ib, data;
-	REQUIRE(itest_bo_new(c.ctx, 64 * 1024, &ib) == 0);
-	REQUIRE(itest_bo_new(c.ctx, 4096, &data) == 0);
-	memset(data.cpu, 0, 4096);
+	fixture_open(&c, &eq, &ib, &data);
 	uint32_t first = 0, last = 0, over = 0;
 	for (uint32_t i = 0; i < CAP; i++)
 		CHECK_EQ(ferry_external_fence_add(eq, i ? &last : &first), 0);

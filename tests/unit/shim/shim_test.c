@@ -4,9 +4,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sync_file.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -442,4 +445,37 @@ int st_recv_fd(int sock)
 	int fd;
 	memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	return fd;
+}
+
+/* ---- sync files ---- */
+
+bool st_sync_ready(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+int st_sync_info(int fd, struct sync_file_info *i, struct sync_fence_info *fences, uint32_t n)
+{
+	memset(i, 0, sizeof(*i));
+	i->num_fences = n;
+	i->sync_fence_info = (uintptr_t)fences;
+	return ioctl(fd, SYNC_IOC_FILE_INFO, i) < 0 ? -errno : 0;
+}
+
+int st_sync_merge(int a, int b, const char *name, int *out)
+{
+	struct sync_merge_data m = { .fd2 = b };
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	int r = ioctl(a, SYNC_IOC_MERGE, &m) < 0 ? -errno : 0;
+	*out = m.fence;
+	return r;
+}
+
+uint32_t st_fnv(const volatile uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
 }

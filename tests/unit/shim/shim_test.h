@@ -52,6 +52,18 @@ int st_rerun(const struct st_env *e, const char *const *args, const char *env, c
 int st_send_fd(int sock, int fd);
 int st_recv_fd(int sock);
 
+/* ---- sync files (linux/sync_file.h) ---- */
+struct sync_file_info;
+struct sync_fence_info;
+/* poll() says POLLIN within timeout_ms. */
+bool st_sync_ready(int fd, int timeout_ms);
+/* SYNC_IOC_FILE_INFO with room for n fences: 0 or -errno. */
+int st_sync_info(int fd, struct sync_file_info *i, struct sync_fence_info *fences, uint32_t n);
+/* SYNC_IOC_MERGE of a and b named name: 0 and *out, or -errno. */
+int st_sync_merge(int a, int b, const char *name, int *out);
+/* FNV-1a of n bytes: a process reports what it sees, another compares with its own view. */
+uint32_t st_fnv(const volatile uint8_t *p, size_t n);
+
 /* ---- BOs ---- */
 struct st_bo {
 	uint32_t handle;

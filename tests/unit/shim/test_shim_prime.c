@@ -94,15 +94,6 @@ static int child_import(int sock)
 	return test_failures ? 1 : 0;
 }
 
-/* FNV-1a of n bytes: the child reports what it sees, the parent compares with its own view. */
-static uint32_t fnv(const uint8_t *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 static int child_import_v3d(int sock)
 {
 	int node = st_open_render();
@@ -123,7 +114,7 @@ static int child_import_v3d(int sock)
 	REQUIRE(st_ioctl(node, DRM_IOCTL_V3D_MMAP_BO, &m) == 0);
 	uint8_t *map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, node, (off_t)m.offset);
 	REQUIRE(map != MAP_FAILED);
-	fprintf(stderr, "child: addr=0x%08x sum=0x%08x\n", o.offset, fnv(map, 4096));
+	fprintf(stderr, "child: addr=0x%08x sum=0x%08x\n", o.offset, st_fnv(map, 4096));
 	map[4000] = 0x5c; /* past the copied rows: the parent checks it */
 
 	int mfd = memfd_create("not-a-bo", MFD_CLOEXEC);
@@ -168,9 +159,9 @@ static void test_import_in_other_process_v3d(void)
 	 * its own, where the pages sit at an address of that one: only the bytes are compared. */
 	if (env.mode == ST_MODE_SHIM)
 		snprintf(want, sizeof(want), "child: addr=0x%08x sum=0x%08x\n", (uint32_t)j.bos[3].gpu_addr,
-			 fnv(j.bos[3].map, 4096));
+			 st_fnv(j.bos[3].map, 4096));
 	else
-		snprintf(want, sizeof(want), " sum=0x%08x\n", fnv(j.bos[3].map, 4096));
+		snprintf(want, sizeof(want), " sum=0x%08x\n", st_fnv(j.bos[3].map, 4096));
 	const char *args[] = { "--child-import-v3d", arg, NULL };
 	int st = st_rerun(&env, args, NULL, out, sizeof(out));
 	close(sv[1]);

@@ -34,29 +34,6 @@ enum { GATE = 0, NEVER = 1, PRODUCED = 8, COPIED = 12, PRODUCED_N = 4 };
 #define PATTERN 0x5ba2ed00u
 #define WAIT_MS ((int)(ST_WAIT_NS / 1000000))
 
-static bool ready(int f, int timeout_ms)
-{
-	struct pollfd p = { .fd = f, .events = POLLIN };
-	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
-}
-
-static int info(int f, struct sync_file_info *i, struct sync_fence_info *fences, uint32_t n)
-{
-	memset(i, 0, sizeof(*i));
-	i->num_fences = n;
-	i->sync_fence_info = (uintptr_t)fences;
-	return ioctl(f, SYNC_IOC_FILE_INFO, i) < 0 ? -errno : 0;
-}
-
-static int merge(int a, int b, int *out)
-{
-	struct sync_merge_data m = { .fd2 = b };
-	snprintf(m.name, sizeof(m.name), "share");
-	int r = ioctl(a, SYNC_IOC_MERGE, &m) < 0 ? -errno : 0;
-	*out = m.fence;
-	return r;
-}
-
 /* One msm submit of the PM4 in ib at dword `at` over ib and shared. */
 static int msm_submit(int node, uint32_t ib, uint32_t shared, uint32_t at, uint32_t bytes, uint32_t flags,
 		      int *fence_fd)
@@ -93,17 +70,17 @@ static int child_msm(int sock)
 	/* Pending here as in the parent. */
 	struct sync_file_info i;
 	struct sync_fence_info fi[2];
-	CHECK(!ready(f, 0));
-	CHECK_EQ(info(f, &i, NULL, 0), 0);
+	CHECK(!st_sync_ready(f, 0));
+	CHECK_EQ(st_sync_info(f, &i, NULL, 0), 0);
 	CHECK_EQ(i.status, 0);
 	CHECK_EQ(i.num_fences, 1);
-	CHECK_EQ(info(f, &i, fi, 2), 0);
+	CHECK_EQ(st_sync_info(f, &i, fi, 2), 0);
 	CHECK_EQ(i.status, 0);
 	CHECK_EQ(fi[0].status, 0);
 	int m = -1;
-	CHECK_EQ(merge(f, f, &m), 0);
-	CHECK(m >= 0 && !ready(m, 0));
-	CHECK_EQ(info(m, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_merge(f, f, "share", &m), 0);
+	CHECK(m >= 0 && !st_sync_ready(m, 0));
+	CHECK_EQ(st_sync_info(m, &i, NULL, 0), 0);
 	CHECK_EQ(i.num_fences, 1); /* the same file twice is one fence, as in the kernel */
 
 	/* A submit here that copies the parent's words once the file signaled. */
@@ -122,19 +99,19 @@ static int child_msm(int sock)
 	uint32_t pending = 0;
 	REQUIRE(drmSyncobjCreate(node, 0, &pending) == 0);
 	CHECK_EQ(drmSyncobjImportSyncFile(node, pending, f), 0);
-	CHECK(!ready(g, 0));
+	CHECK(!st_sync_ready(g, 0));
 	CHECK_EQ(drmSyncobjWait(node, &pending, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL) < 0 ? -errno : 0, -ETIME);
-	CHECK(!ready(f, 0));
+	CHECK(!st_sync_ready(f, 0));
 	CHECK_EQ(write(sock, "l", 1), 1); /* looked: the parent opens its gate */
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	CHECK_EQ(drmSyncobjWait(node, &pending, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
 	CHECK_EQ(drmSyncobjDestroy(node, pending), 0);
-	CHECK(ready(m, WAIT_MS));
-	CHECK(ready(g, WAIT_MS));
-	CHECK_EQ(info(f, &i, fi, 1), 0);
+	CHECK(st_sync_ready(m, WAIT_MS));
+	CHECK(st_sync_ready(g, WAIT_MS));
+	CHECK_EQ(st_sync_info(f, &i, fi, 1), 0);
 	CHECK_EQ(i.status, 1);
 	CHECK_EQ(fi[0].status, 1);
-	CHECK_EQ(info(m, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_info(m, &i, NULL, 0), 0);
 	CHECK_EQ(i.status, 1);
 	for (uint32_t k = 0; k < PRODUCED_N; k++) {
 		CHECK_EQ(shared[PRODUCED + k], PATTERN + k);
@@ -150,11 +127,11 @@ static int child_msm(int sock)
 	/* A socket that is not a sync file is refused as the kernel refuses it. */
 	int sv[2];
 	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-	CHECK_EQ(info(sv[0], &i, NULL, 0), -ENOTTY);
+	CHECK_EQ(st_sync_info(sv[0], &i, NULL, 0), -ENOTTY);
 	CHECK_EQ(drmSyncobjImportSyncFile(node, so, sv[0]) < 0 ? -errno : 0, -EINVAL);
 	int bad = sv[0];
 	CHECK_EQ(msm_submit(node, ib.handle, h, 0, pm4_builder_bytes(&b), MSM_SUBMIT_FENCE_FD_IN, &bad), -EINVAL);
-	CHECK_EQ(merge(f, sv[0], &bad), -ENOENT);
+	CHECK_EQ(st_sync_merge(f, sv[0], "share", &bad), -ENOENT);
 	close(sv[0]);
 	close(sv[1]);
 
@@ -232,7 +209,7 @@ static void test_msm_share(void)
 	close(sv[0]);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK(strstr(out, "child: done, 0 failed\n") != NULL);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	for (uint32_t k = 0; k < PRODUCED_N; k++)
 		CHECK_EQ(w[COPIED + k], PATTERN + k); /* the child's GPU, after the parent's */
 	if (test_failures)
@@ -250,10 +227,10 @@ static int child_lost(int sock)
 {
 	int f = st_recv_fd(sock);
 	REQUIRE(f >= 0);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	struct sync_file_info i;
 	struct sync_fence_info fi;
-	CHECK_EQ(info(f, &i, &fi, 1), 0);
+	CHECK_EQ(st_sync_info(f, &i, &fi, 1), 0);
 	CHECK_EQ(fi.status, i.status);
 	CHECK(i.status < 0);
 	fprintf(stderr, "child: status=%d\n", i.status);
@@ -266,7 +243,7 @@ static int child_lost(int sock)
 	int back = -1;
 	CHECK_EQ(drmSyncobjExportSyncFile(node, so, &back), 0);
 	struct sync_file_info bi;
-	CHECK(back >= 0 && info(back, &bi, NULL, 0) == 0);
+	CHECK(back >= 0 && st_sync_info(back, &bi, NULL, 0) == 0);
 	CHECK_EQ(bi.status, i.status);
 	fprintf(stderr, "child: exported status=%d\n", bi.status);
 	if (back >= 0)
@@ -301,9 +278,9 @@ static void test_msm_lost_context(void)
 	int st = run_child("--child-lost", sv[1], out, sizeof(out));
 	close(sv[0]);
 	close(sv[1]);
-	CHECK(ready(f, 0));
+	CHECK(st_sync_ready(f, 0));
 	struct sync_file_info i;
-	CHECK_EQ(info(f, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_info(f, &i, NULL, 0), 0);
 	CHECK(i.status < 0);
 	char want[64], want2[64];
 	snprintf(want, sizeof(want), "child: status=%d\n", i.status);
@@ -317,15 +294,6 @@ static void test_msm_lost_context(void)
 	st_bo_free(node, &ib);
 	st_bo_free(node, &data);
 	close(node);
-}
-
-/* FNV-1a: the child reports what it sees, the parent compares with its own view. */
-static uint32_t fnv(const volatile uint8_t *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
 }
 
 /* The second process, V3D: the parent's copy job's file, then a job of its own after it. */
@@ -347,11 +315,11 @@ static int child_v3d(int sock)
 	struct st_job j;
 	st_job_build(node, false, 0x0c4117du, &j);
 	CHECK_EQ(st_job_submit(node, &j, so, 0, NULL), 0);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	struct sync_file_info i;
-	CHECK_EQ(info(f, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_info(f, &i, NULL, 0), 0);
 	CHECK_EQ(i.status, 1);
-	fprintf(stderr, "child: sum=0x%08x\n", fnv(map, 4096));
+	fprintf(stderr, "child: sum=0x%08x\n", st_fnv(map, 4096));
 	struct drm_v3d_wait_bo w = { .handle = j.bos[3].handle, .timeout_ns = ST_WAIT_NS };
 	CHECK_EQ(st_ioctl(node, DRM_IOCTL_V3D_WAIT_BO, &w), 0);
 	CHECK(st_job_done(&j));
@@ -387,9 +355,9 @@ static void test_v3d_share(void)
 	int st = run_child("--child-v3d", sv[1], out, sizeof(out));
 	close(sv[0]);
 	close(sv[1]);
-	CHECK(ready(f, 0));
+	CHECK(st_sync_ready(f, 0));
 	CHECK(st_job_done(&j));
-	snprintf(want, sizeof(want), "child: sum=0x%08x\n", fnv(j.bos[3].map, 4096));
+	snprintf(want, sizeof(want), "child: sum=0x%08x\n", st_fnv(j.bos[3].map, 4096));
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK(strstr(out, want) != NULL); /* the job's bytes, seen there once the file signaled */
 	CHECK(strstr(out, "child: done, 0 failed\n") != NULL);

@@ -80,29 +80,6 @@ static int gated(uint32_t queue, int gate, uint32_t dst, uint32_t value)
 	return f;
 }
 
-static bool ready(int f, int timeout_ms)
-{
-	struct pollfd p = { .fd = f, .events = POLLIN };
-	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
-}
-
-static int info(int f, struct sync_file_info *i, struct sync_fence_info *fences, uint32_t n)
-{
-	memset(i, 0, sizeof(*i));
-	i->num_fences = n;
-	i->sync_fence_info = (uintptr_t)fences;
-	return ioctl(f, SYNC_IOC_FILE_INFO, i) < 0 ? -errno : 0;
-}
-
-static int merge(int a, int b, const char *name, int *out)
-{
-	struct sync_merge_data m = { .fd2 = b };
-	snprintf(m.name, sizeof(m.name), "%s", name);
-	int r = ioctl(a, SYNC_IOC_MERGE, &m) < 0 ? -errno : 0;
-	*out = m.fence;
-	return r;
-}
-
 static uint32_t queue_new(void)
 {
 	struct drm_msm_submitqueue q = { .prio = 0 };
@@ -129,10 +106,10 @@ static void test_poll_and_info(void)
 	uint32_t q = queue_new();
 	int f = gated(q, GATE_A, RES, 0x5f11e);
 	CHECK(fcntl(f, F_GETFD) & FD_CLOEXEC);
-	CHECK(!ready(f, 0));
+	CHECK(!st_sync_ready(f, 0));
 	struct sync_file_info i;
 	struct sync_fence_info fi[2];
-	CHECK_EQ(info(f, &i, NULL, 0), 0); /* num_fences 0: the count and the whole's status */
+	CHECK_EQ(st_sync_info(f, &i, NULL, 0), 0); /* num_fences 0: the count and the whole's status */
 	CHECK_EQ(i.num_fences, 1);
 	CHECK_EQ(i.status, 0);
 	/* "driver-timeline<context>-<seqno>", the context a small number (no address leaks). */
@@ -141,7 +118,7 @@ static void test_poll_and_info(void)
 	CHECK_EQ(strncmp(i.name, prefix, strlen(prefix)), 0);
 	CHECK(strlen(i.name) <= strlen(prefix) + 8);
 	memset(fi, 0xa5, sizeof(fi));
-	CHECK_EQ(info(f, &i, fi, 1), 0);
+	CHECK_EQ(st_sync_info(f, &i, fi, 1), 0);
 	CHECK_EQ(i.status, 0);
 	CHECK_EQ(fi[0].status, 0);
 	CHECK_EQ(fi[0].timestamp_ns, 0);
@@ -153,13 +130,13 @@ static void test_poll_and_info(void)
 	CHECK_EQ(d[RES], 0);
 
 	open_gate(GATE_A);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	CHECK_EQ(d[RES], 0x5f11e);
-	CHECK(ready(f, 0)); /* level-triggered: polling does not consume it */
-	CHECK_EQ(info(f, &i, NULL, 0), 0);
+	CHECK(st_sync_ready(f, 0)); /* level-triggered: polling does not consume it */
+	CHECK_EQ(st_sync_info(f, &i, NULL, 0), 0);
 	CHECK_EQ(i.status, 1);
 	/* A huge num_fences is only a capacity: the one fence is written. */
-	CHECK_EQ(info(f, &i, fi, 0xffffffffu), 0);
+	CHECK_EQ(st_sync_info(f, &i, fi, 0xffffffffu), 0);
 	CHECK_EQ(i.num_fences, 1);
 	CHECK_EQ(i.status, 1);
 	CHECK_EQ(fi[0].status, 1);
@@ -177,8 +154,8 @@ static void test_poll_and_info(void)
 	int f2 = dup(f);
 	REQUIRE(f2 >= 0);
 	CHECK_EQ(close(f), 0);
-	CHECK(ready(f2, 0));
-	CHECK_EQ(info(f2, &i, NULL, 0), 0);
+	CHECK(st_sync_ready(f2, 0));
+	CHECK_EQ(st_sync_info(f2, &i, NULL, 0), 0);
 	CHECK_EQ(i.status, 1);
 	CHECK_EQ(close(f2), 0);
 	/* Closed, or never a sync file: the kernel's answers. */
@@ -197,44 +174,44 @@ static void test_merge(void)
 	uint32_t q1 = queue_new(), q2 = queue_new();
 	int a = gated(q1, GATE_A, RES, 1), b = gated(q2, GATE_B, RES + 1, 2);
 	int m = -1;
-	CHECK_EQ(merge(a, b, "both", &m), 0);
+	CHECK_EQ(st_sync_merge(a, b, "both", &m), 0);
 	REQUIRE(m >= 0);
 	CHECK(fcntl(m, F_GETFD) & FD_CLOEXEC);
 	struct sync_file_info i;
 	struct sync_fence_info fi[2];
-	CHECK_EQ(info(m, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_info(m, &i, NULL, 0), 0);
 	CHECK_EQ(i.num_fences, 2);
 	CHECK_EQ(i.status, 0);
 	CHECK_EQ(strcmp(i.name, "both"), 0);
-	CHECK_EQ(info(m, &i, fi, 1), -EINVAL); /* too few entries */
-	CHECK_EQ(info(m, &i, fi, 2), 0);
+	CHECK_EQ(st_sync_info(m, &i, fi, 1), -EINVAL); /* too few entries */
+	CHECK_EQ(st_sync_info(m, &i, fi, 2), 0);
 	CHECK_EQ(i.status, 0);
 
 	/* With itself: the same fence once. */
 	int self = -1;
-	CHECK_EQ(merge(a, a, "", &self), 0);
-	CHECK_EQ(info(self, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_merge(a, a, "", &self), 0);
+	CHECK_EQ(st_sync_info(self, &i, NULL, 0), 0);
 	CHECK_EQ(i.num_fences, 1);
 	CHECK_EQ(close(self), 0);
 
 	open_gate(GATE_A);
-	CHECK(ready(a, WAIT_MS));
-	CHECK(!ready(m, 0)); /* b's gate is still shut */
-	CHECK_EQ(info(m, &i, fi, 2), 0);
+	CHECK(st_sync_ready(a, WAIT_MS));
+	CHECK(!st_sync_ready(m, 0)); /* b's gate is still shut */
+	CHECK_EQ(st_sync_info(m, &i, fi, 2), 0);
 	CHECK_EQ(i.status, 0);
 	CHECK((fi[0].status == 1) != (fi[1].status == 1)); /* one signaled, one not */
 	open_gate(GATE_B);
-	CHECK(ready(m, WAIT_MS));
-	CHECK(ready(b, 0));
-	CHECK_EQ(info(m, &i, fi, 2), 0);
+	CHECK(st_sync_ready(m, WAIT_MS));
+	CHECK(st_sync_ready(b, 0));
+	CHECK_EQ(st_sync_info(m, &i, fi, 2), 0);
 	CHECK_EQ(i.status, 1);
 	CHECK(fi[0].status == 1 && fi[1].status == 1);
 
 	/* Both signaled: 6.1 merges to the signaled stub. */
 	int s = -1;
-	CHECK_EQ(merge(a, b, "", &s), 0);
-	CHECK(ready(s, 0));
-	CHECK_EQ(info(s, &i, fi, 1), 0);
+	CHECK_EQ(st_sync_merge(a, b, "", &s), 0);
+	CHECK(st_sync_ready(s, 0));
+	CHECK_EQ(st_sync_info(s, &i, fi, 1), 0);
 	CHECK_EQ(i.num_fences, 1);
 	CHECK_EQ(i.status, 1);
 	CHECK_EQ(strcmp(fi[0].driver_name, "stub"), 0);
@@ -243,18 +220,18 @@ static void test_merge(void)
 	/* Two fences of one queue: the later stands for both. */
 	gates_reset();
 	int c = gated(q1, GATE_A, RES, 3), e = gated(q1, GATE_A, RES + 1, 4);
-	CHECK_EQ(merge(c, e, "", &s), 0);
-	CHECK_EQ(info(s, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_merge(c, e, "", &s), 0);
+	CHECK_EQ(st_sync_info(s, &i, NULL, 0), 0);
 	CHECK_EQ(i.num_fences, 1);
 	open_gate(GATE_A);
-	CHECK(ready(s, WAIT_MS));
+	CHECK(st_sync_ready(s, WAIT_MS));
 	CHECK_EQ(close(s), 0);
 
 	/* Errnos: fd2 not a sync file (ENOENT), flags or pad (EINVAL). */
 	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	REQUIRE(devnull >= 0);
-	CHECK_EQ(merge(a, devnull, "", &s), -ENOENT);
-	CHECK_EQ(merge(a, 12345, "", &s), -ENOENT);
+	CHECK_EQ(st_sync_merge(a, devnull, "", &s), -ENOENT);
+	CHECK_EQ(st_sync_merge(a, 12345, "", &s), -ENOENT);
 	struct sync_merge_data md = { .fd2 = b, .flags = 1 };
 	CHECK(ioctl(a, SYNC_IOC_MERGE, &md) < 0 && errno == EINVAL);
 	md = (struct sync_merge_data){ .fd2 = b, .pad = 1 };
@@ -275,10 +252,10 @@ static void test_fd_in_orders(void)
 	int bf = a; /* FD_IN and FD_OUT share the field: in before out */
 	CHECK_EQ(submit(fd, q2, at, bytes, MSM_SUBMIT_FENCE_FD_IN | MSM_SUBMIT_FENCE_FD_OUT, &bf), 0);
 	REQUIRE(bf >= 0 && bf != a);
-	CHECK(!ready(bf, 0));
+	CHECK(!st_sync_ready(bf, 0));
 	CHECK_EQ(d[RES + 1], 0);
 	open_gate(GATE_A);
-	CHECK(ready(bf, WAIT_MS));
+	CHECK(st_sync_ready(bf, WAIT_MS));
 	CHECK_EQ(d[RES], 0xa11ce);
 	CHECK_EQ(d[RES + 1], 0xa11ce); /* copied after it was written */
 
@@ -312,12 +289,12 @@ static void test_hang_status(void)
 	ib_next = 0;
 	gates_reset();
 	int f = gated(0, NEVER, RES, 1);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	struct sync_file_info i;
 	struct sync_fence_info fi;
-	CHECK_EQ(info(f, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_info(f, &i, NULL, 0), 0);
 	CHECK_EQ(i.status, -ETIMEDOUT); /* what a lost context's hung fence ends with */
-	CHECK_EQ(info(f, &i, &fi, 1), 0);
+	CHECK_EQ(st_sync_info(f, &i, &fi, 1), 0);
 	CHECK_EQ(i.status, -ETIMEDOUT);
 	CHECK_EQ(fi.status, -ETIMEDOUT);
 	CHECK_EQ(d[RES], 0);
@@ -355,9 +332,9 @@ static void test_refused_status(void)
 	};
 	CHECK_EQ(st_ioctl(dev, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
 	REQUIRE(s.fence_fd >= 0);
-	CHECK(ready(s.fence_fd, WAIT_MS));
+	CHECK(st_sync_ready(s.fence_fd, WAIT_MS));
 	struct sync_file_info i;
-	CHECK_EQ(info(s.fence_fd, &i, NULL, 0), 0);
+	CHECK_EQ(st_sync_info(s.fence_fd, &i, NULL, 0), 0);
 	CHECK(i.status < 0);
 	CHECK_EQ(close(s.fence_fd), 0);
 	st_bo_free(dev, &rib);
@@ -376,22 +353,22 @@ static void test_fork_child_polls(void)
 	REQUIRE(pid >= 0);
 	if (pid == 0) {
 		int rc = 0;
-		if (ready(f, 0))
+		if (st_sync_ready(f, 0))
 			rc |= 1;
 		struct sync_file_info i;
-		if (info(f, &i, NULL, 0) != 0 || i.status != 0 || i.num_fences != 1)
+		if (st_sync_info(f, &i, NULL, 0) != 0 || i.status != 0 || i.num_fences != 1)
 			rc |= 2;
 		char c = 'x';
 		if (write(said[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
 			rc |= 4;
-		if (!ready(f, WAIT_MS))
+		if (!st_sync_ready(f, WAIT_MS))
 			rc |= 8;
 		struct sync_fence_info fi;
-		if (info(f, &i, &fi, 1) != 0 || i.status != 1 || fi.status != 1)
+		if (st_sync_info(f, &i, &fi, 1) != 0 || i.status != 1 || fi.status != 1)
 			rc |= 16;
 		/* A merge in the child completes in the child. */
 		int m = -1;
-		if (merge(f, f, "child", &m) != 0 || !ready(m, WAIT_MS))
+		if (st_sync_merge(f, f, "child", &m) != 0 || !st_sync_ready(m, WAIT_MS))
 			rc |= 32;
 		_exit(rc);
 	}
@@ -403,7 +380,7 @@ static void test_fork_child_polls(void)
 	REQUIRE(waitpid(pid, &st, 0) == pid);
 	CHECK(WIFEXITED(st));
 	CHECK_EQ(WEXITSTATUS(st), 0);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	for (int k = 0; k < 2; k++) {
 		close(go[k]);
 		close(said[k]);
@@ -435,18 +412,18 @@ static void test_syncobj_sync_file(void)
 	int f = -1;
 	CHECK_EQ(drmSyncobjExportSyncFile(fd, s, &f), 0);
 	REQUIRE(f >= 0);
-	CHECK(!ready(f, 0));
+	CHECK(!st_sync_ready(f, 0));
 	int b = gated(q2, GATE_B, RES + 1, 10), m = -1;
-	CHECK_EQ(merge(f, b, "", &m), 0);
+	CHECK_EQ(st_sync_merge(f, b, "", &m), 0);
 	CHECK_EQ(drmSyncobjImportSyncFile(fd, t, m), 0);
 	open_gate(GATE_A);
-	CHECK(ready(f, WAIT_MS));
+	CHECK(st_sync_ready(f, WAIT_MS));
 	CHECK_EQ(drmSyncobjWait(fd, &s, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
-	CHECK(!ready(m, 0));
+	CHECK(!st_sync_ready(m, 0));
 	open_gate(GATE_B);
 	CHECK_EQ(drmSyncobjWait(fd, &t, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
 	CHECK_EQ(d[RES + 1], 10);
-	CHECK(ready(m, WAIT_MS));
+	CHECK(st_sync_ready(m, WAIT_MS));
 	CHECK_EQ(close(f), 0);
 	CHECK_EQ(close(b), 0);
 	CHECK_EQ(close(m), 0);
