@@ -132,6 +132,10 @@ int shim_external_fence(struct shim_dev *dev, struct shim_fence **fs, uint32_t n
 	uint32_t next = e->q ? ferry_queue_next_seqno(e->q) : 0;
 	if (e->q && next > EXTERNAL_ROOM && !ferry_fence_signaled(e->q, next - EXTERNAL_ROOM)) {
 		pthread_mutex_unlock(&e->lock);
+		static bool said;
+		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			shim_log(true, "external fences: %u wait behind one that has not signaled; this and later "
+				 "foreign fences are waited for in the ioctl until it does", EXTERNAL_ROOM);
 		wait_all(fs, n);
 		shim_sync_file_fences_free(fs, n);
 		free(w);

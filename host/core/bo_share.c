@@ -94,13 +94,10 @@ static struct host_bo *find_by_handle(const struct host_ctx *ctx, uint32_t handl
 int bo_handle_import(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_import *r = &m->u.bo_import;
-	struct host_ctx *ctx = client_lookup_ctx(c, r->ctx_id, why, n);
-	if (!ctx)
-		return -ENOENT;
-	if (r->bo_id == 0)
-		HOST_FAIL(-EINVAL, "bo id 0 is reserved");
-	if (bo_table_find(&ctx->bos, r->bo_id))
-		HOST_FAIL(-EEXIST, "bo id %u already exists in context %u", r->bo_id, r->ctx_id);
+	struct host_ctx *ctx;
+	int tret = bo_new_target(c, r->ctx_id, r->bo_id, &ctx, why, n);
+	if (tret < 0)
+		return tret;
 	int fd = c->in_nfds == 1 ? c->in_fds[0] : -1;
 	if (fd < 0)
 		HOST_FAIL(-EBADF, "bo import carries %d fds (exactly 1 expected: the BO's pages)", c->in_nfds);

@@ -132,16 +132,27 @@ int bo_quota_admit(struct ferry_host_client *c, uint64_t size, char *why, size_t
 	return client_fds_admit(c, HOST_FDS_BO_CREATE, why, n);
 }
 
+int bo_new_target(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id, struct host_ctx **out, char *why,
+		  size_t n)
+{
+	struct host_ctx *ctx = client_lookup_ctx(c, ctx_id, why, n);
+	if (!ctx)
+		return -ENOENT;
+	if (bo_id == 0)
+		HOST_FAIL(-EINVAL, "bo id 0 is reserved");
+	if (bo_table_find(&ctx->bos, bo_id))
+		HOST_FAIL(-EEXIST, "bo id %u already exists in context %u", bo_id, ctx_id);
+	*out = ctx;
+	return 0;
+}
+
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
 	const struct ferry_bo_create *r = &m->u.bo_create;
-	struct host_ctx *ctx = client_lookup_ctx(c, r->ctx_id, why, n);
-	if (!ctx)
-		return -ENOENT;
-	if (r->bo_id == 0)
-		HOST_FAIL(-EINVAL, "bo id 0 is reserved");
-	if (bo_table_find(&ctx->bos, r->bo_id))
-		HOST_FAIL(-EEXIST, "bo id %u already exists in context %u", r->bo_id, r->ctx_id);
+	struct host_ctx *ctx;
+	int tret = bo_new_target(c, r->ctx_id, r->bo_id, &ctx, why, n);
+	if (tret < 0)
+		return tret;
 	bool v3d = ctx->v3d != NULL;
 	uint64_t size = v3d ? v3d_bo_round_size(r->size) : msm_bo_round_size(r->size);
 	if (r->size == 0 || size == 0)

@@ -308,6 +308,10 @@ void ctx_wake_guest(struct host_ctx *ctx);
 int bo_table_init(struct bo_table *t);
 /* Drops the table's reference of every BO. */
 void bo_table_fini(struct bo_table *t);
+/* The context a new BO (BoCreate, BoImport) goes into: it exists, and bo_id is free and not 0.
+ * 0, or -ENOENT / -EINVAL / -EEXIST with why. */
+int bo_new_target(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id, struct host_ctx **out, char *why,
+		  size_t n);
 struct host_bo *bo_table_find(const struct bo_table *t, uint32_t id);
 int bo_table_insert(struct bo_table *t, struct host_bo *bo);
 void bo_table_remove(struct bo_table *t, struct host_bo *bo);

@@ -309,27 +309,36 @@ void st_job_build(int fd, bool msm, uint32_t pattern, struct st_job *j)
 		v3d_job_build(fd, j);
 }
 
+/* The msm job as one GEM_SUBMIT with an optional in- and out-syncobj at points. */
+static int msm_job_submit(int fd, struct st_job *j, uint32_t in_syncobj, uint64_t in_point, uint32_t out_syncobj,
+			  uint64_t out_point, uint32_t *fence)
+{
+	struct drm_msm_gem_submit_bo bos[2] = {
+		{ .flags = MSM_SUBMIT_BO_READ, .handle = j->bos[0].handle },
+		{ .flags = MSM_SUBMIT_BO_WRITE, .handle = j->bos[1].handle },
+	};
+	struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = 0, .size = j->ib_bytes };
+	struct drm_msm_gem_submit_syncobj in = { .handle = in_syncobj, .point = in_point },
+					  out = { .handle = out_syncobj, .point = out_point };
+	struct drm_msm_gem_submit s = {
+		.flags = MSM_PIPE_3D0 | (in_syncobj ? MSM_SUBMIT_SYNCOBJ_IN : 0) |
+			 (out_syncobj ? MSM_SUBMIT_SYNCOBJ_OUT : 0),
+		.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos, .cmds = (uintptr_t)&cmd,
+		.in_syncobjs = (uintptr_t)&in, .out_syncobjs = (uintptr_t)&out,
+		.nr_in_syncobjs = in_syncobj ? 1 : 0, .nr_out_syncobjs = out_syncobj ? 1 : 0,
+		.syncobj_stride = sizeof(in),
+	};
+	int r = st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
+	if (r == 0 && fence)
+		*fence = s.fence;
+	return r;
+}
+
 int st_job_submit_points(int fd, struct st_job *j, uint32_t in_syncobj, uint64_t in_point, uint32_t out_syncobj,
 			 uint64_t out_point)
 {
-	if (j->msm) {
-		struct drm_msm_gem_submit_bo bos[2] = {
-			{ .flags = MSM_SUBMIT_BO_READ, .handle = j->bos[0].handle },
-			{ .flags = MSM_SUBMIT_BO_WRITE, .handle = j->bos[1].handle },
-		};
-		struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = 0, .size = j->ib_bytes };
-		struct drm_msm_gem_submit_syncobj in = { .handle = in_syncobj, .point = in_point },
-						  out = { .handle = out_syncobj, .point = out_point };
-		struct drm_msm_gem_submit s = {
-			.flags = MSM_PIPE_3D0 | (in_syncobj ? MSM_SUBMIT_SYNCOBJ_IN : 0) |
-				 (out_syncobj ? MSM_SUBMIT_SYNCOBJ_OUT : 0),
-			.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos, .cmds = (uintptr_t)&cmd,
-			.in_syncobjs = (uintptr_t)&in, .out_syncobjs = (uintptr_t)&out,
-			.nr_in_syncobjs = in_syncobj ? 1 : 0, .nr_out_syncobjs = out_syncobj ? 1 : 0,
-			.syncobj_stride = sizeof(in),
-		};
-		return st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
-	}
+	if (j->msm)
+		return msm_job_submit(fd, j, in_syncobj, in_point, out_syncobj, out_point, NULL);
 	uint32_t handles[4];
 	for (unsigned i = 0; i < 4; i++)
 		handles[i] = j->bos[i].handle;
@@ -353,26 +362,8 @@ int st_job_submit_points(int fd, struct st_job *j, uint32_t in_syncobj, uint64_t
 
 int st_job_submit(int fd, struct st_job *j, uint32_t in_syncobj, uint32_t out_syncobj, uint32_t *msm_fence)
 {
-	if (j->msm) {
-		struct drm_msm_gem_submit_bo bos[2] = {
-			{ .flags = MSM_SUBMIT_BO_READ, .handle = j->bos[0].handle },
-			{ .flags = MSM_SUBMIT_BO_WRITE, .handle = j->bos[1].handle },
-		};
-		struct drm_msm_gem_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = 0, .size = j->ib_bytes };
-		struct drm_msm_gem_submit_syncobj in = { .handle = in_syncobj }, out = { .handle = out_syncobj };
-		struct drm_msm_gem_submit s = {
-			.flags = MSM_PIPE_3D0 | (in_syncobj ? MSM_SUBMIT_SYNCOBJ_IN : 0) |
-				 (out_syncobj ? MSM_SUBMIT_SYNCOBJ_OUT : 0),
-			.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos, .cmds = (uintptr_t)&cmd,
-			.in_syncobjs = (uintptr_t)&in, .out_syncobjs = (uintptr_t)&out,
-			.nr_in_syncobjs = in_syncobj ? 1 : 0, .nr_out_syncobjs = out_syncobj ? 1 : 0,
-			.syncobj_stride = sizeof(in),
-		};
-		int r = st_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
-		if (r == 0 && msm_fence)
-			*msm_fence = s.fence;
-		return r;
-	}
+	if (j->msm)
+		return msm_job_submit(fd, j, in_syncobj, 0, out_syncobj, 0, msm_fence);
 	uint32_t handles[4];
 	for (unsigned i = 0; i < 4; i++)
 		handles[i] = j->bos[i].handle;
@@ -478,4 +469,18 @@ uint32_t st_fnv(const volatile uint8_t *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ p[i]) * 16777619u;
 	return h;
+}
+
+int st_child_import(int sock, int *buf_fd, uint32_t *handle)
+{
+	int node = st_open_render();
+	*buf_fd = st_recv_fd(sock);
+	REQUIRE(*buf_fd >= 0);
+	struct drm_prime_handle p = { .fd = *buf_fd };
+	int r = st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+	if (r != 0)
+		fprintf(stderr, "child: import: %s\n", strerror(-r));
+	REQUIRE(r == 0);
+	*handle = p.handle;
+	return node;
 }

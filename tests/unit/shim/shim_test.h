@@ -51,6 +51,9 @@ int st_rerun(const struct st_env *e, const char *const *args, const char *env, c
  * (O_CLOEXEC) or -1. */
 int st_send_fd(int sock, int fd);
 int st_recv_fd(int sock);
+/* A second process's start: its own open of the node, and the BO whose dma-buf comes first on
+ * sock imported into it (REQUIREd). Returns the open; *buf_fd the dma-buf. */
+int st_child_import(int sock, int *buf_fd, uint32_t *handle);
 
 /* ---- sync files (linux/sync_file.h) ---- */
 struct sync_file_info;

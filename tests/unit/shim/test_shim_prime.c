@@ -28,18 +28,32 @@
 
 static struct st_env env;
 
+/* Both children's end: the refusals (not an exported buffer: a memfd of the right size, and a
+ * closed fd), then the imported BO and the node go. The exit status and the line the parent
+ * looks for. */
+static int child_finish(int node, int buf_fd, uint32_t handle)
+{
+	int mfd = memfd_create("not-a-bo", MFD_CLOEXEC);
+	REQUIRE(mfd >= 0 && ftruncate(mfd, 4096) == 0);
+	struct drm_prime_handle bad = { .fd = mfd };
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EINVAL);
+	close(mfd);
+	bad.fd = mfd;
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EBADF);
+	struct drm_gem_close gc = { .handle = handle };
+	CHECK_EQ(st_ioctl(node, DRM_IOCTL_GEM_CLOSE, &gc), 0);
+	close(buf_fd);
+	close(node);
+	fprintf(stderr, "child: done, %d failed\n", test_failures);
+	return test_failures ? 1 : 0;
+}
+
 /* The child: its own open of the node, the BO imported from the parent's fd. */
 static int child_import(int sock)
 {
-	int node = st_open_render();
-	int buf_fd = st_recv_fd(sock);
-	REQUIRE(buf_fd >= 0);
-	struct drm_prime_handle p = { .fd = buf_fd };
-	int r = st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
-	if (r != 0) {
-		fprintf(stderr, "child: import: %s\n", strerror(-r));
-		return 1;
-	}
+	int buf_fd;
+	struct drm_prime_handle p = { 0 };
+	int node = st_child_import(sock, &buf_fd, &p.handle);
 	/* The same buffer again: the handle this open has for it. */
 	struct drm_prime_handle again = { .fd = buf_fd };
 	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &again), 0);
@@ -75,36 +89,16 @@ static int child_import(int sock)
 	REQUIRE(st_ioctl(node, DRM_IOCTL_MSM_WAIT_FENCE, &w) == 0);
 	fprintf(stderr, "child: wrote=0x%08x\n", map[CHILD_WORD]);
 
-	/* Not an exported buffer: a memfd of the right size, and a closed fd. */
-	int mfd = memfd_create("not-a-bo", MFD_CLOEXEC);
-	REQUIRE(mfd >= 0 && ftruncate(mfd, 4096) == 0);
-	struct drm_prime_handle bad = { .fd = mfd };
-	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EINVAL);
-	close(mfd);
-	bad.fd = mfd;
-	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EBADF);
-
 	munmap(map, 4096);
 	st_bo_free(node, &ib);
-	struct drm_gem_close gc = { .handle = p.handle };
-	CHECK_EQ(st_ioctl(node, DRM_IOCTL_GEM_CLOSE, &gc), 0);
-	close(buf_fd);
-	close(node);
-	fprintf(stderr, "child: done, %d failed\n", test_failures);
-	return test_failures ? 1 : 0;
+	return child_finish(node, buf_fd, p.handle);
 }
 
 static int child_import_v3d(int sock)
 {
-	int node = st_open_render();
-	int buf_fd = st_recv_fd(sock);
-	REQUIRE(buf_fd >= 0);
-	struct drm_prime_handle p = { .fd = buf_fd };
-	int r = st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
-	if (r != 0) {
-		fprintf(stderr, "child: import: %s\n", strerror(-r));
-		return 1;
-	}
+	int buf_fd;
+	struct drm_prime_handle p = { 0 };
+	int node = st_child_import(sock, &buf_fd, &p.handle);
 	struct drm_prime_handle again = { .fd = buf_fd };
 	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &again), 0);
 	CHECK_EQ(again.handle, p.handle);
@@ -117,21 +111,8 @@ static int child_import_v3d(int sock)
 	fprintf(stderr, "child: addr=0x%08x sum=0x%08x\n", o.offset, st_fnv(map, 4096));
 	map[4000] = 0x5c; /* past the copied rows: the parent checks it */
 
-	int mfd = memfd_create("not-a-bo", MFD_CLOEXEC);
-	REQUIRE(mfd >= 0 && ftruncate(mfd, 4096) == 0);
-	struct drm_prime_handle bad = { .fd = mfd };
-	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EINVAL);
-	close(mfd);
-	bad.fd = mfd;
-	CHECK_EQ(st_ioctl(node, DRM_IOCTL_PRIME_FD_TO_HANDLE, &bad), -EBADF);
-
 	munmap(map, 4096);
-	struct drm_gem_close gc = { .handle = p.handle };
-	CHECK_EQ(st_ioctl(node, DRM_IOCTL_GEM_CLOSE, &gc), 0);
-	close(buf_fd);
-	close(node);
-	fprintf(stderr, "child: done, %d failed\n", test_failures);
-	return test_failures ? 1 : 0;
+	return child_finish(node, buf_fd, p.handle);
 }
 
 static void test_import_in_other_process_v3d(void)

@@ -56,11 +56,11 @@ static int msm_submit(int node, uint32_t ib, uint32_t shared, uint32_t at, uint3
 /* The second process, msm: the parent's file is pending until this one says it looked. */
 static int child_msm(int sock)
 {
-	int node = st_open_render();
-	int buf_fd = st_recv_fd(sock), f = st_recv_fd(sock);
-	REQUIRE(buf_fd >= 0 && f >= 0);
+	int buf_fd;
 	uint32_t h = 0;
-	REQUIRE(drmPrimeFDToHandle(node, buf_fd, &h) == 0);
+	int node = st_child_import(sock, &buf_fd, &h);
+	int f = st_recv_fd(sock);
+	REQUIRE(f >= 0);
 	struct drm_msm_gem_info iova = { .handle = h, .info = MSM_INFO_GET_IOVA };
 	struct drm_msm_gem_info off = { .handle = h, .info = MSM_INFO_GET_OFFSET };
 	REQUIRE(st_ioctl(node, DRM_IOCTL_MSM_GEM_INFO, &iova) == 0 && st_ioctl(node, DRM_IOCTL_MSM_GEM_INFO, &off) == 0);
@@ -299,11 +299,11 @@ static void test_msm_lost_context(void)
 /* The second process, V3D: the parent's copy job's file, then a job of its own after it. */
 static int child_v3d(int sock)
 {
-	int node = st_open_render();
-	int buf_fd = st_recv_fd(sock), f = st_recv_fd(sock);
-	REQUIRE(buf_fd >= 0 && f >= 0);
+	int buf_fd;
 	uint32_t h = 0;
-	REQUIRE(drmPrimeFDToHandle(node, buf_fd, &h) == 0);
+	int node = st_child_import(sock, &buf_fd, &h);
+	int f = st_recv_fd(sock);
+	REQUIRE(f >= 0);
 	struct drm_v3d_mmap_bo mo = { .handle = h };
 	REQUIRE(st_ioctl(node, DRM_IOCTL_V3D_MMAP_BO, &mo) == 0);
 	volatile uint8_t *map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, node, (off_t)mo.offset);
