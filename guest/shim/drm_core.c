@@ -166,8 +166,10 @@ static int syncobj_array(struct shim_dev *dev, struct drm_syncobj_array *a, int 
 	for (uint32_t i = 0; i < a->count_handles; i++)
 		if (!shim_syncobj_exists(dev, h[i]))
 			return -ENOENT;
-	for (uint32_t i = 0; i < a->count_handles; i++)
+	for (uint32_t i = 0; i < a->count_handles; i++) {
 		op(dev, h[i]);
+		shim_syncobj_push(dev, h[i]);
+	}
 	return 0;
 }
 
@@ -185,8 +187,8 @@ static int timeline_wait(struct shim_dev *dev, struct drm_syncobj_timeline_wait 
 	if (!handles)
 		return -EFAULT;
 	/* A NULL points array is every point 0, as the kernel takes it. */
-	return shim_syncobj_timeline_wait(dev, handles, (const uint64_t *)(uintptr_t)w->points, w->count_handles,
-					  w->timeout_nsec, w->flags, &w->first_signaled);
+	return shim_syncobj_shared_wait(dev, handles, (const uint64_t *)(uintptr_t)w->points, w->count_handles,
+					w->timeout_nsec, w->flags, &w->first_signaled);
 }
 
 static int timeline_array(struct shim_dev *dev, struct drm_syncobj_timeline_array *a, bool query)
@@ -201,11 +203,17 @@ static int timeline_array(struct shim_dev *dev, struct drm_syncobj_timeline_arra
 	if (!h)
 		return -EFAULT;
 	uint64_t *points = (uint64_t *)(uintptr_t)a->points;
-	if (!query)
-		return shim_syncobj_timeline_signal(dev, h, points, a->count_handles);
+	if (!query) {
+		int r = shim_syncobj_timeline_signal(dev, h, points, a->count_handles);
+		for (uint32_t i = 0; r == 0 && i < a->count_handles; i++)
+			shim_syncobj_push(dev, h[i]);
+		return r;
+	}
 	for (uint32_t i = 0; i < a->count_handles; i++)
 		if (!shim_syncobj_exists(dev, h[i]))
 			return -ENOENT;
+	for (uint32_t i = 0; i < a->count_handles; i++)
+		shim_syncobj_pull(dev, h[i]);
 	return points ? shim_syncobj_query(dev, h, points, a->count_handles, a->flags) : -EFAULT;
 }
 
@@ -298,9 +306,15 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY): *ret = timeline_array(dev, &k.timeline_array, true); break;
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL): *ret = timeline_array(dev, &k.timeline_array, false); break;
 	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER):
-		*ret = k.transfer.pad ? -EINVAL
-				      : shim_syncobj_transfer(dev, k.transfer.src_handle, k.transfer.src_point,
-							      k.transfer.dst_handle, k.transfer.dst_point, k.transfer.flags);
+		if (k.transfer.pad) {
+			*ret = -EINVAL;
+			break;
+		}
+		shim_syncobj_pull(dev, k.transfer.src_handle);
+		*ret = shim_syncobj_transfer(dev, k.transfer.src_handle, k.transfer.src_point, k.transfer.dst_handle,
+					     k.transfer.dst_point, k.transfer.flags);
+		if (*ret == 0)
+			shim_syncobj_push(dev, k.transfer.dst_handle);
 		break;
 	}
 	/* drm_ioctl copies back whatever the handler returned (VERSION's lengths, a wait's

@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fakekernel_sync_file.h"
+#include "shared_syncobj.h"
 #include "sim/sim_sync_fence.h"
 #include "sync_file.h"
 #include "sim/sim_thread.h"
@@ -176,8 +178,41 @@ static int hook_fence(struct sim_sync_dev *sd, int fd, struct sim_fence **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* Device lock held. The state's sync file becomes one fence of this device, as hook_fence. */
+static int hook_share_read(struct sim_sync_dev *sd, int fd, uint64_t known, uint64_t *gen, struct sim_fence **f)
+{
+	int sync_fd;
+	int r = shim_shared_syncobj_read(fd, known, gen, &sync_fd);
+	if (r <= 0)
+		return r;
+	*f = NULL;
+	if (sync_fd >= 0) {
+		int e = hook_fence(sd, sync_fd, f);
+		close(sync_fd);
+		if (e < 0)
+			return e;
+	}
+	return 1;
+}
+
+/* Device lock held. */
+static int hook_share_write(struct sim_sync_dev *sd, int fd, struct sim_fence *f, uint64_t *gen)
+{
+	int sync_fd = f ? hook_create(sd, f, (uint64_t)(uintptr_t)f, 0, 0) : -1;
+	if (sync_fd < -1)
+		return sync_fd;
+	int r = shim_shared_syncobj_write(fd, sync_fd, gen);
+	if (sync_fd >= 0)
+		close(sync_fd);
+	return r;
+}
+
 const struct sim_sync_file_hooks shim_fakekernel_sync_files = {
 	.fences = hook_fences,
 	.create = hook_create,
 	.fence = hook_fence,
+	.share_new = shim_shared_syncobj_new,
+	.share_is = shim_shared_syncobj_is,
+	.share_read = hook_share_read,
+	.share_write = hook_share_write,
 };

@@ -118,6 +118,19 @@ void shim_syncobj_submit_failed(struct shim_dev *dev);
 void shim_syncobj_release_dev(struct shim_dev *dev);
 void shim_syncobj_destroy_all(struct shim_dev *dev);
 
+/* syncobj_share.c: syncobjs shared through opaque fds with other processes. Each is a no-op for
+ * a syncobj never exported or imported as one. */
+/* Takes in the state another process left in handle's shared syncobj; false when not shared. */
+bool shim_syncobj_pull(struct shim_dev *dev, uint32_t handle);
+/* Writes handle's current fence out for the other processes (after an ioctl changed it). */
+void shim_syncobj_push(struct shim_dev *dev, uint32_t handle);
+/* Applies a state read from the shared socket (sync_fd -1: no fence; closed here). */
+void shim_syncobj_take_state(struct shim_dev *dev, uint32_t handle, uint64_t gen, int sync_fd);
+/* shim_syncobj_timeline_wait after the pulls; with WAIT_FOR_SUBMIT on a shared syncobj, it looks
+ * for another process's submits between bounded sleeps. */
+int shim_syncobj_shared_wait(struct shim_dev *dev, const uint32_t *handles, const uint64_t *points, uint32_t count,
+			     int64_t abs_timeout_ns, uint32_t flags, uint32_t *first);
+
 /* syncobj_timeline.c: points and waits (Linux 6.1's timeline syncobjs). */
 /* SYNCOBJ_WAIT (points NULL) and TIMELINE_WAIT, flags already checked, count > 0. */
 int shim_syncobj_timeline_wait(struct shim_dev *dev, const uint32_t *handles, const uint64_t *points, uint32_t count,

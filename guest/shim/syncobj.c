@@ -1,18 +1,18 @@
 /* DRM syncobjs kept in the guest: a syncobj holds nothing, a "signaled" stub, a ferry fence
  * (queue, seqno) a submit attached, or a timeline's chain (syncobj_timeline.c, where every wait
- * is). Opaque syncobj fds work within this process only; sync files are syncobj_sync_file.c's. */
+ * is). Opaque syncobj fds are shared_syncobj.h's sockets, kept in step by syncobj_share.c; sync
+ * files are syncobj_sync_file.c's. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
+#include "shared_syncobj.h"
 #include "shim_ferry.h"
 #include "syncobj_priv.h"
 
@@ -36,18 +36,6 @@ static void cond_init(void)
 	pthread_condattr_destroy(&a);
 }
 
-/* Opaque syncobj fds are one end of a socket pair; the library keeps the other. The caller's
- * end's inode names the syncobj when an fd comes back, and POLLHUP on the kept end says every
- * copy (dups included) was closed, so the export is collected. */
-struct exported {
-	ino_t ino;
-	dev_t dev;
-	int keep_fd;
-	struct shim_syncobj *s;
-	struct exported *next;
-};
-static struct exported *exports;
-
 static void put_locked(struct shim_syncobj *s)
 {
 	if (--s->refs)
@@ -57,6 +45,8 @@ static void put_locked(struct shim_syncobj *s)
 		pp = &(*pp)->next_all;
 	*pp = s->next_all;
 	shim_timeline_free_locked(s);
+	if (s->share_fd >= 0)
+		close(s->share_fd);
 	free(s);
 }
 
@@ -80,6 +70,7 @@ int shim_syncobj_create(struct shim_dev *dev, bool signaled, uint32_t *handle)
 		return -ENOMEM;
 	s->refs = 1;
 	s->signaled = signaled;
+	s->share_fd = -1;
 	int r = add_handle(dev, s, handle);
 	if (r < 0) {
 		free(s);
@@ -267,85 +258,99 @@ int shim_syncobj_attach(struct shim_dev *dev, uint32_t handle, struct shim_fence
 int shim_syncobj_wait(struct shim_dev *dev, const uint32_t *handles, uint32_t count, int64_t abs_timeout_ns,
 		      uint32_t flags, uint32_t *first)
 {
-	return shim_syncobj_timeline_wait(dev, handles, NULL, count, abs_timeout_ns, flags, first);
+	return shim_syncobj_shared_wait(dev, handles, NULL, count, abs_timeout_ns, flags, first);
 }
 
-/* Drops the exports whose fds the caller has closed, every copy (sync_lock held). */
-static void collect_locked(void)
+/* The syncobj whose shared fd names the same socket as fd, referenced, or NULL (sync_lock held). */
+static struct shim_syncobj *find_shared_locked(const struct stat *st)
 {
-	for (struct exported **pp = &exports; *pp;) {
-		struct exported *e = *pp;
-		struct pollfd p = { .fd = e->keep_fd, .events = 0 };
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
-			*pp = e->next;
-			close(e->keep_fd);
-			put_locked(e->s);
-			free(e);
-		} else {
-			pp = &e->next;
+	for (struct shim_syncobj *o = all_syncobjs; o; o = o->next_all)
+		if (o->share_fd >= 0 && o->share_ino == st->st_ino && o->share_dev == st->st_dev) {
+			o->refs++;
+			return o;
 		}
-	}
+	return NULL;
 }
 
-/* A socket pair whose caller's end names a new export (filled by the caller under sync_lock). */
-static int export_fd(struct exported **out)
+/* Gives s its shared socket, once: 1 when made now (the caller writes the state), 0 when it had
+ * one, or -errno. */
+static int share_locked(struct shim_syncobj *s)
 {
-	struct exported *e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	int fds[2];
+	if (s->share_fd >= 0)
+		return 0;
 	struct stat st;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
-		free(e);
-		return -errno;
+	int fd = shim_shared_syncobj_new();
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
 	}
-	if (fstat(fds[0], &st) < 0) {
-		int err = -errno;
-		close(fds[0]);
-		close(fds[1]);
-		free(e);
-		return err;
-	}
-	e->ino = st.st_ino;
-	e->dev = st.st_dev;
-	e->keep_fd = fds[1];
-	*out = e;
-	return fds[0];
-}
-
-static struct exported *find_export_locked(int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return NULL;
-	struct exported *e = exports;
-	while (e && (e->ino != st.st_ino || e->dev != st.st_dev))
-		e = e->next;
-	return e;
+	s->share_fd = fd;
+	s->share_dev = st.st_dev;
+	s->share_ino = st.st_ino;
+	return 1;
 }
 
 int shim_syncobj_to_fd(struct shim_dev *dev, uint32_t handle, uint32_t flags, int *fd)
 {
 	if (flags & ~(uint32_t)DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE)
 		return -EINVAL;
-	if (flags)
+	if (flags) {
+		shim_syncobj_pull(dev, handle);
 		return shim_syncobj_export_sync_file(dev, handle, fd);
+	}
 	struct shim_syncobj *s = get(dev, handle);
 	if (!s)
 		return -EINVAL; /* drm_syncobj_handle_to_fd */
-	struct exported *e = NULL;
-	int f = export_fd(&e);
-	if (f < 0) {
-		put(s);
+	pthread_mutex_lock(&sync_lock);
+	int r = share_locked(s);
+	int f = r < 0 ? r : fcntl(s->share_fd, F_DUPFD_CLOEXEC, 0);
+	if (f < 0 && r >= 0)
+		f = -errno;
+	put_locked(s);
+	pthread_mutex_unlock(&sync_lock);
+	if (f < 0)
 		return f;
+	if (r == 1)
+		shim_syncobj_push(dev, handle); /* the state it has so far */
+	*fd = f;
+	return 0;
+}
+
+/* A syncobj of another process (or one this process dropped since): a new one on a copy of its
+ * socket, holding what the socket holds. */
+static int import_shared(struct shim_dev *dev, int fd, const struct stat *st, uint32_t *handle)
+{
+	uint64_t gen;
+	int sync_fd;
+	int r = shim_shared_syncobj_read(fd, 0, &gen, &sync_fd); /* generation 0 is never written */
+	if (r < 0) {
+		shim_log(true, "FD_TO_HANDLE: fd %d holds no syncobj state: %s", fd, strerror(-r));
+		return -EINVAL;
+	}
+	struct shim_syncobj *s = calloc(1, sizeof(*s));
+	int copy = s ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (copy < 0) {
+		free(s);
+		if (sync_fd >= 0)
+			close(sync_fd);
+		return -ENOMEM;
+	}
+	*s = (struct shim_syncobj){ .refs = 1, .share_fd = copy, .share_dev = st->st_dev, .share_ino = st->st_ino };
+	if ((r = add_handle(dev, s, handle)) < 0) {
+		close(copy);
+		free(s);
+		if (sync_fd >= 0)
+			close(sync_fd);
+		return r;
 	}
 	pthread_mutex_lock(&sync_lock);
-	collect_locked();
-	e->s = s; /* the reference get() took */
-	e->next = exports;
-	exports = e;
+	s->next_all = all_syncobjs;
+	all_syncobjs = s;
 	pthread_mutex_unlock(&sync_lock);
-	*fd = f;
+	shim_syncobj_take_state(dev, *handle, gen, sync_fd);
 	return 0;
 }
 
@@ -353,19 +358,25 @@ int shim_syncobj_from_fd(struct shim_dev *dev, int fd, uint32_t flags, uint32_t 
 {
 	if (flags & ~(uint32_t)DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE)
 		return -EINVAL;
-	if (flags)
-		return shim_syncobj_import_sync_file(dev, fd, *handle);
+	if (flags) {
+		int r = shim_syncobj_import_sync_file(dev, fd, *handle);
+		if (r == 0)
+			shim_syncobj_push(dev, *handle);
+		return r;
+	}
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return -EINVAL; /* not a syncobj file */
 	pthread_mutex_lock(&sync_lock);
-	struct exported *e = find_export_locked(fd);
-	struct shim_syncobj *s = e ? e->s : NULL;
-	if (s)
-		s->refs++;
+	struct shim_syncobj *s = find_shared_locked(&st);
 	pthread_mutex_unlock(&sync_lock);
 	if (!s)
-		return -EINVAL; /* not a syncobj fd of this process */
+		return shim_shared_syncobj_is(fd) ? import_shared(dev, fd, &st, handle) : -EINVAL;
 	int r = add_handle(dev, s, handle);
 	if (r < 0)
 		put(s);
+	else
+		shim_syncobj_pull(dev, *handle);
 	return r;
 }
 

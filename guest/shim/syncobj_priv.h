@@ -3,6 +3,8 @@
 #ifndef FERRY_SHIM_SYNCOBJ_PRIV_H
 #define FERRY_SHIM_SYNCOBJ_PRIV_H
 
+#include <sys/types.h>
+
 #include "shim_ferry.h"
 
 struct shim_tfence;
@@ -16,6 +18,13 @@ struct shim_syncobj {
 	/* When set, the syncobj's fence is this one (a chain node of a timeline, or a fence taken
 	 * from one), and the fields above only sum it up: signaled, or one fence it waits for. */
 	struct shim_tfence *tl;
+	/* Once exported or imported as an opaque fd: the socket that holds its state for every
+	 * process (shared_syncobj.h; -1 before), the file that names it, and the generation of that
+	 * state this syncobj last read or wrote (syncobj_share.c). */
+	int share_fd;
+	dev_t share_dev;
+	ino_t share_ino;
+	uint64_t share_gen;
 	struct shim_syncobj *next_all;
 };
 

@@ -4,12 +4,14 @@
  * readable when its fence signals (so poll() on it behaves as on a sync_file), and POLLHUP on
  * the kept end tells that every copy of the caller's end is closed, so the export can be
  * dropped. (Not a pipe: writing to a pipe whose reader is gone raises SIGPIPE in the caller's
- * process; send(MSG_NOSIGNAL) does not.) */
+ * process; send(MSG_NOSIGNAL) does not.) Under the fake kernel, whose hooks make fds other
+ * processes can use, opaque syncobj fds are its shared sockets instead. */
 #include "sim_syncobj.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,6 +42,16 @@ void sim_sync_dev_init(struct sim_sync_dev *sd, pthread_mutex_t *lock, pthread_c
 	*sd = (struct sim_sync_dev){ .lock = lock, .done_cond = done_cond, .work_cond = work_cond };
 }
 
+static void share_free(struct sim_syncobj_share *sh)
+{
+	struct sim_syncobj_share **pp = &sh->sd->shared;
+	while (*pp != sh)
+		pp = &(*pp)->next;
+	*pp = sh->next;
+	close(sh->fd);
+	free(sh);
+}
+
 static void export_free(struct sim_sync_export *e)
 {
 	close(e->keep_fd);
@@ -51,6 +63,10 @@ static void export_free(struct sim_sync_export *e)
 
 void sim_sync_dev_fini(struct sim_sync_dev *sd)
 {
+	while (sd->shared) { /* only syncobjs something still holds past the device */
+		sd->shared->s->share = NULL;
+		share_free(sd->shared);
+	}
 	while (sd->exports) {
 		struct sim_sync_export *e = sd->exports;
 		sd->exports = e->next;
@@ -128,18 +144,13 @@ void sim_syncobj_put(struct sim_syncobj *s)
 {
 	if (--s->refs)
 		return;
+	if (s->share)
+		share_free(s->share);
 	sim_fence_put(s->fence);
 	free(s);
 }
 
-struct sim_syncobj *sim_syncobj_lookup(const struct sim_syncobj_table *t, uint32_t handle)
-{
-	if (handle == 0 || handle > t->nr)
-		return NULL;
-	return t->slots[handle - 1];
-}
-
-void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f)
+static void replace_local(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f)
 {
 	if (f)
 		sim_fence_get(f);
@@ -147,6 +158,61 @@ void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct 
 	s->fence = f;
 	sim_syncobj_notify_waiters(s);
 	pthread_cond_broadcast(sd->done_cond);
+}
+
+/* Says once that a shared syncobj keeps its local state, and why. */
+static void share_failed(int err, const char *what)
+{
+	static bool said;
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, "ferry fake kernel: a syncobj shared with another process could not be %s (%s); "
+			"it keeps its local state (said once)\n", what, strerror(-err));
+}
+
+bool sim_syncobj_pull(struct sim_syncobj *s)
+{
+	struct sim_syncobj_share *sh = s->share;
+	if (!sh)
+		return false;
+	uint64_t gen;
+	struct sim_fence *f = NULL;
+	int r = sh->sd->sync_files->share_read(sh->sd, sh->fd, sh->gen, &gen, &f);
+	if (r < 0)
+		share_failed(r, "read");
+	if (r > 0) {
+		sh->gen = gen;
+		replace_local(sh->sd, s, f);
+		sim_fence_put(f);
+	}
+	return true;
+}
+
+static void push(struct sim_syncobj *s)
+{
+	struct sim_syncobj_share *sh = s->share;
+	uint64_t gen;
+	int r = sh->sd->sync_files->share_write(sh->sd, sh->fd, s->fence, &gen);
+	if (r < 0)
+		share_failed(r, "written");
+	else
+		sh->gen = gen;
+}
+
+struct sim_syncobj *sim_syncobj_lookup(const struct sim_syncobj_table *t, uint32_t handle)
+{
+	if (handle == 0 || handle > t->nr)
+		return NULL;
+	struct sim_syncobj *s = t->slots[handle - 1];
+	if (s)
+		sim_syncobj_pull(s);
+	return s;
+}
+
+void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f)
+{
+	replace_local(sd, s, f);
+	if (s->share)
+		push(s);
 }
 
 /* Installs a new reference to s in the lowest free handle. Returns the handle or -ENOMEM. */
@@ -282,6 +348,78 @@ static struct sim_sync_export *export_find(struct sim_sync_dev *sd, int fd)
 	return NULL;
 }
 
+/* An fd of s's shared socket, made on first export (with s's fence so far). */
+static int share_export(struct sim_sync_dev *sd, struct sim_syncobj *s, int32_t *fd)
+{
+	if (!s->share) {
+		struct sim_syncobj_share *sh = calloc(1, sizeof(*sh));
+		if (!sh)
+			return -ENOMEM;
+		struct stat st;
+		int sfd = sd->sync_files->share_new();
+		if (sfd < 0 || fstat(sfd, &st)) {
+			int err = sfd < 0 ? sfd : -errno;
+			if (sfd >= 0)
+				close(sfd);
+			free(sh);
+			return err;
+		}
+		*sh = (struct sim_syncobj_share){ sd, s, sfd, st.st_dev, st.st_ino, 0, sd->shared };
+		sd->shared = sh;
+		s->share = sh;
+		push(s);
+	}
+	int f = fcntl(s->share->fd, F_DUPFD_CLOEXEC, 0);
+	if (f < 0)
+		return -errno;
+	*fd = f;
+	return 0;
+}
+
+/* FD_TO_HANDLE of a shared socket: the syncobj of this device that has it, else (another
+ * process's, or one every handle here let go of) a new syncobj holding what the socket holds. */
+static int share_import(struct sim_sync_dev *sd, struct sim_syncobj_table *t, int fd, uint32_t *handle)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode))
+		return -EINVAL;
+	struct sim_syncobj_share *sh = sd->shared;
+	while (sh && (sh->st_dev != st.st_dev || sh->st_ino != st.st_ino))
+		sh = sh->next;
+	struct sim_syncobj *s = sh ? sim_syncobj_get(sh->s) : NULL;
+	if (!s) {
+		if (!sd->sync_files->share_is(fd))
+			return -EINVAL; /* not a syncobj file */
+		uint64_t gen;
+		struct sim_fence *f = NULL;
+		int r = sd->sync_files->share_read(sd, fd, 0, &gen, &f); /* generation 0 is never written */
+		if (r < 0)
+			return -EINVAL;
+		s = calloc(1, sizeof(*s));
+		sh = s ? calloc(1, sizeof(*sh)) : NULL;
+		int copy = sh ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (copy < 0) {
+			free(sh);
+			free(s);
+			sim_fence_put(f);
+			return -ENOMEM;
+		}
+		*sh = (struct sim_syncobj_share){ sd, s, copy, st.st_dev, st.st_ino, gen, sd->shared };
+		sd->shared = sh;
+		s->refs = 1;
+		s->share = sh;
+		s->fence = f;
+	} else {
+		sim_syncobj_pull(s);
+	}
+	int h = handle_alloc(t, s);
+	sim_syncobj_put(s);
+	if (h < 0)
+		return h;
+	*handle = (uint32_t)h;
+	return 0;
+}
+
 int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struct drm_syncobj_handle *a)
 {
 	if (a->pad)
@@ -289,6 +427,8 @@ int sim_syncobj_handle_to_fd(struct sim_sync_dev *sd, struct sim_syncobj_table *
 	if (a->flags != 0 && a->flags != DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE)
 		return -EINVAL;
 	struct sim_syncobj *s = sim_syncobj_lookup(t, a->handle);
+	if (!a->flags && s && sd->sync_files && sd->sync_files->share_new)
+		return share_export(sd, s, &a->fd);
 	if (!a->flags)
 		return s ? export_new(sd, s, NULL, &a->fd) : -EINVAL;
 	/* drm_syncobj_export_sync_file: drm_syncobj_find_fence's errnos. */
@@ -322,6 +462,8 @@ int sim_syncobj_fd_to_handle(struct sim_sync_dev *sd, struct sim_syncobj_table *
 		sim_fence_put(f);
 		return s ? 0 : -ENOENT;
 	}
+	if (!a->flags && sd->sync_files && sd->sync_files->share_new)
+		return share_import(sd, t, a->fd, &a->handle);
 	struct sim_sync_export *e = export_find(sd, a->fd);
 	if (!a->flags) {
 		if (!e || !e->syncobj)

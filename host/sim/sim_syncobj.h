@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <drm.h>
 
@@ -28,6 +29,9 @@ struct sim_syncobj {
 	 * yet to be submitted: each install hands it to them, so a waiter that slept through
 	 * "installed, then reset" still gets it, as the kernel's queued waiters do. */
 	struct sim_point_waiter *waiters;
+	/* Exported or imported as an opaque fd that other processes share (the sync_files hooks'
+	 * share_* make them), else NULL. */
+	struct sim_syncobj_share *share;
 };
 
 /* One open's handle table (handle h in slot h - 1; the lowest free handle is handed out, as
@@ -63,6 +67,31 @@ struct sim_sync_file_hooks {
 	int (*create)(struct sim_sync_dev *sd, struct sim_fence *f, uint64_t context, uint32_t seqno, uint32_t queue_id);
 	/* One fence (a reference) standing for all of sync file fd's, or -EINVAL. */
 	int (*fence)(struct sim_sync_dev *sd, int fd, struct sim_fence **out);
+	/* Opaque syncobj fds any process can import: a socket holding the syncobj's state (see
+	 * guest/shim/shared_syncobj.h). A new one without a fence (an fd, or -errno); whether fd is
+	 * one; its fence when the state's generation is not known (1 with *gen and *f, a reference
+	 * or NULL for none; 0 when unchanged; -errno); and writing f (NULL: none) as its state. */
+	int (*share_new)(void);
+	bool (*share_is)(int fd);
+	int (*share_read)(struct sim_sync_dev *sd, int fd, uint64_t known, uint64_t *gen, struct sim_fence **f);
+	int (*share_write)(struct sim_sync_dev *sd, int fd, struct sim_fence *f, uint64_t *gen);
+};
+
+/* A wait for a fence yet to be submitted to a shared syncobj is not woken by another process's
+ * submit: it looks again after a pause that doubles from the first to the last (the shim's
+ * syncobjs too). */
+#define SIM_SHARED_POLL_FIRST_NS (1000 * 1000ll)
+#define SIM_SHARED_POLL_LAST_NS (16 * 1000 * 1000ll)
+
+/* A syncobj's shared fd (in its device's list, to find it when the fd comes back). */
+struct sim_syncobj_share {
+	struct sim_sync_dev *sd;
+	struct sim_syncobj *s;
+	int fd;
+	dev_t st_dev;
+	ino_t st_ino;
+	uint64_t gen; /* of the state last read or written */
+	struct sim_syncobj_share *next;
 };
 
 /* The device's side: its lock and the conditions fence signals broadcast, and the fds exported
@@ -72,6 +101,7 @@ struct sim_sync_dev {
 	pthread_cond_t *done_cond;   /* waiters (SYNCOBJ_WAIT, WAIT_BO, ...) */
 	pthread_cond_t *work_cond;   /* the GPU worker: jobs gated on a fence may be ready */
 	struct sim_sync_export *exports;
+	struct sim_syncobj_share *shared;
 	/* Every live chain node, oldest first, and the next fence context (sim_syncobj_timeline.c). */
 	struct sim_chain *chains_oldest, *chains_newest;
 	uint64_t next_context;
@@ -90,9 +120,14 @@ void sim_fence_put(struct sim_fence *f);
 /* Signals f once with error and wakes every waiter and the worker. */
 void sim_fence_signal(struct sim_sync_dev *sd, struct sim_fence *f, int error);
 
-/* The syncobj behind handle, or NULL. No reference is taken. */
+/* The syncobj behind handle, or NULL. No reference is taken. A shared syncobj first takes in the
+ * state another process left (sim_syncobj_pull). */
 struct sim_syncobj *sim_syncobj_lookup(const struct sim_syncobj_table *t, uint32_t handle);
-/* drm_syncobj_replace_fence (f may be NULL: reset). Wakes WAIT_FOR_SUBMIT waiters. */
+/* Takes in the fence another process put in s's shared fd, if it changed; false when s is not
+ * shared. */
+bool sim_syncobj_pull(struct sim_syncobj *s);
+/* drm_syncobj_replace_fence (f may be NULL: reset). Wakes WAIT_FOR_SUBMIT waiters; a shared
+ * syncobj's fd gets the new fence. */
 void sim_syncobj_replace(struct sim_sync_dev *sd, struct sim_syncobj *s, struct sim_fence *f);
 struct sim_syncobj *sim_syncobj_get(struct sim_syncobj *s);
 void sim_syncobj_put(struct sim_syncobj *s);

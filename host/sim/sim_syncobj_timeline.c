@@ -259,10 +259,14 @@ int sim_syncobj_timeline_wait(struct sim_sync_dev *sd, struct sim_syncobj_table 
 	}
 	uint64_t deadline = a->timeout_nsec > 0 ? (uint64_t)a->timeout_nsec : 0;
 	struct timespec abs = sim_abs_timespec(deadline);
+	int64_t pause = SIM_SHARED_POLL_FIRST_NS;
 	for (;;) {
 		done = 0;
-		bool unsubmitted = false;
+		bool unsubmitted = false, shared = false;
 		for (uint32_t i = 0; i < n; i++) {
+			/* Another process's submit to a shared syncobj wakes nothing here: look. */
+			if (!fences[i])
+				shared |= sim_syncobj_pull(objs[i]);
 			if (!fences[i] && waiters[i].fence) {
 				fences[i] = waiters[i].fence;
 				waiters[i].fence = NULL;
@@ -291,6 +295,13 @@ int sim_syncobj_timeline_wait(struct sim_sync_dev *sd, struct sim_syncobj_table 
 		struct timespec until = abs;
 		if (unsubmitted && t->stranded_ns && (uint64_t)t->stranded_ns < deadline)
 			until = sim_abs_timespec((uint64_t)t->stranded_ns);
+		if (shared && deadline - now > (uint64_t)pause) {
+			struct timespec soon = sim_abs_timespec(now + (uint64_t)pause);
+			if (soon.tv_sec < until.tv_sec || (soon.tv_sec == until.tv_sec && soon.tv_nsec < until.tv_nsec))
+				until = soon;
+			if (pause < SIM_SHARED_POLL_LAST_NS)
+				pause *= 2;
+		}
 		pthread_cond_timedwait(sd->done_cond, sd->lock, &until);
 	}
 out_unqueue:

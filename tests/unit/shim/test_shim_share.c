@@ -5,7 +5,9 @@
  * waits on it through a submit's FENCE_FD_IN and a syncobj's IMPORT_SYNC_FILE, and checks the
  * bytes. A file of a lost context reports its error there. msm: FENCE_FD_OUT; V3D: the out-syncobj
  * exported with EXPORT_SYNC_FILE. "Not yet" is made certain by a CP wait on a word the CPU writes,
- * which the parent writes only once the child said it looked. */
+ * which the parent writes only once the child said it looked.
+ * Opaque syncobj fds (Vulkan's OPAQUE_FD semaphores and fences) are shared the same way, before
+ * anything is submitted to them: each process sees the other's submits, resets and signals. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sync_file.h>
@@ -17,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
@@ -369,6 +372,159 @@ static void test_v3d_share(void)
 	close(node);
 }
 
+static void say(int sock, char c)
+{
+	CHECK_EQ(write(sock, &c, 1), 1);
+}
+
+static char hear(int sock)
+{
+	char c = 0;
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	if (poll(&p, 1, WAIT_MS) != 1 || read(sock, &c, 1) != 1)
+		return 0;
+	return c;
+}
+
+/* The second process with two opaque syncobj fds of the parent's, empty when they came. */
+static int child_syncobj(int sock)
+{
+	int fa = st_recv_fd(sock), fb = st_recv_fd(sock);
+	REQUIRE(fa >= 0 && fb >= 0);
+	int node = st_open_render();
+	uint32_t a = 0, b = 0;
+	CHECK_EQ(drmSyncobjFDToHandle(node, fa, &a), 0);
+	CHECK_EQ(drmSyncobjFDToHandle(node, fb, &b), 0);
+	/* Nothing submitted yet: without WAIT_FOR_SUBMIT the kernel refuses the wait. */
+	CHECK_EQ(drmSyncobjWait(node, &a, 1, st_now_ns(), 0, NULL), -EINVAL);
+	say(sock, 'r');
+	/* The parent submits to a a while after this wait began. */
+	int r = drmSyncobjWait(node, &a, 1, st_now_ns() + ST_WAIT_NS,
+			       DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	CHECK_EQ(r, 0);
+	fprintf(stderr, "child: waited for the parent's submit: %d\n", r);
+	say(sock, 'w');
+	/* A job of this process after the parent's fence, signaling b for the parent. */
+	struct st_job j;
+	drmVersionPtr v = drmGetVersion(node);
+	REQUIRE(v != NULL);
+	bool msm = strcmp(v->name, "msm") == 0;
+	drmFreeVersion(v);
+	st_job_build(node, msm, 0x5eb0b0u, &j);
+	CHECK_EQ(st_job_submit(node, &j, a, b, NULL), 0);
+	say(sock, 's');
+	CHECK_EQ(drmSyncobjWait(node, &b, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
+	CHECK(st_job_done(&j));
+	/* The parent resets b: this process sees no fence there any more, then signals it. */
+	CHECK_EQ(hear(sock), 'x');
+	CHECK_EQ(drmSyncobjWait(node, &b, 1, st_now_ns(), 0, NULL), -EINVAL);
+	CHECK_EQ(drmSyncobjSignal(node, &b, 1), 0);
+	st_job_free(node, &j);
+	CHECK_EQ(drmSyncobjDestroy(node, a), 0);
+	CHECK_EQ(drmSyncobjDestroy(node, b), 0);
+	close(node);
+	close(fa);
+	close(fb);
+	fprintf(stderr, "child: done, %d failed\n", test_failures);
+	return test_failures ? 1 : 0;
+}
+
+/* A socket that is no syncobj fd, or one whose record is garbage: refused, nothing made. */
+static bool refused(int node, int fd)
+{
+	uint32_t h = 0;
+	int r = drmSyncobjFDToHandle(node, fd, &h); /* libdrm: -1 and errno */
+	return r == -1 && errno == EINVAL && h == 0;
+}
+
+static void check_refused_fds(int node)
+{
+	int sv[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
+	CHECK(refused(node, sv[0]));
+	close(sv[0]);
+	close(sv[1]);
+	int d = socket(AF_UNIX, SOCK_DGRAM, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	socklen_t len = sizeof(addr);
+	REQUIRE(d >= 0 && bind(d, (struct sockaddr *)&addr, sizeof(sa_family_t)) == 0 &&
+		getsockname(d, (struct sockaddr *)&addr, &len) == 0 && connect(d, (struct sockaddr *)&addr, len) == 0);
+	CHECK(refused(node, d)); /* empty: no record */
+	CHECK_EQ(send(d, "not a syncobj state", 19, 0), 19);
+	CHECK(refused(node, d));
+	close(d);
+}
+
+struct syncobj_parent {
+	int node, sock;
+	uint32_t a, b;
+	struct st_job j;
+};
+
+/* The parent's half of the exchange, while the child runs. */
+static void *syncobj_parent(void *p)
+{
+	struct syncobj_parent *sp = p;
+	CHECK_EQ(hear(sp->sock), 'r');
+	st_sleep_ms(50); /* the child's wait for a submit has begun */
+	CHECK_EQ(st_job_submit(sp->node, &sp->j, 0, sp->a, NULL), 0);
+	CHECK_EQ(hear(sp->sock), 'w');
+	CHECK(st_job_done(&sp->j)); /* the child's wait ended only once this job had */
+	CHECK_EQ(hear(sp->sock), 's');
+	CHECK_EQ(drmSyncobjWait(sp->node, &sp->b, 1, st_now_ns() + ST_WAIT_NS,
+				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), 0);
+	CHECK_EQ(drmSyncobjReset(sp->node, &sp->b, 1), 0);
+	say(sp->sock, 'x');
+	return NULL;
+}
+
+static void test_syncobj_share(void)
+{
+	struct syncobj_parent sp = { .node = st_open_render() };
+	int node = sp.node;
+	check_refused_fds(node);
+	REQUIRE(drmSyncobjCreate(node, 0, &sp.a) == 0 && drmSyncobjCreate(node, 0, &sp.b) == 0);
+	int fa = -1, fb = -1;
+	REQUIRE(drmSyncobjHandleToFD(node, sp.a, &fa) == 0 && drmSyncobjHandleToFD(node, sp.b, &fb) == 0);
+	st_job_build(node, env.msm, 0xa11ce5u, &sp.j);
+	int sv[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+	REQUIRE(st_send_fd(sv[0], fa) == 0 && st_send_fd(sv[0], fb) == 0);
+	sp.sock = sv[0];
+	pthread_t t;
+	REQUIRE(pthread_create(&t, NULL, syncobj_parent, &sp) == 0);
+	char out[8192];
+	int st = run_child("--child-syncobj", sv[1], out, sizeof(out));
+	close(sv[1]); /* the parent's half hears nothing more if the child died */
+	pthread_join(t, NULL);
+	close(sv[0]);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(strstr(out, "child: done, 0 failed\n") != NULL);
+	if (test_failures)
+		fprintf(stderr, "child's stderr:\n%s\n", out);
+	uint32_t a = sp.a, b = sp.b;
+	/* The child signaled b and left: the state outlives it, as the kernel's syncobj its file. */
+	CHECK_EQ(drmSyncobjWait(node, &b, 1, st_now_ns(), 0, NULL), 0);
+	/* The fd comes back here as the same syncobj; with every handle gone it keeps the state. */
+	uint32_t a2 = 0;
+	CHECK_EQ(drmSyncobjFDToHandle(node, fa, &a2), 0);
+	CHECK(a2 != 0 && a2 != a);
+	CHECK_EQ(drmSyncobjReset(node, &a2, 1), 0);
+	CHECK_EQ(drmSyncobjWait(node, &a, 1, st_now_ns(), 0, NULL), -EINVAL);
+	CHECK_EQ(drmSyncobjSignal(node, &a, 1), 0);
+	CHECK_EQ(drmSyncobjDestroy(node, a), 0);
+	CHECK_EQ(drmSyncobjDestroy(node, a2), 0);
+	CHECK_EQ(drmSyncobjFDToHandle(node, fa, &a), 0);
+	CHECK_EQ(drmSyncobjWait(node, &a, 1, st_now_ns(), 0, NULL), 0);
+	CHECK_EQ(drmSyncobjDestroy(node, a), 0);
+	CHECK_EQ(drmSyncobjDestroy(node, b), 0);
+	CHECK_EQ(close(fa), 0);
+	CHECK_EQ(close(fb), 0);
+	st_job_free(node, &sp.j);
+	close(node);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "--child-msm") == 0)
@@ -377,7 +533,10 @@ int main(int argc, char **argv)
 		return child_lost(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "--child-v3d") == 0)
 		return child_v3d(atoi(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "--child-syncobj") == 0)
+		return child_syncobj(atoi(argv[2]));
 	st_setup(argc, argv, &env);
+	RUN_TEST(test_syncobj_share);
 	if (env.msm) {
 		RUN_TEST(test_msm_share);
 		RUN_TEST(test_msm_lost_context);
