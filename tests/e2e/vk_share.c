@@ -5,9 +5,12 @@
  * to a consumer it starts with --spawn (its own device; it shares no memory with the producer).
  * The consumer imports all three, waits for the fence, copies the imported buffer into its own
  * host-visible one with the semaphore as the submit's wait, and checks every byte.
+ * With --sync opaque_fd the semaphore and fence are OPAQUE_FD ones (syncobjs), handed over before
+ * the producer submits anything: the consumer's fence wait sees a submit of another process, and
+ * its reset of the fence is seen by the producer.
  *
- *   vk_share [--memory dma_buf|opaque_fd] --spawn 'COMMAND'   (COMMAND + " --consumer FD" runs
- *                                                             the consumer, through /bin/sh) */
+ *   vk_share [--memory dma_buf|opaque_fd] [--sync sync_fd|opaque_fd] --spawn 'COMMAND'
+ *       (COMMAND + " --consumer FD ..." runs the consumer, through /bin/sh) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -184,7 +187,27 @@ static bool check_ctx(const struct vk_ctx *ctx, bool dma_buf)
 	return false;
 }
 
-static int consumer(int sock, VkExternalMemoryHandleTypeFlagBits type)
+/* How the semaphore and fence cross: SYNC_FD (a sync file of submitted work) or OPAQUE_FD (the
+ * syncobj itself, before anything was submitted to it). */
+struct sync_kind {
+	const char *name;
+	VkExternalSemaphoreHandleTypeFlagBits sem;
+	VkExternalFenceHandleTypeFlagBits fence;
+	bool opaque;
+};
+
+static bool tell(int sock, char c)
+{
+	return write(sock, &c, 1) == 1;
+}
+
+static bool heard(int sock, char want)
+{
+	char c = 0;
+	return read(sock, &c, 1) == 1 && c == want;
+}
+
+static int consumer(int sock, VkExternalMemoryHandleTypeFlagBits type, const struct sync_kind *sync)
 {
 	struct vk_ctx ctx;
 	struct vk_ctx_options opt = { 0 };
@@ -212,13 +235,15 @@ static int consumer(int sock, VkExternalMemoryHandleTypeFlagBits type)
 	PFN_vkImportSemaphoreFdKHR import_sem =
 		(PFN_vkImportSemaphoreFdKHR)vkGetDeviceProcAddr(ctx.device, "vkImportSemaphoreFdKHR");
 	PFN_vkImportFenceFdKHR import_fence = (PFN_vkImportFenceFdKHR)vkGetDeviceProcAddr(ctx.device, "vkImportFenceFdKHR");
+	/* SYNC_FD imports are temporary by the spec; OPAQUE_FD ones here permanent: the consumer's
+	 * semaphore and fence become the producer's syncobjs. */
 	VkImportSemaphoreFdInfoKHR is = {
-		.sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR, .flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT,
-		.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT, .fd = fds[1],
+		.sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR,
+		.flags = sync->opaque ? 0 : VK_SEMAPHORE_IMPORT_TEMPORARY_BIT, .handleType = sync->sem, .fd = fds[1],
 	};
 	VkImportFenceFdInfoKHR ifd = {
-		.sType = VK_STRUCTURE_TYPE_IMPORT_FENCE_FD_INFO_KHR, .flags = VK_FENCE_IMPORT_TEMPORARY_BIT,
-		.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT, .fd = fds[2],
+		.sType = VK_STRUCTURE_TYPE_IMPORT_FENCE_FD_INFO_KHR,
+		.flags = sync->opaque ? 0 : VK_FENCE_IMPORT_TEMPORARY_BIT, .handleType = sync->fence, .fd = fds[2],
 	};
 	if (!vk_ok(vkCreateSemaphore(ctx.device, &si, NULL, &sem), "vkCreateSemaphore") ||
 	    !vk_ok(vkCreateFence(ctx.device, &fi, NULL, &fence), "vkCreateFence") ||
@@ -226,10 +251,10 @@ static int consumer(int sock, VkExternalMemoryHandleTypeFlagBits type)
 		goto out;
 	is.semaphore = sem;
 	ifd.fence = fence;
-	if (!vk_ok(import_sem(ctx.device, &is), "vkImportSemaphoreFdKHR(SYNC_FD)"))
+	if (!vk_ok(import_sem(ctx.device, &is), "vkImportSemaphoreFdKHR"))
 		goto out;
 	fds[1] = -1;
-	if (!vk_ok(import_fence(ctx.device, &ifd), "vkImportFenceFdKHR(SYNC_FD)"))
+	if (!vk_ok(import_fence(ctx.device, &ifd), "vkImportFenceFdKHR"))
 		goto out;
 	fds[2] = -1;
 	if (!vk_buf_create(&ctx, &dst, BUF_SIZE))
@@ -237,12 +262,23 @@ static int consumer(int sock, VkExternalMemoryHandleTypeFlagBits type)
 	memset(dst.map, 0, BUF_SIZE);
 	if (!vk_buf_flush(&ctx, &dst))
 		goto out;
-	/* The copy waits for the producer's semaphore; the imported fence is the producer's too. */
+	/* The copy waits for the producer's semaphore; the imported fence is the producer's too. An
+	 * OPAQUE_FD pair came before the producer submitted: the fence wait comes first (a binary
+	 * semaphore's signal must be submitted before a wait on it is), then the producer submits. */
 	struct consume c = { shared, dst.buffer };
+	if (sync->opaque) {
+		VkResult st = vkGetFenceStatus(ctx.device, fence);
+		printf("consumer: the producer's fence before its submit: %s\n", st == VK_NOT_READY ? "not ready" : "ready?");
+		if (st != VK_NOT_READY || !tell(sock, 'r') || !vk_wait_fence(&ctx, fence, WAIT_NS, "the producer's fence"))
+			goto out;
+	}
 	if (!record_and_submit(&ctx, &cmd, rec_consume, &c, sem, VK_NULL_HANDLE, done) ||
 	    !vk_wait_fence(&ctx, fence, WAIT_NS, "the producer's fence") || !vk_wait_fence(&ctx, done, WAIT_NS, "the copy"))
 		goto out;
 	printf("consumer: the producer's fence signaled here\n");
+	/* The fence is the producer's syncobj: resetting it here resets it there. */
+	if (sync->opaque && !vk_ok(vkResetFences(ctx.device, 1, &fence), "vkResetFences"))
+		goto out;
 	if (!vk_buf_invalidate(&ctx, &dst))
 		goto out;
 	const uint32_t *w = (const uint32_t *)dst.map;
@@ -266,10 +302,10 @@ out:
 
 /* Starts the consumer: COMMAND --consumer FD --memory M through /bin/sh, without this process's
  * LD_PRELOAD (COMMAND sets up the consumer's own). */
-static pid_t spawn(const char *command, int sock, const char *memory)
+static pid_t spawn(const char *command, int sock, const char *memory, const char *sync)
 {
 	char cmd[4096];
-	int n = snprintf(cmd, sizeof(cmd), "%s --consumer %d --memory %s", command, sock, memory);
+	int n = snprintf(cmd, sizeof(cmd), "%s --consumer %d --memory %s --sync %s", command, sock, memory, sync);
 	if (n < 0 || (size_t)n >= sizeof(cmd))
 		return -1;
 	pid_t pid = fork();
@@ -282,7 +318,8 @@ static pid_t spawn(const char *command, int sock, const char *memory)
 	return pid;
 }
 
-static int producer(const char *command, VkExternalMemoryHandleTypeFlagBits type, const char *memory)
+static int producer(const char *command, VkExternalMemoryHandleTypeFlagBits type, const char *memory,
+		    const struct sync_kind *sync)
 {
 	struct vk_ctx ctx;
 	struct vk_ctx_options opt = { 0 };
@@ -304,43 +341,45 @@ static int producer(const char *command, VkExternalMemoryHandleTypeFlagBits type
 		w[i] = expected(i);
 	if (!vk_buf_flush(&ctx, &staging))
 		goto out;
-	VkExportSemaphoreCreateInfo es = {
-		.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
-		.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT,
-	};
+	VkExportSemaphoreCreateInfo es = { .sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO, .handleTypes = sync->sem };
 	VkSemaphoreCreateInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &es };
-	VkExportFenceCreateInfo ef = {
-		.sType = VK_STRUCTURE_TYPE_EXPORT_FENCE_CREATE_INFO, .handleTypes = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT,
-	};
+	VkExportFenceCreateInfo ef = { .sType = VK_STRUCTURE_TYPE_EXPORT_FENCE_CREATE_INFO, .handleTypes = sync->fence };
 	VkFenceCreateInfo fi = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, .pNext = &ef };
 	if (!vk_ok(vkCreateSemaphore(ctx.device, &si, NULL, &sem), "vkCreateSemaphore(export)") ||
 	    !vk_ok(vkCreateFence(ctx.device, &fi, NULL, &fence), "vkCreateFence(export)"))
 		goto out;
 	struct produce pr = { staging.buffer, shared };
-	if (!record_and_submit(&ctx, &cmd, rec_produce, &pr, VK_NULL_HANDLE, sem, fence))
+	if (!sync->opaque && !record_and_submit(&ctx, &cmd, rec_produce, &pr, VK_NULL_HANDLE, sem, fence))
 		goto out;
 	PFN_vkGetMemoryFdKHR mem_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(ctx.device, "vkGetMemoryFdKHR");
 	PFN_vkGetSemaphoreFdKHR sem_fd = (PFN_vkGetSemaphoreFdKHR)vkGetDeviceProcAddr(ctx.device, "vkGetSemaphoreFdKHR");
 	PFN_vkGetFenceFdKHR fence_fd = (PFN_vkGetFenceFdKHR)vkGetDeviceProcAddr(ctx.device, "vkGetFenceFdKHR");
 	VkMemoryGetFdInfoKHR mg = { .sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR, .memory = mem, .handleType = type };
 	VkSemaphoreGetFdInfoKHR sg = {
-		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR, .semaphore = sem,
-		.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT,
+		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR, .semaphore = sem, .handleType = sync->sem,
 	};
-	VkFenceGetFdInfoKHR fg = {
-		.sType = VK_STRUCTURE_TYPE_FENCE_GET_FD_INFO_KHR, .fence = fence,
-		.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT,
-	};
-	/* Exported while the work may still run: the consumer's waits are what order it. */
+	VkFenceGetFdInfoKHR fg = { .sType = VK_STRUCTURE_TYPE_FENCE_GET_FD_INFO_KHR, .fence = fence, .handleType = sync->fence };
+	/* Exported while the work may still run (SYNC_FD) or before it is submitted (OPAQUE_FD): the
+	 * consumer's waits are what order it. */
 	if (!vk_ok(mem_fd(ctx.device, &mg, &fds[0]), "vkGetMemoryFdKHR") ||
-	    !vk_ok(sem_fd(ctx.device, &sg, &fds[1]), "vkGetSemaphoreFdKHR(SYNC_FD)") ||
-	    !vk_ok(fence_fd(ctx.device, &fg, &fds[2]), "vkGetFenceFdKHR(SYNC_FD)"))
+	    !vk_ok(sem_fd(ctx.device, &sg, &fds[1]), "vkGetSemaphoreFdKHR") ||
+	    !vk_ok(fence_fd(ctx.device, &fg, &fds[2]), "vkGetFenceFdKHR"))
 		goto out;
-	printf("producer: exported memory (%s), semaphore and fence (SYNC_FD)\n", memory);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || (pid = spawn(command, sv[1], memory)) < 0 ||
-	    send_fds(sv[0], fds, 3) < 0) {
+	printf("producer: exported memory (%s), semaphore and fence (%s)\n", memory, sync->name);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    (pid = spawn(command, sv[1], memory, sync->name)) < 0 || send_fds(sv[0], fds, 3) < 0) {
 		perror("producer: starting the consumer");
 		goto out;
+	}
+	/* OPAQUE_FD: the work goes once the consumer holds the syncobjs and waits on the fence. */
+	if (sync->opaque) {
+		if (!heard(sv[0], 'r')) {
+			fprintf(stderr, "producer: the consumer never said it waits\n");
+			goto out;
+		}
+		if (!record_and_submit(&ctx, &cmd, rec_produce, &pr, VK_NULL_HANDLE, sem, fence))
+			goto out;
+		printf("producer: submitted after the consumer imported\n");
 	}
 	int st = -1;
 	if (waitpid(pid, &st, 0) != pid) {
@@ -349,8 +388,12 @@ static int producer(const char *command, VkExternalMemoryHandleTypeFlagBits type
 	}
 	pid = -1;
 	printf("producer: the consumer exited with %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		printf("vk_share: PASS device=\"%s\" memory=%s\n", ctx.props.deviceName, memory);
+	/* OPAQUE_FD: the consumer reset the fence after its wait; it is this process's fence. */
+	VkResult fs = sync->opaque ? vkGetFenceStatus(ctx.device, fence) : VK_NOT_READY;
+	if (sync->opaque)
+		printf("producer: the fence after the consumer's reset: %s\n", fs == VK_NOT_READY ? "not ready" : "ready");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && fs == VK_NOT_READY) {
+		printf("vk_share: PASS device=\"%s\" memory=%s sync=%s\n", ctx.props.deviceName, memory, sync->name);
 		status = 0;
 	}
 out:
@@ -372,7 +415,7 @@ out:
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	const char *command = NULL, *memory = "dma_buf";
+	const char *command = NULL, *memory = "dma_buf", *sync_name = "sync_fd";
 	int consumer_fd = -1;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--spawn") == 0)
@@ -381,6 +424,8 @@ int main(int argc, char **argv)
 			consumer_fd = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--memory") == 0)
 			memory = argv[i + 1];
+		else if (strcmp(argv[i], "--sync") == 0)
+			sync_name = argv[i + 1];
 		else
 			break;
 	}
@@ -391,11 +436,21 @@ int main(int argc, char **argv)
 		type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
 	else
 		command = NULL, consumer_fd = -1;
+	static const struct sync_kind kinds[] = {
+		{ "sync_fd", VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT, VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT, false },
+		{ "opaque_fd", VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT, VK_EXTERNAL_FENCE_HANDLE_TYPE_OPAQUE_FD_BIT, true },
+	};
+	const struct sync_kind *sync = NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(sync_name, kinds[i].name) == 0)
+			sync = &kinds[i];
+	if (!sync)
+		command = NULL, consumer_fd = -1;
 	if (consumer_fd >= 0)
-		return consumer(consumer_fd, type);
+		return consumer(consumer_fd, type, sync);
 	if (!command) {
-		fprintf(stderr, "usage: vk_share [--memory dma_buf|opaque_fd] --spawn COMMAND\n");
+		fprintf(stderr, "usage: vk_share [--memory dma_buf|opaque_fd] [--sync sync_fd|opaque_fd] --spawn COMMAND\n");
 		return 2;
 	}
-	return producer(command, type, memory);
+	return producer(command, type, memory, sync);
 }
