@@ -179,10 +179,11 @@ static int hook_fence(struct sim_sync_dev *sd, int fd, struct sim_fence **out)
 }
 
 /* Device lock held. The state's sync file becomes one fence of this device, as hook_fence. */
-static int hook_share_read(struct sim_sync_dev *sd, int fd, uint64_t known, uint64_t *gen, struct sim_fence **f)
+static int hook_share_read(struct sim_sync_dev *sd, int fd, uint64_t known, bool wait, uint64_t *gen,
+			   struct sim_fence **f)
 {
 	int sync_fd;
-	int r = shim_shared_syncobj_read(fd, known, gen, &sync_fd);
+	int r = shim_shared_syncobj_read(fd, known, wait, gen, &sync_fd);
 	if (r <= 0)
 		return r;
 	*f = NULL;
@@ -199,7 +200,7 @@ static int hook_share_read(struct sim_sync_dev *sd, int fd, uint64_t known, uint
 static int hook_share_write(struct sim_sync_dev *sd, int fd, struct sim_fence *f, uint64_t *gen)
 {
 	int sync_fd = f ? hook_create(sd, f, (uint64_t)(uintptr_t)f, 0, 0) : -1;
-	if (sync_fd < -1)
+	if (f && sync_fd < 0)
 		return sync_fd;
 	int r = shim_shared_syncobj_write(fd, sync_fd, gen);
 	if (sync_fd >= 0)

@@ -22,9 +22,11 @@ struct record {
 	uint64_t gen;
 };
 
-/* A writer holds the record out of the queue for one send; a reader or writer that waits longer
- * than this takes the writer for dead (or hostile) rather than hang. */
-#define TOKEN_WAIT_NS (100 * 1000 * 1000ll)
+/* A writer holds the record out of the queue for one send. A reader or writer that waits longer
+ * than this takes the writer for dead (or hostile, or preempted: then its record lands after the
+ * recovered one, as if it had written first), so a holder that never puts it back costs the
+ * others at most this per operation. */
+#define TOKEN_WAIT_NS (2 * 1000 * 1000ll)
 
 static int64_t now_ns(void)
 {
@@ -88,7 +90,7 @@ static int recv_record(int fd, int flags, struct record *r, int *sync_fd)
 		}
 	}
 	bool ok = n == (ssize_t)sizeof(*r) && !(m.msg_flags & MSG_TRUNC) && r->magic == RECORD_MAGIC &&
-		  r->has_fence <= 1 && (!sync_fd || (!(m.msg_flags & MSG_CTRUNC) && (got >= 0) == (r->has_fence == 1)));
+		  r->has_fence <= 1 && r->gen != 0 && (!sync_fd || (!(m.msg_flags & MSG_CTRUNC) && (got >= 0) == (r->has_fence == 1)));
 	if (!ok) {
 		if (got >= 0)
 			close(got);
@@ -99,10 +101,10 @@ static int recv_record(int fd, int flags, struct record *r, int *sync_fd)
 	return 0;
 }
 
-/* recv_record, waiting (bounded) while a writer has the record out. */
-static int recv_record_wait(int fd, int flags, struct record *r, int *sync_fd)
+/* recv_record, waiting (bounded; not at all without wait) while a writer has the record out. */
+static int recv_record_wait(int fd, int flags, bool wait, struct record *r, int *sync_fd)
 {
-	int64_t end = now_ns() + TOKEN_WAIT_NS;
+	int64_t end = now_ns() + (wait ? TOKEN_WAIT_NS : 0);
 	long pause_ns = 20 * 1000;
 	for (;;) {
 		int e = recv_record(fd, flags, r, sync_fd);
@@ -125,7 +127,7 @@ int shim_shared_syncobj_new(void)
 	/* Autobind: the kernel picks an unused abstract name to connect the socket to itself. */
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	socklen_t len = sizeof(a);
-	struct record r = { RECORD_MAGIC, 0, 1 };
+	struct record r = { RECORD_MAGIC, 0, SHIM_SHARED_SYNCOBJ_FIRST_GEN };
 	int e = 0;
 	if (bind(fd, (struct sockaddr *)&a, sizeof(sa_family_t)) < 0 || getsockname(fd, (struct sockaddr *)&a, &len) < 0 ||
 	    connect(fd, (struct sockaddr *)&a, len) < 0)
@@ -156,16 +158,16 @@ bool shim_shared_syncobj_is(int fd)
 	return slen > sizeof(sa_family_t) && slen == plen && memcmp(&self, &peer, slen) == 0;
 }
 
-int shim_shared_syncobj_read(int fd, uint64_t known_gen, uint64_t *gen, int *sync_fd)
+int shim_shared_syncobj_read(int fd, uint64_t known_gen, bool wait, uint64_t *gen, int *sync_fd)
 {
 	struct record r;
 	/* The record alone first: most reads find it unchanged and need no fd. */
-	int e = recv_record_wait(fd, MSG_PEEK, &r, NULL);
+	int e = recv_record_wait(fd, MSG_PEEK, wait, &r, NULL);
 	if (e < 0)
 		return e;
 	if (r.gen == known_gen)
 		return 0;
-	if ((e = recv_record_wait(fd, MSG_PEEK, &r, sync_fd)) < 0)
+	if ((e = recv_record_wait(fd, MSG_PEEK, wait, &r, sync_fd)) < 0)
 		return e;
 	*gen = r.gen;
 	return 1;
@@ -175,12 +177,11 @@ int shim_shared_syncobj_write(int fd, int sync_fd, uint64_t *gen)
 {
 	struct record old;
 	int old_fd = -1;
-	int e = recv_record_wait(fd, 0, &old, &old_fd);
-	if (old_fd >= 0)
-		close(old_fd);
+	int e = recv_record_wait(fd, 0, true, &old, &old_fd);
+	bool have_old = e == 0;
 	/* No valid record came back: a writer died holding it, or another process wrote garbage.
 	 * Start a generation no reader has cached. */
-	uint64_t next = e == 0 ? old.gen + 1 : (uint64_t)now_ns();
+	uint64_t next = have_old ? old.gen + 1 : (uint64_t)now_ns();
 	if (e == -EBUSY)
 		shim_log(false, "a shared syncobj's state was not put back by its last writer: replacing it");
 	/* Whatever else is queued (only after such a recovery) goes. */
@@ -196,7 +197,14 @@ int shim_shared_syncobj_write(int fd, int sync_fd, uint64_t *gen)
 	if (next == 0)
 		next = 1;
 	struct record r = { RECORD_MAGIC, sync_fd >= 0, next };
-	if ((e = send_record(fd, &r, sync_fd)) < 0)
+	e = send_record(fd, &r, sync_fd);
+	/* Not sent (the user's fds in flight over their limit, no buffer): the old state goes
+	 * back, so readers are not left without one. */
+	if (e < 0 && have_old)
+		(void)send_record(fd, &old, old_fd);
+	if (old_fd >= 0)
+		close(old_fd);
+	if (e < 0)
 		return e;
 	*gen = next;
 	return 0;

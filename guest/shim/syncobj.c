@@ -47,6 +47,7 @@ static void put_locked(struct shim_syncobj *s)
 	shim_timeline_free_locked(s);
 	if (s->share_fd >= 0)
 		close(s->share_fd);
+	pthread_mutex_destroy(&s->share_lock);
 	free(s);
 }
 
@@ -71,8 +72,10 @@ int shim_syncobj_create(struct shim_dev *dev, bool signaled, uint32_t *handle)
 	s->refs = 1;
 	s->signaled = signaled;
 	s->share_fd = -1;
+	pthread_mutex_init(&s->share_lock, NULL);
 	int r = add_handle(dev, s, handle);
 	if (r < 0) {
+		pthread_mutex_destroy(&s->share_lock);
 		free(s);
 		return r;
 	}
@@ -290,6 +293,9 @@ static int share_locked(struct shim_syncobj *s)
 	s->share_fd = fd;
 	s->share_dev = st.st_dev;
 	s->share_ino = st.st_ino;
+	/* The socket's first record is "no fence": known, so no pull takes it in before the push
+	 * that follows writes this syncobj's state. */
+	s->share_gen = SHIM_SHARED_SYNCOBJ_FIRST_GEN;
 	return 1;
 }
 
@@ -325,9 +331,9 @@ static int import_shared(struct shim_dev *dev, int fd, const struct stat *st, ui
 {
 	uint64_t gen;
 	int sync_fd;
-	int r = shim_shared_syncobj_read(fd, 0, &gen, &sync_fd); /* generation 0 is never written */
-	if (r < 0) {
-		shim_log(true, "FD_TO_HANDLE: fd %d holds no syncobj state: %s", fd, strerror(-r));
+	int r = shim_shared_syncobj_read(fd, 0, true, &gen, &sync_fd); /* generation 0 is never written */
+	if (r <= 0) {
+		shim_log(true, "FD_TO_HANDLE: fd %d holds no syncobj state: %s", fd, strerror(r ? -r : EPROTO));
 		return -EINVAL;
 	}
 	struct shim_syncobj *s = calloc(1, sizeof(*s));
@@ -339,8 +345,10 @@ static int import_shared(struct shim_dev *dev, int fd, const struct stat *st, ui
 		return -ENOMEM;
 	}
 	*s = (struct shim_syncobj){ .refs = 1, .share_fd = copy, .share_dev = st->st_dev, .share_ino = st->st_ino };
+	pthread_mutex_init(&s->share_lock, NULL);
 	if ((r = add_handle(dev, s, handle)) < 0) {
 		close(copy);
+		pthread_mutex_destroy(&s->share_lock);
 		free(s);
 		if (sync_fd >= 0)
 			close(sync_fd);

@@ -22,6 +22,9 @@ struct shim_syncobj {
 	 * process (shared_syncobj.h; -1 before), the file that names it, and the generation of that
 	 * state this syncobj last read or wrote (syncobj_share.c). */
 	int share_fd;
+	/* Orders this process's reads and writes of the shared state (taken before shim_sync_lock),
+	 * so a pull cannot undo a local change made while it ran. */
+	pthread_mutex_t share_lock;
 	dev_t share_dev;
 	ino_t share_ino;
 	uint64_t share_gen;

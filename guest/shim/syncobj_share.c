@@ -22,71 +22,93 @@ static void say_once(int err, const char *what)
 			 "(said once)", what, strerror(-err));
 }
 
-/* The shared socket of handle's syncobj and the generation it holds; false when not shared. */
-static bool shared_fd(struct shim_dev *dev, uint32_t handle, struct shim_syncobj **out, int *fd, uint64_t *gen)
+/* handle's syncobj, referenced, with its shared socket; NULL when it is not shared. */
+static struct shim_syncobj *shared_ref(struct shim_dev *dev, uint32_t handle, int *fd)
 {
 	struct shim_syncobj *s = shim_syncobj_ref(dev, handle);
 	if (!s)
-		return false;
+		return NULL;
 	pthread_mutex_lock(&shim_sync_lock);
 	*fd = s->share_fd;
-	*gen = s->share_gen;
 	pthread_mutex_unlock(&shim_sync_lock);
 	if (*fd < 0) {
 		shim_syncobj_unref(s);
-		return false;
+		return NULL;
 	}
-	*out = s;
-	return true;
+	return s;
+}
+
+static uint64_t known_gen(struct shim_syncobj *s)
+{
+	pthread_mutex_lock(&shim_sync_lock);
+	uint64_t g = s->share_gen;
+	pthread_mutex_unlock(&shim_sync_lock);
+	return g;
 }
 
 static void set_gen(struct shim_syncobj *s, uint64_t gen)
 {
 	pthread_mutex_lock(&shim_sync_lock);
 	s->share_gen = gen;
-	shim_syncobj_unref_locked(s);
 	pthread_mutex_unlock(&shim_sync_lock);
+}
+
+/* s->share_lock held: the state read goes into handle's syncobj, if handle still names s. */
+static void apply_locked(struct shim_dev *dev, uint32_t handle, struct shim_syncobj *s, uint64_t gen, int sync_fd)
+{
+	struct shim_syncobj *now = shim_syncobj_ref(dev, handle);
+	int r = now != s ? -ENOENT
+		: sync_fd >= 0 ? shim_syncobj_import_sync_file(dev, sync_fd, handle) : shim_syncobj_reset(dev, handle);
+	if (now)
+		shim_syncobj_unref(now);
+	if (sync_fd >= 0)
+		close(sync_fd);
+	if (r == 0)
+		set_gen(s, gen);
+	else if (r != -ENOENT)
+		say_once(r, "read");
 }
 
 void shim_syncobj_take_state(struct shim_dev *dev, uint32_t handle, uint64_t gen, int sync_fd)
 {
 	struct shim_syncobj *s = shim_syncobj_ref(dev, handle);
-	int r = !s ? -ENOENT : sync_fd >= 0 ? shim_syncobj_import_sync_file(dev, sync_fd, handle) : shim_syncobj_reset(dev, handle);
-	if (sync_fd >= 0)
-		close(sync_fd);
-	if (!s)
-		return;
-	if (r < 0) {
-		say_once(r, "read");
-		shim_syncobj_unref(s);
+	if (!s) {
+		if (sync_fd >= 0)
+			close(sync_fd);
 		return;
 	}
-	set_gen(s, gen);
+	pthread_mutex_lock(&s->share_lock);
+	apply_locked(dev, handle, s, gen, sync_fd);
+	pthread_mutex_unlock(&s->share_lock);
+	shim_syncobj_unref(s);
 }
 
 bool shim_syncobj_pull(struct shim_dev *dev, uint32_t handle)
 {
-	struct shim_syncobj *s;
 	int fd, sync_fd;
-	uint64_t known, gen;
-	if (!shared_fd(dev, handle, &s, &fd, &known))
+	uint64_t gen;
+	struct shim_syncobj *s = shared_ref(dev, handle, &fd);
+	if (!s)
 		return false;
-	int r = shim_shared_syncobj_read(fd, known, &gen, &sync_fd);
-	shim_syncobj_unref(s);
-	if (r < 0)
+	pthread_mutex_lock(&s->share_lock);
+	int r = shim_shared_syncobj_read(fd, known_gen(s), true, &gen, &sync_fd);
+	if (r > 0)
+		apply_locked(dev, handle, s, gen, sync_fd);
+	else if (r < 0 && r != -EBUSY)
 		say_once(r, "read");
-	else if (r > 0)
-		shim_syncobj_take_state(dev, handle, gen, sync_fd);
+	pthread_mutex_unlock(&s->share_lock);
+	shim_syncobj_unref(s);
 	return true;
 }
 
 void shim_syncobj_push(struct shim_dev *dev, uint32_t handle)
 {
-	struct shim_syncobj *s;
 	int fd, sync_fd = -1;
 	uint64_t gen;
-	if (!shared_fd(dev, handle, &s, &fd, &gen))
+	struct shim_syncobj *s = shared_ref(dev, handle, &fd);
+	if (!s)
 		return;
+	pthread_mutex_lock(&s->share_lock);
 	int r = shim_syncobj_export_sync_file(dev, handle, &sync_fd);
 	if (r == -EINVAL)
 		r = 0; /* no fence: that is the state to write */
@@ -94,12 +116,25 @@ void shim_syncobj_push(struct shim_dev *dev, uint32_t handle)
 		r = shim_shared_syncobj_write(fd, sync_fd, &gen);
 	if (sync_fd >= 0)
 		close(sync_fd);
-	if (r < 0) {
+	if (r == 0)
+		set_gen(s, gen);
+	else
 		say_once(r, "written");
-		shim_syncobj_unref(s);
-		return;
+	pthread_mutex_unlock(&s->share_lock);
+	shim_syncobj_unref(s);
+}
+
+/* Between the slices of a wait: only a syncobj still without a fence looks again, so one found
+ * stays waited for (as the kernel keeps the fence it found) whatever another process does. */
+static void pull_unsubmitted(struct shim_dev *dev, const uint32_t *handles, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		struct shim_fence_src f;
+		bool has;
+		int error;
+		if (shim_syncobj_peek(dev, handles[i], &f, &has, &error) == -EINVAL)
+			shim_syncobj_pull(dev, handles[i]);
 	}
-	set_gen(s, gen);
 }
 
 int shim_syncobj_shared_wait(struct shim_dev *dev, const uint32_t *handles, const uint64_t *points, uint32_t count,
@@ -119,8 +154,7 @@ int shim_syncobj_shared_wait(struct shim_dev *dev, const uint32_t *handles, cons
 		int r = shim_syncobj_timeline_wait(dev, handles, points, count, until, flags, first);
 		if (r != -ETIME || until >= abs_timeout_ns)
 			return r;
-		for (uint32_t i = 0; i < count; i++)
-			shim_syncobj_pull(dev, handles[i]);
+		pull_unsubmitted(dev, handles, count);
 		if (pause < SIM_SHARED_POLL_LAST_NS)
 			pause *= 2;
 	}

@@ -176,8 +176,10 @@ bool sim_syncobj_pull(struct sim_syncobj *s)
 		return false;
 	uint64_t gen;
 	struct sim_fence *f = NULL;
-	int r = sh->sd->sync_files->share_read(sh->sd, sh->fd, sh->gen, &gen, &f);
-	if (r < 0)
+	/* Under the device lock: never wait for another process's writer (the next look takes
+	 * its state in). */
+	int r = sh->sd->sync_files->share_read(sh->sd, sh->fd, sh->gen, false, &gen, &f);
+	if (r < 0 && r != -EBUSY)
 		share_failed(r, "read");
 	if (r > 0) {
 		sh->gen = gen;
@@ -364,7 +366,8 @@ static int share_export(struct sim_sync_dev *sd, struct sim_syncobj *s, int32_t 
 			free(sh);
 			return err;
 		}
-		*sh = (struct sim_syncobj_share){ sd, s, sfd, st.st_dev, st.st_ino, 0, sd->shared };
+		/* Its first record is known: no pull takes it in before the push below. */
+		*sh = (struct sim_syncobj_share){ sd, s, sfd, st.st_dev, st.st_ino, SIM_SHARED_FIRST_GEN, sd->shared };
 		sd->shared = sh;
 		s->share = sh;
 		push(s);
@@ -392,8 +395,8 @@ static int share_import(struct sim_sync_dev *sd, struct sim_syncobj_table *t, in
 			return -EINVAL; /* not a syncobj file */
 		uint64_t gen;
 		struct sim_fence *f = NULL;
-		int r = sd->sync_files->share_read(sd, fd, 0, &gen, &f); /* generation 0 is never written */
-		if (r < 0)
+		int r = sd->sync_files->share_read(sd, fd, 0, true, &gen, &f); /* generation 0 is never written */
+		if (r <= 0)
 			return -EINVAL;
 		s = calloc(1, sizeof(*s));
 		sh = s ? calloc(1, sizeof(*sh)) : NULL;

@@ -68,12 +68,16 @@ struct sim_sync_file_hooks {
 	/* One fence (a reference) standing for all of sync file fd's, or -EINVAL. */
 	int (*fence)(struct sim_sync_dev *sd, int fd, struct sim_fence **out);
 	/* Opaque syncobj fds any process can import: a socket holding the syncobj's state (see
-	 * guest/shim/shared_syncobj.h). A new one without a fence (an fd, or -errno); whether fd is
-	 * one; its fence when the state's generation is not known (1 with *gen and *f, a reference
-	 * or NULL for none; 0 when unchanged; -errno); and writing f (NULL: none) as its state. */
+	 * guest/shim/shared_syncobj.h). A new one without a fence at generation
+	 * SIM_SHARED_FIRST_GEN (an fd, or -errno); whether fd is one; its fence when the state's
+	 * generation is not known (1 with *gen and *f, a reference or NULL for none; 0 when
+	 * unchanged; -errno, -EBUSY while another process writes it: at once without wait, else
+	 * after at most 2 ms); and writing f (NULL: none) as its state (at most 2 ms of waiting
+	 * for a writer). */
 	int (*share_new)(void);
 	bool (*share_is)(int fd);
-	int (*share_read)(struct sim_sync_dev *sd, int fd, uint64_t known, uint64_t *gen, struct sim_fence **f);
+	int (*share_read)(struct sim_sync_dev *sd, int fd, uint64_t known, bool wait, uint64_t *gen,
+			  struct sim_fence **f);
 	int (*share_write)(struct sim_sync_dev *sd, int fd, struct sim_fence *f, uint64_t *gen);
 };
 
@@ -82,6 +86,8 @@ struct sim_sync_file_hooks {
  * syncobjs too). */
 #define SIM_SHARED_POLL_FIRST_NS (1000 * 1000ll)
 #define SIM_SHARED_POLL_LAST_NS (16 * 1000 * 1000ll)
+/* The generation of a new shared socket's first record (never 0). */
+#define SIM_SHARED_FIRST_GEN 1u
 
 /* A syncobj's shared fd (in its device's list, to find it when the fd comes back). */
 struct sim_syncobj_share {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -452,7 +453,44 @@ static void check_refused_fds(int node)
 	CHECK(refused(node, d)); /* empty: no record */
 	CHECK_EQ(send(d, "not a syncobj state", 19, 0), 19);
 	CHECK(refused(node, d));
+	/* A record of the right shape with generation 0, which no library writes. */
+	char drain[64];
+	CHECK_EQ(recv(d, drain, sizeof(drain), MSG_DONTWAIT), 19);
+	struct {
+		uint32_t magic, has_fence;
+		uint64_t gen;
+	} rec = { 0x4e595346u, 0, 0 };
+	CHECK_EQ(send(d, &rec, sizeof(rec), 0), (ssize_t)sizeof(rec));
+	CHECK(refused(node, d));
 	close(d);
+}
+
+/* An export that fails after the socket was made (no fd left for the caller's copy) leaves the
+ * syncobj as it was. */
+static void check_failed_export(int node)
+{
+	uint32_t h = 0;
+	REQUIRE(drmSyncobjCreate(node, DRM_SYNCOBJ_CREATE_SIGNALED, &h) == 0);
+	struct rlimit old, tight;
+	REQUIRE(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	int fill[1024], nf = 0, x;
+	tight = (struct rlimit){ 256, old.rlim_max };
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &tight) == 0);
+	while (nf < 1024 && (x = dup(0)) >= 0)
+		fill[nf++] = x;
+	if (nf)
+		close(fill[--nf]); /* one free slot: the socket takes it, the caller's copy fails */
+	int fd = -1;
+	int r = drmSyncobjHandleToFD(node, h, &fd);
+	int e = errno;
+	while (nf)
+		close(fill[--nf]);
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK(r == -1 && e == EMFILE);
+	if (r == 0)
+		close(fd);
+	CHECK_EQ(drmSyncobjWait(node, &h, 1, st_now_ns(), 0, NULL), 0); /* still signaled */
+	CHECK_EQ(drmSyncobjDestroy(node, h), 0);
 }
 
 struct syncobj_parent {
@@ -483,6 +521,7 @@ static void test_syncobj_share(void)
 	struct syncobj_parent sp = { .node = st_open_render() };
 	int node = sp.node;
 	check_refused_fds(node);
+	check_failed_export(node);
 	REQUIRE(drmSyncobjCreate(node, 0, &sp.a) == 0 && drmSyncobjCreate(node, 0, &sp.b) == 0);
 	int fa = -1, fb = -1;
 	REQUIRE(drmSyncobjHandleToFD(node, sp.a, &fa) == 0 && drmSyncobjHandleToFD(node, sp.b, &fb) == 0);
