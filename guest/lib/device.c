@@ -58,7 +58,7 @@ int ferry_default_socket_path(char *buf, size_t len)
 	const char *env = getenv("FERRY_SOCKET");
 	int n;
 	if (env && env[0]) {
-		/* $FERRY_SOCKET may be a URI or a plain path. */
+		/* $FERRY_SOCKET may be a URI or a plain path; a virtio: URI stays one. */
 		const char *path = strncmp(env, "unix:", 5) == 0 ? env + 5 : env;
 		n = snprintf(buf, len, "%s", path);
 	} else if ((env = getenv("XDG_RUNTIME_DIR")) && env[0]) {
@@ -134,6 +134,11 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 		goto fail;
 	}
 	r = ferry_transport_open(uri, &dev->transport);
+	/* Nothing configured and no ferryd socket here: inside a VM whose virtio-gpu device is
+	 * ferry's renderer, that is the way to the host. */
+	if (r < 0 && uri == path && !(getenv("FERRY_SOCKET") && getenv("FERRY_SOCKET")[0]) &&
+	    ferry_transport_open("virtio:", &dev->transport) == 0)
+		r = 0;
 	if (r < 0)
 		goto fail;
 	dev->transport->send_blocked = ferry_pump_drain_if_idle;

@@ -45,9 +45,17 @@ struct ferry_transport {
 	void *send_blocked_arg;
 };
 
-/* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too).
+/* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too), "virtio:"
+ * (the first virtio-gpu render node whose host is ferry's) or "virtio:/dev/dri/renderDNNN".
  * Returns 0, -EINVAL for an unknown scheme, or the connect error. */
 int ferry_transport_open(const char *uri, struct ferry_transport **out);
+
+struct ferry_virtio_caps;
+/* virtio.c: path NULL or "" finds the node. -ENODEV when no node has ferry's capset. */
+int ferry_transport_virtio_open(const char *path, struct ferry_transport **out);
+/* 0 (and the capset in *caps, when not NULL) when the virtio-gpu node open at fd is served by
+ * ferry's renderer; -ENODEV for another renderer, else the ioctl's error. */
+int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps);
 
 int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
 /* Wraps an already connected stream socket (takes ownership), e.g. one end of a socketpair. */

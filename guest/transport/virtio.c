@@ -1,0 +1,533 @@
+/* The virtio-gpu transport (docs/vm.md): ferry frames go to the host in EXECBUFFERs, replies come
+ * back through a guest-backed reply ring the host writes, and the fds a unix socket would carry
+ * are made here: a BO's and a fence page's pages are guest-backed resources (exported as
+ * dma-bufs for libferry to map), a context's eventfd is signaled by this transport's notifier
+ * thread. The notifier sleeps on the fence fd of a NOTIFY EXECBUFFER, never spins. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <drm.h>
+#include <virtgpu_drm.h>
+
+#include "ferry/fence_page.h"
+#include "ferry/virtio.h"
+#include "transport.h"
+
+/* Bytes of the reply ring's data area: room for the largest frame, a power of two. */
+#define RING_SIZE (2u << 20)
+/* virgl's buffer target and a plain byte format: what the guest kernel passes through. */
+#define PIPE_BUFFER 0u
+#define VIRGL_FORMAT_R8_UNORM 64u
+#define VIRGL_BIND_CUSTOM (1u << 17)
+#define MAX_CTX_EVENTS 64
+
+struct vobj {
+	uint32_t kind; /* FERRY_VIRTIO_BIND_* */
+	uint32_t ctx_id, bo_id;
+	uint32_t gem, res;
+	struct vobj *next;
+};
+
+struct virtio_transport {
+	struct ferry_transport base;
+	char name[80];
+	int fd;
+	uint32_t ring_gem;
+	uint8_t *ring_map;
+	size_t ring_map_len;
+	struct ferry_virtio_ring *ring;
+	uint8_t *ring_data;
+	uint64_t read_pos;
+	uint64_t *frame; /* the frame recv handed out last (8-byte aligned) */
+	size_t frame_cap;
+	int poll_efd;
+	pthread_t notifier;
+	bool notifier_started;
+	atomic_bool stop;
+	pthread_mutex_t lock; /* objs, ctx_efds, the send buffer */
+	struct vobj *objs;
+	int ctx_efds[MAX_CTX_EVENTS];
+	uint32_t ctx_efd_ids[MAX_CTX_EVENTS];
+	int nr_ctx_efds;
+	uint8_t *out;
+	size_t out_len, out_cap;
+};
+
+static void signal_efd(int fd)
+{
+	uint64_t one = 1;
+	(void)!write(fd, &one, sizeof(one));
+}
+
+static int execbuffer(int fd, const void *buf, size_t len, int *fence_fd)
+{
+	struct drm_virtgpu_execbuffer eb = {
+		.flags = fence_fd ? VIRTGPU_EXECBUF_FENCE_FD_OUT : 0,
+		.size = (uint32_t)len,
+		.command = (uintptr_t)buf,
+		.fence_fd = -1,
+	};
+	if (ioctl(fd, DRM_IOCTL_VIRTGPU_EXECBUFFER, &eb) < 0)
+		return -errno;
+	if (fence_fd)
+		*fence_fd = eb.fence_fd;
+	return 0;
+}
+
+/* A guest-backed resource of size bytes attached to this open's context. */
+static int resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *res)
+{
+	if (size == 0 || size > UINT32_MAX)
+		return -EINVAL;
+	struct drm_virtgpu_resource_create rc = {
+		.target = PIPE_BUFFER, .format = VIRGL_FORMAT_R8_UNORM, .bind = VIRGL_BIND_CUSTOM,
+		.width = (uint32_t)size, .height = 1, .depth = 1, .array_size = 1, .size = (uint32_t)size,
+	};
+	if (ioctl(fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc) < 0)
+		return -errno;
+	*gem = rc.bo_handle;
+	*res = rc.res_handle;
+	return 0;
+}
+
+static void gem_close(int fd, uint32_t gem)
+{
+	struct drm_gem_close gc = { .handle = gem };
+	ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
+}
+
+/* Stages a packet for the next EXECBUFFER (t->lock held). */
+static int stage(struct virtio_transport *t, uint32_t op, const void *data, uint32_t len)
+{
+	size_t need = sizeof(struct ferry_virtio_packet) + ferry_virtio_padded(len);
+	if (t->out_len + need > t->out_cap) {
+		size_t cap = t->out_cap ? t->out_cap : 4096;
+		while (cap < t->out_len + need)
+			cap *= 2;
+		uint8_t *o = realloc(t->out, cap);
+		if (!o)
+			return -ENOMEM;
+		t->out = o;
+		t->out_cap = cap;
+	}
+	struct ferry_virtio_packet p = { op, len };
+	memcpy(t->out + t->out_len, &p, sizeof(p));
+	memcpy(t->out + t->out_len + sizeof(p), data, len);
+	memset(t->out + t->out_len + sizeof(p) + len, 0, ferry_virtio_padded(len) - len);
+	t->out_len += need;
+	return 0;
+}
+
+static int flush_out(struct virtio_transport *t)
+{
+	if (!t->out_len)
+		return 0;
+	int r = execbuffer(t->fd, t->out, t->out_len, NULL);
+	t->out_len = 0;
+	return r;
+}
+
+/* A resource for what the frame creates, bound before the frame (t->lock held). */
+static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
+{
+	struct vobj o = { 0 };
+	uint64_t size;
+	if (m->kind == FERRY_MSG_CONTEXT_CREATE) {
+		o = (struct vobj){ FERRY_VIRTIO_BIND_FENCE_PAGE, m->u.context_create.ctx_id, 0, 0, 0, NULL };
+		size = FERRY_FENCE_PAGE_SIZE;
+	} else if (m->kind == FERRY_MSG_BO_CREATE) {
+		o = (struct vobj){ FERRY_VIRTIO_BIND_BO, m->u.bo_create.ctx_id, m->u.bo_create.bo_id, 0, 0, NULL };
+		size = (m->u.bo_create.size + 4095) & ~(uint64_t)4095;
+	} else {
+		return 0;
+	}
+	struct vobj *n = malloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	int r = resource_new(t->fd, size, &o.gem, &o.res);
+	if (r < 0) {
+		free(n);
+		return r;
+	}
+	*n = o;
+	n->next = t->objs;
+	t->objs = n;
+	struct ferry_virtio_bind b = { o.kind, o.res, o.ctx_id, o.bo_id };
+	return stage(t, FERRY_VIRTIO_BIND, &b, sizeof(b));
+}
+
+/* The objects a close frame ends (t->lock held): their resources go once the frame was sent. */
+static void forget(struct virtio_transport *t, const struct ferry_msg *m)
+{
+	for (struct vobj **pp = &t->objs; *pp;) {
+		struct vobj *o = *pp;
+		bool gone = (m->kind == FERRY_MSG_BO_CLOSE && o->kind == FERRY_VIRTIO_BIND_BO &&
+			     o->ctx_id == m->u.bo_close.ctx_id && o->bo_id == m->u.bo_close.bo_id) ||
+			    (m->kind == FERRY_MSG_CONTEXT_DESTROY && o->ctx_id == m->u.context_destroy.ctx_id);
+		if (gone) {
+			*pp = o->next;
+			gem_close(t->fd, o->gem);
+			free(o);
+		} else {
+			pp = &o->next;
+		}
+	}
+	if (m->kind == FERRY_MSG_CONTEXT_DESTROY) {
+		for (int i = 0; i < t->nr_ctx_efds; i++) {
+			if (t->ctx_efd_ids[i] == m->u.context_destroy.ctx_id) {
+				close(t->ctx_efds[i]);
+				t->ctx_efds[i] = t->ctx_efds[--t->nr_ctx_efds];
+				t->ctx_efd_ids[i] = t->ctx_efd_ids[t->nr_ctx_efds];
+				break;
+			}
+		}
+	}
+}
+
+static bool decode(const void *frame_payload, size_t len, struct ferry_msg *m, uint64_t **copy)
+{
+	*copy = malloc((len + 7) & ~(size_t)7);
+	if (!*copy)
+		return false;
+	memcpy(*copy, frame_payload, len);
+	return ferry_wire_decode(*copy, len, m, NULL) == 0;
+}
+
+static int virtio_send(struct ferry_transport *tr, const void *frame, size_t len, const int *fds, int nfds)
+{
+	struct virtio_transport *t = (struct virtio_transport *)tr;
+	(void)fds;
+	(void)nfds; /* no fd crosses virtio-gpu: a BoImport goes without and the host refuses it */
+	if (len < FERRY_FRAME_HDR_SIZE)
+		return -EINVAL;
+	struct ferry_msg m;
+	uint64_t *copy = NULL;
+	bool known = decode((const uint8_t *)frame + FERRY_FRAME_HDR_SIZE, len - FERRY_FRAME_HDR_SIZE, &m, &copy);
+	pthread_mutex_lock(&t->lock);
+	int r = known ? bind_for(t, &m) : 0;
+	const uint8_t *p = frame;
+	size_t left = len;
+	const size_t room = FERRY_VIRTIO_MAX_EXECBUFFER - 2 * sizeof(struct ferry_virtio_packet) - 64;
+	while (r == 0 && left) {
+		size_t n = left < room ? left : room;
+		r = stage(t, FERRY_VIRTIO_STREAM, p, (uint32_t)n);
+		if (r == 0)
+			r = flush_out(t);
+		p += n;
+		left -= n;
+	}
+	if (r == 0 && known)
+		forget(t, &m);
+	t->out_len = 0;
+	pthread_mutex_unlock(&t->lock);
+	free(copy);
+	return r;
+}
+
+/* The ring's bytes at pos (wrapping). */
+static void ring_copy(struct virtio_transport *t, uint64_t pos, void *dst, size_t n)
+{
+	size_t at = (size_t)(pos & (RING_SIZE - 1));
+	size_t first = RING_SIZE - at < n ? RING_SIZE - at : n;
+	memcpy(dst, t->ring_data + at, first);
+	memcpy((uint8_t *)dst + first, t->ring_data, n - first);
+}
+
+static int prime_fd(int fd, uint32_t gem)
+{
+	struct drm_prime_handle ph = { .handle = gem, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1 };
+	return ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph) < 0 ? -errno : ph.fd;
+}
+
+/* The fds a unix socket would have carried with this reply. */
+static void substitute(struct virtio_transport *t, const struct ferry_msg *m, struct ferry_transport_frame *out)
+{
+	out->nfds = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct vobj *o = t->objs; o; o = o->next) {
+		bool page = m->kind == FERRY_MSG_CONTEXT_CREATED && o->kind == FERRY_VIRTIO_BIND_FENCE_PAGE &&
+			    o->ctx_id == m->u.context_created.ctx_id;
+		bool bo = m->kind == FERRY_MSG_BO_CREATED && o->kind == FERRY_VIRTIO_BIND_BO &&
+			  o->ctx_id == m->u.bo_created.ctx_id && o->bo_id == m->u.bo_created.bo_id;
+		if (!page && !bo)
+			continue;
+		int f = prime_fd(t->fd, o->gem);
+		if (f < 0)
+			break;
+		out->fds[out->nfds++] = f;
+		if (page && t->nr_ctx_efds < MAX_CTX_EVENTS) {
+			int e = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			int keep = e >= 0 ? fcntl(e, F_DUPFD_CLOEXEC, 0) : -1;
+			if (keep >= 0) {
+				t->ctx_efds[t->nr_ctx_efds] = keep;
+				t->ctx_efd_ids[t->nr_ctx_efds++] = o->ctx_id;
+				out->fds[out->nfds++] = e;
+			} else if (e >= 0) {
+				close(e);
+			}
+		}
+		break;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int virtio_recv(struct ferry_transport *tr, int64_t timeout_ns, struct ferry_transport_frame *out)
+{
+	struct virtio_transport *t = (struct virtio_transport *)tr;
+	int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
+	for (;;) {
+		uint32_t err = __atomic_load_n(&t->ring->error, __ATOMIC_ACQUIRE);
+		uint64_t wp = __atomic_load_n(&t->ring->write_pos, __ATOMIC_ACQUIRE);
+		uint64_t avail = wp - t->read_pos;
+		if (avail > RING_SIZE)
+			return -EPROTO;
+		if (avail >= FERRY_FRAME_HDR_SIZE) {
+			uint32_t plen;
+			ring_copy(t, t->read_pos, &plen, sizeof(plen));
+			if (plen == 0 || plen > FERRY_MAX_FRAME_SIZE)
+				return -EPROTO;
+			if (avail >= FERRY_FRAME_HDR_SIZE + (uint64_t)plen) {
+				if (plen > t->frame_cap) {
+					uint64_t *f = realloc(t->frame, ((size_t)plen + 7) & ~(size_t)7);
+					if (!f)
+						return -ENOMEM;
+					t->frame = f;
+					t->frame_cap = ((size_t)plen + 7) & ~(size_t)7;
+				}
+				ring_copy(t, t->read_pos + FERRY_FRAME_HDR_SIZE, t->frame, plen);
+				t->read_pos += FERRY_FRAME_HDR_SIZE + (uint64_t)plen;
+				__atomic_store_n(&t->ring->read_pos, t->read_pos, __ATOMIC_RELEASE);
+				out->payload = t->frame;
+				out->len = plen;
+				struct ferry_msg m;
+				if (ferry_wire_decode(t->frame, plen, &m, NULL) == 0)
+					substitute(t, &m, out);
+				else
+					out->nfds = 0;
+				return 1;
+			}
+		}
+		if (err)
+			return -EPIPE; /* the host refused this context: nothing more comes */
+		if (timeout_ns == 0)
+			return 0;
+		int wait_ms = -1;
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ns();
+			if (left <= 0)
+				return 0;
+			wait_ms = (int)((left + 999999) / 1000000);
+		}
+		struct pollfd pfd = { .fd = t->poll_efd, .events = POLLIN };
+		int r = poll(&pfd, 1, wait_ms);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		uint64_t v;
+		(void)!read(t->poll_efd, &v, sizeof(v));
+	}
+}
+
+static int virtio_poll_fd(const struct ferry_transport *tr)
+{
+	return ((const struct virtio_transport *)tr)->poll_efd;
+}
+
+/* Sleeps on a NOTIFY's fence until the host wrote a reply or a fence page, then wakes libferry's
+ * reader (the transport's fd) and its fence waiters (the contexts' eventfds). */
+static void *notifier(void *arg)
+{
+	struct virtio_transport *t = arg;
+	uint64_t seen_pos = 0;
+	uint32_t seen_gen = 0;
+	uint8_t buf[sizeof(struct ferry_virtio_packet) + sizeof(struct ferry_virtio_notify)];
+	while (!atomic_load(&t->stop)) {
+		uint64_t wp = __atomic_load_n(&t->ring->write_pos, __ATOMIC_ACQUIRE);
+		uint32_t gen = __atomic_load_n(&t->ring->page_gen, __ATOMIC_ACQUIRE);
+		uint32_t err = __atomic_load_n(&t->ring->error, __ATOMIC_ACQUIRE);
+		if (wp != seen_pos || err)
+			signal_efd(t->poll_efd);
+		if (gen != seen_gen || err) {
+			pthread_mutex_lock(&t->lock);
+			for (int i = 0; i < t->nr_ctx_efds; i++)
+				signal_efd(t->ctx_efds[i]);
+			pthread_mutex_unlock(&t->lock);
+		}
+		seen_pos = wp;
+		seen_gen = gen;
+		if (err)
+			break;
+		struct ferry_virtio_packet p = { FERRY_VIRTIO_NOTIFY, sizeof(struct ferry_virtio_notify) };
+		struct ferry_virtio_notify n = { .read_pos = wp, .page_gen = gen };
+		memcpy(buf, &p, sizeof(p));
+		memcpy(buf + sizeof(p), &n, sizeof(n));
+		int fence = -1;
+		if (execbuffer(t->fd, buf, sizeof(buf), &fence) < 0) {
+			signal_efd(t->poll_efd);
+			break;
+		}
+		struct pollfd pfd = { .fd = fence, .events = POLLIN };
+		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+			;
+		close(fence);
+	}
+	return NULL;
+}
+
+static void virtio_destroy(struct ferry_transport *tr)
+{
+	struct virtio_transport *t = (struct virtio_transport *)tr;
+	if (t->notifier_started) {
+		atomic_store(&t->stop, true);
+		/* Any later fence lets the notifier's held one complete. */
+		struct ferry_virtio_packet p = { FERRY_VIRTIO_STREAM, 0 };
+		(void)execbuffer(t->fd, &p, sizeof(p), NULL);
+		pthread_join(t->notifier, NULL);
+	}
+	while (t->objs) {
+		struct vobj *o = t->objs;
+		t->objs = o->next;
+		gem_close(t->fd, o->gem);
+		free(o);
+	}
+	for (int i = 0; i < t->nr_ctx_efds; i++)
+		close(t->ctx_efds[i]);
+	if (t->ring_map)
+		munmap(t->ring_map, t->ring_map_len);
+	if (t->ring_gem)
+		gem_close(t->fd, t->ring_gem);
+	if (t->poll_efd >= 0)
+		close(t->poll_efd);
+	if (t->fd >= 0)
+		close(t->fd);
+	pthread_mutex_destroy(&t->lock);
+	free(t->frame);
+	free(t->out);
+	free(t);
+}
+
+static const struct ferry_transport_ops virtio_ops = {
+	.send = virtio_send,
+	.recv = virtio_recv,
+	.poll_fd = virtio_poll_fd,
+	.destroy = virtio_destroy,
+};
+
+int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps)
+{
+	struct ferry_virtio_caps c;
+	memset(&c, 0, sizeof(c));
+	struct drm_virtgpu_get_caps gc = {
+		.cap_set_id = FERRY_VIRTIO_CAPSET_ID, .cap_set_ver = FERRY_VIRTIO_CAPSET_VERSION,
+		.addr = (uintptr_t)&c, .size = sizeof(c),
+	};
+	if (ioctl(fd, DRM_IOCTL_VIRTGPU_GET_CAPS, &gc) < 0)
+		return -errno;
+	if (c.magic != FERRY_VIRTIO_CAPS_MAGIC)
+		return -ENODEV;
+	if (c.version != FERRY_VIRTIO_VERSION)
+		return -EPROTONOSUPPORT;
+	c.device[sizeof(c.device) - 1] = '\0';
+	if (caps)
+		*caps = c;
+	return 0;
+}
+
+/* The first render node whose virtio-gpu device is ferry's. */
+static int find_node(char *path, size_t len)
+{
+	for (int minor = 128; minor < 192; minor++) {
+		snprintf(path, len, "/dev/dri/renderD%d", minor);
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		int r = ferry_transport_virtio_probe(fd, NULL);
+		close(fd);
+		if (r == 0)
+			return 0;
+	}
+	return -ENODEV;
+}
+
+int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
+{
+	*out = NULL;
+	char found[64];
+	if (!path || !path[0]) {
+		int r = find_node(found, sizeof(found));
+		if (r < 0)
+			return r;
+		path = found;
+	}
+	struct virtio_transport *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->fd = -1;
+	t->poll_efd = -1;
+	pthread_mutex_init(&t->lock, NULL);
+	t->base.ops = &virtio_ops;
+	snprintf(t->name, sizeof(t->name), "virtio:%s", path);
+	t->base.name = t->name;
+	int r = 0;
+	t->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (t->fd < 0)
+		r = -errno;
+	if (r == 0)
+		r = ferry_transport_virtio_probe(t->fd, NULL);
+	if (r == 0 && (t->poll_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		r = -errno;
+	uint32_t ring_res = 0;
+	t->ring_map_len = FERRY_VIRTIO_RING_HEADER + RING_SIZE;
+	if (r == 0)
+		r = resource_new(t->fd, t->ring_map_len, &t->ring_gem, &ring_res);
+	if (r == 0) {
+		struct drm_virtgpu_map mp = { .handle = t->ring_gem };
+		if (ioctl(t->fd, DRM_IOCTL_VIRTGPU_MAP, &mp) < 0) {
+			r = -errno;
+		} else {
+			void *m = mmap(NULL, t->ring_map_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)mp.offset);
+			if (m == MAP_FAILED)
+				r = -errno;
+			else
+				t->ring_map = m;
+		}
+	}
+	if (r == 0) {
+		t->ring = (struct ferry_virtio_ring *)t->ring_map;
+		t->ring_data = t->ring_map + FERRY_VIRTIO_RING_HEADER;
+		struct ferry_virtio_hello h = { FERRY_VIRTIO_CAPS_MAGIC, FERRY_VIRTIO_VERSION, ring_res, RING_SIZE };
+		pthread_mutex_lock(&t->lock);
+		r = stage(t, FERRY_VIRTIO_HELLO, &h, sizeof(h));
+		if (r == 0)
+			r = flush_out(t);
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (r == 0) {
+		r = -pthread_create(&t->notifier, NULL, notifier, t);
+		t->notifier_started = r == 0;
+	}
+	if (r < 0) {
+		virtio_destroy(&t->base);
+		return r;
+	}
+	*out = &t->base;
+	return 0;
+}

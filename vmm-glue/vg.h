@@ -1,0 +1,111 @@
+/* libvirglrenderer.so.1 for QEMU 7.2, built on libferry-host (docs/vm.md): what its files share.
+ * QEMU calls the virgl_renderer_* entry points on its main thread (virgl_abi.c); they only record
+ * resources and queue work. One worker thread (vg_worker.c) owns the ferry host and every
+ * context (vg_context.c), reaches guest pages through the attached iovecs (vg_guest_mem.c) and
+ * marks fences done; the main thread completes them in order (vg_fence.c). */
+#ifndef FERRY_VG_H
+#define FERRY_VG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "ferry/host.h"
+
+/* ---- resources (vg_guest_mem.c): guest-backed, under vg_mem_lock ---- */
+
+/* The lock over the resource table and every access to guest pages through it: the main thread
+ * takes it to attach, detach and free (QEMU may hand the pages back to the guest right after),
+ * the worker while it copies. */
+extern pthread_mutex_t vg_mem_lock;
+
+struct vg_res {
+	uint32_t id;
+	uint64_t size;        /* what the guest asked for */
+	struct iovec *iov;    /* QEMU's, lent until detach */
+	int niov;
+	uint64_t iov_bytes;
+	uint32_t *ctxs;       /* virtio-gpu contexts it is attached to */
+	uint32_t nr_ctxs, cap_ctxs;
+	struct vg_res *next;
+};
+
+int vg_res_create(uint32_t id, uint64_t size);
+void vg_res_unref(uint32_t id);
+int vg_res_attach_iov(uint32_t id, struct iovec *iov, int niov);
+void vg_res_detach_iov(uint32_t id, struct iovec **iov, int *niov);
+void vg_res_ctx_attach(uint32_t ctx, uint32_t id);
+void vg_res_ctx_detach(uint32_t ctx, uint32_t id);
+void vg_res_ctx_detach_all(uint32_t ctx);
+void vg_res_free_all(void);
+/* vg_mem_lock held: the resource, NULL when there is none. */
+struct vg_res *vg_res_find_locked(uint32_t id);
+bool vg_res_attached_locked(const struct vg_res *r, uint32_t ctx);
+/* vg_mem_lock held: copies between linear memory and the resource's pages at off. False when
+ * the range is not wholly backed. */
+bool vg_res_read_locked(const struct vg_res *r, uint64_t off, void *dst, size_t len);
+bool vg_res_write_locked(const struct vg_res *r, uint64_t off, const void *src, size_t len);
+/* vg_mem_lock held: the 3-way merge of a BO's guest pages, host pages and the copy both last
+ * agreed on (docs/vm.md, "BO memory"): every byte the guest changed since goes to the host,
+ * every other byte the host changed goes to the guest, and base becomes the result. len bytes
+ * from offset 0. Returns the bytes that moved (both ways). */
+uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t len);
+
+/* ---- fences (vg_fence.c) ---- */
+
+/* The device's fences, in QEMU's order. A fence is done once the worker handled what came
+ * before it; a NOTIFY fence waits for its condition too, or for a later fence to be done. */
+int vg_fence_init(void (*write_fence)(void *cookie, uint32_t fence), void *cookie);
+void vg_fence_fini(void);
+/* Main thread: a fence after everything queued so far. */
+int vg_fence_create(uint32_t fence_id, bool notify, uint32_t notify_ctx);
+/* Worker: fence fence_id is done (all before it are handled). */
+void vg_fence_done(uint32_t fence_id);
+/* Worker: the held NOTIFY fences of ctx are due (or all, ctx 0); whether any was held. */
+bool vg_fence_release_notify(uint32_t ctx);
+/* Main thread: completes every fence that is done and has no pending one before it. */
+void vg_fence_poll(void);
+
+/* ---- the worker (vg_worker.c) ---- */
+
+struct vg_config {
+	struct ferry_host_config host;
+	char gpu[32];
+};
+
+int vg_worker_start(const struct vg_config *cfg);
+void vg_worker_stop(void);
+/* Main thread: queue items for the worker, in order. buf is copied. */
+int vg_worker_ctx_create(uint32_t ctx);
+int vg_worker_ctx_destroy(uint32_t ctx);
+int vg_worker_submit(uint32_t ctx, const void *buf, size_t len, bool *notify);
+int vg_worker_fence(uint32_t fence_id, bool notify, uint32_t ctx);
+/* Main thread: drop every context (device reset). */
+void vg_worker_reset(void);
+/* The device name the host serves ("sim a630"), for the capset. */
+const char *vg_worker_device_name(void);
+
+/* ---- contexts (vg_context.c), worker thread only ---- */
+
+struct vg_ctx;
+struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id);
+void vg_ctx_free(struct vg_ctx *c);
+uint32_t vg_ctx_id(const struct vg_ctx *c);
+/* One EXECBUFFER's packets. */
+void vg_ctx_submit(struct vg_ctx *c, const uint8_t *buf, size_t len);
+/* After a host dispatch: fence pages to the guest (after the BOs of retired submits), replies
+ * that waited for room, and whether a NOTIFY of this context is due. */
+void vg_ctx_update(struct vg_ctx *c);
+/* The NOTIFY condition the last submit of this context carried is met, or the context will never
+ * see one met (not ferry, refused). Disarmed once a held fence was released for it. */
+bool vg_ctx_notify_due(const struct vg_ctx *c);
+void vg_ctx_notify_disarm(struct vg_ctx *c);
+/* The eventfds of its ferry contexts (fence pages), for the worker's poll: up to max. */
+int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max);
+
+/* Logging (vg_worker.c): "ferry-vg: ..." on stderr, or the host's log level. */
+void vg_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

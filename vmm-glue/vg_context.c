@@ -1,0 +1,393 @@
+/* A virtio-gpu context as a ferry client: the packets of each EXECBUFFER (docs/vm.md), the frame
+ * stream they carry into the ferry host, and the replies it sends back through the guest-backed
+ * reply ring. Everything the guest wrote is checked before use; a context that breaks the rules
+ * is refused alone, with the reason in the ring's error word and the log. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vg_ctx_priv.h"
+
+static int reply(void *cookie, const void *frame, size_t len, const int *fds, int nfds);
+static const struct ferry_host_client_ops client_ops = { .send = reply };
+
+struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id)
+{
+	struct vg_ctx *c = calloc(1, sizeof(*c));
+	if (c) {
+		c->id = id;
+		c->host = host;
+	}
+	return c;
+}
+
+uint32_t vg_ctx_id(const struct vg_ctx *c)
+{
+	return c->id;
+}
+
+static void free_client(struct vg_ctx *c)
+{
+	if (c->client)
+		ferry_host_client_free(c->client);
+	c->client = NULL;
+	vg_sync_free(c);
+}
+
+void vg_ctx_free(struct vg_ctx *c)
+{
+	free_client(c);
+	free(c->backlog);
+	free(c->acc);
+	free(c);
+}
+
+struct vg_res *vg_ctx_res_locked(const struct vg_ctx *c, uint32_t res, uint64_t len)
+{
+	struct vg_res *r = vg_res_find_locked(res);
+	if (!r || !vg_res_attached_locked(r, c->id) || r->iov_bytes < len)
+		return NULL;
+	return r;
+}
+
+/* The ring's header words the host owns, written through the guest's pages. */
+static void write_header_locked(struct vg_ctx *c, struct vg_res *r, int error)
+{
+	struct ferry_virtio_ring h;
+	if (!vg_res_read_locked(r, 0, &h, sizeof(h)))
+		return;
+	h.magic = FERRY_VIRTIO_RING_MAGIC;
+	h.size = c->ring_size;
+	h.write_pos = c->write_pos;
+	h.page_gen = c->page_gen;
+	if (error)
+		h.error = (uint32_t)error;
+	/* The data before write_pos, write_pos before the guest may read it. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	vg_res_write_locked(r, 0, &h, sizeof(h));
+}
+
+void vg_ctx_fail(struct vg_ctx *c, int err, const char *why)
+{
+	if (c->state == VG_REFUSED)
+		return;
+	vg_log(FERRY_LOG_WARN, "virtio-gpu context %u: %s (%s): refused from now on", c->id, why, strerror(-err));
+	if (c->state == VG_FERRY) {
+		pthread_mutex_lock(&vg_mem_lock);
+		struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER);
+		if (r)
+			write_header_locked(c, r, err);
+		pthread_mutex_unlock(&vg_mem_lock);
+	}
+	c->state = VG_REFUSED;
+	c->broken = true;
+}
+
+/* Moves what fits of the backlog into the ring. */
+static void flush(struct vg_ctx *c)
+{
+	if (c->state != VG_FERRY)
+		return;
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER + c->ring_size);
+	struct ferry_virtio_ring h;
+	int err = 0;
+	if (!r || !vg_res_read_locked(r, 0, &h, sizeof(h))) {
+		err = -EFAULT;
+	} else if (h.read_pos > c->write_pos || c->write_pos - h.read_pos > c->ring_size) {
+		err = -EPROTO; /* a read position the host never made possible */
+	} else if (c->backlog_len) {
+		uint64_t room = c->ring_size - (c->write_pos - h.read_pos);
+		size_t n = room < c->backlog_len ? (size_t)room : c->backlog_len;
+		size_t at = (size_t)(c->write_pos & (c->ring_size - 1));
+		size_t first = c->ring_size - at < n ? c->ring_size - at : n;
+		vg_res_write_locked(r, FERRY_VIRTIO_RING_HEADER + at, c->backlog, first);
+		vg_res_write_locked(r, FERRY_VIRTIO_RING_HEADER, c->backlog + first, n - first);
+		memmove(c->backlog, c->backlog + n, c->backlog_len - n);
+		c->backlog_len -= n;
+		c->write_pos += n;
+		write_header_locked(c, r, 0);
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+	if (err)
+		vg_ctx_fail(c, err, err == -EFAULT ? "its reply ring is gone" : "its reply ring's read position is impossible");
+}
+
+/* The host's reply or event: its fds are taken in here (fence page, BO pages), the frame goes to
+ * the ring. */
+static int reply(void *cookie, const void *frame, size_t len, const int *fds, int nfds)
+{
+	struct vg_ctx *c = cookie;
+	if (c->broken)
+		return -EPIPE;
+	if (nfds && len > FERRY_FRAME_HDR_SIZE) {
+		/* The decoder wants an 8-byte aligned payload. */
+		size_t plen = len - FERRY_FRAME_HDR_SIZE;
+		uint64_t *aligned = malloc((plen + 7) & ~(size_t)7);
+		struct ferry_msg m;
+		if (aligned) {
+			memcpy(aligned, (const uint8_t *)frame + FERRY_FRAME_HDR_SIZE, plen);
+			if (ferry_wire_decode(aligned, plen, &m, NULL) == 0)
+				vg_sync_reply(c, &m, fds, nfds);
+			free(aligned);
+		}
+	}
+	if (len > VG_MAX_BACKLOG - c->backlog_len) {
+		vg_ctx_fail(c, -ENOBUFS, "its replies pile up unread");
+		return -ENOBUFS;
+	}
+	if (c->backlog_len + len > c->backlog_cap) {
+		size_t cap = c->backlog_cap ? c->backlog_cap : 4096;
+		while (cap < c->backlog_len + len)
+			cap *= 2;
+		uint8_t *b = realloc(c->backlog, cap);
+		if (!b) {
+			vg_ctx_fail(c, -ENOMEM, "no memory for its replies");
+			return -ENOMEM;
+		}
+		c->backlog = b;
+		c->backlog_cap = cap;
+	}
+	memcpy(c->backlog + c->backlog_len, frame, len);
+	c->backlog_len += len;
+	flush(c);
+	return 0;
+}
+
+static void hello(struct vg_ctx *c, const uint8_t *p, uint32_t len)
+{
+	struct ferry_virtio_hello h;
+	if (len != sizeof(h)) {
+		vg_ctx_fail(c, -EPROTO, "a HELLO of the wrong size");
+		return;
+	}
+	memcpy(&h, p, sizeof(h));
+	if (h.magic != FERRY_VIRTIO_CAPS_MAGIC || h.version != FERRY_VIRTIO_VERSION) {
+		vg_ctx_fail(c, -EPROTONOSUPPORT, "a HELLO of another version");
+		return;
+	}
+	/* A power of two (positions wrap with a mask), room for the largest frame. */
+	if (h.ring_size < FERRY_MAX_FRAME_SIZE + FERRY_FRAME_HDR_SIZE || h.ring_size > (64u << 20) ||
+	    (h.ring_size & (h.ring_size - 1))) {
+		vg_ctx_fail(c, -EINVAL, "a reply ring of a size it cannot have");
+		return;
+	}
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_ctx_res_locked(c, h.ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER + h.ring_size);
+	if (r) {
+		c->ring_res = h.ring_res;
+		c->ring_size = h.ring_size;
+		struct ferry_virtio_ring z = { 0 };
+		vg_res_write_locked(r, 0, &z, sizeof(z));
+		write_header_locked(c, r, 0);
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+	if (!r) {
+		vg_ctx_fail(c, -EINVAL, "a reply ring that is not its resource or too small");
+		return;
+	}
+	char name[48];
+	snprintf(name, sizeof(name), "virtio-gpu context %u", c->id);
+	c->client = ferry_host_client_new(c->host, &client_ops, c, name);
+	if (!c->client) {
+		vg_ctx_fail(c, -ENOMEM, "no memory for a client");
+		return;
+	}
+	c->state = VG_FERRY;
+	vg_log(FERRY_LOG_INFO, "virtio-gpu context %u speaks ferry (reply ring: resource %u, %u bytes)", c->id,
+	       c->ring_res, c->ring_size);
+}
+
+static void bind(struct vg_ctx *c, const uint8_t *p, uint32_t len)
+{
+	struct ferry_virtio_bind b;
+	if (len != sizeof(b)) {
+		vg_ctx_fail(c, -EPROTO, "a BIND of the wrong size");
+		return;
+	}
+	memcpy(&b, p, sizeof(b));
+	uint64_t need = b.kind == FERRY_VIRTIO_BIND_FENCE_PAGE ? FERRY_FENCE_PAGE_SIZE : 1;
+	if (b.kind != FERRY_VIRTIO_BIND_FENCE_PAGE && b.kind != FERRY_VIRTIO_BIND_BO) {
+		vg_ctx_fail(c, -EINVAL, "a BIND of an unknown kind");
+		return;
+	}
+	pthread_mutex_lock(&vg_mem_lock);
+	bool ok = vg_ctx_res_locked(c, b.res, need) != NULL;
+	pthread_mutex_unlock(&vg_mem_lock);
+	if (!ok) {
+		vg_ctx_fail(c, -EINVAL, "a BIND of a resource that is not its own or too small");
+		return;
+	}
+	(void)vg_ctx_take_bind(c, b.kind, b.ctx_id, b.bo_id); /* a newer bind of the same object wins */
+	if (c->nr_binds == VG_MAX_BINDS) {
+		memmove(c->binds, c->binds + 1, (VG_MAX_BINDS - 1) * sizeof(c->binds[0]));
+		c->nr_binds--;
+	}
+	c->binds[c->nr_binds++] = b;
+}
+
+uint32_t vg_ctx_take_bind(struct vg_ctx *c, uint32_t kind, uint32_t ctx_id, uint32_t bo_id)
+{
+	for (uint32_t i = 0; i < c->nr_binds; i++) {
+		struct ferry_virtio_bind *b = &c->binds[i];
+		if (b->kind == kind && b->ctx_id == ctx_id && (kind != FERRY_VIRTIO_BIND_BO || b->bo_id == bo_id)) {
+			uint32_t res = b->res;
+			memmove(b, b + 1, (c->nr_binds - i - 1) * sizeof(*b));
+			c->nr_binds--;
+			return res;
+		}
+	}
+	return 0;
+}
+
+/* One whole frame (length prefix included) from the guest. */
+static void frame(struct vg_ctx *c, const uint8_t *f, uint32_t plen)
+{
+	uint64_t *payload = malloc(((size_t)plen + 7) & ~(size_t)7);
+	if (!payload) {
+		vg_ctx_fail(c, -ENOMEM, "no memory for a frame");
+		return;
+	}
+	memcpy(payload, f + FERRY_FRAME_HDR_SIZE, plen);
+	struct ferry_msg m;
+	bool decoded = ferry_wire_decode(payload, plen, &m, NULL) == 0;
+	if (decoded)
+		vg_sync_before_frame(c, &m);
+	int r = ferry_host_client_handle(c->client, payload, plen, NULL, 0);
+	if (decoded && r >= 0)
+		vg_sync_after_frame(c, &m);
+	free(payload);
+	if (r < 0)
+		vg_ctx_fail(c, r, "the host dropped the client");
+}
+
+static void stream(struct vg_ctx *c, const uint8_t *p, uint32_t len)
+{
+	/* What is kept is less than one frame, so this bounds the buffer. */
+	if (len > FERRY_VIRTIO_MAX_EXECBUFFER) {
+		vg_ctx_fail(c, -EMSGSIZE, "a stream packet larger than an EXECBUFFER may be");
+		return;
+	}
+	if (c->acc_len + len > c->acc_cap) {
+		size_t cap = c->acc_cap ? c->acc_cap : 4096;
+		while (cap < c->acc_len + len)
+			cap *= 2;
+		uint8_t *a = realloc(c->acc, cap);
+		if (!a) {
+			vg_ctx_fail(c, -ENOMEM, "no memory for its frames");
+			return;
+		}
+		c->acc = a;
+		c->acc_cap = cap;
+	}
+	memcpy(c->acc + c->acc_len, p, len);
+	c->acc_len += len;
+	size_t off = 0;
+	while (c->state == VG_FERRY && c->acc_len - off >= FERRY_FRAME_HDR_SIZE) {
+		uint32_t plen;
+		memcpy(&plen, c->acc + off, sizeof(plen));
+		if (plen == 0 || plen > FERRY_MAX_FRAME_SIZE) {
+			vg_ctx_fail(c, -EMSGSIZE, "a frame length the protocol does not allow");
+			return;
+		}
+		if (c->acc_len - off - FERRY_FRAME_HDR_SIZE < plen)
+			break;
+		frame(c, c->acc + off, plen);
+		off += FERRY_FRAME_HDR_SIZE + plen;
+	}
+	memmove(c->acc, c->acc + off, c->acc_len - off);
+	c->acc_len -= off;
+}
+
+static void notify(struct vg_ctx *c, const uint8_t *p, uint32_t len)
+{
+	struct ferry_virtio_notify n;
+	if (len != sizeof(n)) {
+		vg_ctx_fail(c, -EPROTO, "a NOTIFY of the wrong size");
+		return;
+	}
+	memcpy(&n, p, sizeof(n));
+	c->notify_armed = true;
+	c->notify_pos = n.read_pos;
+	c->notify_gen = n.page_gen;
+}
+
+void vg_ctx_submit(struct vg_ctx *c, const uint8_t *buf, size_t len)
+{
+	size_t off = 0;
+	while (c->state != VG_REFUSED && off < len) {
+		struct ferry_virtio_packet p;
+		if (len - off < sizeof(p)) {
+			vg_ctx_fail(c, -EPROTO, "a truncated packet header");
+			return;
+		}
+		memcpy(&p, buf + off, sizeof(p));
+		off += sizeof(p);
+		if (c->state == VG_NEW && p.op != FERRY_VIRTIO_HELLO) {
+			/* A virgl command stream, or anything else: not ours. */
+			vg_ctx_fail(c, -EPROTONOSUPPORT, "not a ferry context (its first command is no ferry HELLO)");
+			return;
+		}
+		if (p.len > len - off || ferry_virtio_padded(p.len) > len - off) {
+			vg_ctx_fail(c, -EPROTO, "a packet longer than its EXECBUFFER");
+			return;
+		}
+		const uint8_t *body = buf + off;
+		off += ferry_virtio_padded(p.len);
+		switch (p.op) {
+		case FERRY_VIRTIO_HELLO:
+			if (c->state != VG_NEW)
+				vg_ctx_fail(c, -EPROTO, "a second HELLO");
+			else
+				hello(c, body, p.len);
+			break;
+		case FERRY_VIRTIO_STREAM: stream(c, body, p.len); break;
+		case FERRY_VIRTIO_BIND: bind(c, body, p.len); break;
+		case FERRY_VIRTIO_NOTIFY: notify(c, body, p.len); break;
+		default: vg_ctx_fail(c, -EPROTO, "an unknown packet"); return;
+		}
+	}
+}
+
+void vg_ctx_update(struct vg_ctx *c)
+{
+	if (c->state != VG_FERRY) {
+		if (c->broken && c->client)
+			free_client(c);
+		return;
+	}
+	if (vg_sync_pages(c)) {
+		c->page_gen++;
+		pthread_mutex_lock(&vg_mem_lock);
+		struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER);
+		if (r)
+			write_header_locked(c, r, 0);
+		pthread_mutex_unlock(&vg_mem_lock);
+	}
+	flush(c);
+	if (c->broken && c->client)
+		free_client(c);
+}
+
+bool vg_ctx_notify_due(const struct vg_ctx *c)
+{
+	if (c->state != VG_FERRY)
+		return true; /* nothing more will come: never hold the guest */
+	return c->notify_armed && (c->write_pos != c->notify_pos || c->page_gen != c->notify_gen);
+}
+
+void vg_ctx_notify_disarm(struct vg_ctx *c)
+{
+	c->notify_armed = false;
+}
+
+int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max)
+{
+	int n = 0;
+	for (const struct vg_fctx *f = c->fctxs; f && n < max; f = f->next)
+		if (f->event_fd >= 0)
+			fds[n++] = f->event_fd;
+	return n;
+}

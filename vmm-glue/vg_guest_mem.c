@@ -1,0 +1,248 @@
+/* Guest-backed resources: the iovecs QEMU attaches (pointers into its mapping of guest RAM,
+ * valid until detach) and every copy to and from them, including the 3-way merge that keeps a
+ * BO's guest pages and its host pages in step. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vg.h"
+
+pthread_mutex_t vg_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Resource ids come from the guest: a hash table, so a guest with many cannot make lookups slow
+ * for the others beyond the chain its own ids share. */
+#define RES_BUCKETS 1024u
+static struct vg_res *buckets[RES_BUCKETS];
+
+static struct vg_res **slot(uint32_t id)
+{
+	struct vg_res **pp = &buckets[(id * 2654435761u) >> 22];
+	while (*pp && (*pp)->id != id)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+struct vg_res *vg_res_find_locked(uint32_t id)
+{
+	return *slot(id);
+}
+
+int vg_res_create(uint32_t id, uint64_t size)
+{
+	if (id == 0)
+		return EINVAL;
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res **pp = slot(id);
+	int r = 0;
+	if (*pp) {
+		r = EINVAL; /* virglrenderer refuses an id in use */
+	} else if (!(*pp = calloc(1, sizeof(**pp)))) {
+		r = ENOMEM;
+	} else {
+		(*pp)->id = id;
+		(*pp)->size = size;
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+	return r;
+}
+
+void vg_res_unref(uint32_t id)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res **pp = slot(id);
+	struct vg_res *r = *pp;
+	if (r) {
+		*pp = r->next;
+		free(r->ctxs);
+		free(r);
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+void vg_res_free_all(void)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	for (uint32_t b = 0; b < RES_BUCKETS; b++) {
+		while (buckets[b]) {
+			struct vg_res *r = buckets[b];
+			buckets[b] = r->next;
+			free(r->ctxs);
+			free(r);
+		}
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+int vg_res_attach_iov(uint32_t id, struct iovec *iov, int niov)
+{
+	if (niov < 0 || (niov > 0 && !iov))
+		return EINVAL;
+	uint64_t total = 0;
+	for (int i = 0; i < niov; i++) {
+		if (iov[i].iov_len > UINT64_MAX - total)
+			return EINVAL;
+		total += iov[i].iov_len;
+	}
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	int e = 0;
+	if (!r || r->iov)
+		e = EINVAL;
+	else
+		r->iov = iov, r->niov = niov, r->iov_bytes = total;
+	pthread_mutex_unlock(&vg_mem_lock);
+	return e;
+}
+
+void vg_res_detach_iov(uint32_t id, struct iovec **iov, int *niov)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	if (iov)
+		*iov = r ? r->iov : NULL;
+	if (niov)
+		*niov = r ? r->niov : 0;
+	if (r)
+		r->iov = NULL, r->niov = 0, r->iov_bytes = 0;
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+bool vg_res_attached_locked(const struct vg_res *r, uint32_t ctx)
+{
+	for (uint32_t i = 0; i < r->nr_ctxs; i++)
+		if (r->ctxs[i] == ctx)
+			return true;
+	return false;
+}
+
+void vg_res_ctx_attach(uint32_t ctx, uint32_t id)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	if (r && !vg_res_attached_locked(r, ctx)) {
+		if (r->nr_ctxs == r->cap_ctxs) {
+			uint32_t cap = r->cap_ctxs ? r->cap_ctxs * 2 : 2;
+			uint32_t *v = realloc(r->ctxs, cap * sizeof(*v));
+			if (v)
+				r->ctxs = v, r->cap_ctxs = cap;
+		}
+		if (r->nr_ctxs < r->cap_ctxs)
+			r->ctxs[r->nr_ctxs++] = ctx;
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+static void detach_locked(struct vg_res *r, uint32_t ctx)
+{
+	for (uint32_t i = 0; i < r->nr_ctxs; i++)
+		if (r->ctxs[i] == ctx) {
+			r->ctxs[i] = r->ctxs[--r->nr_ctxs];
+			return;
+		}
+}
+
+void vg_res_ctx_detach(uint32_t ctx, uint32_t id)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	if (r)
+		detach_locked(r, ctx);
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+void vg_res_ctx_detach_all(uint32_t ctx)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	for (uint32_t b = 0; b < RES_BUCKETS; b++)
+		for (struct vg_res *r = buckets[b]; r; r = r->next)
+			detach_locked(r, ctx);
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+/* Calls fn on each piece of [off, off + len) of the resource's pages with the matching offset
+ * into the caller's buffer. False when the range is not wholly backed. */
+static bool walk(const struct vg_res *r, uint64_t off, size_t len,
+		 void (*fn)(void *guest, size_t at, size_t n, void *arg), void *arg)
+{
+	if (off > r->iov_bytes || len > r->iov_bytes - off)
+		return false;
+	size_t done = 0;
+	for (int i = 0; i < r->niov && done < len; i++) {
+		size_t seg = r->iov[i].iov_len;
+		if (off >= seg) {
+			off -= seg;
+			continue;
+		}
+		size_t n = seg - off < len - done ? seg - off : len - done;
+		fn((uint8_t *)r->iov[i].iov_base + off, done, n, arg);
+		done += n;
+		off = 0;
+	}
+	return done == len;
+}
+
+static void read_piece(void *guest, size_t at, size_t n, void *arg)
+{
+	memcpy((uint8_t *)arg + at, guest, n);
+}
+
+static void write_piece(void *guest, size_t at, size_t n, void *arg)
+{
+	memcpy(guest, (const uint8_t *)arg + at, n);
+}
+
+bool vg_res_read_locked(const struct vg_res *r, uint64_t off, void *dst, size_t len)
+{
+	return walk(r, off, len, read_piece, dst);
+}
+
+bool vg_res_write_locked(const struct vg_res *r, uint64_t off, const void *src, size_t len)
+{
+	return walk(r, off, len, write_piece, (void *)src);
+}
+
+struct merge {
+	uint8_t *host, *base;
+	uint64_t moved;
+};
+
+/* Whole pages (the common case: nothing, or only one side, changed) compare at memcmp speed;
+ * only pages both sides touched are merged byte by byte. */
+static void merge_piece(void *guest, size_t at, size_t n, void *arg)
+{
+	struct merge *m = arg;
+	uint8_t *g = guest, *h = m->host + at, *b = m->base + at;
+	const size_t step = 4096;
+	for (size_t o = 0; o < n; o += step) {
+		size_t k = n - o < step ? n - o : step;
+		bool g_same = memcmp(g + o, b + o, k) == 0;
+		bool h_same = memcmp(h + o, b + o, k) == 0;
+		if (g_same && h_same)
+			continue;
+		if (h_same) {
+			memcpy(h + o, g + o, k);
+			memcpy(b + o, g + o, k);
+		} else if (g_same) {
+			memcpy(g + o, h + o, k);
+			memcpy(b + o, h + o, k);
+		} else {
+			/* Both wrote this page since they last agreed: the guest's bytes win where it
+			 * wrote, the host's elsewhere (a CPU and a GPU writing different bytes of one
+			 * page, as with a suballocated BO). */
+			for (size_t i = o; i < o + k; i++) {
+				uint8_t v = g[i] != b[i] ? g[i] : h[i];
+				g[i] = h[i] = b[i] = v;
+			}
+		}
+		m->moved += k;
+	}
+}
+
+uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t len)
+{
+	if (len > r->iov_bytes)
+		len = (size_t)r->iov_bytes;
+	struct merge m = { host, base, 0 };
+	walk(r, 0, len, merge_piece, &m);
+	return m.moved;
+}

@@ -1,0 +1,307 @@
+/* The renderer's worker thread: the only thread that calls into the ferry host. QEMU's main
+ * thread queues contexts, EXECBUFFERs and fences here in its order; the worker handles them,
+ * dispatches the host (retired work, fence pages, replies) and marks fences done. */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "ferry/virtio.h"
+#include "vg.h"
+
+enum item_kind { ITEM_CTX_CREATE, ITEM_CTX_DESTROY, ITEM_SUBMIT, ITEM_FENCE, ITEM_RESET };
+
+struct item {
+	enum item_kind kind;
+	uint32_t ctx;
+	uint32_t fence_id;
+	bool notify;
+	size_t len;
+	struct item *next;
+	uint8_t data[];
+};
+
+static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
+static struct item *q_head, **q_tail = &q_head;
+static int wake_fd = -1;
+static pthread_t thread;
+static bool running, stop;
+static struct ferry_host *host;
+static char device_name[64];
+static int log_level = FERRY_LOG_WARN;
+
+/* Worker-only: the virtio-gpu contexts. */
+struct ctx_node {
+	struct vg_ctx *c;
+	struct ctx_node *next;
+};
+static struct ctx_node *ctxs;
+
+void vg_log(int level, const char *fmt, ...)
+{
+	if (level > log_level)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ferry-vg: %s\n", msg);
+}
+
+static void host_log(void *cookie, int level, const char *msg)
+{
+	(void)cookie;
+	vg_log(level, "%s", msg);
+}
+
+static int push(enum item_kind kind, uint32_t ctx, uint32_t fence_id, bool notify, const void *data, size_t len)
+{
+	struct item *it = malloc(sizeof(*it) + len);
+	if (!it)
+		return -ENOMEM;
+	*it = (struct item){ kind, ctx, fence_id, notify, len, NULL };
+	if (len)
+		memcpy(it->data, data, len);
+	pthread_mutex_lock(&qlock);
+	*q_tail = it;
+	q_tail = &it->next;
+	pthread_mutex_unlock(&qlock);
+	uint64_t one = 1;
+	(void)!write(wake_fd, &one, sizeof(one));
+	return 0;
+}
+
+int vg_worker_ctx_create(uint32_t ctx)
+{
+	return push(ITEM_CTX_CREATE, ctx, 0, false, NULL, 0);
+}
+
+int vg_worker_ctx_destroy(uint32_t ctx)
+{
+	return push(ITEM_CTX_DESTROY, ctx, 0, false, NULL, 0);
+}
+
+/* Whether the EXECBUFFER carries a NOTIFY (its fence then waits): a walk of the packet headers,
+ * bounded by the buffer; the worker checks everything else. */
+static bool has_notify(const uint8_t *buf, size_t len)
+{
+	size_t off = 0;
+	while (len - off >= sizeof(struct ferry_virtio_packet)) {
+		struct ferry_virtio_packet p;
+		memcpy(&p, buf + off, sizeof(p));
+		off += sizeof(p);
+		if (p.op == FERRY_VIRTIO_NOTIFY)
+			return true;
+		if (p.len > len - off || ferry_virtio_padded(p.len) > len - off)
+			return false;
+		off += ferry_virtio_padded(p.len);
+	}
+	return false;
+}
+
+int vg_worker_submit(uint32_t ctx, const void *buf, size_t len, bool *notify)
+{
+	*notify = has_notify(buf, len);
+	return push(ITEM_SUBMIT, ctx, 0, false, buf, len);
+}
+
+int vg_worker_fence(uint32_t fence_id, bool notify, uint32_t ctx)
+{
+	int r = vg_fence_create(fence_id, notify, ctx);
+	return r ? r : push(ITEM_FENCE, ctx, fence_id, notify, NULL, 0);
+}
+
+void vg_worker_reset(void)
+{
+	(void)push(ITEM_RESET, 0, 0, false, NULL, 0);
+}
+
+const char *vg_worker_device_name(void)
+{
+	return device_name;
+}
+
+static struct vg_ctx *find(uint32_t id)
+{
+	for (struct ctx_node *n = ctxs; n; n = n->next)
+		if (vg_ctx_id(n->c) == id)
+			return n->c;
+	return NULL;
+}
+
+static void drop(uint32_t id)
+{
+	for (struct ctx_node **pp = &ctxs; *pp; pp = &(*pp)->next) {
+		if (vg_ctx_id((*pp)->c) == id) {
+			struct ctx_node *n = *pp;
+			*pp = n->next;
+			vg_ctx_free(n->c);
+			free(n);
+			vg_fence_release_notify(id);
+			return;
+		}
+	}
+}
+
+static void drop_all(void)
+{
+	while (ctxs)
+		drop(vg_ctx_id(ctxs->c));
+}
+
+static void handle(struct item *it)
+{
+	struct vg_ctx *c = it->kind == ITEM_RESET ? NULL : find(it->ctx);
+	switch (it->kind) {
+	case ITEM_CTX_CREATE: {
+		struct ctx_node *n = c ? NULL : malloc(sizeof(*n));
+		if (n && (n->c = vg_ctx_new(host, it->ctx))) {
+			n->next = ctxs;
+			ctxs = n;
+		} else {
+			free(n);
+			if (!c)
+				vg_log(FERRY_LOG_ERROR, "context %u: out of memory", it->ctx);
+		}
+		break;
+	}
+	case ITEM_CTX_DESTROY:
+		drop(it->ctx);
+		break;
+	case ITEM_SUBMIT:
+		if (c)
+			vg_ctx_submit(c, it->data, it->len);
+		else
+			vg_log(FERRY_LOG_WARN, "a command for context %u, which does not exist: ignored", it->ctx);
+		break;
+	case ITEM_FENCE:
+		vg_fence_done(it->fence_id);
+		break;
+	case ITEM_RESET:
+		drop_all();
+		break;
+	}
+}
+
+static void update_all(void)
+{
+	for (struct ctx_node *n = ctxs; n; n = n->next) {
+		vg_ctx_update(n->c);
+		if (vg_ctx_notify_due(n->c) && vg_fence_release_notify(vg_ctx_id(n->c)))
+			vg_ctx_notify_disarm(n->c);
+	}
+}
+
+#define MAX_POLL 256
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	struct pollfd pfd[MAX_POLL];
+	for (;;) {
+		int n = 0;
+		pfd[n++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = ferry_host_poll_fd(host), .events = POLLIN };
+		int efds[MAX_POLL];
+		for (struct ctx_node *c = ctxs; c && n < MAX_POLL; c = c->next) {
+			int k = vg_ctx_event_fds(c->c, efds, MAX_POLL - n);
+			for (int i = 0; i < k; i++)
+				pfd[n++] = (struct pollfd){ .fd = efds[i], .events = POLLIN };
+		}
+		int timeout = ferry_host_next_timeout_ms(host);
+		/* Past MAX_POLL event fds, look at least every 10 ms (QEMU's own poll period). */
+		if (n == MAX_POLL && (timeout < 0 || timeout > 10))
+			timeout = 10;
+		poll(pfd, (nfds_t)n, timeout);
+		for (int i = 2; i < n; i++) {
+			uint64_t v;
+			if (pfd[i].revents & POLLIN)
+				(void)!read(pfd[i].fd, &v, sizeof(v));
+		}
+		uint64_t v;
+		(void)!read(wake_fd, &v, sizeof(v));
+		pthread_mutex_lock(&qlock);
+		struct item *list = q_head;
+		q_head = NULL;
+		q_tail = &q_head;
+		bool quit = stop;
+		pthread_mutex_unlock(&qlock);
+		while (list) {
+			struct item *it = list;
+			list = it->next;
+			handle(it);
+			if (it->kind == ITEM_FENCE && it->notify) {
+				struct vg_ctx *c = find(it->ctx);
+				if (!c)
+					vg_fence_release_notify(it->ctx);
+				else if (vg_ctx_notify_due(c) && vg_fence_release_notify(it->ctx))
+					vg_ctx_notify_disarm(c);
+			}
+			free(it);
+		}
+		ferry_host_dispatch(host);
+		update_all();
+		if (quit)
+			break;
+	}
+	drop_all();
+	return NULL;
+}
+
+int vg_worker_start(const struct vg_config *cfg)
+{
+	if (running)
+		return 0;
+	log_level = cfg->host.log_level;
+	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wake_fd < 0)
+		return -errno;
+	struct ferry_host_config hc = cfg->host;
+	hc.log = host_log;
+	int r = ferry_host_create(&hc, &host);
+	if (r < 0) {
+		vg_log(FERRY_LOG_ERROR, "cannot create the ferry host for %s: %s", hc.gpu ? hc.gpu : "a630", strerror(-r));
+		close(wake_fd);
+		wake_fd = -1;
+		return r;
+	}
+	snprintf(device_name, sizeof(device_name), "%s", ferry_host_device_name(host));
+	stop = false;
+	if ((r = pthread_create(&thread, NULL, worker, NULL)) != 0) {
+		ferry_host_destroy(host);
+		host = NULL;
+		close(wake_fd);
+		wake_fd = -1;
+		return -r;
+	}
+	running = true;
+	return 0;
+}
+
+void vg_worker_stop(void)
+{
+	if (!running)
+		return;
+	pthread_mutex_lock(&qlock);
+	stop = true;
+	pthread_mutex_unlock(&qlock);
+	uint64_t one = 1;
+	(void)!write(wake_fd, &one, sizeof(one));
+	pthread_join(thread, NULL);
+	running = false;
+	while (q_head) {
+		struct item *it = q_head;
+		q_head = it->next;
+		free(it);
+	}
+	q_tail = &q_head;
+	ferry_host_destroy(host);
+	host = NULL;
+	close(wake_fd);
+	wake_fd = -1;
+}
