@@ -15,6 +15,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +65,13 @@ struct virtio_transport {
 	uint8_t *out;
 	size_t out_len, out_cap;
 };
+
+/* The real node, past the shim's /dev/dri interposition when libferry runs inside it: the shim
+ * presents its own msm or V3D node there, possibly under the same name. */
+static int open_node(const char *path)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+}
 
 static void signal_efd(int fd)
 {
@@ -456,7 +464,7 @@ static int find_node(char *path, size_t len)
 {
 	for (int minor = 128; minor < 192; minor++) {
 		snprintf(path, len, "/dev/dri/renderD%d", minor);
-		int fd = open(path, O_RDWR | O_CLOEXEC);
+		int fd = open_node(path);
 		if (fd < 0)
 			continue;
 		int r = ferry_transport_virtio_probe(fd, NULL);
@@ -487,7 +495,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 	snprintf(t->name, sizeof(t->name), "virtio:%s", path);
 	t->base.name = t->name;
 	int r = 0;
-	t->fd = open(path, O_RDWR | O_CLOEXEC);
+	t->fd = open_node(path);
 	if (t->fd < 0)
 		r = -errno;
 	if (r == 0)
