@@ -143,6 +143,12 @@ static void drop(uint32_t id)
 			vg_ctx_free(n->c);
 			free(n);
 			vg_fence_release_notify(id);
+			/* What a vanished guest process left behind, for the operator (and the tests):
+			 * its client went with its virtio-gpu context. */
+			struct ferry_host_stats st;
+			ferry_host_get_stats(host, &st);
+			vg_log(FERRY_LOG_INFO, "virtio-gpu context %u gone: the host holds %u clients, %u contexts, %u BOs "
+			       "(%llu bytes)", id, st.clients, st.contexts, st.bos, (unsigned long long)st.bo_bytes);
 			return;
 		}
 	}

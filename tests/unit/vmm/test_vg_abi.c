@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/uapi_msm.h"
 #include "ferry/fence_page.h"
@@ -46,6 +47,7 @@ static struct {
 	int (*attach_iov)(int, struct iovec *, int);
 	void (*detach_iov)(int, struct iovec **, int *);
 	void (*ctx_attach)(int, int);
+	int (*transfer_write)(uint32_t, uint32_t, int, uint32_t, uint32_t, void *, uint64_t, struct iovec *, unsigned);
 } vr;
 
 #define SUBMIT_3D 0x207u
@@ -425,6 +427,97 @@ static void test_refused(void)
 	gres_free(&good.ring);
 }
 
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+/* What a hostile guest sends, on contexts of its own: random bytes, random packets, frames cut
+ * short or announced past the limit, BINDs of resources it does not have, a ring read position
+ * it could not have, out-of-range transfers. Every fence completes, nothing leaks (ASan), and
+ * the good context keeps its results and keeps answering. */
+static void test_hostile(void)
+{
+	struct guest good;
+	guest_start(&good, 40, 400);
+	uint32_t f = 0;
+	for (uint32_t round = 0; round < 200; round++) {
+		uint32_t ctx = 1000 + round;
+		CHECK_EQ(vr.context_create(ctx, 4, "evil"), 0);
+		struct pkts p = { .len = 0 };
+		if (round % 4 != 0) {
+			struct ferry_virtio_hello h = { FERRY_VIRTIO_CAPS_MAGIC, FERRY_VIRTIO_VERSION, 400, RING_DATA };
+			pkt(&p, FERRY_VIRTIO_HELLO, &h, sizeof(h)); /* the good context's ring: not attached here */
+		}
+		uint32_t n = 1 + rnd() % 6;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t junk[64];
+			uint32_t len = rnd() % sizeof(junk);
+			for (uint32_t w = 0; w < 64; w++)
+				junk[w] = rnd();
+			if (k == 0 && round % 3 == 0)
+				junk[0] = FERRY_MAX_FRAME_SIZE + 1 + rnd() % 1000; /* a frame past the limit */
+			pkt(&p, 1 + rnd() % 5, junk, len);
+		}
+		if (round % 5 == 0) { /* a header that lies about its length */
+			struct ferry_virtio_packet lie = { FERRY_VIRTIO_STREAM, 0x7ffffff0u };
+			memcpy(p.buf + p.len, &lie, sizeof(lie));
+			p.len += sizeof(lie);
+		}
+		f = execbuffer(ctx, p.buf, p.len);
+		if (round % 7 == 0)
+			vr.submit_cmd(p.buf, (int)ctx, -3); /* a negative dword count */
+		vr.context_destroy(ctx);
+	}
+	CHECK(pump(fence_written, &f, 10000));
+	/* A ferry context that moves its ring's read position past what the host wrote. */
+	struct guest liar;
+	guest_start(&liar, 41, 410);
+	uint64_t bogus = ring_header(&liar).write_pos + 4096;
+	gres_rw(&liar.ring, offsetof(struct ferry_virtio_ring, read_pos), &bogus, sizeof(bogus), true);
+	struct ferry_msg m = { .kind = FERRY_MSG_DEVICE_QUERY, .seq = liar.seq++ };
+	struct pkts p = { .len = 0 };
+	pkt_msg(&p, &m);
+	f = execbuffer(liar.ctx, p.buf, p.len);
+	CHECK(pump(fence_written, &f, 5000));
+	CHECK(pump(NULL, NULL, 20));
+	CHECK(ring_header(&liar).error != 0);
+	/* A frame cut short, then the context goes: the host keeps nothing of it. */
+	struct guest cut;
+	guest_start(&cut, 42, 420);
+	uint8_t partial[8] = { 64, 0, 0, 0, 1, 2, 3, 4 };
+	p.len = 0;
+	pkt(&p, FERRY_VIRTIO_STREAM, partial, sizeof(partial));
+	f = execbuffer(cut.ctx, p.buf, p.len);
+	CHECK(pump(fence_written, &f, 5000));
+	vr.context_destroy(cut.ctx);
+	gres_free(&cut.ring);
+	/* Transfers outside a resource are refused; inside, they are fine. */
+	uint32_t box[6] = { 0, 0, 0, 4096, 1, 1 };
+	CHECK_EQ(vr.transfer_write(good.ring.id, good.ctx, 0, 0, 0, box, 0, NULL, 0), 0);
+	CHECK_EQ(vr.transfer_write(good.ring.id, good.ctx, 0, 0, 0, box, good.ring.size - 100, NULL, 0), EINVAL);
+	box[3] = UINT32_MAX;
+	CHECK_EQ(vr.transfer_write(good.ring.id, good.ctx, 0, 0, 0, box, 0, NULL, 0), EINVAL);
+	CHECK_EQ(vr.transfer_write(987654u, good.ctx, 0, 0, 0, box, 0, NULL, 0), EINVAL);
+	vr.context_destroy(liar.ctx);
+	gres_free(&liar.ring);
+	/* The good context still answers, without an error in its ring. */
+	m = (struct ferry_msg){ .kind = FERRY_MSG_DEVICE_QUERY, .seq = good.seq++ };
+	p.len = 0;
+	pkt_msg(&p, &m);
+	execbuffer(good.ctx, p.buf, p.len);
+	static struct want w;
+	CHECK(expect(&good, FERRY_MSG_DEVICE_INFO, &w));
+	CHECK_EQ(ring_header(&good).error, 0);
+	vr.context_destroy(good.ctx);
+	gres_free(&good.ring);
+}
+
 #define SYM(field, name) REQUIRE((*(void **)&vr.field = dlsym(lib, name)) != NULL)
 
 int main(int argc, char **argv)
@@ -448,16 +541,43 @@ int main(int argc, char **argv)
 	SYM(attach_iov, "virgl_renderer_resource_attach_iov");
 	SYM(detach_iov, "virgl_renderer_resource_detach_iov");
 	SYM(ctx_attach, "virgl_renderer_ctx_attach_resource");
+	SYM(transfer_write, "virgl_renderer_transfer_write_iov");
 	/* QEMU asks for capsets before init; the device name comes once the host runs. */
 	uint32_t ver = 0, size = 0;
 	vr.get_cap_set(FERRY_VIRTIO_CAPSET_ID, &ver, &size);
 	CHECK_EQ(ver, FERRY_VIRTIO_CAPSET_VERSION);
+	/* The library's log (its stderr) goes to a file: each vanished context's line says what the
+	 * host still holds. */
+	char logpath[] = "/tmp/test_vg_abi-XXXXXX";
+	int logfd = mkstemp(logpath);
+	int err_fd = dup(2);
+	REQUIRE(logfd >= 0 && err_fd >= 0);
+	unlink(logpath);
+	setenv("FERRY_VG_LOG_LEVEL", "2", 1);
+	fflush(stderr);
+	dup2(logfd, 2);
 	struct cbs cb = { .version = 1, .write_fence = write_fence };
 	REQUIRE(vr.init(&cb, 0, &cb) == 0);
 	RUN_TEST(test_caps);
 	RUN_TEST(test_job);
 	RUN_TEST(test_refused);
+	RUN_TEST(test_hostile);
+	pump(NULL, NULL, 50);
 	vr.cleanup(&cb);
+	fflush(stderr);
+	dup2(err_fd, 2);
+	close(err_fd);
+	/* Every client gone, nothing of theirs is left in the host. */
+	static char log[1 << 20];
+	ssize_t n = pread(logfd, log, sizeof(log) - 1, 0);
+	close(logfd);
+	log[n > 0 ? n : 0] = '\0';
+	const char *last = NULL;
+	for (const char *q = log; (q = strstr(q, " gone: ")); q++)
+		last = q;
+	CHECK(last && strncmp(last, " gone: the host holds 0 clients, 0 contexts, 0 BOs (0 bytes)", 60) == 0);
+	if (test_failures)
+		fprintf(stderr, "library log:\n%s\n", log);
 	dlclose(lib);
 	return test_finish();
 }
