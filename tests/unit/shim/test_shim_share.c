@@ -413,9 +413,10 @@ static int child_syncobj(int sock)
 	drmFreeVersion(v);
 	st_job_build(node, msm, 0x5eb0b0u, &j);
 	CHECK_EQ(st_job_submit(node, &j, a, b, NULL), 0);
-	say(sock, 's');
+	/* Waited for here before the parent hears of it: the parent resets b once it saw it. */
 	CHECK_EQ(drmSyncobjWait(node, &b, 1, st_now_ns() + ST_WAIT_NS, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL), 0);
 	CHECK(st_job_done(&j));
+	say(sock, 's');
 	/* The parent resets b: this process sees no fence there any more, then signals it. */
 	CHECK_EQ(hear(sock), 'x');
 	CHECK_EQ(drmSyncobjWait(node, &b, 1, st_now_ns(), 0, NULL), -EINVAL);
