@@ -18,7 +18,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ferry qemu [--gpu a630|a660|v3d-4.2|v3d-7.1] [--sim-strict] [--v3d-tenancy exclusive|shared]\n"
-		"                  [--renderer-dir DIR] [--log-level 0-3] -- QEMU [QEMU ARGS...]\n"
+		"                  [--allow-passthrough] [--renderer-dir DIR] [--log-level 0-3] -- QEMU [QEMU ARGS...]\n"
 		"  Runs QEMU (e.g. qemu-system-x86_64 ... -device virtio-gpu-gl-pci -display gtk,gl=on) with\n"
 		"  ferry's renderer library instead of virglrenderer. Guests reach ferry through virtio-gpu\n"
 		"  (libferry's virtio: transport).\n");
@@ -61,7 +61,7 @@ static int locate(const char *given, char *buf, size_t len)
 int cmd_qemu(int argc, char **argv)
 {
 	const char *gpu = NULL, *tenancy = NULL, *dir_arg = NULL, *log_level = NULL;
-	bool strict = false;
+	bool strict = false, passthrough = false;
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -71,6 +71,8 @@ int cmd_qemu(int argc, char **argv)
 		}
 		if (strcmp(a, "--sim-strict") == 0) {
 			strict = true;
+		} else if (strcmp(a, "--allow-passthrough") == 0) {
+			passthrough = true;
 		} else if (i + 1 < argc && strcmp(a, "--gpu") == 0) {
 			gpu = argv[++i];
 		} else if (i + 1 < argc && strcmp(a, "--v3d-tenancy") == 0) {
@@ -107,6 +109,8 @@ int cmd_qemu(int argc, char **argv)
 		setenv("FERRY_VG_SIM_STRICT", "1", 1);
 	if (tenancy)
 		setenv("FERRY_VG_V3D_TENANCY", tenancy, 1);
+	if (passthrough)
+		setenv("FERRY_VG_ALLOW_PASSTHROUGH", "1", 1);
 	if (log_level)
 		setenv("FERRY_VG_LOG_LEVEL", log_level, 1);
 	bool gl_device = false;

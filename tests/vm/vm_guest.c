@@ -1,0 +1,286 @@
+/* A guest program for the VM tests (it runs against ferryd over a unix socket too): libferry on
+ * whatever transport it finds (in a VM: virtio-gpu), with checked results.
+ *   vm_guest pipelined N   N CP_MEM_WRITE submits without waiting, then every value checked
+ *   vm_guest waits         fence waits with timeouts: one that must time out, one that must not
+ *   vm_guest two-procs     two processes with contexts of their own: a GPU fault in one while
+ *                          the other's 200 submits complete with the right bytes
+ *   vm_guest killed        a child that makes BOs and submits is killed mid-way; the parent goes on
+ * Each prints "vm_guest: <case> PASS" or "... FAIL" and exits 0 only on PASS. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/uapi_msm.h"
+#include "ferry/ferry.h"
+#include "pm4_builder.h"
+
+#define WAIT_NS (20ll * 1000 * 1000 * 1000)
+#define SLOTS 1024u
+
+static int failures;
+
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...)
+{
+	if (ok)
+		return;
+	failures++;
+	va_list ap;
+	va_start(ap, fmt);
+	printf("vm_guest: CHECK FAILED: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+}
+
+struct gbo {
+	struct ferry_bo *bo;
+	uint32_t *cpu;
+	uint64_t iova;
+};
+
+static int gbo_new(struct ferry_context *ctx, uint64_t size, struct gbo *b)
+{
+	void *p = NULL;
+	int r = ferry_bo_new(ctx, size, MSM_BO_WC, &b->bo);
+	if (r == 0)
+		r = ferry_bo_map(b->bo, &p);
+	if (r == 0)
+		r = ferry_bo_iova(b->bo, &b->iova);
+	b->cpu = p;
+	return r;
+}
+
+/* One context with a queue, an IB BO (one 256-byte slot per submit in flight) and a data BO. */
+struct env {
+	struct ferry_device *dev;
+	struct ferry_context *ctx;
+	struct ferry_queue *q;
+	struct gbo ib, data;
+};
+
+static int env_open_policy(struct env *e, uint32_t policy)
+{
+	memset(e, 0, sizeof(*e));
+	int r = ferry_device_open(NULL, &e->dev);
+	if (r == 0)
+		r = ferry_context_create(e->dev, FERRY_FAMILY_MSM, policy, &e->ctx);
+	if (r == 0)
+		r = ferry_queue_create(e->ctx, 0, &e->q);
+	if (r == 0)
+		r = gbo_new(e->ctx, SLOTS * 256, &e->ib);
+	if (r == 0)
+		r = gbo_new(e->ctx, SLOTS * 4, &e->data);
+	if (r < 0)
+		printf("vm_guest: cannot set up: %s (%s)\n", strerror(-r), e->dev ? ferry_device_last_error(e->dev) : "no device");
+	return r;
+}
+
+static int env_open(struct env *e)
+{
+	return env_open_policy(e, FERRY_POLICY_VALIDATED);
+}
+
+static void env_close(struct env *e)
+{
+	if (e->data.bo)
+		ferry_bo_close(e->data.bo);
+	if (e->ib.bo)
+		ferry_bo_close(e->ib.bo);
+	if (e->q)
+		ferry_queue_close(e->q);
+	if (e->ctx)
+		ferry_context_destroy(e->ctx);
+	if (e->dev)
+		ferry_device_close(e->dev);
+}
+
+/* A submit writing value into data[slot], its commands in IB slot ib_slot; the seqno in *seqno. */
+static int write_job(struct env *e, uint32_t ib_slot, uint32_t slot, uint32_t value, uint64_t target, uint32_t *seqno)
+{
+	struct pm4_builder b;
+	pm4_builder_init(&b, e->ib.cpu + ib_slot * 64, 64);
+	pm4_mem_write(&b, target ? target : e->data.iova + slot * 4, &value, 1);
+	if (!pm4_builder_ok(&b))
+		return -EINVAL;
+	struct ferry_cmd cmd = { e->ib.bo, ib_slot * 256, pm4_builder_bytes(&b), MSM_SUBMIT_CMD_BUF };
+	struct ferry_submit_bo bo = { e->data.bo, MSM_SUBMIT_BO_WRITE };
+	struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1, .bos = &bo, .nr_bos = 1 };
+	return ferry_submit(e->q, &s, seqno);
+}
+
+/* N submits without a wait between them (an IB slot is reused only after its submit retired). */
+static int pipelined(struct env *e, uint32_t n, uint32_t base)
+{
+	uint32_t seqnos[SLOTS] = { 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = i % SLOTS;
+		if (i >= SLOTS && ferry_fence_wait(e->q, seqnos[k], WAIT_NS) != 0) {
+			check(false, "submit %u did not retire", i - SLOTS);
+			return -1;
+		}
+		int r = write_job(e, k, k, base + i, 0, &seqnos[k]);
+		if (r < 0) {
+			check(false, "submit %u: %s (%s)", i, strerror(-r), ferry_device_last_error(e->dev));
+			return r;
+		}
+	}
+	uint32_t last = seqnos[(n - 1) % SLOTS];
+	check(ferry_fence_wait(e->q, last, WAIT_NS) == 0, "the last of %u submits did not signal", n);
+	uint32_t bad = 0;
+	for (uint32_t k = 0; k < SLOTS && k < n; k++) {
+		uint32_t want = base + k + ((n - 1 - k) / SLOTS) * SLOTS; /* the last submit that wrote slot k */
+		if (e->data.cpu[k] != want && bad++ < 4)
+			printf("vm_guest: slot %u is %u, wanted %u\n", k, e->data.cpu[k], want);
+	}
+	check(bad == 0, "%u of %u slots wrong after %u pipelined submits", bad, n < SLOTS ? n : SLOTS, n);
+	return bad ? -1 : 0;
+}
+
+static int case_pipelined(uint32_t n)
+{
+	struct env e;
+	if (env_open(&e) < 0)
+		return 1;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pipelined(&e, n, 0x10000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("vm_guest: %u pipelined submits in %.1f ms\n", n,
+	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	env_close(&e);
+	return 0;
+}
+
+static int case_waits(void)
+{
+	struct env e;
+	if (env_open(&e) < 0)
+		return 1;
+	uint32_t seqno;
+	check(write_job(&e, 0, 0, 7, 0, &seqno) == 0, "submit");
+	check(ferry_fence_wait(e.q, seqno, WAIT_NS) == 0, "a submitted job's fence within the timeout");
+	check(e.data.cpu[0] == 7, "its value: %u", e.data.cpu[0]);
+	/* A seqno nothing will signal: the wait ends at its timeout, and soon after it. */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int r = ferry_fence_wait(e.q, seqno + 5, 50ll * 1000 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	check(r == -ETIMEDOUT, "a wait for a seqno never submitted: %d", r);
+	printf("vm_guest: a 50 ms wait returned %d after %.1f ms\n", r, ms);
+	check(ferry_fence_wait(e.q, seqno + 5, 0) == -ETIMEDOUT, "a poll of it");
+	check(ferry_fence_signaled(e.q, seqno), "the first fence reads signaled");
+	env_close(&e);
+	return 0;
+}
+
+/* A child faults (a write to an address no BO has) while this process's submits go on. */
+static int case_two_procs(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Passthrough, so the stray write reaches the GPU (a validated context is refused it
+		 * at submit): the host must allow passthrough contexts. The top 64 KiB of the VA
+		 * range are far above anything allocated. */
+		struct env e;
+		if (env_open_policy(&e, FERRY_POLICY_PASSTHROUGH) < 0)
+			_exit(1);
+		uint64_t va_start = 0, va_size = 0;
+		ferry_device_param(e.dev, MSM_PARAM_VA_START, &va_start);
+		ferry_device_param(e.dev, MSM_PARAM_VA_SIZE, &va_size);
+		uint32_t seqno;
+		int r = write_job(&e, 0, 0, 1, va_start + va_size - 0x10000, &seqno);
+		int w = r == 0 ? ferry_fence_wait(e.q, seqno, WAIT_NS) : r;
+		printf("vm_guest: child's faulting job: submit %d, wait %d, context %s\n", r, w,
+		       ferry_context_lost(e.ctx) ? "lost" : "alive");
+		fflush(stdout);
+		int ok = w < 0 && ferry_context_lost(e.ctx);
+		env_close(&e);
+		_exit(ok ? 0 : 1);
+	}
+	struct env e;
+	int st = -1;
+	if (pid > 0 && env_open(&e) == 0) {
+		pipelined(&e, 200, 0x20000);
+		check(!ferry_context_lost(e.ctx), "this process's context was lost");
+		env_close(&e);
+	}
+	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the child saw its fault (status 0x%x)", st);
+	return 0;
+}
+
+/* A child with BOs and submits in flight is killed; this process's work is unaffected. */
+static int case_killed(void)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return 1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		struct env e;
+		if (env_open(&e) < 0)
+			_exit(1);
+		struct gbo extra[16];
+		for (int i = 0; i < 16; i++)
+			if (gbo_new(e.ctx, 64 * 1024, &extra[i]) < 0)
+				_exit(1);
+		(void)!write(pfd[1], "r", 1);
+		for (uint32_t i = 0;; i++) {
+			uint32_t seqno;
+			if (write_job(&e, i % SLOTS, i % SLOTS, i, 0, &seqno) < 0)
+				_exit(1);
+		}
+	}
+	close(pfd[1]);
+	char c;
+	bool ready = pid > 0 && read(pfd[0], &c, 1) == 1;
+	close(pfd[0]);
+	check(ready, "the child set up");
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	int st;
+	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "the child was killed");
+	struct env e;
+	if (env_open(&e) == 0) {
+		pipelined(&e, 100, 0x30000);
+		env_close(&e);
+	}
+	printf("vm_guest: killed a child with 18 BOs and submits in flight\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *what = argc > 1 ? argv[1] : "";
+	int r;
+	if (strcmp(what, "pipelined") == 0)
+		r = case_pipelined(argc > 2 ? (uint32_t)atoi(argv[2]) : 1000);
+	else if (strcmp(what, "waits") == 0)
+		r = case_waits();
+	else if (strcmp(what, "two-procs") == 0)
+		r = case_two_procs();
+	else if (strcmp(what, "killed") == 0)
+		r = case_killed();
+	else {
+		fprintf(stderr, "usage: vm_guest pipelined [N] | waits | two-procs | killed\n");
+		return 2;
+	}
+	bool pass = r == 0 && failures == 0;
+	printf("vm_guest: %s %s\n", what, pass ? "PASS" : "FAIL");
+	return pass ? 0 : 1;
+}
