@@ -24,14 +24,9 @@
 #include "ferryd_spawn.h"
 #include "pm4_workload.h"
 #include "sim/sim_msm.h"
+#include "bench_ferry.h"
 #include "bench_stats.h"
 #include "subcommands.h"
-
-struct figures {
-	double rt_median_us, rt_p99_us; /* submit+wait of an empty IB */
-	double pipelined_per_s;         /* submits per second, one wait at the end */
-	double bo_cycles_per_s;         /* create+map+close per second */
-};
 
 static const char *fmt(char *buf, size_t len, const char *f, double v)
 {
@@ -174,7 +169,7 @@ out:
 
 /* ---- through ferryd ---- */
 
-static int bench_ferry(const char *uri, int iters, struct figures *f)
+int bench_ferry(const char *uri, int iters, struct figures *f)
 {
 	struct ferry_device *dev;
 	struct ferry_context *ctx = NULL;
@@ -403,6 +398,7 @@ static void usage(FILE *f)
 		   "       ferry bench --isolation [--iterations N (default 300)] [--gpu a630|a660] [--server URI] "
 		   "[--ferryd PATH]\n"
 		   "       ferry bench --vulkan [--cross-dir DIR] [--gpu a630|v3d-4.2] [--iterations N] [--ferryd PATH]\n"
+		   "       ferry bench --vm [--server virtio:[/dev/dri/renderDN]] [--iterations N (default 500)]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
 		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
@@ -418,6 +414,8 @@ static void usage(FILE *f)
 		   "  the e2e program's vkQueueSubmit + vkWaitForFences loop and pipelined submits on the\n"
 		   "  fake kernel (baseline) and through the shim and ferryd (validated, passthrough).\n"
 		   "  DIR is the aarch64 cross build (default $FERRY_CROSS_BUILD, else build-a64).\n"
+		   "  With --vm (inside a guest of `ferry qemu`): (a), (b) and (c) over virtio-gpu against the\n"
+		   "  guest's bare EXECBUFFER + out-fence round trip measured in the same run.\n"
 		   "  With --isolation: a good client's submit+wait of a 16 KiB validated stream and its\n"
 		   "  connect+HELLO (median, p99), alone and while another client of the same ferryd loops\n"
 		   "  the GPU in 16 contexts (waits that never end; IB chain spins), sends maximum-cost\n"
@@ -428,11 +426,12 @@ int cmd_bench(int argc, char **argv)
 {
 	int iters = 2000;
 	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL;
-	bool json = false, vulkan = false, isolation = false, iters_given = false;
+	bool json = false, vulkan = false, isolation = false, iters_given = false, vm = false;
 	const char *cross_dir = getenv("FERRY_CROSS_BUILD");
 	static const struct option opts[] = {
 		{ "vulkan", no_argument, NULL, 'V' },
 		{ "isolation", no_argument, NULL, 'I' },
+		{ "vm", no_argument, NULL, 'M' },
 		{ "cross-dir", required_argument, NULL, 'C' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "gpu", required_argument, NULL, 'g' },
@@ -452,6 +451,9 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'I':
 			isolation = true;
+			break;
+		case 'M':
+			vm = true;
 			break;
 		case 'g':
 			gpu = optarg;
@@ -483,6 +485,8 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "bench: --iterations must be in [10, 10000000]\n");
 		return 2;
 	}
+	if (vm)
+		return bench_vm(server, iters_given ? iters : 500);
 	if (vulkan) {
 		char path[PATH_MAX] = "";
 		if (json || server) {

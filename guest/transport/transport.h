@@ -56,6 +56,15 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out);
 /* 0 (and the capset in *caps, when not NULL) when the virtio-gpu node open at fd is served by
  * ferry's renderer; -ENODEV for another renderer, else the ioctl's error. */
 int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps);
+/* virtio.c's device calls, for tools that speak to the device beside libferry (ferry bench --vm):
+ * the node opened past the shim's /dev/dri interposition (the path always means the kernel's
+ * node); an EXECBUFFER (fence_fd non-NULL: with an out-fence sync file); a guest-backed buffer
+ * resource attached to this open's context. fd or 0, else -errno. */
+int ferry_virtio_open_node(const char *path);
+int ferry_virtio_execbuffer(int fd, const void *buf, size_t len, int *fence_fd);
+int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *res);
+/* The first /dev/dri/renderD* whose virtio-gpu device is ferry's, into path; 0 or -ENODEV. */
+int ferry_virtio_find_node(char *path, size_t len);
 
 int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
 /* Wraps an already connected stream socket (takes ownership), e.g. one end of a socketpair. */

@@ -66,9 +66,7 @@ struct virtio_transport {
 	size_t out_len, out_cap;
 };
 
-/* The real node, past the shim's /dev/dri interposition when libferry runs inside it: the shim
- * presents its own msm or V3D node there, possibly under the same name. */
-static int open_node(const char *path)
+int ferry_virtio_open_node(const char *path)
 {
 	return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
 }
@@ -79,7 +77,7 @@ static void signal_efd(int fd)
 	(void)!write(fd, &one, sizeof(one));
 }
 
-static int execbuffer(int fd, const void *buf, size_t len, int *fence_fd)
+int ferry_virtio_execbuffer(int fd, const void *buf, size_t len, int *fence_fd)
 {
 	struct drm_virtgpu_execbuffer eb = {
 		.flags = fence_fd ? VIRTGPU_EXECBUF_FENCE_FD_OUT : 0,
@@ -94,8 +92,7 @@ static int execbuffer(int fd, const void *buf, size_t len, int *fence_fd)
 	return 0;
 }
 
-/* A guest-backed resource of size bytes attached to this open's context. */
-static int resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *res)
+int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *res)
 {
 	if (size == 0 || size > UINT32_MAX)
 		return -EINVAL;
@@ -142,7 +139,7 @@ static int flush_out(struct virtio_transport *t)
 {
 	if (!t->out_len)
 		return 0;
-	int r = execbuffer(t->fd, t->out, t->out_len, NULL);
+	int r = ferry_virtio_execbuffer(t->fd, t->out, t->out_len, NULL);
 	t->out_len = 0;
 	return r;
 }
@@ -164,7 +161,7 @@ static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
 	struct vobj *n = malloc(sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	int r = resource_new(t->fd, size, &o.gem, &o.res);
+	int r = ferry_virtio_resource_new(t->fd, size, &o.gem, &o.res);
 	if (r < 0) {
 		free(n);
 		return r;
@@ -388,7 +385,7 @@ static void *notifier(void *arg)
 		memcpy(buf, &p, sizeof(p));
 		memcpy(buf + sizeof(p), &n, sizeof(n));
 		int fence = -1;
-		if (execbuffer(t->fd, buf, sizeof(buf), &fence) < 0) {
+		if (ferry_virtio_execbuffer(t->fd, buf, sizeof(buf), &fence) < 0) {
 			signal_efd(t->poll_efd);
 			break;
 		}
@@ -407,7 +404,7 @@ static void virtio_destroy(struct ferry_transport *tr)
 		atomic_store(&t->stop, true);
 		/* Any later fence lets the notifier's held one complete. */
 		struct ferry_virtio_packet p = { FERRY_VIRTIO_STREAM, 0 };
-		(void)execbuffer(t->fd, &p, sizeof(p), NULL);
+		(void)ferry_virtio_execbuffer(t->fd, &p, sizeof(p), NULL);
 		pthread_join(t->notifier, NULL);
 	}
 	while (t->objs) {
@@ -459,12 +456,11 @@ int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps)
 	return 0;
 }
 
-/* The first render node whose virtio-gpu device is ferry's. */
-static int find_node(char *path, size_t len)
+int ferry_virtio_find_node(char *path, size_t len)
 {
 	for (int minor = 128; minor < 192; minor++) {
 		snprintf(path, len, "/dev/dri/renderD%d", minor);
-		int fd = open_node(path);
+		int fd = ferry_virtio_open_node(path);
 		if (fd < 0)
 			continue;
 		int r = ferry_transport_virtio_probe(fd, NULL);
@@ -480,7 +476,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 	*out = NULL;
 	char found[64];
 	if (!path || !path[0]) {
-		int r = find_node(found, sizeof(found));
+		int r = ferry_virtio_find_node(found, sizeof(found));
 		if (r < 0)
 			return r;
 		path = found;
@@ -495,7 +491,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 	snprintf(t->name, sizeof(t->name), "virtio:%s", path);
 	t->base.name = t->name;
 	int r = 0;
-	t->fd = open_node(path);
+	t->fd = ferry_virtio_open_node(path);
 	if (t->fd < 0)
 		r = -errno;
 	if (r == 0)
@@ -505,7 +501,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 	uint32_t ring_res = 0;
 	t->ring_map_len = FERRY_VIRTIO_RING_HEADER + RING_SIZE;
 	if (r == 0)
-		r = resource_new(t->fd, t->ring_map_len, &t->ring_gem, &ring_res);
+		r = ferry_virtio_resource_new(t->fd, t->ring_map_len, &t->ring_gem, &ring_res);
 	if (r == 0) {
 		struct drm_virtgpu_map mp = { .handle = t->ring_gem };
 		if (ioctl(t->fd, DRM_IOCTL_VIRTGPU_MAP, &mp) < 0) {

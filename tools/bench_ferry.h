@@ -1,0 +1,20 @@
+/* What `ferry bench` measures through a ferry URI (bench.c), shared with the modes that run the
+ * same loops over another transport (bench_vm.c). */
+#ifndef FERRY_TOOLS_BENCH_FERRY_H
+#define FERRY_TOOLS_BENCH_FERRY_H
+
+struct figures {
+	double rt_median_us, rt_p99_us; /* submit+wait of an empty IB */
+	double pipelined_per_s;         /* submits per second, one wait at the end */
+	double bo_cycles_per_s;         /* create+map+close per second */
+};
+
+/* (a) submit+wait of a CP_NOP IB, (b) pipelined submits, (c) 64 KiB BO create+map+close, through
+ * the server at uri. 0 or -errno. */
+int bench_ferry(const char *uri, int iters, struct figures *f);
+
+/* `ferry bench --vm`, inside a guest: the same through virtio-gpu against the guest's bare
+ * EXECBUFFER + fence round trip measured in the same run. */
+int bench_vm(const char *uri, int iters);
+
+#endif
