@@ -24,6 +24,8 @@ extern pthread_mutex_t vg_mem_lock;
 struct vg_res {
 	uint32_t id;
 	uint64_t size;        /* what the guest asked for */
+	int blob_fd;          /* a host blob's pages (vg_blob.c), else -1 */
+	void *map;            /* its mapping while the guest has it mapped */
 	struct iovec *iov;    /* QEMU's, lent until detach */
 	int niov;
 	uint64_t iov_bytes;
@@ -40,6 +42,11 @@ void vg_res_ctx_attach(uint32_t ctx, uint32_t id);
 void vg_res_ctx_detach(uint32_t ctx, uint32_t id);
 void vg_res_ctx_detach_all(uint32_t ctx);
 void vg_res_free_all(void);
+/* A blob resource of host pages (fd taken over), and what the VMM does with one. */
+int vg_res_create_blob(uint32_t id, int fd, uint64_t size);
+int vg_res_map(uint32_t id, void **map, uint64_t *size);
+int vg_res_unmap(uint32_t id);
+int vg_res_export(uint32_t id, int *fd);
 /* vg_mem_lock held: the resource, NULL when there is none. */
 struct vg_res *vg_res_find_locked(uint32_t id);
 bool vg_res_attached_locked(const struct vg_res *r, uint32_t ctx);
@@ -53,19 +60,38 @@ bool vg_res_write_locked(const struct vg_res *r, uint64_t off, const void *src, 
  * from offset 0. Returns the bytes that moved (both ways). */
 uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t len);
 
+/* ---- host blobs (vg_blob.c) ---- */
+
+/* Worker: fd's pages (a copy is kept) are what the guest of virtio-gpu context ctx gets for a
+ * blob resource of id. */
+int vg_blob_publish(uint32_t ctx, uint64_t id, int fd, uint64_t size);
+void vg_blob_withdraw(uint32_t ctx, uint64_t id);
+void vg_blob_withdraw_ctx(uint32_t ctx);
+void vg_blob_withdraw_ferry_ctx(uint32_t ctx, uint32_t ctx_id);
+/* Main thread: a copy of the fd of (ctx, id), whose pages hold at least size bytes. */
+int vg_blob_take(uint32_t ctx, uint64_t id, uint64_t size, int *fd);
+/* The blob id of a ferry object: a BO (bo_id), or the fence page of ctx_id (bo_id 0). */
+static inline uint64_t vg_blob_id(uint32_t ctx_id, uint32_t bo_id)
+{
+	return (uint64_t)ctx_id << 32 | bo_id;
+}
+
 /* ---- fences (vg_fence.c) ---- */
 
-/* The device's fences, in QEMU's order. A fence is done once the worker handled what came
- * before it; a NOTIFY fence waits for its condition too, or for a later fence to be done. */
-int vg_fence_init(void (*write_fence)(void *cookie, uint32_t fence), void *cookie);
+/* Ordered sequences of fences: the device's (ctx 0: QEMU 7.2's write_fence) and, where the VMM
+ * has context fences, one per context and ring (write_context_fence). A fence is done once the
+ * worker handled what came before it; a NOTIFY fence waits for its condition too, or for a later
+ * fence of its sequence to be done. */
+int vg_fence_init(void (*write_fence)(void *cookie, uint32_t fence),
+		  void (*write_context_fence)(void *cookie, uint32_t ctx, uint32_t ring_idx, uint64_t fence), void *cookie);
 void vg_fence_fini(void);
-/* Main thread: a fence after everything queued so far. */
-int vg_fence_create(uint32_t fence_id, bool notify, uint32_t notify_ctx);
-/* Worker: fence fence_id is done (all before it are handled). */
-void vg_fence_done(uint32_t fence_id);
+/* Main thread: a fence after everything queued so far (ctx 0: the device's sequence). */
+int vg_fence_create(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id, bool notify, uint32_t notify_ctx);
+/* Worker: the fence is done (all before it are handled). */
+void vg_fence_done(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id);
 /* Worker: the held NOTIFY fences of ctx are due (or all, ctx 0); whether any was held. */
 bool vg_fence_release_notify(uint32_t ctx);
-/* Main thread: completes every fence that is done and has no pending one before it. */
+/* Main thread: completes, per sequence, every fence that is done with none pending before it. */
 void vg_fence_poll(void);
 
 /* ---- the worker (vg_worker.c) ---- */
@@ -78,10 +104,11 @@ struct vg_config {
 int vg_worker_start(const struct vg_config *cfg);
 void vg_worker_stop(void);
 /* Main thread: queue items for the worker, in order. buf is copied. */
-int vg_worker_ctx_create(uint32_t ctx);
+int vg_worker_ctx_create(uint32_t ctx, bool blobs);
 int vg_worker_ctx_destroy(uint32_t ctx);
 int vg_worker_submit(uint32_t ctx, const void *buf, size_t len, bool *notify);
-int vg_worker_fence(uint32_t fence_id, bool notify, uint32_t ctx);
+/* A fence on sequence (ctx, ring_idx) (ctx 0: the device's); a NOTIFY one is notify_ctx's. */
+int vg_worker_fence(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id, bool notify, uint32_t notify_ctx);
 /* Main thread: drop every context (device reset). */
 void vg_worker_reset(void);
 /* The device name the host serves ("sim a630"), for the capset. */
@@ -90,7 +117,7 @@ const char *vg_worker_device_name(void);
 /* ---- contexts (vg_context.c), worker thread only ---- */
 
 struct vg_ctx;
-struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id);
+struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, bool blobs);
 void vg_ctx_free(struct vg_ctx *c);
 uint32_t vg_ctx_id(const struct vg_ctx *c);
 /* One EXECBUFFER's packets. */

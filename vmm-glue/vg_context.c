@@ -13,12 +13,13 @@
 static int reply(void *cookie, const void *frame, size_t len, const int *fds, int nfds);
 static const struct ferry_host_client_ops client_ops = { .send = reply };
 
-struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id)
+struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, bool blobs)
 {
 	struct vg_ctx *c = calloc(1, sizeof(*c));
 	if (c) {
 		c->id = id;
 		c->host = host;
+		c->blobs = blobs;
 	}
 	return c;
 }

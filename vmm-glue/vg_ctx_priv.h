@@ -49,6 +49,9 @@ struct vg_ctx {
 	struct ferry_host *host;
 	struct ferry_host_client *client;
 	enum { VG_NEW, VG_FERRY, VG_REFUSED } state;
+	/* The VMM has blob resources and context types: BOs and fence pages are host memory the
+	 * guest maps (vg_blob.c), not guest pages kept in step. */
+	bool blobs;
 	bool broken; /* the host gave up on the client: freed at the next update */
 	/* The reply ring (FERRY_VIRTIO_HELLO). */
 	uint32_t ring_res, ring_size;

@@ -14,24 +14,46 @@
 enum state { PENDING, HELD, DONE };
 
 struct fence {
-	uint32_t id;
+	uint64_t id;
 	uint32_t ctx;   /* a NOTIFY's virtio-gpu context */
 	bool notify;
 	enum state state;
 };
 
+/* One ordered sequence: the device's (QEMU 7.2: ctx 0) or one ring of a context (context
+ * fences, where a VMM offers them). A ring of the fences not yet written back, oldest at head. */
+struct timeline {
+	uint32_t ctx, ring_idx;
+	struct fence *ring;
+	uint32_t cap, head, count;
+	struct timeline *next;
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-/* A ring of the fences not yet written back, oldest at head. */
-static struct fence *ring;
-static uint32_t cap, head, count;
+static struct timeline *timelines;
 static int event_fd = -1;
 static guint source;
 static void (*write_fence_cb)(void *cookie, uint32_t fence);
+static void (*write_context_fence_cb)(void *cookie, uint32_t ctx, uint32_t ring_idx, uint64_t fence);
 static void *cookie_cb;
 
-static struct fence *at(uint32_t i)
+static struct fence *at(struct timeline *t, uint32_t i)
 {
-	return &ring[(head + i) % cap];
+	return &t->ring[(t->head + i) % t->cap];
+}
+
+static struct timeline *find(uint32_t ctx, uint32_t ring_idx, bool make)
+{
+	struct timeline *t = timelines;
+	while (t && (t->ctx != ctx || t->ring_idx != ring_idx))
+		t = t->next;
+	if (!t && make && (t = calloc(1, sizeof(*t)))) {
+		t->ctx = ctx;
+		t->ring_idx = ring_idx;
+		t->next = timelines;
+		timelines = t;
+	}
+	return t;
 }
 
 static gboolean on_event(gint fd, GIOCondition cond, gpointer data)
@@ -43,12 +65,14 @@ static gboolean on_event(gint fd, GIOCondition cond, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-int vg_fence_init(void (*write_fence)(void *cookie, uint32_t fence), void *cookie)
+int vg_fence_init(void (*write_fence)(void *cookie, uint32_t fence),
+		  void (*write_context_fence)(void *cookie, uint32_t ctx, uint32_t ring_idx, uint64_t fence), void *cookie)
 {
 	event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (event_fd < 0)
 		return -errno;
 	write_fence_cb = write_fence;
+	write_context_fence_cb = write_context_fence;
 	cookie_cb = cookie;
 	source = g_unix_fd_add(event_fd, G_IO_IN, on_event, NULL);
 	return 0;
@@ -63,30 +87,36 @@ void vg_fence_fini(void)
 		close(event_fd);
 	event_fd = -1;
 	pthread_mutex_lock(&lock);
-	free(ring);
-	ring = NULL;
-	cap = head = count = 0;
+	while (timelines) {
+		struct timeline *t = timelines;
+		timelines = t->next;
+		free(t->ring);
+		free(t);
+	}
 	pthread_mutex_unlock(&lock);
 }
 
-int vg_fence_create(uint32_t fence_id, bool notify, uint32_t notify_ctx)
+int vg_fence_create(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id, bool notify, uint32_t notify_ctx)
 {
 	pthread_mutex_lock(&lock);
-	if (count == cap) {
-		uint32_t ncap = cap ? cap * 2 : 64;
-		struct fence *n = ncap > cap ? malloc(ncap * sizeof(*n)) : NULL;
-		if (!n) {
-			pthread_mutex_unlock(&lock);
-			return -ENOMEM;
+	struct timeline *t = find(ctx, ring_idx, true);
+	if (t && t->count == t->cap) {
+		uint32_t ncap = t->cap ? t->cap * 2 : 64;
+		struct fence *n = ncap > t->cap ? malloc(ncap * sizeof(*n)) : NULL;
+		if (n) {
+			for (uint32_t i = 0; i < t->count; i++)
+				n[i] = *at(t, i);
+			free(t->ring);
+			t->ring = n;
+			t->cap = ncap;
+			t->head = 0;
 		}
-		for (uint32_t i = 0; i < count; i++)
-			n[i] = *at(i);
-		free(ring);
-		ring = n;
-		cap = ncap;
-		head = 0;
 	}
-	ring[(head + count++) % cap] = (struct fence){ fence_id, notify_ctx, notify, PENDING };
+	if (!t || t->count == t->cap) {
+		pthread_mutex_unlock(&lock);
+		return -ENOMEM;
+	}
+	t->ring[(t->head + t->count++) % t->cap] = (struct fence){ fence_id, notify_ctx, notify, PENDING };
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
@@ -98,14 +128,15 @@ static void wake_main(void)
 		(void)!write(event_fd, &one, sizeof(one));
 }
 
-void vg_fence_done(uint32_t fence_id)
+void vg_fence_done(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id)
 {
 	pthread_mutex_lock(&lock);
+	struct timeline *t = find(ctx, ring_idx, false);
 	bool later = false;
-	/* From the newest back: this one is done; a NOTIFY held before it is due now, as its fence
-	 * would otherwise hold this one back. */
-	for (uint32_t i = count; i-- > 0;) {
-		struct fence *f = at(i);
+	/* From the newest back: this one is done; a NOTIFY held before it on its sequence is due
+	 * now, as its fence would otherwise hold this one back. */
+	for (uint32_t i = t ? t->count : 0; i-- > 0;) {
+		struct fence *f = at(t, i);
 		if (f->id == fence_id && f->state == PENDING) {
 			f->state = f->notify ? HELD : DONE;
 			later = f->state == DONE;
@@ -123,11 +154,13 @@ bool vg_fence_release_notify(uint32_t ctx)
 {
 	pthread_mutex_lock(&lock);
 	bool any = false;
-	for (uint32_t i = 0; i < count; i++) {
-		struct fence *f = at(i);
-		if (f->state == HELD && (ctx == 0 || f->ctx == ctx)) {
-			f->state = DONE;
-			any = true;
+	for (struct timeline *t = timelines; t; t = t->next) {
+		for (uint32_t i = 0; i < t->count; i++) {
+			struct fence *f = at(t, i);
+			if (f->state == HELD && (ctx == 0 || f->ctx == ctx)) {
+				f->state = DONE;
+				any = true;
+			}
 		}
 	}
 	pthread_mutex_unlock(&lock);
@@ -136,22 +169,51 @@ bool vg_fence_release_notify(uint32_t ctx)
 	return any;
 }
 
+struct done {
+	uint32_t ctx, ring_idx;
+	uint64_t id;
+};
+
 void vg_fence_poll(void)
 {
 	if (event_fd >= 0) {
 		uint64_t v;
 		(void)!read(event_fd, &v, sizeof(v));
 	}
+	struct done done[64];
+	uint32_t n = 0;
 	pthread_mutex_lock(&lock);
-	bool any = false;
-	uint32_t last = 0;
-	while (count && at(0)->state == DONE) {
-		last = at(0)->id;
-		any = true;
-		head = (head + 1) % cap;
-		count--;
+	for (struct timeline *t = timelines; t && n < 64; t = t->next) {
+		bool any = false;
+		uint64_t last = 0;
+		while (t->count && at(t, 0)->state == DONE) {
+			last = at(t, 0)->id;
+			any = true;
+			t->head = (t->head + 1) % t->cap;
+			t->count--;
+		}
+		if (any)
+			done[n++] = (struct done){ t->ctx, t->ring_idx, last };
+	}
+	/* A context's sequences go once empty (a later fence makes them again): a guest that makes
+	 * and destroys contexts does not grow this list. */
+	for (struct timeline **pp = &timelines; *pp;) {
+		struct timeline *t = *pp;
+		if (t->ctx != 0 && t->count == 0) {
+			*pp = t->next;
+			free(t->ring);
+			free(t);
+		} else {
+			pp = &t->next;
+		}
 	}
 	pthread_mutex_unlock(&lock);
-	if (any && write_fence_cb)
-		write_fence_cb(cookie_cb, last);
+	for (uint32_t i = 0; i < n; i++) {
+		if (done[i].ctx == 0 && write_fence_cb)
+			write_fence_cb(cookie_cb, (uint32_t)done[i].id);
+		else if (done[i].ctx != 0 && write_context_fence_cb)
+			write_context_fence_cb(cookie_cb, done[i].ctx, done[i].ring_idx, done[i].id);
+	}
+	if (n == 64)
+		wake_main(); /* more timelines than one pass takes */
 }

@@ -2,8 +2,11 @@
  * valid until detach) and every copy to and from them, including the 3-way merge that keeps a
  * BO's guest pages and its host pages in step. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "vg.h"
 
@@ -41,9 +44,77 @@ int vg_res_create(uint32_t id, uint64_t size)
 	} else {
 		(*pp)->id = id;
 		(*pp)->size = size;
+		(*pp)->blob_fd = -1;
 	}
 	pthread_mutex_unlock(&vg_mem_lock);
 	return r;
+}
+
+static void res_free(struct vg_res *r)
+{
+	if (r->map)
+		munmap(r->map, r->size);
+	if (r->blob_fd >= 0)
+		close(r->blob_fd);
+	free(r->ctxs);
+	free(r);
+}
+
+int vg_res_create_blob(uint32_t id, int fd, uint64_t size)
+{
+	int r = vg_res_create(id, size);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	pthread_mutex_lock(&vg_mem_lock);
+	vg_res_find_locked(id)->blob_fd = fd;
+	pthread_mutex_unlock(&vg_mem_lock);
+	return 0;
+}
+
+int vg_res_map(uint32_t id, void **map, uint64_t *size)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	int e = !r || r->blob_fd < 0 ? -EINVAL : 0;
+	if (e == 0 && !r->map) {
+		void *m = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->blob_fd, 0);
+		if (m == MAP_FAILED)
+			e = -errno;
+		else
+			r->map = m;
+	}
+	if (e == 0) {
+		*map = r->map;
+		*size = r->size;
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+	return e;
+}
+
+int vg_res_unmap(uint32_t id)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	int e = !r || !r->map ? -EINVAL : 0;
+	if (e == 0) {
+		munmap(r->map, r->size);
+		r->map = NULL;
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+	return e;
+}
+
+int vg_res_export(uint32_t id, int *fd)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_res_find_locked(id);
+	int e = !r || r->blob_fd < 0 ? -EINVAL : 0;
+	if (e == 0 && (*fd = fcntl(r->blob_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		e = -errno;
+	pthread_mutex_unlock(&vg_mem_lock);
+	return e;
 }
 
 void vg_res_unref(uint32_t id)
@@ -53,8 +124,7 @@ void vg_res_unref(uint32_t id)
 	struct vg_res *r = *pp;
 	if (r) {
 		*pp = r->next;
-		free(r->ctxs);
-		free(r);
+		res_free(r);
 	}
 	pthread_mutex_unlock(&vg_mem_lock);
 }
@@ -66,8 +136,7 @@ void vg_res_free_all(void)
 		while (buckets[b]) {
 			struct vg_res *r = buckets[b];
 			buckets[b] = r->next;
-			free(r->ctxs);
-			free(r);
+			res_free(r);
 		}
 	}
 	pthread_mutex_unlock(&vg_mem_lock);

@@ -126,6 +126,10 @@ void vg_sync_before_frame(struct vg_ctx *c, const struct ferry_msg *m)
 
 void vg_sync_after_frame(struct vg_ctx *c, const struct ferry_msg *m)
 {
+	if (m->kind == FERRY_MSG_BO_CLOSE && c->blobs)
+		vg_blob_withdraw(c->id, vg_blob_id(m->u.bo_close.ctx_id, m->u.bo_close.bo_id));
+	if (m->kind == FERRY_MSG_CONTEXT_DESTROY && c->blobs)
+		vg_blob_withdraw_ferry_ctx(c->id, m->u.context_destroy.ctx_id); /* its page and BOs */
 	if (m->kind == FERRY_MSG_BO_CLOSE) {
 		struct vg_bo **pp = bo_slot(c, m->u.bo_close.ctx_id, m->u.bo_close.bo_id);
 		struct vg_bo *b = *pp;
@@ -159,8 +163,13 @@ void vg_sync_after_frame(struct vg_ctx *c, const struct ferry_msg *m)
 
 static void new_fctx(struct vg_ctx *c, uint32_t ctx_id, const int *fds, int nfds)
 {
-	uint32_t res = vg_ctx_take_bind(c, FERRY_VIRTIO_BIND_FENCE_PAGE, ctx_id, 0);
-	if (!res || nfds < 2) {
+	/* With blobs the guest maps the host's page itself: nothing to copy, only to watch. */
+	uint32_t res = c->blobs ? 0 : vg_ctx_take_bind(c, FERRY_VIRTIO_BIND_FENCE_PAGE, ctx_id, 0);
+	if (c->blobs && nfds >= 2 && vg_blob_publish(c->id, vg_blob_id(ctx_id, 0), fds[0], FERRY_FENCE_PAGE_SIZE) < 0) {
+		vg_ctx_fail(c, -ENOMEM, "cannot publish a fence page");
+		return;
+	}
+	if ((!res && !c->blobs) || nfds < 2) {
 		vg_log(FERRY_LOG_WARN, "virtio-gpu context %u: ferry context %u has no fence page bound: its fences "
 		       "stay unseen", c->id, ctx_id);
 		return;
@@ -200,6 +209,11 @@ static void new_fctx(struct vg_ctx *c, uint32_t ctx_id, const int *fds, int nfds
 
 static void new_bo(struct vg_ctx *c, const struct ferry_bo_created *bc, const int *fds, int nfds)
 {
+	if (c->blobs) {
+		if (nfds >= 1 && vg_blob_publish(c->id, vg_blob_id(bc->ctx_id, bc->bo_id), fds[0], bc->size) < 0)
+			vg_ctx_fail(c, -ENOMEM, "cannot publish a BO");
+		return;
+	}
 	uint32_t res = vg_ctx_take_bind(c, FERRY_VIRTIO_BIND_BO, bc->ctx_id, bc->bo_id);
 	if (!res || nfds < 1 || bc->size == 0 || bc->size > SIZE_MAX)
 		return; /* no guest pages: nothing to keep in step */
@@ -303,6 +317,7 @@ bool vg_sync_pages(struct vg_ctx *c)
 
 void vg_sync_free(struct vg_ctx *c)
 {
+	vg_blob_withdraw_ctx(c->id);
 	while (c->fctxs) {
 		struct vg_fctx *f = c->fctxs;
 		c->fctxs = f->next;

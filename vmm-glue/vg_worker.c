@@ -17,8 +17,9 @@ enum item_kind { ITEM_CTX_CREATE, ITEM_CTX_DESTROY, ITEM_SUBMIT, ITEM_FENCE, ITE
 
 struct item {
 	enum item_kind kind;
-	uint32_t ctx;
-	uint32_t fence_id;
+	uint32_t ctx;      /* the virtio-gpu context (a NOTIFY fence's) */
+	uint32_t tl_ctx, ring_idx;
+	uint64_t fence_id; /* on sequence (tl_ctx, ring_idx) */
 	bool notify;
 	size_t len;
 	struct item *next;
@@ -59,31 +60,45 @@ static void host_log(void *cookie, int level, const char *msg)
 	vg_log(level, "%s", msg);
 }
 
-static int push(enum item_kind kind, uint32_t ctx, uint32_t fence_id, bool notify, const void *data, size_t len)
+static void enqueue(struct item *it)
 {
-	struct item *it = malloc(sizeof(*it) + len);
-	if (!it)
-		return -ENOMEM;
-	*it = (struct item){ kind, ctx, fence_id, notify, len, NULL };
-	if (len)
-		memcpy(it->data, data, len);
 	pthread_mutex_lock(&qlock);
 	*q_tail = it;
 	q_tail = &it->next;
 	pthread_mutex_unlock(&qlock);
 	uint64_t one = 1;
 	(void)!write(wake_fd, &one, sizeof(one));
+}
+
+static int push(enum item_kind kind, uint32_t ctx, const void *data, size_t len, struct item **out)
+{
+	struct item *it = malloc(sizeof(*it) + len);
+	if (!it)
+		return -ENOMEM;
+	*it = (struct item){ .kind = kind, .ctx = ctx, .len = len };
+	if (out) /* the caller fills the rest before it is queued */
+		*out = it;
+	if (len)
+		memcpy(it->data, data, len);
+	if (!out)
+		enqueue(it);
 	return 0;
 }
 
-int vg_worker_ctx_create(uint32_t ctx)
+int vg_worker_ctx_create(uint32_t ctx, bool blobs)
 {
-	return push(ITEM_CTX_CREATE, ctx, 0, false, NULL, 0);
+	struct item *it;
+	int r = push(ITEM_CTX_CREATE, ctx, NULL, 0, &it);
+	if (r == 0) {
+		it->notify = blobs; /* the create's flag */
+		enqueue(it);
+	}
+	return r;
 }
 
 int vg_worker_ctx_destroy(uint32_t ctx)
 {
-	return push(ITEM_CTX_DESTROY, ctx, 0, false, NULL, 0);
+	return push(ITEM_CTX_DESTROY, ctx, NULL, 0, NULL);
 }
 
 /* Whether the EXECBUFFER carries a NOTIFY (its fence then waits): a walk of the packet headers,
@@ -107,18 +122,28 @@ static bool has_notify(const uint8_t *buf, size_t len)
 int vg_worker_submit(uint32_t ctx, const void *buf, size_t len, bool *notify)
 {
 	*notify = has_notify(buf, len);
-	return push(ITEM_SUBMIT, ctx, 0, false, buf, len);
+	return push(ITEM_SUBMIT, ctx, buf, len, NULL);
 }
 
-int vg_worker_fence(uint32_t fence_id, bool notify, uint32_t ctx)
+int vg_worker_fence(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id, bool notify, uint32_t notify_ctx)
 {
-	int r = vg_fence_create(fence_id, notify, ctx);
-	return r ? r : push(ITEM_FENCE, ctx, fence_id, notify, NULL, 0);
+	struct item *it;
+	int r = push(ITEM_FENCE, notify_ctx, NULL, 0, &it);
+	if (r == 0 && (r = vg_fence_create(ctx, ring_idx, fence_id, notify, notify_ctx)) < 0)
+		free(it);
+	if (r == 0) {
+		it->tl_ctx = ctx;
+		it->ring_idx = ring_idx;
+		it->fence_id = fence_id;
+		it->notify = notify;
+		enqueue(it);
+	}
+	return r;
 }
 
 void vg_worker_reset(void)
 {
-	(void)push(ITEM_RESET, 0, 0, false, NULL, 0);
+	(void)push(ITEM_RESET, 0, NULL, 0, NULL);
 }
 
 const char *vg_worker_device_name(void)
@@ -166,7 +191,7 @@ static void handle(struct item *it)
 	switch (it->kind) {
 	case ITEM_CTX_CREATE: {
 		struct ctx_node *n = c ? NULL : malloc(sizeof(*n));
-		if (n && (n->c = vg_ctx_new(host, it->ctx))) {
+		if (n && (n->c = vg_ctx_new(host, it->ctx, it->notify))) {
 			n->next = ctxs;
 			ctxs = n;
 		} else {
@@ -186,7 +211,7 @@ static void handle(struct item *it)
 			vg_log(FERRY_LOG_WARN, "a command for context %u, which does not exist: ignored", it->ctx);
 		break;
 	case ITEM_FENCE:
-		vg_fence_done(it->fence_id);
+		vg_fence_done(it->tl_ctx, it->ring_idx, it->fence_id);
 		break;
 	case ITEM_RESET:
 		drop_all();

@@ -25,6 +25,8 @@ struct virgl_renderer_callbacks {
 						       struct virgl_renderer_gl_ctx_param *param);
 	void (*destroy_gl_context)(void *cookie, virgl_renderer_gl_context ctx);
 	int (*make_current)(void *cookie, int scanout_idx, virgl_renderer_gl_context ctx);
+	int (*get_drm_fd)(void *cookie);                                                        /* version 2 */
+	void (*write_context_fence)(void *cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id); /* 3 */
 };
 
 struct virgl_renderer_resource_create_args {
@@ -72,7 +74,7 @@ VG_EXPORT int virgl_renderer_init(void *cookie, int flags, struct virgl_renderer
 		return -EINVAL;
 	struct vg_config cfg;
 	config(&cfg);
-	int r = vg_fence_init(cb->write_fence, cookie);
+	int r = vg_fence_init(cb->write_fence, cb->version >= 3 ? cb->write_context_fence : NULL, cookie);
 	if (r == 0 && (r = vg_worker_start(&cfg)) < 0)
 		vg_fence_fini();
 	if (r == 0) {
@@ -111,9 +113,14 @@ VG_EXPORT void virgl_renderer_force_ctx_0(void)
 
 /* QEMU asks at device creation, before init: ferry's capset content is fixed but for the
  * device name, filled once the host runs. */
+static bool our_capset(uint32_t set)
+{
+	return set == 1 || set == FERRY_VIRTIO_CAPSET_ID || set == FERRY_VIRTIO_CAPSET_DRM;
+}
+
 VG_EXPORT void virgl_renderer_get_cap_set(uint32_t set, uint32_t *max_ver, uint32_t *max_size)
 {
-	bool ours = set == 1 || set == FERRY_VIRTIO_CAPSET_ID;
+	bool ours = our_capset(set);
 	if (max_ver)
 		*max_ver = ours ? FERRY_VIRTIO_CAPSET_VERSION : 0;
 	if (max_size)
@@ -123,7 +130,7 @@ VG_EXPORT void virgl_renderer_get_cap_set(uint32_t set, uint32_t *max_ver, uint3
 VG_EXPORT void virgl_renderer_fill_caps(uint32_t set, uint32_t version, void *caps)
 {
 	(void)version;
-	if (!caps || (set != 1 && set != FERRY_VIRTIO_CAPSET_ID))
+	if (!caps || !our_capset(set))
 		return;
 	struct ferry_virtio_caps c = {
 		.magic = FERRY_VIRTIO_CAPS_MAGIC,
@@ -141,7 +148,21 @@ VG_EXPORT int virgl_renderer_context_create(uint32_t handle, uint32_t nlen, cons
 	(void)name;
 	if (!initialized || handle == 0)
 		return EINVAL;
-	return vg_worker_ctx_create(handle) ? ENOMEM : 0;
+	return vg_worker_ctx_create(handle, false) ? ENOMEM : 0;
+}
+
+/* Where the VMM has context types (CONTEXT_INIT): a context of one of ferry's capsets uses host
+ * blobs for its BOs and fence pages (docs/vm.md, "Newer VMMs"; untested: no VMM here offers
+ * them). Capset 0 is the plain context QEMU 7.2 makes. */
+VG_EXPORT int virgl_renderer_context_create_with_flags(uint32_t ctx_id, uint32_t ctx_flags, uint32_t nlen,
+							const char *name)
+{
+	uint32_t capset = ctx_flags & 0xffu;
+	if (capset == 0)
+		return virgl_renderer_context_create(ctx_id, nlen, name);
+	if (!initialized || ctx_id == 0 || (capset != FERRY_VIRTIO_CAPSET_ID && capset != FERRY_VIRTIO_CAPSET_DRM))
+		return -EINVAL;
+	return vg_worker_ctx_create(ctx_id, true) ? -ENOMEM : 0;
 }
 
 VG_EXPORT void virgl_renderer_context_destroy(uint32_t handle)
@@ -172,12 +193,101 @@ VG_EXPORT int virgl_renderer_submit_cmd(void *buffer, int ctx_id, int ndw)
 
 #define VIRTIO_GPU_CMD_SUBMIT_3D 0x207u
 
+/* Context fences (a VMM with CONTEXT_INIT): one ordered sequence per context and ring, completed
+ * through write_context_fence. The fence QEMU creates right after a command is that command's. */
+VG_EXPORT int virgl_renderer_context_create_fence(uint32_t ctx_id, uint32_t flags, uint32_t ring_idx,
+						  uint64_t fence_id)
+{
+	(void)flags;
+	if (!initialized || ctx_id == 0)
+		return -EINVAL;
+	bool notify = last_submit_notify && last_submit_ctx == ctx_id;
+	last_submit_notify = false;
+	return vg_worker_fence(ctx_id, ring_idx, fence_id, notify, notify ? ctx_id : 0) ? -ENOMEM : 0;
+}
+
+VG_EXPORT void virgl_renderer_context_poll(uint32_t ctx_id)
+{
+	(void)ctx_id;
+	vg_fence_poll();
+}
+
+VG_EXPORT int virgl_renderer_context_get_poll_fd(uint32_t ctx_id)
+{
+	(void)ctx_id;
+	return -1; /* completions arrive through GLib's main context */
+}
+
+/* Blob resources (untested here, as above). */
+struct virgl_renderer_resource_create_blob_args {
+	uint32_t res_handle, ctx_id, blob_mem, blob_flags;
+	uint64_t blob_id, size;
+	const struct iovec *iovecs;
+	uint32_t num_iovs;
+};
+
+#define BLOB_MEM_GUEST 1u
+#define BLOB_MEM_HOST3D 2u
+#define BLOB_FD_TYPE_SHM 3u
+#define MAP_CACHE_CACHED 1u
+
+VG_EXPORT int virgl_renderer_resource_create_blob(const struct virgl_renderer_resource_create_blob_args *a)
+{
+	if (!initialized || !a || a->size == 0)
+		return -EINVAL;
+	if (a->blob_mem == BLOB_MEM_GUEST) {
+		int r = vg_res_create(a->res_handle, a->size);
+		if (r == 0 && a->num_iovs &&
+		    (r = vg_res_attach_iov(a->res_handle, (struct iovec *)a->iovecs, (int)a->num_iovs)) != 0)
+			vg_res_unref(a->res_handle);
+		if (r == 0)
+			vg_res_ctx_attach(a->ctx_id, a->res_handle);
+		return -r;
+	}
+	if (a->blob_mem != BLOB_MEM_HOST3D)
+		return -EINVAL;
+	int fd;
+	int r = vg_blob_take(a->ctx_id, a->blob_id, a->size, &fd);
+	if (r == 0 && (r = -vg_res_create_blob(a->res_handle, fd, a->size)) == 0)
+		vg_res_ctx_attach(a->ctx_id, a->res_handle);
+	return r;
+}
+
+VG_EXPORT int virgl_renderer_resource_map(uint32_t res_handle, void **map, uint64_t *out_size)
+{
+	return map && out_size ? vg_res_map(res_handle, map, out_size) : -EINVAL;
+}
+
+VG_EXPORT int virgl_renderer_resource_unmap(uint32_t res_handle)
+{
+	return vg_res_unmap(res_handle);
+}
+
+VG_EXPORT int virgl_renderer_resource_get_map_info(uint32_t res_handle, uint32_t *map_info)
+{
+	(void)res_handle;
+	if (!map_info)
+		return -EINVAL;
+	*map_info = MAP_CACHE_CACHED; /* shared memory pages */
+	return 0;
+}
+
+VG_EXPORT int virgl_renderer_resource_export_blob(uint32_t res_id, uint32_t *fd_type, int *fd)
+{
+	if (!fd_type || !fd)
+		return -EINVAL;
+	int r = vg_res_export(res_id, fd);
+	if (r == 0)
+		*fd_type = BLOB_FD_TYPE_SHM;
+	return r;
+}
+
 VG_EXPORT int virgl_renderer_create_fence(int client_fence_id, uint32_t cmd_type)
 {
 	if (!initialized)
 		return EINVAL;
 	bool notify = cmd_type == VIRTIO_GPU_CMD_SUBMIT_3D && last_submit_notify;
-	int r = vg_worker_fence((uint32_t)client_fence_id, notify, notify ? last_submit_ctx : 0);
+	int r = vg_worker_fence(0, 0, (uint32_t)client_fence_id, notify, notify ? last_submit_ctx : 0);
 	last_submit_notify = false;
 	return r ? ENOMEM : 0;
 }

@@ -9,6 +9,9 @@
 /* The capset QEMU 7.2 passes through to the guest (VIRGL2; VIRGL too, with the same content), so
  * a guest finds ferry by the magic at its start. */
 #define FERRY_VIRTIO_CAPSET_ID      2u
+/* Where the VMM offers context types (CONTEXT_INIT), a ferry context is made with this capset:
+ * virtio-gpu's DRM native-context capset, which newer QEMU passes through (docs/vm.md). */
+#define FERRY_VIRTIO_CAPSET_DRM     6u
 #define FERRY_VIRTIO_CAPSET_VERSION 1u
 #define FERRY_VIRTIO_CAPS_MAGIC     0x59525246u /* "FRRY" */
 #define FERRY_VIRTIO_VERSION        1u

@@ -22,11 +22,18 @@
 #include "pm4_builder.h"
 #include "test.h"
 
-/* The ABI, as QEMU sees it. */
+/* The ABI, as QEMU sees it (callbacks version 3: newer QEMU's context fences too). */
 struct cbs {
 	int version;
 	void (*write_fence)(void *cookie, uint32_t fence);
-	void *create_gl_context, *destroy_gl_context, *make_current;
+	void *create_gl_context, *destroy_gl_context, *make_current, *get_drm_fd;
+	void (*write_context_fence)(void *cookie, uint32_t ctx, uint32_t ring_idx, uint64_t fence);
+};
+struct blob_args {
+	uint32_t res_handle, ctx_id, blob_mem, blob_flags;
+	uint64_t blob_id, size;
+	const struct iovec *iovecs;
+	uint32_t num_iovs;
 };
 struct create_args {
 	uint32_t handle, target, format, bind, width, height, depth, array_size, last_level, nr_samples, flags;
@@ -48,6 +55,12 @@ static struct {
 	void (*detach_iov)(int, struct iovec **, int *);
 	void (*ctx_attach)(int, int);
 	int (*transfer_write)(uint32_t, uint32_t, int, uint32_t, uint32_t, void *, uint64_t, struct iovec *, unsigned);
+	int (*context_create_with_flags)(uint32_t, uint32_t, uint32_t, const char *);
+	int (*context_create_fence)(uint32_t, uint32_t, uint32_t, uint64_t);
+	int (*create_blob)(const struct blob_args *);
+	int (*map)(uint32_t, void **, uint64_t *);
+	int (*unmap)(uint32_t);
+	int (*export_blob)(uint32_t, uint32_t *, int *);
 } vr;
 
 #define SUBMIT_3D 0x207u
@@ -61,6 +74,20 @@ static void write_fence(void *cookie, uint32_t fence)
 	(void)cookie;
 	CHECK(fence >= last_fence); /* in order */
 	last_fence = fence;
+}
+
+static uint64_t last_ctx_fence;
+
+static void write_context_fence(void *cookie, uint32_t ctx, uint32_t ring_idx, uint64_t fence)
+{
+	(void)cookie;
+	CHECK(ctx == 50 && ring_idx == 0 && fence >= last_ctx_fence);
+	last_ctx_fence = fence;
+}
+
+static bool ctx_fence_written(void *arg)
+{
+	return last_ctx_fence >= *(uint64_t *)arg;
 }
 
 /* A guest resource: pages allocated one by one, attached in reverse address order. */
@@ -518,6 +545,104 @@ static void test_hostile(void)
 	gres_free(&good.ring);
 }
 
+
+/* A VMM with context types, blobs and context fences (newer QEMU; none here runs without KVM):
+ * a context of ferry's DRM capset gets its fence page and BOs as host blobs it maps, one copy,
+ * and its fences complete on its own sequence. */
+static uint64_t next_ctx_fence = 1;
+
+static uint64_t ctx_execbuffer(uint32_t ctx, const void *buf, size_t len)
+{
+	CHECK_EQ(vr.submit_cmd((void *)buf, (int)ctx, (int)(len / 4)), 0);
+	uint64_t f = next_ctx_fence++;
+	CHECK_EQ(vr.context_create_fence(ctx, 0, 0, f), 0);
+	return f;
+}
+
+static void *blob(uint32_t res, uint32_t ctx, uint32_t ctx_id, uint32_t bo_id, uint64_t size)
+{
+	struct blob_args a = { .res_handle = res, .ctx_id = ctx, .blob_mem = 2, .blob_flags = 1,
+			       .blob_id = (uint64_t)ctx_id << 32 | bo_id, .size = size };
+	CHECK_EQ(vr.create_blob(&a), 0);
+	void *m = NULL;
+	uint64_t got = 0;
+	CHECK_EQ(vr.map(res, &m, &got), 0);
+	CHECK_EQ(got, size);
+	return m;
+}
+
+static void test_blobs(void)
+{
+	CHECK(vr.context_create_with_flags(51, 4, 4, "venus") != 0); /* not ours */
+	REQUIRE(vr.context_create_with_flags(50, FERRY_VIRTIO_CAPSET_DRM, 4, "blob") == 0);
+	struct guest g;
+	memset(&g, 0, sizeof(g));
+	g.ctx = 50;
+	g.seq = 1;
+	gres_new(&g.ring, 500, FERRY_VIRTIO_RING_HEADER + RING_DATA, g.ctx);
+	struct pkts p = { .len = 0 };
+	struct ferry_virtio_hello h = { FERRY_VIRTIO_CAPS_MAGIC, FERRY_VIRTIO_VERSION, 500, RING_DATA };
+	pkt(&p, FERRY_VIRTIO_HELLO, &h, sizeof(h));
+	struct ferry_msg m = { .kind = FERRY_MSG_HELLO, .seq = g.seq++ };
+	m.u.hello = (struct ferry_hello){ FERRY_PROTOCOL_VERSION, FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM, NULL };
+	pkt_msg(&p, &m);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE, .seq = g.seq++ };
+	m.u.context_create = (struct ferry_context_create){ 1, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED };
+	pkt_msg(&p, &m);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CREATE, .seq = g.seq++ };
+	m.u.queue_create = (struct ferry_queue_create){ .ctx_id = 1, .queue_id = 0 };
+	pkt_msg(&p, &m);
+	for (uint32_t bo = 1; bo <= 2; bo++) {
+		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE, .seq = g.seq++ };
+		m.u.bo_create = (struct ferry_bo_create){ .ctx_id = 1, .bo_id = bo, .size = PAGE, .flags = MSM_BO_WC };
+		pkt_msg(&p, &m);
+	}
+	uint64_t f = ctx_execbuffer(g.ctx, p.buf, p.len);
+	CHECK(pump(ctx_fence_written, &f, 5000));
+	static struct want w;
+	REQUIRE(expect(&g, FERRY_MSG_CONTEXT_CREATED, &w));
+	REQUIRE(expect(&g, FERRY_MSG_BO_CREATED, &w));
+	REQUIRE(expect(&g, FERRY_MSG_BO_CREATED, &w));
+	uint64_t data_iova = w.msg.u.bo_created.iova;
+	struct ferry_fence_page *page = blob(501, g.ctx, 1, 0, FERRY_FENCE_PAGE_SIZE);
+	uint32_t *ib = blob(502, g.ctx, 1, 1, PAGE);
+	uint32_t *data = blob(503, g.ctx, 1, 2, PAGE);
+	REQUIRE(page && ib && data);
+	CHECK_EQ(page->magic, FERRY_FENCE_PAGE_MAGIC);
+	uint32_t type = 0;
+	int fd = -1;
+	CHECK_EQ(vr.export_blob(503, &type, &fd), 0);
+	CHECK_EQ(type, 3u); /* shared memory */
+	if (fd >= 0)
+		close(fd);
+	struct blob_args none = { .res_handle = 504, .ctx_id = g.ctx, .blob_mem = 2, .blob_id = 77, .size = PAGE };
+	CHECK(vr.create_blob(&none) != 0); /* no such object */
+	struct pm4_builder b;
+	pm4_builder_init(&b, ib, 64);
+	uint32_t v[2] = { 0xb10b0001u, 0xb10b0002u };
+	pm4_mem_write(&b, data_iova + 16, v, 2);
+	REQUIRE(pm4_builder_ok(&b));
+	struct ferry_msm_submit_bo bos[2] = { { 1, MSM_SUBMIT_BO_READ }, { 2, MSM_SUBMIT_BO_WRITE } };
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, 0, 0, pm4_builder_bytes(&b) };
+	m = (struct ferry_msg){ .kind = FERRY_MSG_MSM_SUBMIT, .seq = g.seq++ };
+	m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = 1, .queue_id = 0, .seqno = 1, .nr_bos = 2, .nr_cmds = 1,
+						     .bos = bos, .cmds = &cmd };
+	p.len = 0;
+	pkt_msg(&p, &m);
+	ctx_execbuffer(g.ctx, p.buf, p.len);
+	for (int i = 0; i < 5000 && atomic_load(&page->slots[0].signaled) < 1; i++)
+		pump(NULL, NULL, 1);
+	CHECK_EQ(atomic_load(&page->slots[0].signaled), 1u);
+	CHECK_EQ(data[4], v[0]); /* the GPU's write, in the very pages the guest maps */
+	CHECK_EQ(data[5], v[1]);
+	vr.context_destroy(g.ctx);
+	for (uint32_t r = 501; r <= 503; r++) {
+		CHECK_EQ(vr.unmap(r), 0);
+		vr.resource_unref(r);
+	}
+	gres_free(&g.ring);
+}
+
 #define SYM(field, name) REQUIRE((*(void **)&vr.field = dlsym(lib, name)) != NULL)
 
 int main(int argc, char **argv)
@@ -542,6 +667,12 @@ int main(int argc, char **argv)
 	SYM(detach_iov, "virgl_renderer_resource_detach_iov");
 	SYM(ctx_attach, "virgl_renderer_ctx_attach_resource");
 	SYM(transfer_write, "virgl_renderer_transfer_write_iov");
+	SYM(context_create_with_flags, "virgl_renderer_context_create_with_flags");
+	SYM(context_create_fence, "virgl_renderer_context_create_fence");
+	SYM(create_blob, "virgl_renderer_resource_create_blob");
+	SYM(map, "virgl_renderer_resource_map");
+	SYM(unmap, "virgl_renderer_resource_unmap");
+	SYM(export_blob, "virgl_renderer_resource_export_blob");
 	/* QEMU asks for capsets before init; the device name comes once the host runs. */
 	uint32_t ver = 0, size = 0;
 	vr.get_cap_set(FERRY_VIRTIO_CAPSET_ID, &ver, &size);
@@ -556,12 +687,13 @@ int main(int argc, char **argv)
 	setenv("FERRY_VG_LOG_LEVEL", "2", 1);
 	fflush(stderr);
 	dup2(logfd, 2);
-	struct cbs cb = { .version = 1, .write_fence = write_fence };
+	struct cbs cb = { .version = 3, .write_fence = write_fence, .write_context_fence = write_context_fence };
 	REQUIRE(vr.init(&cb, 0, &cb) == 0);
 	RUN_TEST(test_caps);
 	RUN_TEST(test_job);
 	RUN_TEST(test_refused);
 	RUN_TEST(test_hostile);
+	RUN_TEST(test_blobs);
 	pump(NULL, NULL, 50);
 	vr.cleanup(&cb);
 	fflush(stderr);
