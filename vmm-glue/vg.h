@@ -29,7 +29,7 @@ struct vg_res {
 	struct iovec *iov;    /* QEMU's, lent until detach */
 	int niov;
 	uint64_t iov_bytes;
-	uint32_t *ctxs;       /* virtio-gpu contexts it is attached to */
+	uint64_t *ctxs;       /* the lives of virtio-gpu contexts it is attached to (their keys) */
 	uint32_t nr_ctxs, cap_ctxs;
 	struct vg_res *next;
 };
@@ -38,9 +38,12 @@ int vg_res_create(uint32_t id, uint64_t size);
 void vg_res_unref(uint32_t id);
 int vg_res_attach_iov(uint32_t id, struct iovec *iov, int niov);
 void vg_res_detach_iov(uint32_t id, struct iovec **iov, int *niov);
+/* Main thread: a new life of context ctx (its key, 0 without memory); attachments go to the
+ * current life; ctx_end detaches every life of ctx. */
+uint64_t vg_res_ctx_begin(uint32_t ctx);
 void vg_res_ctx_attach(uint32_t ctx, uint32_t id);
 void vg_res_ctx_detach(uint32_t ctx, uint32_t id);
-void vg_res_ctx_detach_all(uint32_t ctx);
+void vg_res_ctx_end(uint32_t ctx);
 void vg_res_free_all(void);
 /* A blob resource of host pages (fd taken over), and what the VMM does with one. */
 int vg_res_create_blob(uint32_t id, int fd, uint64_t size);
@@ -49,7 +52,7 @@ int vg_res_unmap(uint32_t id);
 int vg_res_export(uint32_t id, int *fd);
 /* vg_mem_lock held: the resource, NULL when there is none. */
 struct vg_res *vg_res_find_locked(uint32_t id);
-bool vg_res_attached_locked(const struct vg_res *r, uint32_t ctx);
+bool vg_res_attached_locked(const struct vg_res *r, uint64_t key);
 /* vg_mem_lock held: copies between linear memory and the resource's pages at off. False when
  * the range is not wholly backed. */
 bool vg_res_read_locked(const struct vg_res *r, uint64_t off, void *dst, size_t len);
@@ -57,8 +60,8 @@ bool vg_res_write_locked(const struct vg_res *r, uint64_t off, const void *src, 
 /* vg_mem_lock held: the 3-way merge of a BO's guest pages, host pages and the copy both last
  * agreed on (docs/vm.md, "BO memory"): every byte the guest changed since goes to the host,
  * every other byte the host changed goes to the guest, and base becomes the result. len bytes
- * from offset 0. Returns the bytes that moved (both ways). */
-uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t len);
+ * from off (host and base are the whole BO's). Returns the bytes that moved (both ways). */
+uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t off, size_t len);
 
 /* ---- host blobs (vg_blob.c) ---- */
 
@@ -104,7 +107,7 @@ struct vg_config {
 int vg_worker_start(const struct vg_config *cfg);
 void vg_worker_stop(void);
 /* Main thread: queue items for the worker, in order. buf is copied. */
-int vg_worker_ctx_create(uint32_t ctx, bool blobs);
+int vg_worker_ctx_create(uint32_t ctx, uint64_t key, bool blobs);
 int vg_worker_ctx_destroy(uint32_t ctx);
 int vg_worker_submit(uint32_t ctx, const void *buf, size_t len, bool *notify);
 /* A fence on sequence (ctx, ring_idx) (ctx 0: the device's); a NOTIFY one is notify_ctx's. */
@@ -117,9 +120,11 @@ const char *vg_worker_device_name(void);
 /* ---- contexts (vg_context.c), worker thread only ---- */
 
 struct vg_ctx;
-struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, bool blobs);
+struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, uint64_t key, bool blobs);
 void vg_ctx_free(struct vg_ctx *c);
 uint32_t vg_ctx_id(const struct vg_ctx *c);
+/* Gives up on the context (the ring's error word and the log say why). */
+void vg_ctx_fail(struct vg_ctx *c, int err, const char *why);
 /* One EXECBUFFER's packets. */
 void vg_ctx_submit(struct vg_ctx *c, const uint8_t *buf, size_t len);
 /* After a host dispatch: fence pages to the guest (after the BOs of retired submits), replies
@@ -129,6 +134,9 @@ void vg_ctx_update(struct vg_ctx *c);
  * see one met (not ferry, refused). Disarmed once a held fence was released for it. */
 bool vg_ctx_notify_due(const struct vg_ctx *c);
 void vg_ctx_notify_disarm(struct vg_ctx *c);
+/* Replies wait for room in the ring: the guest frees it without waking the worker, which must
+ * look again soon. */
+bool vg_ctx_backlogged(const struct vg_ctx *c);
 /* The eventfds of its ferry contexts (fence pages), for the worker's poll: up to max. */
 int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max);
 

@@ -3,6 +3,7 @@
  * reply ring. Everything the guest wrote is checked before use; a context that breaks the rules
  * is refused alone, with the reason in the ring's error word and the log. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,12 @@
 static int reply(void *cookie, const void *frame, size_t len, const int *fds, int nfds);
 static const struct ferry_host_client_ops client_ops = { .send = reply };
 
-struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, bool blobs)
+struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, uint64_t key, bool blobs)
 {
 	struct vg_ctx *c = calloc(1, sizeof(*c));
 	if (c) {
 		c->id = id;
+		c->key = key;
 		c->host = host;
 		c->blobs = blobs;
 	}
@@ -48,26 +50,24 @@ void vg_ctx_free(struct vg_ctx *c)
 struct vg_res *vg_ctx_res_locked(const struct vg_ctx *c, uint32_t res, uint64_t len)
 {
 	struct vg_res *r = vg_res_find_locked(res);
-	if (!r || !vg_res_attached_locked(r, c->id) || r->iov_bytes < len)
+	if (!r || !vg_res_attached_locked(r, c->key) || r->iov_bytes < len)
 		return NULL;
 	return r;
 }
 
-/* The ring's header words the host owns, written through the guest's pages. */
+/* The ring's header words the host owns, each written alone through the guest's pages: never
+ * read_pos, which the guest's reader may store meanwhile. */
 static void write_header_locked(struct vg_ctx *c, struct vg_res *r, int error)
 {
-	struct ferry_virtio_ring h;
-	if (!vg_res_read_locked(r, 0, &h, sizeof(h)))
-		return;
-	h.magic = FERRY_VIRTIO_RING_MAGIC;
-	h.size = c->ring_size;
-	h.write_pos = c->write_pos;
-	h.page_gen = c->page_gen;
+	uint32_t id[2] = { FERRY_VIRTIO_RING_MAGIC, c->ring_size };
+	uint32_t gen = c->page_gen, err = (uint32_t)error;
+	vg_res_write_locked(r, offsetof(struct ferry_virtio_ring, magic), id, sizeof(id));
+	vg_res_write_locked(r, offsetof(struct ferry_virtio_ring, page_gen), &gen, sizeof(gen));
 	if (error)
-		h.error = (uint32_t)error;
+		vg_res_write_locked(r, offsetof(struct ferry_virtio_ring, error), &err, sizeof(err));
 	/* The data before write_pos, write_pos before the guest may read it. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	vg_res_write_locked(r, 0, &h, sizeof(h));
+	vg_res_write_locked(r, offsetof(struct ferry_virtio_ring, write_pos), &c->write_pos, sizeof(c->write_pos));
 }
 
 void vg_ctx_fail(struct vg_ctx *c, int err, const char *why)
@@ -123,15 +123,22 @@ static int reply(void *cookie, const void *frame, size_t len, const int *fds, in
 	struct vg_ctx *c = cookie;
 	if (c->broken)
 		return -EPIPE;
-	if (nfds && len > FERRY_FRAME_HDR_SIZE) {
+	if (len > FERRY_FRAME_HDR_SIZE) {
 		/* The decoder wants an 8-byte aligned payload. */
 		size_t plen = len - FERRY_FRAME_HDR_SIZE;
 		uint64_t *aligned = malloc((plen + 7) & ~(size_t)7);
 		struct ferry_msg m;
 		if (aligned) {
 			memcpy(aligned, (const uint8_t *)frame + FERRY_FRAME_HDR_SIZE, plen);
-			if (ferry_wire_decode(aligned, plen, &m, NULL) == 0)
-				vg_sync_reply(c, &m, fds, nfds);
+			if (ferry_wire_decode(aligned, plen, &m, NULL) == 0) {
+				if (nfds)
+					vg_sync_reply(c, &m, fds, nfds);
+				/* A wait's answer or a fence event says work retired: its BOs and the
+				 * fence page reach the guest before the guest reads the answer. */
+				if (m.kind == FERRY_MSG_STATUS_REPLY || m.kind == FERRY_MSG_FENCE_SIGNALED ||
+				    m.kind == FERRY_MSG_FAULT_REPORT)
+					vg_ctx_publish_pages(c);
+			}
 			free(aligned);
 		}
 	}
@@ -254,6 +261,7 @@ static void frame(struct vg_ctx *c, const uint8_t *f, uint32_t plen)
 	memcpy(payload, f + FERRY_FRAME_HDR_SIZE, plen);
 	struct ferry_msg m;
 	bool decoded = ferry_wire_decode(payload, plen, &m, NULL) == 0;
+	c->frame_no++;
 	if (decoded)
 		vg_sync_before_frame(c, &m);
 	int r = ferry_host_client_handle(c->client, payload, plen, NULL, 0);
@@ -352,6 +360,19 @@ void vg_ctx_submit(struct vg_ctx *c, const uint8_t *buf, size_t len)
 	}
 }
 
+void vg_ctx_publish_pages(struct vg_ctx *c)
+{
+	c->frame_no++;
+	if (!vg_sync_pages(c))
+		return;
+	c->page_gen++;
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER);
+	if (r)
+		write_header_locked(c, r, 0);
+	pthread_mutex_unlock(&vg_mem_lock);
+}
+
 void vg_ctx_update(struct vg_ctx *c)
 {
 	if (c->state != VG_FERRY) {
@@ -359,14 +380,7 @@ void vg_ctx_update(struct vg_ctx *c)
 			free_client(c);
 		return;
 	}
-	if (vg_sync_pages(c)) {
-		c->page_gen++;
-		pthread_mutex_lock(&vg_mem_lock);
-		struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER);
-		if (r)
-			write_header_locked(c, r, 0);
-		pthread_mutex_unlock(&vg_mem_lock);
-	}
+	vg_ctx_publish_pages(c);
 	flush(c);
 	if (c->broken && c->client)
 		free_client(c);
@@ -382,6 +396,11 @@ bool vg_ctx_notify_due(const struct vg_ctx *c)
 void vg_ctx_notify_disarm(struct vg_ctx *c)
 {
 	c->notify_armed = false;
+}
+
+bool vg_ctx_backlogged(const struct vg_ctx *c)
+{
+	return c->state == VG_FERRY && c->backlog_len > 0;
 }
 
 int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max)

@@ -14,6 +14,8 @@
 /* Replies the ring had no room for, per context: past this the guest is not reading. */
 #define VG_MAX_BACKLOG (8u << 20)
 #define VG_BO_BUCKETS 256u
+/* Submits per ferry context whose BOs wait to be merged back (far above any driver's). */
+#define VG_MAX_INFLIGHT 4096u
 
 /* A submit whose BOs go back to the guest once its seqno retired. */
 struct vg_inflight {
@@ -32,6 +34,7 @@ struct vg_fctx {
 	uint32_t lost;
 	struct ferry_fence_slot shown[FERRY_FENCE_PAGE_QUEUES]; /* what the guest's page holds */
 	struct vg_inflight *inflight, **inflight_tail;
+	uint32_t nr_inflight;
 	struct vg_fctx *next;
 };
 
@@ -41,11 +44,13 @@ struct vg_bo {
 	uint8_t *host;  /* mmap of BoCreated fds[0] */
 	uint8_t *base;  /* what both last agreed on */
 	size_t size;
+	uint64_t merged_at; /* the frame it was last merged for */
 	struct vg_bo *next;
 };
 
 struct vg_ctx {
 	uint32_t id;
+	uint64_t key; /* this life of the context: what its resources are attached to */
 	struct ferry_host *host;
 	struct ferry_host_client *client;
 	enum { VG_NEW, VG_FERRY, VG_REFUSED } state;
@@ -70,11 +75,10 @@ struct vg_ctx {
 	uint64_t notify_pos;
 	uint32_t notify_gen;
 	uint64_t merged_bytes;
+	uint64_t frame_no; /* guest frames handled, and 1 + each update */
 };
 
-/* vg_context.c */
-/* Gives up on the context: the ring says why, the client goes at the next update. */
-void vg_ctx_fail(struct vg_ctx *c, int err, const char *why);
+/* vg_context.c (and vg_ctx_fail in vg.h: the client goes at the next update) */
 /* vg_mem_lock held: the resource if it exists, is attached to this context and has len bytes. */
 struct vg_res *vg_ctx_res_locked(const struct vg_ctx *c, uint32_t res, uint64_t len);
 
@@ -87,6 +91,8 @@ void vg_sync_after_frame(struct vg_ctx *c, const struct ferry_msg *m);
 void vg_sync_reply(struct vg_ctx *c, const struct ferry_msg *m, const int *fds, int nfds);
 /* Fence pages to the guest, BOs of retired submits first; true when anything changed. */
 bool vg_sync_pages(struct vg_ctx *c);
+/* vg_sync_pages, then the ring's page_gen bumped if anything changed (vg_context.c). */
+void vg_ctx_publish_pages(struct vg_ctx *c);
 void vg_sync_free(struct vg_ctx *c);
 /* The bind of kind for (ctx_id, bo_id), taken out of the list; 0 when there is none. */
 uint32_t vg_ctx_take_bind(struct vg_ctx *c, uint32_t kind, uint32_t ctx_id, uint32_t bo_id);

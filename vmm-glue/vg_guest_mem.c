@@ -17,6 +17,18 @@ pthread_mutex_t vg_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 #define RES_BUCKETS 1024u
 static struct vg_res *buckets[RES_BUCKETS];
 
+/* Context ids come back: the guest kernel hands a destroyed one to the next process at once,
+ * while work of the old context may still wait in the worker's queue. An attachment is to one
+ * life of a context (its key: an epoch the main thread gives it at creation, and its id), so
+ * that work finds nothing of the new one's. */
+struct ctx_life {
+	uint32_t ctx, epoch;
+	struct ctx_life *next;
+};
+static struct ctx_life *lives;
+static uint32_t last_epoch;
+
+
 static struct vg_res **slot(uint32_t id)
 {
 	struct vg_res **pp = &buckets[(id * 2654435761u) >> 22];
@@ -139,6 +151,11 @@ void vg_res_free_all(void)
 			res_free(r);
 		}
 	}
+	while (lives) {
+		struct ctx_life *l = lives;
+		lives = l->next;
+		free(l);
+	}
 	pthread_mutex_unlock(&vg_mem_lock);
 }
 
@@ -176,10 +193,47 @@ void vg_res_detach_iov(uint32_t id, struct iovec **iov, int *niov)
 	pthread_mutex_unlock(&vg_mem_lock);
 }
 
-bool vg_res_attached_locked(const struct vg_res *r, uint32_t ctx)
+static uint64_t key_of(uint32_t ctx, uint32_t epoch)
 {
-	for (uint32_t i = 0; i < r->nr_ctxs; i++)
-		if (r->ctxs[i] == ctx)
+	return (uint64_t)epoch << 32 | ctx;
+}
+
+static struct ctx_life **life_slot(uint32_t ctx)
+{
+	struct ctx_life **pp = &lives;
+	while (*pp && (*pp)->ctx != ctx)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* vg_mem_lock held: the key of ctx's current life, 0 when it has none. */
+static uint64_t key_locked(uint32_t ctx)
+{
+	struct ctx_life *l = *life_slot(ctx);
+	return l ? key_of(ctx, l->epoch) : 0;
+}
+
+uint64_t vg_res_ctx_begin(uint32_t ctx)
+{
+	pthread_mutex_lock(&vg_mem_lock);
+	struct ctx_life **pp = life_slot(ctx);
+	if (!*pp && (*pp = calloc(1, sizeof(**pp))))
+		(*pp)->ctx = ctx;
+	uint64_t key = 0;
+	if (*pp) {
+		if (++last_epoch == 0)
+			++last_epoch;
+		(*pp)->epoch = last_epoch;
+		key = key_of(ctx, last_epoch);
+	}
+	pthread_mutex_unlock(&vg_mem_lock);
+	return key;
+}
+
+bool vg_res_attached_locked(const struct vg_res *r, uint64_t key)
+{
+	for (uint32_t i = 0; key && i < r->nr_ctxs; i++)
+		if (r->ctxs[i] == key)
 			return true;
 	return false;
 }
@@ -188,43 +242,53 @@ void vg_res_ctx_attach(uint32_t ctx, uint32_t id)
 {
 	pthread_mutex_lock(&vg_mem_lock);
 	struct vg_res *r = vg_res_find_locked(id);
-	if (r && !vg_res_attached_locked(r, ctx)) {
+	uint64_t key = key_locked(ctx);
+	if (r && key && !vg_res_attached_locked(r, key)) {
 		if (r->nr_ctxs == r->cap_ctxs) {
 			uint32_t cap = r->cap_ctxs ? r->cap_ctxs * 2 : 2;
-			uint32_t *v = realloc(r->ctxs, cap * sizeof(*v));
+			uint64_t *v = realloc(r->ctxs, cap * sizeof(*v));
 			if (v)
 				r->ctxs = v, r->cap_ctxs = cap;
 		}
 		if (r->nr_ctxs < r->cap_ctxs)
-			r->ctxs[r->nr_ctxs++] = ctx;
+			r->ctxs[r->nr_ctxs++] = key;
 	}
 	pthread_mutex_unlock(&vg_mem_lock);
 }
 
-static void detach_locked(struct vg_res *r, uint32_t ctx)
+/* Drops the attachments of ctx (every life, or only key's). */
+static void detach_locked(struct vg_res *r, uint32_t ctx, uint64_t key)
 {
-	for (uint32_t i = 0; i < r->nr_ctxs; i++)
-		if (r->ctxs[i] == ctx) {
+	for (uint32_t i = 0; i < r->nr_ctxs;) {
+		if (key ? r->ctxs[i] == key : (uint32_t)r->ctxs[i] == ctx)
 			r->ctxs[i] = r->ctxs[--r->nr_ctxs];
-			return;
-		}
+		else
+			i++;
+	}
 }
 
 void vg_res_ctx_detach(uint32_t ctx, uint32_t id)
 {
 	pthread_mutex_lock(&vg_mem_lock);
 	struct vg_res *r = vg_res_find_locked(id);
-	if (r)
-		detach_locked(r, ctx);
+	uint64_t key = key_locked(ctx);
+	if (r && key)
+		detach_locked(r, ctx, key);
 	pthread_mutex_unlock(&vg_mem_lock);
 }
 
-void vg_res_ctx_detach_all(uint32_t ctx)
+void vg_res_ctx_end(uint32_t ctx)
 {
 	pthread_mutex_lock(&vg_mem_lock);
 	for (uint32_t b = 0; b < RES_BUCKETS; b++)
 		for (struct vg_res *r = buckets[b]; r; r = r->next)
-			detach_locked(r, ctx);
+			detach_locked(r, ctx, 0);
+	struct ctx_life **pp = life_slot(ctx);
+	if (*pp) {
+		struct ctx_life *l = *pp;
+		*pp = l->next;
+		free(l);
+	}
 	pthread_mutex_unlock(&vg_mem_lock);
 }
 
@@ -288,9 +352,11 @@ static void merge_piece(void *guest, size_t at, size_t n, void *arg)
 		bool h_same = memcmp(h + o, b + o, k) == 0;
 		if (g_same && h_same)
 			continue;
+		/* The guest's pages are read once per byte: a guest changing them meanwhile gets a
+		 * consistent host copy and base, whatever it wrote. */
 		if (h_same) {
 			memcpy(h + o, g + o, k);
-			memcpy(b + o, g + o, k);
+			memcpy(b + o, h + o, k);
 		} else if (g_same) {
 			memcpy(g + o, h + o, k);
 			memcpy(b + o, h + o, k);
@@ -299,19 +365,24 @@ static void merge_piece(void *guest, size_t at, size_t n, void *arg)
 			 * wrote, the host's elsewhere (a CPU and a GPU writing different bytes of one
 			 * page, as with a suballocated BO). */
 			for (size_t i = o; i < o + k; i++) {
-				uint8_t v = g[i] != b[i] ? g[i] : h[i];
-				g[i] = h[i] = b[i] = v;
+				uint8_t gv = g[i];
+				uint8_t v = gv != b[i] ? gv : h[i];
+				h[i] = b[i] = v;
+				if (v != gv)
+					g[i] = v;
 			}
 		}
 		m->moved += k;
 	}
 }
 
-uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t len)
+uint64_t vg_res_merge_locked(const struct vg_res *r, uint8_t *host, uint8_t *base, size_t off, size_t len)
 {
-	if (len > r->iov_bytes)
-		len = (size_t)r->iov_bytes;
-	struct merge m = { host, base, 0 };
-	walk(r, 0, len, merge_piece, &m);
+	if (off >= r->iov_bytes)
+		return 0;
+	if (len > r->iov_bytes - off)
+		len = (size_t)(r->iov_bytes - off);
+	struct merge m = { host + off, base + off, 0 };
+	walk(r, off, len, merge_piece, &m);
 	return m.moved;
 }

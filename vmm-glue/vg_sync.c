@@ -56,17 +56,28 @@ static void fctx_free(struct vg_fctx *f)
 	free(f);
 }
 
-/* Guest and host pages of one BO agree after this. */
+/* Bytes merged under one hold of vg_mem_lock: QEMU's main thread, which takes it to attach,
+ * detach and free resources, waits for at most one such piece. */
+#define MERGE_CHUNK (256u << 10)
+
+/* Guest and host pages of one BO agree after this (once per frame: a submit listing a BO many
+ * times merges it once). */
 static void merge(struct vg_ctx *c, uint32_t ctx_id, uint32_t bo_id)
 {
 	struct vg_bo *b = *bo_slot(c, ctx_id, bo_id);
-	if (!b)
+	if (!b || b->merged_at == c->frame_no)
 		return;
-	pthread_mutex_lock(&vg_mem_lock);
-	struct vg_res *r = vg_ctx_res_locked(c, b->res, 1);
-	if (r)
-		c->merged_bytes += vg_res_merge_locked(r, b->host, b->base, b->size);
-	pthread_mutex_unlock(&vg_mem_lock);
+	b->merged_at = c->frame_no;
+	for (size_t off = 0; off < b->size; off += MERGE_CHUNK) {
+		size_t n = b->size - off < MERGE_CHUNK ? b->size - off : MERGE_CHUNK;
+		pthread_mutex_lock(&vg_mem_lock);
+		struct vg_res *r = vg_ctx_res_locked(c, b->res, 1);
+		if (r)
+			c->merged_bytes += vg_res_merge_locked(r, b->host, b->base, off, n);
+		pthread_mutex_unlock(&vg_mem_lock);
+		if (!r)
+			break;
+	}
 }
 
 /* The submit's BOs, and a record of them to merge again once it retired. */
@@ -74,6 +85,10 @@ static void submit_bos(struct vg_ctx *c, uint32_t ctx_id, uint32_t queue_id, uin
 		       const void *bos, size_t stride)
 {
 	struct vg_fctx *f = fctx_find(c, ctx_id);
+	/* A seqno on a queue the fence page has no slot for never retires; a refused one is swept
+	 * by the next one that does. Past the cap the guest has more in flight than any driver. */
+	if (f && (queue_id >= FERRY_FENCE_PAGE_QUEUES || f->nr_inflight >= VG_MAX_INFLIGHT))
+		f = NULL;
 	struct vg_inflight *i = f && n ? calloc(1, sizeof(*i)) : NULL;
 	uint32_t *ids = i ? malloc(n * sizeof(*ids)) : NULL;
 	for (uint32_t k = 0; k < n; k++) {
@@ -90,6 +105,7 @@ static void submit_bos(struct vg_ctx *c, uint32_t ctx_id, uint32_t queue_id, uin
 	*i = (struct vg_inflight){ queue_id, seqno, n, ids, NULL };
 	*f->inflight_tail = i;
 	f->inflight_tail = &i->next;
+	f->nr_inflight++;
 }
 
 void vg_sync_before_frame(struct vg_ctx *c, const struct ferry_msg *m)
@@ -115,10 +131,6 @@ void vg_sync_before_frame(struct vg_ctx *c, const struct ferry_msg *m)
 		submit_bos(c, s->ctx_id, s->queue_id, s->seqno, s->nr_bos, s->bo_ids, sizeof(uint32_t));
 		break;
 	}
-	case FERRY_MSG_BO_CPU_PREP:
-		/* The guest reads after this: what the GPU wrote since the last retire is in. */
-		merge(c, m->u.bo_cpu_prep.ctx_id, m->u.bo_cpu_prep.bo_id);
-		break;
 	default:
 		break;
 	}
@@ -217,6 +229,13 @@ static void new_bo(struct vg_ctx *c, const struct ferry_bo_created *bc, const in
 	uint32_t res = vg_ctx_take_bind(c, FERRY_VIRTIO_BIND_BO, bc->ctx_id, bc->bo_id);
 	if (!res || nfds < 1 || bc->size == 0 || bc->size > SIZE_MAX)
 		return; /* no guest pages: nothing to keep in step */
+	pthread_mutex_lock(&vg_mem_lock);
+	bool fits = vg_ctx_res_locked(c, res, bc->size) != NULL;
+	pthread_mutex_unlock(&vg_mem_lock);
+	if (!fits) {
+		vg_ctx_fail(c, -EINVAL, "a BO bound to a resource smaller than the BO");
+		return;
+	}
 	struct vg_bo **pp = bo_slot(c, bc->ctx_id, bc->bo_id);
 	if (*pp) {
 		struct vg_bo *old = *pp;
@@ -232,7 +251,7 @@ static void new_bo(struct vg_ctx *c, const struct ferry_bo_created *bc, const in
 		vg_ctx_fail(c, -ENOMEM, "cannot take a BO's pages in");
 		return;
 	}
-	*b = (struct vg_bo){ bc->ctx_id, bc->bo_id, res, host, base, (size_t)bc->size, NULL };
+	*b = (struct vg_bo){ .ctx_id = bc->ctx_id, .bo_id = bc->bo_id, .res = res, .host = host, .base = base, .size = (size_t)bc->size };
 	/* Both sides start from what each holds now (the host's fresh pages are zero; the guest
 	 * may have written its pages already): the first merge moves the guest's bytes. */
 	*bo_slot(c, bc->ctx_id, bc->bo_id) = b;
@@ -269,6 +288,7 @@ static bool sync_fctx(struct vg_ctx *c, struct vg_fctx *f)
 					merge(c, f->ctx_id, i->bo_ids[k]);
 				*pp = i->next;
 				inflight_free(i);
+				f->nr_inflight--;
 			} else {
 				pp = &i->next;
 			}

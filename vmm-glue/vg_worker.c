@@ -3,6 +3,7 @@
  * dispatches the host (retired work, fence pages, replies) and marks fences done. */
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,14 @@
 #include "ferry/virtio.h"
 #include "vg.h"
 
-enum item_kind { ITEM_CTX_CREATE, ITEM_CTX_DESTROY, ITEM_SUBMIT, ITEM_FENCE, ITEM_RESET };
+enum item_kind { ITEM_CTX_CREATE, ITEM_CTX_DESTROY, ITEM_SUBMIT, ITEM_FENCE, ITEM_RESET, ITEM_REFUSE };
+
+/* Bytes of commands a context may have waiting for the worker (counted per bucket of context
+ * ids): past it the guest sends faster than its commands are handled, and its context is
+ * refused rather than the host's memory spent. */
+#define QUEUE_CAP (64u << 20)
+#define QUEUE_BUCKETS 1024u
+static _Atomic uint64_t queued[QUEUE_BUCKETS];
 
 struct item {
 	enum item_kind kind;
@@ -85,12 +93,13 @@ static int push(enum item_kind kind, uint32_t ctx, const void *data, size_t len,
 	return 0;
 }
 
-int vg_worker_ctx_create(uint32_t ctx, bool blobs)
+int vg_worker_ctx_create(uint32_t ctx, uint64_t key, bool blobs)
 {
 	struct item *it;
 	int r = push(ITEM_CTX_CREATE, ctx, NULL, 0, &it);
 	if (r == 0) {
-		it->notify = blobs; /* the create's flag */
+		it->notify = blobs;  /* the create's flag */
+		it->fence_id = key;  /* and the life's key */
 		enqueue(it);
 	}
 	return r;
@@ -122,7 +131,20 @@ static bool has_notify(const uint8_t *buf, size_t len)
 int vg_worker_submit(uint32_t ctx, const void *buf, size_t len, bool *notify)
 {
 	*notify = has_notify(buf, len);
-	return push(ITEM_SUBMIT, ctx, buf, len, NULL);
+	_Atomic uint64_t *q = &queued[ctx % QUEUE_BUCKETS];
+	if (atomic_fetch_add(q, len) + len > QUEUE_CAP) {
+		atomic_fetch_sub(q, len);
+		static bool said;
+		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			vg_log(FERRY_LOG_WARN, "virtio-gpu context %u has more than %u MiB of commands waiting: refused "
+			       "(said once)", ctx, QUEUE_CAP >> 20);
+		(void)push(ITEM_REFUSE, ctx, NULL, 0, NULL);
+		return -ENOBUFS;
+	}
+	int r = push(ITEM_SUBMIT, ctx, buf, len, NULL);
+	if (r < 0)
+		atomic_fetch_sub(q, len);
+	return r;
 }
 
 int vg_worker_fence(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id, bool notify, uint32_t notify_ctx)
@@ -191,7 +213,7 @@ static void handle(struct item *it)
 	switch (it->kind) {
 	case ITEM_CTX_CREATE: {
 		struct ctx_node *n = c ? NULL : malloc(sizeof(*n));
-		if (n && (n->c = vg_ctx_new(host, it->ctx, it->notify))) {
+		if (n && (n->c = vg_ctx_new(host, it->ctx, it->fence_id, it->notify))) {
 			n->next = ctxs;
 			ctxs = n;
 		} else {
@@ -205,10 +227,15 @@ static void handle(struct item *it)
 		drop(it->ctx);
 		break;
 	case ITEM_SUBMIT:
+		atomic_fetch_sub(&queued[it->ctx % QUEUE_BUCKETS], it->len);
 		if (c)
 			vg_ctx_submit(c, it->data, it->len);
 		else
 			vg_log(FERRY_LOG_WARN, "a command for context %u, which does not exist: ignored", it->ctx);
+		break;
+	case ITEM_REFUSE:
+		if (c)
+			vg_ctx_fail(c, -ENOBUFS, "its commands pile up faster than they are handled");
 		break;
 	case ITEM_FENCE:
 		vg_fence_done(it->tl_ctx, it->ring_idx, it->fence_id);
@@ -245,6 +272,12 @@ static void *worker(void *arg)
 				pfd[n++] = (struct pollfd){ .fd = efds[i], .events = POLLIN };
 		}
 		int timeout = ferry_host_next_timeout_ms(host);
+		bool backlog = false;
+		for (struct ctx_node *c = ctxs; c && !backlog; c = c->next)
+			backlog = vg_ctx_backlogged(c->c);
+		/* The guest's reader frees ring room by a store, which wakes nothing here. */
+		if (backlog && (timeout < 0 || timeout > 1))
+			timeout = 1;
 		/* Past MAX_POLL event fds, look at least every 10 ms (QEMU's own poll period). */
 		if (n == MAX_POLL && (timeout < 0 || timeout > 10))
 			timeout = 10;
@@ -328,6 +361,8 @@ void vg_worker_stop(void)
 	while (q_head) {
 		struct item *it = q_head;
 		q_head = it->next;
+		if (it->kind == ITEM_SUBMIT)
+			atomic_fetch_sub(&queued[it->ctx % QUEUE_BUCKETS], it->len);
 		free(it);
 	}
 	q_tail = &q_head;

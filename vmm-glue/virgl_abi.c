@@ -148,7 +148,8 @@ VG_EXPORT int virgl_renderer_context_create(uint32_t handle, uint32_t nlen, cons
 	(void)name;
 	if (!initialized || handle == 0)
 		return EINVAL;
-	return vg_worker_ctx_create(handle, false) ? ENOMEM : 0;
+	uint64_t key = vg_res_ctx_begin(handle);
+	return !key || vg_worker_ctx_create(handle, key, false) ? ENOMEM : 0;
 }
 
 /* Where the VMM has context types (CONTEXT_INIT): a context of one of ferry's capsets uses host
@@ -162,14 +163,15 @@ VG_EXPORT int virgl_renderer_context_create_with_flags(uint32_t ctx_id, uint32_t
 		return virgl_renderer_context_create(ctx_id, nlen, name);
 	if (!initialized || ctx_id == 0 || (capset != FERRY_VIRTIO_CAPSET_ID && capset != FERRY_VIRTIO_CAPSET_DRM))
 		return -EINVAL;
-	return vg_worker_ctx_create(ctx_id, true) ? -ENOMEM : 0;
+	uint64_t key = vg_res_ctx_begin(ctx_id);
+	return !key || vg_worker_ctx_create(ctx_id, key, true) ? -ENOMEM : 0;
 }
 
 VG_EXPORT void virgl_renderer_context_destroy(uint32_t handle)
 {
 	if (!initialized)
 		return;
-	vg_res_ctx_detach_all(handle);
+	vg_res_ctx_end(handle);
 	(void)vg_worker_ctx_destroy(handle);
 }
 
@@ -184,8 +186,9 @@ VG_EXPORT int virgl_renderer_submit_cmd(void *buffer, int ctx_id, int ndw)
 	if (!initialized || ndw < 0 || (ndw && !buffer))
 		return EINVAL;
 	bool notify;
-	if (vg_worker_submit((uint32_t)ctx_id, buffer, (size_t)ndw * 4, &notify))
-		return ENOMEM;
+	int r = vg_worker_submit((uint32_t)ctx_id, buffer, (size_t)ndw * 4, &notify);
+	if (r)
+		return -r;
 	last_submit_ctx = (uint32_t)ctx_id;
 	last_submit_notify = notify;
 	return 0;

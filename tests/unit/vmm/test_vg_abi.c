@@ -546,6 +546,46 @@ static void test_hostile(void)
 }
 
 
+/* More replies than the ring holds: the rest wait in the host and follow as the guest reads,
+ * though reading wakes nothing (the guest only stores its read position). */
+struct count {
+	struct want w;
+	uint32_t n;
+};
+
+static bool got_all(void *arg)
+{
+	struct count *c = arg;
+	while (got_reply(&c->w))
+		c->n++;
+	return c->n >= 20000;
+}
+
+static void test_backlog(void)
+{
+	struct guest g;
+	guest_start(&g, 60, 600);
+	static struct pkts p;
+	p.len = 0;
+	for (uint32_t i = 0; i < 20000; i++) {
+		struct ferry_msg m = { .kind = FERRY_MSG_DEVICE_QUERY, .seq = g.seq++ };
+		pkt_msg(&p, &m);
+		if (p.len > sizeof(p.buf) - 256) {
+			execbuffer(g.ctx, p.buf, p.len);
+			p.len = 0;
+		}
+	}
+	execbuffer(g.ctx, p.buf, p.len);
+	static struct count c;
+	c.w = (struct want){ .g = &g, .kind = FERRY_MSG_DEVICE_INFO };
+	CHECK(pump(got_all, &c, 10000));
+	CHECK_EQ(c.n, 20000u);
+	CHECK(g.read_pos > RING_DATA); /* the ring wrapped */
+	CHECK_EQ(ring_header(&g).error, 0);
+	vr.context_destroy(g.ctx);
+	gres_free(&g.ring);
+}
+
 /* A VMM with context types, blobs and context fences (newer QEMU; none here runs without KVM):
  * a context of ferry's DRM capset gets its fence page and BOs as host blobs it maps, one copy,
  * and its fences complete on its own sequence. */
@@ -694,6 +734,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_refused);
 	RUN_TEST(test_hostile);
 	RUN_TEST(test_blobs);
+	RUN_TEST(test_backlog);
 	pump(NULL, NULL, 50);
 	vr.cleanup(&cb);
 	fflush(stderr);
