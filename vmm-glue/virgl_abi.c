@@ -51,7 +51,7 @@ static const char *env_or(const char *name, const char *def)
 
 /* The host's settings come from the environment QEMU was started with (`ferry qemu`, or
  * libvirt's <qemu:env>): FERRY_VG_GPU, FERRY_VG_SIM_STRICT, FERRY_VG_V3D_TENANCY,
- * FERRY_VG_LOG_LEVEL (docs/vm.md). */
+ * FERRY_VG_ALLOW_PASSTHROUGH (ferryd's --allow-passthrough), FERRY_VG_LOG_LEVEL (docs/vm.md). */
 static void config(struct vg_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -59,6 +59,7 @@ static void config(struct vg_config *cfg)
 	cfg->host.gpu = cfg->gpu;
 	cfg->host.sim_strict = strcmp(env_or("FERRY_VG_SIM_STRICT", "0"), "1") == 0;
 	cfg->host.v3d_shared_tenancy = strcmp(env_or("FERRY_VG_V3D_TENANCY", "exclusive"), "shared") == 0;
+	cfg->host.allow_passthrough = strcmp(env_or("FERRY_VG_ALLOW_PASSTHROUGH", "0"), "1") == 0;
 	cfg->host.log_level = atoi(env_or("FERRY_VG_LOG_LEVEL", "1"));
 }
 
