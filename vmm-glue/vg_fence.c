@@ -88,6 +88,7 @@ int vg_fence_create(uint32_t fence_id, bool notify, uint32_t notify_ctx)
 	}
 	ring[(head + count++) % cap] = (struct fence){ fence_id, notify_ctx, notify, PENDING };
 	pthread_mutex_unlock(&lock);
+	vg_log(FERRY_LOG_DEBUG, "fence %u%s", fence_id, notify ? " (NOTIFY)" : "");
 	return 0;
 }
 
@@ -151,7 +152,12 @@ void vg_fence_poll(void)
 		head = (head + 1) % cap;
 		count--;
 	}
+	uint32_t waiting = count ? at(0)->id : 0;
+	int why = count ? (int)at(0)->state : -1;
 	pthread_mutex_unlock(&lock);
+	if (any)
+		vg_log(FERRY_LOG_DEBUG, "fences up to %u retired (oldest still out: %u, %s)", last, waiting,
+		       why == HELD ? "a held NOTIFY" : why == PENDING ? "pending" : "none");
 	if (any && write_fence_cb)
 		write_fence_cb(cookie_cb, last);
 }
