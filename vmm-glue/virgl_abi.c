@@ -213,8 +213,12 @@ VG_EXPORT void virgl_renderer_resource_detach_iov(int res_handle, struct iovec *
 VG_EXPORT int virgl_renderer_resource_get_info(int res_handle, struct virgl_renderer_resource_info *info)
 {
 	(void)res_handle;
-	(void)info;
-	return EINVAL; /* nothing here is a texture QEMU could scan out */
+	/* Nothing here is a texture QEMU could scan out. QEMU 7.2's SET_SCANOUT takes only -1 as
+	 * failure and otherwise hands info->tex_id to its GL display: anything else (EINVAL, as
+	 * this returned before) made it draw an uninitialized texture id and abort at exit. */
+	if (info)
+		memset(info, 0, sizeof(*info));
+	return -1;
 }
 
 VG_EXPORT void virgl_renderer_ctx_attach_resource(int ctx_id, int res_handle)
