@@ -6,6 +6,12 @@
 #                               (Turnip, freedreno, v3dv, v3d), vulkaninfo, qemu-user and the
 #                               aarch64 cross compilers (adds the arm64 architecture to dpkg),
 #                               and arm64 GStreamer (gst-launch-1.0, videotestsrc, vulkanupload)
+#   ci/install-deps.sh --vm     also the VM tests (tests/vm/): QEMU 7.2 with its GTK/SDL display,
+#                               Xvfb and Mesa's llvmpipe for its GL, busybox for the initramfs,
+#                               depmod; and apt's package lists, which the test fetches Debian's
+#                               6.1 kernel with (apt-get download)
+# Options combine: ci/install-deps.sh --e2e --vm. The GStreamer and VM packages come without
+# what they recommend.
 set -euo pipefail
 
 # libglib2.0-dev: the VMM glue completes fences on QEMU's GLib main context.
@@ -23,8 +29,19 @@ e2e_pkgs=(qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 gst_pkgs=(gstreamer1.0-tools:arm64 gstreamer1.0-plugins-base:arm64 gstreamer1.0-plugins-bad:arm64
           ffmpeg:arm64 weston:arm64)
 
+# qemu-system-gui holds hw-display-virtio-gpu-gl.so and the GTK display; libgl1-mesa-dri the
+# llvmpipe GL the display runs on under Xvfb (only recommended by the others).
+vm_pkgs=(qemu-system-x86 qemu-system-gui xvfb libgl1-mesa-dri busybox-static kmod)
+
 e2e=0
-[ "${1:-}" = "--e2e" ] && e2e=1
+vm=0
+for opt in "$@"; do
+	case $opt in
+	--e2e) e2e=1 ;;
+	--vm) vm=1 ;;
+	*) echo "usage: ci/install-deps.sh [--e2e] [--vm]" >&2; exit 2 ;;
+	esac
+done
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then
@@ -51,10 +68,16 @@ if ((e2e)); then
 	# Mesa's arm64 drivers are installed the way a user would (with what they recommend).
 	recommends=()
 fi
+missing_vm=()
+if ((vm)); then
+	for p in "${vm_pkgs[@]}"; do
+		installed "$p" || missing_vm+=("$p")
+	done
+fi
 
-if ((${#missing[@]} + ${#missing_gst[@]})); then
-	need_root "${missing[@]}" "${missing_gst[@]}"
-	echo "ferry: installing ${missing[*]} ${missing_gst[*]}"
+if ((${#missing[@]} + ${#missing_gst[@]} + ${#missing_vm[@]})); then
+	need_root "${missing[@]}" "${missing_gst[@]}" "${missing_vm[@]}"
+	echo "ferry: installing ${missing[*]} ${missing_gst[*]} ${missing_vm[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	if ((e2e)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
@@ -63,7 +86,14 @@ if ((${#missing[@]} + ${#missing_gst[@]})); then
 	if ((${#missing[@]})); then
 		apt-get install -y -qq "${recommends[@]}" "${missing[@]}" >/dev/null
 	fi
-	if ((${#missing_gst[@]})); then
-		apt-get install -y -qq --no-install-recommends "${missing_gst[@]}" >/dev/null
+	if ((${#missing_gst[@]} + ${#missing_vm[@]})); then
+		apt-get install -y -qq --no-install-recommends "${missing_gst[@]}" "${missing_vm[@]}" >/dev/null
 	fi
+fi
+
+# The VM test picks the newest linux-image-6.1.0-NN-amd64 apt knows of: without package lists
+# (a fresh container) it would find none.
+if ((vm)) && ! apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' 2>/dev/null | grep -q .; then
+	need_root "(apt's package lists)"
+	apt-get update -qq
 fi

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The test command: install, cross-build the arm64 guest side (shim, fake kernel, e2e programs),
 # build twice (plain, and ASan+UBSan), run every test in both — the e2e suite runs Debian's arm64
-# Mesa under qemu-aarch64 against each build's ferryd — then build the libFuzzer targets (clang)
-# and run each for FERRY_FUZZ_SECONDS (default 60; 0 = only their short smoke runs), and end with
-# one line "N passed, N failed" over all runs.
+# Mesa under qemu-aarch64 against each build's ferryd, and the plain build also runs the VM suite
+# (Debian's 6.1 kernel under TCG in QEMU 7.2 with ferry's libvirglrenderer.so.1, tests/vm/) —
+# then build the libFuzzer targets (clang) and run each for FERRY_FUZZ_SECONDS (default 60; 0 =
+# only their short smoke runs), and end with one line "N passed, N failed" over all runs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-"$top/ci/install-deps.sh" --e2e || exit 1
+"$top/ci/install-deps.sh" --e2e --vm || exit 1
 
 status=0
 build_failures=0
@@ -42,7 +43,8 @@ else
 	e2e_opt=(-De2e_cross_build=) # not the arm64 binaries of an earlier run
 fi
 
-run_suite "plain" build-ci "${e2e_opt[@]}"
+# The VM suite only in the plain build: QEMU cannot load a sanitized renderer library.
+run_suite "plain" build-ci "${e2e_opt[@]}" -Dvm_tests=true
 run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false "${e2e_opt[@]}"
 
 # Fuzzing: only the fuzz targets and the seed generator are built in this directory, and only the

@@ -74,7 +74,9 @@ void vg_ctx_fail(struct vg_ctx *c, int err, const char *why)
 {
 	if (c->state == VG_REFUSED)
 		return;
-	vg_log(FERRY_LOG_WARN, "virtio-gpu context %u: %s (%s): refused from now on", c->id, why, strerror(-err));
+	/* A ring freed before its context is a guest process that went away (killed): no news. */
+	vg_log(err == -EFAULT ? FERRY_LOG_INFO : FERRY_LOG_WARN, "virtio-gpu context %u: %s (%s): refused from now on",
+	       c->id, why, strerror(-err));
 	if (c->state == VG_FERRY) {
 		pthread_mutex_lock(&vg_mem_lock);
 		struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER);

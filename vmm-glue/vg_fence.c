@@ -118,6 +118,8 @@ int vg_fence_create(uint32_t ctx, uint32_t ring_idx, uint64_t fence_id, bool not
 	}
 	t->ring[(t->head + t->count++) % t->cap] = (struct fence){ fence_id, notify_ctx, notify, PENDING };
 	pthread_mutex_unlock(&lock);
+	vg_log(FERRY_LOG_DEBUG, "fence %llu of sequence %u.%u%s", (unsigned long long)fence_id, ctx, ring_idx,
+	       notify ? " (NOTIFY)" : "");
 	return 0;
 }
 
@@ -192,8 +194,15 @@ void vg_fence_poll(void)
 			t->head = (t->head + 1) % t->cap;
 			t->count--;
 		}
-		if (any)
+		if (any) {
 			done[n++] = (struct done){ t->ctx, t->ring_idx, last };
+			/* What holds the sequence back now, for FERRY_VG_LOG_LEVEL=3. */
+			int why = t->count ? (int)at(t, 0)->state : -1;
+			vg_log(FERRY_LOG_DEBUG, "sequence %u.%u: fences up to %llu retired (oldest still out: %llu, %s)",
+			       t->ctx, t->ring_idx, (unsigned long long)last,
+			       (unsigned long long)(t->count ? at(t, 0)->id : 0),
+			       why == HELD ? "a held NOTIFY" : why == PENDING ? "pending" : "none");
+		}
 	}
 	/* A context's sequences go once empty (a later fence makes them again): a guest that makes
 	 * and destroys contexts does not grow this list. */

@@ -352,22 +352,26 @@ static void merge_piece(void *guest, size_t at, size_t n, void *arg)
 		bool h_same = memcmp(h + o, b + o, k) == 0;
 		if (g_same && h_same)
 			continue;
-		/* The guest's pages are read once per byte: a guest changing them meanwhile gets a
-		 * consistent host copy and base, whatever it wrote. */
-		if (h_same) {
-			memcpy(h + o, g + o, k);
+		/* Each side's bytes are read once, into base, and the other side gets base's copy:
+		 * whatever either writes meanwhile differs from base afterwards and moves at the next
+		 * merge (a GPU write landing between two copies must not make base run ahead of the
+		 * guest, or the next merge would take the guest's older bytes for a CPU write). */
+		if (g_same) {
 			memcpy(b + o, h + o, k);
-		} else if (g_same) {
-			memcpy(g + o, h + o, k);
-			memcpy(b + o, h + o, k);
+			memcpy(g + o, b + o, k);
+		} else if (h_same) {
+			memcpy(b + o, g + o, k);
+			memcpy(h + o, b + o, k);
 		} else {
 			/* Both wrote this page since they last agreed: the guest's bytes win where it
 			 * wrote, the host's elsewhere (a CPU and a GPU writing different bytes of one
 			 * page, as with a suballocated BO). */
 			for (size_t i = o; i < o + k; i++) {
-				uint8_t gv = g[i];
-				uint8_t v = gv != b[i] ? gv : h[i];
-				h[i] = b[i] = v;
+				uint8_t gv = g[i], hv = h[i];
+				uint8_t v = gv != b[i] ? gv : hv;
+				b[i] = v;
+				if (v != hv)
+					h[i] = v;
 				if (v != gv)
 					g[i] = v;
 			}

@@ -306,6 +306,11 @@ static void *worker(void *arg)
 				else if (vg_ctx_notify_due(c) && vg_fence_release_notify(it->ctx))
 					vg_ctx_notify_disarm(c);
 			}
+			/* Completed work retires between submits, as ferryd's loop retires it between the
+			 * messages it reads: a guest's backlog of pipelined submits otherwise holds all
+			 * their shadow copies at once and hits the client's shadow quota. */
+			if (it->kind == ITEM_SUBMIT)
+				ferry_host_dispatch(host);
 			free(it);
 		}
 		ferry_host_dispatch(host);

@@ -53,7 +53,7 @@ static const char *env_or(const char *name, const char *def)
 
 /* The host's settings come from the environment QEMU was started with (`ferry qemu`, or
  * libvirt's <qemu:env>): FERRY_VG_GPU, FERRY_VG_SIM_STRICT, FERRY_VG_V3D_TENANCY,
- * FERRY_VG_ALLOW_PASSTHROUGH, FERRY_VG_LOG_LEVEL (docs/vm.md). */
+ * FERRY_VG_ALLOW_PASSTHROUGH (ferryd's --allow-passthrough), FERRY_VG_LOG_LEVEL (docs/vm.md). */
 static void config(struct vg_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -326,8 +326,12 @@ VG_EXPORT void virgl_renderer_resource_detach_iov(int res_handle, struct iovec *
 VG_EXPORT int virgl_renderer_resource_get_info(int res_handle, struct virgl_renderer_resource_info *info)
 {
 	(void)res_handle;
-	(void)info;
-	return EINVAL; /* nothing here is a texture QEMU could scan out */
+	/* Nothing here is a texture QEMU could scan out. QEMU 7.2's SET_SCANOUT takes only -1 as
+	 * failure and otherwise hands info->tex_id to its GL display: anything else (EINVAL, as
+	 * this returned before) made it draw an uninitialized texture id and abort at exit. */
+	if (info)
+		memset(info, 0, sizeof(*info));
+	return -1;
 }
 
 VG_EXPORT void virgl_renderer_ctx_attach_resource(int ctx_id, int res_handle)

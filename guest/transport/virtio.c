@@ -364,7 +364,7 @@ static void *notifier(void *arg)
 	uint64_t seen_pos = 0;
 	uint32_t seen_gen = 0;
 	uint8_t buf[sizeof(struct ferry_virtio_packet) + sizeof(struct ferry_virtio_notify)];
-	while (!atomic_load(&t->stop)) {
+	for (;;) {
 		uint64_t wp = __atomic_load_n(&t->ring->write_pos, __ATOMIC_ACQUIRE);
 		uint32_t gen = __atomic_load_n(&t->ring->page_gen, __ATOMIC_ACQUIRE);
 		uint32_t err = __atomic_load_n(&t->ring->error, __ATOMIC_ACQUIRE);
@@ -384,8 +384,16 @@ static void *notifier(void *arg)
 		struct ferry_virtio_notify n = { .read_pos = wp, .page_gen = gen };
 		memcpy(buf, &p, sizeof(p));
 		memcpy(buf + sizeof(p), &n, sizeof(n));
+		/* stop is read and the NOTIFY sent under the lock virtio_destroy sets stop and sends
+		 * its wake-up under: a NOTIFY is never the device's last fence after destroy began. */
 		int fence = -1;
-		if (ferry_virtio_execbuffer(t->fd, buf, sizeof(buf), &fence) < 0) {
+		pthread_mutex_lock(&t->lock);
+		bool stopping = atomic_load(&t->stop);
+		int r = stopping ? 0 : ferry_virtio_execbuffer(t->fd, buf, sizeof(buf), &fence);
+		pthread_mutex_unlock(&t->lock);
+		if (stopping)
+			break;
+		if (r < 0) {
 			signal_efd(t->poll_efd);
 			break;
 		}
@@ -401,10 +409,16 @@ static void virtio_destroy(struct ferry_transport *tr)
 {
 	struct virtio_transport *t = (struct virtio_transport *)tr;
 	if (t->notifier_started) {
+		/* Any later fence lets the notifier's held one complete; under the lock, so that no
+		 * NOTIFY of the notifier's follows it. The kernel fences an EXECBUFFER only when asked
+		 * for an out-fence (Debian's 6.1 does not fence the others), so one is asked for. */
+		pthread_mutex_lock(&t->lock);
 		atomic_store(&t->stop, true);
-		/* Any later fence lets the notifier's held one complete. */
 		struct ferry_virtio_packet p = { FERRY_VIRTIO_STREAM, 0 };
-		(void)ferry_virtio_execbuffer(t->fd, &p, sizeof(p), NULL);
+		int fence = -1;
+		if (ferry_virtio_execbuffer(t->fd, &p, sizeof(p), &fence) == 0 && fence >= 0)
+			close(fence);
+		pthread_mutex_unlock(&t->lock);
 		pthread_join(t->notifier, NULL);
 	}
 	while (t->objs) {

@@ -39,6 +39,11 @@ struct create_args {
 	uint32_t handle, target, format, bind, width, height, depth, array_size, last_level, nr_samples, flags;
 };
 
+struct res_info {
+	uint32_t handle, virgl_format, width, height, depth, flags, tex_id, stride;
+	int drm_fourcc;
+};
+
 static struct {
 	int (*init)(void *, int, struct cbs *);
 	void (*cleanup)(void *);
@@ -61,6 +66,7 @@ static struct {
 	int (*map)(uint32_t, void **, uint64_t *);
 	int (*unmap)(uint32_t);
 	int (*export_blob)(uint32_t, uint32_t *, int *);
+	int (*get_info)(int, struct res_info *);
 } vr;
 
 #define SUBMIT_3D 0x207u
@@ -313,6 +319,30 @@ static void test_caps(void)
 	CHECK_EQ(c.wire_version, FERRY_PROTOCOL_VERSION);
 	CHECK_EQ(c.max_execbuffer, FERRY_VIRTIO_MAX_EXECBUFFER);
 	CHECK(strcmp(c.device, "sim a630") == 0);
+}
+
+/* The guest's console (fbcon) makes a 2D resource and sets it as the scanout. QEMU 7.2 then
+ * asks for the resource's info, treats only -1 as failure and otherwise hands info.tex_id to its
+ * GL display: seen in the VM, a positive errno made QEMU draw an uninitialized texture id and
+ * abort at exit. */
+static void test_scanout_info(void)
+{
+	struct create_args a = { .handle = 90, .target = 2 /* PIPE_TEXTURE_2D */, .format = 1,
+				 .bind = 1u << 1, .width = 640, .height = 480, .depth = 1, .array_size = 1 };
+	static uint8_t pages[640 * 480 * 4];
+	struct iovec iov = { pages, sizeof(pages) };
+	CHECK_EQ(vr.resource_create(&a, &iov, 1), 0);
+	struct res_info info;
+	memset(&info, 0xff, sizeof(info));
+	CHECK_EQ(vr.get_info(90, &info), -1);
+	CHECK_EQ(info.tex_id, 0);
+	CHECK_EQ(info.width, 0);
+	CHECK_EQ(vr.get_info(12345, &info), -1); /* no such resource */
+	struct iovec *back = NULL;
+	int n = 0;
+	vr.detach_iov(90, &back, &n);
+	CHECK(back == &iov && n == 1); /* QEMU frees what it attached */
+	vr.resource_unref(90);
 }
 
 /* A PM4 job: CP_MEM_WRITE of a pattern into a data BO whose guest page also holds bytes the
@@ -713,6 +743,7 @@ int main(int argc, char **argv)
 	SYM(map, "virgl_renderer_resource_map");
 	SYM(unmap, "virgl_renderer_resource_unmap");
 	SYM(export_blob, "virgl_renderer_resource_export_blob");
+	SYM(get_info, "virgl_renderer_resource_get_info");
 	/* QEMU asks for capsets before init; the device name comes once the host runs. */
 	uint32_t ver = 0, size = 0;
 	vr.get_cap_set(FERRY_VIRTIO_CAPSET_ID, &ver, &size);
@@ -730,6 +761,7 @@ int main(int argc, char **argv)
 	struct cbs cb = { .version = 3, .write_fence = write_fence, .write_context_fence = write_context_fence };
 	REQUIRE(vr.init(&cb, 0, &cb) == 0);
 	RUN_TEST(test_caps);
+	RUN_TEST(test_scanout_info);
 	RUN_TEST(test_job);
 	RUN_TEST(test_refused);
 	RUN_TEST(test_hostile);
