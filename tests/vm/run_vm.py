@@ -23,7 +23,13 @@ import sys
 import tempfile
 import time
 
-KVER_RE = re.compile(r"^linux-image-(6\.1\.0-(\d+)-amd64)$")
+# Per guest architecture: the kernel flavour, the package architecture, QEMU and its machine.
+ARCHES = {
+    "x86_64": {"flavour": "amd64", "deb_arch": "amd64", "qemu": "qemu-system-x86_64",
+               "machine": ["-machine", "q35"], "console": "ttyS0"},
+    "arm64": {"flavour": "arm64", "deb_arch": "arm64", "qemu": "qemu-system-aarch64",
+              "machine": ["-machine", "virt", "-cpu", "cortex-a72"], "console": "ttyAMA0"},
+}
 MARK = "FERRY-VM:"
 # What the guest needs loaded for a render node; depmod adds what these depend on.
 ROOT_MODULES = ["virtio_pci", "virtio-gpu"]
@@ -37,22 +43,23 @@ def log(msg):
     print(f"vm: {msg}", flush=True)
 
 
-def newest_kernel_package():
-    """The newest linux-image-6.1.0-NN-amd64 apt knows of (None when apt knows none)."""
-    p = subprocess.run(["apt-cache", "search", "--names-only", r"^linux-image-6\.1\.0-[0-9]+-amd64$"],
+def newest_kernel_package(flavour):
+    """The newest linux-image-6.1.0-NN-FLAVOUR apt knows of (None when apt knows none)."""
+    p = subprocess.run(["apt-cache", "search", "--names-only", rf"^linux-image-6\.1\.0-[0-9]+-{flavour}$"],
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=120)
     best = None
+    kver_re = re.compile(rf"^linux-image-(6\.1\.0-(\d+)-{flavour})$")
     for line in p.stdout.splitlines():
-        m = KVER_RE.match(line.split(" ", 1)[0])
+        m = kver_re.match(line.split(" ", 1)[0])
         if m and (best is None or int(m.group(2)) > best[1]):
             best = (m.group(1), int(m.group(2)))
     return best[0] if best else None
 
 
-def cached_kernels(cache):
+def cached_kernels(cache, flavour):
     found = []
     for d in os.listdir(cache):
-        m = re.match(r"^6\.1\.0-(\d+)-amd64$", d)
+        m = re.match(rf"^6\.1\.0-(\d+)-{flavour}$", d)
         if m and os.path.exists(os.path.join(cache, d, "modules.order")):
             found.append((int(m.group(1)), d))
     return [d for _, d in sorted(found, reverse=True)]
@@ -83,32 +90,56 @@ def module_closure(tree, kver):
     return order
 
 
-def fetch_kernel(cache):
+def apt_download(pkg, work):
+    """The .deb of pkg (NAME or NAME:ARCH) downloaded into work."""
+    p = subprocess.run(["apt-get", "download", "-q", pkg], cwd=work, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=600)
+    debs = [f for f in os.listdir(work) if f.endswith(".deb")]
+    if p.returncode != 0 or not debs:
+        raise Failure(f"apt-get download {pkg} failed:\n{p.stdout}")
+    return os.path.join(work, debs[0])
+
+
+def fetch_busybox(cache, arch):
+    """A static busybox for the guest: the host's for x86-64, busybox-static:arm64's for arm64."""
+    if arch == "x86_64":
+        return "/bin/busybox"
+    path = os.path.join(cache, f"busybox-{arch}")
+    if not os.path.exists(path):
+        work = tempfile.mkdtemp(prefix="busybox-", dir=cache)
+        try:
+            deb = apt_download(f"busybox-static:{ARCHES[arch]['deb_arch']}", work)
+            subprocess.run(["dpkg-deb", "-x", deb, os.path.join(work, "tree")], check=True, timeout=600)
+            shutil.copy(os.path.join(work, "tree", "bin", "busybox"), path + ".tmp")
+            os.rename(path + ".tmp", path)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return path
+
+
+def fetch_kernel(cache, arch="x86_64"):
     """Returns the cached kernel directory (vmlinuz, modules/, modules.order), downloading the
     newest 6.1 package when apt knows a newer one than the cache holds (or the cache is empty)."""
     os.makedirs(cache, exist_ok=True)
-    have = cached_kernels(cache)
+    flavour = ARCHES[arch]["flavour"]
+    have = cached_kernels(cache, flavour)
     try:
-        want = newest_kernel_package()
+        want = newest_kernel_package(flavour)
     except (OSError, subprocess.TimeoutExpired):
         want = None
     if want is None and have:
         return os.path.join(cache, have[0])
     if want is None:
-        raise Failure("apt knows no linux-image-6.1.0-NN-amd64 package (apt-get update?) and none is cached")
+        raise Failure(f"apt knows no linux-image-6.1.0-NN-{flavour} package (apt-get update?) and none is cached")
     if want in have:
         return os.path.join(cache, want)
-    pkg = f"linux-image-{want}"
+    pkg = f"linux-image-{want}:{ARCHES[arch]['deb_arch']}"
     log(f"fetching {pkg} (cached under {cache})")
     work = tempfile.mkdtemp(prefix="kernel-", dir=cache)
     try:
-        p = subprocess.run(["apt-get", "download", "-q", pkg], cwd=work, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=600)
-        debs = [f for f in os.listdir(work) if f.endswith(".deb")]
-        if p.returncode != 0 or not debs:
-            raise Failure(f"apt-get download {pkg} failed:\n{p.stdout}")
+        deb = apt_download(pkg, work)
         tree = os.path.join(work, "tree")
-        subprocess.run(["dpkg-deb", "-x", os.path.join(work, debs[0]), tree], check=True, timeout=600)
+        subprocess.run(["dpkg-deb", "-x", deb, tree], check=True, timeout=600)
         # The package ships no modules.dep.
         subprocess.run(["depmod", "-b", tree, want], check=True, timeout=600)
         order = module_closure(tree, want)
@@ -123,6 +154,44 @@ def fetch_kernel(cache):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return os.path.join(cache, want)
+
+
+ARM64_LIBDIRS = ["/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"]
+# Loaded by name (dlopen), not NEEDED by anything: the loader and the drivers its ICDs name.
+ARM64_VULKAN = ["libvulkan.so.1", "libvulkan_freedreno.so", "libvulkan_broadcom.so"]
+ARM64_ICDS = ["freedreno_icd.aarch64.json", "broadcom_icd.aarch64.json"]
+
+
+def needed(path):
+    p = subprocess.run(["aarch64-linux-gnu-readelf", "-d", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True, timeout=60)
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", p.stdout)
+
+
+def arm64_closure(names):
+    """(guest path, host path) of names and every library they need, from the host's arm64
+    multiarch directories (Debian's arm64 packages, which the e2e suite installs)."""
+    out, seen, todo = [], set(), list(names)
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        src = next((os.path.join(d, n) for d in ARM64_LIBDIRS if os.path.exists(os.path.join(d, n))), None)
+        if src is None:
+            raise Failure(f"arm64 library {n} is not installed (ci/install-deps.sh --e2e)")
+        out.append((f"usr/lib/aarch64-linux-gnu/{n}", os.path.realpath(src)))
+        todo += needed(src)
+    return out
+
+
+def arm64_vulkan_files(programs=()):
+    """The Vulkan stack, and the libraries the given arm64 programs (the shim, a test) need."""
+    extra = [n for p in programs for n in needed(p)]
+    files = arm64_closure(ARM64_VULKAN + ["ld-linux-aarch64.so.1"] + extra)
+    files.append(("lib/ld-linux-aarch64.so.1", os.path.realpath("/lib/ld-linux-aarch64.so.1")))
+    files += [(f"usr/share/vulkan/icd.d/{j}", f"/usr/share/vulkan/icd.d/{j}") for j in ARM64_ICDS]
+    return files
 
 
 class Cpio:
@@ -158,12 +227,13 @@ class Cpio:
         return bytes(self.data)
 
 
-def init_script(modules, cases, case_timeout):
+def init_script(modules, cases, case_timeout, env=()):
     """The guest's /init: load the modules, run each case, print markers, power off."""
     lines = [
         "#!/bin/busybox sh",
         "/bin/busybox --install -s /bin",
         "export PATH=/bin",
+    ] + [f"export {k}='{v}'" for k, v in env] + [
         "mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev",
         "mount -t tmpfs tmp /tmp; mount -t debugfs debugfs /sys/kernel/debug",
         f'echo "{MARK} init at $(cut -d" " -f1 /proc/uptime) s"',
@@ -189,7 +259,8 @@ def init_script(modules, cases, case_timeout):
     return "\n".join(lines).encode()
 
 
-def build_initramfs(path, kernel_dir, ferry_static, cases, case_timeout, bins=()):
+def build_initramfs(path, kernel_dir, ferry_static, cases, case_timeout, bins=(), busybox="/bin/busybox",
+                    files=(), env=()):
     with open(os.path.join(kernel_dir, "modules.order")) as f:
         modules = f.read().split()
     c = Cpio()
@@ -197,18 +268,29 @@ def build_initramfs(path, kernel_dir, ferry_static, cases, case_timeout, bins=()
         c.dir(d)
     # The kernel opens /dev/console for init before anything could mount devtmpfs.
     c.chardev("dev/console", 5, 1)
-    with open("/bin/busybox", "rb") as f:
+    with open(busybox, "rb") as f:
         c.file("bin/busybox", f.read())
     c.symlink("bin/sh", "busybox")
-    with open(ferry_static, "rb") as f:
-        c.file("bin/ferry", f.read())
+    if ferry_static:
+        with open(ferry_static, "rb") as f:
+            c.file("bin/ferry", f.read())
     for name, src in bins:
         with open(src, "rb") as f:
             c.file(f"bin/{name}", f.read())
+    made = set()
+    for dest, src in files:
+        parts = dest.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            d = "/".join(parts[:i])
+            if d not in made and d not in ("bin", "dev", "proc", "sys", "tmp", "modules"):
+                c.dir(d)
+                made.add(d)
+        with open(src, "rb") as f:
+            c.file(dest, f.read(), 0o755)
     for m in modules:
         with open(os.path.join(kernel_dir, "modules", m), "rb") as f:
             c.file(f"modules/{m}", f.read(), 0o644)
-    c.file("init", init_script(modules, cases, case_timeout))
+    c.file("init", init_script(modules, cases, case_timeout, env))
     with open(path, "wb") as f:
         f.write(gzip.compress(c.finish(), compresslevel=1))
 
@@ -270,11 +352,12 @@ def run_qemu(a, tmp, kernel_dir, initrd, display, cases):
         "NO_AT_BRIDGE": "1",
         "GDK_BACKEND": "x11",
     })
-    cmd = [a.qemu, "-machine", "q35", "-accel", "tcg", "-m", "1G", "-smp", "1",
+    arch = ARCHES[a.arch]
+    cmd = [a.qemu or arch["qemu"]] + arch["machine"] + ["-accel", "tcg", "-m", "1G", "-smp", "1",
            "-nodefaults", "-no-user-config", "-device", "virtio-gpu-gl-pci",
            "-display", a.display + ",gl=on", "-serial", "stdio", "-monitor", "none",
            "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
-           "-append", "console=ttyS0 panic=-1 quiet", "-no-reboot"] + a.qemu_arg
+           "-append", f"console={arch['console']} panic=-1 quiet", "-no-reboot"] + a.qemu_arg
     qlog_path = os.path.join(tmp, "qemu-stderr.log")
     qlog = open(qlog_path, "w")
     t0 = time.monotonic()
@@ -341,7 +424,14 @@ def main():
     ap.add_argument("--gpu", default="a630", help="FERRY_VG_GPU")
     ap.add_argument("--log-level", type=int, default=1, help="FERRY_VG_LOG_LEVEL")
     ap.add_argument("--display", default="gtk", choices=["gtk", "sdl"])
-    ap.add_argument("--qemu", default="qemu-system-x86_64")
+    ap.add_argument("--qemu", help="the QEMU program (default: the arch's qemu-system-*)")
+    ap.add_argument("--arch", default="x86_64", choices=sorted(ARCHES))
+    ap.add_argument("--file", action="append", default=[], metavar="DEST=PATH",
+                    help="one more file for the guest (DEST relative to /, e.g. lib/libferry-shim.so)")
+    ap.add_argument("--arm64-vulkan", action="store_true",
+                    help="Debian's arm64 Vulkan loader, Turnip and v3dv with their libraries (arm64 guest)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="exported in the guest before the cases run")
     ap.add_argument("--qemu-arg", action="append", default=[], help="one more QEMU argument (e.g. -trace)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--expect-clean", action="store_true",
@@ -358,13 +448,15 @@ def main():
 
     # meson's timeout sends SIGTERM: leave through the finally blocks below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(f"vm: terminated"))
-    for tool in (a.qemu, "Xvfb", "/bin/busybox", "apt-get", "dpkg-deb", "depmod"):
+    qemu = a.qemu or ARCHES[a.arch]["qemu"]
+    for tool in (qemu, "Xvfb", "/bin/busybox", "apt-get", "dpkg-deb", "depmod"):
         if not shutil.which(tool):
             print(f"vm: {tool} is missing (ci/install-deps.sh --vm installs what this test needs)")
             return 1
-    ferry_static = os.path.join(a.build, "tools", "ferry-static")
+    # The static ferry CLI is an x86-64 program: arm64 guests run what --file gives them.
+    ferry_static = os.path.join(a.build, "tools", "ferry-static") if a.arch == "x86_64" else None
     glue = os.path.join(a.build, "vmm-glue", "libvirglrenderer.so.1")
-    for f in (ferry_static, glue):
+    for f in [x for x in (ferry_static, glue) if x]:
         if not os.path.exists(f):
             print(f"vm: {f} is not built")
             return 1
@@ -374,10 +466,15 @@ def main():
     ok = False
     try:
         t = time.monotonic()
-        kernel_dir = fetch_kernel(cache)
+        kernel_dir = fetch_kernel(cache, a.arch)
         initrd = os.path.join(tmp, "initrd.cpio.gz")
         bins = [tuple(b.split("=", 1)) for b in a.bin]
-        build_initramfs(initrd, kernel_dir, ferry_static, cases, a.case_timeout, bins)
+        files = [tuple(f.split("=", 1)) for f in a.file]
+        if a.arm64_vulkan:
+            files += arm64_vulkan_files([src for _, src in files])
+        env = [tuple(e.split("=", 1)) for e in a.env]
+        build_initramfs(initrd, kernel_dir, ferry_static, cases, a.case_timeout, bins,
+                        fetch_busybox(cache, a.arch), files, env)
         log(f"kernel {os.path.basename(kernel_dir)}, initramfs {os.path.getsize(initrd) // 1024} KiB "
             f"({time.monotonic() - t:.1f} s)")
         xvfb, display = start_xvfb(tmp)
