@@ -5,8 +5,13 @@
  *   vm_guest two-procs     two processes with contexts of their own: a GPU fault in one while
  *                          the other's 200 submits complete with the right bytes
  *   vm_guest killed        a child that makes BOs and submits is killed mid-way; the parent goes on
+ *   vm_guest hostile       (virtio-gpu only) while this process pipelines submits, children send
+ *                          the device random bytes, frames announced past the limit and cut short,
+ *                          BINDs of resources that are not theirs and out-of-range transfers;
+ *                          the good context keeps its results and the device keeps answering
  * Each prints "vm_guest: <case> PASS" or "... FAIL" and exits 0 only on PASS. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,9 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include <virtgpu_drm.h>
+
 #include "backend/uapi_msm.h"
 #include "ferry/ferry.h"
+#include "ferry/virtio.h"
 #include "pm4_builder.h"
+#include "transport.h"
 
 #define WAIT_NS (20ll * 1000 * 1000 * 1000)
 #define SLOTS 1024u
@@ -263,6 +275,120 @@ static int case_killed(void)
 	return 0;
 }
 
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+/* One hostile process: its own virtio-gpu context (an open of the node), round's kind of abuse,
+ * each EXECBUFFER waited for on its out-fence (the device must complete them). */
+static int abuse(const char *node, uint32_t round)
+{
+	int fd = ferry_virtio_open_node(node);
+	if (fd < 0)
+		return 1;
+	uint32_t gem = 0, res = 0;
+	uint32_t buf[256];
+	size_t len = sizeof(buf);
+	for (uint32_t i = 0; i < 256; i++)
+		buf[i] = rnd();
+	if (round % 4 != 0 && ferry_virtio_resource_new(fd, FERRY_VIRTIO_RING_HEADER + (2u << 20), &gem, &res) == 0) {
+		/* A ferry context first, then its abuse. */
+		struct ferry_virtio_packet p = { FERRY_VIRTIO_HELLO, sizeof(struct ferry_virtio_hello) };
+		struct ferry_virtio_hello h = { FERRY_VIRTIO_CAPS_MAGIC, FERRY_VIRTIO_VERSION, res, 2u << 20 };
+		memcpy(buf, &p, sizeof(p));
+		memcpy(buf + 2, &h, sizeof(h));
+		struct ferry_virtio_packet q = { FERRY_VIRTIO_STREAM, 16 };
+		memcpy(buf + 6, &q, sizeof(q));
+		if (round % 4 == 1)
+			buf[8] = FERRY_MAX_FRAME_SIZE + 1; /* a frame past the limit */
+		else if (round % 4 == 2)
+			buf[8] = 4096; /* a frame cut short: its context goes with it */
+		else { /* a BIND of resource ids that are not its own */
+			struct ferry_virtio_packet b = { FERRY_VIRTIO_BIND, sizeof(struct ferry_virtio_bind) };
+			struct ferry_virtio_bind bd = { FERRY_VIRTIO_BIND_BO, 1 + rnd() % 64, 1, 1 };
+			memcpy(buf + 6, &b, sizeof(b));
+			memcpy(buf + 8, &bd, sizeof(bd));
+		}
+		len = 64;
+	}
+	int fence = -1, bad = 0;
+	if (ferry_virtio_execbuffer(fd, buf, len, &fence) == 0 && fence >= 0) {
+		struct pollfd pfd = { .fd = fence, .events = POLLIN };
+		if (poll(&pfd, 1, 10000) != 1)
+			bad = 1; /* the device never completed it */
+		close(fence);
+	}
+	if (gem && !bad) {
+		/* The host refused the context and says so in its ring. */
+		struct drm_virtgpu_map mp = { .handle = gem };
+		void *m = ioctl(fd, DRM_IOCTL_VIRTGPU_MAP, &mp) == 0
+				  ? mmap(NULL, FERRY_VIRTIO_RING_HEADER, PROT_READ, MAP_SHARED, fd, (off_t)mp.offset)
+				  : MAP_FAILED;
+		uint32_t err = 0;
+		for (int i = 0; m != MAP_FAILED && i < 1000 && !err; i++) {
+			err = __atomic_load_n(&((struct ferry_virtio_ring *)m)->error, __ATOMIC_ACQUIRE);
+			if (!err)
+				usleep(1000);
+		}
+		if (m != MAP_FAILED)
+			munmap(m, FERRY_VIRTIO_RING_HEADER);
+		if (!err) {
+			printf("vm_guest: round %u: the host did not refuse the context\n", round);
+			bad = 1;
+		}
+	}
+	if (gem) {
+		/* Transfers out of the resource's range: refused, nothing else. */
+		struct drm_virtgpu_3d_transfer_to_host t = { .bo_handle = gem, .offset = 0xfffff000u };
+		t.box.w = 0x7fffffffu;
+		t.box.h = 1;
+		t.box.d = 1;
+		ioctl(fd, DRM_IOCTL_VIRTGPU_TRANSFER_TO_HOST, &t);
+	}
+	close(fd);
+	return bad;
+}
+
+static int case_hostile(void)
+{
+	char node[64];
+	if (ferry_virtio_find_node(node, sizeof(node)) < 0) {
+		printf("vm_guest: hostile needs a virtio-gpu node served by ferry\n");
+		return 1;
+	}
+	struct env e;
+	if (env_open(&e) < 0)
+		return 1;
+	fflush(stdout);
+	int children = 0, bad = 0;
+	for (uint32_t round = 0; round < 32; round++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(abuse(node, round));
+		if (pid > 0)
+			children++;
+		/* The good context's work goes on between the abuse. */
+		pipelined(&e, 50, 0x40000 + round * 64);
+	}
+	for (int i = 0; i < children; i++) {
+		int st;
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad++;
+	}
+	check(bad == 0, "%d hostile processes saw an EXECBUFFER never complete or were not refused", bad);
+	check(!ferry_context_lost(e.ctx), "the good context was lost");
+	pipelined(&e, 200, 0x50000); /* and still works afterwards */
+	env_close(&e);
+	printf("vm_guest: %d hostile processes came and went\n", children);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -276,8 +402,10 @@ int main(int argc, char **argv)
 		r = case_two_procs();
 	else if (strcmp(what, "killed") == 0)
 		r = case_killed();
+	else if (strcmp(what, "hostile") == 0)
+		r = case_hostile();
 	else {
-		fprintf(stderr, "usage: vm_guest pipelined [N] | waits | two-procs | killed\n");
+		fprintf(stderr, "usage: vm_guest pipelined [N] | waits | two-procs | killed | hostile\n");
 		return 2;
 	}
 	bool pass = r == 0 && failures == 0;
