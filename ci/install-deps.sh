@@ -31,7 +31,10 @@ gst_pkgs=(gstreamer1.0-tools:arm64 gstreamer1.0-plugins-base:arm64 gstreamer1.0-
 
 # qemu-system-gui holds hw-display-virtio-gpu-gl.so and the GTK display; libgl1-mesa-dri the
 # llvmpipe GL the display runs on under Xvfb (only recommended by the others).
-vm_pkgs=(qemu-system-x86 qemu-system-arm qemu-system-gui xvfb libgl1-mesa-dri busybox-static kmod)
+# libvirt 9.0 for the libvirt test, without libvirt-daemon-system (it pulls in systemd): the test
+# starts virtlogd and libvirtd itself.
+vm_pkgs=(qemu-system-x86 qemu-system-arm qemu-system-gui xvfb libgl1-mesa-dri busybox-static kmod
+         libvirt-daemon libvirt-clients libvirt-daemon-driver-qemu)
 
 e2e=0
 vm=0
