@@ -24,7 +24,9 @@ elif [ $# -gt 0 ]; then
 			echo "ci/build.sh: $dir exists; '$o' applies only when it is set up (remove $dir to change it)" >&2
 		fi
 	done
-	if [ ${#opts[@]} -gt 0 ] && ! meson configure "$dir" "${opts[@]}" >"$log" 2>&1; then
+	# Regenerated first, so an option added to meson_options.txt since the directory was set
+	# up is known to meson configure.
+	if [ ${#opts[@]} -gt 0 ] && ! { ninja -C "$dir" build.ninja && meson configure "$dir" "${opts[@]}"; } >"$log" 2>&1; then
 		cat "$log" >&2
 		exit 1
 	fi
