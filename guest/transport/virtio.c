@@ -32,11 +32,11 @@
 #define PIPE_BUFFER 0u
 #define VIRGL_FORMAT_R8_UNORM 64u
 #define VIRGL_BIND_CUSTOM (1u << 17)
-#define MAX_CTX_EVENTS 64
 
 struct vobj {
 	uint32_t kind; /* FERRY_VIRTIO_BIND_* */
 	uint32_t ctx_id, bo_id;
+	uint32_t seq; /* of the frame that makes the object: an Error for it frees the resource */
 	uint32_t gem, res;
 	struct vobj *next;
 };
@@ -57,11 +57,13 @@ struct virtio_transport {
 	pthread_t notifier;
 	bool notifier_started;
 	atomic_bool stop;
-	pthread_mutex_t lock; /* objs, ctx_efds, the send buffer */
+	pthread_mutex_t lock; /* objs, the send buffer */
 	struct vobj *objs;
-	int ctx_efds[MAX_CTX_EVENTS];
-	uint32_t ctx_efd_ids[MAX_CTX_EVENTS];
-	int nr_ctx_efds;
+	/* Every context's eventfd is a copy of this one: a fence page update wakes libferry's pump,
+	 * whose waiters all look at their own pages again. */
+	int page_efd;
+	/* A send failed part-way: the host holds a partial frame, the stream is out of step. */
+	bool dead;
 	uint8_t *out;
 	size_t out_len, out_cap;
 };
@@ -150,10 +152,10 @@ static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
 	struct vobj o = { 0 };
 	uint64_t size;
 	if (m->kind == FERRY_MSG_CONTEXT_CREATE) {
-		o = (struct vobj){ FERRY_VIRTIO_BIND_FENCE_PAGE, m->u.context_create.ctx_id, 0, 0, 0, NULL };
+		o = (struct vobj){ FERRY_VIRTIO_BIND_FENCE_PAGE, m->u.context_create.ctx_id, 0, m->seq, 0, 0, NULL };
 		size = FERRY_FENCE_PAGE_SIZE;
 	} else if (m->kind == FERRY_MSG_BO_CREATE) {
-		o = (struct vobj){ FERRY_VIRTIO_BIND_BO, m->u.bo_create.ctx_id, m->u.bo_create.bo_id, 0, 0, NULL };
+		o = (struct vobj){ FERRY_VIRTIO_BIND_BO, m->u.bo_create.ctx_id, m->u.bo_create.bo_id, m->seq, 0, 0, NULL };
 		size = (m->u.bo_create.size + 4095) & ~(uint64_t)4095;
 	} else {
 		return 0;
@@ -173,30 +175,35 @@ static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
 	return stage(t, FERRY_VIRTIO_BIND, &b, sizeof(b));
 }
 
-/* The objects a close frame ends (t->lock held): their resources go once the frame was sent. */
+/* Whether m ends o: a close sent for it (or its context), or the host's refusal of the frame
+ * that was to make it. */
+static bool ends(const struct vobj *o, const struct ferry_msg *m)
+{
+	switch (m->kind) {
+	case FERRY_MSG_BO_CLOSE:
+		return o->kind == FERRY_VIRTIO_BIND_BO && o->ctx_id == m->u.bo_close.ctx_id &&
+		       o->bo_id == m->u.bo_close.bo_id;
+	case FERRY_MSG_CONTEXT_DESTROY:
+		return o->ctx_id == m->u.context_destroy.ctx_id;
+	case FERRY_MSG_ERROR:
+		return o->seq == m->seq && (m->u.error.request_kind == FERRY_MSG_BO_CREATE ||
+					    m->u.error.request_kind == FERRY_MSG_CONTEXT_CREATE);
+	default:
+		return false;
+	}
+}
+
+/* The objects m ends (t->lock held): their resources go (a close once it was sent). */
 static void forget(struct virtio_transport *t, const struct ferry_msg *m)
 {
 	for (struct vobj **pp = &t->objs; *pp;) {
 		struct vobj *o = *pp;
-		bool gone = (m->kind == FERRY_MSG_BO_CLOSE && o->kind == FERRY_VIRTIO_BIND_BO &&
-			     o->ctx_id == m->u.bo_close.ctx_id && o->bo_id == m->u.bo_close.bo_id) ||
-			    (m->kind == FERRY_MSG_CONTEXT_DESTROY && o->ctx_id == m->u.context_destroy.ctx_id);
-		if (gone) {
+		if (ends(o, m)) {
 			*pp = o->next;
 			gem_close(t->fd, o->gem);
 			free(o);
 		} else {
 			pp = &o->next;
-		}
-	}
-	if (m->kind == FERRY_MSG_CONTEXT_DESTROY) {
-		for (int i = 0; i < t->nr_ctx_efds; i++) {
-			if (t->ctx_efd_ids[i] == m->u.context_destroy.ctx_id) {
-				close(t->ctx_efds[i]);
-				t->ctx_efds[i] = t->ctx_efds[--t->nr_ctx_efds];
-				t->ctx_efd_ids[i] = t->ctx_efd_ids[t->nr_ctx_efds];
-				break;
-			}
 		}
 	}
 }
@@ -221,7 +228,8 @@ static int virtio_send(struct ferry_transport *tr, const void *frame, size_t len
 	uint64_t *copy = NULL;
 	bool known = decode((const uint8_t *)frame + FERRY_FRAME_HDR_SIZE, len - FERRY_FRAME_HDR_SIZE, &m, &copy);
 	pthread_mutex_lock(&t->lock);
-	int r = known ? bind_for(t, &m) : 0;
+	int r = t->dead ? -EPIPE : known ? bind_for(t, &m) : 0;
+	bool sent_some = false;
 	const uint8_t *p = frame;
 	size_t left = len;
 	const size_t room = FERRY_VIRTIO_MAX_EXECBUFFER - 2 * sizeof(struct ferry_virtio_packet) - 64;
@@ -230,6 +238,9 @@ static int virtio_send(struct ferry_transport *tr, const void *frame, size_t len
 		r = stage(t, FERRY_VIRTIO_STREAM, p, (uint32_t)n);
 		if (r == 0)
 			r = flush_out(t);
+		if (r < 0 && sent_some)
+			t->dead = true; /* the host has a partial frame: nothing after it would make sense */
+		sent_some |= r == 0;
 		p += n;
 		left -= n;
 	}
@@ -272,17 +283,9 @@ static void substitute(struct virtio_transport *t, const struct ferry_msg *m, st
 		if (f < 0)
 			break;
 		out->fds[out->nfds++] = f;
-		if (page && t->nr_ctx_efds < MAX_CTX_EVENTS) {
-			int e = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-			int keep = e >= 0 ? fcntl(e, F_DUPFD_CLOEXEC, 0) : -1;
-			if (keep >= 0) {
-				t->ctx_efds[t->nr_ctx_efds] = keep;
-				t->ctx_efd_ids[t->nr_ctx_efds++] = o->ctx_id;
-				out->fds[out->nfds++] = e;
-			} else if (e >= 0) {
-				close(e);
-			}
-		}
+		int e = page ? fcntl(t->page_efd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (e >= 0)
+			out->fds[out->nfds++] = e;
 		break;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -324,15 +327,20 @@ static int virtio_recv(struct ferry_transport *tr, int64_t timeout_ns, struct fe
 				out->payload = t->frame;
 				out->len = plen;
 				struct ferry_msg m;
-				if (ferry_wire_decode(t->frame, plen, &m, NULL) == 0)
+				out->nfds = 0;
+				if (ferry_wire_decode(t->frame, plen, &m, NULL) == 0) {
 					substitute(t, &m, out);
-				else
-					out->nfds = 0;
+					if (m.kind == FERRY_MSG_ERROR) {
+						pthread_mutex_lock(&t->lock);
+						forget(t, &m);
+						pthread_mutex_unlock(&t->lock);
+					}
+				}
 				return 1;
 			}
 		}
-		if (err)
-			return -EPIPE; /* the host refused this context: nothing more comes */
+		if (err || t->dead)
+			return -EPIPE; /* the host refused this context, or the stream broke: nothing more comes */
 		if (timeout_ns == 0)
 			return 0;
 		int wait_ms = -1;
@@ -370,12 +378,8 @@ static void *notifier(void *arg)
 		uint32_t err = __atomic_load_n(&t->ring->error, __ATOMIC_ACQUIRE);
 		if (wp != seen_pos || err)
 			signal_efd(t->poll_efd);
-		if (gen != seen_gen || err) {
-			pthread_mutex_lock(&t->lock);
-			for (int i = 0; i < t->nr_ctx_efds; i++)
-				signal_efd(t->ctx_efds[i]);
-			pthread_mutex_unlock(&t->lock);
-		}
+		if (gen != seen_gen || err)
+			signal_efd(t->page_efd);
 		seen_pos = wp;
 		seen_gen = gen;
 		if (err)
@@ -427,8 +431,8 @@ static void virtio_destroy(struct ferry_transport *tr)
 		gem_close(t->fd, o->gem);
 		free(o);
 	}
-	for (int i = 0; i < t->nr_ctx_efds; i++)
-		close(t->ctx_efds[i]);
+	if (t->page_efd >= 0)
+		close(t->page_efd);
 	if (t->ring_map)
 		munmap(t->ring_map, t->ring_map_len);
 	if (t->ring_gem)
@@ -500,6 +504,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 		return -ENOMEM;
 	t->fd = -1;
 	t->poll_efd = -1;
+	t->page_efd = -1;
 	pthread_mutex_init(&t->lock, NULL);
 	t->base.ops = &virtio_ops;
 	snprintf(t->name, sizeof(t->name), "virtio:%s", path);
@@ -510,7 +515,8 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 		r = -errno;
 	if (r == 0)
 		r = ferry_transport_virtio_probe(t->fd, NULL);
-	if (r == 0 && (t->poll_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+	if (r == 0 && ((t->poll_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+		       (t->page_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0))
 		r = -errno;
 	uint32_t ring_res = 0;
 	t->ring_map_len = FERRY_VIRTIO_RING_HEADER + RING_SIZE;
