@@ -19,8 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <drm.h>
-#include <virtgpu_drm.h>
+#include "virtgpu_ext.h" /* <drm.h>, <virtgpu_drm.h> and what 6.1 adds to them */
 
 #include "ferry/fence_page.h"
 #include "ferry/virtio.h"
@@ -64,6 +63,10 @@ struct virtio_transport {
 	int page_efd;
 	/* A send failed part-way: the host holds a partial frame, the stream is out of step. */
 	bool dead;
+	/* The device has context types and host-visible blobs (newer VMMs; docs/vm.md): this
+	 * context is of ferry's capset, BOs and fence pages are host blobs, EXECBUFFERs name ring 0.
+	 * Untested: no VMM here offers them. */
+	bool blobs;
 	uint8_t *out;
 	size_t out_len, out_cap;
 };
@@ -94,6 +97,23 @@ int ferry_virtio_execbuffer(int fd, const void *buf, size_t len, int *fence_fd)
 	return 0;
 }
 
+/* An EXECBUFFER of this transport's context: on ring 0 of its own fence sequence where the
+ * device has context types. */
+static int tx_execbuffer(struct virtio_transport *t, const void *buf, size_t len, int *fence_fd)
+{
+	if (!t->blobs)
+		return ferry_virtio_execbuffer(t->fd, buf, len, fence_fd);
+	struct ferry_virtgpu_execbuffer_ring eb = {
+		.flags = FERRY_VIRTGPU_EXECBUF_RING_IDX | (fence_fd ? VIRTGPU_EXECBUF_FENCE_FD_OUT : 0),
+		.size = (uint32_t)len, .command = (uintptr_t)buf, .fence_fd = -1, .ring_idx = 0,
+	};
+	if (ioctl(t->fd, FERRY_DRM_IOCTL_VIRTGPU_EXECBUFFER_RING, &eb) < 0)
+		return -errno;
+	if (fence_fd)
+		*fence_fd = eb.fence_fd;
+	return 0;
+}
+
 int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *res)
 {
 	if (size == 0 || size > UINT32_MAX)
@@ -111,6 +131,8 @@ int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *re
 
 static void gem_close(int fd, uint32_t gem)
 {
+	if (!gem)
+		return; /* a blob the host never got to make */
 	struct drm_gem_close gc = { .handle = gem };
 	ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
 }
@@ -141,7 +163,7 @@ static int flush_out(struct virtio_transport *t)
 {
 	if (!t->out_len)
 		return 0;
-	int r = ferry_virtio_execbuffer(t->fd, t->out, t->out_len, NULL);
+	int r = tx_execbuffer(t, t->out, t->out_len, NULL);
 	t->out_len = 0;
 	return r;
 }
@@ -163,7 +185,8 @@ static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
 	struct vobj *n = malloc(sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	int r = ferry_virtio_resource_new(t->fd, size, &o.gem, &o.res);
+	/* With blobs the host's pages come once the object exists (substitute), and need no BIND. */
+	int r = t->blobs ? 0 : ferry_virtio_resource_new(t->fd, size, &o.gem, &o.res);
 	if (r < 0) {
 		free(n);
 		return r;
@@ -171,6 +194,8 @@ static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
 	*n = o;
 	n->next = t->objs;
 	t->objs = n;
+	if (t->blobs)
+		return 0;
 	struct ferry_virtio_bind b = { o.kind, o.res, o.ctx_id, o.bo_id };
 	return stage(t, FERRY_VIRTIO_BIND, &b, sizeof(b));
 }
@@ -279,6 +304,19 @@ static void substitute(struct virtio_transport *t, const struct ferry_msg *m, st
 			  o->ctx_id == m->u.bo_created.ctx_id && o->bo_id == m->u.bo_created.bo_id;
 		if (!page && !bo)
 			continue;
+		if (t->blobs && !o->gem) {
+			/* The host published the object's pages under this id when it made it. */
+			struct ferry_virtgpu_resource_create_blob cb = {
+				.blob_mem = FERRY_VIRTGPU_BLOB_MEM_HOST3D,
+				.blob_flags = FERRY_VIRTGPU_BLOB_FLAG_USE_MAPPABLE | FERRY_VIRTGPU_BLOB_FLAG_USE_SHAREABLE,
+				.size = page ? FERRY_FENCE_PAGE_SIZE : m->u.bo_created.size,
+				.blob_id = (uint64_t)o->ctx_id << 32 | (page ? 0 : o->bo_id),
+			};
+			if (ioctl(t->fd, FERRY_DRM_IOCTL_VIRTGPU_RESOURCE_CREATE_BLOB, &cb) < 0)
+				break;
+			o->gem = cb.bo_handle;
+			o->res = cb.res_handle;
+		}
 		int f = prime_fd(t->fd, o->gem);
 		if (f < 0)
 			break;
@@ -393,7 +431,7 @@ static void *notifier(void *arg)
 		int fence = -1;
 		pthread_mutex_lock(&t->lock);
 		bool stopping = atomic_load(&t->stop);
-		int r = stopping ? 0 : ferry_virtio_execbuffer(t->fd, buf, sizeof(buf), &fence);
+		int r = stopping ? 0 : tx_execbuffer(t, buf, sizeof(buf), &fence);
 		pthread_mutex_unlock(&t->lock);
 		if (stopping)
 			break;
@@ -420,7 +458,7 @@ static void virtio_destroy(struct ferry_transport *tr)
 		atomic_store(&t->stop, true);
 		struct ferry_virtio_packet p = { FERRY_VIRTIO_STREAM, 0 };
 		int fence = -1;
-		if (ferry_virtio_execbuffer(t->fd, &p, sizeof(p), &fence) == 0 && fence >= 0)
+		if (tx_execbuffer(t, &p, sizeof(p), &fence) == 0 && fence >= 0)
 			close(fence);
 		pthread_mutex_unlock(&t->lock);
 		pthread_join(t->notifier, NULL);
@@ -474,6 +512,35 @@ int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps)
 	return 0;
 }
 
+static uint64_t getparam(int fd, uint64_t param)
+{
+	int v = 0;
+	struct drm_virtgpu_getparam gp = { .param = param, .value = (uintptr_t)&v };
+	return ioctl(fd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp) < 0 ? 0 : (uint64_t)(unsigned)v;
+}
+
+/* Where the device has context types and host-visible blobs and its DRM capset is ferry's, this
+ * open's context is made of that capset (before anything else makes it a plain one). */
+static bool init_blob_context(int fd)
+{
+	if (!getparam(fd, FERRY_VIRTGPU_PARAM_CONTEXT_INIT) || !getparam(fd, FERRY_VIRTGPU_PARAM_RESOURCE_BLOB) ||
+	    !getparam(fd, FERRY_VIRTGPU_PARAM_HOST_VISIBLE) ||
+	    !(getparam(fd, FERRY_VIRTGPU_PARAM_SUPPORTED_CAPSET_IDS) & (1u << FERRY_VIRTIO_CAPSET_DRM)))
+		return false;
+	struct ferry_virtio_caps c;
+	memset(&c, 0, sizeof(c));
+	struct drm_virtgpu_get_caps gc = { .cap_set_id = FERRY_VIRTIO_CAPSET_DRM, .cap_set_ver = FERRY_VIRTIO_CAPSET_VERSION,
+					   .addr = (uintptr_t)&c, .size = sizeof(c) };
+	if (ioctl(fd, DRM_IOCTL_VIRTGPU_GET_CAPS, &gc) < 0 || c.magic != FERRY_VIRTIO_CAPS_MAGIC)
+		return false;
+	struct ferry_virtgpu_context_set_param params[2] = {
+		{ FERRY_VIRTGPU_CONTEXT_PARAM_CAPSET_ID, FERRY_VIRTIO_CAPSET_DRM },
+		{ FERRY_VIRTGPU_CONTEXT_PARAM_NUM_RINGS, 1 },
+	};
+	struct ferry_virtgpu_context_init ci = { .num_params = 2, .ctx_set_params = (uintptr_t)params };
+	return ioctl(fd, FERRY_DRM_IOCTL_VIRTGPU_CONTEXT_INIT, &ci) == 0;
+}
+
 int ferry_virtio_find_node(char *path, size_t len)
 {
 	for (int minor = 128; minor < 192; minor++) {
@@ -515,6 +582,8 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 		r = -errno;
 	if (r == 0)
 		r = ferry_transport_virtio_probe(t->fd, NULL);
+	if (r == 0)
+		t->blobs = init_blob_context(t->fd);
 	if (r == 0 && ((t->poll_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 		       (t->page_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0))
 		r = -errno;
