@@ -123,6 +123,8 @@ struct vg_ctx;
 struct vg_ctx *vg_ctx_new(struct ferry_host *host, uint32_t id, uint64_t key, bool blobs);
 void vg_ctx_free(struct vg_ctx *c);
 uint32_t vg_ctx_id(const struct vg_ctx *c);
+/* Bytes of BO pages its merges moved (both ways), for the log. */
+uint64_t vg_ctx_merged_bytes(const struct vg_ctx *c);
 /* Gives up on the context (the ring's error word and the log say why). */
 void vg_ctx_fail(struct vg_ctx *c, int err, const char *why);
 /* One EXECBUFFER's packets. */

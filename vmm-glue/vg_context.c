@@ -31,6 +31,11 @@ uint32_t vg_ctx_id(const struct vg_ctx *c)
 	return c->id;
 }
 
+uint64_t vg_ctx_merged_bytes(const struct vg_ctx *c)
+{
+	return c->merged_bytes;
+}
+
 static void free_client(struct vg_ctx *c)
 {
 	if (c->client)

@@ -29,6 +29,8 @@ struct item {
 	uint32_t tl_ctx, ring_idx;
 	uint64_t fence_id; /* on sequence (tl_ctx, ring_idx) */
 	bool notify;
+	uint64_t key;      /* CTX_CREATE: the context's life (vg_res_ctx_begin) */
+	bool blobs;        /* CTX_CREATE: of a capset with host blobs */
 	size_t len;
 	struct item *next;
 	uint8_t data[];
@@ -98,8 +100,8 @@ int vg_worker_ctx_create(uint32_t ctx, uint64_t key, bool blobs)
 	struct item *it;
 	int r = push(ITEM_CTX_CREATE, ctx, NULL, 0, &it);
 	if (r == 0) {
-		it->notify = blobs;  /* the create's flag */
-		it->fence_id = key;  /* and the life's key */
+		it->key = key;
+		it->blobs = blobs;
 		enqueue(it);
 	}
 	return r;
@@ -187,6 +189,7 @@ static void drop(uint32_t id)
 		if (vg_ctx_id((*pp)->c) == id) {
 			struct ctx_node *n = *pp;
 			*pp = n->next;
+			uint64_t merged = vg_ctx_merged_bytes(n->c);
 			vg_ctx_free(n->c);
 			free(n);
 			vg_fence_release_notify(id);
@@ -195,7 +198,8 @@ static void drop(uint32_t id)
 			struct ferry_host_stats st;
 			ferry_host_get_stats(host, &st);
 			vg_log(FERRY_LOG_INFO, "virtio-gpu context %u gone: the host holds %u clients, %u contexts, %u BOs "
-			       "(%llu bytes)", id, st.clients, st.contexts, st.bos, (unsigned long long)st.bo_bytes);
+			       "(%llu bytes); its merges moved %llu bytes of BO pages", id, st.clients, st.contexts, st.bos,
+			       (unsigned long long)st.bo_bytes, (unsigned long long)merged);
 			return;
 		}
 	}
@@ -213,7 +217,7 @@ static void handle(struct item *it)
 	switch (it->kind) {
 	case ITEM_CTX_CREATE: {
 		struct ctx_node *n = c ? NULL : malloc(sizeof(*n));
-		if (n && (n->c = vg_ctx_new(host, it->ctx, it->fence_id, it->notify))) {
+		if (n && (n->c = vg_ctx_new(host, it->ctx, it->key, it->blobs))) {
 			n->next = ctxs;
 			ctxs = n;
 		} else {

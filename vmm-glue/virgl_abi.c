@@ -301,7 +301,11 @@ VG_EXPORT int virgl_renderer_resource_create(struct virgl_renderer_resource_crea
 	if (!args)
 		return EINVAL;
 	/* ferry's BOs are buffers: width bytes. Anything else still gets guest pages to hold. */
-	uint64_t size = (uint64_t)args->width * (args->height ? args->height : 1) * (args->depth ? args->depth : 1);
+	uint64_t size = (uint64_t)args->width * (args->height ? args->height : 1); /* < 2^64 */
+	uint32_t depth = args->depth ? args->depth : 1;
+	if (size > UINT64_MAX / depth)
+		return EINVAL;
+	size *= depth;
 	int r = vg_res_create(args->handle, size);
 	if (r == 0 && num_iovs && (r = vg_res_attach_iov(args->handle, iov, (int)num_iovs)) != 0)
 		vg_res_unref(args->handle);

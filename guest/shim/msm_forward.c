@@ -150,7 +150,6 @@ static int gather_in_syncobjs(struct shim_dev *dev, const struct drm_msm_gem_sub
 		       a->syncobj_stride < sizeof(d) ? a->syncobj_stride : sizeof(d));
 		if (d.flags & ~(uint32_t)MSM_SUBMIT_SYNCOBJ_FLAGS)
 			return -EINVAL;
-		shim_syncobj_pull(dev, d.handle);
 		int r = shim_syncobj_in_fences(dev, d.handle, d.point, in);
 		if (r < 0)
 			return r;
@@ -190,7 +189,6 @@ static void after_submit(struct shim_dev *dev, const struct drm_msm_gem_submit *
 		/* msm_process_post_deps: a point that cannot get its chain node is lost, as an
 		 * allocation failure after the submit went out cannot fail it. */
 		(void)shim_syncobj_attach_point(dev, d.handle, f, d.point);
-		shim_syncobj_push(dev, d.handle);
 	}
 }
 

@@ -139,9 +139,11 @@ int shim_syncobj_query(struct shim_dev *dev, const uint32_t *handles, uint64_t *
 int shim_syncobj_timeline_signal(struct shim_dev *dev, const uint32_t *handles, const uint64_t *points, uint32_t count);
 int shim_syncobj_transfer(struct shim_dev *dev, uint32_t src, uint64_t src_point, uint32_t dst, uint64_t dst_point,
 			  uint32_t flags);
-/* A submit's out-syncobj: point 0 replaces its fence (shim_syncobj_attach), else a new point. */
+/* A submit's out-syncobj: point 0 replaces its fence (shim_syncobj_attach), else a new point; a
+ * shared syncobj's new fence is then written out for the other processes. */
 int shim_syncobj_attach_point(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f, uint64_t point);
-/* A submit's in-syncobj at point (drm_syncobj_find_fence): the fences of this open it waits for
+/* A submit's in-syncobj at point (drm_syncobj_find_fence), after taking in what another process
+ * left in a shared one: the fences of this open it waits for
  * are appended to l (another open's are waited for here: no ferry in-fence can name them).
  * -ENOENT (no such syncobj), -EINVAL (nothing submitted at that point). */
 struct shim_fence_list {

@@ -281,7 +281,18 @@ static int add_point_locked(struct shim_syncobj *s, struct shim_tfence *fence, u
 	return 0;
 }
 
+static int attach_point(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f, uint64_t point);
+
+/* A submit's out-syncobj (both families' submits come here): another process holding it as a
+ * shared syncobj sees the new fence. */
 int shim_syncobj_attach_point(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f, uint64_t point)
+{
+	int r = attach_point(dev, handle, f, point);
+	shim_syncobj_push(dev, handle);
+	return r;
+}
+
+static int attach_point(struct shim_dev *dev, uint32_t handle, struct shim_fence_src f, uint64_t point)
 {
 	if (!point)
 		return shim_syncobj_attach(dev, handle, f);
@@ -316,6 +327,7 @@ int shim_fence_list_add(struct shim_fence_list *l, struct ferry_fence_ref f)
 
 int shim_syncobj_in_fences(struct shim_dev *dev, uint32_t handle, uint64_t point, struct shim_fence_list *l)
 {
+	shim_syncobj_pull(dev, handle); /* a shared syncobj: what another process put in it */
 	struct shim_syncobj *s = shim_syncobj_ref(dev, handle);
 	if (!s)
 		return -ENOENT;

@@ -163,7 +163,6 @@ static int gather(struct shim_dev *dev, uint32_t flags, uint64_t ext, const uint
 static int in_fences(struct shim_dev *dev, const struct sync_set *s, struct shim_fence_list *l)
 {
 	for (uint32_t i = 0; i < s->nr_in; i++) {
-		shim_syncobj_pull(dev, s->in[i]);
 		int r = shim_syncobj_in_fences(dev, s->in[i], s->in_point[i], l);
 		if (r == -ENOENT)
 			continue;
@@ -186,10 +185,8 @@ static int confirm(struct ferry_queue *q, uint32_t seqno)
 
 static void signal_out(struct shim_dev *dev, const struct sync_set *s, struct ferry_queue *q, uint32_t seqno)
 {
-	for (uint32_t i = 0; i < s->nr_out; i++) {
+	for (uint32_t i = 0; i < s->nr_out; i++)
 		(void)shim_syncobj_attach_point(dev, s->out[i], (struct shim_fence_src){ q, seqno, dev }, s->out_point[i]);
-		shim_syncobj_push(dev, s->out[i]);
-	}
 }
 
 static int bo_list(struct shim_dev *dev, uint64_t ptr, uint32_t count, struct ferry_bo ***out)

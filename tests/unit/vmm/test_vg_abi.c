@@ -749,11 +749,10 @@ int main(int argc, char **argv)
 	CHECK_EQ(ver, FERRY_VIRTIO_CAPSET_VERSION);
 	/* The library's log (its stderr) goes to a file: each vanished context's line says what the
 	 * host still holds. */
-	char logpath[] = "/tmp/test_vg_abi-XXXXXX";
-	int logfd = mkstemp(logpath);
+	FILE *logfile = tmpfile(); /* in $TMPDIR, gone when closed */
+	int logfd = logfile ? fileno(logfile) : -1;
 	int err_fd = dup(2);
 	REQUIRE(logfd >= 0 && err_fd >= 0);
-	unlink(logpath);
 	setenv("FERRY_VG_LOG_LEVEL", "2", 1);
 	fflush(stderr);
 	dup2(logfd, 2);
@@ -774,7 +773,7 @@ int main(int argc, char **argv)
 	/* Every client gone, nothing of theirs is left in the host. */
 	static char log[1 << 20];
 	ssize_t n = pread(logfd, log, sizeof(log) - 1, 0);
-	close(logfd);
+	fclose(logfile);
 	log[n > 0 ? n : 0] = '\0';
 	const char *last = NULL;
 	for (const char *q = log; (q = strstr(q, " gone: ")); q++)
