@@ -9,6 +9,8 @@
 
 #include "itest.h"
 
+#include "cmd_output.h"
+
 void itest_start_ferryd(struct ferryd_proc *p)
 {
 	char path[PATH_MAX];
@@ -134,26 +136,11 @@ char *itest_ferry_status(const struct ferryd_proc *p, const char *args, int *exi
 {
 	const char *ferry = getenv("FERRY");
 	ITEST_MUST(ferry && ferry[0]);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' status --control '%s' %s 2>&1", ferry, p->control, args);
-	FILE *f = popen(cmd, "r");
-	ITEST_MUST(f);
-	size_t cap = 1 << 16, len = 0, n;
-	char *out = malloc(cap);
+	char *out;
+	int st = test_cmd_output(&out, "'%s' status --control '%s' %s", ferry, p->control, args);
 	ITEST_MUST(out);
-	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0) {
-		len += n;
-		if (cap - 1 - len == 0) {
-			char *grown = realloc(out, cap * 2);
-			ITEST_MUST(grown);
-			out = grown;
-			cap *= 2;
-		}
-	}
-	out[len] = '\0';
-	int st = pclose(f);
 	if (exit_status)
-		*exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		*exit_status = st;
 	return out;
 }
 

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "debug/rd_file.h"
 #include "debug/session_file.h"
 #include "itest.h"
+#include "cmd_output.h"
 #include "test.h"
 
 static struct ferryd_proc ferryd;
@@ -29,33 +29,6 @@ static int64_t now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Runs a shell command line; its stdout+stderr in *out (malloc'd). Returns the exit status. */
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strcat(cmd, " 2>&1");
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	size_t cap = 1 << 20, len = 0, n;
-	char *buf = malloc(cap);
-	REQUIRE(buf);
-	while ((n = fread(buf + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	buf[len] = '\0';
-	int st = pclose(p);
-	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return st;
 }
 
 static const char *ferry_bin(void)
@@ -223,12 +196,12 @@ static void test_capture_and_replay(void)
 	CHECK(ib_seen);
 	CHECK(cs_ok);
 	char *out;
-	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), rd), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), rd), 0);
 	CHECK(strstr(out, "CP_MEM_WRITE") != NULL);
 	free(out);
 	/* The session decodes too: its records listed, the submit's PM4 from the BO snapshots, the
 	 * write's target annotated with its BO. */
-	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), ses), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), ses), 0);
 	char bo_note[64]; /* the write lands in the first page of the data BO (bo 2) */
 	snprintf(bo_note, sizeof(bo_note), "addr: 0x%llx", (unsigned long long)(w.data.iova >> 12));
 	CHECK(strstr(out, "family msm") && strstr(out, "BO_SNAPSHOT") && strstr(out, "(synth)") &&
@@ -242,7 +215,7 @@ static void test_capture_and_replay(void)
 	for (int i = 0; i < 2; i++) {
 		char dump[128];
 		snprintf(dump, sizeof(dump), "%s/dump%d", work, i);
-		int st2 = run(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), files[i], dump);
+		int st2 = test_cmd_output(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), files[i], dump);
 		CHECK_EQ(st2, 0);
 		CHECK(strstr(out, "submit 0: ") && strstr(out, "fence 0 ok"));
 		if (st2)
@@ -300,7 +273,7 @@ static void test_capture_imported_bo(void)
 	CHECK_EQ(count_files(cap_dir, ".ferrycap", ses, sizeof(ses)), 1);
 	char dump[128], *out;
 	snprintf(dump, sizeof(dump), "%s/dump-import", work);
-	int st = run(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), ses, dump);
+	int st = test_cmd_output(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), ses, dump);
 	CHECK_EQ(st, 0);
 	CHECK(strstr(out, "fence 0 ok") != NULL);
 	if (st)
@@ -397,7 +370,7 @@ static void fault_case(bool capture_on)
 	const char *files[2] = { ses, rd };
 	for (int i = 0; i < 2; i++) {
 		char *out;
-		CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), files[i]), 0);
+		CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s'", ferry_bin(), files[i]), 0);
 		char ib_hex[48];
 		snprintf(ib_hex, sizeof(ib_hex), "ib 0x%016llx dword 3 ", (unsigned long long)w.ib.iova);
 		CHECK(strstr(out, "fence -5 fault (EIO)") != NULL);
@@ -530,7 +503,7 @@ static void test_first_last_override(void)
 
 	char dump[128], *out, path[256];
 	snprintf(dump, sizeof(dump), "%s/fl", work);
-	CHECK_EQ(run(&out, "'%s' replay '%s' --first 1 --last 1 --dump-bo '%s'", ferry_bin(), ses, dump), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s' --first 1 --last 1 --dump-bo '%s'", ferry_bin(), ses, dump), 0);
 	CHECK(strstr(out, "submit 0: skipped") && strstr(out, "submit 2: skipped"));
 	CHECK(strstr(out, "submit 1: ctx 1 queue 0 seqno 1") != NULL);
 	free(out);
@@ -554,7 +527,7 @@ static void test_first_last_override(void)
 	fwrite(words, 1, pm4_builder_bytes(&pb), f);
 	fclose(f);
 	snprintf(dump, sizeof(dump), "%s/ov", work);
-	CHECK_EQ(run(&out, "'%s' replay '%s' --last 0 --override 0='%s' --dump-bo '%s'", ferry_bin(), ses, ov, dump), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s' --last 0 --override 0='%s' --dump-bo '%s'", ferry_bin(), ses, ov, dump), 0);
 	CHECK(strstr(out, "overridden: fence 0 ok") != NULL);
 	free(out);
 	snprintf(path, sizeof(path), "%s/s0000-c1-b2-0x%llx.bin", dump, (unsigned long long)w.data.iova);
@@ -579,26 +552,26 @@ static void test_bad_captures(void)
 		struct stat st;
 		REQUIRE(stat(files[i], &st) == 0);
 		snprintf(bad, sizeof(bad), "%s/cut%d", work, i);
-		CHECK_EQ(run(NULL, "head -c %lld '%s' > '%s'", (long long)st.st_size - 5, files[i], bad), 0);
-		CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
+		CHECK_EQ(test_cmd_output(NULL, "head -c %lld '%s' > '%s'", (long long)st.st_size - 5, files[i], bad), 0);
+		CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
 		CHECK(strstr(out, bad) && strstr(out, "truncated"));
 		if (!strstr(out, "truncated"))
 			fprintf(stderr, "replay of %s said:\n%s\n", bad, out);
 		free(out);
-		CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
+		CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
 		CHECK(strstr(out, bad) && strstr(out, "truncated"));
 		free(out);
 	}
 	/* A record of an unknown type right after the session header. */
 	snprintf(bad, sizeof(bad), "%s/corrupt", work);
-	CHECK_EQ(run(NULL, "cp '%s' '%s' && printf '\\377' | dd of='%s' bs=1 seek=32 conv=notrunc", ses, bad, bad), 0);
-	CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
+	CHECK_EQ(test_cmd_output(NULL, "cp '%s' '%s' && printf '\\377' | dd of='%s' bs=1 seek=32 conv=notrunc", ses, bad, bad), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
 	CHECK(strstr(out, bad) && strstr(out, "corrupt record at offset 32"));
 	free(out);
-	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
+	CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
 	CHECK(strstr(out, bad) && strstr(out, "corrupt record at offset 32"));
 	free(out);
-	CHECK_EQ(run(&out, "'%s' replay /dev/null", ferry_bin()), 1);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay /dev/null", ferry_bin()), 1);
 	free(out);
 
 	/* A raw BoImport names pages of another process, which no file holds: refused by name. */
@@ -618,7 +591,7 @@ static void test_bad_captures(void)
 	REQUIRE(fp && fwrite(f.data, 1, f.len, fp) == f.len && fclose(fp) == 0);
 	ferry_buf_free(&f);
 	ferry_buf_free(&scratch);
-	CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s'", ferry_bin(), bad), 1);
 	CHECK(strstr(out, "bo_import at offset") && strstr(out, "not in the capture"));
 	if (!strstr(out, "bo_import at offset"))
 		fprintf(stderr, "replay of %s said:\n%s\n", bad, out);
@@ -641,10 +614,10 @@ static void test_gzip_rd(void)
 	CHECK(fd >= 0 && read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
 	if (fd >= 0)
 		close(fd);
-	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), rd), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), rd), 0);
 	CHECK(strstr(out, "CP_MEM_WRITE") != NULL);
 	free(out);
-	CHECK_EQ(run(&out, "'%s' replay '%s' --policy validated", ferry_bin(), rd), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s' --policy validated", ferry_bin(), rd), 0);
 	CHECK(strstr(out, "fence 0 ok") != NULL);
 	free(out);
 	/* Combined files are appended to: one gzip member each would not be one .rd. */
@@ -698,6 +671,6 @@ int main(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		ferryd_dump_log(&ferryd, 40);
-	run(NULL, "rm -rf '%s'", root);
+	test_cmd_output(NULL, "rm -rf '%s'", root);
 	return test_finish();
 }

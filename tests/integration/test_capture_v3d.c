@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "control_client.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
+#include "cmd_output.h"
 #include "test.h"
 #include "v3d_cl_builder.h"
 
@@ -25,32 +25,6 @@
 
 static struct ferryd_proc ferryd;
 static char root[64], cap_dir[96], work[96];
-
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strcat(cmd, " 2>&1");
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	size_t cap = 1 << 22, len = 0, n;
-	char *buf = malloc(cap);
-	REQUIRE(buf);
-	while ((n = fread(buf + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	buf[len] = '\0';
-	int st = pclose(p);
-	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return st;
-}
 
 static const char *ferry_bin(void)
 {
@@ -178,7 +152,7 @@ static void copy_close(struct copy *c)
 
 static void clear_dir(const char *dir)
 {
-	run(NULL, "rm -rf '%s'/*", dir);
+	test_cmd_output(NULL, "rm -rf '%s'/*", dir);
 }
 
 static void test_capture_and_decode(void)
@@ -202,7 +176,7 @@ static void test_capture_and_decode(void)
 	CHECK(stat(ses, &st) == 0 && (st.st_mode & 0777) == 0600);
 
 	char *out;
-	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), ses), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), ses), 0);
 	char rcl[64];
 	snprintf(rcl, sizeof(rcl), "rcl 0x%08x..0x%08x", c.rcl_start, c.rcl_end);
 	CHECK(strstr(out, "family v3d") && strstr(out, "v3d_submit_cl") && strstr(out, rcl));
@@ -220,8 +194,8 @@ static void test_capture_and_decode(void)
 	char bad[256];
 	snprintf(bad, sizeof(bad), "%s/cut.ferrycap", work);
 	REQUIRE(stat(ses, &st) == 0);
-	CHECK_EQ(run(NULL, "head -c %lld '%s' > '%s'", (long long)st.st_size - 100, ses, bad), 0);
-	CHECK_EQ(run(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
+	CHECK_EQ(test_cmd_output(NULL, "head -c %lld '%s' > '%s'", (long long)st.st_size - 100, ses, bad), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' decode '%s'", ferry_bin(), bad), 1);
 	CHECK(strstr(out, bad) && strstr(out, "truncated"));
 	free(out);
 
@@ -230,7 +204,7 @@ static void test_capture_and_decode(void)
 	CHECK(c.dst.cpu[0] != 0xab && c.dst.cpu[c.job.dst_stride * 3 + 5] != 0xab);
 	char dump[160];
 	snprintf(dump, sizeof(dump), "%s/dump", work);
-	int rs = run(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), ses, dump);
+	int rs = test_cmd_output(&out, "'%s' replay '%s' --dump-bo '%s'", ferry_bin(), ses, dump);
 	CHECK_EQ(rs, 0);
 	CHECK(strstr(out, "submit 0: ") && strstr(out, "fence 0 ok"));
 	if (rs || !strstr(out, "fence 0 ok"))
@@ -238,7 +212,7 @@ static void test_capture_and_decode(void)
 	free(out);
 	char dst_dump[512];
 	snprintf(dst_dump, sizeof(dst_dump), "%s/s0000-c*-b%u-0x*.bin", dump, ferry_bo_id(c.dst.bo));
-	CHECK_EQ(run(&out, "f=$(ls %s) && cat \"$f\" && echo \"$f\"", dst_dump), 0);
+	CHECK_EQ(test_cmd_output(&out, "f=$(ls %s) && cat \"$f\" && echo \"$f\"", dst_dump), 0);
 	REQUIRE(out);
 	CHECK(!memcmp(out, c.dst.cpu, c.dst.size));
 	char orig_name[32];
@@ -270,7 +244,7 @@ static void fault_case(uint32_t dst_mode)
 	char ses[256];
 	REQUIRE(find_file(cap_dir, ".ferrycap", ses, sizeof(ses)) == 1);
 	char *out;
-	CHECK_EQ(run(&out, "'%s' replay '%s'", ferry_bin(), ses), 0);
+	CHECK_EQ(test_cmd_output(&out, "'%s' replay '%s'", ferry_bin(), ses), 0);
 	CHECK(strstr(out, "fence -5 fault (EIO)") != NULL);
 	unsigned long long iova = 0, ib = 0;
 	unsigned op = 0;
@@ -325,6 +299,6 @@ int main(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		ferryd_dump_log(&ferryd, 40);
-	run(NULL, "rm -rf '%s'", root);
+	test_cmd_output(NULL, "rm -rf '%s'", root);
 	return test_finish();
 }

@@ -12,6 +12,7 @@
 
 #include "control_client.h"
 #include "itest.h"
+#include "cmd_output.h"
 #include "test.h"
 
 #define B_SUBMITS 1000
@@ -89,18 +90,9 @@ static char *decode_report(const char *text)
 	REQUIRE(f);
 	fputs(text, f);
 	fclose(f);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' decode '%s' 2>&1", ferry, file);
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	size_t cap = 1 << 20, len = 0;
-	char *out = malloc(cap);
+	char *out;
+	int st = test_cmd_output(&out, "'%s' decode '%s'", ferry, file);
 	REQUIRE(out);
-	size_t n;
-	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	out[len] = '\0';
-	int st = pclose(p);
 	unlink(file);
 	if (st != 0)
 		fprintf(stderr, "ferry decode exited %d:\n%s\n", st, out);

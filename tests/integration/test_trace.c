@@ -12,6 +12,7 @@
 
 #include "backend/uapi_v3d.h"
 #include "itest.h"
+#include "cmd_output.h"
 #include "test.h"
 #include "v3d_cl_builder.h"
 
@@ -20,15 +21,15 @@
 
 static struct ferryd_proc ferryd;
 
-/* Runs a shell command; returns its exit status, its output (first 4 KiB) in out. */
+/* Runs a shell command; returns its exit status, the start of its output in out. */
 static int run(const char *cmd, char *out, size_t len)
 {
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	size_t n = fread(out, 1, len - 1, p);
-	out[n] = '\0';
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	char *all;
+	int st = test_cmd_output(&all, "%s", cmd);
+	REQUIRE(all);
+	snprintf(out, len, "%s", all);
+	free(all);
+	return st;
 }
 
 static int ferry_trace_at(const struct ferryd_proc *p, const char *args, char *out, size_t len)
@@ -36,7 +37,7 @@ static int ferry_trace_at(const struct ferryd_proc *p, const char *args, char *o
 	const char *ferry = getenv("FERRY");
 	REQUIRE(ferry && ferry[0]);
 	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), "'%s' trace --control '%s' %s 2>&1", ferry, p->control, args);
+	snprintf(cmd, sizeof(cmd), "'%s' trace --control '%s' %s", ferry, p->control, args);
 	return run(cmd, out, len);
 }
 
@@ -51,7 +52,7 @@ static int check_trace(const char *path, const char *expect)
 	const char *python = getenv("PYTHON"), *check = getenv("TRACE_CHECK");
 	REQUIRE(python && check);
 	char cmd[1024], out[4096];
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' %s 2>&1", python, check, path, expect);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' %s", python, check, path, expect);
 	int rc = run(cmd, out, sizeof(out));
 	if (rc != 0)
 		fprintf(stderr, "%s", out);

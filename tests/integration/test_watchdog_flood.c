@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "cmd_output.h"
 #include "test.h"
 
 #define NR_QUEUES    64  /* queue 0 blocked in the GPU, 1..63 holding submits */
@@ -55,17 +56,16 @@ static unsigned long long status_value(const char *key)
 {
 	const char *ferry = getenv("FERRY");
 	REQUIRE(ferry && ferry[0]);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' status --control '%s' 2>&1", ferry, ferryd.control);
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	char line[256];
+	char *out;
+	test_cmd_output(&out, "'%s' status --control '%s'", ferry, ferryd.control);
+	REQUIRE(out);
 	unsigned long long v = ~0ull;
 	size_t klen = strlen(key);
-	while (fgets(line, sizeof(line), p))
+	char *save;
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, key, klen) && line[klen] == ':')
 			v = strtoull(line + klen + 1, NULL, 10);
-	pclose(p);
+	free(out);
 	return v;
 }
 
@@ -186,18 +186,14 @@ static void test_flood_dump_is_bounded(void)
 
 	/* `ferry status --sync` on request: bounded too, and says so. */
 	const char *ferry = getenv("FERRY");
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' status --control '%s' --sync 2>&1", ferry, ferryd.control);
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	char line[1024];
-	size_t bytes = 0;
+	char *out;
+	test_cmd_output(&out, "'%s' status --control '%s' --sync", ferry, ferryd.control);
+	REQUIRE(out);
+	size_t bytes = strlen(out);
 	int fence_waits = 0;
-	while (fgets(line, sizeof(line), p)) {
-		bytes += strlen(line);
-		fence_waits += strstr(line, "cmd:FENCE_WAIT") != NULL;
-	}
-	pclose(p);
+	for (const char *at = out; (at = strstr(at, "cmd:FENCE_WAIT")) != NULL; at++)
+		fence_waits++;
+	free(out);
 	CHECK(fence_waits > 0);
 	CHECK(bytes <= (1u << 20) + 4096);
 

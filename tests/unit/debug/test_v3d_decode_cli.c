@@ -4,9 +4,9 @@
  * unmapped memory) followed by the decode of that list's buffer at the address the report names. */
 #include <ftw.h>
 #include <limits.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmd_output.h"
 #include "decode_test_util.h"
 #include "ferry/hw/v3d_cl.h"
 #include "v3d_cl_builder.h"
@@ -28,19 +28,7 @@ static void write_file(const char *name, const void *data, size_t len)
 /* Runs "ferry decode ARGS" in dir with stderr folded into stdout; returns the exit code. */
 static int run(const char *args, char **output)
 {
-	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' decode %s 2>&1", dir, ferry, args);
-	FILE *p = popen(cmd, "r");
-	REQUIRE(p);
-	struct bytes out = { 0 };
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-		bytes_put(&out, chunk, n);
-	bytes_put(&out, "", 1);
-	int status = pclose(p);
-	*output = (char *)out.p;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return test_cmd_output(output, "cd '%s' && '%s' decode %s", dir, ferry, args);
 }
 
 /* A v3dv copy job's render list at gpu_base with its generic tile list 0x800 further, in one
