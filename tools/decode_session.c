@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "debug/pm4_decode.h"
 #include "debug/session_file.h"
 #include "debug/v3d_decode.h"

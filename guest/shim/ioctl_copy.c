@@ -3,8 +3,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim.h"
 
 bool shim_is_submit(enum shim_family family, unsigned long request)

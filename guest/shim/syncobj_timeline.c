@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
+#include "ferry/uapi/msm_drm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
 #include "shim_ferry.h"
 #include "syncobj_priv.h"
 #include "sync_file.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim_ferry.h"
 
 static struct ferry_queue *engine(struct shim_dev *dev, uint32_t kind)

@@ -13,7 +13,7 @@
 
 #include "kdev.h"
 #include "shadow_pool.h"
-#include "uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 
 /* The CP_INDIRECT_BUFFER size field is 20 bits of dwords. */
 #define MSM_MAX_CMD_DWORDS 0xfffffu
