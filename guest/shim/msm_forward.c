@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "ferry/uapi/msm_drm.h"
 #include "shim_ferry.h"
 #include "sync_file.h"
@@ -355,14 +356,8 @@ static int gem_madvise(struct shim_dev *dev, struct drm_msm_gem_madvise *a)
 /* dev->lock held. */
 static int closed_queue_add(struct shim_dev *dev, struct ferry_queue *q)
 {
-	if (dev->nr_closed_queues == dev->cap_closed_queues) {
-		uint32_t cap = dev->cap_closed_queues ? dev->cap_closed_queues * 2 : 8;
-		struct ferry_queue **grown = realloc(dev->closed_queues, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		dev->closed_queues = grown;
-		dev->cap_closed_queues = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(dev->closed_queues, dev->cap_closed_queues, dev->nr_closed_queues + 1, 8))
+		return -ENOMEM;
 	dev->closed_queues[dev->nr_closed_queues++] = q;
 	return 0;
 }

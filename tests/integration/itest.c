@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "itest.h"
 
 void itest_start_ferryd(struct ferryd_proc *p)
@@ -143,12 +144,8 @@ char *itest_ferry_status(const struct ferryd_proc *p, const char *args, int *exi
 	ITEST_MUST(out);
 	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0) {
 		len += n;
-		if (cap - 1 - len == 0) {
-			char *grown = realloc(out, cap * 2);
-			ITEST_MUST(grown);
-			out = grown;
-			cap *= 2;
-		}
+		if (cap - 1 - len == 0)
+			ITEST_MUST(FERRY_ARRAY_RESERVE(out, cap, cap + 1, 1 << 16) == 0);
 	}
 	out[len] = '\0';
 	int st = pclose(f);
