@@ -19,36 +19,32 @@ static size_t grown_cap(size_t cap, size_t need, size_t elem, size_t min_cap, si
 	return n < max ? n : max;
 }
 
-static int grow(void **arr, size_t cap, size_t n, size_t elem)
+/* Grows to a capacity of at most max_cap elements (the capacity's own type). */
+static int grow(void **arr, size_t *cap, size_t need, size_t elem, size_t min_cap, size_t max_cap)
 {
+	if (need <= *cap)
+		return 0;
+	size_t n = grown_cap(*cap, need, elem, min_cap, max_cap);
 	if (n == 0)
 		return -ENOMEM;
 	char *p = realloc(*arr, n * elem);
 	if (!p)
 		return -ENOMEM;
-	memset(p + cap * elem, 0, (n - cap) * elem);
+	memset(p + *cap * elem, 0, (n - *cap) * elem);
 	*arr = p;
+	*cap = n;
 	return 0;
 }
 
 int ferry_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t min_cap)
 {
-	if (need <= *cap)
-		return 0;
-	size_t n = grown_cap(*cap, need, elem, min_cap, SIZE_MAX);
-	int r = grow(arr, *cap, n, elem);
-	if (r == 0)
-		*cap = n;
-	return r;
+	return grow(arr, cap, need, elem, min_cap, SIZE_MAX);
 }
 
 int ferry_array_grow_u32(void **arr, uint32_t *cap, size_t need, size_t elem, size_t min_cap)
 {
-	if (need <= *cap)
-		return 0;
-	size_t n = grown_cap(*cap, need, elem, min_cap, UINT32_MAX);
-	int r = grow(arr, *cap, n, elem);
-	if (r == 0)
-		*cap = (uint32_t)n;
+	size_t c = *cap;
+	int r = grow(arr, &c, need, elem, min_cap, UINT32_MAX);
+	*cap = (uint32_t)c;
 	return r;
 }
