@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "ferry/wire.h"
 
 void ferry_buf_init(struct ferry_buf *b)
@@ -39,23 +40,7 @@ int ferry_buf_reserve(struct ferry_buf *b, size_t extra)
 {
 	if (extra > SIZE_MAX - b->len)
 		return -ENOMEM;
-	size_t need = b->len + extra;
-	if (need <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < need) {
-		if (cap > SIZE_MAX / 2) {
-			cap = need;
-			break;
-		}
-		cap *= 2;
-	}
-	uint8_t *data = realloc(b->data, cap);
-	if (!data)
-		return -ENOMEM;
-	b->data = data;
-	b->cap = cap;
-	return 0;
+	return FERRY_ARRAY_RESERVE(b->data, b->cap, b->len + extra, 256);
 }
 
 int ferry_buf_append(struct ferry_buf *b, const void *data, size_t n)

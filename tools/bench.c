@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "backend/kdev.h"
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "bench_isolation.h"
 #include "bench_v3d.h"
 #include "bench_vulkan.h"

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "bench_isolation.h"
 #include "bench_stats.h"
 #include "ferry/ferry.h"

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "backend/kdev.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "bench_stats.h"
 #include "bench_v3d.h"
 #include "ferry/ferry.h"

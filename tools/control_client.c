@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "ferry/ferry.h"
 
 #define ANSWER_MAX (64u << 20)
@@ -125,13 +126,10 @@ int control_request(const char *path, const char *request, int timeout_ms, char 
 				ret = -EFBIG;
 				break;
 			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
+			if (FERRY_ARRAY_RESERVE(buf, cap, cap + 1, 4096)) {
 				ret = -ENOMEM;
 				break;
 			}
-			buf = nb;
-			cap *= 2;
 		}
 		ssize_t n = recv(fd, buf + used, cap - 1 - used, MSG_DONTWAIT);
 		if (n == 0)

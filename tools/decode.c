@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "decode_session.h"
 #include "fault_report.h"
 #include "pm4_decode.h"
@@ -56,15 +57,12 @@ static uint8_t *read_input(const char *path, size_t *len)
 				buf = NULL;
 				break;
 			}
-			uint8_t *nb = realloc(buf, cap * 2);
-			if (!nb) {
+			if (FERRY_ARRAY_RESERVE(buf, cap, cap + 1, 1 << 16)) {
 				free(buf);
 				buf = NULL;
 				fprintf(stderr, "ferry decode: %s: out of memory\n", path);
 				break;
 			}
-			buf = nb;
-			cap *= 2;
 		}
 		size_t n = fread(buf + used, 1, cap - used, f);
 		used += n;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/array.h"
+#include "ferry/uapi/msm_drm.h"
 #include "debug/pm4_decode.h"
 #include "debug/session_file.h"
 #include "debug/v3d_decode.h"
@@ -32,14 +33,8 @@ static struct known_bo *find_bo(struct session_bos *t, uint32_t ctx_id, uint32_t
 			return &t->v[i];
 	if (!add)
 		return NULL;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct known_bo *nv = realloc(t->v, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		t->v = nv;
-		t->cap = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(t->v, t->cap, t->n + 1, 16))
+		return NULL;
 	struct known_bo *b = &t->v[t->n++];
 	memset(b, 0, sizeof(*b));
 	b->ctx_id = ctx_id;

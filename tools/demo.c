@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
 #include "pm4_builder.h"

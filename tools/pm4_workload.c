@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "pm4_builder.h"
 #include "pm4_validate.h"
 

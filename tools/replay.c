@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "debug/rd_file.h"
 #include "debug/session_file.h"
 #include "ferryd_spawn.h"

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "replay_conn.h"
 
 static int send_msg(struct replay_conn *c, struct ferry_msg *m)
@@ -50,15 +51,9 @@ static int add_bo(struct replay_conn *c, const struct ferry_bo_created *b, int f
 		snprintf(c->error, sizeof(c->error), "mmap bo %u: %s", b->bo_id, strerror(errno));
 		return -errno;
 	}
-	if (c->nr_bos == c->cap_bos) {
-		uint32_t cap = c->cap_bos ? c->cap_bos * 2 : 32;
-		struct rc_bo *nb = realloc(c->bos, cap * sizeof(*nb));
-		if (!nb) {
-			munmap(map, b->size);
-			return -ENOMEM;
-		}
-		c->bos = nb;
-		c->cap_bos = cap;
+	if (FERRY_ARRAY_RESERVE(c->bos, c->cap_bos, (size_t)c->nr_bos + 1, 32)) {
+		munmap(map, b->size);
+		return -ENOMEM;
 	}
 	c->bos[c->nr_bos++] = (struct rc_bo){
 		.ctx_id = b->ctx_id, .bo_id = b->bo_id, .iova = b->iova, .size = b->size, .map = map, .live = true,

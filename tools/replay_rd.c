@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/array.h"
+#include "ferry/uapi/msm_drm.h"
 #include "debug/rd_file.h"
 #include "replay.h"
 
@@ -37,17 +38,6 @@ struct rd_submit {
 static uint32_t rd_u32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static int grow(void **arr, uint32_t *cap, size_t elem)
-{
-	uint32_t n = *cap ? *cap * 2 : 16;
-	void *na = realloc(*arr, n * elem);
-	if (!na)
-		return -ENOMEM;
-	*arr = na;
-	*cap = n;
-	return 0;
 }
 
 /* A live BO holding [iova, iova + size), or NULL. */
@@ -254,7 +244,7 @@ int replay_rd(struct replay *rp, const uint8_t *data, size_t len)
 			if (sub.nr_cmds)
 				ret = flush_submit(rp, &sub);
 			if (ret == 0 && sub.nr_bufs == sub.cap_bufs)
-				ret = grow((void **)&sub.bufs, &sub.cap_bufs, sizeof(*sub.bufs));
+				ret = FERRY_ARRAY_RESERVE(sub.bufs, sub.cap_bufs, sub.nr_bufs + 1, 16);
 			if (ret < 0)
 				break;
 			uint64_t hi = s.size >= 12 ? rd_u32(s.payload + 8) : 0;
@@ -264,7 +254,7 @@ int replay_rd(struct replay *rp, const uint8_t *data, size_t len)
 			sub.bufs[sub.nr_bufs - 1].contents = s.payload;
 			sub.bufs[sub.nr_bufs - 1].len = s.size;
 		} else if (s.type == RD_CMDSTREAM_ADDR) {
-			if (sub.nr_cmds == sub.cap_cmds && (ret = grow((void **)&sub.cmds, &sub.cap_cmds, sizeof(*sub.cmds))) < 0)
+			if (sub.nr_cmds == sub.cap_cmds && (ret = FERRY_ARRAY_RESERVE(sub.cmds, sub.cap_cmds, sub.nr_cmds + 1, 16)) < 0)
 				break;
 			uint64_t hi = s.size >= 12 ? rd_u32(s.payload + 8) : 0;
 			sub.cmds[sub.nr_cmds++] = (struct rd_cmd){ .iova = hi << 32 | rd_u32(s.payload),

@@ -10,6 +10,7 @@
 
 #include <ferry/hw/v3d_cl.h>
 
+#include "ferry/array.h"
 #include "replay_v3d.h"
 
 #define WALK_MAX_DEPTH 8u
@@ -25,14 +26,8 @@ int rv3d_note_bo(struct rv3d *r, uint32_t ctx_id, uint32_t bo_id, uint64_t old_i
 			return 0;
 		}
 	}
-	if (r->nr == r->cap) {
-		uint32_t cap = r->cap ? r->cap * 2 : 16;
-		struct rv3d_bo *nb = realloc(r->bos, (size_t)cap * sizeof(*nb));
-		if (!nb)
-			return -1;
-		r->bos = nb;
-		r->cap = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(r->bos, r->cap, (size_t)r->nr + 1, 16))
+		return -1;
 	r->bos[r->nr++] = (struct rv3d_bo){ .ctx_id = ctx_id, .bo_id = bo_id, .old_iova = old_iova, .size = size };
 	return 0;
 }

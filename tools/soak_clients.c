@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "ferry/ferry.h"
 #include "pm4_builder.h"
 #include "soak.h"

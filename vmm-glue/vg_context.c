@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "vg_ctx_priv.h"
 
 static int reply(void *cookie, const void *frame, size_t len, const int *fds, int nfds);
@@ -153,17 +154,9 @@ static int reply(void *cookie, const void *frame, size_t len, const int *fds, in
 		vg_ctx_fail(c, -ENOBUFS, "its replies pile up unread");
 		return -ENOBUFS;
 	}
-	if (c->backlog_len + len > c->backlog_cap) {
-		size_t cap = c->backlog_cap ? c->backlog_cap : 4096;
-		while (cap < c->backlog_len + len)
-			cap *= 2;
-		uint8_t *b = realloc(c->backlog, cap);
-		if (!b) {
-			vg_ctx_fail(c, -ENOMEM, "no memory for its replies");
-			return -ENOMEM;
-		}
-		c->backlog = b;
-		c->backlog_cap = cap;
+	if (FERRY_ARRAY_RESERVE(c->backlog, c->backlog_cap, c->backlog_len + len, 4096)) {
+		vg_ctx_fail(c, -ENOMEM, "no memory for its replies");
+		return -ENOMEM;
 	}
 	memcpy(c->backlog + c->backlog_len, frame, len);
 	c->backlog_len += len;
@@ -286,17 +279,9 @@ static void stream(struct vg_ctx *c, const uint8_t *p, uint32_t len)
 		vg_ctx_fail(c, -EMSGSIZE, "a stream packet larger than an EXECBUFFER may be");
 		return;
 	}
-	if (c->acc_len + len > c->acc_cap) {
-		size_t cap = c->acc_cap ? c->acc_cap : 4096;
-		while (cap < c->acc_len + len)
-			cap *= 2;
-		uint8_t *a = realloc(c->acc, cap);
-		if (!a) {
-			vg_ctx_fail(c, -ENOMEM, "no memory for its frames");
-			return;
-		}
-		c->acc = a;
-		c->acc_cap = cap;
+	if (FERRY_ARRAY_RESERVE(c->acc, c->acc_cap, c->acc_len + len, 4096)) {
+		vg_ctx_fail(c, -ENOMEM, "no memory for its frames");
+		return;
 	}
 	memcpy(c->acc + c->acc_len, p, len);
 	c->acc_len += len;

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "vg.h"
 
 pthread_mutex_t vg_mem_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -244,13 +245,7 @@ void vg_res_ctx_attach(uint32_t ctx, uint32_t id)
 	struct vg_res *r = vg_res_find_locked(id);
 	uint64_t key = key_locked(ctx);
 	if (r && key && !vg_res_attached_locked(r, key)) {
-		if (r->nr_ctxs == r->cap_ctxs) {
-			uint32_t cap = r->cap_ctxs ? r->cap_ctxs * 2 : 2;
-			uint64_t *v = realloc(r->ctxs, cap * sizeof(*v));
-			if (v)
-				r->ctxs = v, r->cap_ctxs = cap;
-		}
-		if (r->nr_ctxs < r->cap_ctxs)
+		if (FERRY_ARRAY_RESERVE(r->ctxs, r->cap_ctxs, (size_t)r->nr_ctxs + 1, 2) == 0)
 			r->ctxs[r->nr_ctxs++] = key;
 	}
 	pthread_mutex_unlock(&vg_mem_lock);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "backend/uapi_msm.h" /* the one copy of the msm uAPI */
+#include "ferry/uapi/msm_drm.h" /* the one copy of the msm uAPI */
 
 /* Index of bo in the list, adding it if new; merges flags. */
 static uint32_t bo_index(struct ferry_msm_submit_bo *list, uint32_t *n, uint32_t bo_id,

@@ -8,10 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim_ferry.h"
-#include "sim/sim_drm_core.h"
 
 /* DRM_IOCTL_VERSION: the kernel copies min(user length, actual) and reports the actual. */
 static void copy_str(uint64_t ptr, size_t *user_len, const char *s)
@@ -217,31 +216,6 @@ static int timeline_array(struct shim_dev *dev, struct drm_syncobj_timeline_arra
 	return points ? shim_syncobj_query(dev, h, points, a->count_handles, a->flags) : -EFAULT;
 }
 
-/* The kernel's own struct size for each core ioctl this node answers (0: not one of them). */
-static size_t core_ksize(unsigned nr)
-{
-	switch (nr) {
-	case _IOC_NR(DRM_IOCTL_VERSION): return sizeof(struct drm_version);
-	case _IOC_NR(DRM_IOCTL_GET_CAP): return sizeof(struct drm_get_cap);
-	case _IOC_NR(DRM_IOCTL_SET_CLIENT_CAP): return sizeof(struct drm_set_client_cap);
-	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): return sizeof(struct drm_gem_close);
-	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
-	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): return sizeof(struct drm_prime_handle);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE): return sizeof(struct drm_syncobj_create);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY): return sizeof(struct drm_syncobj_destroy);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD):
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE): return sizeof(struct drm_syncobj_handle);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): return sizeof(struct drm_syncobj_wait);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET):
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): return sizeof(struct drm_syncobj_array);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT): return sizeof(struct drm_syncobj_timeline_wait);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY):
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL): return sizeof(struct drm_syncobj_timeline_array);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER): return sizeof(struct drm_syncobj_transfer);
-	}
-	return 0;
-}
-
 /* As drm_ioctl: dispatch on the number, so a newer libdrm whose struct grew (drm_syncobj_wait
  * gained deadline_nsec after 6.1) reaches the same handler with its tail ignored. */
 int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int *ret)
@@ -249,10 +223,10 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	unsigned nr = _IOC_NR(request);
 	if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END)
 		return 0;
-	size_t ksize = core_ksize(nr);
-	if (!ksize) {
+	const struct ferry_ioctl *io = ferry_ioctl_find(FERRY_IOCTL_CORE, nr);
+	if (!io) {
 		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
-		*ret = sim_drm_core_unhandled(nr); /* as the kernel answers a render client */
+		*ret = ferry_drm_core_unoffered_errno(nr); /* as the kernel answers a render client */
 		return 1;
 	}
 	if (!arg) {
@@ -273,14 +247,14 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 		struct drm_syncobj_timeline_array timeline_array;
 		struct drm_syncobj_transfer transfer;
 	} k;
-	shim_ioctl_copy_in(request, arg, &k, ksize);
+	if (ferry_ioctl_size(io) > sizeof(k)) {
+		*ret = -EINVAL;
+		return 1;
+	}
+	shim_ioctl_copy_in(request, arg, &k, ferry_ioctl_size(io));
 	switch (nr) {
 	case _IOC_NR(DRM_IOCTL_VERSION): *ret = core_version(dev, &k.version); break;
 	case _IOC_NR(DRM_IOCTL_GET_CAP): *ret = core_get_cap(dev, &k.cap); break;
-	case _IOC_NR(DRM_IOCTL_SET_CLIENT_CAP):
-		/* Not DRM_RENDER_ALLOW in drm_ioctls[]: drm_ioctl_permit refuses it on a render node. */
-		*ret = -EACCES;
-		break;
 	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): *ret = core_gem_close(dev, &k.gem_close); break;
 	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD): *ret = core_prime_to_fd(dev, &k.prime); break;
 	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): *ret = core_prime_from_fd(dev, &k.prime); break;
@@ -319,6 +293,6 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	}
 	/* drm_ioctl copies back whatever the handler returned (VERSION's lengths, a wait's
 	 * first_signaled). */
-	shim_ioctl_copy_out(request, arg, &k, ksize);
+	shim_ioctl_copy_out(io, request, arg, &k);
 	return 1;
 }

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "ferry/array.h"
 #include "shim_ferry.h"
 
 static struct ferry_device *g_dev;
@@ -160,17 +161,9 @@ int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index)
 	while (i < *nr && (*slots)[i])
 		i++;
 	if (i >= *nr) {
-		uint32_t want = *nr < 16 ? 16 : *nr * 2;
-		if (want <= *nr)
+		/* Slot 0 stays unused: handle 0 means none. */
+		if (FERRY_ARRAY_RESERVE(*slots, *nr, (size_t)i + 1, 16))
 			return -ENOMEM;
-		void **grown = realloc(*slots, (size_t)want * sizeof(void *));
-		if (!grown)
-			return -ENOMEM;
-		memset(grown + *nr, 0, (size_t)(want - *nr) * sizeof(void *));
-		*slots = grown;
-		if (*nr == 0)
-			i = 1;
-		*nr = want;
 	}
 	(*slots)[i] = item;
 	*index = i;

@@ -242,6 +242,17 @@ EXPORT int dup3(int fd, int fd2, int flags)
 	return r;
 }
 
+/* The name the one ioctl table gives request on the served GPU's node. */
+static const char *ioctl_name(unsigned long request)
+{
+	const struct shim_identity *id = shim_identity();
+	enum ferry_ioctl_family family = FERRY_IOCTL_CORE;
+	if (id)
+		family = id->family == SHIM_FAMILY_MSM ? FERRY_IOCTL_MSM : FERRY_IOCTL_V3D;
+	const struct ferry_ioctl *io = ferry_ioctl_find(family, _IOC_NR(request));
+	return io ? io->name : "not offered";
+}
+
 /* Every fcntl argument is an int or a pointer; long carries both here. */
 #define FCNTL_FN(name)                                                             \
 	EXPORT int name(int fd, int cmd, ...)                                      \
@@ -285,8 +296,8 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		/* Drivers print strerror at best ("Draw call returned Invalid argument"): with
 		 * FERRY_SHIM_DEBUG=1 each failed call is named. ETIME/ETIMEDOUT are polls, not failures. */
 		if (r != -ETIME && r != -ETIMEDOUT && r != -EAGAIN && r != -EINTR)
-			shim_log(false, "ioctl nr 0x%02x size %u: %s", (unsigned)_IOC_NR(request),
-				 (unsigned)_IOC_SIZE(request), strerror(-r));
+			shim_log(false, "ioctl %s (nr 0x%02x size %u): %s", ioctl_name(request),
+				 (unsigned)_IOC_NR(request), (unsigned)_IOC_SIZE(request), strerror(-r));
 		errno = -r;
 		return -1;
 	}

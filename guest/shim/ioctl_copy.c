@@ -3,8 +3,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim.h"
 
 bool shim_is_submit(enum shim_family family, unsigned long request)
@@ -31,8 +31,8 @@ void shim_ioctl_copy_in(unsigned long request, const void *user, void *k, size_t
 		memcpy(k, user, common(request, ksize));
 }
 
-void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_t ksize)
+void shim_ioctl_copy_out(const struct ferry_ioctl *io, unsigned long request, void *user, const void *k)
 {
-	if (_IOC_DIR(request) & _IOC_READ)
-		memcpy(user, k, common(request, ksize));
+	if (ferry_ioctl_copies_out(io, request))
+		memcpy(user, k, common(request, ferry_ioctl_size(io)));
 }

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/array.h"
+#include "ferry/uapi/msm_drm.h"
 #include "shim_ferry.h"
 #include "sync_file.h"
 
@@ -355,14 +356,8 @@ static int gem_madvise(struct shim_dev *dev, struct drm_msm_gem_madvise *a)
 /* dev->lock held. */
 static int closed_queue_add(struct shim_dev *dev, struct ferry_queue *q)
 {
-	if (dev->nr_closed_queues == dev->cap_closed_queues) {
-		uint32_t cap = dev->cap_closed_queues ? dev->cap_closed_queues * 2 : 8;
-		struct ferry_queue **grown = realloc(dev->closed_queues, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		dev->closed_queues = grown;
-		dev->cap_closed_queues = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(dev->closed_queues, dev->cap_closed_queues, dev->nr_closed_queues + 1, 8))
+		return -ENOMEM;
 	dev->closed_queues[dev->nr_closed_queues++] = q;
 	return 0;
 }
@@ -461,34 +456,10 @@ static int submitqueue_query(struct shim_dev *dev, struct drm_msm_submitqueue_qu
 	return 0;
 }
 
-/* The kernel's own struct sizes: a shorter user struct is zero-extended, as drm_ioctl does. */
-static size_t ksize_of(unsigned nr)
-{
-	switch (nr) {
-	case DRM_MSM_GET_PARAM:
-	case DRM_MSM_SET_PARAM: return sizeof(struct drm_msm_param);
-	case DRM_MSM_GEM_NEW: return sizeof(struct drm_msm_gem_new);
-	case DRM_MSM_GEM_INFO: return sizeof(struct drm_msm_gem_info);
-	case DRM_MSM_GEM_CPU_PREP: return sizeof(struct drm_msm_gem_cpu_prep);
-	case DRM_MSM_GEM_CPU_FINI: return sizeof(struct drm_msm_gem_cpu_fini);
-	case DRM_MSM_GEM_SUBMIT: return sizeof(struct drm_msm_gem_submit);
-	case DRM_MSM_WAIT_FENCE: return sizeof(struct drm_msm_wait_fence);
-	case DRM_MSM_GEM_MADVISE: return sizeof(struct drm_msm_gem_madvise);
-	case DRM_MSM_SUBMITQUEUE_NEW: return sizeof(struct drm_msm_submitqueue);
-	case DRM_MSM_SUBMITQUEUE_CLOSE: return sizeof(uint32_t);
-	case DRM_MSM_SUBMITQUEUE_QUERY: return sizeof(struct drm_msm_submitqueue_query);
-	}
-	return 0;
-}
-
 int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
+	const struct ferry_ioctl *io = ferry_ioctl_find(FERRY_IOCTL_MSM, _IOC_NR(request));
 	unsigned nr = _IOC_NR(request) - DRM_COMMAND_BASE;
-	size_t ksize = ksize_of(nr);
-	if (!ksize) {
-		shim_log(false, "msm ioctl nr 0x%x is not offered", nr);
-		return -EINVAL;
-	}
 	union {
 		struct drm_msm_param param;
 		struct drm_msm_gem_new gem_new;
@@ -501,7 +472,11 @@ int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		struct drm_msm_submitqueue_query query;
 		uint32_t id;
 	} k;
-	shim_ioctl_copy_in(request, arg, &k, ksize);
+	if (!io || ferry_ioctl_size(io) > sizeof(k)) {
+		shim_log(false, "msm ioctl nr 0x%x is not offered", nr);
+		return -EINVAL;
+	}
+	shim_ioctl_copy_in(request, arg, &k, ferry_ioctl_size(io));
 	int r;
 	switch (nr) {
 	case DRM_MSM_GET_PARAM: r = get_param(dev, &k.param); break;
@@ -518,7 +493,7 @@ int shim_msm_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 	case DRM_MSM_SUBMITQUEUE_QUERY: r = submitqueue_query(dev, &k.query); break;
 	default: r = -EINVAL; break;
 	}
-	shim_ioctl_copy_out(request, arg, &k, ksize); /* whatever the result, as drm_ioctl */
+	shim_ioctl_copy_out(io, request, arg, &k); /* whatever the result, as drm_ioctl */
 	return r;
 }
 

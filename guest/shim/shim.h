@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "ferry/uapi/ioctl_table.h"
+
 #define SHIM_DRM_MAJOR 226
 #define SHIM_RENDER_MINOR 128
 
@@ -36,11 +38,12 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
 
 /* ---- drm_ioctl's argument handling (ioctl_copy.c) ---- */
-/* The handler works on k, a zeroed copy of the kernel's own size: a shorter user struct is
- * zero-extended and a longer one's tail ignored (so newer and older uAPI headers both reach
- * the same handler), and the result goes back only for _IOC_READ requests. */
+/* The handler works on k, a zeroed copy of the kernel's own size (io's, from the one ioctl table
+ * ferry/uapi/ioctl_table.h): a shorter user struct is zero-extended and a longer one's tail
+ * ignored (so newer and older uAPI headers both reach the same handler), and the result goes back
+ * only where both the kernel's and the caller's request say _IOC_READ. */
 void shim_ioctl_copy_in(unsigned long request, const void *user, void *k, size_t ksize);
-void shim_ioctl_copy_out(unsigned long request, void *user, const void *k, size_t ksize);
+void shim_ioctl_copy_out(const struct ferry_ioctl *io, unsigned long request, void *user, const void *k);
 /* offer.c: 0, or the errno (-EOPNOTSUPP) for an ioctl or flag ferry's guest surface does not
  * offer; both backends ask before anything else, so they refuse alike. */
 int shim_not_offered(enum shim_family family, unsigned long request, const void *arg);

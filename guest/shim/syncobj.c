@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
+#include "ferry/uapi/msm_drm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
 #include "shared_syncobj.h"
 #include "shim_ferry.h"
 #include "syncobj_priv.h"

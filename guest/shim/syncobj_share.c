@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_WAIT_FLAGS_* */
+#include "ferry/uapi/msm_drm.h" /* <drm.h>: DRM_SYNCOBJ_WAIT_FLAGS_* */
 #include "shared_syncobj.h"
 #include "shim_ferry.h"
 #include "sim/sim_syncobj.h" /* the pauses of a wait on a shared syncobj, as the fake kernel's */

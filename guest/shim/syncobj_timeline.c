@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/uapi_msm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
+#include "ferry/array.h"
+#include "ferry/uapi/msm_drm.h" /* <drm.h>: DRM_SYNCOBJ_* flags */
 #include "shim_ferry.h"
 #include "syncobj_priv.h"
 #include "sync_file.h"
@@ -313,14 +314,8 @@ static int attach_point(struct shim_dev *dev, uint32_t handle, struct shim_fence
 
 int shim_fence_list_add(struct shim_fence_list *l, struct ferry_fence_ref f)
 {
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 8;
-		struct ferry_fence_ref *v = cap > l->cap ? realloc(l->v, cap * sizeof(*v)) : NULL;
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(l->v, l->cap, (size_t)l->n + 1, 8))
+		return -ENOMEM;
 	l->v[l->n++] = f;
 	return 0;
 }
@@ -405,17 +400,12 @@ static int gather_points(struct shim_tfence *t, struct ferry_fence_point **pts, 
 {
 	for (struct shim_tfence *it = t; it; it = it->prev) {
 		for (uint32_t i = 0; i < it->nr_leaves; i++) {
-			if (*n == *cap) {
-				uint32_t c = *cap ? *cap * 2 : 16;
-				struct ferry_fence_point *p = c > *cap ? realloc(*pts, c * sizeof(*p)) : NULL;
-				if (p)
-					*pts = p;
-				struct shim_dev **u = p ? realloc(*users, c * sizeof(*u)) : NULL;
-				if (!u)
-					return -ENOMEM;
-				*users = u;
-				*cap = c;
-			}
+			/* Both arrays grow alike, so one capacity stands for both. */
+			uint32_t cap_pts = *cap, cap_users = *cap;
+			if (FERRY_ARRAY_RESERVE(*pts, cap_pts, (size_t)*n + 1, 16) ||
+			    FERRY_ARRAY_RESERVE(*users, cap_users, (size_t)*n + 1, 16))
+				return -ENOMEM;
+			*cap = cap_pts;
 			(*users)[*n] = it->leaves[i].owner;
 			it->leaves[i].owner->fence_users++;
 			(*pts)[(*n)++] = (struct ferry_fence_point){ it->leaves[i].q, it->leaves[i].seqno };

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim_ferry.h"
 
 static struct ferry_queue *engine(struct shim_dev *dev, uint32_t kind)
@@ -320,30 +320,10 @@ static int submit_csd(struct shim_dev *dev, struct drm_v3d_submit_csd *a)
 	return r;
 }
 
-static size_t ksize_of(unsigned nr)
-{
-	switch (nr) {
-	case DRM_V3D_SUBMIT_CL: return sizeof(struct drm_v3d_submit_cl);
-	case DRM_V3D_WAIT_BO: return sizeof(struct drm_v3d_wait_bo);
-	case DRM_V3D_CREATE_BO: return sizeof(struct drm_v3d_create_bo);
-	case DRM_V3D_MMAP_BO: return sizeof(struct drm_v3d_mmap_bo);
-	case DRM_V3D_GET_PARAM: return sizeof(struct drm_v3d_get_param);
-	case DRM_V3D_GET_BO_OFFSET: return sizeof(struct drm_v3d_get_bo_offset);
-	case DRM_V3D_SUBMIT_TFU: return sizeof(struct drm_v3d_submit_tfu);
-	case DRM_V3D_SUBMIT_CSD: return sizeof(struct drm_v3d_submit_csd);
-	}
-	return 0;
-}
-
 int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
+	const struct ferry_ioctl *io = ferry_ioctl_find(FERRY_IOCTL_V3D, _IOC_NR(request));
 	unsigned nr = _IOC_NR(request) - DRM_COMMAND_BASE;
-	size_t ksize = ksize_of(nr);
-	if (!ksize) {
-		/* Perfmons included: SUPPORTS_PERFMON reads 0 here. */
-		shim_log(false, "v3d ioctl nr 0x%x is not offered", nr);
-		return -EINVAL;
-	}
 	union {
 		struct drm_v3d_submit_cl cl;
 		struct drm_v3d_wait_bo wait;
@@ -354,7 +334,12 @@ int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		struct drm_v3d_submit_tfu tfu;
 		struct drm_v3d_submit_csd csd;
 	} k;
-	shim_ioctl_copy_in(request, arg, &k, ksize);
+	if (!io || ferry_ioctl_size(io) > sizeof(k)) {
+		/* Perfmons included: SUPPORTS_PERFMON reads 0 here. */
+		shim_log(false, "v3d ioctl nr 0x%x is not offered", nr);
+		return -EINVAL;
+	}
+	shim_ioctl_copy_in(request, arg, &k, ferry_ioctl_size(io));
 	int r;
 	switch (nr) {
 	case DRM_V3D_SUBMIT_CL: r = submit_cl(dev, &k.cl); break;
@@ -376,7 +361,7 @@ int shim_v3d_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 	case DRM_V3D_SUBMIT_CSD: r = submit_csd(dev, &k.csd); break;
 	default: r = -EINVAL; break;
 	}
-	shim_ioctl_copy_out(request, arg, &k, ksize); /* whatever the result, as drm_ioctl */
+	shim_ioctl_copy_out(io, request, arg, &k); /* whatever the result, as drm_ioctl */
 	return r;
 }
 

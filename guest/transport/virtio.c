@@ -21,6 +21,7 @@
 
 #include "virtgpu_ext.h" /* <drm.h>, <virtgpu_drm.h> and what 6.1 adds to them */
 
+#include "ferry/array.h"
 #include "ferry/fence_page.h"
 #include "ferry/virtio.h"
 #include "transport.h"
@@ -141,16 +142,8 @@ static void gem_close(int fd, uint32_t gem)
 static int stage(struct virtio_transport *t, uint32_t op, const void *data, uint32_t len)
 {
 	size_t need = sizeof(struct ferry_virtio_packet) + ferry_virtio_padded(len);
-	if (t->out_len + need > t->out_cap) {
-		size_t cap = t->out_cap ? t->out_cap : 4096;
-		while (cap < t->out_len + need)
-			cap *= 2;
-		uint8_t *o = realloc(t->out, cap);
-		if (!o)
-			return -ENOMEM;
-		t->out = o;
-		t->out_cap = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(t->out, t->out_cap, t->out_len + need, 4096))
+		return -ENOMEM;
 	struct ferry_virtio_packet p = { op, len };
 	memcpy(t->out + t->out_len, &p, sizeof(p));
 	memcpy(t->out + t->out_len + sizeof(p), data, len);

@@ -26,8 +26,8 @@ struct kdev_trace_event {
 };
 
 struct kdev_ops {
-	/* The DRM ioctl with the kernel's request number and argument struct (uapi_msm.h, DRM core
-	 * ioctls from drm_uapi.h). Returns 0 or a negative errno, as drmIoctl's -errno. */
+	/* The DRM ioctl with the kernel's request number and argument struct (ferry/uapi/msm_drm.h,
+	 * v3d_drm.h; DRM core ioctls from libdrm's drm.h). Returns 0 or a negative errno, as drmIoctl's -errno. */
 	int (*ioctl)(struct kdev *kd, unsigned long request, void *arg);
 	/* mmap of a BO through the fake offset GEM_INFO(GET_OFFSET) returned. MAP_FAILED on error
 	 * with errno set. */

@@ -11,9 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "kdev.h"
 #include "shadow_pool.h"
-#include "uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 
 /* The CP_INDIRECT_BUFFER size field is 20 bits of dwords. */
 #define MSM_MAX_CMD_DWORDS 0xfffffu
@@ -310,22 +311,6 @@ int msm_fence_poll(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno)
 	return ret;
 }
 
-/* Grows a scratch array to hold n elements; keeps the larger one across submits. */
-static int reserve(void **arr, uint32_t *cap, uint32_t n, size_t elem)
-{
-	if (n <= *cap)
-		return 0;
-	uint32_t want = *cap ? *cap : 16;
-	while (want < n)
-		want *= 2;
-	void *p = realloc(*arr, (size_t)want * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = want;
-	return 0;
-}
-
 #define FAIL(...)                                        \
 	do {                                             \
 		snprintf(why, why_len, __VA_ARGS__);     \
@@ -345,11 +330,10 @@ int msm_submit_prepare(struct msm_ctx *mc, const struct ferry_msm_submit *s,
 	if (s->nr_relocs > FERRY_MAX_SUBMIT_RELOCS)
 		FAIL("nr_relocs %u exceeds %u", s->nr_relocs, FERRY_MAX_SUBMIT_RELOCS);
 
-	if (reserve((void **)&mc->k_bos, &mc->cap_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*mc->k_bos)) ||
-	    reserve((void **)&mc->k_cmds, &mc->cap_cmds, s->nr_cmds ? s->nr_cmds : 1, sizeof(*mc->k_cmds)) ||
-	    reserve((void **)&mc->reloc_fill, &mc->cap_fill, s->nr_cmds ? s->nr_cmds : 1, sizeof(*mc->reloc_fill)) ||
-	    reserve((void **)&mc->k_relocs, &mc->cap_relocs, s->nr_relocs ? s->nr_relocs : 1,
-		    sizeof(*mc->k_relocs))) {
+	if (FERRY_ARRAY_RESERVE(mc->k_bos, mc->cap_bos, s->nr_bos ? s->nr_bos : 1, 16) ||
+	    FERRY_ARRAY_RESERVE(mc->k_cmds, mc->cap_cmds, s->nr_cmds ? s->nr_cmds : 1, 16) ||
+	    FERRY_ARRAY_RESERVE(mc->reloc_fill, mc->cap_fill, s->nr_cmds ? s->nr_cmds : 1, 16) ||
+	    FERRY_ARRAY_RESERVE(mc->k_relocs, mc->cap_relocs, s->nr_relocs ? s->nr_relocs : 1, 16)) {
 		snprintf(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
@@ -440,7 +424,7 @@ int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t
 	if (!mc->prepared || nr_cmds == 0 || nr_cmds > mc->cap_cmds || nr_handles > UINT32_MAX - mc->nr_bos)
 		return -EINVAL;
 	uint32_t first = mc->nr_bos;
-	if (reserve((void **)&mc->k_bos, &mc->cap_bos, first + nr_handles, sizeof(*mc->k_bos)))
+	if (FERRY_ARRAY_RESERVE(mc->k_bos, mc->cap_bos, first + nr_handles, 16))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nr_cmds; i++)
 		if (cmds[i].bo >= nr_handles)

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ferry/array.h"
+
 #define SHADOW_MIN_SHIFT   12u /* 4 KiB */
 #define SHADOW_NR_CLASSES  6u  /* x4 each: 4 KiB .. 4 MiB, the largest IB (0xfffff dwords) fits */
 /* Later chunks of one submit grow a class each (many small draw-state copies then need few
@@ -264,21 +266,6 @@ static int chunk_new(struct shadow_pool *p, uint32_t cls, uint32_t size, struct 
 	return 0;
 }
 
-static int grow_array(void **arr, uint32_t *cap, uint32_t n, size_t elem)
-{
-	if (n <= *cap)
-		return 0;
-	uint32_t want = *cap ? *cap * 2 : 8;
-	while (want < n)
-		want *= 2;
-	void *a = realloc(*arr, (size_t)want * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = want;
-	return 0;
-}
-
 /* A chunk with room for size bytes for the current set: its last chunk, else a recycled or new
  * one of the class the request (and the set's growth) calls for. */
 static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk **out)
@@ -293,7 +280,7 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 	if (cls >= SHADOW_NR_CLASSES && !p->cfg.oversize)
 		return pool_fail(p, -E2BIG, "shadow copy of %u bytes is larger than the largest shadow BO (%u)",
 				 size, class_size(SHADOW_NR_CLASSES - 1));
-	if (grow_array((void **)&s->chunks, &s->cap_chunks, s->nr_chunks + 1, sizeof(*s->chunks)))
+	if (FERRY_ARRAY_RESERVE(s->chunks, s->cap_chunks, s->nr_chunks + 1, 8))
 		return pool_fail(p, -ENOMEM, "shadow set: out of memory");
 	if (cls >= SHADOW_NR_CLASSES) {
 		uint64_t bytes = ((uint64_t)size + SHADOW_PAGE - 1) & ~(uint64_t)(SHADOW_PAGE - 1);
@@ -357,7 +344,7 @@ int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out)
 
 static int fill_handles(struct shadow_set *s)
 {
-	if (grow_array((void **)&s->handles, &s->cap_handles, s->nr_chunks, sizeof(*s->handles)))
+	if (FERRY_ARRAY_RESERVE(s->handles, s->cap_handles, s->nr_chunks, 8))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nr_chunks; i++)
 		s->handles[i] = s->chunks[i]->handle;
@@ -383,7 +370,7 @@ int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, u
 	struct shadow_set *s = p->cur;
 	if (!s)
 		return -EINVAL;
-	if (fill_handles(s) < 0 || grow_array((void **)&s->cmds, &s->cap_cmds, nr_cmds, sizeof(*s->cmds)))
+	if (fill_handles(s) < 0 || FERRY_ARRAY_RESERVE(s->cmds, s->cap_cmds, nr_cmds, 8))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nr_cmds; i++) {
 		uint32_t k = 0;
@@ -408,7 +395,7 @@ int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, u
 
 int shadow_pool_keep_streams(struct shadow_set *set, const struct pm4v_stream_copy *streams, uint32_t nr)
 {
-	if (grow_array((void **)&set->streams, &set->cap_streams, nr, sizeof(*set->streams)))
+	if (FERRY_ARRAY_RESERVE(set->streams, set->cap_streams, nr, 8))
 		return -ENOMEM;
 	if (nr)
 		memcpy(set->streams, streams, (size_t)nr * sizeof(*streams));

@@ -13,7 +13,7 @@
 
 #include "kdev.h"
 #include "shadow_pool.h"
-#include "uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 
 struct v3d_ctx {
 	struct kdev *kd;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "backend/v3d.h"
 #include "capture_internal.h"
 #include "debug/rd_writer.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "backend/shadow_pool.h"
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "host_internal.h"
 #include "validate/pm4_validate.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "pm4_decode.h"
 #include "rd_file.h"
 
@@ -40,15 +41,9 @@ static int add_buffer(struct rd_state *st, const struct rd_section *s, char *err
 		st->new_submit = false;
 		st->submits++;
 	}
-	if (st->nr_bufs == st->cap_bufs) {
-		size_t cap = st->cap_bufs ? st->cap_bufs * 2 : 16;
-		struct pm4_decode_bo *nb = realloc(st->bufs, cap * sizeof(*nb));
-		if (!nb) {
-			snprintf(err, err_len, "out of memory");
-			return -1;
-		}
-		st->bufs = nb;
-		st->cap_bufs = cap;
+	if (FERRY_ARRAY_RESERVE(st->bufs, st->cap_bufs, st->nr_bufs + 1, 16)) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
 	}
 	uint64_t hi = s->size >= 12 ? le32(s->payload + 8) : 0;
 	st->bufs[st->nr_bufs] = (struct pm4_decode_bo){

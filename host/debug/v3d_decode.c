@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "ferry/hw/v3d_cl.h"
 #include "v3d_decode.h"
 #include "v3d_decode_priv.h"
@@ -286,15 +287,9 @@ static struct span *open_span(struct ctx *c, uint32_t start)
 		c->st.budget_exhausted = true;
 		return NULL;
 	}
-	if (c->nr_spans == c->cap_spans) {
-		size_t cap = c->cap_spans ? c->cap_spans * 2 : 16;
-		struct span *s = realloc(c->spans, cap * sizeof(*s));
-		if (!s) {
-			c->st.budget_exhausted = true;
-			return NULL;
-		}
-		c->spans = s;
-		c->cap_spans = cap;
+	if (FERRY_ARRAY_RESERVE(c->spans, c->cap_spans, c->nr_spans + 1, 16)) {
+		c->st.budget_exhausted = true;
+		return NULL;
 	}
 	c->lists_left--;
 	c->st.lists++;

@@ -13,7 +13,6 @@
  * Bad input gets an error line; a peer that sends nothing in time, or more than a line, is
  * dropped. Everything is non-blocking inside ferryd's epoll loop. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ferry/text.h"
 #include "server.h"
 
 #define CONTROL_MAX_LINE 256u
@@ -122,49 +122,12 @@ void control_close(struct server *srv)
 
 /* ---- the response ---- */
 
-struct reply {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct reply *r, const char *fmt, ...)
-{
-	if (r->failed)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(r->buf ? r->buf + r->len : NULL, r->buf ? r->cap - r->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			r->failed = true;
-			return;
-		}
-		if (r->buf && (size_t)n < r->cap - r->len) {
-			r->len += (size_t)n;
-			return;
-		}
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		while (cap - r->len <= (size_t)n)
-			cap *= 2;
-		char *nb = realloc(r->buf, cap);
-		if (!nb) {
-			r->failed = true;
-			return;
-		}
-		r->buf = nb;
-		r->cap = cap;
-	}
-}
-
 /* Appends text as is (it may be large and contain '%'). */
-static void put_text(struct reply *r, const char *text)
+static void put_text(struct ferry_text *r, const char *text)
 {
-	put(r, "%s", text);
+	ferry_text_put(r, "%s", text);
 	if (text[0] && text[strlen(text) - 1] != '\n')
-		put(r, "\n");
+		ferry_text_put(r, "\n");
 }
 
 /* One line per context with work the simulator did not execute:
@@ -172,60 +135,60 @@ static void put_text(struct reply *r, const char *text)
  * (the ids as sync-state dumps name them: GPU-<client>-<ctx>-<queue>). */
 static void put_context(void *arg, const struct ferry_host_ctx_stats *s)
 {
-	struct reply *r = arg;
+	struct ferry_text *r = arg;
 	bool any = false;
 	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
 		any |= s->unmodeled[k] != 0;
 	if (!any)
 		return;
-	put(r, "context: %u-%u", s->client, s->ctx);
+	ferry_text_put(r, "context: %u-%u", s->client, s->ctx);
 	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
-		put(r, " unmodeled-%s=%llu", ferry_host_unmodeled_kind_name(k), (unsigned long long)s->unmodeled[k]);
-	put(r, "\n");
+		ferry_text_put(r, " unmodeled-%s=%llu", ferry_host_unmodeled_kind_name(k), (unsigned long long)s->unmodeled[k]);
+	ferry_text_put(r, "\n");
 }
 
-static void do_status(struct control *ctl, struct reply *r)
+static void do_status(struct control *ctl, struct ferry_text *r)
 {
 	struct ferry_host *host = ctl->srv->host;
 	struct ferry_host_stats st;
 	ferry_host_get_stats(host, &st);
 	unsigned wd = ferry_host_fence_timeout(host);
-	put(r, "ok\n");
-	put(r, "server: ferryd %s\npid: %d\nuptime-s: %lld\ndevice: %s\nsocket: %s\n", FERRY_VERSION, (int)getpid(),
+	ferry_text_put(r, "ok\n");
+	ferry_text_put(r, "server: ferryd %s\npid: %d\nuptime-s: %lld\ndevice: %s\nsocket: %s\n", FERRY_VERSION, (int)getpid(),
 	    (long long)((now_ms() - ctl->started_ms) / 1000), ferry_host_device_name(host), ctl->info.socket);
-	put(r, "hangcheck-ms: %u\n", ctl->info.hangcheck_ms);
+	ferry_text_put(r, "hangcheck-ms: %u\n", ctl->info.hangcheck_ms);
 	if (wd)
-		put(r, "fence-timeout-ms: %u\n", wd);
+		ferry_text_put(r, "fence-timeout-ms: %u\n", wd);
 	else
-		put(r, "fence-timeout-ms: off\n");
-	put(r, "clients: %u\ncontexts: %u\nqueues: %u\nbos: %u\nbo-bytes: %llu\nsubmits: %llu\nfaults: %llu\n"
+		ferry_text_put(r, "fence-timeout-ms: off\n");
+	ferry_text_put(r, "clients: %u\ncontexts: %u\nqueues: %u\nbos: %u\nbo-bytes: %llu\nsubmits: %llu\nfaults: %llu\n"
 	       "bad-messages: %llu\nreports-kept: %u\n",
 	    st.clients, st.contexts, st.queues, st.bos, (unsigned long long)st.bo_bytes, (unsigned long long)st.submits,
 	    (unsigned long long)st.faults, (unsigned long long)st.bad_messages, ferry_host_nr_fault_reports(host));
-	put(r, "watchdog-dumps: %llu\nwatchdog-dumps-suppressed: %llu\n", (unsigned long long)st.watchdog_dumps,
+	ferry_text_put(r, "watchdog-dumps: %llu\nwatchdog-dumps-suppressed: %llu\n", (unsigned long long)st.watchdog_dumps,
 	    (unsigned long long)st.watchdog_dumps_suppressed);
-	put(r, "shadow-bytes: %llu\nshadow-bos-created: %llu\nshadow-quota-refusals: %llu\n",
+	ferry_text_put(r, "shadow-bytes: %llu\nshadow-bos-created: %llu\nshadow-quota-refusals: %llu\n",
 	    (unsigned long long)st.shadow_bytes, (unsigned long long)st.shadow_bos_created,
 	    (unsigned long long)st.shadow_quota_refusals);
-	put(r, "validation-rejects: %llu\nvalidation-pauses: %llu\nclient-fds: %llu\n",
+	ferry_text_put(r, "validation-rejects: %llu\nvalidation-pauses: %llu\nclient-fds: %llu\n",
 	    (unsigned long long)st.validation_rejects, (unsigned long long)st.validation_pauses,
 	    (unsigned long long)st.client_fds);
 	if (ctl->info.crash_dir)
-		put(r, "crash-dir: %s\n", ctl->info.crash_dir);
-	put(r, "sim-strict: %s\n", ctl->info.sim_strict ? "on" : "off");
+		ferry_text_put(r, "crash-dir: %s\n", ctl->info.crash_dir);
+	ferry_text_put(r, "sim-strict: %s\n", ctl->info.sim_strict ? "on" : "off");
 	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
-		put(r, "unmodeled-%s: %llu\n", ferry_host_unmodeled_kind_name(k), (unsigned long long)st.unmodeled[k]);
+		ferry_text_put(r, "unmodeled-%s: %llu\n", ferry_host_unmodeled_kind_name(k), (unsigned long long)st.unmodeled[k]);
 	ferry_host_visit_contexts(host, put_context, r);
 }
 
-static void do_sync(struct control *ctl, struct reply *r)
+static void do_sync(struct control *ctl, struct ferry_text *r)
 {
 	char *text = NULL;
 	if (ferry_host_sync_dump(ctl->srv->host, &text) < 0) {
-		put(r, "error: out of memory\n");
+		ferry_text_put(r, "error: out of memory\n");
 		return;
 	}
-	put(r, "ok\n");
+	ferry_text_put(r, "ok\n");
 	put_text(r, text);
 	free(text);
 }
@@ -242,7 +205,7 @@ static bool parse_uint(const char *s, unsigned long lo, unsigned long hi, unsign
 	return true;
 }
 
-static void do_watchdog(struct control *ctl, struct reply *r, const char *arg)
+static void do_watchdog(struct control *ctl, struct ferry_text *r, const char *arg)
 {
 	struct ferry_host *host = ctl->srv->host;
 	unsigned long ms;
@@ -263,15 +226,15 @@ static void do_watchdog(struct control *ctl, struct reply *r, const char *arg)
 		ferry_host_set_fence_timeout(host, (unsigned)ms);
 		ferryd_log(FERRY_LOG_INFO, "control: fence-signal watchdog timeout %lu ms", ms);
 	} else {
-		put(r, "error: watchdog takes on, off or a timeout in ms (0..3600000), not '%.64s'\n", arg);
+		ferry_text_put(r, "error: watchdog takes on, off or a timeout in ms (0..3600000), not '%.64s'\n", arg);
 		return;
 	}
 	unsigned now = ferry_host_fence_timeout(host);
-	put(r, "ok\n");
+	ferry_text_put(r, "ok\n");
 	if (now)
-		put(r, "fence-timeout-ms: %u\n", now);
+		ferry_text_put(r, "fence-timeout-ms: %u\n", now);
 	else
-		put(r, "fence-timeout-ms: off\n");
+		ferry_text_put(r, "fence-timeout-ms: off\n");
 }
 
 /* "event:" value of a report's header, for the one-line listing. */
@@ -291,26 +254,26 @@ static void report_event(const char *text, char *buf, size_t len)
 	}
 }
 
-static void do_reports(struct control *ctl, struct reply *r)
+static void do_reports(struct control *ctl, struct ferry_text *r)
 {
 	struct ferry_host *host = ctl->srv->host;
-	put(r, "ok\n");
+	ferry_text_put(r, "ok\n");
 	unsigned n = ferry_host_nr_fault_reports(host);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t number = 0;
 		const char *text = ferry_host_fault_report(host, i, &number);
 		char ev[200];
 		report_event(text, ev, sizeof(ev));
-		put(r, "report %llu: %zu bytes: %s\n", (unsigned long long)number, strlen(text), ev);
+		ferry_text_put(r, "report %llu: %zu bytes: %s\n", (unsigned long long)number, strlen(text), ev);
 	}
 }
 
-static void do_report(struct control *ctl, struct reply *r, const char *arg)
+static void do_report(struct control *ctl, struct ferry_text *r, const char *arg)
 {
 	struct ferry_host *host = ctl->srv->host;
 	unsigned long want;
 	if (!arg || !parse_uint(arg, 1, 0xffffffffu, &want)) {
-		put(r, "error: report takes a report number (see `reports`)\n");
+		ferry_text_put(r, "error: report takes a report number (see `reports`)\n");
 		return;
 	}
 	unsigned n = ferry_host_nr_fault_reports(host);
@@ -318,48 +281,48 @@ static void do_report(struct control *ctl, struct reply *r, const char *arg)
 		uint64_t number = 0;
 		const char *text = ferry_host_fault_report(host, i, &number);
 		if (number == want) {
-			put(r, "ok\n");
+			ferry_text_put(r, "ok\n");
 			put_text(r, text);
 			return;
 		}
 	}
-	put(r, "error: report %lu is not kept (there are %u; see `reports`)\n", want, n);
+	ferry_text_put(r, "error: report %lu is not kept (there are %u; see `reports`)\n", want, n);
 }
 
-static void do_trace(struct control *ctl, struct reply *r, const char *arg)
+static void do_trace(struct control *ctl, struct ferry_text *r, const char *arg)
 {
 	struct ferry_host *host = ctl->srv->host;
 	if (!arg) {
 		char *json = NULL;
 		size_t len = 0;
 		if (ferry_host_trace_json(host, &json, &len) < 0) {
-			put(r, "error: out of memory\n");
+			ferry_text_put(r, "error: out of memory\n");
 			return;
 		}
-		put(r, "ok\n");
-		put(r, "%s", json);
+		ferry_text_put(r, "ok\n");
+		ferry_text_put(r, "%s", json);
 		free(json);
 		return;
 	}
 	if (!strcmp(arg, "start") || !strcmp(arg, "stop")) {
 		if (ferry_host_trace_enable(host, arg[2] == 'a') < 0) {
-			put(r, "error: out of memory for the trace ring\n");
+			ferry_text_put(r, "error: out of memory for the trace ring\n");
 			return;
 		}
 		ferryd_log(FERRY_LOG_INFO, "control: trace %s", ferry_host_trace_enabled(host) ? "on" : "off");
 	} else if (!strcmp(arg, "clear")) {
 		ferry_host_trace_clear(host);
 	} else if (strcmp(arg, "status")) {
-		put(r, "error: trace takes start, stop, clear or status, not '%.32s'\n", arg);
+		ferry_text_put(r, "error: trace takes start, stop, clear or status, not '%.32s'\n", arg);
 		return;
 	}
 	uint64_t events, dropped;
 	ferry_host_trace_counts(host, &events, &dropped);
-	put(r, "ok\ntrace: %s\nevents: %llu\ndropped: %llu\n", ferry_host_trace_enabled(host) ? "on" : "off",
+	ferry_text_put(r, "ok\ntrace: %s\nevents: %llu\ndropped: %llu\n", ferry_host_trace_enabled(host) ? "on" : "off",
 	    (unsigned long long)events, (unsigned long long)dropped);
 }
 
-static void handle_request(struct control *ctl, char *line, struct reply *r)
+static void handle_request(struct control *ctl, char *line, struct ferry_text *r)
 {
 	/* capture takes options of its own (capture_ctl.c). */
 	if (!strncmp(line, "capture", 7) && (!line[7] || line[7] == ' ' || line[7] == '\t' || line[7] == '\r')) {
@@ -367,7 +330,7 @@ static void handle_request(struct control *ctl, char *line, struct reply *r)
 		if (text)
 			put_text(r, text);
 		else
-			put(r, "error: out of memory\n");
+			ferry_text_put(r, "error: out of memory\n");
 		free(text);
 		return;
 	}
@@ -378,9 +341,9 @@ static void handle_request(struct control *ctl, char *line, struct reply *r)
 	char *extra = arg ? strtok_r(NULL, " \t\r", &save) : NULL;
 	bool takes_arg = cmd && (!strcmp(cmd, "watchdog") || !strcmp(cmd, "report") || !strcmp(cmd, "trace"));
 	if (!cmd) {
-		put(r, "error: empty request (try `help`)\n");
+		ferry_text_put(r, "error: empty request (try `help`)\n");
 	} else if (extra || (arg && !takes_arg)) {
-		put(r, "error: too many words for '%.32s' (try `help`)\n", cmd);
+		ferry_text_put(r, "error: too many words for '%.32s' (try `help`)\n", cmd);
 	} else if (!strcmp(cmd, "status")) {
 		do_status(ctl, r);
 	} else if (!strcmp(cmd, "sync")) {
@@ -394,11 +357,11 @@ static void handle_request(struct control *ctl, char *line, struct reply *r)
 	} else if (!strcmp(cmd, "trace")) {
 		do_trace(ctl, r, arg);
 	} else if (!strcmp(cmd, "help")) {
-		put(r, "ok\nstatus\nsync\nwatchdog [on|off|MS]\nreports\nreport N\ntrace [start|stop|clear|status]\n"
+		ferry_text_put(r, "ok\nstatus\nsync\nwatchdog [on|off|MS]\nreports\nreport N\ntrace [start|stop|clear|status]\n"
 		       "capture start [--client N] [--context N] [--count N|-1] [--full] [--combined] [--gzip] "
 		       "[--dir DIR] [--format rd|session|both]\ncapture stop|status\nhelp\n");
 	} else {
-		put(r, "error: unknown request '%.32s' (try `help`)\n", cmd);
+		ferry_text_put(r, "error: unknown request '%.32s' (try `help`)\n", cmd);
 	}
 }
 
@@ -437,7 +400,7 @@ static void flush(struct control *ctl, struct control_conn *c)
 static void respond(struct control *ctl, struct control_conn *c)
 {
 	c->in[c->in_len] = '\0';
-	struct reply r = { 0 };
+	struct ferry_text r = { 0 };
 	handle_request(ctl, c->in, &r);
 	if (r.failed) {
 		free(r.buf);

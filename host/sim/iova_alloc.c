@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
+
 int iova_alloc_init(struct iova_alloc *a, uint64_t base, uint64_t size)
 {
 	memset(a, 0, sizeof(*a));
@@ -45,16 +47,8 @@ static size_t upper_bound(const struct iova_alloc *a, uint64_t iova)
 
 static int insert_at(struct iova_alloc *a, size_t idx, uint64_t start, uint64_t size, void *owner)
 {
-	if (a->count == a->capacity) {
-		size_t cap = a->capacity ? a->capacity * 2 : 16;
-		if (cap > SIZE_MAX / sizeof(*a->ranges))
-			return -ENOMEM;
-		struct iova_range *r = realloc(a->ranges, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		a->ranges = r;
-		a->capacity = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(a->ranges, a->capacity, a->count + 1, 16))
+		return -ENOMEM;
 	memmove(&a->ranges[idx + 1], &a->ranges[idx], (a->count - idx) * sizeof(*a->ranges));
 	a->ranges[idx] = (struct iova_range){ .start = start, .size = size, .owner = owner };
 	a->count++;

@@ -74,33 +74,33 @@ static bool is_dumped(uint32_t reg)
 	return reg == REG_A6XX_CP_ALWAYS_ON_COUNTER || reg == REG_A6XX_CP_ALWAYS_ON_COUNTER_HI;
 }
 
-static void put_packet_name(struct sim_text *t, uint32_t header)
+static void put_packet_name(struct ferry_text *t, uint32_t header)
 {
 	if (pm4_is_type7(header)) {
 		const char *name = pm4_opcode_name(pm4_type7_opcode(header));
-		sim_text_put(t, "%s", name ? name : "UNKNOWN");
+		ferry_text_put(t, "%s", name ? name : "UNKNOWN");
 	} else if (pm4_is_type4(header)) {
-		sim_text_put(t, "PKT4 reg=0x%04x", pm4_type4_reg(header));
+		ferry_text_put(t, "PKT4 reg=0x%04x", pm4_type4_reg(header));
 	} else {
-		sim_text_put(t, "invalid");
+		ferry_text_put(t, "invalid");
 	}
 }
 
-static void put_last_packets(struct sim_text *t, const struct cp_exec *x)
+static void put_last_packets(struct ferry_text *t, const struct cp_exec *x)
 {
-	sim_text_put(t, "last-packets:\n");
+	ferry_text_put(t, "last-packets:\n");
 	for (uint32_t i = 0; i < x->last_count; i++) {
 		const struct cp_packet_record *r = &x->last[(x->last_pos + i) % CP_LAST_PACKETS];
-		sim_text_put(t, "  - { iova: 0x%016llx, level: %u, dword: %u, header: 0x%08x, packet: ",
+		ferry_text_put(t, "  - { iova: 0x%016llx, level: %u, dword: %u, header: 0x%08x, packet: ",
 		    (unsigned long long)r->iova, r->level, r->dword, r->header);
 		put_packet_name(t, r->header);
-		sim_text_put(t, "%s }\n", r->kind == CP_FRAME_DRAW_STATE ? ", frame: draw-state" : "");
+		ferry_text_put(t, "%s }\n", r->kind == CP_FRAME_DRAW_STATE ? ", frame: draw-state" : "");
 	}
 }
 
-static void put_cp_state(struct sim_text *t, const struct cp_exec *x)
+static void put_cp_state(struct ferry_text *t, const struct cp_exec *x)
 {
-	sim_text_put(t, "cp-state:\n  render-mode: %s\n  marker: %u\n  draws: %llu\n  skip-ib2: %u %u\n"
+	ferry_text_put(t, "cp-state:\n  render-mode: %s\n  marker: %u\n  draws: %llu\n  skip-ib2: %u %u\n"
 	       "  predicate: 0x%08x\n  draw-state:",
 	    cp_render_mode_name(x->render_mode), x->marker, (unsigned long long)x->draws, x->skip_ib2_global,
 	    x->skip_ib2_local, x->predicate);
@@ -108,68 +108,68 @@ static void put_cp_state(struct sim_text *t, const struct cp_exec *x)
 		const struct cp_draw_state_group *grp = &x->groups[g];
 		if (!grp->count)
 			continue;
-		sim_text_put(t, " %u:%u@0x%llx[%s%s%s]%s", g, grp->count, (unsigned long long)grp->addr,
+		ferry_text_put(t, " %u:%u@0x%llx[%s%s%s]%s", g, grp->count, (unsigned long long)grp->addr,
 		    grp->mode_mask & CP_DRAW_STATE_MODE_BINNING ? "B" : "",
 		    grp->mode_mask & CP_DRAW_STATE_MODE_GMEM ? "G" : "",
 		    grp->mode_mask & CP_DRAW_STATE_MODE_SYSMEM ? "S" : "", grp->pending ? " pending" : "");
 	}
-	sim_text_put(t, "\n");
+	ferry_text_put(t, "\n");
 }
 
 void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
 			  const struct cp_fault *f)
 {
 	const struct sim_msm_model *m = dev->model;
-	struct sim_text t = { 0 };
+	struct ferry_text t = { 0 };
 	sim_text_put_header(&t, "msm");
-	sim_text_put(&t, "comm: %s\n", o->comm);
+	ferry_text_put(&t, "comm: %s\n", o->comm);
 	if (o->cmdline[0])
-		sim_text_put(&t, "cmdline: %s\n", o->cmdline);
-	sim_text_put(&t, "revision: %u (%u.%u.%u.%u)\n", m->gpu_id, m->core, m->major, m->minor, m->patch);
-	sim_text_put(&t, "rbbm-status: 0x%08x\n", cp_reg_read(&dev->cp, REG_A6XX_RBBM_STATUS));
+		ferry_text_put(&t, "cmdline: %s\n", o->cmdline);
+	ferry_text_put(&t, "revision: %u (%u.%u.%u.%u)\n", m->gpu_id, m->core, m->major, m->minor, m->patch);
+	ferry_text_put(&t, "rbbm-status: 0x%08x\n", cp_reg_read(&dev->cp, REG_A6XX_RBBM_STATUS));
 	switch (f->kind) {
 	case CP_FAULT_PAGEFAULT:
-		sim_text_put(&t, "pagefault-info:\n  - iova=0x%016llx\n  - dir=%s\n  - type=%s\n  - source=CP\n",
+		ferry_text_put(&t, "pagefault-info:\n  - iova=0x%016llx\n  - dir=%s\n  - type=%s\n  - source=CP\n",
 		    (unsigned long long)f->iova, f->write ? "WRITE" : "READ", f->type ? f->type : "TRANSLATION");
 		break;
 	case CP_FAULT_HANG:
-		sim_text_put(&t, "hang:\n  - reason=%s (hangcheck period %u ms)\n", f->reason ? f->reason : "no progress",
+		ferry_text_put(&t, "hang:\n  - reason=%s (hangcheck period %u ms)\n", f->reason ? f->reason : "no progress",
 		    dev->hangcheck_ms);
 		break;
 	case CP_FAULT_UNMODELED:
-		sim_text_put(&t, "unmodeled:\n  - reason=%s\n  - mode=strict (work the simulator does not execute "
+		ferry_text_put(&t, "unmodeled:\n  - reason=%s\n  - mode=strict (work the simulator does not execute "
 		    "fails its submit)\n", f->reason ? f->reason : "work not executed");
 		break;
 	default:
-		sim_text_put(&t, "cp-error:\n  - reason=%s\n", f->reason ? f->reason : "opcode error");
+		ferry_text_put(&t, "cp-error:\n  - reason=%s\n", f->reason ? f->reason : "opcode error");
 		break;
 	}
-	sim_text_put(&t, "submit:\n  queue: %u\n  fence: %u\n  prio: %u\n", s->queue->id, s->fence, s->queue->prio);
+	ferry_text_put(&t, "submit:\n  queue: %u\n  fence: %u\n  prio: %u\n", s->queue->id, s->fence, s->queue->prio);
 	if (f->ib_level) {
-		sim_text_put(&t, "crash-location:\n  ib-level: %u\n  ib-iova: 0x%016llx\n  ib-size: %u\n  dword: %u\n",
+		ferry_text_put(&t, "crash-location:\n  ib-level: %u\n  ib-iova: 0x%016llx\n  ib-size: %u\n  dword: %u\n",
 		    f->ib_level, (unsigned long long)f->ib_base, f->ib_size, f->dword);
 		if (f->opcode >= 0) {
 			const char *name = pm4_opcode_name((uint32_t)f->opcode);
-			sim_text_put(&t, "  packet: %s (0x%02x)\n", name ? name : "UNKNOWN", (unsigned)f->opcode);
+			ferry_text_put(&t, "  packet: %s (0x%02x)\n", name ? name : "UNKNOWN", (unsigned)f->opcode);
 		} else if (f->opcode == -1) {
-			sim_text_put(&t, "  packet: PKT4 reg=0x%04x\n", f->reg);
+			ferry_text_put(&t, "  packet: PKT4 reg=0x%04x\n", f->reg);
 		} else {
-			sim_text_put(&t, "  packet: invalid\n");
+			ferry_text_put(&t, "  packet: invalid\n");
 		}
 		if (f->header_valid)
-			sim_text_put(&t, "  header: 0x%08x\n", f->header);
+			ferry_text_put(&t, "  header: 0x%08x\n", f->header);
 		if (f->frame_kind == CP_FRAME_DRAW_STATE)
-			sim_text_put(&t, "  frame: draw-state group %u\n", f->group_id);
+			ferry_text_put(&t, "  frame: draw-state group %u\n", f->group_id);
 		else
-			sim_text_put(&t, "  frame: ib\n");
+			ferry_text_put(&t, "  frame: ib\n");
 	}
 	put_last_packets(&t, &s->cp);
 	put_cp_state(&t, &s->cp);
-	sim_text_put(&t, "registers:\n");
+	ferry_text_put(&t, "registers:\n");
 	for (size_t i = 0; i < sizeof(dumped_regs) / sizeof(dumped_regs[0]); i++) {
 		char nb[48];
 		const char *name = a6xx_reg_name(dumped_regs[i], nb, sizeof(nb));
-		sim_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", dumped_regs[i] << 2,
+		ferry_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", dumped_regs[i] << 2,
 		    cp_reg_read(&dev->cp, dumped_regs[i]), name ? name : "?");
 	}
 	unsigned extra = 0;
@@ -178,7 +178,7 @@ void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const 
 			continue;
 		char nb[48];
 		const char *name = a6xx_reg_name(r, nb, sizeof(nb));
-		sim_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", r << 2, dev->cp.regs[r],
+		ferry_text_put(&t, "  - { offset: 0x%06x, value: 0x%08x, name: %s }\n", r << 2, dev->cp.regs[r],
 		    name ? name : "?");
 		extra++;
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ferry/array.h"
 #include "sim_msm_priv.h"
 
 /* Wrap-aware "timestamp a has reached b" (timestamp_cmp() >= 0). */
@@ -32,17 +33,7 @@ int sim_memstore_reserve(struct sim_open *o, uint32_t id)
 		return 0;
 	if (id >= UINT32_MAX / 2)
 		return -ENOMEM;
-	uint32_t n = o->nr_memstore ? o->nr_memstore : 8;
-	while (n <= id)
-		n *= 2;
-	struct sim_memstore_slot *m = realloc(o->memstore, (size_t)n * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	for (uint32_t i = o->nr_memstore; i < n; i++)
-		m[i] = (struct sim_memstore_slot){ 0 };
-	o->memstore = m;
-	o->nr_memstore = n;
-	return 0;
+	return FERRY_ARRAY_RESERVE(o->memstore, o->nr_memstore, (size_t)id + 1, 8);
 }
 
 void sim_dispatch_sop(struct sim_submit *s)

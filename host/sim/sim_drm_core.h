@@ -1,6 +1,5 @@
 /* The DRM core's own ioctls as a 6.1 render node answers them for the simulated drivers
- * (drm_ioctl.c, drm_prime.c): VERSION, GET_CAP, the render-node permission of every other core
- * ioctl, and telling which BO a PRIME fd names. */
+ * (drm_ioctl.c, drm_prime.c): VERSION, GET_CAP, and telling which BO a PRIME fd names. */
 #ifndef FERRY_SIM_DRM_CORE_H
 #define FERRY_SIM_DRM_CORE_H
 
@@ -25,13 +24,6 @@ int sim_drm_version(const struct sim_drm_driver *drv, struct drm_version *a);
  * both GPUs; 6.1's msm and v3d lack it), PRIME import and export. A KMS cap is -EOPNOTSUPP for a driver without DRIVER_MODESET (v3d);
  * for msm, whose real device has a display, the simulator has none and answers -EINVAL. */
 int sim_drm_get_cap(const struct sim_drm_driver *drv, struct drm_get_cap *a);
-/* A core ioctl nr (below DRM_COMMAND_BASE, or at/after DRM_COMMAND_END) the simulator does not
- * implement: -EACCES for one the 6.1 table has without DRM_RENDER_ALLOW (a render node may not
- * call it: SET_CLIENT_CAP, GET_UNIQUE, GEM_FLINK/OPEN, every MODE_* ...), -EINVAL for a gap in
- * the table or one past it. */
-int sim_drm_core_unhandled(unsigned nr);
-/* The core ioctl nrs of the 6.1 table that a render node may call. */
-bool sim_drm_core_render_allowed(unsigned nr);
 
 /* A number unique to each simulated device of the process, for tagging its BO memfds. */
 uint32_t sim_drm_device_serial(void);

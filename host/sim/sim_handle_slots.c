@@ -4,15 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
+
 void *sim_handle_slots_grow(void *slots, uint32_t *nr, size_t slot_size)
 {
-	uint32_t n = *nr ? *nr * 2 : 64;
-	if (n > (1u << 24))
+	if (*nr > (1u << 23)) /* the table stays within 1 << 24 slots */
 		return NULL;
-	char *grown = realloc(slots, (size_t)n * slot_size);
-	if (!grown)
+	if (ferry_array_grow_u32(&slots, nr, (size_t)*nr + 1, slot_size, 64))
 		return NULL;
-	memset(grown + (size_t)*nr * slot_size, 0, (size_t)(n - *nr) * slot_size);
-	*nr = n;
-	return grown;
+	return slots;
 }

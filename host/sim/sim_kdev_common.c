@@ -13,8 +13,6 @@
 
 #include <drm.h>
 
-#include "sim_drm_core.h"
-#include "sim_syncobj.h"
 
 int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
 {
@@ -62,17 +60,16 @@ ssize_t sim_coredump_take(struct sim_dev_lock *lock, char **pending, char *buf, 
 	return (ssize_t)n;
 }
 
-int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
-		  bool (*layout)(unsigned nr, size_t *ksize, bool *kout),
-		  int (*dispatch)(void *open, unsigned nr, void *k))
+int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, enum ferry_ioctl_family family, unsigned long request,
+		  void *arg, void *k, size_t kmax, int (*dispatch)(void *open, unsigned nr, void *k))
 {
 	unsigned nr = _IOC_NR(request);
-	size_t ksize;
-	bool kout;
 	if (_IOC_TYPE(request) != DRM_IOCTL_BASE)
 		return -ENOTTY;
-	if (!layout(nr, &ksize, &kout) || ksize > kmax)
-		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : sim_drm_core_unhandled(nr);
+	const struct ferry_ioctl *io = ferry_ioctl_find(family, nr);
+	size_t ksize = io ? ferry_ioctl_size(io) : 0;
+	if (!io || ksize > kmax)
+		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : ferry_drm_core_unoffered_errno(nr);
 	if (!arg)
 		return -EFAULT;
 	size_t usize = _IOC_SIZE(request);
@@ -83,7 +80,7 @@ int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, unsigned long request, 
 	sim_dev_lock(lock);
 	int ret = dispatch(open, nr, k);
 	sim_dev_unlock(lock);
-	if (kout && (_IOC_DIR(request) & _IOC_READ))
+	if (ferry_ioctl_copies_out(io, request))
 		memcpy(arg, k, n);
 	return ret;
 }

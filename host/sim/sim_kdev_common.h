@@ -9,18 +9,17 @@
 #include <sys/types.h>
 
 #include "backend/kdev.h"
+#include "ferry/uapi/ioctl_table.h"
 #include "sim_worker.h"
 
-/* kdev_ops.ioctl as drm_ioctl does it, for both simulated devices: not a DRM ioctl -ENOTTY,
- * a driver nr without a handler
- * -EINVAL and a core one what a render node gets (sim_drm_core_unhandled). Otherwise layout()
- * gives the kernel's struct size and whether it is copied back (false: DRM_IOW); dispatch() runs
- * under lock on k, a zeroed kernel-size copy (a shorter user struct is zero-extended, a longer
- * one's tail ignored), and the result is copied back whatever dispatch() returned. k is the
- * caller's buffer of kmax bytes (its union of argument structs). */
-int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, unsigned long request, void *arg, void *k, size_t kmax,
-		  bool (*layout)(unsigned nr, size_t *ksize, bool *kout),
-		  int (*dispatch)(void *open, unsigned nr, void *k));
+/* kdev_ops.ioctl as drm_ioctl does it, for both simulated devices: not a DRM ioctl -ENOTTY, a
+ * driver nr the family's ioctl table (ferry/uapi/ioctl_table.h) lacks -EINVAL and a core one
+ * what a render node gets (ferry_drm_core_unoffered_errno). Otherwise dispatch() runs under lock
+ * on k, a zeroed copy of the table's size (a shorter user struct is zero-extended, a longer one's
+ * tail ignored), and the result is copied back, whatever dispatch() returned, where the table's
+ * direction says so. k is the caller's buffer of kmax bytes (its union of argument structs). */
+int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, enum ferry_ioctl_family family, unsigned long request,
+		  void *arg, void *k, size_t kmax, int (*dispatch)(void *open, unsigned nr, void *k));
 
 /* kdev_ops.munmap: BO mappings are plain mappings of the BO's memfd. */
 int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len);

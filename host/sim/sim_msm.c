@@ -207,45 +207,10 @@ union sim_msm_ioctl_arg {
 	struct drm_syncobj_transfer syncobj_transfer;
 };
 
-/* The kernel's struct size for nr, and whether drm_ioctl copies it back (false: DRM_IOW). */
-static bool arg_layout(unsigned nr, size_t *ksize, bool *kout)
-{
-	*kout = true;
-	if (sim_syncobj_is_nr(nr)) {
-		*ksize = sim_syncobj_arg_size(nr);
-		return true;
-	}
-	switch (nr) {
-	case DRM_COMMAND_BASE + DRM_MSM_GET_PARAM: *ksize = sizeof(struct drm_msm_param); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_NEW: *ksize = sizeof(struct drm_msm_gem_new); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_INFO: *ksize = sizeof(struct drm_msm_gem_info); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT: *ksize = sizeof(struct drm_msm_gem_submit); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_MADVISE: *ksize = sizeof(struct drm_msm_gem_madvise); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_NEW: *ksize = sizeof(struct drm_msm_submitqueue); return true;
-	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
-	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): *ksize = sizeof(struct drm_prime_handle); return true;
-	case _IOC_NR(DRM_IOCTL_VERSION): *ksize = sizeof(struct drm_version); return true;
-	case _IOC_NR(DRM_IOCTL_GET_CAP): *ksize = sizeof(struct drm_get_cap); return true;
-	}
-	*kout = false; /* the DRM_IOW ones */
-	switch (nr) {
-	case DRM_COMMAND_BASE + DRM_MSM_SET_PARAM: *ksize = sizeof(struct drm_msm_param); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_PREP: *ksize = sizeof(struct drm_msm_gem_cpu_prep); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_FINI: *ksize = sizeof(struct drm_msm_gem_cpu_fini); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_WAIT_FENCE: *ksize = sizeof(struct drm_msm_wait_fence); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_CLOSE: *ksize = sizeof(uint32_t); return true;
-	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_QUERY: *ksize = sizeof(struct drm_msm_submitqueue_query); return true;
-	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): *ksize = sizeof(struct drm_gem_close); return true;
-	}
-	return false;
-}
-
 static int dispatch(void *open, unsigned nr, void *kv)
 {
 	struct sim_open *o = open;
 	union sim_msm_ioctl_arg *k = kv;
-	if (sim_syncobj_is_nr(nr))
-		return sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, nr, k);
 	switch (nr) {
 	case DRM_COMMAND_BASE + DRM_MSM_GET_PARAM: return sim_ioctl_get_param(o, &k->param);
 	case DRM_COMMAND_BASE + DRM_MSM_SET_PARAM: return sim_ioctl_set_param(o, &k->param);
@@ -265,7 +230,7 @@ static int dispatch(void *open, unsigned nr, void *kv)
 	case _IOC_NR(DRM_IOCTL_VERSION): return sim_drm_version(&msm_driver, &k->version);
 	case _IOC_NR(DRM_IOCTL_GET_CAP): return sim_drm_get_cap(&msm_driver, &k->cap);
 	}
-	return -EINVAL;
+	return sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, nr, k);
 }
 
 /* drm_ioctl's handling (sim_drm_ioctl). Handlers that may sleep (CPU_PREP, WAIT_FENCE,
@@ -274,7 +239,7 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
 	struct sim_open *o = to_open(kd);
 	union sim_msm_ioctl_arg k;
-	int ret = sim_drm_ioctl(&o->dev->lock, o, request, arg, &k, sizeof(k), arg_layout, dispatch);
+	int ret = sim_drm_ioctl(&o->dev->lock, o, FERRY_IOCTL_MSM, request, arg, &k, sizeof(k), dispatch);
 	/* Unexecuted work of submits that retired is reported before the caller sees them retired. */
 	sim_unmodeled_sink_flush(&o->dev->lock, &o->unmodeled);
 	return ret;

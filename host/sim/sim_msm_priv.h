@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "backend/kdev.h"
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "cp.h"
 #include "iova_alloc.h"
 #include "sim_drm_core.h"

@@ -597,29 +597,6 @@ int sim_syncobj_wait(struct sim_sync_dev *sd, struct sim_syncobj_table *t, struc
 
 /* --- dispatch by ioctl nr --- */
 
-unsigned sim_syncobj_arg_size(unsigned nr)
-{
-	switch (nr) {
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE): return sizeof(struct drm_syncobj_create);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY): return sizeof(struct drm_syncobj_destroy);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD):
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE): return sizeof(struct drm_syncobj_handle);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT): return sizeof(struct drm_syncobj_wait);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET):
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL): return sizeof(struct drm_syncobj_array);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT): return sizeof(struct drm_syncobj_timeline_wait);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_QUERY):
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL): return sizeof(struct drm_syncobj_timeline_array);
-	case _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER): return sizeof(struct drm_syncobj_transfer);
-	default: return 0;
-	}
-}
-
-bool sim_syncobj_is_nr(unsigned nr)
-{
-	return sim_syncobj_arg_size(nr) != 0;
-}
-
 int sim_syncobj_ioctl(struct sim_sync_dev *sd, struct sim_syncobj_table *t, unsigned nr, void *arg)
 {
 	switch (nr) {

@@ -162,11 +162,8 @@ int sim_syncobj_signal(struct sim_sync_dev *sd, struct sim_syncobj_table *t, str
 int sim_syncobj_find_array(struct sim_syncobj_table *t, uint64_t ptr, uint32_t count, struct sim_syncobj ***out);
 void sim_syncobj_put_array(struct sim_syncobj **objs, uint32_t count);
 
-/* The ioctl nr (_IOC_NR) is one of the DRM core syncobj ioctls, binary or timeline. */
-bool sim_syncobj_is_nr(unsigned nr);
-/* The kernel's argument size of syncobj ioctl nr. */
-unsigned sim_syncobj_arg_size(unsigned nr);
-/* Dispatches syncobj ioctl nr with the kernel's argument struct. */
+/* Dispatches syncobj ioctl nr with the kernel's argument struct (sized by ferry/uapi/ioctl_table.h);
+ * -EINVAL for an nr that is not a syncobj one. */
 int sim_syncobj_ioctl(struct sim_sync_dev *sd, struct sim_syncobj_table *t, unsigned nr, void *arg);
 
 #endif

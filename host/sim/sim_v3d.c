@@ -219,39 +219,6 @@ union v3ds_ioctl_arg {
 	struct drm_syncobj_transfer syncobj_transfer;
 };
 
-/* The kernel's argument size of each ioctl and whether the kernel's request copies it back. */
-static bool arg_layout(unsigned nr, size_t *ksize, bool *kout)
-{
-	*kout = true;
-	switch (nr) {
-	case DRM_COMMAND_BASE + DRM_V3D_SUBMIT_CL: *ksize = sizeof(struct drm_v3d_submit_cl); return true;
-	case DRM_COMMAND_BASE + DRM_V3D_WAIT_BO: *ksize = sizeof(struct drm_v3d_wait_bo); return true;
-	case DRM_COMMAND_BASE + DRM_V3D_CREATE_BO: *ksize = sizeof(struct drm_v3d_create_bo); return true;
-	case DRM_COMMAND_BASE + DRM_V3D_MMAP_BO: *ksize = sizeof(struct drm_v3d_mmap_bo); return true;
-	case DRM_COMMAND_BASE + DRM_V3D_GET_PARAM: *ksize = sizeof(struct drm_v3d_get_param); return true;
-	case DRM_COMMAND_BASE + DRM_V3D_GET_BO_OFFSET: *ksize = sizeof(struct drm_v3d_get_bo_offset); return true;
-	case DRM_COMMAND_BASE + DRM_V3D_SUBMIT_TFU:
-		*ksize = sizeof(struct drm_v3d_submit_tfu);
-		*kout = false; /* DRM_IOW */
-		return true;
-	case DRM_COMMAND_BASE + DRM_V3D_SUBMIT_CSD:
-		*ksize = sizeof(struct drm_v3d_submit_csd);
-		*kout = false;
-		return true;
-	case _IOC_NR(DRM_IOCTL_GEM_CLOSE):
-		*ksize = sizeof(struct drm_gem_close);
-		*kout = false;
-		return true;
-	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
-	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): *ksize = sizeof(struct drm_prime_handle); return true;
-	case _IOC_NR(DRM_IOCTL_VERSION): *ksize = sizeof(struct drm_version); return true;
-	case _IOC_NR(DRM_IOCTL_GET_CAP): *ksize = sizeof(struct drm_get_cap); return true;
-	default:
-		*ksize = sim_syncobj_arg_size(nr);
-		return *ksize != 0;
-	}
-}
-
 static int dispatch(void *open, unsigned nr, void *kv)
 {
 	struct v3ds_open *o = open;
@@ -271,9 +238,7 @@ static int dispatch(void *open, unsigned nr, void *kv)
 	case _IOC_NR(DRM_IOCTL_VERSION): return sim_drm_version(&v3d_driver, &k->version);
 	case _IOC_NR(DRM_IOCTL_GET_CAP): return sim_drm_get_cap(&v3d_driver, &k->get_cap);
 	}
-	if (sim_syncobj_is_nr(nr))
-		return sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, nr, k);
-	return -EINVAL;
+	return sim_syncobj_ioctl(&o->dev->sync, &o->syncobjs, nr, k);
 }
 
 /* drm_ioctl's handling (sim_drm_ioctl): the 80-byte 6.1 SUBMIT_TFU reaches the same handler as
@@ -282,7 +247,7 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
 	struct v3ds_open *o = to_open(kd);
 	union v3ds_ioctl_arg k;
-	int ret = sim_drm_ioctl(&o->dev->lock, o, request, arg, &k, sizeof(k), arg_layout, dispatch);
+	int ret = sim_drm_ioctl(&o->dev->lock, o, FERRY_IOCTL_V3D, request, arg, &k, sizeof(k), dispatch);
 	/* Unexecuted work of jobs that finished is reported before the caller sees them done. */
 	sim_unmodeled_sink_flush(&o->dev->lock, &o->unmodeled);
 	return ret;

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "backend/kdev.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "iova_alloc.h"
 #include "sim_drm_core.h"
 #include "sim_syncobj.h"

@@ -124,60 +124,60 @@ void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, c
 	job->open->faults++;
 	sim_syncobj_faulted(&dev->sync, &job->open->syncobjs);
 
-	struct sim_text t = { 0 };
+	struct ferry_text t = { 0 };
 	sim_text_put_header(&t, "v3d");
-	sim_text_put(&t, "model: %s (ver %d)\n", dev->model->name, dev->model->ver);
-	sim_text_put(&t, "client: %u\n", job->client);
-	sim_text_put(&t, "%s:\n", f->kind);
-	sim_text_put(&t, "  - address=0x%08x\n", f->addr);
+	ferry_text_put(&t, "model: %s (ver %d)\n", dev->model->name, dev->model->ver);
+	ferry_text_put(&t, "client: %u\n", job->client);
+	ferry_text_put(&t, "%s:\n", f->kind);
+	ferry_text_put(&t, "  - address=0x%08x\n", f->addr);
 	if (!strcmp(f->kind, "mmu-fault"))
-		sim_text_put(&t, "  - dir=%s\n", f->write ? "WRITE" : "READ");
-	sim_text_put(&t, "  - unit=%s\n", f->unit);
-	sim_text_put(&t, "  - reason=%s\n", f->reason ? f->reason : "?");
+		ferry_text_put(&t, "  - dir=%s\n", f->write ? "WRITE" : "READ");
+	ferry_text_put(&t, "  - unit=%s\n", f->unit);
+	ferry_text_put(&t, "  - reason=%s\n", f->reason ? f->reason : "?");
 	if (f->unmodeled)
-		sim_text_put(&t, "  - mode=strict (work the simulator does not execute fails its job)\n");
-	sim_text_put(&t, "job:\n  queue: %s\n  seqno: %u\n  submit: %llu\n", queue_names[job->queue], job->seqno,
+		ferry_text_put(&t, "  - mode=strict (work the simulator does not execute fails its job)\n");
+	ferry_text_put(&t, "job:\n  queue: %s\n  seqno: %u\n  submit: %llu\n", queue_names[job->queue], job->seqno,
 	    (unsigned long long)job->submit_serial);
 	switch (job->queue) {
 	case V3D_BIN:
-		sim_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
-		sim_text_put(&t, "  tile-alloc: qma=0x%08x qms=0x%08x qts=0x%08x\n", job->u.cl.qma, job->u.cl.qms,
+		ferry_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
+		ferry_text_put(&t, "  tile-alloc: qma=0x%08x qms=0x%08x qts=0x%08x\n", job->u.cl.qma, job->u.cl.qms,
 		    job->u.cl.qts);
 		break;
 	case V3D_RENDER:
-		sim_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
+		ferry_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);
 		break;
 	case V3D_TFU: {
 		const struct drm_v3d_submit_tfu *a = &job->u.tfu;
-		sim_text_put(&t, "  tfu: icfg=0x%08x iia=0x%08x iis=%u ioa=0x%08x ios=0x%08x ioc=0x%08x\n", a->icfg,
+		ferry_text_put(&t, "  tfu: icfg=0x%08x iia=0x%08x iis=%u ioa=0x%08x ios=0x%08x ioc=0x%08x\n", a->icfg,
 		    a->iia, a->iis, a->ioa, a->ios, dev->model->ver >= 71 ? a->v71.ioc : 0);
 		break;
 	}
 	case V3D_CSD: {
 		const uint32_t *c = job->u.csd.cfg;
-		sim_text_put(&t, "  csd: cfg=[0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x]\n", c[0], c[1],
+		ferry_text_put(&t, "  csd: cfg=[0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x, 0x%08x]\n", c[0], c[1],
 		    c[2], c[3], c[4], c[5], c[6]);
 		break;
 	}
 	default:
 		break;
 	}
-	sim_text_put(&t, "crash-location:\n");
+	ferry_text_put(&t, "crash-location:\n");
 	if (!strcmp(f->unit, "CLE")) {
-		sim_text_put(&t, "  packet: 0x%08x\n", f->packet_addr);
+		ferry_text_put(&t, "  packet: 0x%08x\n", f->packet_addr);
 		if (f->opcode >= 0)
-			sim_text_put(&t, "  opcode: 0x%02x\n", (unsigned)f->opcode);
-		sim_text_put(&t, "  what: %s\n", f->where ? f->where : "?");
+			ferry_text_put(&t, "  opcode: 0x%02x\n", (unsigned)f->opcode);
+		ferry_text_put(&t, "  what: %s\n", f->where ? f->where : "?");
 	} else {
-		sim_text_put(&t, "  register: %s\n", f->where ? f->where : "?");
+		ferry_text_put(&t, "  register: %s\n", f->where ? f->where : "?");
 	}
 	if (f->cle && f->cle->last_packet_count) {
-		sim_text_put(&t, "last-packets:\n");
+		ferry_text_put(&t, "last-packets:\n");
 		uint32_t n = f->cle->last_packet_count;
 		uint32_t head = f->cle->last_packet_head;
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t idx = (head + V3D_CLE_LAST_PACKETS - n + i) % V3D_CLE_LAST_PACKETS;
-			sim_text_put(&t, "  - 0x%08x\n", f->cle->last_packets[idx]);
+			ferry_text_put(&t, "  - 0x%08x\n", f->cle->last_packets[idx]);
 		}
 	}
 	sim_text_publish(&t, &job->open->coredump);

@@ -5,26 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/array.h"
+#include "ferry/uapi/msm_drm.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "pm4v_internal.h"
-
-/* Grows *buf to hold at least need elements (contents kept). Only called when need > *cap, so
- * a warmed-up validator never allocates. */
-static int grow(void **buf, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint64_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX || n > SIZE_MAX / elem)
-		return -1;
-	void *p = realloc(*buf, (size_t)n * elem);
-	if (!p)
-		return -1;
-	*buf = p;
-	*cap = (uint32_t)n;
-	return 0;
-}
 
 static int cmp_interval(const void *a, const void *b)
 {
@@ -88,8 +72,8 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 	v->nr_shared = merge_intervals(v->shared, v->nr_shared);
 
 	uint32_t slots = 0;
-	if (grow((void **)&v->streams, &v->cap_streams, 64, sizeof(*v->streams)) ||
-	    grow((void **)&v->slots, &slots, 128, sizeof(*v->slots)))
+	if (FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, 64, 16) ||
+	    FERRY_ARRAY_RESERVE(v->slots, slots, 128, 16))
 		goto fail;
 	v->slot_gen = calloc(slots, sizeof(*v->slot_gen));
 	if (!v->slot_gen)
@@ -190,7 +174,7 @@ static int add_stream(struct pm4v_validator *v, const struct pm4v_where *w, uint
 		return pm4v_fail(v, w, PM4V_ERR_LIMIT, -1, "more than %" PRIu64 " dwords to validate",
 				 p->max_walk_dwords);
 	if (v->nr_streams == v->cap_streams &&
-	    grow((void **)&v->streams, &v->cap_streams, v->nr_streams + 1, sizeof(*v->streams)))
+	    FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, v->nr_streams + 1, 16))
 		return pm4v_fail(v, w, PM4V_ERR_NOMEM, -1, NULL);
 
 	struct pm4v_shadow sh = { 0 };
@@ -331,7 +315,7 @@ static int prepare_relocs(struct pm4v_validator *v)
 	const struct pm4v_submit *in = v->in;
 	v->nr_relocs = 0;
 	if (in->nr_relocs > v->cap_relocs &&
-	    grow((void **)&v->relocs, &v->cap_relocs, in->nr_relocs, sizeof(*v->relocs)))
+	    FERRY_ARRAY_RESERVE(v->relocs, v->cap_relocs, in->nr_relocs, 16))
 		return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 	for (uint32_t i = 0; i < in->nr_relocs; i++) {
 		const struct ferry_msm_submit_reloc *r = &in->relocs[i];
@@ -397,7 +381,7 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 		if (check_bos(v) || check_cmds(v) || prepare_relocs(v))
 			return -1;
 		if (in->nr_cmds > v->cap_out &&
-		    grow((void **)&v->out, &v->cap_out, in->nr_cmds, sizeof(*v->out)))
+		    FERRY_ARRAY_RESERVE(v->out, v->cap_out, in->nr_cmds, 16))
 			return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 
 		uint32_t nr_out = 0;
@@ -430,7 +414,7 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				free(v->scratch);
 				v->scratch = NULL;
 				v->cap_scratch = 0;
-				if (grow((void **)&v->scratch, &v->cap_scratch, s.dwords, sizeof(uint32_t)))
+				if (FERRY_ARRAY_RESERVE(v->scratch, v->cap_scratch, s.dwords, 16))
 					return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 			}
 			v->walk_at = (struct pm4v_walk_pos){ .pos = 0 };
@@ -468,7 +452,7 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 	}
 
 	if (v->nr_streams > v->cap_copies &&
-	    grow((void **)&v->copies, &v->cap_copies, v->nr_streams, sizeof(*v->copies)))
+	    FERRY_ARRAY_RESERVE(v->copies, v->cap_copies, v->nr_streams, 16))
 		return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 	for (uint32_t i = 0; i < v->nr_streams; i++) {
 		const struct pm4v_stream *s = &v->streams[i];

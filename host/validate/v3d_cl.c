@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "v3d_val_internal.h"
 
 /* How one list (top level, sub-list or generic tile list) is being walked. */
@@ -49,21 +50,6 @@ void v3dval_destroy(struct v3dval *v)
 
 /* ---- segments and fixups ---------------------------------------------------------------------- */
 
-static bool grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return true;
-	uint32_t n = *cap ? *cap : 16;
-	while (n < need)
-		n = n > UINT32_MAX / 2 ? need : n * 2;
-	void *p = realloc(*array, (size_t)n * elem);
-	if (!p)
-		return false;
-	*array = p;
-	*cap = n;
-	return true;
-}
-
 static bool in_walked_list(const struct v3dval *v, uint32_t addr)
 {
 	for (uint32_t i = 0; i < v->nr_segs; i++) {
@@ -77,13 +63,11 @@ static bool in_walked_list(const struct v3dval *v, uint32_t addr)
 static uint32_t add_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
 			enum v3dval_level level, const struct v3dval_where *w)
 {
-	uint32_t old_cap = v->cap_segs;
-	if (!grow((void **)&v->segs, &v->cap_segs, v->nr_segs + 1, sizeof(*v->segs))) {
+	/* New slots come zeroed (they own no copy yet); existing ones keep theirs across jobs. */
+	if (FERRY_ARRAY_RESERVE(v->segs, v->cap_segs, v->nr_segs + 1, 16)) {
 		v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 		return V3DVAL_NO_SEG;
 	}
-	/* new slots own no copy yet; existing ones keep theirs across jobs */
-	memset(v->segs + old_cap, 0, (size_t)(v->cap_segs - old_cap) * sizeof(*v->segs));
 	struct v3dval_seg *s = &v->segs[v->nr_segs];
 	uint8_t *buf = s->buf;
 	uint32_t cap = s->cap;
@@ -121,23 +105,15 @@ uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const st
 int v3dval_seg_reserve(struct v3dval *v, uint32_t seg, uint32_t len, const struct v3dval_where *w)
 {
 	struct v3dval_seg *s = &v->segs[seg];
-	if (len <= s->cap)
-		return 0;
-	uint32_t n = s->cap ? s->cap : 256;
-	while (n < len)
-		n = n > UINT32_MAX / 2 ? len : n * 2;
-	uint8_t *p = realloc(s->buf, n);
-	if (!p)
+	if (FERRY_ARRAY_RESERVE(s->buf, s->cap, len, 256))
 		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
-	s->buf = p;
-	s->cap = n;
 	return 0;
 }
 
 int v3dval_add_fixup(struct v3dval *v, const struct v3dval_where *w, uint16_t start, uint8_t size,
 		     uint32_t target_seg, uint32_t target_off)
 {
-	if (!grow((void **)&v->fixups, &v->cap_fixups, v->nr_fixups + 1, sizeof(*v->fixups)))
+	if (FERRY_ARRAY_RESERVE(v->fixups, v->cap_fixups, v->nr_fixups + 1, 16))
 		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 	v->fixups[v->nr_fixups++] = (struct v3dval_fixup){ w->seg, w->pos + 1u, start, size, target_seg, target_off };
 	return 0;
@@ -187,8 +163,8 @@ static int prepare_relocs(struct v3dval *v)
 	if (in->nr_relocs && !in->relocs)
 		return v3dval_fail(v, NULL, V3DVAL_ERR_INPUT, 0, "relocation table missing");
 	uint32_t cap = v->cap_relocs;
-	if (!grow((void **)&v->keys, &cap, in->nr_relocs, sizeof(*v->keys)) ||
-	    !grow((void **)&v->applied, &v->cap_relocs, in->nr_relocs, sizeof(*v->applied)))
+	if (FERRY_ARRAY_RESERVE(v->keys, cap, in->nr_relocs, 16) ||
+	    FERRY_ARRAY_RESERVE(v->applied, v->cap_relocs, in->nr_relocs, 16))
 		return v3dval_fail(v, NULL, V3DVAL_ERR_NOMEM, 0, NULL);
 	for (uint32_t i = 0; i < in->nr_relocs; i++) {
 		const struct v3dval_reloc *r = &in->relocs[i];

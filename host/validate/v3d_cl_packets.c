@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "v3d_val_internal.h"
 
 /* ---- policy ----------------------------------------------------------------------------------- */
@@ -319,15 +320,8 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 		return 0;
 	}
 	case V3D_CL_MULTICORE_RENDERING_TILE_LIST_SET_BASE: {
-		void *arr = v->tlsbs;
-		if (v->nr_tlsbs == v->cap_tlsbs) {
-			uint32_t n = v->cap_tlsbs ? v->cap_tlsbs * 2 : 16;
-			arr = realloc(v->tlsbs, (size_t)n * sizeof(*v->tlsbs));
-			if (!arr)
-				return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
-			v->tlsbs = arr;
-			v->cap_tlsbs = n;
-		}
+		if (FERRY_ARRAY_RESERVE(v->tlsbs, v->cap_tlsbs, (size_t)v->nr_tlsbs + 1, 16))
+			return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 		v->tlsbs[v->nr_tlsbs++] = (struct v3dval_tlsb){ v3d_cl_get_address(p, V3D_CL_TLSB_ADDRESS), w->seg, w->pos };
 		f->tlsb_sets |= (uint16_t)(1u << v3d_cl_get(p, V3D_CL_TLSB_SET_NUMBER));
 		return 0;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "fuzz_pm4_input.h"
 #include "pm4_validate.h"
 #include "sim/cp.h"

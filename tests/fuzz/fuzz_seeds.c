@@ -11,8 +11,8 @@
 
 #include <drm.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "ferry/hw/v3d_cl.h"
 #include "ferry/wire.h"
 #include "fuzz_host_input.h"

@@ -14,8 +14,8 @@
 
 #include <drm.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

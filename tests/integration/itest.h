@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
 #include "pm4_builder.h"

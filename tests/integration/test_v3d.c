@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
 #include "test.h"

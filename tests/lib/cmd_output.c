@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "ferry/array.h"
+
 static void die(const char *what)
 {
 	fprintf(stderr, "test_cmd_output: %s\n", what);
@@ -30,20 +32,14 @@ int test_cmd_output(char **out, const char *fmt, ...)
 			*out = NULL;
 		return -1;
 	}
-	size_t cap = 1 << 16, used = 0, n;
-	char *buf = malloc(cap);
-	if (!buf)
-		die("out of memory");
-	while ((n = fread(buf + used, 1, cap - 1 - used, p)) > 0) {
+	size_t cap = 0, used = 0, n;
+	char *buf = NULL;
+	do {
+		if (FERRY_ARRAY_RESERVE(buf, cap, used + 2, 1 << 16))
+			die("out of memory");
+		n = fread(buf + used, 1, cap - 1 - used, p);
 		used += n;
-		if (used == cap - 1) {
-			char *grown = realloc(buf, cap * 2);
-			if (!grown)
-				die("out of memory");
-			buf = grown;
-			cap *= 2;
-		}
-	}
+	} while (n > 0);
 	buf[used] = '\0';
 	int st = pclose(p);
 	if (out)

@@ -26,7 +26,7 @@
 
 #include <virtgpu_drm.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "ferry/ferry.h"
 #include "ferry/virtio.h"
 #include "pm4_builder.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "pm4_decode.h"
 #include "test.h"
 
@@ -52,14 +53,7 @@ struct bytes {
 
 static inline void bytes_put(struct bytes *b, const void *data, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n)
-			cap *= 2;
-		b->p = realloc(b->p, cap);
-		REQUIRE(b->p);
-		b->cap = cap;
-	}
+	REQUIRE(FERRY_ARRAY_RESERVE(b->p, b->cap, b->len + n, 256) == 0);
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
 }

@@ -2,7 +2,7 @@
  * BOs at global addresses, a v3dv-shaped CL copy retired through its out-syncobj, the envelope
  * rules of CL / TFU / CSD submits, and exclusive tenancy between two clients. */
 #include "host_harness.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "v3d_cl_builder.h"
 
 static struct ferry_host *make_host(const char *gpu, bool shared)

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "pm4_builder.h"
 #include "test.h"
 #include "v3d_cl_builder.h"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "shim_test.h"
 #include "test.h"
 

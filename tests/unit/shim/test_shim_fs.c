@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim_test.h"
 #include "test.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "pm4_builder.h"
 #include "shim_test.h"
 #include "test.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "shim_test.h"
 #include "test.h"
 

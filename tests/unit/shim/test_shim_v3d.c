@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "shim_test.h"
 #include "test.h"
 

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "backend/kdev.h"
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "pm4_builder.h"
 #include "sim/sim_msm.h"
 #include "test.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "backend/kdev.h"
-#include "backend/uapi_v3d.h"
+#include "ferry/uapi/v3d_drm.h"
 #include "sim/sim_v3d.h"
 #include "tests/test.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "pm4_builder.h"
 #include "pm4_validate.h"
 #include "test.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/uapi_msm.h"
+#include "ferry/uapi/msm_drm.h"
 #include "ferry/fence_page.h"
 #include "ferry/virtio.h"
 #include "ferry/wire.h"

@@ -1,8 +1,8 @@
 /* The msm DRM uAPI of Linux 6.1 (driver version 1.9.0): structs, flags and ioctl numbers, with
  * sizes, key offsets and request numbers pinned by _Static_assert (Debian's libdrm msm_drm.h is a
  * 4.15-era copy, so ferry carries its own). DRM core ioctls come from libdrm's <drm.h>. */
-#ifndef FERRY_UAPI_MSM_H
-#define FERRY_UAPI_MSM_H
+#ifndef FERRY_UAPI_MSM_DRM_H
+#define FERRY_UAPI_MSM_DRM_H
 
 #include <stddef.h>
 #include <stdint.h>

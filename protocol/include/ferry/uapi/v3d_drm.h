@@ -2,8 +2,8 @@
  * params and ioctl numbers, with sizes, key offsets and request numbers pinned by _Static_assert
  * (Debian's libdrm ships no v3d_drm.h, so ferry carries its own). DRM core ioctls (GEM_CLOSE,
  * PRIME, SYNCOBJ_*) come from libdrm's <drm.h>. */
-#ifndef FERRY_UAPI_V3D_H
-#define FERRY_UAPI_V3D_H
+#ifndef FERRY_UAPI_V3D_DRM_H
+#define FERRY_UAPI_V3D_DRM_H
 
 #include <stddef.h>
 #include <stdint.h>
