@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -435,13 +437,37 @@ struct waiter {
 	struct kdev *k;
 	uint32_t h;
 	int ret;
+	atomic_int tid;
 };
 
 static void *wait_for_submit(void *arg)
 {
 	struct waiter *w = arg;
+	atomic_store(&w->tid, (int)syscall(SYS_gettid));
 	w->ret = wait_syncobjs(w->k, &w->h, 1, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, 2000, NULL);
 	return NULL;
+}
+
+/* Returns once the waiter thread sleeps (in its wait, on a loaded machine too): its state in
+ * /proc reads S three times in a row. Bounded: gives up after 2 s, and the test may then fail. */
+static void waiter_asleep(struct waiter *w)
+{
+	char path[64], stat[256];
+	int seen = 0;
+	for (int i = 0; i < 2000 && seen < 3; i++) {
+		usleep(1000);
+		int tid = atomic_load(&w->tid);
+		if (!tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stat[n] = '\0';
+		const char *end = strrchr(stat, ')'); /* the state follows "(comm)" */
+		seen = end && end[1] == ' ' && end[2] == 'S' ? seen + 1 : 0;
+	}
 }
 
 /* A fence installed and reset again while a WAIT_FOR_SUBMIT waiter sleeps still ends its wait:
@@ -453,10 +479,10 @@ static void test_wait_for_submit_sees_signal_then_reset(void)
 	struct kdev *k = sim_msm_open(dev);
 	REQUIRE(k);
 	for (int round = 0; round < 5; round++) {
-		struct waiter w = { k, syncobj_new(k, false), 1 };
+		struct waiter w = { k, syncobj_new(k, false), 1, 0 };
 		pthread_t th;
 		REQUIRE(pthread_create(&th, NULL, wait_for_submit, &w) == 0);
-		usleep(30000); /* the waiter is asleep by now */
+		waiter_asleep(&w);
 		CHECK_EQ(syncobj_array(k, DRM_IOCTL_SYNCOBJ_SIGNAL, w.h), 0);
 		CHECK_EQ(syncobj_array(k, DRM_IOCTL_SYNCOBJ_RESET, w.h), 0);
 		pthread_join(th, NULL);
