@@ -91,7 +91,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	ctx->page_fd = ctx->event_fd = ctx->poll_fd = -1;
 	list_init(&ctx->link);
 	list_init(&ctx->timer_link);
-	int ret = bo_table_init(&ctx->bos);
+	int ret = bo_table_init(&ctx->bos, host_bo_removed, host_bo_released, ctx);
 	struct kdev *kd = NULL;
 	const char *step = "GPU device open";
 	if (ret == 0) {
@@ -195,14 +195,15 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
 		if (ctx->queues[id])
 			queue_free(ctx->queues[id]);
+	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. The
+	 * validator's BO table before the BOs, so their removal does not edit it one by one. */
+	validation_ctx_fini(ctx);
+	v3d_shadows_fini(ctx);
 	if (ctx->bos.buckets)
 		bo_table_fini(&ctx->bos);
 	if (ctx->poll_fd >= 0)
 		epoll_ctl(h->epfd, EPOLL_CTL_DEL, ctx->poll_fd, NULL);
 	list_del(&ctx->timer_link);
-	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. */
-	validation_ctx_fini(ctx);
-	v3d_shadows_fini(ctx);
 	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
 	if (ctx->msm)
 		msm_ctx_destroy(ctx->msm);

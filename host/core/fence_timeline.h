@@ -19,6 +19,9 @@ struct pending_fence {
 	uint32_t syncobj; /* v3d: the out-syncobj that gets the job's fence (in_kernel only) */
 };
 
+/* The owner's publishing of a retired seqno (fence page, events, shadow recycling). */
+typedef void (*timeline_retired_fn)(void *arg, uint32_t seqno, uint32_t flags, int32_t status);
+
 struct fence_timeline {
 	struct pending_fence *ring;
 	uint32_t cap, head, count;
@@ -28,12 +31,17 @@ struct fence_timeline {
 	uint32_t signaled;
 	uint32_t error_seqno;
 	int32_t error;
+	timeline_retired_fn retired;
+	void *retired_arg;
 };
 
+void timeline_init(struct fence_timeline *tl, timeline_retired_fn retired, void *arg);
 void timeline_fini(struct fence_timeline *tl);
 int timeline_push(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status, bool in_kernel);
 struct pending_fence *timeline_head(struct fence_timeline *tl);
 void timeline_pop(struct fence_timeline *tl);
+/* seqno retired with status (0, or its error, which the timeline records): told to the owner. */
+void timeline_retire(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status);
 bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);
 /* seqno was submitted on this timeline (wrap-aware, judged like timeline_passed: a seqno
  * 2^31 ahead counts as not submitted, so it is refused rather than waited on forever). */

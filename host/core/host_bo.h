@@ -1,11 +1,13 @@
-/* BO requests (bo_table.c: create, close, info, install, quotas; bo_share.c: import and the
+/* BO requests (host_bo.c: create, close, info, install, quotas, the table hooks; bo_share.c: import and the
  * host-wide index of BO pages). */
 #ifndef FERRY_HOST_HOST_BO_H
 #define FERRY_HOST_HOST_BO_H
 
 #include "host_types.h"
 
-/* bo_table.c */
+/* host_bo.c */
+void host_bo_removed(void *arg, struct host_bo *bo);
+void host_bo_released(void *arg, struct host_bo *bo);
 /* The context a new BO (BoCreate, BoImport) goes into: it exists, and bo_id is free and not 0.
  * 0, or -ENOENT / -EINVAL / -EEXIST with why. */
 int bo_new_target(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id, struct host_ctx **out, char *why,

@@ -1,5 +1,5 @@
-/* Queues (queue.c): request handlers, lookup, retiring, freeing; publishing a retired seqno
- * (fence_timeline.c). */
+/* Queues (queue.c): request handlers, lookup, retiring and publishing retired seqnos,
+ * freeing. */
 #ifndef FERRY_HOST_HOST_QUEUE_H
 #define FERRY_HOST_HOST_QUEUE_H
 
@@ -18,8 +18,5 @@ bool queue_pending(const struct host_queue *q);
 /* Frees a queue whose work has drained (or whose context is going away). */
 void queue_free(struct host_queue *q);
 
-/* fence_timeline.c */
-/* Publishes a retired seqno: fence page slot, FENCE_SIGNALED event when asked for or failed. */
-void timeline_signal(struct host_queue *q, uint32_t seqno, uint32_t flags, int32_t status);
 
 #endif

@@ -161,6 +161,7 @@ struct host_ctx;
 
 struct host_bo {
 	struct host_bo *hash_next;
+	struct bo_table *table; /* the table it was put in (its hooks) */
 	struct host_ctx *ctx;
 	uint32_t id, handle, flags;
 	uint32_t refs; /* the table's, plus held submits' and waits' */

@@ -1,5 +1,6 @@
 /* Submit queues: QUEUE_CREATE / QUEUE_CLOSE, and retiring a queue's seqnos in order — with the
- * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: fault_log.c reports it). */
+ * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: fault_log.c reports it), and
+ * publishing each retired seqno to the guest. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,34 @@ struct host_queue *client_lookup_queue(struct ferry_host_client *c, uint32_t ctx
 	}
 	*ctx_out = ctx;
 	return q;
+}
+
+/* The timeline's retired callback: publishes seqno to the guest (fence page slot, eventfd through
+ * the context, FENCE_SIGNALED event when asked for or failed). */
+static void queue_fence_retired(void *arg, uint32_t seqno, uint32_t flags, int32_t status)
+{
+	struct host_queue *q = arg;
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
+	trace_queue_event(q, TRACE_RETIRE, seqno, status);
+	/* The kernel is done with this submit's shadow copies: back to the pool. */
+	validation_retired(ctx, q->id, seqno);
+	v3d_shadows_retired(ctx, q->id, seqno);
+	if (status) {
+		/* Error first, so a guest that sees the new signaled value also sees its error. */
+		atomic_store(&slot->error, status);
+		atomic_store(&slot->error_seqno, seqno);
+	}
+	atomic_store(&slot->signaled, seqno);
+	ctx->wake = true;
+
+	if (status || (flags & FERRY_SUBMIT_NOTIFY)) {
+		struct ferry_msg ev = { .kind = FERRY_MSG_FENCE_SIGNALED, .seq = 0 };
+		ev.u.fence_signaled = (struct ferry_fence_signaled){
+			.ctx_id = ctx->id, .queue_id = q->id, .seqno = seqno, .status = status,
+		};
+		client_send(ctx->client, &ev, NULL, 0);
+	}
 }
 
 int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -78,6 +107,7 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 		free(q);
 		HOST_FAIL(ret, "kernel refused a queue of priority %u", r->priority);
 	}
+	timeline_init(&q->tl, queue_fence_retired, q);
 	q->ctx = ctx;
 	q->id = r->queue_id;
 	q->prio = r->priority;
@@ -185,7 +215,7 @@ bool queue_retire(struct host_queue *q)
 		timeline_pop(&q->tl);
 		if (q->kind != FERRY_QUEUE_KIND_EXTERNAL)
 			ctx->nr_inflight--;
-		timeline_signal(q, done.seqno, done.flags, done.status);
+		timeline_retire(&q->tl, done.seqno, done.flags, done.status);
 		progressed = true;
 	}
 	return progressed;

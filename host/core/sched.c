@@ -282,7 +282,7 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		/* Out of memory: signal now rather than never (a V3D job's syncobj is the kernel's
 		 * to forget when the open closes). */
 		ctx->nr_inflight--;
-		timeline_signal(q, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
+		timeline_retire(&q->tl, hs->s.seqno, hs->s.flags, in_kernel ? 0 : status ? status : -ENOMEM);
 	}
 	held_free(ctx, hs);
 }
