@@ -3,7 +3,7 @@
 #define FERRY_HOST_SCHED_H
 
 #include "host_types.h"
-#include "v3d_core.h"
+#include "v3d/v3d_core.h"
 
 int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 /* Sends held submits whose in-fences have signaled. Returns true if any left the scheduler. */

@@ -12,7 +12,7 @@
 
 #include "backend/shadow_pool.h"
 #include "backend/uapi_msm.h"
-#include "host_internal.h"
+#include "core/host_internal.h"
 #include "validate/pm4_validate.h"
 
 /* Shadow memory one context may hold (in flight plus recycled): 64 full-size IB1 copies. */

@@ -3,7 +3,7 @@
 #ifndef FERRY_HOST_MSM_VALIDATION_H
 #define FERRY_HOST_MSM_VALIDATION_H
 
-#include "host_types.h"
+#include "core/host_types.h"
 
 int validation_ctx_init(struct host_ctx *ctx);
 void validation_ctx_fini(struct host_ctx *ctx);

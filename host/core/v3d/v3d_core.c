@@ -11,7 +11,7 @@
 
 #include "backend/kdev.h"
 #include "backend/shadow_pool.h"
-#include "host_internal.h"
+#include "core/host_internal.h"
 #include "sim/sim_v3d.h"
 #include "validate/v3d_validate.h"
 

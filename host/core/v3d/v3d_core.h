@@ -2,7 +2,7 @@
 #ifndef FERRY_HOST_V3D_CORE_H
 #define FERRY_HOST_V3D_CORE_H
 
-#include "host_types.h"
+#include "core/host_types.h"
 
 struct v3d_job_desc {
 	uint32_t kind; /* FERRY_QUEUE_KIND_V3D_CL / TFU / CSD */

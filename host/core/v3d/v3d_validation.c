@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "backend/shadow_pool.h"
-#include "host_internal.h"
+#include "core/host_internal.h"
 #include "validate/v3d_validate.h"
 
 int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo)

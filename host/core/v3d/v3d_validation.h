@@ -2,8 +2,8 @@
 #ifndef FERRY_HOST_V3D_VALIDATION_H
 #define FERRY_HOST_V3D_VALIDATION_H
 
-#include "host_types.h"
-#include "v3d_core.h"
+#include "core/host_types.h"
+#include "core/v3d/v3d_core.h"
 
 /* v3d_validation.c. BO create / last unref of a V3D context: the validator's read-only host
  * mapping (validated contexts). */
