@@ -96,7 +96,7 @@ static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, 
 	r.u.hello_reply = (struct ferry_hello_reply){
 		.version = FERRY_PROTOCOL_VERSION,
 		.features = FERRY_FEATURE_FENCE_PAGE |
-			    (c->host->family == FERRY_FAMILY_V3D ? FERRY_FEATURE_V3D : FERRY_FEATURE_MSM),
+			    c->host->fam->feature,
 		.server = server,
 	};
 	client_send(c, &r, NULL, 0);
@@ -107,17 +107,16 @@ static int handle_device_query(struct ferry_host_client *c, const struct ferry_m
 {
 	uint32_t family = m->u.device_query.family;
 	struct ferry_host *h = c->host;
-	if (family != FERRY_FAMILY_NONE && family != h->family) {
+	if (family != FERRY_FAMILY_NONE && family != h->fam->family) {
 		snprintf(why, n, "this server has no device of family %u (it serves %s)", family, c->host->device_name);
 		return -ENODEV;
 	}
 	struct ferry_msg r = { .kind = FERRY_MSG_DEVICE_INFO, .seq = m->seq };
 	r.u.device_info = (struct ferry_device_info){
-		.family = h->family,
+		.family = h->fam->family,
 		.name = h->gpu,
-		.nr_params = h->family == FERRY_FAMILY_V3D ? h->v3d_dev.nr_params : h->dev.nr_params,
-		.params = h->family == FERRY_FAMILY_V3D ? h->v3d_dev.params : h->dev.params,
 	};
+	r.u.device_info.params = h->fam->params(h, &r.u.device_info.nr_params);
 	client_send(c, &r, NULL, 0);
 	return 0;
 }

@@ -14,7 +14,7 @@
 void host_bo_removed(void *arg, struct host_bo *bo)
 {
 	bo_pages_del(bo->ctx->client->host, bo);
-	validation_bo_removed(bo->ctx, bo);
+	bo->ctx->client->host->fam->bo_removed(bo->ctx, bo);
 }
 
 /* The table's released hook: the last reference went. The kernel keeps BOs of in-flight submits
@@ -22,12 +22,8 @@ void host_bo_removed(void *arg, struct host_bo *bo)
 void host_bo_released(void *arg, struct host_bo *bo)
 {
 	struct ferry_host *h = bo->ctx->client->host;
-	validation_bo_unmap(bo);
-	v3d_bo_unmap_host(bo);
-	if (bo->ctx->v3d)
-		v3d_bo_close(bo->ctx->v3d, bo->handle);
-	else
-		msm_bo_close(bo->ctx->msm, bo->handle);
+	h->fam->bo_unmap_host(bo);
+	h->fam->bo_close(bo->ctx, bo->handle);
 	h->stats.bos--;
 	h->stats.bo_bytes -= bo->size;
 	bo->ctx->client->nr_bos--;
@@ -71,20 +67,11 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	int tret = bo_new_target(c, r->ctx_id, r->bo_id, &ctx, why, n);
 	if (tret < 0)
 		return tret;
-	bool v3d = ctx->v3d != NULL;
-	uint64_t size = v3d ? v3d_bo_round_size(r->size) : msm_bo_round_size(r->size);
-	if (r->size == 0 || size == 0)
-		HOST_FAIL(-EINVAL, "bo size %llu must be 1..%llu", (unsigned long long)r->size,
-		     (unsigned long long)(v3d ? V3D_BO_MAX_SIZE : MSM_BO_MAX_SIZE));
-	const char *flag_why;
-	if (v3d && r->flags)
-		HOST_FAIL(-EINVAL, "V3D BOs take no flags (flags 0x%x)", r->flags);
-	if (!v3d && msm_bo_check_flags(r->flags, &flag_why) < 0)
-		HOST_FAIL(-EINVAL, "%s (flags 0x%x)", flag_why, r->flags);
-
-	if (v3d && r->iova)
-		HOST_FAIL(-EINVAL, "V3D BOs cannot be placed (iova 0x%llx): V3D has one global address space",
-			  (unsigned long long)r->iova);
+	const struct host_family_ops *fam = c->host->fam;
+	uint64_t size;
+	int cret = fam->bo_check(ctx, r, &size, why, n);
+	if (cret < 0)
+		return cret;
 
 	int quota_ret = bo_quota_admit(c, size, why, n);
 	if (quota_ret < 0)
@@ -93,19 +80,11 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		HOST_FAIL(-ENOMEM, "out of memory");
-	int ret;
-	if (r->iova) {
-		/* Replay: the captured address, or nothing (-EBUSY when taken, as the kernel says). */
-		ret = msm_bo_new_at(ctx->msm, size, r->flags, r->iova, &bo->handle);
-		bo->iova = r->iova;
-		if (ret < 0) {
-			free(bo);
-			HOST_FAIL(ret, "could not place a %llu-byte bo at iova 0x%llx (%s)", (unsigned long long)size,
-				  (unsigned long long)r->iova, strerror(-ret));
-		}
-	} else {
-		ret = v3d ? v3d_bo_new(ctx->v3d, size, &bo->handle, &bo->iova)
-			  : msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
+	int ret = fam->bo_create(ctx, r, bo, size);
+	if (ret < 0 && r->iova) {
+		free(bo);
+		HOST_FAIL(ret, "could not place a %llu-byte bo at iova 0x%llx (%s)", (unsigned long long)size,
+			  (unsigned long long)r->iova, strerror(-ret));
 	}
 	char e[80];
 	if (ret < 0) {
@@ -123,12 +102,12 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,
 	       size_t n)
 {
-	bool v3d = ctx->v3d != NULL;
+	const struct host_family_ops *fam = c->host->fam;
 	char e[80];
 	bo->refs = 1;
 	int fd = -1;
 	const char *step = "export (PRIME dup)";
-	int ret = v3d ? v3d_bo_export(ctx->v3d, bo->handle, &fd) : msm_bo_export(ctx->msm, bo->handle, &fd);
+	int ret = fam->bo_export(ctx, bo->handle, &fd);
 	struct stat st;
 	if (ret == 0) {
 		/* What a BoImport's fd is recognised by: the BO's pages as the kernel exports them. */
@@ -139,7 +118,7 @@ int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo
 	}
 	if (ret == 0) {
 		step = "host mapping (mmap)";
-		ret = v3d ? v3d_bo_added(ctx, bo) : validation_bo_added(ctx, bo);
+		ret = fam->bo_added(ctx, bo);
 	}
 	if (ret == 0) {
 		step = "bo table";
@@ -150,15 +129,11 @@ int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo
 				bo_table_remove(&ctx->bos, bo); /* and out of the validator's table */
 		}
 		if (ret < 0)
-			validation_bo_removed(ctx, bo);
+			fam->bo_removed(ctx, bo);
 	}
 	if (ret < 0) {
-		validation_bo_unmap(bo);
-		v3d_bo_unmap_host(bo);
-		if (v3d)
-			v3d_bo_close(ctx->v3d, bo->handle);
-		else
-			msm_bo_close(ctx->msm, bo->handle);
+		fam->bo_unmap_host(bo);
+		fam->bo_close(ctx, bo->handle);
 		uint32_t id = bo->id;
 		free(bo);
 		if (fd >= 0)

@@ -26,7 +26,7 @@ void ctx_wake_guest(struct host_ctx *ctx);
 void ctx_submit_refused(struct host_queue *q, uint32_t seqno, int err, const char *why);
 
 /* unmodeled.c: the simulator's reports of work it did not execute, counted per context and kind
- * and warned about once per context and kind. Attached when the context's open is made. */
-void ctx_unmodeled_attach(struct host_ctx *ctx);
+ * and warned about once per context and kind: the family sets it as the open's sim_unmodeled_fn. */
+void ctx_unmodeled_note(void *cookie, unsigned kind, uint64_t count, const char *what);
 
 #endif

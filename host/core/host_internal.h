@@ -4,6 +4,7 @@
 #define FERRY_HOST_HOST_INTERNAL_H
 
 #include "host_types.h"
+#include "family.h"
 #include "host_log.h"
 #include "host_client.h"
 #include "host_context.h"

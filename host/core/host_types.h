@@ -61,6 +61,7 @@
 	} while (0)
 
 struct sim_msm_device;
+struct host_family_ops;
 struct sim_v3d_device;
 struct v3dval;
 struct fault_log;
@@ -109,8 +110,8 @@ struct ferry_host {
 	struct host_watchdog wd;
 	struct pm4v_validator *validator; /* shared by validated contexts; made on first use */
 	struct host_trace trace;
-	/* V3D (v3d_core.c): family is what cfg.gpu selected; sim is NULL when sim_v3d is set. */
-	uint32_t family;
+	const struct host_family_ops *fam; /* what cfg.gpu selected (family.h) */
+	/* V3D (v3d/): sim is NULL when sim_v3d is set. */
 	struct sim_v3d_device *sim_v3d;
 	struct v3d_dev_info v3d_dev;
 	/* Exclusive tenancy: the client holding the device and how many V3D contexts it has. */
@@ -169,8 +170,8 @@ struct host_bo {
 			* check is O(1) instead of a walk over every held submit's BOs */
 	uint64_t size, iova;
 	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
-	void *map;            /* validated contexts: read-only host mapping, for the BO's lifetime */
-	void *v3d_map;        /* validated V3D contexts: the same, through the v3d backend */
+	void *host_map;       /* validated contexts: the validator's read-only host mapping, for the
+			       * BO's lifetime (the family's bo_added / bo_unmap_host) */
 	dev_t pages_dev;      /* the file of the BO's pages as exported (fstat): what BO_IMPORT */
 	ino_t pages_ino;      /* recognises an fd by (bo_share.c) */
 	struct host_bo *pages_next; /* chain of ferry_host.pages, while in a context's table */

@@ -29,8 +29,7 @@ static int wait_ready(struct host_wait *w, int32_t *status)
 	/* A submit still held host-side will use the BO, though the kernel has not seen it yet. */
 	if (sched_bo_held(w->ctx, w->bo))
 		return 0;
-	int ret = w->ctx->v3d ? v3d_bo_wait_poll(w->ctx->v3d, w->bo->handle)
-			      : msm_bo_cpu_prep_poll(w->ctx->msm, w->bo->handle, w->op);
+	int ret = w->ctx->client->host->fam->bo_wait_poll(w->ctx, w->bo, w->op);
 	if (ret == -EBUSY)
 		return 0;
 	*status = ret;

@@ -139,7 +139,7 @@ int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 	int ret = msm_bo_map(ctx->msm, bo->handle, bo->size, false, &map);
 	if (ret < 0)
 		return ret;
-	bo->map = map;
+	bo->host_map = map;
 	uint32_t at = lower_bound(v, bo->iova);
 	memmove(&v->bos[at + 1], &v->bos[at], (size_t)(v->nr - at) * sizeof(*v->bos));
 	memmove(&v->owners[at + 1], &v->owners[at], (size_t)(v->nr - at) * sizeof(*v->owners));
@@ -167,9 +167,9 @@ void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 
 void validation_bo_unmap(struct host_bo *bo)
 {
-	if (bo->map)
-		msm_bo_unmap(bo->ctx->msm, bo->map, bo->size);
-	bo->map = NULL;
+	if (bo->host_map)
+		msm_bo_unmap(bo->ctx->msm, bo->host_map, bo->size);
+	bo->host_map = NULL;
 }
 
 /* The errno a rejection is reported with: privilege violations are -EPERM, the rest -EINVAL.

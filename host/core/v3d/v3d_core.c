@@ -1,6 +1,6 @@
-/* The V3D family in libferry-host's core: the simulated device behind cfg.gpu "v3d-*", tenancy
- * (one global GPU address space: exclusive by default), CL / TFU / CSD submits with their envelope
- * checks, retiring through out-syncobjs, and fault reports from the kernel's (sim's) report text.
+/* The V3D family's submits: CL / TFU / CSD with their envelope checks, retiring through
+ * out-syncobjs, and fault reports from the kernel's (sim's) report text. The device, tenancy and
+ * the rest of the family's ops are v3d_family.c's.
  * Queues, fence timelines, the fence page, held submits and lost contexts are the family-neutral
  * ones of queue.c / sched.c / fence_timeline.c. Validated contexts also run the V3D validator
  * (v3d_validation.c) when a job goes to the kernel; passthrough ones get the envelope only. */
@@ -12,92 +12,7 @@
 #include "backend/kdev.h"
 #include "backend/shadow_pool.h"
 #include "core/host_internal.h"
-#include "sim/sim_v3d.h"
 #include "validate/v3d_validate.h"
-
-bool v3d_gpu_name(const char *gpu)
-{
-	return strncmp(gpu, "v3d-", 4) == 0;
-}
-
-int v3d_host_init(struct ferry_host *h)
-{
-	int ret = sim_v3d_device_create(h->gpu, &h->sim_v3d);
-	if (ret < 0) {
-		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
-		return ret;
-	}
-	if (h->cfg.hangcheck_ms)
-		sim_v3d_set_hangcheck_ms(h->sim_v3d, h->cfg.hangcheck_ms);
-	sim_v3d_set_strict(h->sim_v3d, h->cfg.sim_strict);
-	struct kdev *kd = sim_v3d_open(h->sim_v3d);
-	if (!kd)
-		return -ENOMEM;
-	ret = v3d_probe(kd, &h->v3d_dev);
-	kd->ops->close(kd);
-	if (ret < 0) {
-		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
-		return ret;
-	}
-	struct v3dval_policy policy;
-	v3dval_policy_default(&policy, (int)h->v3d_dev.ver);
-	h->v3dval = v3dval_create(&policy);
-	if (!h->v3dval) {
-		host_log(h, FERRY_LOG_ERROR, "no V3D validator for version %u", h->v3d_dev.ver);
-		return -ENOMEM;
-	}
-	h->family = FERRY_FAMILY_V3D;
-	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_v3d_model(h->sim_v3d));
-	host_log(h, FERRY_LOG_INFO, "serving %s (V3D %u.%u, %s tenancy%s)", h->device_name, h->v3d_dev.ver / 10,
-		 h->v3d_dev.ver % 10, h->cfg.v3d_shared_tenancy ? "shared" : "exclusive",
-		 h->cfg.v3d_shared_tenancy ? ": one global GPU address space, trusted tenants only" : "");
-	return 0;
-}
-
-void v3d_host_fini(struct ferry_host *h)
-{
-	if (h->v3dval)
-		v3dval_destroy(h->v3dval);
-	h->v3dval = NULL;
-	if (h->sim_v3d)
-		sim_v3d_device_destroy(h->sim_v3d);
-	h->sim_v3d = NULL;
-}
-
-/* ---- tenancy ---- */
-
-int v3d_tenancy_admit(struct ferry_host_client *c, char *why, size_t n)
-{
-	struct ferry_host *h = c->host;
-	if (h->cfg.v3d_shared_tenancy || !h->v3d_holder || h->v3d_holder == c)
-		return 0;
-	HOST_FAIL(-EBUSY, "V3D device is held by client %u (exclusive tenancy; see docs/security.md)",
-		  h->v3d_holder->id);
-}
-
-void v3d_tenancy_added(struct host_ctx *ctx)
-{
-	struct ferry_host *h = ctx->client->host;
-	if (h->cfg.v3d_shared_tenancy)
-		return;
-	if (!h->v3d_holder) {
-		h->v3d_holder = ctx->client;
-		host_log(h, FERRY_LOG_INFO, "%s (client %u) now holds the V3D device", ctx->client->peer,
-			 ctx->client->id);
-	}
-	h->v3d_holder_ctxs++;
-}
-
-void v3d_tenancy_removed(struct host_ctx *ctx)
-{
-	struct ferry_host *h = ctx->client->host;
-	if (h->cfg.v3d_shared_tenancy || h->v3d_holder != ctx->client || h->v3d_holder_ctxs == 0)
-		return;
-	if (--h->v3d_holder_ctxs == 0) {
-		host_log(h, FERRY_LOG_INFO, "client %u released the V3D device", ctx->client->id);
-		h->v3d_holder = NULL;
-	}
-}
 
 /* ---- submits ---- */
 

@@ -1,4 +1,4 @@
-/* The V3D family in the core (v3d_core.c): device, tenancy, submits, retire, faults. */
+/* The V3D family's submits, retiring and fault reports (v3d_core.c). */
 #ifndef FERRY_HOST_V3D_CORE_H
 #define FERRY_HOST_V3D_CORE_H
 
@@ -12,13 +12,6 @@ struct v3d_job_desc {
 		struct v3d_csd_job csd;
 	} u;
 };
-bool v3d_gpu_name(const char *gpu);
-int v3d_host_init(struct ferry_host *h);
-void v3d_host_fini(struct ferry_host *h);
-/* Tenancy: may c create a V3D context (0, or -EBUSY with why); a V3D context came / went. */
-int v3d_tenancy_admit(struct ferry_host_client *c, char *why, size_t n);
-void v3d_tenancy_added(struct host_ctx *ctx);
-void v3d_tenancy_removed(struct host_ctx *ctx);
 int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

@@ -17,14 +17,14 @@ int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
 	if (ctx->policy != FERRY_POLICY_VALIDATED)
 		return 0;
-	return v3d_bo_map(ctx->v3d, bo->handle, bo->size, false, &bo->v3d_map);
+	return v3d_bo_map(ctx->v3d, bo->handle, bo->size, false, &bo->host_map);
 }
 
 void v3d_bo_unmap_host(struct host_bo *bo)
 {
-	if (bo->v3d_map && bo->ctx->v3d)
-		v3d_bo_unmap(bo->ctx->v3d, bo->v3d_map, bo->size);
-	bo->v3d_map = NULL;
+	if (bo->host_map && bo->ctx->v3d)
+		v3d_bo_unmap(bo->ctx->v3d, bo->host_map, bo->size);
+	bo->host_map = NULL;
 }
 
 /* Shadow memory one V3D context may hold (in flight plus recycled): four jobs with the largest
@@ -118,7 +118,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	}
 	for (uint32_t i = 0; i < nr_bos; i++)
 		vb[i] = (struct v3dval_bo){ .addr = (uint32_t)bos[i]->iova, .size = (uint32_t)bos[i]->size,
-					    .map = bos[i]->v3d_map, .id = bos[i]->id };
+					    .map = bos[i]->host_map, .id = bos[i]->id };
 	qsort(vb, nr_bos, sizeof(*vb), by_addr);
 	struct v3dval_error err;
 	memset(&err, 0, sizeof(err));
