@@ -22,6 +22,9 @@ struct host_family_ops {
 	/* The device's GET_PARAM answers for DEVICE_INFO. */
 	const struct ferry_param *(*params)(const struct ferry_host *h, uint32_t *nr);
 
+	/* The size of the family's context state, which embeds struct host_ctx at offset 0. */
+	size_t ctx_size;
+
 	/* Contexts. admit: may c make one more (tenancy); 0 or an errno with why. open: the
 	 * context's device open (ctx->kd), its GPU context and validator; step names what failed.
 	 * close: all of that again, after the BOs and queues went. */

@@ -46,7 +46,7 @@ static bool translate_packet_line(const struct host_ctx *ctx, const char *line, 
 
 char *fault_guest_lines(const struct host_ctx *ctx, const struct msm_fault *f, const char *kernel_text)
 {
-	if (!ctx->val)
+	if (!msm_hctx(ctx)->val)
 		return NULL;
 	char *buf = NULL;
 	size_t size = 0;

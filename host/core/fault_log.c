@@ -234,7 +234,7 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
 	char empty[1] = "";
 	char *kernel_text = ctx->fault_text ? ctx->fault_text : empty;
 	struct msm_fault f;
-	if (msm_read_fault(ctx->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
+	if (msm_read_fault(msm_hctx(ctx)->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
 		kernel_text[0] = '\0';
 	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
 		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u", f.queue_id,

@@ -77,7 +77,8 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	if (busy < 0)
 		return busy;
 
-	struct host_ctx *ctx = calloc(1, sizeof(*ctx));
+	/* The family's state embeds the context (offset 0): one allocation, freed as ctx. */
+	struct host_ctx *ctx = calloc(1, h->fam->ctx_size);
 	if (!ctx)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	ctx->client = c;

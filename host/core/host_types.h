@@ -193,9 +193,7 @@ struct host_ctx {
 	struct ferry_host_client *client;
 	struct list link;
 	uint32_t id, policy;
-	struct msm_ctx *msm; /* family MSM */
-	struct v3d_ctx *v3d; /* family V3D (then msm is NULL) */
-	uint32_t family;
+	uint32_t family;     /* FERRY_FAMILY_*; the family's own state embeds this (family.h ctx_size) */
 	int poll_fd;
 	struct list timer_link;
 	int page_fd, event_fd;
@@ -218,9 +216,7 @@ struct host_ctx {
 	uint32_t scratch_cap;
 	char *fault_text; /* scratch for the kernel's devcoredump (HOST_FAULT_TEXT_MAX), made on first fault */
 	char lost_why[320]; /* set with lost: what the GPU did, for the errors of later submits */
-	struct ctx_validation *val; /* validated policy only (validation.c), else NULL */
-	struct shadow_pool *v3d_pool; /* validated V3D contexts: the shadow pool (v3d_validation.c), made on first use */
-	struct kdev *kd;            /* the open behind msm / v3d (owned by them): kernel trace points */
+	struct kdev *kd;            /* the family's device open (owned by its context): kernel trace points */
 	uint64_t trace_cursor;      /* kdev trace_read position */
 	bool trace_unsupported;     /* trace_read said no once: not asked again */
 	uint64_t unmodeled[FERRY_UNMODELED_KINDS]; /* work the simulator did not execute (unmodeled.c) */

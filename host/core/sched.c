@@ -138,7 +138,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = bo->handle, .size = bo->size };
 		ctx->bo_ptrs[i] = bo;
 	}
-	int ret = msm_submit_prepare(ctx->msm, s, ctx->refs, why, n);
+	int ret = msm_submit_prepare(msm_hctx(ctx)->msm, s, ctx->refs, why, n);
 	if (ret < 0)
 		return ret;
 
@@ -162,7 +162,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 	/* Last of the checks, as it is the costly one; a rejection leaves everything as it was
 	 * (the seqno is not taken: the guest's library completes that fence with the error). */
 	struct shadow_set *shadows = NULL;
-	if (ctx->val) {
+	if (msm_hctx(ctx)->val) {
 		ret = validation_submit(ctx, s, ctx->bo_ptrs, &shadows, why, n);
 		if (ret == -EINPROGRESS) /* this frame comes again (client.c): nothing taken yet */
 			return ret;
@@ -187,7 +187,7 @@ int sched_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, 
 		}
 		/* Noted before the call: the GPU may start it before the call returns. */
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, s->seqno, 0);
-		ret = msm_submit_flush(ctx->msm, q->kernel_id, s->seqno);
+		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, s->seqno);
 		if (ret < 0) {
 			trace_queue_event(q, TRACE_REJECTED, s->seqno, ret);
 			q->tl.count--; /* un-push: the kernel did not take it */
@@ -258,13 +258,13 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		for (uint32_t i = 0; ret == 0 && i < hs->s.nr_bos; i++)
 			ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
 		if (ret == 0)
-			ret = msm_submit_prepare(ctx->msm, &hs->s, ctx->refs, why, sizeof(why));
+			ret = msm_submit_prepare(msm_hctx(ctx)->msm, &hs->s, ctx->refs, why, sizeof(why));
 		if (ret == 0 && hs->shadows)
 			ret = validation_use_shadows(ctx, hs->shadows);
 		if (ret == 0) {
 			trace_queue_event(q, TRACE_RELEASED, hs->s.seqno, 0);
 			trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->s.seqno, 0);
-			ret = msm_submit_flush(ctx->msm, q->kernel_id, hs->s.seqno);
+			ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, hs->s.seqno);
 		}
 		if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held submit failed: %d",

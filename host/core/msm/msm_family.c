@@ -2,6 +2,7 @@
  * context, msm BOs and kernel submit queues, retiring with the fault check, and the validated
  * policy's hooks (msm_validation.c). The submit path is sched.c's. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,9 @@
 #include "core/family.h"
 #include "core/host_internal.h"
 #include "sim/sim_msm.h"
+
+/* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
+_Static_assert(offsetof(struct msm_host_ctx, base) == 0, "the generic context comes first");
 
 static bool msm_serves(const char *gpu)
 {
@@ -71,7 +75,7 @@ static int msm_ctx_open(struct host_ctx *ctx, const char **step)
 	if (!kd)
 		return errno ? -errno : -ENOMEM;
 	*step = "GPU context";
-	int ret = msm_ctx_create(kd, &ctx->msm);
+	int ret = msm_ctx_create(kd, &msm_hctx(ctx)->msm);
 	if (ret < 0)
 		return ret;
 	ctx->kd = kd;
@@ -89,28 +93,28 @@ static void msm_ctx_drop_validation(struct host_ctx *ctx)
 
 static void msm_ctx_close(struct host_ctx *ctx)
 {
-	if (ctx->msm)
-		msm_ctx_destroy(ctx->msm);
+	if (msm_hctx(ctx)->msm)
+		msm_ctx_destroy(msm_hctx(ctx)->msm);
 }
 
 static int msm_ctx_poll_fd_op(struct host_ctx *ctx)
 {
-	return msm_ctx_poll_fd(ctx->msm);
+	return msm_ctx_poll_fd(msm_hctx(ctx)->msm);
 }
 
 static void msm_ctx_poll_ack_op(struct host_ctx *ctx)
 {
-	msm_ctx_poll_ack(ctx->msm);
+	msm_ctx_poll_ack(msm_hctx(ctx)->msm);
 }
 
 static int msm_timestamp_op(struct host_ctx *ctx, uint64_t *ticks)
 {
-	return msm_timestamp(ctx->msm, ticks);
+	return msm_timestamp(msm_hctx(ctx)->msm, ticks);
 }
 
 static ssize_t msm_debug_state_op(struct host_ctx *ctx, char *buf, size_t cap)
 {
-	return msm_debug_state(ctx->msm, buf, cap);
+	return msm_debug_state(msm_hctx(ctx)->msm, buf, cap);
 }
 
 static int msm_bo_check(struct host_ctx *ctx, const struct ferry_bo_create *r, uint64_t *size, char *why, size_t n)
@@ -130,39 +134,39 @@ static int msm_bo_create(struct host_ctx *ctx, const struct ferry_bo_create *r, 
 	if (r->iova) {
 		/* Replay: the captured address, or nothing (-EBUSY when taken, as the kernel says). */
 		bo->iova = r->iova;
-		return msm_bo_new_at(ctx->msm, size, r->flags, r->iova, &bo->handle);
+		return msm_bo_new_at(msm_hctx(ctx)->msm, size, r->flags, r->iova, &bo->handle);
 	}
-	return msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
+	return msm_bo_new(msm_hctx(ctx)->msm, size, r->flags, &bo->handle, &bo->iova);
 }
 
 static int msm_bo_import_op(struct host_ctx *ctx, int fd, uint32_t *handle, uint64_t *iova)
 {
-	return msm_bo_import(ctx->msm, fd, handle, iova);
+	return msm_bo_import(msm_hctx(ctx)->msm, fd, handle, iova);
 }
 
 static int msm_bo_export_op(struct host_ctx *ctx, uint32_t handle, int *fd)
 {
-	return msm_bo_export(ctx->msm, handle, fd);
+	return msm_bo_export(msm_hctx(ctx)->msm, handle, fd);
 }
 
 static void msm_bo_close_op(struct host_ctx *ctx, uint32_t handle)
 {
-	msm_bo_close(ctx->msm, handle);
+	msm_bo_close(msm_hctx(ctx)->msm, handle);
 }
 
 static int msm_bo_map_op(struct host_ctx *ctx, struct host_bo *bo, void **map)
 {
-	return msm_bo_map(ctx->msm, bo->handle, bo->size, false, map);
+	return msm_bo_map(msm_hctx(ctx)->msm, bo->handle, bo->size, false, map);
 }
 
 static void msm_bo_unmap_op(struct host_ctx *ctx, struct host_bo *bo, void *map)
 {
-	msm_bo_unmap(ctx->msm, map, bo->size);
+	msm_bo_unmap(msm_hctx(ctx)->msm, map, bo->size);
 }
 
 static int msm_bo_wait_poll(struct host_ctx *ctx, struct host_bo *bo, uint32_t op)
 {
-	return msm_bo_cpu_prep_poll(ctx->msm, bo->handle, op);
+	return msm_bo_cpu_prep_poll(msm_hctx(ctx)->msm, bo->handle, op);
 }
 
 static int msm_queue_check(struct host_ctx *ctx, const struct ferry_queue_create *r, uint32_t *kind, char *why,
@@ -179,15 +183,15 @@ static int msm_queue_check(struct host_ctx *ctx, const struct ferry_queue_create
 static int msm_queue_new_op(struct host_queue *q)
 {
 	struct host_ctx *ctx = q->ctx;
-	int ret = msm_queue_new(ctx->msm, q->prio, &q->kernel_id);
-	if (ret == 0 && msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
+	int ret = msm_queue_new(msm_hctx(ctx)->msm, q->prio, &q->kernel_id);
+	if (ret == 0 && msm_queue_faults(msm_hctx(ctx)->msm, q->kernel_id, &q->faults) < 0)
 		q->faults = 0;
 	return ret;
 }
 
 static void msm_queue_close_op(struct host_queue *q)
 {
-	msm_queue_close(q->ctx->msm, q->kernel_id);
+	msm_queue_close(msm_hctx(q->ctx)->msm, q->kernel_id);
 }
 
 /* A fault shows as the queue's fault count going up (SUBMITQUEUE_QUERY FAULTS): fault_log.c
@@ -195,11 +199,11 @@ static void msm_queue_close_op(struct host_queue *q)
 static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
 {
 	struct host_ctx *ctx = q->ctx;
-	int ret = msm_fence_poll(ctx->msm, q->kernel_id, pf->seqno);
+	int ret = msm_fence_poll(msm_hctx(ctx)->msm, q->kernel_id, pf->seqno);
 	if (ret < 0)
 		return ret;
 	uint32_t faults;
-	if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
+	if (msm_queue_faults(msm_hctx(ctx)->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
 		q->faults = faults;
 		trace_queue_event(q, TRACE_FAULT, pf->seqno, 0);
 		*status = fault_log_report(q, pf->seqno);
@@ -212,6 +216,7 @@ const struct host_family_ops msm_family_ops = {
 	.family = FERRY_FAMILY_MSM,
 	.feature = FERRY_FEATURE_MSM,
 	.capture_rd = true,
+	.ctx_size = sizeof(struct msm_host_ctx),
 	.serves = msm_serves,
 	.host_init = msm_host_init,
 	.host_fini = msm_host_fini,

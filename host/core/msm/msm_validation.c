@@ -35,7 +35,7 @@ int validation_ctx_init(struct host_ctx *ctx)
 		return -ENOMEM;
 	/* Copies start on a 16-byte boundary (the CP fetches in small bursts; 4 would do). */
 	struct shadow_pool_config cfg = {
-		.ops = &msm_shadow_bo_ops, .dev = ctx->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
+		.ops = &msm_shadow_bo_ops, .dev = msm_hctx(ctx)->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 		.max_bytes = HOST_SHADOW_MAX_BYTES, .align = 16, .oversize = false,
 		.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 	};
@@ -45,13 +45,13 @@ int validation_ctx_init(struct host_ctx *ctx)
 		free(v);
 		return ret;
 	}
-	ctx->val = v;
+	msm_hctx(ctx)->val = v;
 	return 0;
 }
 
 void validation_ctx_fini(struct host_ctx *ctx)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return;
 	if (ctx->client->val_ctx == ctx)
@@ -61,7 +61,7 @@ void validation_ctx_fini(struct host_ctx *ctx)
 	free(v->owners);
 	free(v->submit_bos);
 	free(v);
-	ctx->val = NULL;
+	msm_hctx(ctx)->val = NULL;
 }
 
 void validation_host_fini(struct ferry_host *h)
@@ -88,8 +88,8 @@ void validation_cancel(struct ferry_host_client *c)
 	if (!c->val_pending)
 		return;
 	pm4v_validate_cancel(c->val_pending);
-	if (c->val_ctx && c->val_ctx->val)
-		shadow_pool_abort(c->val_ctx->val->pool);
+	if (c->val_ctx && msm_hctx(c->val_ctx)->val)
+		shadow_pool_abort(msm_hctx(c->val_ctx)->val->pool);
 	give_back(c);
 }
 
@@ -124,7 +124,7 @@ static int reserve(void **arr, uint32_t *cap, uint32_t n, size_t elem)
 
 int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return 0;
 	uint32_t cap = v->cap;
@@ -136,7 +136,7 @@ int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 	v->cap = cap;
 	void *map;
 	/* Read-only: the host only ever reads guest memory, and reads it once per stream. */
-	int ret = msm_bo_map(ctx->msm, bo->handle, bo->size, false, &map);
+	int ret = msm_bo_map(msm_hctx(ctx)->msm, bo->handle, bo->size, false, &map);
 	if (ret < 0)
 		return ret;
 	bo->host_map = map;
@@ -154,7 +154,7 @@ int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 
 void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return;
 	uint32_t at = lower_bound(v, bo->iova);
@@ -168,7 +168,7 @@ void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 void validation_bo_unmap(struct host_bo *bo)
 {
 	if (bo->host_map)
-		msm_bo_unmap(bo->ctx->msm, bo->host_map, bo->size);
+		msm_bo_unmap(msm_hctx(bo->ctx)->msm, bo->host_map, bo->size);
 	bo->host_map = NULL;
 }
 
@@ -191,7 +191,7 @@ static int rule_errno(enum pm4v_rule rule)
 int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, struct host_bo *const *bos,
 		      struct shadow_set **set, char *why, size_t n)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	struct ferry_host_client *c = ctx->client;
 	struct ferry_host *h = c->host;
 	/* A stopped submit continues only with its own context (the client's frames wait). */
@@ -277,37 +277,37 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 
 struct shadow_pool *validation_shadow_pool(const struct host_ctx *ctx)
 {
-	return ctx->val ? ctx->val->pool : NULL;
+	return msm_hctx(ctx)->val ? msm_hctx(ctx)->val->pool : NULL;
 }
 
 const struct pm4v_stream_copy *validation_guest_stream(const struct host_ctx *ctx, uint64_t shadow_iova)
 {
-	return ctx->val ? shadow_pool_lookup(ctx->val->pool, shadow_iova) : NULL;
+	return msm_hctx(ctx)->val ? shadow_pool_lookup(msm_hctx(ctx)->val->pool, shadow_iova) : NULL;
 }
 
 int validation_use_shadows(struct host_ctx *ctx, const struct shadow_set *set)
 {
-	return msm_submit_use_shadows(ctx->msm, set->handles, set->nr_chunks, set->cmds, set->nr_cmds);
+	return msm_submit_use_shadows(msm_hctx(ctx)->msm, set->handles, set->nr_chunks, set->cmds, set->nr_cmds);
 }
 
 void validation_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno)
 {
-	shadow_pool_queue(ctx->val->pool, set, queue, seqno);
+	shadow_pool_queue(msm_hctx(ctx)->val->pool, set, queue, seqno);
 }
 
 void validation_release(struct host_ctx *ctx, struct shadow_set *set)
 {
-	shadow_pool_release(ctx->val->pool, set);
+	shadow_pool_release(msm_hctx(ctx)->val->pool, set);
 }
 
 void validation_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno)
 {
-	if (ctx->val)
-		shadow_pool_retire(ctx->val->pool, queue, seqno);
+	if (msm_hctx(ctx)->val)
+		shadow_pool_retire(msm_hctx(ctx)->val->pool, queue, seqno);
 }
 
 void validation_queue_gone(struct host_ctx *ctx, uint32_t queue)
 {
-	if (ctx->val)
-		shadow_pool_drop_queue(ctx->val->pool, queue);
+	if (msm_hctx(ctx)->val)
+		shadow_pool_drop_queue(msm_hctx(ctx)->val->pool, queue);
 }

@@ -4,6 +4,7 @@
 #define FERRY_HOST_MSM_VALIDATION_H
 
 #include "core/host_types.h"
+#include "core/msm/msm_family.h"
 
 int validation_ctx_init(struct host_ctx *ctx);
 void validation_ctx_fini(struct host_ctx *ctx);

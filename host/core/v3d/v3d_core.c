@@ -36,7 +36,7 @@ static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t q
 	struct host_ctx *ctx = ctx_find(c, ctx_id);
 	if (!ctx)
 		HOST_FAIL(-ENOENT, "context %u does not exist", ctx_id);
-	if (!ctx->v3d)
+	if (!v3d_hctx(ctx)->v3d)
 		HOST_FAIL(-EINVAL, "context %u is not a V3D context", ctx_id);
 	if (ctx->lost)
 		HOST_FAIL(-EIO, "%s; create a new context", ctx_lost_reason(ctx));
@@ -145,9 +145,9 @@ int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const s
 	uint32_t nr = nr_bos + nr_shadows;
 	int ret;
 	switch (run.kind) {
-	case FERRY_QUEUE_KIND_V3D_CL: ret = v3d_submit_cl(ctx->v3d, &run.u.cl, handles, nr, sync); break;
-	case FERRY_QUEUE_KIND_V3D_TFU: ret = v3d_submit_tfu(ctx->v3d, &run.u.tfu, handles, nr, sync); break;
-	case FERRY_QUEUE_KIND_V3D_CSD: ret = v3d_submit_csd(ctx->v3d, &run.u.csd, handles, nr, sync); break;
+	case FERRY_QUEUE_KIND_V3D_CL: ret = v3d_submit_cl(v3d_hctx(ctx)->v3d, &run.u.cl, handles, nr, sync); break;
+	case FERRY_QUEUE_KIND_V3D_TFU: ret = v3d_submit_tfu(v3d_hctx(ctx)->v3d, &run.u.tfu, handles, nr, sync); break;
+	case FERRY_QUEUE_KIND_V3D_CSD: ret = v3d_submit_csd(v3d_hctx(ctx)->v3d, &run.u.csd, handles, nr, sync); break;
 	default: ret = -EINVAL; break;
 	}
 	free(handles);
@@ -393,12 +393,12 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
 {
 	struct host_ctx *ctx = q->ctx;
-	int ret = v3d_sync_poll(ctx->v3d, pf->syncobj);
+	int ret = v3d_sync_poll(v3d_hctx(ctx)->v3d, pf->syncobj);
 	if (ret == -EBUSY)
 		return -EBUSY;
 	if (ret < 0) /* not known to be done: its shadows stay (queue_retire) */
 		return ret;
-	v3d_sync_free(ctx->v3d, pf->syncobj);
+	v3d_sync_free(v3d_hctx(ctx)->v3d, pf->syncobj);
 	/* The job is over (done, failed or cancelled): its shadows can be reused. */
 	v3d_shadows_retired(ctx, q->id, pf->seqno);
 	if (!ctx->fault_text)
@@ -406,7 +406,7 @@ int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32
 	if (!ctx->fault_text)
 		return 0;
 	struct v3d_fault f;
-	if (v3d_read_fault(ctx->v3d, &f, ctx->fault_text, HOST_FAULT_TEXT_MAX) == 0)
+	if (v3d_read_fault(v3d_hctx(ctx)->v3d, &f, ctx->fault_text, HOST_FAULT_TEXT_MAX) == 0)
 		*status = fault_report(q, pf->seqno, &f, ctx->fault_text);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #define FERRY_HOST_V3D_CORE_H
 
 #include "core/host_types.h"
+#include "core/v3d/v3d_family.h"
 
 struct v3d_job_desc {
 	uint32_t kind; /* FERRY_QUEUE_KIND_V3D_CL / TFU / CSD */

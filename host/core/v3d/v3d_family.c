@@ -2,6 +2,7 @@
  * tenancy (one global GPU address space: exclusive by default), one kdev open per context, V3D BOs
  * and queues. Submits, retiring and fault reports are v3d_core.c's; validation v3d_validation.c's. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,9 @@
 #include "core/host_internal.h"
 #include "sim/sim_v3d.h"
 #include "validate/v3d_validate.h"
+
+/* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
+_Static_assert(offsetof(struct v3d_host_ctx, base) == 0, "the generic context comes first");
 
 static bool v3d_serves(const char *gpu)
 {
@@ -113,7 +117,7 @@ static int v3d_ctx_open(struct host_ctx *ctx, const char **step)
 	if (!kd)
 		return errno ? -errno : -ENOMEM;
 	*step = "GPU context";
-	int ret = v3d_ctx_create(kd, &ctx->v3d);
+	int ret = v3d_ctx_create(kd, &v3d_hctx(ctx)->v3d);
 	if (ret < 0)
 		return ret;
 	ctx->kd = kd;
@@ -129,20 +133,20 @@ static void v3d_ctx_drop_validation(struct host_ctx *ctx)
 
 static void v3d_ctx_close(struct host_ctx *ctx)
 {
-	if (ctx->v3d) {
-		v3d_ctx_destroy(ctx->v3d);
+	if (v3d_hctx(ctx)->v3d) {
+		v3d_ctx_destroy(v3d_hctx(ctx)->v3d);
 		v3d_tenancy_removed(ctx);
 	}
 }
 
 static int v3d_ctx_poll_fd_op(struct host_ctx *ctx)
 {
-	return v3d_ctx_poll_fd(ctx->v3d);
+	return v3d_ctx_poll_fd(v3d_hctx(ctx)->v3d);
 }
 
 static void v3d_ctx_poll_ack_op(struct host_ctx *ctx)
 {
-	v3d_ctx_poll_ack(ctx->v3d);
+	v3d_ctx_poll_ack(v3d_hctx(ctx)->v3d);
 }
 
 /* ---- BOs ---- */
@@ -163,32 +167,32 @@ static int v3d_bo_check(struct host_ctx *ctx, const struct ferry_bo_create *r, u
 
 static int v3d_bo_create(struct host_ctx *ctx, const struct ferry_bo_create *r, struct host_bo *bo, uint64_t size)
 {
-	return v3d_bo_new(ctx->v3d, size, &bo->handle, &bo->iova);
+	return v3d_bo_new(v3d_hctx(ctx)->v3d, size, &bo->handle, &bo->iova);
 }
 
 static int v3d_bo_import_op(struct host_ctx *ctx, int fd, uint32_t *handle, uint64_t *iova)
 {
-	return v3d_bo_import(ctx->v3d, fd, handle, iova);
+	return v3d_bo_import(v3d_hctx(ctx)->v3d, fd, handle, iova);
 }
 
 static int v3d_bo_export_op(struct host_ctx *ctx, uint32_t handle, int *fd)
 {
-	return v3d_bo_export(ctx->v3d, handle, fd);
+	return v3d_bo_export(v3d_hctx(ctx)->v3d, handle, fd);
 }
 
 static void v3d_bo_close_op(struct host_ctx *ctx, uint32_t handle)
 {
-	v3d_bo_close(ctx->v3d, handle);
+	v3d_bo_close(v3d_hctx(ctx)->v3d, handle);
 }
 
 static int v3d_bo_map_op(struct host_ctx *ctx, struct host_bo *bo, void **map)
 {
-	return v3d_bo_map(ctx->v3d, bo->handle, bo->size, false, map);
+	return v3d_bo_map(v3d_hctx(ctx)->v3d, bo->handle, bo->size, false, map);
 }
 
 static void v3d_bo_unmap_op(struct host_ctx *ctx, struct host_bo *bo, void *map)
 {
-	v3d_bo_unmap(ctx->v3d, map, bo->size);
+	v3d_bo_unmap(v3d_hctx(ctx)->v3d, map, bo->size);
 }
 
 /* The validator keeps no table of its own: jobs list their BOs. */
@@ -198,7 +202,7 @@ static void v3d_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 
 static int v3d_bo_wait_poll_op(struct host_ctx *ctx, struct host_bo *bo, uint32_t op)
 {
-	return v3d_bo_wait_poll(ctx->v3d, bo->handle);
+	return v3d_bo_wait_poll(v3d_hctx(ctx)->v3d, bo->handle);
 }
 
 /* ---- queues ---- */
@@ -235,7 +239,7 @@ static void v3d_queue_close(struct host_queue *q)
 
 static struct shadow_pool *v3d_shadow_pool(const struct host_ctx *ctx)
 {
-	return ctx->v3d_pool;
+	return v3d_hctx(ctx)->pool;
 }
 
 const struct host_family_ops v3d_family_ops = {
@@ -243,6 +247,7 @@ const struct host_family_ops v3d_family_ops = {
 	.family = FERRY_FAMILY_V3D,
 	.feature = FERRY_FEATURE_V3D,
 	.capture_rd = false,
+	.ctx_size = sizeof(struct v3d_host_ctx),
 	.serves = v3d_serves,
 	.host_init = v3d_host_init,
 	.host_fini = v3d_host_fini,

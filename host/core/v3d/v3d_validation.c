@@ -17,13 +17,13 @@ int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
 	if (ctx->policy != FERRY_POLICY_VALIDATED)
 		return 0;
-	return v3d_bo_map(ctx->v3d, bo->handle, bo->size, false, &bo->host_map);
+	return v3d_bo_map(v3d_hctx(ctx)->v3d, bo->handle, bo->size, false, &bo->host_map);
 }
 
 void v3d_bo_unmap_host(struct host_bo *bo)
 {
-	if (bo->host_map && bo->ctx->v3d)
-		v3d_bo_unmap(bo->ctx->v3d, bo->host_map, bo->size);
+	if (bo->host_map && v3d_hctx(bo->ctx)->v3d)
+		v3d_bo_unmap(v3d_hctx(bo->ctx)->v3d, bo->host_map, bo->size);
 	bo->host_map = NULL;
 }
 
@@ -33,22 +33,22 @@ void v3d_bo_unmap_host(struct host_bo *bo)
 
 static int pool_get(struct host_ctx *ctx, struct shadow_pool **out)
 {
-	if (!ctx->v3d_pool) {
+	if (!v3d_hctx(ctx)->pool) {
 		struct ferry_host *h = ctx->client->host;
 		/* V3DVAL_SHADOW_ALIGN: the validator's contract. The CLE read-ahead slack is already in
 		 * the sizes it asks for (and it zeroes it), so a shadow ending a chunk stays inside it.
 		 * Oversize: tile memory (qms) may exceed the largest class. */
 		struct shadow_pool_config cfg = {
-			.ops = &v3d_shadow_bo_ops, .dev = ctx->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
+			.ops = &v3d_shadow_bo_ops, .dev = v3d_hctx(ctx)->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 			.max_bytes = V3D_SHADOW_MAX_BYTES, .align = V3DVAL_SHADOW_ALIGN, .oversize = true,
 			.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 			};
 		shadow_quota_setup(ctx, &cfg);
-		int ret = shadow_pool_create(&cfg, &ctx->v3d_pool);
+		int ret = shadow_pool_create(&cfg, &v3d_hctx(ctx)->pool);
 		if (ret < 0)
 			return ret;
 	}
-	*out = ctx->v3d_pool;
+	*out = v3d_hctx(ctx)->pool;
 	return 0;
 }
 
@@ -70,31 +70,31 @@ static int shadow_alloc(void *arg, uint32_t size, struct v3dval_shadow *out)
 
 void v3d_shadows_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno)
 {
-	shadow_pool_queue(ctx->v3d_pool, set, queue, seqno);
+	shadow_pool_queue(v3d_hctx(ctx)->pool, set, queue, seqno);
 }
 
 void v3d_shadows_release(struct host_ctx *ctx, struct shadow_set *set)
 {
-	shadow_pool_release(ctx->v3d_pool, set);
+	shadow_pool_release(v3d_hctx(ctx)->pool, set);
 }
 
 void v3d_shadows_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno)
 {
-	if (ctx->v3d_pool)
-		shadow_pool_retire(ctx->v3d_pool, queue, seqno);
+	if (v3d_hctx(ctx)->pool)
+		shadow_pool_retire(v3d_hctx(ctx)->pool, queue, seqno);
 }
 
 void v3d_shadows_queue_gone(struct host_ctx *ctx, uint32_t queue)
 {
-	if (ctx->v3d_pool)
-		shadow_pool_drop_queue(ctx->v3d_pool, queue);
+	if (v3d_hctx(ctx)->pool)
+		shadow_pool_drop_queue(v3d_hctx(ctx)->pool, queue);
 }
 
 void v3d_shadows_fini(struct host_ctx *ctx)
 {
 	/* The kernel keeps the BOs of jobs still in flight alive itself. */
-	shadow_pool_destroy(ctx->v3d_pool);
-	ctx->v3d_pool = NULL;
+	shadow_pool_destroy(v3d_hctx(ctx)->pool);
+	v3d_hctx(ctx)->pool = NULL;
 }
 
 static int by_addr(const void *a, const void *b)

@@ -1,0 +1,21 @@
+/* The msm family's state of a context: the generic context embedded, the kernel context and the
+ * validated policy's state beside it (msm_family.c makes it; container_of gets it back). */
+#ifndef FERRY_HOST_MSM_FAMILY_H
+#define FERRY_HOST_MSM_FAMILY_H
+
+#include <stddef.h>
+
+#include "core/host_types.h"
+
+struct msm_host_ctx {
+	struct host_ctx base;
+	struct msm_ctx *msm;
+	struct ctx_validation *val; /* validated policy only (msm_validation.c), else NULL */
+};
+
+static inline struct msm_host_ctx *msm_hctx(const struct host_ctx *ctx)
+{
+	return (struct msm_host_ctx *)((char *)ctx - offsetof(struct msm_host_ctx, base));
+}
+
+#endif

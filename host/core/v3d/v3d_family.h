@@ -1,0 +1,21 @@
+/* The V3D family's state of a context: the generic context embedded, the kernel context and the
+ * validated policy's shadow pool beside it (v3d_family.c makes it; container_of gets it back). */
+#ifndef FERRY_HOST_V3D_FAMILY_H
+#define FERRY_HOST_V3D_FAMILY_H
+
+#include <stddef.h>
+
+#include "core/host_types.h"
+
+struct v3d_host_ctx {
+	struct host_ctx base;
+	struct v3d_ctx *v3d;
+	struct shadow_pool *pool; /* validated contexts: CL shadows (v3d_validation.c), made on first use */
+};
+
+static inline struct v3d_host_ctx *v3d_hctx(const struct host_ctx *ctx)
+{
+	return (struct v3d_host_ctx *)((char *)ctx - offsetof(struct v3d_host_ctx, base));
+}
+
+#endif
