@@ -96,8 +96,6 @@ struct ctx_validation;
 struct ferry_host {
 	struct ferry_host_config cfg;
 	char gpu[32];
-	struct sim_msm_device *sim;
-	struct msm_dev_info dev;
 	char device_name[64];
 	int epfd;            /* every context's kdev poll fd */
 	struct list clients; /* ferry_host_client.link */
@@ -108,16 +106,9 @@ struct ferry_host {
 	struct fault_log *fault_log; /* reports kept for operators (fault_log.c) */
 	uint32_t next_client_id;
 	struct host_watchdog wd;
-	struct pm4v_validator *validator; /* shared by validated contexts; made on first use */
 	struct host_trace trace;
 	const struct host_family_ops *fam; /* what cfg.gpu selected (family.h) */
-	/* V3D (v3d/): sim is NULL when sim_v3d is set. */
-	struct sim_v3d_device *sim_v3d;
-	struct v3d_dev_info v3d_dev;
-	/* Exclusive tenancy: the client holding the device and how many V3D contexts it has. */
-	struct ferry_host_client *v3d_holder;
-	uint32_t v3d_holder_ctxs;
-	struct v3dval *v3dval; /* the V3D CL validator (policy of the device's version) */
+	void *family_state; /* the family's host state (its host_init makes it) */
 	struct host_capture *capture; /* capture.c: made on first use */
 	int64_t shadow_trim_ns; /* shadow_quota.c: when a shadow pool next has idle chunks to drop */
 	/* Every BO in a context's table by the inode of its pages (bo_share.c), so a BO_IMPORT's

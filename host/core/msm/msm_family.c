@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/kdev.h"
@@ -21,44 +22,50 @@ static bool msm_serves(const char *gpu)
 
 static int msm_host_init(struct ferry_host *h)
 {
-	int ret = sim_msm_device_create(h->gpu, &h->sim);
+	h->family_state = calloc(1, sizeof(struct msm_host));
+	if (!h->family_state)
+		return -ENOMEM;
+	int ret = sim_msm_device_create(h->gpu, &msm_host(h)->sim);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
 		return ret;
 	}
 	if (h->cfg.hangcheck_ms)
-		sim_msm_set_hangcheck_ms(h->sim, h->cfg.hangcheck_ms);
-	sim_msm_set_strict(h->sim, h->cfg.sim_strict);
+		sim_msm_set_hangcheck_ms(msm_host(h)->sim, h->cfg.hangcheck_ms);
+	sim_msm_set_strict(msm_host(h)->sim, h->cfg.sim_strict);
 	/* Probe through a throwaway open: every context's open sees the same device. */
-	struct kdev *kd = sim_msm_open(h->sim);
+	struct kdev *kd = sim_msm_open(msm_host(h)->sim);
 	if (!kd)
 		return -ENOMEM;
-	ret = msm_probe(kd, &h->dev);
+	ret = msm_probe(kd, &msm_host(h)->dev);
 	kd->ops->close(kd);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
 		return ret;
 	}
-	if (h->dev.va_size == 0)
+	if (msm_host(h)->dev.va_size == 0)
 		host_log(h, FERRY_LOG_WARN, "%s has no per-process address spaces: contexts are not isolated", h->gpu);
-	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_msm_model(h->sim));
+	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_msm_model(msm_host(h)->sim));
 	host_log(h, FERRY_LOG_INFO, "serving %s (gpu id %llu, chip id 0x%llx)", h->device_name,
-		 (unsigned long long)h->dev.gpu_id, (unsigned long long)h->dev.chip_id);
+		 (unsigned long long)msm_host(h)->dev.gpu_id, (unsigned long long)msm_host(h)->dev.chip_id);
 	return 0;
 }
 
 static void msm_host_fini(struct ferry_host *h)
 {
+	if (!h->family_state)
+		return;
 	validation_host_fini(h);
-	if (h->sim)
-		sim_msm_device_destroy(h->sim);
-	h->sim = NULL;
+	if (msm_host(h)->sim)
+		sim_msm_device_destroy(msm_host(h)->sim);
+	free(h->family_state);
+	h->family_state = NULL;
 }
 
 static const struct ferry_param *msm_params(const struct ferry_host *h, uint32_t *nr)
 {
-	*nr = h->dev.nr_params;
-	return h->dev.params;
+	*nr = msm_host(h)->dev.nr_params;
+	return msm_host(h)->dev.params;
 }
 
 static int msm_ctx_admit(struct ferry_host_client *c, char *why, size_t n)
@@ -71,7 +78,7 @@ static int msm_ctx_open(struct host_ctx *ctx, const char **step)
 	struct ferry_host *h = ctx->client->host;
 	/* The open returns NULL for any failure; errno tells an fd shortage from memory. */
 	errno = 0;
-	struct kdev *kd = sim_msm_open(h->sim);
+	struct kdev *kd = sim_msm_open(msm_host(h)->sim);
 	if (!kd)
 		return errno ? -errno : -ENOMEM;
 	*step = "GPU context";
@@ -175,8 +182,8 @@ static int msm_queue_check(struct host_ctx *ctx, const struct ferry_queue_create
 	const struct ferry_host *h = ctx->client->host;
 	if (*kind != FERRY_QUEUE_KIND_DEFAULT)
 		HOST_FAIL(-EINVAL, "queue kind %u: msm queues take only kind 0", r->kind);
-	if (r->priority >= h->dev.priorities)
-		HOST_FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
+	if (r->priority >= msm_host(h)->dev.priorities)
+		HOST_FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, msm_host(h)->dev.priorities);
 	return 0;
 }
 

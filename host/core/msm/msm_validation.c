@@ -66,8 +66,8 @@ void validation_ctx_fini(struct host_ctx *ctx)
 
 void validation_host_fini(struct ferry_host *h)
 {
-	pm4v_destroy(h->validator);
-	h->validator = NULL;
+	pm4v_destroy(msm_host(h)->validator);
+	msm_host(h)->validator = NULL;
 }
 
 /* A validator a client held while its submit was stopped goes back to being the host's (one is
@@ -75,8 +75,8 @@ void validation_host_fini(struct ferry_host *h)
 static void give_back(struct ferry_host_client *c)
 {
 	struct ferry_host *h = c->host;
-	if (!h->validator)
-		h->validator = c->val_pending;
+	if (!msm_host(h)->validator)
+		msm_host(h)->validator = c->val_pending;
 	else
 		pm4v_destroy(c->val_pending);
 	c->val_pending = NULL;
@@ -203,14 +203,14 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		return 0;
 	}
 	bool resuming = c->val_pending != NULL;
-	if (!resuming && !h->validator) {
+	if (!resuming && !msm_host(h)->validator) {
 		struct pm4v_policy policy;
-		pm4v_policy_a6xx(&policy, (uint32_t)h->dev.gpu_id);
-		h->validator = pm4v_create(&policy);
-		if (!h->validator)
+		pm4v_policy_a6xx(&policy, (uint32_t)msm_host(h)->dev.gpu_id);
+		msm_host(h)->validator = pm4v_create(&policy);
+		if (!msm_host(h)->validator)
 			HOST_FAIL(-ENOMEM, "out of memory (validator)");
 	}
-	struct pm4v_validator *val = resuming ? c->val_pending : h->validator;
+	struct pm4v_validator *val = resuming ? c->val_pending : msm_host(h)->validator;
 	if (reserve((void **)&v->submit_bos, &v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*v->submit_bos)))
 		HOST_FAIL(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
@@ -237,7 +237,7 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		if (!resuming) {
 			c->val_pending = val;
 			c->val_ctx = ctx;
-			h->validator = NULL;
+			msm_host(h)->validator = NULL;
 		}
 		h->stats.validation_pauses++;
 		return -EINPROGRESS;

@@ -244,7 +244,7 @@ int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m,
 		return ret;
 	if ((ret = check_cl_range(&env, "RCL", s->rcl_start, s->rcl_end, why, n)) < 0)
 		return ret;
-	if ((s->flags & FERRY_V3D_SUBMIT_FLUSH_CACHE) && !c->host->v3d_dev.has_cache_flush)
+	if ((s->flags & FERRY_V3D_SUBMIT_FLUSH_CACHE) && !v3d_host(c->host)->dev.has_cache_flush)
 		HOST_FAIL(-EINVAL, "this V3D kernel has no cache-flush support");
 	struct v3d_job_desc job = { .kind = FERRY_QUEUE_KIND_V3D_CL };
 	job.u.cl = (struct v3d_cl_job){
@@ -261,8 +261,8 @@ int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m
 	const struct ferry_v3d_submit_tfu *s = &m->u.v3d_submit_tfu;
 	if (s->nr_bos > FERRY_V3D_MAX_TFU_BOS)
 		HOST_FAIL(-EINVAL, "a TFU job names at most %u BOs (got %u)", FERRY_V3D_MAX_TFU_BOS, s->nr_bos);
-	if (c->host->v3d_dev.ver < 71 && s->v71_ioc)
-		HOST_FAIL(-EINVAL, "v71_ioc 0x%x: V3D %u has no IOC register", s->v71_ioc, c->host->v3d_dev.ver);
+	if (v3d_host(c->host)->dev.ver < 71 && s->v71_ioc)
+		HOST_FAIL(-EINVAL, "v71_ioc 0x%x: V3D %u has no IOC register", s->v71_ioc, v3d_host(c->host)->dev.ver);
 	struct v3d_submit_env env;
 	int ret = submit_begin(c, s->ctx_id, s->queue_id, FERRY_QUEUE_KIND_V3D_TFU, s->seqno, s->flags,
 			       FERRY_SUBMIT_FLAGS, s->bo_ids, s->nr_bos, s->in_fences, s->nr_in_fences, &env, why, n);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/kdev.h"
@@ -22,45 +23,51 @@ static bool v3d_serves(const char *gpu)
 
 static int v3d_host_init(struct ferry_host *h)
 {
-	int ret = sim_v3d_device_create(h->gpu, &h->sim_v3d);
+	h->family_state = calloc(1, sizeof(struct v3d_host));
+	if (!h->family_state)
+		return -ENOMEM;
+	int ret = sim_v3d_device_create(h->gpu, &v3d_host(h)->sim);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
 		return ret;
 	}
 	if (h->cfg.hangcheck_ms)
-		sim_v3d_set_hangcheck_ms(h->sim_v3d, h->cfg.hangcheck_ms);
-	sim_v3d_set_strict(h->sim_v3d, h->cfg.sim_strict);
-	struct kdev *kd = sim_v3d_open(h->sim_v3d);
+		sim_v3d_set_hangcheck_ms(v3d_host(h)->sim, h->cfg.hangcheck_ms);
+	sim_v3d_set_strict(v3d_host(h)->sim, h->cfg.sim_strict);
+	struct kdev *kd = sim_v3d_open(v3d_host(h)->sim);
 	if (!kd)
 		return -ENOMEM;
-	ret = v3d_probe(kd, &h->v3d_dev);
+	ret = v3d_probe(kd, &v3d_host(h)->dev);
 	kd->ops->close(kd);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
 		return ret;
 	}
 	struct v3dval_policy policy;
-	v3dval_policy_default(&policy, (int)h->v3d_dev.ver);
-	h->v3dval = v3dval_create(&policy);
-	if (!h->v3dval) {
-		host_log(h, FERRY_LOG_ERROR, "no V3D validator for version %u", h->v3d_dev.ver);
+	v3dval_policy_default(&policy, (int)v3d_host(h)->dev.ver);
+	v3d_host(h)->val = v3dval_create(&policy);
+	if (!v3d_host(h)->val) {
+		host_log(h, FERRY_LOG_ERROR, "no V3D validator for version %u", v3d_host(h)->dev.ver);
 		return -ENOMEM;
 	}
-	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_v3d_model(h->sim_v3d));
-	host_log(h, FERRY_LOG_INFO, "serving %s (V3D %u.%u, %s tenancy%s)", h->device_name, h->v3d_dev.ver / 10,
-		 h->v3d_dev.ver % 10, h->cfg.v3d_shared_tenancy ? "shared" : "exclusive",
+	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_v3d_model(v3d_host(h)->sim));
+	host_log(h, FERRY_LOG_INFO, "serving %s (V3D %u.%u, %s tenancy%s)", h->device_name, v3d_host(h)->dev.ver / 10,
+		 v3d_host(h)->dev.ver % 10, h->cfg.v3d_shared_tenancy ? "shared" : "exclusive",
 		 h->cfg.v3d_shared_tenancy ? ": one global GPU address space, trusted tenants only" : "");
 	return 0;
 }
 
 static void v3d_host_fini(struct ferry_host *h)
 {
-	if (h->v3dval)
-		v3dval_destroy(h->v3dval);
-	h->v3dval = NULL;
-	if (h->sim_v3d)
-		sim_v3d_device_destroy(h->sim_v3d);
-	h->sim_v3d = NULL;
+	if (!h->family_state)
+		return;
+	if (v3d_host(h)->val)
+		v3dval_destroy(v3d_host(h)->val);
+	v3d_host(h)->val = NULL;
+	if (v3d_host(h)->sim)
+		sim_v3d_device_destroy(v3d_host(h)->sim);
+	free(h->family_state);
+	h->family_state = NULL;
 }
 
 /* ---- tenancy ---- */
@@ -68,10 +75,10 @@ static void v3d_host_fini(struct ferry_host *h)
 static int v3d_ctx_admit(struct ferry_host_client *c, char *why, size_t n)
 {
 	struct ferry_host *h = c->host;
-	if (h->cfg.v3d_shared_tenancy || !h->v3d_holder || h->v3d_holder == c)
+	if (h->cfg.v3d_shared_tenancy || !v3d_host(h)->holder || v3d_host(h)->holder == c)
 		return 0;
 	HOST_FAIL(-EBUSY, "V3D device is held by client %u (exclusive tenancy; see docs/security.md)",
-		  h->v3d_holder->id);
+		  v3d_host(h)->holder->id);
 }
 
 static void v3d_tenancy_added(struct host_ctx *ctx)
@@ -79,29 +86,29 @@ static void v3d_tenancy_added(struct host_ctx *ctx)
 	struct ferry_host *h = ctx->client->host;
 	if (h->cfg.v3d_shared_tenancy)
 		return;
-	if (!h->v3d_holder) {
-		h->v3d_holder = ctx->client;
+	if (!v3d_host(h)->holder) {
+		v3d_host(h)->holder = ctx->client;
 		host_log(h, FERRY_LOG_INFO, "%s (client %u) now holds the V3D device", ctx->client->peer,
 			 ctx->client->id);
 	}
-	h->v3d_holder_ctxs++;
+	v3d_host(h)->holder_ctxs++;
 }
 
 static void v3d_tenancy_removed(struct host_ctx *ctx)
 {
 	struct ferry_host *h = ctx->client->host;
-	if (h->cfg.v3d_shared_tenancy || h->v3d_holder != ctx->client || h->v3d_holder_ctxs == 0)
+	if (h->cfg.v3d_shared_tenancy || v3d_host(h)->holder != ctx->client || v3d_host(h)->holder_ctxs == 0)
 		return;
-	if (--h->v3d_holder_ctxs == 0) {
+	if (--v3d_host(h)->holder_ctxs == 0) {
 		host_log(h, FERRY_LOG_INFO, "client %u released the V3D device", ctx->client->id);
-		h->v3d_holder = NULL;
+		v3d_host(h)->holder = NULL;
 	}
 }
 
 static const struct ferry_param *v3d_params(const struct ferry_host *h, uint32_t *nr)
 {
-	*nr = h->v3d_dev.nr_params;
-	return h->v3d_dev.params;
+	*nr = v3d_host(h)->dev.nr_params;
+	return v3d_host(h)->dev.params;
 }
 
 /* ---- contexts ---- */
@@ -113,7 +120,7 @@ static int v3d_ctx_open(struct host_ctx *ctx, const char **step)
 	struct ferry_host *h = ctx->client->host;
 	/* The open returns NULL for any failure; errno tells an fd shortage from memory. */
 	errno = 0;
-	struct kdev *kd = sim_v3d_open(h->sim_v3d);
+	struct kdev *kd = sim_v3d_open(v3d_host(h)->sim);
 	if (!kd)
 		return errno ? -errno : -ENOMEM;
 	*step = "GPU context";
@@ -219,9 +226,9 @@ static int v3d_queue_check(struct host_ctx *ctx, const struct ferry_queue_create
 		*kind = FERRY_QUEUE_KIND_V3D_CL;
 	if (*kind != FERRY_QUEUE_KIND_V3D_CL && *kind != FERRY_QUEUE_KIND_V3D_TFU && *kind != FERRY_QUEUE_KIND_V3D_CSD)
 		HOST_FAIL(-EINVAL, "queue kind %u is not a V3D queue kind (1 CL, 2 TFU, 3 CSD)", r->kind);
-	if (*kind == FERRY_QUEUE_KIND_V3D_TFU && !h->v3d_dev.has_tfu)
+	if (*kind == FERRY_QUEUE_KIND_V3D_TFU && !v3d_host(h)->dev.has_tfu)
 		HOST_FAIL(-ENODEV, "this V3D has no TFU");
-	if (*kind == FERRY_QUEUE_KIND_V3D_CSD && !h->v3d_dev.has_csd)
+	if (*kind == FERRY_QUEUE_KIND_V3D_CSD && !v3d_host(h)->dev.has_csd)
 		HOST_FAIL(-ENODEV, "this V3D has no CSD");
 	return 0;
 }

@@ -123,7 +123,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	struct v3dval_error err;
 	memset(&err, 0, sizeof(err));
 	int ret = 0;
-	int ver = (int)h->v3d_dev.ver;
+	int ver = (int)v3d_host(h)->dev.ver;
 	switch (job->kind) {
 	case FERRY_QUEUE_KIND_V3D_CL: {
 		struct v3d_cl_job *cl = &job->u.cl;
@@ -133,7 +133,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 		};
 		struct v3dval_shadow_allocator alloc = { .alloc = shadow_alloc, .ctx = pool };
 		struct v3dval_cl_result res;
-		ret = v3dval_validate_cl(h->v3dval, &s, &alloc, &res, &err);
+		ret = v3dval_validate_cl(v3d_host(h)->val, &s, &alloc, &res, &err);
 		if (ret == 0) {
 			cl->bcl_start = res.bcl_start;
 			cl->bcl_end = res.bcl_end;
