@@ -139,7 +139,7 @@ static request_handler handler_of(enum ferry_msg_kind kind)
 	case FERRY_MSG_TIMESTAMP_QUERY: return ctx_handle_timestamp;
 	case FERRY_MSG_EXTERNAL_FENCE: return external_fence_handle;
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
-	case FERRY_MSG_MSM_SUBMIT: return sched_handle_submit;
+	case FERRY_MSG_MSM_SUBMIT: return msm_handle_submit;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
 	case FERRY_MSG_V3D_SUBMIT_CL: return v3d_handle_submit_cl;
 	case FERRY_MSG_V3D_SUBMIT_TFU: return v3d_handle_submit_tfu;

@@ -5,6 +5,7 @@
 
 #include "host_types.h"
 
+struct held_submit;
 struct shadow_pool;
 
 struct host_family_ops {
@@ -66,6 +67,10 @@ struct host_family_ops {
 	/* A retiring fence in the kernel: 0 done (status: 0 or its fault's, reported), -EBUSY not
 	 * yet, or the kernel's poll error. */
 	int (*fence_retire)(struct host_queue *q, const struct pending_fence *f, int32_t *status);
+
+	/* A held submit whose in-fences signaled: to the kernel (0, *syncobj its out-syncobj if
+	 * the family retires through one), or an error with why. */
+	int (*held_run)(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj, char *why, size_t n);
 
 	/* Shadow copies: seqno of queue retired (its shadows go back to the pool); the queue went;
 	 * the context's pool (NULL if none yet), for quota trimming. */

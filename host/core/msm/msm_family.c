@@ -251,6 +251,7 @@ const struct host_family_ops msm_family_ops = {
 	.queue_new = msm_queue_new_op,
 	.queue_close = msm_queue_close_op,
 	.fence_retire = msm_fence_retire,
+	.held_run = msm_held_run,
 	.shadows_retired = validation_retired,
 	.shadows_queue_gone = validation_queue_gone,
 	.shadow_pool = validation_shadow_pool,

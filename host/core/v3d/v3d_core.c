@@ -16,13 +16,11 @@
 
 /* ---- submits ---- */
 
-/* What every V3D submit shares, after the checks common to all three. */
+/* What every V3D submit shares: the family-neutral envelope (sched.c), checked for one job kind. */
 struct v3d_submit_env {
-	struct host_ctx *ctx;
-	struct host_queue *q;
+	struct submit_envelope e;
 	struct host_bo **bos; /* ctx->bo_ptrs */
 	uint32_t nr_bos;
-	uint32_t unsignaled; /* in-fences of other queues not yet passed */
 };
 
 static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t queue_id, uint32_t kind,
@@ -30,60 +28,17 @@ static int submit_begin(struct ferry_host_client *c, uint32_t ctx_id, uint32_t q
 			uint32_t nr_bos, const struct ferry_fence_ref *in, uint32_t nr_in, struct v3d_submit_env *env,
 			char *why, size_t n)
 {
-	static const char *const kind_names[] = { "default", "CL", "TFU", "CSD" };
-	if (c->host->trace.on)
-		trace_note(c->host, c->id, ctx_id, queue_id, TRACE_SUBMIT, seqno, 0);
-	struct host_ctx *ctx = ctx_find(c, ctx_id);
-	if (!ctx)
-		HOST_FAIL(-ENOENT, "context %u does not exist", ctx_id);
-	if (!v3d_hctx(ctx)->v3d)
-		HOST_FAIL(-EINVAL, "context %u is not a V3D context", ctx_id);
-	if (ctx->lost)
-		HOST_FAIL(-EIO, "%s; create a new context", ctx_lost_reason(ctx));
-	struct host_queue *q = queue_find(ctx, queue_id);
-	if (!q || q->closing)
-		HOST_FAIL(-ENOENT, "queue %u does not exist in context %u", queue_id, ctx_id);
-	if (q->kind != kind)
-		HOST_FAIL(-EINVAL, "queue %u is a %s queue, not a %s queue", queue_id,
-			  q->kind < 4 ? kind_names[q->kind] : "?", kind_names[kind]);
-	if (flags & ~allowed_flags)
-		HOST_FAIL(-EINVAL, "submit flags 0x%x: unknown bits", flags);
-	int sret = timeline_check_new(&q->tl, seqno, why, n);
-	if (sret)
-		return sret;
-	if (nr_bos == 0)
-		HOST_FAIL(-EINVAL, "a V3D job must list the BOs it uses (bos is empty)");
-	if (nr_bos > FERRY_MAX_SUBMIT_BOS)
-		HOST_FAIL(-EINVAL, "nr_bos %u exceeds %u", nr_bos, FERRY_MAX_SUBMIT_BOS);
-	if (nr_in > FERRY_MAX_SUBMIT_IN_FENCES)
-		HOST_FAIL(-EINVAL, "nr_in_fences %u exceeds %u", nr_in, FERRY_MAX_SUBMIT_IN_FENCES);
-	if (ctx_reserve_scratch(ctx, nr_bos) < 0)
-		HOST_FAIL(-ENOMEM, "out of memory");
-	uint64_t mark = ++ctx->submit_mark;
-	for (uint32_t i = 0; i < nr_bos; i++) {
-		struct host_bo *bo = bo_table_find(&ctx->bos, bo_ids[i]);
-		if (!bo)
-			HOST_FAIL(-ENOENT, "bos[%u]: bo %u does not exist in context %u", i, bo_ids[i], ctx_id);
-		if (bo->submit_mark == mark)
-			HOST_FAIL(-EINVAL, "bos[%u]: bo %u is listed twice", i, bo_ids[i]);
-		bo->submit_mark = mark;
-		ctx->bo_ptrs[i] = bo;
-	}
-	uint32_t unsignaled = 0;
-	for (uint32_t i = 0; i < nr_in; i++) {
-		struct host_queue *fq = queue_find(ctx, in[i].queue_id);
-		if (!fq)
-			HOST_FAIL(-ENOENT, "in_fences[%u]: queue %u does not exist in context %u", i, in[i].queue_id, ctx_id);
-		if (!timeline_submitted(&fq->tl, in[i].seqno))
-			HOST_FAIL(-EINVAL, "in_fences[%u]: seqno %u was never submitted on queue %u (last %u): it could never signal",
-				  i, in[i].seqno, in[i].queue_id, fq->tl.last_submitted);
-		/* One queue is one kernel queue, run in order: its own fences need no hold. */
-		if (fq != q && !queue_fence_done(fq, in[i].seqno))
-			unsignaled++;
-	}
-	*env = (struct v3d_submit_env){ .ctx = ctx, .q = q, .bos = ctx->bo_ptrs, .nr_bos = nr_bos,
-					.unsignaled = unsignaled };
-	return 0;
+	env->e = (struct submit_envelope){
+		.ctx_id = ctx_id, .queue_id = queue_id, .seqno = seqno, .flags = flags, .allowed_flags = allowed_flags,
+		.family = FERRY_FAMILY_V3D, .family_hint = "a V3D context", .kind = kind, .bo_ids = bo_ids,
+		.bo_id_stride = sizeof(*bo_ids), .nr_bos = nr_bos, .bos_required = true, .in = in, .nr_in = nr_in,
+	};
+	int ret = submit_envelope_begin(c, &env->e, why, n);
+	if (ret == 0)
+		ret = submit_envelope_fences(&env->e, why, n);
+	env->bos = env->e.bos;
+	env->nr_bos = nr_bos;
+	return ret;
 }
 
 /* The listed BO holding [addr, addr + len), or -1. */
@@ -176,18 +131,16 @@ int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const
 }
 
 /* Runs the job now, or holds it for its in-fences; takes the seqno. */
-static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_env *env, uint32_t seqno,
-			 uint32_t flags, const struct v3d_job_desc *job, const struct ferry_fence_ref *in,
-			 uint32_t nr_in, char *why, size_t n)
+static int submit_finish(struct ferry_host_client *c, struct v3d_submit_env *env, uint32_t seqno,
+			 uint32_t flags, const struct v3d_job_desc *job, char *why, size_t n)
 {
-	struct host_ctx *ctx = env->ctx;
-	struct host_queue *q = env->q;
-	bool held = env->unsignaled != 0 || !list_empty(&q->held);
+	struct host_ctx *ctx = env->e.ctx;
+	struct host_queue *q = env->e.q;
 	int ret;
 	/* Before the kernel can run it: the snapshots are what the job will read. */
 	if (c->host->capture)
 		capture_submit_v3d(q, seqno, env->bos, env->nr_bos);
-	if (held) {
+	if (env->e.held) {
 		/* Validated now, as msm submits are: the guest hears of a refusal in answer to this
 		 * message, and what runs later is the shadow made now. */
 		struct v3d_job_desc run;
@@ -199,16 +152,15 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 				ctx_submit_refused(q, seqno, ret, why);
 			return ret;
 		}
-		ret = sched_hold_v3d(q, seqno, flags, &run, set, env->bos, env->nr_bos, in, nr_in);
-		if (ret < 0 && set)
-			v3d_shadows_release(ctx, set);
-		if (ret == -EAGAIN)
-			HOST_FAIL(ret, "too many submits waiting for in-fences (max %u)", HOST_MAX_HELD_PER_CTX);
-		if (ret < 0)
-			HOST_FAIL(ret, "out of memory");
+		struct held_submit *hs = sched_hold(&env->e, sizeof(run), set);
+		if (!hs) {
+			if (set)
+				v3d_shadows_release(ctx, set);
+			HOST_FAIL(-ENOMEM, "out of memory");
+		}
+		memcpy(hs->job, &run, sizeof(run));
 		if (set) /* recycled when this seqno retires, however it retires */
 			v3d_shadows_queue(ctx, set, q->id, seqno);
-		trace_queue_event(q, TRACE_HELD, seqno, 0);
 	} else {
 		ret = timeline_push(&q->tl, seqno, flags, 0, true);
 		if (ret < 0)
@@ -225,10 +177,13 @@ static int submit_finish(struct ferry_host_client *c, const struct v3d_submit_en
 		}
 		timeline_set_last_syncobj(&q->tl, sync);
 	}
-	q->tl.last_submitted = seqno;
-	ctx->nr_inflight++;
-	c->host->stats.submits++;
+	submit_accepted(c, &env->e);
 	return 0;
+}
+
+int v3d_held_run(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj, char *why, size_t n)
+{
+	return v3d_job_run(q->ctx, q->id, hs->seqno, hs->job, hs->shadows, true, hs->bos, hs->nr_bos, syncobj, why, n);
 }
 
 int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -252,8 +207,7 @@ int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m,
 		.qma = s->qma, .qms = s->qms, .qts = s->qts,
 		.flush_cache = (s->flags & FERRY_V3D_SUBMIT_FLUSH_CACHE) != 0,
 	};
-	return submit_finish(c, &env, s->seqno, s->flags & FERRY_SUBMIT_FLAGS, &job, s->in_fences, s->nr_in_fences,
-			     why, n);
+	return submit_finish(c, &env, s->seqno, s->flags & FERRY_SUBMIT_FLAGS, &job, why, n);
 }
 
 int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -281,7 +235,7 @@ int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m
 		.ios = s->ios, .v71_ioc = s->v71_ioc,
 	};
 	memcpy(job.u.tfu.coef, s->coef, sizeof(job.u.tfu.coef));
-	return submit_finish(c, &env, s->seqno, s->flags, &job, s->in_fences, s->nr_in_fences, why, n);
+	return submit_finish(c, &env, s->seqno, s->flags, &job, why, n);
 }
 
 int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -298,7 +252,7 @@ int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m
 		return ret;
 	struct v3d_job_desc job = { .kind = FERRY_QUEUE_KIND_V3D_CSD };
 	memcpy(job.u.csd.cfg, s->cfg, sizeof(job.u.csd.cfg));
-	return submit_finish(c, &env, s->seqno, s->flags, &job, s->in_fences, s->nr_in_fences, why, n);
+	return submit_finish(c, &env, s->seqno, s->flags, &job, why, n);
 }
 
 /* ---- retire and faults ---- */

@@ -33,4 +33,8 @@ int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const s
  * kernel's poll error (then nothing was freed). */
 int v3d_fence_retire(struct host_queue *q, const struct pending_fence *f, int32_t *status);
 
+/* The family's held_run: a held job (validated when it came) to the kernel. */
+struct held_submit;
+int v3d_held_run(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj, char *why, size_t n);
+
 #endif

@@ -280,6 +280,7 @@ const struct host_family_ops v3d_family_ops = {
 	.queue_new = v3d_queue_new,
 	.queue_close = v3d_queue_close,
 	.fence_retire = v3d_fence_retire,
+	.held_run = v3d_held_run,
 	.shadows_retired = v3d_shadows_retired,
 	.shadows_queue_gone = v3d_shadows_queue_gone,
 	.shadow_pool = v3d_shadow_pool,
