@@ -4,15 +4,27 @@
 
 #include "host_types.h"
 
-/* fault_log.c: a fault or hang of seqno on q — report to the guest (FAULT_REPORT) and the log,
- * keep it for operators, mark the context lost. Returns the fence status (-ETIMEDOUT for a
- * hang, else -EIO). */
-int32_t fault_log_report(struct host_queue *q, uint32_t seqno);
+/* A family's reading of a fault, for the one composer. */
+struct host_fault {
+	const char *kind;         /* "hang", "read fault", "MMU fault", ... */
+	int32_t status;           /* the fence status: -ETIMEDOUT for a hang, else -EIO */
+	char where[112];          /* the ESTIMATED CRASH LOCATION value */
+	char address_line[128];   /* a header line on the faulting address ("" when none) */
+	char at[48];              /* " at 0x..." in the log line and the lost reason ("" when none) */
+	char *guest_lines;        /* more header lines, malloc'd (taken), or NULL */
+	const char *kernel_text;  /* the kernel's report, below the header */
+	struct ferry_fault_report wire; /* flags, addresses, opcode, source (ids and text are set here) */
+};
+/* A fault or hang of seqno on q, report number (fault_log_next_number): composed (header, the
+ * family's lines, the submit's capture lines, the kernel's text), sent to the guest as
+ * FAULT_REPORT, logged, written to the crash dir, kept for operators; the context is lost.
+ * Returns f->status. */
+int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, struct host_fault *f);
 /* The message for requests on a lost context ("context N lost after a GPU hang at ..."). */
 const char *ctx_lost_reason(const struct host_ctx *ctx);
 void fault_log_free(struct ferry_host *h);
-/* fault_log.c, for other families' reports: the next report number (0 without a log), and
- * keeping a composed report for operators (takes text; freed when not kept). */
+/* The next report number (0 without a log), and keeping a composed report for operators (takes
+ * text; freed when not kept). */
 uint64_t fault_log_next_number(struct ferry_host *h);
 /* Every family's report goes out the same way: written to cfg.crash_dir as
  * ferry-report-<pid>-<number>.txt (path gets its name, "" when not written), and logged in

@@ -12,6 +12,7 @@
 #include "host_bo.h"
 #include "host_queue.h"
 #include "sched.h"
+#include "msm/msm_fault.h"
 #include "msm/msm_submit.h"
 #include "msm/msm_validation.h"
 #include "shadow_quota.h"

@@ -201,7 +201,7 @@ static void msm_queue_close_op(struct host_queue *q)
 	msm_queue_close(msm_hctx(q->ctx)->msm, q->kernel_id);
 }
 
-/* A fault shows as the queue's fault count going up (SUBMITQUEUE_QUERY FAULTS): fault_log.c
+/* A fault shows as the queue's fault count going up (SUBMITQUEUE_QUERY FAULTS): msm_fault.c
  * reports it against the seqno retiring. */
 static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
 {
@@ -212,8 +212,7 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 	uint32_t faults;
 	if (msm_queue_faults(msm_hctx(ctx)->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
 		q->faults = faults;
-		trace_queue_event(q, TRACE_FAULT, pf->seqno, 0);
-		*status = fault_log_report(q, pf->seqno);
+		*status = msm_fault_report(q, pf->seqno);
 	}
 	return 0;
 }

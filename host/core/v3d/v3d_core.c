@@ -280,68 +280,26 @@ static uint32_t fault_source(const struct v3d_fault *f)
  * when it is read gets it (the context is lost either way). */
 static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v3d_fault *f, const char *kernel_text)
 {
-	struct host_ctx *ctx = q->ctx;
-	trace_queue_event(q, TRACE_FAULT, seqno, 0);
-	struct ferry_host *h = ctx->client->host;
-	int32_t status = f->kind == V3D_FAULT_HANG ? -ETIMEDOUT : -EIO;
-	uint64_t number = fault_log_next_number(h);
-	char where[96];
+	struct host_fault hf = {
+		.kind = fault_kind_name(f->kind), .status = f->kind == V3D_FAULT_HANG ? -ETIMEDOUT : -EIO,
+		.kernel_text = kernel_text,
+	};
+	uint64_t number = fault_log_next_number(q->ctx->client->host);
 	if (f->have_packet)
-		snprintf(where, sizeof(where), "%s packet at 0x%llx (opcode %u)", f->queue[0] ? f->queue : "CL",
+		snprintf(hf.where, sizeof(hf.where), "%s packet at 0x%llx (opcode %u)", f->queue[0] ? f->queue : "CL",
 			 (unsigned long long)f->packet, f->opcode);
 	else
-		snprintf(where, sizeof(where), "%s job", f->unit[0] ? f->unit : "V3D");
-	char head[768 + 2 * 4096 + 160]; /* the capture line names up to two paths */
-	int hn = snprintf(head, sizeof(head),
-			  "ferry-report: %llu\nclient: %s\ncontext: %u\nqueue: %u\nseqno: %u\nevent: GPU %s\n"
-			  "fence-status: %d\nESTIMATED CRASH LOCATION: %s\n",
-			  (unsigned long long)number, ctx->client->peer, ctx->id, q->id, seqno, fault_kind_name(f->kind),
-			  status, where);
-	if (hn < 0 || (size_t)hn >= sizeof(head))
-		hn = (int)strlen(head);
-	if (f->have_address && (size_t)hn < sizeof(head))
-		hn += snprintf(head + hn, sizeof(head) - (size_t)hn, "fault-address: 0x%08llx (%s, %s)\n",
-			       (unsigned long long)f->address, f->write ? "write" : "read", f->unit);
-	if (hn < 0 || (size_t)hn >= sizeof(head))
-		hn = (int)strlen(head);
-	/* The job's capture next to the report, as msm's (crash dir set). */
-	char *cap_lines = capture_fault_lines(q, seqno, number, NULL);
-	if (cap_lines && (size_t)hn < sizeof(head))
-		hn += snprintf(head + hn, sizeof(head) - (size_t)hn, "%s", cap_lines);
-	free(cap_lines);
-	if (hn < 0 || (size_t)hn >= sizeof(head))
-		hn = (int)strlen(head);
-	size_t klen = strnlen(kernel_text, FERRY_MAX_REPORT_TEXT - (size_t)hn - 1);
-	char *text = malloc((size_t)hn + klen + 1);
-	if (text) {
-		memcpy(text, head, (size_t)hn);
-		memcpy(text + hn, kernel_text, klen);
-		text[(size_t)hn + klen] = '\0';
-	}
-
-	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
-	ev.u.fault_report = (struct ferry_fault_report){
-		.ctx_id = ctx->id, .queue_id = q->id, .seqno = seqno,
+		snprintf(hf.where, sizeof(hf.where), "%s job", f->unit[0] ? f->unit : "V3D");
+	if (f->have_address)
+		snprintf(hf.address_line, sizeof(hf.address_line), "fault-address: 0x%08llx (%s, %s)\n",
+			 (unsigned long long)f->address, f->write ? "write" : "read", f->unit);
+	snprintf(hf.at, sizeof(hf.at), " at 0x%llx", (unsigned long long)f->address);
+	hf.wire = (struct ferry_fault_report){
 		.flags = (f->kind == V3D_FAULT_HANG ? FERRY_FAULT_HANG : 0) |
 			 (f->have_address && f->write ? FERRY_FAULT_WRITE : 0),
 		.iova = f->address, .ib_iova = f->packet, .opcode = f->opcode, .source = fault_source(f),
-		.text = text ? text : "",
 	};
-	client_send(ctx->client, &ev, NULL, 0);
-	char path[512] = "";
-	if (text)
-		fault_log_write_crash_file(h, number, text, path, sizeof(path));
-	host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s at 0x%llx; ESTIMATED CRASH LOCATION: %s; report %llu%s%s",
-		 ctx->client->peer, ctx->id, q->id, seqno, fault_kind_name(f->kind), (unsigned long long)f->address,
-		 where, (unsigned long long)number, path[0] ? " in " : "", path);
-	if (text)
-		fault_log_full(h, number, text);
-	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s at 0x%llx (%s; queue %u seqno %u)",
-		 ctx->id, fault_kind_name(f->kind), (unsigned long long)f->address, where, q->id, seqno);
-	fault_log_keep_text(h, number, text);
-	h->stats.faults++;
-	ctx_mark_lost(ctx);
-	return status;
+	return fault_log_report(q, seqno, number, &hf);
 }
 
 int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
@@ -352,9 +310,9 @@ int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32
 		return -EBUSY;
 	if (ret < 0) /* not known to be done: its shadows stay (queue_retire) */
 		return ret;
+	/* The job is over (done, failed or cancelled): its shadows go back to the pool when the
+	 * timeline retires it (the family's shadows_retired). */
 	v3d_sync_free(v3d_hctx(ctx)->v3d, pf->syncobj);
-	/* The job is over (done, failed or cancelled): its shadows can be reused. */
-	v3d_shadows_retired(ctx, q->id, pf->seqno);
 	if (!ctx->fault_text)
 		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
 	if (!ctx->fault_text)
