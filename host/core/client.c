@@ -22,7 +22,7 @@
  *                       by FAULT_REPORT when it faulted or hung.
  *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
  *   TIMESTAMP_QUERY  -> STATUS_REPLY (error 0, value: the msm GPU's always-on counter), or ERROR
- *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (external_fence.c)
+ *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (host_external_fence.c)
  *   a malformed frame -> ERROR with seq 0, request_kind NONE, -EBADMSG
  *   a reply or event kind sent to the host -> ERROR -EINVAL
  */

@@ -1,4 +1,4 @@
-/* The validated policy of msm contexts (validation.c): sorted BO table with host mappings,
+/* The validated policy of msm contexts (msm_validation.c): sorted BO table with host mappings,
  * shadow pool. */
 #ifndef FERRY_HOST_MSM_VALIDATION_H
 #define FERRY_HOST_MSM_VALIDATION_H

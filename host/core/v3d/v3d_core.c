@@ -2,7 +2,7 @@
  * out-syncobjs, and fault reports from the kernel's (sim's) report text. The device, tenancy and
  * the rest of the family's ops are v3d_family.c's.
  * Queues, fence timelines, the fence page, held submits and lost contexts are the family-neutral
- * ones of queue.c / sched.c / fence_timeline.c. Validated contexts also run the V3D validator
+ * ones of host_queue.c / sched.c / fence_timeline.c. Validated contexts also run the V3D validator
  * (v3d_validation.c) when a job goes to the kernel; passthrough ones get the envelope only. */
 #include <errno.h>
 #include <stdio.h>
