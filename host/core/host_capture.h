@@ -1,10 +1,10 @@
-/* The operator's submit capture and the captures attached to fault reports (capture.c). */
+/* The operator's submit capture and the captures attached to fault reports (host_capture.c). */
 #ifndef FERRY_HOST_HOST_CAPTURE_H
 #define FERRY_HOST_HOST_CAPTURE_H
 
 #include "host_types.h"
 
-/* capture.c: the operator's submit capture and the captures attached to fault reports. The
+/* The operator's submit capture and the captures attached to fault reports. The
  * frame being handled (client.c notes it) is what a capture records as the guest sent it. */
 void capture_note_frame(struct ferry_host *h, const void *payload, size_t len);
 /* An msm submit accepted (bos resolved, before it reaches the kernel): captured when a capture

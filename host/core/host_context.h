@@ -1,11 +1,11 @@
-/* Contexts (context.c): request handlers, lookup, progress, loss; refusal warnings (refusal.c);
+/* Contexts (host_context.c): request handlers, lookup, progress, loss; refusal warnings (refusal.c);
  * the simulator's unmodeled-work reports (unmodeled.c). */
 #ifndef FERRY_HOST_HOST_CONTEXT_H
 #define FERRY_HOST_HOST_CONTEXT_H
 
 #include "host_types.h"
 
-/* context.c */
+/* host_context.c */
 int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int ctx_handle_destroy(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);

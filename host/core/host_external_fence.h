@@ -1,4 +1,4 @@
-/* EXTERNAL queues, whose fences the guest signals (external_fence.c). */
+/* EXTERNAL queues, whose fences the guest signals (host_external_fence.c). */
 #ifndef FERRY_HOST_HOST_EXTERNAL_FENCE_H
 #define FERRY_HOST_HOST_EXTERNAL_FENCE_H
 

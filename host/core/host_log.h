@@ -1,4 +1,4 @@
-/* The host's log (log.c) and its clock. */
+/* The host's log (host_log.c) and its clock. */
 #ifndef FERRY_HOST_HOST_LOG_H
 #define FERRY_HOST_HOST_LOG_H
 

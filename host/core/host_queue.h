@@ -1,4 +1,4 @@
-/* Queues (queue.c): request handlers, lookup, retiring and publishing retired seqnos,
+/* Queues (host_queue.c): request handlers, lookup, retiring and publishing retired seqnos,
  * freeing. */
 #ifndef FERRY_HOST_HOST_QUEUE_H
 #define FERRY_HOST_HOST_QUEUE_H

@@ -109,7 +109,7 @@ struct ferry_host {
 	struct host_trace trace;
 	const struct host_family_ops *fam; /* what cfg.gpu selected (family.h) */
 	void *family_state; /* the family's host state (its host_init makes it) */
-	struct host_capture *capture; /* capture.c: made on first use */
+	struct host_capture *capture; /* host_capture.c: made on first use */
 	int64_t shadow_trim_ns; /* shadow_quota.c: when a shadow pool next has idle chunks to drop */
 	/* Every BO in a context's table by the inode of its pages (bo_share.c), so a BO_IMPORT's
 	 * lookup costs a hash probe however many BOs the clients hold. Made on first use. */
