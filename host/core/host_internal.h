@@ -18,7 +18,7 @@
 #include "shadow_quota.h"
 #include "wait.h"
 #include "fault_log.h"
-#include "fault_guest_addr.h"
+#include "msm/msm_fault_guest_addr.h"
 #include "v3d/v3d_core.h"
 #include "v3d/v3d_validation.h"
 #include "sync_state.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "core/host_internal.h"
 #include "validate/pm4_validate.h"
 
 bool fault_guest_address(const struct host_ctx *ctx, uint64_t shadow_iova, struct fault_guest_addr *out)

@@ -1,8 +1,8 @@
-/* Validated contexts' fault reports name the guest's stream, not the shadow (fault_guest_addr.c). */
+/* Validated contexts' fault reports name the guest's stream, not the shadow (msm_fault_guest_addr.c). */
 #ifndef FERRY_HOST_FAULT_GUEST_ADDR_H
 #define FERRY_HOST_FAULT_GUEST_ADDR_H
 
-#include "host_types.h"
+#include "core/host_types.h"
 
 struct fault_guest_addr {
 	uint64_t iova;      /* guest GPU address */
