@@ -189,7 +189,6 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 		close(ctx->event_fd);
 	if (ctx->fds_counted)
 		client_fds_add(ctx->client, -(int)HOST_FDS_PER_CTX);
-	free(ctx->refs);
 	free(ctx->bo_ptrs);
 	free(ctx->fault_text);
 	if (!list_empty(&ctx->link)) {

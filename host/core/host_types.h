@@ -14,8 +14,6 @@
 #include <ferry/host.h>
 #include <ferry/wire.h>
 
-#include "backend/msm.h"
-#include "backend/v3d.h"
 #include "bo_table.h"
 #include "fence_timeline.h"
 #include "list.h"
@@ -60,10 +58,7 @@
 		return (err);                    \
 	} while (0)
 
-struct sim_msm_device;
 struct host_family_ops;
-struct sim_v3d_device;
-struct v3dval;
 struct fault_log;
 
 /* The fence-signal watchdog (watchdog.c): host-wide state, and per queue the oldest pending
@@ -201,8 +196,8 @@ struct host_ctx {
 	bool wake; /* a fence signaled since the eventfd was last considered */
 	bool fds_counted; /* its HOST_FDS_PER_CTX are in client->nr_fds */
 	uint64_t submit_mark;
-	/* Per-context submit scratch, reused so steady-state submits do not allocate. */
-	struct msm_submit_bo_ref *refs;
+	/* Per-context submit scratch (a submit's host BOs), reused so steady-state submits do not
+	 * allocate. */
 	struct host_bo **bo_ptrs;
 	uint32_t scratch_cap;
 	char *fault_text; /* scratch for the kernel's devcoredump (HOST_FAULT_TEXT_MAX), made on first fault */

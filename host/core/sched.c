@@ -16,10 +16,6 @@ int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr)
 	uint32_t want = ctx->scratch_cap ? ctx->scratch_cap : 64;
 	while (want < nr)
 		want *= 2;
-	struct msm_submit_bo_ref *refs = realloc(ctx->refs, (size_t)want * sizeof(*refs));
-	if (!refs)
-		return -ENOMEM;
-	ctx->refs = refs;
 	struct host_bo **ptrs = realloc(ctx->bo_ptrs, (size_t)want * sizeof(*ptrs));
 	if (!ptrs)
 		return -ENOMEM;

@@ -59,8 +59,7 @@ void sched_free_queue(struct host_queue *q);
 /* A queue is going away: held submits elsewhere stop waiting on it (its work all retired). */
 void sched_forget_queue(struct host_queue *q);
 bool sched_bo_held(struct host_ctx *ctx, const struct host_bo *bo);
-/* Grows the context's per-submit scratch (kernel BO refs and host BO pointers, one capacity) to
- * at least nr entries; shared by the msm and V3D submit paths. */
+/* Grows the context's per-submit scratch (host BO pointers) to at least nr entries. */
 int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr);
 
 /* For sync-state dumps: the first max held submits of q, oldest first, with the

@@ -102,6 +102,7 @@ static void msm_ctx_close(struct host_ctx *ctx)
 {
 	if (msm_hctx(ctx)->msm)
 		msm_ctx_destroy(msm_hctx(ctx)->msm);
+	free(msm_hctx(ctx)->refs);
 }
 
 static int msm_ctx_poll_fd_op(struct host_ctx *ctx)

@@ -5,12 +5,15 @@
 
 #include <stddef.h>
 
+#include "backend/msm.h"
 #include "core/host_types.h"
 
 struct msm_host_ctx {
 	struct host_ctx base;
 	struct msm_ctx *msm;
 	struct ctx_validation *val; /* validated policy only (msm_validation.c), else NULL */
+	struct msm_submit_bo_ref *refs; /* submit scratch: the kernel's view of the BOs */
+	uint32_t refs_cap;
 };
 
 struct msm_host {

@@ -2,7 +2,7 @@
 #ifndef FERRY_HOST_FAULT_GUEST_ADDR_H
 #define FERRY_HOST_FAULT_GUEST_ADDR_H
 
-#include "core/host_types.h"
+#include "core/msm/msm_family.h"
 
 struct fault_guest_addr {
 	uint64_t iova;      /* guest GPU address */

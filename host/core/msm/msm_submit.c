@@ -14,6 +14,25 @@ struct msm_held_job {
 	struct ferry_msm_submit s; /* arrays point into this allocation */
 };
 
+/* The kernel's view of a submit's BOs (msm_submit_prepare), in the context's scratch. */
+static int fill_refs(struct host_ctx *ctx, struct host_bo *const *bos, uint32_t nr)
+{
+	struct msm_host_ctx *mc = msm_hctx(ctx);
+	if (nr > mc->refs_cap) {
+		uint32_t want = mc->refs_cap ? mc->refs_cap : 64;
+		while (want < nr)
+			want *= 2;
+		struct msm_submit_bo_ref *refs = realloc(mc->refs, (size_t)want * sizeof(*refs));
+		if (!refs)
+			return -ENOMEM;
+		mc->refs = refs;
+		mc->refs_cap = want;
+	}
+	for (uint32_t i = 0; i < nr; i++)
+		mc->refs[i] = (struct msm_submit_bo_ref){ .handle = bos[i]->handle, .size = bos[i]->size };
+	return 0;
+}
+
 /* memcpy that tolerates the NULL array a decoder may give for an empty vector. */
 static void *copy_array(void *dst, const void *src, size_t len)
 {
@@ -57,9 +76,9 @@ int msm_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		return ret;
 	struct host_ctx *ctx = e.ctx;
 	struct host_queue *q = e.q;
-	for (uint32_t i = 0; i < s->nr_bos; i++)
-		ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = e.bos[i]->handle, .size = e.bos[i]->size };
-	ret = msm_submit_prepare(msm_hctx(ctx)->msm, s, ctx->refs, why, n);
+	if (fill_refs(ctx, e.bos, s->nr_bos) < 0)
+		HOST_FAIL(-ENOMEM, "out of memory");
+	ret = msm_submit_prepare(msm_hctx(ctx)->msm, s, msm_hctx(ctx)->refs, why, n);
 	if (ret < 0)
 		return ret;
 	ret = submit_envelope_fences(&e, why, n);
@@ -124,12 +143,10 @@ int msm_held_run(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj
 {
 	struct host_ctx *ctx = q->ctx;
 	const struct msm_held_job *j = hs->job;
-	int ret = ctx_reserve_scratch(ctx, hs->nr_bos);
+	int ret = fill_refs(ctx, hs->bos, hs->nr_bos);
 	if (ret < 0)
 		HOST_FAIL(ret, "out of memory");
-	for (uint32_t i = 0; i < hs->nr_bos; i++)
-		ctx->refs[i] = (struct msm_submit_bo_ref){ .handle = hs->bos[i]->handle, .size = hs->bos[i]->size };
-	ret = msm_submit_prepare(msm_hctx(ctx)->msm, &j->s, ctx->refs, why, n);
+	ret = msm_submit_prepare(msm_hctx(ctx)->msm, &j->s, msm_hctx(ctx)->refs, why, n);
 	if (ret == 0 && hs->shadows)
 		ret = validation_use_shadows(ctx, hs->shadows);
 	if (ret == 0)

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "backend/v3d.h"
 #include "core/host_types.h"
 
 struct v3d_host_ctx {
