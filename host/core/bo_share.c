@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_bo.h"
 
 static uint32_t pages_bucket(const struct ferry_host *h, dev_t dev, ino_t ino)
 {

@@ -32,7 +32,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_context.h"
+#include "host_external_fence.h"
+#include "host_bo.h"
+#include "host_queue.h"
+#include "msm/msm_submit.h"
+#include "msm/msm_validation.h"
+#include "wait.h"
+#include "v3d/v3d_validation.h"
+#include "host_capture.h"
 
 void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds)
 {

@@ -11,7 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "fault_log.h"
+#include "trace_host.h"
+#include "host_capture.h"
 
 #define FAULT_LOG_DEFAULT_KEEP 16u
 

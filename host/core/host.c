@@ -7,7 +7,16 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_context.h"
+#include "host_bo.h"
+#include "shadow_quota.h"
+#include "wait.h"
+#include "fault_log.h"
+#include "trace_host.h"
+#include "host_capture.h"
+#include "watchdog.h"
 
 int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out)
 {

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_bo.h"
 
 /* The table's removed hook: later submits and imports cannot name bo; held submits were validated
  * already and keep it alive. */

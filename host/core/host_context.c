@@ -11,7 +11,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_bo.h"
+#include "host_queue.h"
+#include "sched.h"
+#include "wait.h"
+#include "trace_host.h"
 
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
 {

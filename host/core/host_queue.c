@@ -6,7 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_external_fence.h"
+#include "host_queue.h"
+#include "sched.h"
+#include "wait.h"
+#include "trace_host.h"
 
 struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id)
 {

@@ -7,7 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_context.h"
+#include "host_external_fence.h"
+#include "host_queue.h"
+#include "sched.h"
+#include "fault_log.h"
+#include "trace_host.h"
 
 int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr)
 {

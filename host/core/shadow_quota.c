@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 #include "backend/shadow_pool.h"
-#include "host_internal.h"
+#include "family.h"
+#include "host_client.h"
 
 /* Recycled shadow memory a context keeps however long it idles (one largest chunk: a submit
  * loop of ordinary size never makes a BO again), and how long the rest may sit unused. */

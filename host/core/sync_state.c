@@ -10,7 +10,9 @@
 
 #include "debug/sync_dump.h"
 #include "ferry/wire.h"
-#include "host_internal.h"
+#include "family.h"
+#include "host_queue.h"
+#include "sched.h"
 #include "sync_state.h"
 
 /* The kernel's debug state is read once per context into this much, doubled while lines were

@@ -6,7 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "host_internal.h"
+/* BO_CPU_PREP's op bits are the msm uAPI's, whatever the family. */
+#include "backend/msm.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_bo.h"
+#include "host_queue.h"
+#include "sched.h"
 
 static int64_t deadline_of(int64_t timeout_ns)
 {

@@ -6,7 +6,9 @@
 
 #include <ferry/hw/adreno_pm4.h>
 
-#include "core/host_internal.h"
+#include "core/host_log.h"
+#include "core/fault_log.h"
+#include "core/msm/msm_fault_guest_addr.h"
 
 /* "CP_WAIT_REG_MEM" / "PKT4" / "opcode 0x7f" for a report's opcode field (type-7 opcodes are
  * 7 bits; wire.h reports a type-4 packet as 0x100|reg). */

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/host_internal.h"
+#include "core/msm/msm_validation.h"
+#include "core/msm/msm_fault_guest_addr.h"
 #include "validate/pm4_validate.h"
 
 bool fault_guest_address(const struct host_ctx *ctx, uint64_t shadow_iova, struct fault_guest_addr *out)

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/host_internal.h"
+#include "core/host_context.h"
+#include "core/sched.h"
+#include "core/msm/msm_validation.h"
+#include "core/trace_host.h"
+#include "core/host_capture.h"
 #include "core/msm/msm_submit.h"
 
 /* The held copy of a submit: the message with its arrays after it. */

@@ -12,7 +12,8 @@
 
 #include "backend/shadow_pool.h"
 #include "backend/uapi_msm.h"
-#include "core/host_internal.h"
+#include "core/msm/msm_validation.h"
+#include "core/shadow_quota.h"
 #include "validate/pm4_validate.h"
 
 /* Shadow memory one context may hold (in flight plus recycled): 64 full-size IB1 copies. */

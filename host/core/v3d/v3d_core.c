@@ -11,7 +11,12 @@
 
 #include "backend/kdev.h"
 #include "backend/shadow_pool.h"
-#include "core/host_internal.h"
+#include "core/host_context.h"
+#include "core/sched.h"
+#include "core/fault_log.h"
+#include "core/v3d/v3d_validation.h"
+#include "core/trace_host.h"
+#include "core/host_capture.h"
 #include "validate/v3d_validate.h"
 
 /* ---- submits ---- */

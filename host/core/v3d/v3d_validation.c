@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "backend/shadow_pool.h"
-#include "core/host_internal.h"
+#include "core/shadow_quota.h"
+#include "core/v3d/v3d_validation.h"
 #include "validate/v3d_validate.h"
 
 int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo)
