@@ -194,7 +194,10 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 			 left, (unsigned long long)left_bytes, (unsigned long long)full_budget);
 	spent = 0;
 	if ((formats & FERRY_CAPTURE_RD) && !f->rd_started) {
-		ret = rd_write_device(&b->rd, (uint32_t)msm_host(h)->dev.gpu_id, msm_host(h)->dev.chip_id);
+		uint32_t gpu_id;
+		uint64_t chip_id;
+		h->fam->rd_ids(h, &gpu_id, &chip_id);
+		ret = rd_write_device(&b->rd, gpu_id, chip_id);
 		if (ret < 0)
 			return ret;
 		f->rd_started = true;

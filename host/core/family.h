@@ -13,6 +13,8 @@ struct host_family_ops {
 	uint32_t family;   /* FERRY_FAMILY_* it serves */
 	uint64_t feature;  /* FERRY_FEATURE_* it adds to HELLO */
 	bool capture_rd;   /* captures can be written as .rd (else sessions only) */
+	/* The ids an .rd capture's header names (capture_rd families). */
+	void (*rd_ids)(const struct ferry_host *h, uint32_t *gpu_id, uint64_t *chip_id);
 
 	/* cfg.gpu names a device of this family. */
 	bool (*serves)(const char *gpu);

@@ -68,6 +68,12 @@ static const struct ferry_param *msm_params(const struct ferry_host *h, uint32_t
 	return msm_host(h)->dev.params;
 }
 
+static void msm_rd_ids(const struct ferry_host *h, uint32_t *gpu_id, uint64_t *chip_id)
+{
+	*gpu_id = (uint32_t)msm_host(h)->dev.gpu_id;
+	*chip_id = msm_host(h)->dev.chip_id;
+}
+
 static int msm_ctx_admit(struct ferry_host_client *c, char *why, size_t n)
 {
 	return 0;
@@ -228,6 +234,7 @@ const struct host_family_ops msm_family_ops = {
 	.host_init = msm_host_init,
 	.host_fini = msm_host_fini,
 	.params = msm_params,
+	.rd_ids = msm_rd_ids,
 	.ctx_admit = msm_ctx_admit,
 	.ctx_open = msm_ctx_open,
 	.ctx_drop_validation = msm_ctx_drop_validation,
