@@ -1,4 +1,4 @@
-/* The families the host can serve, and finding one by device name or FERRY_FAMILY_* id. */
+/* The families the host can serve, and finding one by device name or by the family id of the wire. */
 #include <stddef.h>
 
 #include "family.h"
