@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_bo.h"
 
 static uint32_t pages_bucket(const struct ferry_host *h, dev_t dev, ino_t ino)
 {
@@ -108,8 +109,6 @@ int bo_handle_import(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	struct host_bo *src = find_by_pages(c->host, st.st_dev, st.st_ino);
 	if (!src)
 		HOST_FAIL(-EINVAL, "bo import: the fd is not the pages of a BO this server holds");
-	if ((ctx->v3d != NULL) != (src->ctx->v3d != NULL))
-		HOST_FAIL(-EINVAL, "bo import: the BO belongs to another GPU family");
 
 	int quota_ret = bo_quota_admit(c, src->size, why, n);
 	if (quota_ret < 0)
@@ -118,16 +117,13 @@ int bo_handle_import(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	struct host_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		HOST_FAIL(-ENOMEM, "out of memory");
-	int ret = ctx->v3d ? v3d_bo_import(ctx->v3d, fd, &bo->handle, &bo->iova)
-			   : msm_bo_import(ctx->msm, fd, &bo->handle, &bo->iova);
+	const struct host_family_ops *fam = c->host->fam;
+	int ret = fam->bo_import(ctx, fd, &bo->handle, &bo->iova);
 	char e[80];
 	if (ret < 0) {
 		/* A handle the open had before belongs to that BO; a new one is let go. */
 		if (bo->handle && !find_by_handle(ctx, bo->handle)) {
-			if (ctx->v3d)
-				v3d_bo_close(ctx->v3d, bo->handle);
-			else
-				msm_bo_close(ctx->msm, bo->handle);
+			fam->bo_close(ctx, bo->handle);
 		}
 		free(bo);
 		HOST_FAIL(ret, "kernel could not import the bo: %s", ferry_errno_text(ret, e, sizeof(e)));

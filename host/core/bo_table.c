@@ -1,22 +1,22 @@
-/* Per-context BO table keyed by client-chosen ids, and the BO_CREATE / BO_CLOSE / BO_INFO
- * requests. An id is only ever looked up in its own context's table, so another context's or
- * another client's id is -ENOENT and never reaches the kernel. */
+/* Per-context BO table keyed by client-chosen ids, and BO references. An id is only ever looked up
+ * in its own context's table, so another context's or another client's id is -ENOENT and never
+ * reaches the kernel. What a BO leaving the table or its last reference means is the owner's
+ * (the hooks given to bo_table_init). */
 #include <errno.h>
-#include <string.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "host_internal.h"
+#include "host_types.h"
 
 static uint32_t bucket_of(const struct bo_table *t, uint32_t id)
 {
 	return (id * 2654435761u) & (t->nbuckets - 1);
 }
 
-int bo_table_init(struct bo_table *t)
+int bo_table_init(struct bo_table *t, bo_table_hook removed, bo_table_hook released, void *arg)
 {
+	t->removed = removed;
+	t->released = released;
+	t->arg = arg;
 	t->nbuckets = 64;
 	t->count = 0;
 	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
@@ -30,7 +30,7 @@ void bo_table_fini(struct bo_table *t)
 		while (bo) {
 			struct host_bo *next = bo->hash_next;
 			bo->hash_next = NULL;
-			bo_pages_del(bo->ctx->client->host, bo);
+			t->removed(t->arg, bo);
 			bo_unref(bo);
 			bo = next;
 		}
@@ -54,7 +54,9 @@ static int grow(struct bo_table *t)
 	struct host_bo **b = calloc(n, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	struct bo_table nt = { .buckets = b, .nbuckets = n, .count = t->count };
+	struct bo_table nt = *t;
+	nt.buckets = b;
+	nt.nbuckets = n;
 	for (uint32_t i = 0; i < t->nbuckets; i++) {
 		struct host_bo *bo = t->buckets[i];
 		while (bo) {
@@ -77,6 +79,7 @@ int bo_table_insert(struct bo_table *t, struct host_bo *bo)
 	uint32_t k = bucket_of(t, bo->id);
 	bo->hash_next = t->buckets[k];
 	t->buckets[k] = bo;
+	bo->table = t;
 	t->count++;
 	return 0;
 }
@@ -89,6 +92,7 @@ void bo_table_remove(struct bo_table *t, struct host_bo *bo)
 			*p = bo->hash_next;
 			bo->hash_next = NULL;
 			t->count--;
+			t->removed(t->arg, bo);
 			return;
 		}
 	}
@@ -101,208 +105,6 @@ void bo_ref(struct host_bo *bo)
 
 void bo_unref(struct host_bo *bo)
 {
-	if (--bo->refs)
-		return;
-	struct ferry_host *h = bo->ctx->client->host;
-	/* The kernel keeps BOs of in-flight submits alive itself, so closing the handle is safe. */
-	validation_bo_unmap(bo);
-	v3d_bo_unmap_host(bo);
-	if (bo->ctx->v3d)
-		v3d_bo_close(bo->ctx->v3d, bo->handle);
-	else
-		msm_bo_close(bo->ctx->msm, bo->handle);
-	h->stats.bos--;
-	h->stats.bo_bytes -= bo->size;
-	bo->ctx->client->nr_bos--;
-	bo->ctx->client->bo_bytes -= bo->size;
-	client_fds_add(bo->ctx->client, -(int)HOST_FDS_PER_BO);
-	free(bo);
-}
-
-int bo_quota_admit(struct ferry_host_client *c, uint64_t size, char *why, size_t n)
-{
-	const struct ferry_host_config *cfg = &c->host->cfg;
-	if (c->nr_bos >= cfg->max_client_bos)
-		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos)", cfg->max_client_bos);
-	/* c->bo_bytes never exceeds the cap, so the subtraction cannot wrap. */
-	if (size > ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes)
-		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
-			  "%llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes,
-			  (unsigned long long)size);
-	return client_fds_admit(c, HOST_FDS_BO_CREATE, why, n);
-}
-
-int bo_new_target(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id, struct host_ctx **out, char *why,
-		  size_t n)
-{
-	struct host_ctx *ctx = client_lookup_ctx(c, ctx_id, why, n);
-	if (!ctx)
-		return -ENOENT;
-	if (bo_id == 0)
-		HOST_FAIL(-EINVAL, "bo id 0 is reserved");
-	if (bo_table_find(&ctx->bos, bo_id))
-		HOST_FAIL(-EEXIST, "bo id %u already exists in context %u", bo_id, ctx_id);
-	*out = ctx;
-	return 0;
-}
-
-int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
-{
-	const struct ferry_bo_create *r = &m->u.bo_create;
-	struct host_ctx *ctx;
-	int tret = bo_new_target(c, r->ctx_id, r->bo_id, &ctx, why, n);
-	if (tret < 0)
-		return tret;
-	bool v3d = ctx->v3d != NULL;
-	uint64_t size = v3d ? v3d_bo_round_size(r->size) : msm_bo_round_size(r->size);
-	if (r->size == 0 || size == 0)
-		HOST_FAIL(-EINVAL, "bo size %llu must be 1..%llu", (unsigned long long)r->size,
-		     (unsigned long long)(v3d ? V3D_BO_MAX_SIZE : MSM_BO_MAX_SIZE));
-	const char *flag_why;
-	if (v3d && r->flags)
-		HOST_FAIL(-EINVAL, "V3D BOs take no flags (flags 0x%x)", r->flags);
-	if (!v3d && msm_bo_check_flags(r->flags, &flag_why) < 0)
-		HOST_FAIL(-EINVAL, "%s (flags 0x%x)", flag_why, r->flags);
-
-	if (v3d && r->iova)
-		HOST_FAIL(-EINVAL, "V3D BOs cannot be placed (iova 0x%llx): V3D has one global address space",
-			  (unsigned long long)r->iova);
-
-	int quota_ret = bo_quota_admit(c, size, why, n);
-	if (quota_ret < 0)
-		return quota_ret;
-
-	struct host_bo *bo = calloc(1, sizeof(*bo));
-	if (!bo)
-		HOST_FAIL(-ENOMEM, "out of memory");
-	int ret;
-	if (r->iova) {
-		/* Replay: the captured address, or nothing (-EBUSY when taken, as the kernel says). */
-		ret = msm_bo_new_at(ctx->msm, size, r->flags, r->iova, &bo->handle);
-		bo->iova = r->iova;
-		if (ret < 0) {
-			free(bo);
-			HOST_FAIL(ret, "could not place a %llu-byte bo at iova 0x%llx (%s)", (unsigned long long)size,
-				  (unsigned long long)r->iova, strerror(-ret));
-		}
-	} else {
-		ret = v3d ? v3d_bo_new(ctx->v3d, size, &bo->handle, &bo->iova)
-			  : msm_bo_new(ctx->msm, size, r->flags, &bo->handle, &bo->iova);
-	}
-	char e[80];
-	if (ret < 0) {
-		free(bo);
-		HOST_FAIL(ret, "kernel could not create a %llu-byte bo: %s", (unsigned long long)size,
-			  ferry_errno_text(ret, e, sizeof(e)));
-	}
-	bo->ctx = ctx;
-	bo->id = r->bo_id;
-	bo->flags = r->flags;
-	bo->size = size;
-	return bo_install(c, ctx, bo, m->seq, why, n);
-}
-
-int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,
-	       size_t n)
-{
-	bool v3d = ctx->v3d != NULL;
-	char e[80];
-	bo->refs = 1;
-	int fd = -1;
-	const char *step = "export (PRIME dup)";
-	int ret = v3d ? v3d_bo_export(ctx->v3d, bo->handle, &fd) : msm_bo_export(ctx->msm, bo->handle, &fd);
-	struct stat st;
-	if (ret == 0) {
-		/* What a BoImport's fd is recognised by: the BO's pages as the kernel exports them. */
-		step = "fstat of the export";
-		ret = fstat(fd, &st) == 0 ? 0 : -errno;
-		bo->pages_dev = st.st_dev;
-		bo->pages_ino = st.st_ino;
-	}
-	if (ret == 0) {
-		step = "host mapping (mmap)";
-		ret = v3d ? v3d_bo_added(ctx, bo) : validation_bo_added(ctx, bo);
-	}
-	if (ret == 0) {
-		step = "bo table";
-		ret = bo_table_insert(&ctx->bos, bo);
-		if (ret == 0) {
-			ret = bo_pages_add(c->host, bo);
-			if (ret < 0)
-				bo_table_remove(&ctx->bos, bo);
-		}
-		if (ret < 0)
-			validation_bo_removed(ctx, bo);
-	}
-	if (ret < 0) {
-		validation_bo_unmap(bo);
-		v3d_bo_unmap_host(bo);
-		if (v3d)
-			v3d_bo_close(ctx->v3d, bo->handle);
-		else
-			msm_bo_close(ctx->msm, bo->handle);
-		uint32_t id = bo->id;
-		free(bo);
-		if (fd >= 0)
-			close(fd);
-		HOST_FAIL(ret, "bo %u: %s: %s", id, step, ferry_errno_text(ret, e, sizeof(e)));
-	}
-	client_fds_add(c, (int)HOST_FDS_PER_BO);
-	c->host->stats.bos++;
-	c->host->stats.bo_bytes += bo->size;
-	c->nr_bos++;
-	c->bo_bytes += bo->size;
-
-	struct ferry_msg reply = { .kind = FERRY_MSG_BO_CREATED, .seq = seq };
-	reply.u.bo_created = (struct ferry_bo_created){
-		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova,
-	};
-	client_send(c, &reply, &fd, 1);
-	close(fd);
-	return 0;
-}
-
-struct host_bo *client_lookup_bo(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id,
-			       struct host_ctx **ctx_out, char *why, size_t n)
-{
-	struct host_ctx *ctx = client_lookup_ctx(c, ctx_id, why, n);
-	if (!ctx)
-		return NULL;
-	struct host_bo *bo = bo_table_find(&ctx->bos, bo_id);
-	if (!bo) {
-		snprintf(why, n, "bo %u does not exist in context %u", bo_id, ctx_id);
-		return NULL;
-	}
-	*ctx_out = ctx;
-	return bo;
-}
-
-int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
-{
-	const struct ferry_bo_close *r = &m->u.bo_close;
-	struct host_ctx *ctx;
-	struct host_bo *bo = client_lookup_bo(c, r->ctx_id, r->bo_id, &ctx, why, n);
-	if (!bo)
-		return -ENOENT;
-	bo_table_remove(&ctx->bos, bo);
-	bo_pages_del(c->host, bo);
-	/* Later submits cannot name it; held ones were validated already and keep it alive. */
-	validation_bo_removed(ctx, bo);
-	bo_unref(bo);
-	return 0;
-}
-
-int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
-{
-	const struct ferry_bo_info *r = &m->u.bo_info;
-	struct host_ctx *ctx;
-	struct host_bo *bo = client_lookup_bo(c, r->ctx_id, r->bo_id, &ctx, why, n);
-	if (!bo)
-		return -ENOENT;
-	struct ferry_msg reply = { .kind = FERRY_MSG_BO_INFO_REPLY, .seq = m->seq };
-	reply.u.bo_info_reply = (struct ferry_bo_info_reply){
-		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova, .flags = bo->flags,
-	};
-	client_send(c, &reply, NULL, 0);
-	return 0;
+	if (--bo->refs == 0)
+		bo->table->released(bo->table->arg, bo);
 }

@@ -25,17 +25,11 @@ static int bo_view_open(struct host_bo *bo, struct bo_view *v)
 {
 	v->bo = bo;
 	v->own_map = NULL;
-	if (bo->map || bo->v3d_map) {
-		v->data = bo->map ? bo->map : bo->v3d_map;
+	if (bo->host_map) {
+		v->data = bo->host_map;
 		return 0;
 	}
-	int ret;
-	if (bo->ctx->msm)
-		ret = msm_bo_map(bo->ctx->msm, bo->handle, bo->size, false, &v->own_map);
-	else if (bo->ctx->v3d)
-		ret = v3d_bo_map(bo->ctx->v3d, bo->handle, bo->size, false, &v->own_map);
-	else
-		return -ENOTSUP;
+	int ret = bo->ctx->client->host->fam->bo_map(bo->ctx, bo, &v->own_map);
 	if (ret < 0)
 		v->own_map = NULL;
 	v->data = v->own_map;
@@ -44,10 +38,8 @@ static int bo_view_open(struct host_bo *bo, struct bo_view *v)
 
 static void bo_view_close(struct bo_view *v)
 {
-	if (v->own_map && v->bo->ctx->msm)
-		msm_bo_unmap(v->bo->ctx->msm, v->own_map, v->bo->size);
-	else if (v->own_map && v->bo->ctx->v3d)
-		v3d_bo_unmap(v->bo->ctx->v3d, v->own_map, v->bo->size);
+	if (v->own_map)
+		v->bo->ctx->client->host->fam->bo_unmap(v->bo->ctx, v->bo, v->own_map);
 	v->own_map = NULL;
 }
 
@@ -202,7 +194,10 @@ int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsi
 			 left, (unsigned long long)left_bytes, (unsigned long long)full_budget);
 	spent = 0;
 	if ((formats & FERRY_CAPTURE_RD) && !f->rd_started) {
-		ret = rd_write_device(&b->rd, (uint32_t)h->dev.gpu_id, h->dev.chip_id);
+		uint32_t gpu_id;
+		uint64_t chip_id;
+		h->fam->rd_ids(h, &gpu_id, &chip_id);
+		ret = rd_write_device(&b->rd, gpu_id, chip_id);
 		if (ret < 0)
 			return ret;
 		f->rd_started = true;

@@ -1,4 +1,4 @@
-/* capture.c / capture_build.c: the state of an operator's capture and of the captures that go
+/* host_capture.c / capture_build.c: the state of an operator's capture and of the captures that go
  * with fault reports. */
 #ifndef FERRY_HOST_CAPTURE_INTERNAL_H
 #define FERRY_HOST_CAPTURE_INTERNAL_H

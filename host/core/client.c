@@ -22,7 +22,7 @@
  *                       by FAULT_REPORT when it faulted or hung.
  *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
  *   TIMESTAMP_QUERY  -> STATUS_REPLY (error 0, value: the msm GPU's always-on counter), or ERROR
- *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (external_fence.c)
+ *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (host_external_fence.c)
  *   a malformed frame -> ERROR with seq 0, request_kind NONE, -EBADMSG
  *   a reply or event kind sent to the host -> ERROR -EINVAL
  */
@@ -32,7 +32,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_context.h"
+#include "host_external_fence.h"
+#include "host_bo.h"
+#include "host_queue.h"
+#include "msm/msm_submit.h"
+#include "msm/msm_validation.h"
+#include "wait.h"
+#include "v3d/v3d_validation.h"
+#include "host_capture.h"
 
 void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds)
 {
@@ -96,7 +106,7 @@ static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, 
 	r.u.hello_reply = (struct ferry_hello_reply){
 		.version = FERRY_PROTOCOL_VERSION,
 		.features = FERRY_FEATURE_FENCE_PAGE |
-			    (c->host->family == FERRY_FAMILY_V3D ? FERRY_FEATURE_V3D : FERRY_FEATURE_MSM),
+			    c->host->fam->feature,
 		.server = server,
 	};
 	client_send(c, &r, NULL, 0);
@@ -107,17 +117,16 @@ static int handle_device_query(struct ferry_host_client *c, const struct ferry_m
 {
 	uint32_t family = m->u.device_query.family;
 	struct ferry_host *h = c->host;
-	if (family != FERRY_FAMILY_NONE && family != h->family) {
+	if (family != FERRY_FAMILY_NONE && family != h->fam->family) {
 		snprintf(why, n, "this server has no device of family %u (it serves %s)", family, c->host->device_name);
 		return -ENODEV;
 	}
 	struct ferry_msg r = { .kind = FERRY_MSG_DEVICE_INFO, .seq = m->seq };
 	r.u.device_info = (struct ferry_device_info){
-		.family = h->family,
+		.family = h->fam->family,
 		.name = h->gpu,
-		.nr_params = h->family == FERRY_FAMILY_V3D ? h->v3d_dev.nr_params : h->dev.nr_params,
-		.params = h->family == FERRY_FAMILY_V3D ? h->v3d_dev.params : h->dev.params,
 	};
+	r.u.device_info.params = h->fam->params(h, &r.u.device_info.nr_params);
 	client_send(c, &r, NULL, 0);
 	return 0;
 }
@@ -140,7 +149,7 @@ static request_handler handler_of(enum ferry_msg_kind kind)
 	case FERRY_MSG_TIMESTAMP_QUERY: return ctx_handle_timestamp;
 	case FERRY_MSG_EXTERNAL_FENCE: return external_fence_handle;
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
-	case FERRY_MSG_MSM_SUBMIT: return sched_handle_submit;
+	case FERRY_MSG_MSM_SUBMIT: return msm_handle_submit;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
 	case FERRY_MSG_V3D_SUBMIT_CL: return v3d_handle_submit_cl;
 	case FERRY_MSG_V3D_SUBMIT_TFU: return v3d_handle_submit_tfu;

@@ -1,5 +1,6 @@
-/* Fault and hang reports: the kernel's devcoredump behind a short ferry header (who, which
- * submit, the ESTIMATED CRASH LOCATION line in crashdec style), sent whole to the guest as
+/* Fault and hang reports, one composer for every family: the family's reading of the kernel's
+ * report (msm/msm_fault.c, v3d/v3d_core.c) behind a short ferry header (who, which submit, the
+ * ESTIMATED CRASH LOCATION line in crashdec style) and the capture lines, sent whole to the guest as
  * FAULT_REPORT, summarized in one warn line of the log (the full text at info), kept in memory
  * (the last cfg.max_fault_reports) and optionally written to cfg.crash_dir; the context is then
  * lost, and later requests on it say why. */
@@ -10,9 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ferry/hw/adreno_pm4.h>
-
-#include "host_internal.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "fault_log.h"
+#include "trace_host.h"
+#include "host_capture.h"
 
 #define FAULT_LOG_DEFAULT_KEEP 16u
 
@@ -94,60 +98,19 @@ const char *ctx_lost_reason(const struct host_ctx *ctx)
 	return ctx->lost_why[0] ? ctx->lost_why : "context lost after a GPU fault or hang";
 }
 
-/* "CP_WAIT_REG_MEM" / "PKT4" / "opcode 0x7f" for a report's opcode field (type-7 opcodes are
- * 7 bits; wire.h reports a type-4 packet as 0x100|reg). */
-static void packet_name(uint32_t opcode, char *buf, size_t len)
-{
-	if (opcode > PM4_TYPE7_OPCODE_MASK) {
-		snprintf(buf, len, "PKT4 (register write)");
-		return;
-	}
-	const char *name = pm4_opcode_name(opcode);
-	if (name)
-		snprintf(buf, len, "%s", name);
-	else
-		snprintf(buf, len, "opcode 0x%02x", opcode);
-}
-
-/* crashdec's ESTIMATED CRASH LOCATION, as a value: "IB1 0x0000000100000000 dword 12: CP_WAIT_REG_MEM". */
-static void crash_location(const struct msm_fault *f, char *buf, size_t len)
-{
-	if (!f->have_location) {
-		snprintf(buf, len, "unknown (the kernel's dump does not say)");
-		return;
-	}
-	char pkt[48];
-	packet_name(f->opcode, pkt, sizeof(pkt));
-	snprintf(buf, len, "IB%u 0x%016llx dword %u: %s", f->ib_level, (unsigned long long)f->ib_iova, f->ib_dword,
-		 pkt);
-}
-
-static const char *kind_name(const struct msm_fault *f)
-{
-	switch (f->kind) {
-	case MSM_FAULT_HANG: return "hang";
-	case MSM_FAULT_PAGEFAULT: return f->write ? "write fault" : "read fault";
-	case MSM_FAULT_CP_ERROR: return "command-stream error";
-	case MSM_FAULT_UNMODELED: return "error: unmodeled work (--sim-strict)";
-	default: return "fault";
-	}
-}
-
 /* The host's header and the kernel's dump in one string of at most FERRY_MAX_REPORT_TEXT
  * bytes (the dump is cut at a line end if need be). NULL on ENOMEM. */
-static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number, const struct msm_fault *f,
-		     const char *where, const char *guest_lines, int32_t status, const char *kernel_text)
+static char *compose(const struct host_queue *q, uint32_t seqno, uint64_t number, const struct host_fault *f,
+		     const char *guest_lines)
 {
 	const struct host_ctx *ctx = q->ctx;
+	const char *kernel_text = f->kernel_text;
 	char head[1024];
 	int n = snprintf(head, sizeof(head),
 			 "ferry-report: %llu\nclient: %s\ncontext: %u\nqueue: %u\nseqno: %u\nevent: GPU %s\n"
-			 "fence-status: %d\nESTIMATED CRASH LOCATION: %s\n",
-			 (unsigned long long)number, ctx->client->peer, ctx->id, q->id, seqno, kind_name(f), status,
-			 where);
-	if (f->have_iova && n > 0 && (size_t)n < sizeof(head))
-		n += snprintf(head + n, sizeof(head) - (size_t)n, "fault-iova: 0x%016llx (%s)\n",
-			      (unsigned long long)f->iova, f->write ? "write" : "read");
+			 "fence-status: %d\nESTIMATED CRASH LOCATION: %s\n%s",
+			 (unsigned long long)number, ctx->client->peer, ctx->id, q->id, seqno, f->kind, f->status,
+			 f->where, f->address_line);
 	if (n < 0 || (size_t)n >= sizeof(head))
 		n = (int)strlen(head);
 	size_t glen = guest_lines ? strlen(guest_lines) : 0;
@@ -225,74 +188,40 @@ void fault_log_full(struct ferry_host *h, uint64_t number, const char *text)
 	}
 }
 
-int32_t fault_log_report(struct host_queue *q, uint32_t seqno)
+int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, struct host_fault *f)
 {
 	struct host_ctx *ctx = q->ctx;
 	struct ferry_host *h = ctx->client->host;
-	if (!ctx->fault_text)
-		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
-	char empty[1] = "";
-	char *kernel_text = ctx->fault_text ? ctx->fault_text : empty;
-	struct msm_fault f;
-	if (msm_read_fault(ctx->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
-		kernel_text[0] = '\0';
-	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
-		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u", f.queue_id,
-			 f.fence, seqno);
-
-	/* A hang is -ETIMEDOUT; a pagefault or a CP error (or an unreadable dump) is -EIO. */
-	int32_t status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO;
-	struct fault_log *fl = fault_log_get(h);
-	uint64_t number = fl ? ++fl->next_number : 0;
-	/* Validated contexts ran shadow copies: the location and the wire field name the guest's
-	 * stream instead (the kernel's text stays as it is, below a note). */
-	char *guest_lines = fault_guest_lines(ctx, &f, kernel_text);
-	guest_lines = capture_fault_lines(q, seqno, number, guest_lines);
-	struct fault_guest_addr guest_ib;
-	if (f.have_location && fault_guest_address(ctx, f.ib_iova, &guest_ib))
-		f.ib_iova = guest_ib.iova;
-	char where[112];
-	crash_location(&f, where, sizeof(where));
-	char *text = compose(q, seqno, number, &f, where, guest_lines, status, kernel_text);
+	trace_queue_event(q, TRACE_FAULT, seqno, 0);
+	/* The submit's capture next to the report (crash dir set), below the family's lines. */
+	char *guest_lines = capture_fault_lines(q, seqno, number, f->guest_lines);
+	f->guest_lines = NULL;
+	char *text = compose(q, seqno, number, f, guest_lines);
 	free(guest_lines);
 
 	struct ferry_msg ev = { .kind = FERRY_MSG_FAULT_REPORT, .seq = 0 };
-	ev.u.fault_report = (struct ferry_fault_report){
-		.ctx_id = ctx->id,
-		.queue_id = q->id,
-		.seqno = seqno,
-		.flags = (f.kind == MSM_FAULT_HANG ? FERRY_FAULT_HANG : 0) | (f.have_iova && f.write ? FERRY_FAULT_WRITE : 0),
-		.iova = f.iova,
-		.ib_iova = f.ib_iova,
-		.ib_dword = f.ib_dword,
-		.ib_level = f.ib_level,
-		.opcode = f.opcode,
-		.source = 0,
-		.text = text ? text : "",
-	};
+	ev.u.fault_report = f->wire;
+	ev.u.fault_report.ctx_id = ctx->id;
+	ev.u.fault_report.queue_id = q->id;
+	ev.u.fault_report.seqno = seqno;
+	ev.u.fault_report.text = text ? text : "";
 	client_send(ctx->client, &ev, NULL, 0);
 
 	char path[512] = "";
 	if (text)
 		fault_log_write_crash_file(h, number, text, path, sizeof(path));
-	char fault_at[48] = "";
-	if (f.have_iova)
-		snprintf(fault_at, sizeof(fault_at), " at iova 0x%llx", (unsigned long long)f.iova);
 	host_log(h, FERRY_LOG_WARN, "%s: context %u queue %u seqno %u: GPU %s%s; ESTIMATED CRASH LOCATION: %s; report %llu%s%s",
-		 ctx->client->peer, ctx->id, q->id, seqno, kind_name(&f), fault_at, where, (unsigned long long)number,
+		 ctx->client->peer, ctx->id, q->id, seqno, f->kind, f->at, f->where, (unsigned long long)number,
 		 path[0] ? " in " : "", path);
 	if (text)
 		fault_log_full(h, number, text);
 
 	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s at %s (queue %u seqno %u)",
-		 ctx->id, kind_name(&f), fault_at, where, q->id, seqno);
-	if (fl && text)
-		fault_log_keep(fl, number, text);
-	else
-		free(text);
+		 ctx->id, f->kind, f->at, f->where, q->id, seqno);
+	fault_log_keep_text(h, number, text);
 	h->stats.faults++;
 	ctx_mark_lost(ctx);
-	return status;
+	return f->status;
 }
 
 uint64_t fault_log_next_number(struct ferry_host *h)

@@ -1,4 +1,4 @@
-/* libferry-host's entry points: creating the device (the simulated msm GPU named by cfg->gpu),
+/* libferry-host's entry points: creating the device (through the family serving cfg->gpu),
  * the one poll fd holding every context's kdev poll fd, dispatch, deadlines and stats. */
 #include <errno.h>
 #include <stdio.h>
@@ -7,9 +7,16 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "backend/kdev.h"
-#include "host_internal.h"
-#include "sim/sim_msm.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_context.h"
+#include "host_bo.h"
+#include "shadow_quota.h"
+#include "wait.h"
+#include "fault_log.h"
+#include "trace_host.h"
+#include "host_capture.h"
+#include "watchdog.h"
 
 int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out)
 {
@@ -46,45 +53,21 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		ret = -ENODEV;
 		goto fail;
 	}
-	h->family = FERRY_FAMILY_MSM;
-	if (v3d_gpu_name(h->gpu)) {
-		ret = v3d_host_init(h);
-		if (ret < 0)
-			goto fail;
-		goto made;
-	}
-	ret = sim_msm_device_create(h->gpu, &h->sim);
-	if (ret < 0) {
-		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
+	h->fam = host_family_for_gpu(h->gpu);
+	if (!h->fam) {
+		host_log(h, FERRY_LOG_ERROR, "no GPU family serves '%s'", h->gpu);
+		ret = -ENODEV;
 		goto fail;
 	}
-	if (h->cfg.hangcheck_ms)
-		sim_msm_set_hangcheck_ms(h->sim, h->cfg.hangcheck_ms);
-	sim_msm_set_strict(h->sim, h->cfg.sim_strict);
-	/* Probe through a throwaway open: every context's open sees the same device. */
-	struct kdev *kd = sim_msm_open(h->sim);
-	if (!kd) {
-		ret = -ENOMEM;
+	/* The device and its probe: the family's. */
+	ret = h->fam->host_init(h);
+	if (ret < 0)
 		goto fail;
-	}
-	ret = msm_probe(kd, &h->dev);
-	kd->ops->close(kd);
-	if (ret < 0) {
-		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
-		goto fail;
-	}
-	if (h->dev.va_size == 0)
-		host_log(h, FERRY_LOG_WARN, "%s has no per-process address spaces: contexts are not isolated", h->gpu);
-	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_msm_model(h->sim));
-made:
 	h->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (h->epfd < 0) {
 		ret = -errno;
 		goto fail;
 	}
-	if (h->family == FERRY_FAMILY_MSM)
-		host_log(h, FERRY_LOG_INFO, "serving %s (gpu id %llu, chip id 0x%llx)", h->device_name,
-			 (unsigned long long)h->dev.gpu_id, (unsigned long long)h->dev.chip_id);
 	*out = h;
 	return 0;
 fail:
@@ -99,10 +82,8 @@ void ferry_host_destroy(struct ferry_host *h)
 	watchdog_fini(h);
 	while (!list_empty(&h->clients))
 		ferry_host_client_free(list_entry(h->clients.next, struct ferry_host_client, link));
-	validation_host_fini(h);
-	if (h->sim)
-		sim_msm_device_destroy(h->sim);
-	v3d_host_fini(h);
+	if (h->fam)
+		h->fam->host_fini(h);
 	if (h->epfd >= 0)
 		close(h->epfd);
 	fault_log_free(h);
@@ -125,10 +106,7 @@ void ferry_host_dispatch(struct ferry_host *h)
 	for (int i = 0; i < n; i++) {
 		struct host_ctx *ctx = evs[i].data.ptr;
 		/* Drain first: completions after the check below re-arm the fd. */
-		if (ctx->v3d)
-			v3d_ctx_poll_ack(ctx->v3d);
-		else
-			msm_ctx_poll_ack(ctx->msm);
+		h->fam->ctx_poll_ack(ctx);
 		ctx_progress(ctx);
 	}
 	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {

@@ -3,7 +3,7 @@
  * and `ferry status` (validation-rejects). The context stays usable, as the validator changed
  * nothing (the kernel was never reached). Warnings are limited to one a second per context, with
  * the number left out. */
-#include "host_internal.h"
+#include "host_log.h"
 
 void ctx_submit_refused(struct host_queue *q, uint32_t seqno, int err, const char *why)
 {

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 #include "backend/shadow_pool.h"
-#include "host_internal.h"
+#include "family.h"
+#include "host_client.h"
 
 /* Recycled shadow memory a context keeps however long it idles (one largest chunk: a submit
  * loop of ordinary size never makes a BO again), and how long the rest may sit unused. */
@@ -35,11 +36,9 @@ static void reclaim(struct ferry_host_client *c)
 {
 	for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
 		struct host_ctx *ctx = list_entry(l, struct host_ctx, link);
-		struct shadow_pool *p = validation_shadow_pool(ctx);
+		struct shadow_pool *p = c->host->fam->shadow_pool(ctx);
 		if (p)
 			shadow_pool_trim(p, INT64_MAX, 0);
-		if (ctx->v3d_pool)
-			shadow_pool_trim(ctx->v3d_pool, INT64_MAX, 0);
 	}
 }
 
@@ -99,11 +98,9 @@ void shadow_trim_check(struct ferry_host *h, int64_t now_ns)
 		struct ferry_host_client *c = list_entry(cl, struct ferry_host_client, link);
 		for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
 			struct host_ctx *ctx = list_entry(l, struct host_ctx, link);
-			struct shadow_pool *p = validation_shadow_pool(ctx);
+			struct shadow_pool *p = h->fam->shadow_pool(ctx);
 			if (p)
 				shadow_pool_trim(p, now_ns, HOST_SHADOW_RESERVE_BYTES);
-			if (ctx->v3d_pool)
-				shadow_pool_trim(ctx->v3d_pool, now_ns, HOST_SHADOW_RESERVE_BYTES);
 		}
 	}
 }

@@ -10,7 +10,9 @@
 
 #include "debug/sync_dump.h"
 #include "ferry/wire.h"
-#include "host_internal.h"
+#include "family.h"
+#include "host_queue.h"
+#include "sched.h"
 #include "sync_state.h"
 
 /* The kernel's debug state is read once per context into this much, doubled while lines were
@@ -112,6 +114,7 @@ static void kstate_fini(struct kstate *ks)
 /* Reads and parses the kernel's view of ctx. Leaves ks empty when the kernel cannot tell. */
 static void kstate_read(struct host_ctx *ctx, struct kstate *ks, size_t max)
 {
+	const struct host_family_ops *fam = ctx->client->host->fam;
 	memset(ks, 0, sizeof(*ks));
 	ssize_t n = -ENOMEM;
 	for (size_t cap = KSTATE_FIRST; cap <= max; cap *= 2) {
@@ -119,7 +122,7 @@ static void kstate_read(struct host_ctx *ctx, struct kstate *ks, size_t max)
 		if (!buf)
 			break;
 		ks->text = buf;
-		n = ctx->msm ? msm_debug_state(ctx->msm, buf, cap) : -ENOTSUP;
+		n = fam->debug_state ? fam->debug_state(ctx, buf, cap) : -ENOTSUP;
 		/* Whole lines only: a short answer is complete. */
 		if (n < 0 || (size_t)n + 256 < cap)
 			break;

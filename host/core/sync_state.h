@@ -46,4 +46,8 @@ void sync_snapshot_fini(struct sync_snapshot *s);
 void sync_snapshot_format(const struct sync_snapshot *s, size_t max_bytes, const char *why,
 			  void (*line)(void *arg, const char *text, size_t len), void *arg);
 
+/* sync_state.c: the sync-state dump (format in host/debug/sync_dump.h) of one context, or of
+ * every context when ctx is NULL. malloc'd text ("" when nothing is pending), NULL on ENOMEM. */
+char *sync_state_text(struct ferry_host *h, struct host_ctx *ctx);
+
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backend/kdev.h"
-#include "host_internal.h"
+#include "host_log.h"
 
 void trace_note(struct ferry_host *h, uint32_t client, uint32_t ctx, uint32_t queue, uint32_t kind, uint32_t seqno,
 		int32_t status)

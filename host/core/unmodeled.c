@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "host_internal.h"
-#include "sim/sim_msm.h"
-#include "sim/sim_v3d.h"
+#include "sim/sim_unmodeled.h"
 
 _Static_assert(FERRY_UNMODELED_KINDS == SIM_UNMODELED_KINDS, "one list of unmodeled-work kinds");
 _Static_assert(FERRY_UNMODELED_KINDS <= 32, "unmodeled_warned has a bit per kind");
@@ -15,7 +14,7 @@ const char *ferry_host_unmodeled_kind_name(unsigned kind)
 	return sim_unmodeled_name(kind);
 }
 
-static void note(void *cookie, unsigned kind, uint64_t count, const char *what)
+void ctx_unmodeled_note(void *cookie, unsigned kind, uint64_t count, const char *what)
 {
 	struct host_ctx *ctx = cookie;
 	struct ferry_host *h = ctx->client->host;
@@ -31,14 +30,6 @@ static void note(void *cookie, unsigned kind, uint64_t count, const char *what)
 	host_log(h, level, "%s: context %u: %s (first: %s; counted as unmodeled-%s in `ferry status`; "
 		 "ferryd --sim-strict fails such work; said once per context)",
 		 ctx->client->peer, ctx->id, sim_unmodeled_message(kind), what, sim_unmodeled_name(kind));
-}
-
-void ctx_unmodeled_attach(struct host_ctx *ctx)
-{
-	if (ctx->family == FERRY_FAMILY_V3D)
-		sim_v3d_set_unmodeled_cb(ctx->kd, note, ctx);
-	else
-		sim_msm_set_unmodeled_cb(ctx->kd, note, ctx);
 }
 
 void ferry_host_visit_contexts(const struct ferry_host *h, void (*fn)(void *arg, const struct ferry_host_ctx_stats *s),

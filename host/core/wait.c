@@ -6,7 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "host_internal.h"
+/* BO_CPU_PREP's op bits are the msm uAPI's, whatever the family. */
+#include "backend/msm.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_bo.h"
+#include "host_queue.h"
+#include "sched.h"
 
 static int64_t deadline_of(int64_t timeout_ns)
 {
@@ -29,8 +37,7 @@ static int wait_ready(struct host_wait *w, int32_t *status)
 	/* A submit still held host-side will use the BO, though the kernel has not seen it yet. */
 	if (sched_bo_held(w->ctx, w->bo))
 		return 0;
-	int ret = w->ctx->v3d ? v3d_bo_wait_poll(w->ctx->v3d, w->bo->handle)
-			      : msm_bo_cpu_prep_poll(w->ctx->msm, w->bo->handle, w->op);
+	int ret = w->ctx->client->host->fam->bo_wait_poll(w->ctx, w->bo, w->op);
 	if (ret == -EBUSY)
 		return 0;
 	*status = ret;

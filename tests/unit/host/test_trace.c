@@ -1,4 +1,4 @@
-/* The trace ring and its Chrome-trace JSON (host/core/trace.c) driven directly: wraparound and
+/* The trace ring and its Chrome-trace JSON (host/core/trace_ring.c) driven directly: wraparound and
  * the dropped count, JSON validity (a small strict checker), string escaping, the instants and
  * spans of each queue in order, overlapping submits split into lanes. */
 #include <stdio.h>

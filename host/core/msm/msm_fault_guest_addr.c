@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "core/msm/msm_validation.h"
+#include "core/msm/msm_fault_guest_addr.h"
 #include "validate/pm4_validate.h"
 
 bool fault_guest_address(const struct host_ctx *ctx, uint64_t shadow_iova, struct fault_guest_addr *out)
@@ -46,7 +47,7 @@ static bool translate_packet_line(const struct host_ctx *ctx, const char *line, 
 
 char *fault_guest_lines(const struct host_ctx *ctx, const struct msm_fault *f, const char *kernel_text)
 {
-	if (!ctx->val)
+	if (!msm_hctx(ctx)->val)
 		return NULL;
 	char *buf = NULL;
 	size_t size = 0;

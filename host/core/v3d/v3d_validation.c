@@ -10,21 +10,22 @@
 #include <string.h>
 
 #include "backend/shadow_pool.h"
-#include "host_internal.h"
+#include "core/shadow_quota.h"
+#include "core/v3d/v3d_validation.h"
 #include "validate/v3d_validate.h"
 
 int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
 	if (ctx->policy != FERRY_POLICY_VALIDATED)
 		return 0;
-	return v3d_bo_map(ctx->v3d, bo->handle, bo->size, false, &bo->v3d_map);
+	return v3d_bo_map(v3d_hctx(ctx)->v3d, bo->handle, bo->size, false, &bo->host_map);
 }
 
 void v3d_bo_unmap_host(struct host_bo *bo)
 {
-	if (bo->v3d_map && bo->ctx->v3d)
-		v3d_bo_unmap(bo->ctx->v3d, bo->v3d_map, bo->size);
-	bo->v3d_map = NULL;
+	if (bo->host_map && v3d_hctx(bo->ctx)->v3d)
+		v3d_bo_unmap(v3d_hctx(bo->ctx)->v3d, bo->host_map, bo->size);
+	bo->host_map = NULL;
 }
 
 /* Shadow memory one V3D context may hold (in flight plus recycled): four jobs with the largest
@@ -33,22 +34,22 @@ void v3d_bo_unmap_host(struct host_bo *bo)
 
 static int pool_get(struct host_ctx *ctx, struct shadow_pool **out)
 {
-	if (!ctx->v3d_pool) {
+	if (!v3d_hctx(ctx)->pool) {
 		struct ferry_host *h = ctx->client->host;
 		/* V3DVAL_SHADOW_ALIGN: the validator's contract. The CLE read-ahead slack is already in
 		 * the sizes it asks for (and it zeroes it), so a shadow ending a chunk stays inside it.
 		 * Oversize: tile memory (qms) may exceed the largest class. */
 		struct shadow_pool_config cfg = {
-			.ops = &v3d_shadow_bo_ops, .dev = ctx->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
+			.ops = &v3d_shadow_bo_ops, .dev = v3d_hctx(ctx)->v3d, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 			.max_bytes = V3D_SHADOW_MAX_BYTES, .align = V3DVAL_SHADOW_ALIGN, .oversize = true,
 			.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 			};
 		shadow_quota_setup(ctx, &cfg);
-		int ret = shadow_pool_create(&cfg, &ctx->v3d_pool);
+		int ret = shadow_pool_create(&cfg, &v3d_hctx(ctx)->pool);
 		if (ret < 0)
 			return ret;
 	}
-	*out = ctx->v3d_pool;
+	*out = v3d_hctx(ctx)->pool;
 	return 0;
 }
 
@@ -70,31 +71,31 @@ static int shadow_alloc(void *arg, uint32_t size, struct v3dval_shadow *out)
 
 void v3d_shadows_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno)
 {
-	shadow_pool_queue(ctx->v3d_pool, set, queue, seqno);
+	shadow_pool_queue(v3d_hctx(ctx)->pool, set, queue, seqno);
 }
 
 void v3d_shadows_release(struct host_ctx *ctx, struct shadow_set *set)
 {
-	shadow_pool_release(ctx->v3d_pool, set);
+	shadow_pool_release(v3d_hctx(ctx)->pool, set);
 }
 
 void v3d_shadows_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno)
 {
-	if (ctx->v3d_pool)
-		shadow_pool_retire(ctx->v3d_pool, queue, seqno);
+	if (v3d_hctx(ctx)->pool)
+		shadow_pool_retire(v3d_hctx(ctx)->pool, queue, seqno);
 }
 
 void v3d_shadows_queue_gone(struct host_ctx *ctx, uint32_t queue)
 {
-	if (ctx->v3d_pool)
-		shadow_pool_drop_queue(ctx->v3d_pool, queue);
+	if (v3d_hctx(ctx)->pool)
+		shadow_pool_drop_queue(v3d_hctx(ctx)->pool, queue);
 }
 
 void v3d_shadows_fini(struct host_ctx *ctx)
 {
 	/* The kernel keeps the BOs of jobs still in flight alive itself. */
-	shadow_pool_destroy(ctx->v3d_pool);
-	ctx->v3d_pool = NULL;
+	shadow_pool_destroy(v3d_hctx(ctx)->pool);
+	v3d_hctx(ctx)->pool = NULL;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -118,12 +119,12 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	}
 	for (uint32_t i = 0; i < nr_bos; i++)
 		vb[i] = (struct v3dval_bo){ .addr = (uint32_t)bos[i]->iova, .size = (uint32_t)bos[i]->size,
-					    .map = bos[i]->v3d_map, .id = bos[i]->id };
+					    .map = bos[i]->host_map, .id = bos[i]->id };
 	qsort(vb, nr_bos, sizeof(*vb), by_addr);
 	struct v3dval_error err;
 	memset(&err, 0, sizeof(err));
 	int ret = 0;
-	int ver = (int)h->v3d_dev.ver;
+	int ver = (int)v3d_host(h)->dev.ver;
 	switch (job->kind) {
 	case FERRY_QUEUE_KIND_V3D_CL: {
 		struct v3d_cl_job *cl = &job->u.cl;
@@ -133,7 +134,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 		};
 		struct v3dval_shadow_allocator alloc = { .alloc = shadow_alloc, .ctx = pool };
 		struct v3dval_cl_result res;
-		ret = v3dval_validate_cl(h->v3dval, &s, &alloc, &res, &err);
+		ret = v3dval_validate_cl(v3d_host(h)->val, &s, &alloc, &res, &err);
 		if (ret == 0) {
 			cl->bcl_start = res.bcl_start;
 			cl->bcl_end = res.bcl_end;

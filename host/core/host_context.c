@@ -11,9 +11,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "host_internal.h"
-#include "sim/sim_msm.h"
-#include "sim/sim_v3d.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_bo.h"
+#include "host_queue.h"
+#include "sched.h"
+#include "wait.h"
+#include "trace_host.h"
 
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
 {
@@ -59,11 +65,11 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	struct ferry_host *h = c->host;
 	if (ctx_find(c, r->ctx_id))
 		HOST_FAIL(-EEXIST, "context %u already exists", r->ctx_id);
-	if (r->family != FERRY_FAMILY_MSM && r->family != FERRY_FAMILY_V3D)
+	const struct host_family_ops *fam = host_family_by_id(r->family);
+	if (!fam)
 		HOST_FAIL(-EINVAL, "unknown family %u", r->family);
-	if (r->family != h->family)
-		HOST_FAIL(-ENODEV, "this server has no %s device (it serves %s)",
-			  r->family == FERRY_FAMILY_V3D ? "V3D" : "msm", h->device_name);
+	if (fam != h->fam)
+		HOST_FAIL(-ENODEV, "this server has no %s device (it serves %s)", fam->name, h->device_name);
 	if (r->policy == FERRY_POLICY_PASSTHROUGH && !h->cfg.allow_passthrough)
 		HOST_FAIL(-EPERM, "passthrough policy (no command-stream validation, no shadow copies) is not "
 			  "allowed by this server; it must be started with --allow-passthrough");
@@ -75,13 +81,12 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	int fds_ret = client_fds_admit(c, HOST_FDS_CTX_CREATE, why, n);
 	if (fds_ret < 0)
 		return fds_ret;
-	if (r->family == FERRY_FAMILY_V3D) {
-		int busy = v3d_tenancy_admit(c, why, n);
-		if (busy < 0)
-			return busy;
-	}
+	int busy = h->fam->ctx_admit(c, why, n);
+	if (busy < 0)
+		return busy;
 
-	struct host_ctx *ctx = calloc(1, sizeof(*ctx));
+	/* The family's state embeds the context (offset 0): one allocation, freed as ctx. */
+	struct host_ctx *ctx = calloc(1, h->fam->ctx_size);
 	if (!ctx)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	ctx->client = c;
@@ -91,37 +96,15 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	ctx->page_fd = ctx->event_fd = ctx->poll_fd = -1;
 	list_init(&ctx->link);
 	list_init(&ctx->timer_link);
-	int ret = bo_table_init(&ctx->bos);
-	struct kdev *kd = NULL;
+	int ret = bo_table_init(&ctx->bos, host_bo_removed, host_bo_released, ctx);
 	const char *step = "GPU device open";
-	if (ret == 0) {
-		/* The opens return NULL for any failure; errno tells an fd shortage from memory. */
-		errno = 0;
-		kd = ctx->family == FERRY_FAMILY_V3D ? sim_v3d_open(h->sim_v3d) : sim_msm_open(h->sim);
-		ret = kd ? 0 : errno ? -errno : -ENOMEM;
-	}
-	if (!kd) {
+	if (ret == 0)
+		ret = h->fam->ctx_open(ctx, &step);
+	if (ret < 0) {
 		char e[80];
 		ctx_destroy(ctx, true);
 		HOST_FAIL(ret, "could not set up context %u: %s: %s", r->ctx_id, step, ferry_errno_text(ret, e, sizeof(e)));
 	}
-	step = "GPU context";
-	if (ctx->family == FERRY_FAMILY_V3D) {
-		/* Validated V3D contexts run the CL/TFU/CSD validator into pooled shadows at submit time (v3d_validation.c). */
-		ret = v3d_ctx_create(kd, &ctx->v3d);
-		if (ret == 0) {
-			ctx->kd = kd;
-			v3d_tenancy_added(ctx);
-		}
-	} else {
-		ret = msm_ctx_create(kd, &ctx->msm);
-		if (ret == 0)
-			ctx->kd = kd;
-		if (ret == 0 && ctx->policy == FERRY_POLICY_VALIDATED)
-			ret = validation_ctx_init(ctx);
-	}
-	if (ret == 0)
-		ctx_unmodeled_attach(ctx);
 	if (ret == 0) {
 		step = "fence page memfd";
 		ret = make_fence_page(ctx);
@@ -139,7 +122,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	}
 	client_fds_add(c, (int)HOST_FDS_PER_CTX);
 	ctx->fds_counted = true;
-	ctx->poll_fd = ctx->v3d ? v3d_ctx_poll_fd(ctx->v3d) : msm_ctx_poll_fd(ctx->msm);
+	ctx->poll_fd = h->fam->ctx_poll_fd(ctx);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ctx };
 	if (ctx->poll_fd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, ctx->poll_fd, &ev) < 0) {
 		ctx->poll_fd = -1; /* poll on a timer instead */
@@ -174,10 +157,11 @@ int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m,
 	struct host_ctx *ctx = client_lookup_ctx(c, m->u.timestamp_query.ctx_id, why, n);
 	if (!ctx)
 		return -ENOENT;
-	if (!ctx->msm)
+	const struct host_family_ops *fam = c->host->fam;
+	if (!fam->timestamp)
 		HOST_FAIL(-EINVAL, "this GPU has no timestamp parameter");
 	uint64_t ticks = 0;
-	int ret = msm_timestamp(ctx->msm, &ticks);
+	int ret = fam->timestamp(ctx, &ticks);
 	if (ret < 0)
 		HOST_FAIL(ret, "the kernel did not give the GPU's timestamp: %s", strerror(-ret));
 	struct ferry_msg r = { .kind = FERRY_MSG_STATUS_REPLY, .seq = m->seq };
@@ -195,21 +179,16 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
 		if (ctx->queues[id])
 			queue_free(ctx->queues[id]);
+	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. The
+	 * validator's BO table before the BOs, so their removal does not edit it one by one. */
+	h->fam->ctx_drop_validation(ctx);
 	if (ctx->bos.buckets)
 		bo_table_fini(&ctx->bos);
 	if (ctx->poll_fd >= 0)
 		epoll_ctl(h->epfd, EPOLL_CTL_DEL, ctx->poll_fd, NULL);
 	list_del(&ctx->timer_link);
-	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. */
-	validation_ctx_fini(ctx);
-	v3d_shadows_fini(ctx);
 	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
-	if (ctx->msm)
-		msm_ctx_destroy(ctx->msm);
-	if (ctx->v3d) {
-		v3d_ctx_destroy(ctx->v3d);
-		v3d_tenancy_removed(ctx);
-	}
+	h->fam->ctx_close(ctx);
 	if (ctx->page)
 		munmap(ctx->page, FERRY_FENCE_PAGE_SIZE);
 	if (ctx->page_fd >= 0)
@@ -218,7 +197,6 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 		close(ctx->event_fd);
 	if (ctx->fds_counted)
 		client_fds_add(ctx->client, -(int)HOST_FDS_PER_CTX);
-	free(ctx->refs);
 	free(ctx->bo_ptrs);
 	free(ctx->fault_text);
 	if (!list_empty(&ctx->link)) {

@@ -1,11 +1,20 @@
 /* Submit queues: QUEUE_CREATE / QUEUE_CLOSE, and retiring a queue's seqnos in order — with the
- * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: fault_log.c reports it). */
+ * fault check after each one (SUBMITQUEUE_QUERY FAULTS went up: fault_log.c reports it), and
+ * publishing each retired seqno to the guest. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_internal.h"
+#include "family.h"
+#include "host_log.h"
+#include "host_client.h"
+#include "host_context.h"
+#include "host_external_fence.h"
+#include "host_queue.h"
+#include "sched.h"
+#include "wait.h"
+#include "trace_host.h"
 
 struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id)
 {
@@ -25,6 +34,33 @@ struct host_queue *client_lookup_queue(struct ferry_host_client *c, uint32_t ctx
 	}
 	*ctx_out = ctx;
 	return q;
+}
+
+/* The timeline's retired callback: publishes seqno to the guest (fence page slot, eventfd through
+ * the context, FENCE_SIGNALED event when asked for or failed). */
+static void queue_fence_retired(void *arg, uint32_t seqno, uint32_t flags, int32_t status)
+{
+	struct host_queue *q = arg;
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
+	trace_queue_event(q, TRACE_RETIRE, seqno, status);
+	/* The kernel is done with this submit's shadow copies: back to the pool. */
+	ctx->client->host->fam->shadows_retired(ctx, q->id, seqno);
+	if (status) {
+		/* Error first, so a guest that sees the new signaled value also sees its error. */
+		atomic_store(&slot->error, status);
+		atomic_store(&slot->error_seqno, seqno);
+	}
+	atomic_store(&slot->signaled, seqno);
+	ctx->wake = true;
+
+	if (status || (flags & FERRY_SUBMIT_NOTIFY)) {
+		struct ferry_msg ev = { .kind = FERRY_MSG_FENCE_SIGNALED, .seq = 0 };
+		ev.u.fence_signaled = (struct ferry_fence_signaled){
+			.ctx_id = ctx->id, .queue_id = q->id, .seqno = seqno, .status = status,
+		};
+		client_send(ctx->client, &ev, NULL, 0);
+	}
 }
 
 int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -47,43 +83,28 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	if (kind == FERRY_QUEUE_KIND_EXTERNAL) {
 		if (r->priority)
 			HOST_FAIL(-EINVAL, "queue priority %u: an external queue has none (must be 0)", r->priority);
-	} else if (ctx->family == FERRY_FAMILY_V3D) {
-		/* V3D has no queue priorities in the uAPI; a queue is a timeline of one job type. */
-		if (r->priority)
-			HOST_FAIL(-EINVAL, "queue priority %u: V3D queues have none (must be 0)", r->priority);
-		if (kind == FERRY_QUEUE_KIND_DEFAULT)
-			kind = FERRY_QUEUE_KIND_V3D_CL;
-		if (kind != FERRY_QUEUE_KIND_V3D_CL && kind != FERRY_QUEUE_KIND_V3D_TFU && kind != FERRY_QUEUE_KIND_V3D_CSD)
-			HOST_FAIL(-EINVAL, "queue kind %u is not a V3D queue kind (1 CL, 2 TFU, 3 CSD)", r->kind);
-		if (kind == FERRY_QUEUE_KIND_V3D_TFU && !h->v3d_dev.has_tfu)
-			HOST_FAIL(-ENODEV, "this V3D has no TFU");
-		if (kind == FERRY_QUEUE_KIND_V3D_CSD && !h->v3d_dev.has_csd)
-			HOST_FAIL(-ENODEV, "this V3D has no CSD");
 	} else {
-		if (kind != FERRY_QUEUE_KIND_DEFAULT)
-			HOST_FAIL(-EINVAL, "queue kind %u: msm queues take only kind 0", r->kind);
-		if (r->priority >= h->dev.priorities)
-			HOST_FAIL(-EINVAL, "queue priority %u must be < %u", r->priority, h->dev.priorities);
+		int ret = h->fam->queue_check(ctx, r, &kind, why, n);
+		if (ret < 0)
+			return ret;
 	}
 
 	struct host_queue *q = calloc(1, sizeof(*q));
 	if (!q)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	q->kind = kind;
-	bool kernel_queue = ctx->msm && kind != FERRY_QUEUE_KIND_EXTERNAL;
-	if (kind == FERRY_QUEUE_KIND_EXTERNAL)
-		q->kernel_id = UINT32_MAX; /* none: never matches a kernel queue's trace events */
-	int ret = kernel_queue ? msm_queue_new(ctx->msm, r->priority, &q->kernel_id) : 0;
-	if (ret < 0) {
-		free(q);
-		HOST_FAIL(ret, "kernel refused a queue of priority %u", r->priority);
-	}
+	timeline_init(&q->tl, queue_fence_retired, q);
 	q->ctx = ctx;
 	q->id = r->queue_id;
 	q->prio = r->priority;
 	list_init(&q->held);
-	if (!kernel_queue || msm_queue_faults(ctx->msm, q->kernel_id, &q->faults) < 0)
-		q->faults = 0;
+	if (kind == FERRY_QUEUE_KIND_EXTERNAL)
+		q->kernel_id = UINT32_MAX; /* none: never matches a kernel queue's trace events */
+	int ret = kind == FERRY_QUEUE_KIND_EXTERNAL ? 0 : h->fam->queue_new(q);
+	if (ret < 0) {
+		free(q);
+		HOST_FAIL(ret, "kernel refused a queue of priority %u", r->priority);
+	}
 	/* A previous queue with this id may have left values in the slot. */
 	struct ferry_fence_slot *slot = &ctx->page->slots[q->id];
 	atomic_store(&slot->error, 0);
@@ -118,14 +139,12 @@ void queue_free(struct host_queue *q)
 	sched_forget_queue(q);
 	wait_queue_gone(q);
 	sched_free_queue(q);
-	validation_queue_gone(ctx, q->id);
-	v3d_shadows_queue_gone(ctx, q->id);
+	const struct host_family_ops *fam = ctx->client->host->fam;
+	fam->shadows_queue_gone(ctx, q->id);
 	if (q->kind != FERRY_QUEUE_KIND_EXTERNAL) {
 		ctx->nr_inflight -= q->tl.count;
-		if (ctx->msm)
-			msm_queue_close(ctx->msm, q->kernel_id);
+		fam->queue_close(q);
 	}
-	/* V3D: syncobjs of unretired jobs go with the open (the context is going away). */
 	timeline_fini(&q->tl);
 	ctx->queues[q->id] = NULL;
 	ctx->client->host->stats.queues--;
@@ -135,23 +154,6 @@ void queue_free(struct host_queue *q)
 bool queue_pending(const struct host_queue *q)
 {
 	return q->tl.count || !list_empty(&q->held);
-}
-
-/* An msm submit in the kernel: 0 done (status: 0 or its fault's), -EBUSY not yet, or the
- * kernel's poll error. */
-static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
-{
-	struct host_ctx *ctx = q->ctx;
-	int ret = msm_fence_poll(ctx->msm, q->kernel_id, pf->seqno);
-	if (ret < 0)
-		return ret;
-	uint32_t faults;
-	if (msm_queue_faults(ctx->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
-		q->faults = faults;
-		trace_queue_event(q, TRACE_FAULT, pf->seqno, 0);
-		*status = fault_log_report(q, pf->seqno);
-	}
-	return 0;
 }
 
 bool queue_retire(struct host_queue *q)
@@ -165,8 +167,7 @@ bool queue_retire(struct host_queue *q)
 		if (done.external)
 			break; /* the guest has not said it signaled */
 		if (done.in_kernel) {
-			int ret = ctx->v3d ? v3d_fence_retire(q, &done, &done.status)
-					   : msm_fence_retire(q, &done, &done.status);
+			int ret = ctx->client->host->fam->fence_retire(q, &done, &done.status);
 			if (ret == -EBUSY)
 				break;
 			if (ret < 0) {
@@ -185,7 +186,7 @@ bool queue_retire(struct host_queue *q)
 		timeline_pop(&q->tl);
 		if (q->kind != FERRY_QUEUE_KIND_EXTERNAL)
 			ctx->nr_inflight--;
-		timeline_signal(q, done.seqno, done.flags, done.status);
+		timeline_retire(&q->tl, done.seqno, done.flags, done.status);
 		progressed = true;
 	}
 	return progressed;

@@ -119,10 +119,9 @@ int ferry_host_capture_start(struct ferry_host *h, const struct ferry_host_captu
 		HOST_FAIL(-EINVAL, "unknown formats 0x%x", p->formats);
 	if (p->gzip && p->combined)
 		HOST_FAIL(-EINVAL, "--gzip needs one file per submit (a combined file is appended to)");
-	if (h->family != FERRY_FAMILY_MSM && h->family != FERRY_FAMILY_V3D)
-		HOST_FAIL(-ENOTSUP, "capture supports msm and V3D devices only (this is %s)", h->device_name);
-	if (h->family == FERRY_FAMILY_V3D && p->formats == FERRY_CAPTURE_RD)
-		HOST_FAIL(-EINVAL, "V3D has no .rd format: capture V3D as a session (--format session)");
+	if (!h->fam->capture_rd && p->formats == FERRY_CAPTURE_RD)
+		HOST_FAIL(-EINVAL, "%s has no .rd format: capture %s as a session (--format session)", h->fam->name,
+			  h->fam->name);
 	struct host_capture *cap = capture_get(h);
 	if (!cap)
 		HOST_FAIL(-ENOMEM, "out of memory");
@@ -135,8 +134,8 @@ int ferry_host_capture_start(struct ferry_host *h, const struct ferry_host_captu
 	cap->p = *p;
 	if (!cap->p.formats)
 		cap->p.formats = FERRY_CAPTURE_RD | FERRY_CAPTURE_SESSION;
-	if (h->family == FERRY_FAMILY_V3D)
-		cap->p.formats = FERRY_CAPTURE_SESSION; /* "both" means the one V3D has */
+	if (!h->fam->capture_rd)
+		cap->p.formats = FERRY_CAPTURE_SESSION; /* "both" means the one it has */
 	snprintf(cap->dir, sizeof(cap->dir), "%s", p->dir);
 	cap->p.dir = cap->dir;
 	cap->remaining = p->count;
@@ -522,7 +521,7 @@ char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number,
 	struct host_capture *cap = h->capture;
 	if (!crash_dir_set(h) || !cap)
 		return guest_lines;
-	bool v3d = q->ctx->family == FERRY_FAMILY_V3D;
+	bool session_only = !h->fam->capture_rd; /* the family's submits: sessions, not .rd */
 	char line[2 * PATH_MAX + 160];
 	struct recent_submit *r = find_recent(cap, q, seqno);
 	if (!r) {
@@ -551,7 +550,7 @@ char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number,
 			snprintf(why, sizeof(why), "%s: %s", r->session_path, strerror(-ret));
 		if (!r->session_path)
 			session_path[0] = '\0';
-	} else if (v3d) {
+	} else if (session_only) {
 		kind = "post-mortem: BO contents read when the fault was reported";
 		rd_path[0] = '\0';
 		write_post_mortem_v3d(cap, q, r, session_path, why, sizeof(why));

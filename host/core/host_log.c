@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "host_internal.h"
+#include "watchdog.h"
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 

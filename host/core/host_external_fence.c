@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "host_internal.h"
+#include "host_context.h"
+#include "host_external_fence.h"
+#include "host_queue.h"
 
 /* The ring's seqnos increase (within a 2^31 window, timeline_check_new), with gaps where an add
  * was refused: a binary search, since held submits ask this on every release pass. */

@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "backend/shadow_pool.h"
+#include "core/msm/msm_validation.h"
+#include "core/shadow_quota.h"
 #include "ferry/uapi/msm_drm.h"
-#include "host_internal.h"
 #include "validate/pm4_validate.h"
 
 /* Shadow memory one context may hold (in flight plus recycled): 64 full-size IB1 copies. */
@@ -35,7 +36,7 @@ int validation_ctx_init(struct host_ctx *ctx)
 		return -ENOMEM;
 	/* Copies start on a 16-byte boundary (the CP fetches in small bursts; 4 would do). */
 	struct shadow_pool_config cfg = {
-		.ops = &msm_shadow_bo_ops, .dev = ctx->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
+		.ops = &msm_shadow_bo_ops, .dev = msm_hctx(ctx)->msm, .nr_queues = FERRY_FENCE_PAGE_QUEUES,
 		.max_bytes = HOST_SHADOW_MAX_BYTES, .align = 16, .oversize = false,
 		.counters = { .chunks_created = &h->stats.shadow_bos_created, .bytes = &h->stats.shadow_bytes },
 	};
@@ -45,13 +46,13 @@ int validation_ctx_init(struct host_ctx *ctx)
 		free(v);
 		return ret;
 	}
-	ctx->val = v;
+	msm_hctx(ctx)->val = v;
 	return 0;
 }
 
 void validation_ctx_fini(struct host_ctx *ctx)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return;
 	if (ctx->client->val_ctx == ctx)
@@ -61,13 +62,13 @@ void validation_ctx_fini(struct host_ctx *ctx)
 	free(v->owners);
 	free(v->submit_bos);
 	free(v);
-	ctx->val = NULL;
+	msm_hctx(ctx)->val = NULL;
 }
 
 void validation_host_fini(struct ferry_host *h)
 {
-	pm4v_destroy(h->validator);
-	h->validator = NULL;
+	pm4v_destroy(msm_host(h)->validator);
+	msm_host(h)->validator = NULL;
 }
 
 /* A validator a client held while its submit was stopped goes back to being the host's (one is
@@ -75,8 +76,8 @@ void validation_host_fini(struct ferry_host *h)
 static void give_back(struct ferry_host_client *c)
 {
 	struct ferry_host *h = c->host;
-	if (!h->validator)
-		h->validator = c->val_pending;
+	if (!msm_host(h)->validator)
+		msm_host(h)->validator = c->val_pending;
 	else
 		pm4v_destroy(c->val_pending);
 	c->val_pending = NULL;
@@ -88,8 +89,8 @@ void validation_cancel(struct ferry_host_client *c)
 	if (!c->val_pending)
 		return;
 	pm4v_validate_cancel(c->val_pending);
-	if (c->val_ctx && c->val_ctx->val)
-		shadow_pool_abort(c->val_ctx->val->pool);
+	if (c->val_ctx && msm_hctx(c->val_ctx)->val)
+		shadow_pool_abort(msm_hctx(c->val_ctx)->val->pool);
 	give_back(c);
 }
 
@@ -124,7 +125,7 @@ static int reserve(void **arr, uint32_t *cap, uint32_t n, size_t elem)
 
 int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return 0;
 	uint32_t cap = v->cap;
@@ -136,10 +137,10 @@ int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 	v->cap = cap;
 	void *map;
 	/* Read-only: the host only ever reads guest memory, and reads it once per stream. */
-	int ret = msm_bo_map(ctx->msm, bo->handle, bo->size, false, &map);
+	int ret = msm_bo_map(msm_hctx(ctx)->msm, bo->handle, bo->size, false, &map);
 	if (ret < 0)
 		return ret;
-	bo->map = map;
+	bo->host_map = map;
 	uint32_t at = lower_bound(v, bo->iova);
 	memmove(&v->bos[at + 1], &v->bos[at], (size_t)(v->nr - at) * sizeof(*v->bos));
 	memmove(&v->owners[at + 1], &v->owners[at], (size_t)(v->nr - at) * sizeof(*v->owners));
@@ -154,7 +155,7 @@ int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 
 void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return;
 	uint32_t at = lower_bound(v, bo->iova);
@@ -167,9 +168,9 @@ void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 
 void validation_bo_unmap(struct host_bo *bo)
 {
-	if (bo->map)
-		msm_bo_unmap(bo->ctx->msm, bo->map, bo->size);
-	bo->map = NULL;
+	if (bo->host_map)
+		msm_bo_unmap(msm_hctx(bo->ctx)->msm, bo->host_map, bo->size);
+	bo->host_map = NULL;
 }
 
 /* The errno a rejection is reported with: privilege violations are -EPERM, the rest -EINVAL.
@@ -191,7 +192,7 @@ static int rule_errno(enum pm4v_rule rule)
 int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, struct host_bo *const *bos,
 		      struct shadow_set **set, char *why, size_t n)
 {
-	struct ctx_validation *v = ctx->val;
+	struct ctx_validation *v = msm_hctx(ctx)->val;
 	struct ferry_host_client *c = ctx->client;
 	struct ferry_host *h = c->host;
 	/* A stopped submit continues only with its own context (the client's frames wait). */
@@ -203,14 +204,14 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		return 0;
 	}
 	bool resuming = c->val_pending != NULL;
-	if (!resuming && !h->validator) {
+	if (!resuming && !msm_host(h)->validator) {
 		struct pm4v_policy policy;
-		pm4v_policy_a6xx(&policy, (uint32_t)h->dev.gpu_id);
-		h->validator = pm4v_create(&policy);
-		if (!h->validator)
+		pm4v_policy_a6xx(&policy, (uint32_t)msm_host(h)->dev.gpu_id);
+		msm_host(h)->validator = pm4v_create(&policy);
+		if (!msm_host(h)->validator)
 			HOST_FAIL(-ENOMEM, "out of memory (validator)");
 	}
-	struct pm4v_validator *val = resuming ? c->val_pending : h->validator;
+	struct pm4v_validator *val = resuming ? c->val_pending : msm_host(h)->validator;
 	if (reserve((void **)&v->submit_bos, &v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*v->submit_bos)))
 		HOST_FAIL(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
@@ -237,7 +238,7 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		if (!resuming) {
 			c->val_pending = val;
 			c->val_ctx = ctx;
-			h->validator = NULL;
+			msm_host(h)->validator = NULL;
 		}
 		h->stats.validation_pauses++;
 		return -EINPROGRESS;
@@ -277,37 +278,37 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 
 struct shadow_pool *validation_shadow_pool(const struct host_ctx *ctx)
 {
-	return ctx->val ? ctx->val->pool : NULL;
+	return msm_hctx(ctx)->val ? msm_hctx(ctx)->val->pool : NULL;
 }
 
 const struct pm4v_stream_copy *validation_guest_stream(const struct host_ctx *ctx, uint64_t shadow_iova)
 {
-	return ctx->val ? shadow_pool_lookup(ctx->val->pool, shadow_iova) : NULL;
+	return msm_hctx(ctx)->val ? shadow_pool_lookup(msm_hctx(ctx)->val->pool, shadow_iova) : NULL;
 }
 
 int validation_use_shadows(struct host_ctx *ctx, const struct shadow_set *set)
 {
-	return msm_submit_use_shadows(ctx->msm, set->handles, set->nr_chunks, set->cmds, set->nr_cmds);
+	return msm_submit_use_shadows(msm_hctx(ctx)->msm, set->handles, set->nr_chunks, set->cmds, set->nr_cmds);
 }
 
 void validation_queue(struct host_ctx *ctx, struct shadow_set *set, uint32_t queue, uint32_t seqno)
 {
-	shadow_pool_queue(ctx->val->pool, set, queue, seqno);
+	shadow_pool_queue(msm_hctx(ctx)->val->pool, set, queue, seqno);
 }
 
 void validation_release(struct host_ctx *ctx, struct shadow_set *set)
 {
-	shadow_pool_release(ctx->val->pool, set);
+	shadow_pool_release(msm_hctx(ctx)->val->pool, set);
 }
 
 void validation_retired(struct host_ctx *ctx, uint32_t queue, uint32_t seqno)
 {
-	if (ctx->val)
-		shadow_pool_retire(ctx->val->pool, queue, seqno);
+	if (msm_hctx(ctx)->val)
+		shadow_pool_retire(msm_hctx(ctx)->val->pool, queue, seqno);
 }
 
 void validation_queue_gone(struct host_ctx *ctx, uint32_t queue)
 {
-	if (ctx->val)
-		shadow_pool_drop_queue(ctx->val->pool, queue);
+	if (msm_hctx(ctx)->val)
+		shadow_pool_drop_queue(msm_hctx(ctx)->val->pool, queue);
 }

@@ -1,0 +1,95 @@
+/* msm faults: reading the kernel's devcoredump (the crash location in crashdec style, the guest's
+ * addresses for validated contexts) into the shared report (fault_log.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <ferry/hw/adreno_pm4.h>
+
+#include "core/host_log.h"
+#include "core/fault_log.h"
+#include "core/msm/msm_fault_guest_addr.h"
+
+/* "CP_WAIT_REG_MEM" / "PKT4" / "opcode 0x7f" for a report's opcode field (type-7 opcodes are
+ * 7 bits; wire.h reports a type-4 packet as 0x100|reg). */
+static void packet_name(uint32_t opcode, char *buf, size_t len)
+{
+	if (opcode > PM4_TYPE7_OPCODE_MASK) {
+		snprintf(buf, len, "PKT4 (register write)");
+		return;
+	}
+	const char *name = pm4_opcode_name(opcode);
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "opcode 0x%02x", opcode);
+}
+
+/* crashdec's ESTIMATED CRASH LOCATION, as a value: "IB1 0x0000000100000000 dword 12: CP_WAIT_REG_MEM". */
+static void crash_location(const struct msm_fault *f, char *buf, size_t len)
+{
+	if (!f->have_location) {
+		snprintf(buf, len, "unknown (the kernel's dump does not say)");
+		return;
+	}
+	char pkt[48];
+	packet_name(f->opcode, pkt, sizeof(pkt));
+	snprintf(buf, len, "IB%u 0x%016llx dword %u: %s", f->ib_level, (unsigned long long)f->ib_iova, f->ib_dword,
+		 pkt);
+}
+
+static const char *kind_name(const struct msm_fault *f)
+{
+	switch (f->kind) {
+	case MSM_FAULT_HANG: return "hang";
+	case MSM_FAULT_PAGEFAULT: return f->write ? "write fault" : "read fault";
+	case MSM_FAULT_CP_ERROR: return "command-stream error";
+	case MSM_FAULT_UNMODELED: return "error: unmodeled work (--sim-strict)";
+	default: return "fault";
+	}
+}
+
+int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
+{
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_host *h = ctx->client->host;
+	if (!ctx->fault_text)
+		ctx->fault_text = malloc(HOST_FAULT_TEXT_MAX);
+	char empty[1] = "";
+	char *kernel_text = ctx->fault_text ? ctx->fault_text : empty;
+	struct msm_fault f;
+	if (msm_read_fault(msm_hctx(ctx)->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
+		kernel_text[0] = '\0';
+	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
+		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u", f.queue_id,
+			 f.fence, seqno);
+
+	struct host_fault hf = {
+		/* A hang is -ETIMEDOUT; a pagefault or a CP error (or an unreadable dump) is -EIO. */
+		.kind = kind_name(&f), .status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO,
+		.kernel_text = kernel_text,
+	};
+	uint64_t number = fault_log_next_number(h);
+	/* Validated contexts ran shadow copies: the location and the wire field name the guest's
+	 * stream instead (the kernel's text stays as it is, below a note). */
+	hf.guest_lines = fault_guest_lines(ctx, &f, kernel_text);
+	struct fault_guest_addr guest_ib;
+	if (f.have_location && fault_guest_address(ctx, f.ib_iova, &guest_ib))
+		f.ib_iova = guest_ib.iova;
+	crash_location(&f, hf.where, sizeof(hf.where));
+	if (f.have_iova) {
+		snprintf(hf.address_line, sizeof(hf.address_line), "fault-iova: 0x%016llx (%s)\n",
+			 (unsigned long long)f.iova, f.write ? "write" : "read");
+		snprintf(hf.at, sizeof(hf.at), " at iova 0x%llx", (unsigned long long)f.iova);
+	}
+	hf.wire = (struct ferry_fault_report){
+		.flags = (f.kind == MSM_FAULT_HANG ? FERRY_FAULT_HANG : 0) | (f.have_iova && f.write ? FERRY_FAULT_WRITE : 0),
+		.iova = f.iova,
+		.ib_iova = f.ib_iova,
+		.ib_dword = f.ib_dword,
+		.ib_level = f.ib_level,
+		.opcode = f.opcode,
+		.source = 0,
+	};
+	return fault_log_report(q, seqno, number, &hf);
+}
