@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "ferry/uapi/msm_drm.h"
 #include "backend/v3d.h"
 #include "capture_internal.h"
@@ -84,14 +85,8 @@ static int file_note_bo(struct capture_file *f, uint32_t bo_id, uint64_t iova, u
 			return 0;
 		}
 	}
-	if (f->nr_bos == f->cap_bos) {
-		uint32_t cap = f->cap_bos ? f->cap_bos * 2 : 16;
-		void *nb = realloc(f->bos, (size_t)cap * sizeof(*f->bos));
-		if (!nb)
-			return -ENOMEM;
-		f->bos = nb;
-		f->cap_bos = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(f->bos, f->cap_bos, f->nr_bos + 1, 16))
+		return -ENOMEM;
 	f->bos[f->nr_bos++] = (struct capture_file_bo){ .id = bo_id, .iova = iova, .size = size };
 	return 0;
 }

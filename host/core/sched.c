@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "family.h"
 #include "host_log.h"
 #include "host_context.h"
@@ -18,17 +19,7 @@
 
 int ctx_reserve_scratch(struct host_ctx *ctx, uint32_t nr)
 {
-	if (nr <= ctx->scratch_cap)
-		return 0;
-	uint32_t want = ctx->scratch_cap ? ctx->scratch_cap : 64;
-	while (want < nr)
-		want *= 2;
-	struct host_bo **ptrs = realloc(ctx->bo_ptrs, (size_t)want * sizeof(*ptrs));
-	if (!ptrs)
-		return -ENOMEM;
-	ctx->bo_ptrs = ptrs;
-	ctx->scratch_cap = want;
-	return 0;
+	return FERRY_ARRAY_RESERVE(ctx->bo_ptrs, ctx->scratch_cap, nr, 64);
 }
 
 int submit_envelope_begin(struct ferry_host_client *c, struct submit_envelope *e, char *why, size_t n)

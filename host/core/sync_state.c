@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "debug/sync_dump.h"
 #include "ferry/wire.h"
 #include "family.h"
@@ -173,18 +174,10 @@ static bool snap_room(struct sync_snapshot *s, uint32_t n, const struct sync_lim
 {
 	if (s->failed || n > lim->ops || s->nr > lim->ops - n)
 		return false;
-	if (s->nr + n <= s->cap)
-		return true;
-	uint32_t cap = s->cap ? s->cap : 64;
-	while (cap < s->nr + n)
-		cap = cap > UINT32_MAX / 2 ? s->nr + n : cap * 2;
-	struct sync_snap_op *ops = realloc(s->ops, (size_t)cap * sizeof(*ops));
-	if (!ops) {
+	if (FERRY_ARRAY_RESERVE(s->ops, s->cap, (size_t)s->nr + n, 64)) {
 		s->failed = true;
 		return false;
 	}
-	s->ops = ops;
-	s->cap = cap;
 	return true;
 }
 

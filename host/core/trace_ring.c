@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
+#include "ferry/text.h"
 #include "trace.h"
 
 static const char *const kind_names[TRACE_KIND_COUNT] = {
@@ -78,51 +80,14 @@ size_t trace_json_escape(char *dst, size_t len, const char *s)
 	return out;
 }
 
-/* ---- output buffer ---- */
+/* ---- output text (ferry_text) ---- */
 
-struct jbuf {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void jput(struct jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jput(struct jbuf *b, const char *fmt, ...)
-{
-	if (b->failed)
-		return;
-	for (;;) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = true;
-			return;
-		}
-		if (b->buf && (size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = b->cap ? b->cap * 2 : 64 * 1024;
-		while (cap - b->len <= (size_t)n)
-			cap *= 2;
-		char *nb = realloc(b->buf, cap);
-		if (!nb) {
-			b->failed = true;
-			return;
-		}
-		b->buf = nb;
-		b->cap = cap;
-	}
-}
-
-static void jput_string(struct jbuf *b, const char *s)
+static void put_string(struct ferry_text *b, const char *s)
 {
 	char small[256];
 	size_t need = trace_json_escape(small, sizeof(small), s);
 	if (need < sizeof(small)) {
-		jput(b, "\"%s\"", small);
+		ferry_text_put(b, "\"%s\"", small);
 		return;
 	}
 	char *big = malloc(need + 1);
@@ -131,7 +96,7 @@ static void jput_string(struct jbuf *b, const char *s)
 		return;
 	}
 	trace_json_escape(big, need + 1, s);
-	jput(b, "\"%s\"", big);
+	ferry_text_put(b, "\"%s\"", big);
 	free(big);
 }
 
@@ -152,7 +117,7 @@ struct rows {
 	struct row *slot;
 	size_t cap; /* a power of two */
 	uint32_t next_tid;
-	struct jbuf *meta;
+	struct ferry_text *meta;
 	trace_client_label_fn label;
 	void *arg;
 	uint32_t *clients_named; /* small set of clients with a process_name */
@@ -180,15 +145,9 @@ static void name_process(struct rows *rs, uint32_t client)
 	for (size_t i = 0; i < rs->nr_clients; i++)
 		if (rs->clients_named[i] == client)
 			return;
-	if (rs->nr_clients == rs->cap_clients) {
-		size_t cap = rs->cap_clients ? rs->cap_clients * 2 : 16;
-		uint32_t *n = realloc(rs->clients_named, cap * sizeof(*n));
-		if (!n) {
-			rs->meta->failed = true;
-			return;
-		}
-		rs->clients_named = n;
-		rs->cap_clients = cap;
+	if (FERRY_ARRAY_RESERVE(rs->clients_named, rs->cap_clients, rs->nr_clients + 1, 16)) {
+		rs->meta->failed = true;
+		return;
 	}
 	rs->clients_named[rs->nr_clients++] = client;
 	const char *label = rs->label ? rs->label(rs->arg, client) : NULL;
@@ -197,10 +156,10 @@ static void name_process(struct rows *rs, uint32_t client)
 		snprintf(name, sizeof(name), "client %" PRIu32 " %s", client, label);
 	else
 		snprintf(name, sizeof(name), "client %" PRIu32, client);
-	jput(rs->meta, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":0,\"args\":{\"name\":",
+	ferry_text_put(rs->meta, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":0,\"args\":{\"name\":",
 	     (uint64_t)client + 1);
-	jput_string(rs->meta, name);
-	jput(rs->meta, "}}");
+	put_string(rs->meta, name);
+	ferry_text_put(rs->meta, "}}");
 }
 
 static struct row *row_get(struct rows *rs, uint32_t client, uint32_t ctx, uint32_t queue, uint32_t kind,
@@ -231,12 +190,12 @@ static struct row *row_get(struct rows *rs, uint32_t client, uint32_t ctx, uint3
 			snprintf(tname, sizeof(tname), "ctx %" PRIu32 "%s in flight%s", ctx, qname, lname);
 		else
 			snprintf(tname, sizeof(tname), "ctx %" PRIu32 "%s gpu %s%s", ctx, qname, name ? name : "?", lname);
-		jput(rs->meta, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32 ",\"args\":{\"name\":",
+		ferry_text_put(rs->meta, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32 ",\"args\":{\"name\":",
 		     (uint64_t)client + 1, r->tid);
-		jput_string(rs->meta, tname);
-		jput(rs->meta, "}}");
+		put_string(rs->meta, tname);
+		ferry_text_put(rs->meta, "}}");
 		/* Rows sort by creation: a queue's rows stay together. */
-		jput(rs->meta, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32
+		ferry_text_put(rs->meta, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32
 			       ",\"args\":{\"sort_index\":%" PRIu32 "}}", (uint64_t)client + 1, r->tid, r->tid);
 		return r;
 	}
@@ -257,23 +216,23 @@ static struct row *span_row(struct rows *rs, const struct trace_event *e, uint32
 
 /* ---- export ---- */
 
-static void put_ts(struct jbuf *b, const char *key, int64_t ns)
+static void put_ts(struct ferry_text *b, const char *key, int64_t ns)
 {
 	if (ns < 0)
 		ns = 0;
-	jput(b, ",\"%s\":%" PRId64 ".%03" PRId64, key, ns / 1000, ns % 1000);
+	ferry_text_put(b, ",\"%s\":%" PRId64 ".%03" PRId64, key, ns / 1000, ns % 1000);
 }
 
-static void put_args(struct jbuf *b, const struct trace_event *e)
+static void put_args(struct ferry_text *b, const struct trace_event *e)
 {
-	jput(b, ",\"args\":{\"ctx\":%" PRIu32, e->ctx);
+	ferry_text_put(b, ",\"args\":{\"ctx\":%" PRIu32, e->ctx);
 	if (e->queue != TRACE_NO_QUEUE)
-		jput(b, ",\"queue\":%" PRIu32, e->queue);
-	jput(b, ",\"seqno\":%" PRIu32, e->seqno);
+		ferry_text_put(b, ",\"queue\":%" PRIu32, e->queue);
+	ferry_text_put(b, ",\"seqno\":%" PRIu32, e->seqno);
 	if (e->kind == TRACE_RETIRE || e->kind == TRACE_REJECTED || e->kind == TRACE_RELEASED ||
 	    e->kind == TRACE_FAULT || e->status)
-		jput(b, ",\"status\":%" PRId32, e->status);
-	jput(b, "}}");
+		ferry_text_put(b, ",\"status\":%" PRId32, e->status);
+	ferry_text_put(b, "}}");
 }
 
 /* Span pairing key: same client/context/queue/seqno (and engine for GPU events), then time. */
@@ -341,7 +300,7 @@ int trace_export_json(const struct trace_ring *r, trace_client_label_fn label, v
 	size_t cap = 64;
 	while (cap < 4 * n + 64)
 		cap *= 2;
-	struct jbuf meta = { 0 }, body = { 0 };
+	struct ferry_text meta = { 0 }, body = { 0 };
 	struct rows rs = { .slot = calloc(cap, sizeof(struct row)), .cap = cap, .meta = &meta, .label = label, .arg = arg };
 	int ret = -ENOMEM;
 	if (!keys || !spans || !rs.slot)
@@ -355,7 +314,7 @@ int trace_export_json(const struct trace_ring *r, trace_client_label_fn label, v
 		keys[i].pos = (uint32_t)i;
 	int64_t base = n ? keys[0].e->ts_ns : 0;
 
-	jput(&meta, "{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\",\"base_ns\":%" PRId64
+	ferry_text_put(&meta, "{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\",\"base_ns\":%" PRId64
 		    ",\"events\":%zu,\"dropped\":%" PRIu64 "},\n\"traceEvents\":[\n"
 		    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":\"ferry host\"}}",
 	     base, n, trace_ring_dropped(r));
@@ -373,9 +332,9 @@ int trace_export_json(const struct trace_ring *r, trace_client_label_fn label, v
 		} else {
 			row = row_get(&rs, e->client, e->ctx, e->queue, ROW_QUEUE, 0, NULL);
 		}
-		jput(&body, ",\n{\"name\":");
-		jput_string(&body, name);
-		jput(&body, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32,
+		ferry_text_put(&body, ",\n{\"name\":");
+		put_string(&body, name);
+		ferry_text_put(&body, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32,
 		     e->kind == TRACE_GPU_INSTANT ? "gpu" : "host", (uint64_t)e->client + 1, row->tid);
 		put_ts(&body, "ts", e->ts_ns - base);
 		put_args(&body, e);
@@ -410,9 +369,9 @@ int trace_export_json(const struct trace_ring *r, trace_client_label_fn label, v
 		row->lane_end = e->ts_ns;
 		char name[64];
 		snprintf(name, sizeof(name), "%s %" PRIu32, gpu ? (b->name ? b->name : "gpu") : "run", b->seqno);
-		jput(&body, ",\n{\"name\":");
-		jput_string(&body, name);
-		jput(&body, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32, gpu ? "gpu" : "host",
+		ferry_text_put(&body, ",\n{\"name\":");
+		put_string(&body, name);
+		ferry_text_put(&body, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32, gpu ? "gpu" : "host",
 		     (uint64_t)b->client + 1, row->tid);
 		put_ts(&body, "ts", b->ts_ns - base);
 		put_ts(&body, "dur", e->ts_ns >= b->ts_ns ? e->ts_ns - b->ts_ns : 0);
@@ -421,10 +380,10 @@ int trace_export_json(const struct trace_ring *r, trace_client_label_fn label, v
 		args.kind = e->kind; /* a run span shows how it retired */
 		put_args(&body, &args);
 	}
-	jput(&body, "\n]}\n");
+	ferry_text_put(&body, "\n]}\n");
 	if (body.failed)
 		meta.failed = true;
-	jput(&meta, "%s", body.buf ? body.buf : "");
+	ferry_text_put(&meta, "%s", body.buf ? body.buf : "");
 	if (meta.failed)
 		goto out;
 	*json = meta.buf;

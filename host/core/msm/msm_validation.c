@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "backend/shadow_pool.h"
 #include "core/msm/msm_validation.h"
 #include "core/shadow_quota.h"
@@ -108,31 +109,17 @@ static uint32_t lower_bound(const struct ctx_validation *v, uint64_t iova)
 	return lo;
 }
 
-static int reserve(void **arr, uint32_t *cap, uint32_t n, size_t elem)
-{
-	if (n <= *cap)
-		return 0;
-	uint32_t want = *cap ? *cap * 2 : 64;
-	while (want < n)
-		want *= 2;
-	void *a = realloc(*arr, (size_t)want * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = want;
-	return 0;
-}
-
 int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
 	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return 0;
+	/* bos[] and owners[] grow together: one capacity, which moves only when both did. */
 	uint32_t cap = v->cap;
-	if (reserve((void **)&v->bos, &cap, v->nr + 1, sizeof(*v->bos)))
+	if (FERRY_ARRAY_RESERVE(v->bos, cap, v->nr + 1, 64))
 		return -ENOMEM;
 	cap = v->cap;
-	if (reserve((void **)&v->owners, &cap, v->nr + 1, sizeof(*v->owners)))
+	if (FERRY_ARRAY_RESERVE(v->owners, cap, v->nr + 1, 64))
 		return -ENOMEM;
 	v->cap = cap;
 	void *map;
@@ -212,7 +199,7 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 			HOST_FAIL(-ENOMEM, "out of memory (validator)");
 	}
 	struct pm4v_validator *val = resuming ? c->val_pending : msm_host(h)->validator;
-	if (reserve((void **)&v->submit_bos, &v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, sizeof(*v->submit_bos)))
+	if (FERRY_ARRAY_RESERVE(v->submit_bos, v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, 64))
 		HOST_FAIL(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		uint32_t at = lower_bound(v, bos[i]->iova);
