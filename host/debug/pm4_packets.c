@@ -104,7 +104,7 @@ static void decode_ib(struct pm4_dec *d, const struct pm4_pkt *k)
 {
 	if (!need(d, k, 3))
 		return;
-	uint64_t base = pm4_addr64(k->p[0], k->p[1]);
+	uint64_t base = hw_addr64(k->p[0], k->p[1]);
 	uint32_t size = k->p[2] & CP_INDIRECT_BUFFER_2_SIZE_MASK;
 	pm4_line_addr(d, "ib", base);
 	pm4_line(d, "size: %u dwords", size);
@@ -120,7 +120,7 @@ static void decode_mem_write(struct pm4_dec *d, const struct pm4_pkt *k)
 {
 	if (!need(d, k, 2))
 		return;
-	pm4_line_addr(d, "addr", pm4_addr64(k->p[0], k->p[1]));
+	pm4_line_addr(d, "addr", hw_addr64(k->p[0], k->p[1]));
 	for (uint32_t i = 2; i < k->count; i++)
 		pm4_line(d, "data[%u]: 0x%08x", i - 2, k->p[i]);
 }
@@ -135,7 +135,7 @@ static void decode_event_write(struct pm4_dec *d, const struct pm4_pkt *k)
 		 k->p[0] & CP_EVENT_WRITE_0_TIMESTAMP ? " TIMESTAMP" : "",
 		 k->p[0] & CP_EVENT_WRITE_0_IRQ ? " IRQ" : "");
 	if (k->count >= 3)
-		pm4_line_addr(d, "addr", pm4_addr64(k->p[1], k->p[2]));
+		pm4_line_addr(d, "addr", hw_addr64(k->p[1], k->p[2]));
 	if (k->count >= 4)
 		pm4_line(d, "value: 0x%08x (%u)", k->p[3], k->p[3]);
 	rest_as_hex(d, k, k->count < 4 ? (k->count >= 3 ? 3 : 1) : 4);
@@ -149,7 +149,7 @@ static void decode_reg_to_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 	reg_field(d, "reg", CP_REG_TO_MEM_0_REG(d0));
 	pm4_line(d, "cnt: %u%s%s", CP_REG_TO_MEM_0_GET_CNT(d0), d0 & CP_REG_TO_MEM_0_64B ? " 64B" : "",
 		 d0 & CP_REG_TO_MEM_0_ACCUMULATE ? " ACCUMULATE" : "");
-	pm4_line_addr(d, "dest", pm4_addr64(k->p[1], k->p[2]));
+	pm4_line_addr(d, "dest", hw_addr64(k->p[1], k->p[2]));
 	rest_as_hex(d, k, 3);
 }
 
@@ -160,7 +160,7 @@ static void decode_mem_to_reg(struct pm4_dec *d, const struct pm4_pkt *k)
 	uint32_t d0 = k->p[0];
 	reg_field(d, "reg", CP_MEM_TO_REG_0_REG(d0));
 	pm4_line(d, "cnt: %u%s", CP_MEM_TO_REG_0_GET_CNT(d0), d0 & CP_MEM_TO_REG_0_SHIFT_BY_2 ? " SHIFT_BY_2" : "");
-	pm4_line_addr(d, "src", pm4_addr64(k->p[1], k->p[2]));
+	pm4_line_addr(d, "src", hw_addr64(k->p[1], k->p[2]));
 	rest_as_hex(d, k, 3);
 }
 
@@ -169,8 +169,8 @@ static void decode_memcpy(struct pm4_dec *d, const struct pm4_pkt *k)
 	if (!need(d, k, 5))
 		return;
 	pm4_line(d, "dwords: %u", k->p[0]);
-	pm4_line_addr(d, "src", pm4_addr64(k->p[1], k->p[2]));
-	pm4_line_addr(d, "dst", pm4_addr64(k->p[3], k->p[4]));
+	pm4_line_addr(d, "src", hw_addr64(k->p[1], k->p[2]));
+	pm4_line_addr(d, "dst", hw_addr64(k->p[3], k->p[4]));
 	rest_as_hex(d, k, 5);
 }
 
@@ -188,7 +188,7 @@ static void decode_wait_reg_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 		 d0 & CP_WAIT_REG_MEM_0_SIGNED ? " (signed)" : "", poll_names[poll],
 		 d0 & CP_WAIT_REG_MEM_0_WRITE_MEMORY ? " WRITE_MEMORY" : "");
 	if (poll == POLL_MEMORY)
-		pm4_line_addr(d, "poll_addr", pm4_addr64(k->p[1], k->p[2]));
+		pm4_line_addr(d, "poll_addr", hw_addr64(k->p[1], k->p[2]));
 	else if (poll == POLL_REGISTER)
 		reg_field(d, "poll_reg", k->p[1] & PM4_PAYLOAD_REG_MASK);
 	else
@@ -203,7 +203,7 @@ static void decode_wait_mem_gte(struct pm4_dec *d, const struct pm4_pkt *k)
 {
 	if (!need(d, k, 4))
 		return;
-	pm4_line_addr(d, "poll_addr", pm4_addr64(k->p[1], k->p[2]));
+	pm4_line_addr(d, "poll_addr", hw_addr64(k->p[1], k->p[2]));
 	pm4_line(d, "ref: 0x%08x (wait until *poll_addr >= ref, signed)", k->p[3]);
 	rest_as_hex(d, k, 4);
 }
@@ -215,7 +215,7 @@ static void decode_set_draw_state(struct pm4_dec *d, const struct pm4_pkt *k)
 		const uint32_t *e = k->p + 3 * g;
 		uint32_t d0 = e[0];
 		uint32_t id = CP_SET_DRAW_STATE_0_GET_GROUP_ID(d0), count = CP_SET_DRAW_STATE_0_GET_COUNT(d0);
-		uint64_t addr = pm4_addr64(e[1], e[2]);
+		uint64_t addr = hw_addr64(e[1], e[2]);
 		char a[160];
 		pm4_decode_format_addr(a, sizeof(a), d->opts->bos, d->opts->nr_bos, addr);
 		pm4_line(d, "group %u: count %u%s%s%s%s%s%s addr %s", id, count,
@@ -260,7 +260,7 @@ static void decode_draw_indx_offset(struct pm4_dec *d, const struct pm4_pkt *k)
 		decoded = 4;
 	}
 	if (k->count >= 6) {
-		pm4_line_addr(d, "indx_base", pm4_addr64(k->p[4], k->p[5]));
+		pm4_line_addr(d, "indx_base", hw_addr64(k->p[4], k->p[5]));
 		decoded = 6;
 	}
 	if (k->count >= 7) {
@@ -326,7 +326,7 @@ static void decode_mem_to_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 		 d0 & CP_MEM_TO_MEM_0_NEG_B ? " NEG_B" : "", d0 & CP_MEM_TO_MEM_0_NEG_C ? " NEG_C" : "",
 		 d0 & CP_MEM_TO_MEM_0_DOUBLE ? " DOUBLE" : "",
 		 d0 & CP_MEM_TO_MEM_0_WAIT_FOR_MEM_WRITES ? " WAIT_FOR_MEM_WRITES" : "", d0 ? "" : " none");
-	pm4_line_addr(d, "dst", pm4_addr64(k->p[1], k->p[2]));
+	pm4_line_addr(d, "dst", hw_addr64(k->p[1], k->p[2]));
 	uint32_t i = 3, src = 0;
 	for (; i + 1 < k->count; i += 2, src++) {
 		char label[16];
@@ -334,7 +334,7 @@ static void decode_mem_to_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 			snprintf(label, sizeof(label), "src_%c", 'a' + (int)src);
 		else
 			snprintf(label, sizeof(label), "src[%u]", src);
-		pm4_line_addr(d, label, pm4_addr64(k->p[i], k->p[i + 1]));
+		pm4_line_addr(d, label, hw_addr64(k->p[i], k->p[i + 1]));
 	}
 	rest_as_hex(d, k, i);
 }
@@ -380,7 +380,7 @@ static void decode_set_amble(struct pm4_dec *d, const struct pm4_pkt *k)
 	};
 	if (!need(d, k, 3))
 		return;
-	pm4_line_addr(d, "addr", pm4_addr64(k->p[0], k->p[1]));
+	pm4_line_addr(d, "addr", hw_addr64(k->p[0], k->p[1]));
 	uint32_t type = CP_SET_AMBLE_2_GET_TYPE(k->p[2]);
 	pm4_line(d, "dwords: %u type: %s", CP_SET_AMBLE_2_DWORDS(k->p[2]), types[type]);
 	if (type == KMD_AMBLE_TYPE) {

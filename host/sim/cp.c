@@ -113,8 +113,7 @@ void cp_sync_ib_regs(struct cp_device *cp, const struct cp_exec *x)
 		const struct cp_frame *f = ib[lvl];
 		uint32_t base = lvl ? REG_A6XX_CP_IB2_BASE : REG_A6XX_CP_IB1_BASE;
 		uint32_t rem = lvl ? REG_A6XX_CP_IB2_REM_SIZE : REG_A6XX_CP_IB1_REM_SIZE;
-		cp->regs[base] = f ? (uint32_t)f->base : 0;
-		cp->regs[base + 1] = f ? (uint32_t)(f->base >> 32) : 0;
+		hw_addr64_put(&cp->regs[base], f ? f->base : 0);
 		cp->regs[rem] = f ? f->size - f->pos : 0;
 	}
 }
@@ -328,7 +327,7 @@ static enum cp_result exec_ib(struct cp_device *cp, const struct cp_mem *m, stru
 		return cp_opcode_fault(x, p, "CP_INDIRECT_BUFFER inside IB2 (a6xx nests IBs two deep)");
 	if (!cp_payload(m, x, p, 0, 3, d))
 		return CP_RESULT_FAULT;
-	uint64_t base = addr64(d[0], d[1]);
+	uint64_t base = hw_addr64(d[0], d[1]);
 	uint32_t size = d[2] & CP_INDIRECT_BUFFER_2_SIZE_MASK;
 	if (base & 3u)
 		return cp_opcode_fault(x, p, "CP_INDIRECT_BUFFER base not dword aligned");

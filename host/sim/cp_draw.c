@@ -98,7 +98,7 @@ enum cp_result cp_exec_set_draw_state(struct cp_device *cp, const struct cp_mem 
 			memset(grp, 0, sizeof(*grp));
 			continue;
 		}
-		uint64_t addr = addr64(d[1], d[2]);
+		uint64_t addr = hw_addr64(d[1], d[2]);
 		uint32_t count = CP_SET_DRAW_STATE_0_GET_COUNT(d[0]);
 		if (d[0] & CP_SET_DRAW_STATE_0_LOAD_IMMED) {
 			if (p->frame->kind == CP_FRAME_DRAW_STATE)
@@ -177,13 +177,13 @@ static enum cp_result draw_indirect_multi(struct cp_device *cp, const struct cp_
 	if (!cp_payload(m, x, p, 3, need - 3, d + 3))
 		return CP_RESULT_FAULT;
 	bool indexed = op == INDIRECT_OP_INDEXED || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED;
-	uint64_t index_base = indexed ? addr64(d[3], d[4]) : 0;
+	uint64_t index_base = indexed ? hw_addr64(d[3], d[4]) : 0;
 	uint32_t max_indices = indexed ? d[5] : 0;
-	uint64_t indirect = indexed ? addr64(d[6], d[7]) : addr64(d[3], d[4]);
+	uint64_t indirect = indexed ? hw_addr64(d[6], d[7]) : hw_addr64(d[3], d[4]);
 	uint32_t stride = d[need - 1];
 	uint64_t draw_count = d[2];
 	if (op == INDIRECT_OP_INDIRECT_COUNT || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED) {
-		uint64_t count_addr = op == INDIRECT_OP_INDIRECT_COUNT ? addr64(d[5], d[6]) : addr64(d[8], d[9]);
+		uint64_t count_addr = op == INDIRECT_OP_INDIRECT_COUNT ? hw_addr64(d[5], d[6]) : hw_addr64(d[8], d[9]);
 		uint32_t c;
 		if (!cp_mem_read(m, x, p, count_addr, &c, 4))
 			return CP_RESULT_FAULT;
@@ -246,7 +246,7 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 				return cp_opcode_fault(x, p, "indexed CP_DRAW_INDX_OFFSET without an index buffer");
 			if (!index_elem_size(d[0], &elem))
 				return cp_opcode_fault(x, p, "draw with a reserved index size");
-			if (!fetch_indices(m, x, p, addr64(d[4], d[5]), d[3], d[2], d[6], elem, cost))
+			if (!fetch_indices(m, x, p, hw_addr64(d[4], d[5]), d[3], d[2], d[6], elem, cost))
 				return CP_RESULT_FAULT;
 		}
 		break;
@@ -254,7 +254,7 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 		uint32_t args[4];
 		if (n < 3)
 			return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT shorter than 3 dwords");
-		if (!cp_mem_read(m, x, p, addr64(d[1], d[2]), args, sizeof(args)))
+		if (!cp_mem_read(m, x, p, hw_addr64(d[1], d[2]), args, sizeof(args)))
 			return CP_RESULT_FAULT;
 		break;
 	}
@@ -264,9 +264,9 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 			return cp_opcode_fault(x, p, "CP_DRAW_INDX_INDIRECT shorter than 6 dwords");
 		if (!index_elem_size(d[0], &elem))
 			return cp_opcode_fault(x, p, "draw with a reserved index size");
-		if (!cp_mem_read(m, x, p, addr64(d[4], d[5]), args, sizeof(args)))
+		if (!cp_mem_read(m, x, p, hw_addr64(d[4], d[5]), args, sizeof(args)))
 			return CP_RESULT_FAULT;
-		if (!fetch_indices(m, x, p, addr64(d[1], d[2]), args[2], args[0], d[3], elem, cost))
+		if (!fetch_indices(m, x, p, hw_addr64(d[1], d[2]), args[2], args[0], d[3], elem, cost))
 			return CP_RESULT_FAULT;
 		break;
 	}
@@ -275,7 +275,7 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 		uint32_t bytes;
 		if (n < 6)
 			return cp_opcode_fault(x, p, "CP_DRAW_AUTO shorter than 6 dwords");
-		if (!cp_mem_read(m, x, p, addr64(d[2], d[3]), &bytes, 4))
+		if (!cp_mem_read(m, x, p, hw_addr64(d[2], d[3]), &bytes, 4))
 			return CP_RESULT_FAULT;
 		break;
 	}

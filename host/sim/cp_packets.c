@@ -13,7 +13,7 @@ enum cp_result cp_exec_mem_write(const struct cp_mem *m, struct cp_exec *x, cons
 		return cp_opcode_fault(x, p, "CP_MEM_WRITE without an address");
 	if (!cp_payload(m, x, p, 0, 2, a))
 		return CP_RESULT_FAULT;
-	uint64_t dst = addr64(a[0], a[1]);
+	uint64_t dst = hw_addr64(a[0], a[1]);
 	uint32_t chunk[256];
 	for (uint32_t done = 0; done < p->count - 2;) {
 		uint32_t n = p->count - 2 - done;
@@ -61,10 +61,10 @@ enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m,
 		if (n < 3)
 			return cp_opcode_fault(x, p, "CP_EVENT_WRITE TIMESTAMP without an address");
 		uint64_t ts = cp_always_on_ticks();
-		if (!cp_mem_write(m, x, p, addr64(d[1], d[2]), &ts, 8))
+		if (!cp_mem_write(m, x, p, hw_addr64(d[1], d[2]), &ts, 8))
 			return CP_RESULT_FAULT;
 	} else if (is_ts_event(CP_EVENT_WRITE_0_EVENT(d[0])) && n == 4) {
-		if (!cp_mem_write(m, x, p, addr64(d[1], d[2]), &d[3], 4))
+		if (!cp_mem_write(m, x, p, hw_addr64(d[1], d[2]), &d[3], 4))
 			return CP_RESULT_FAULT;
 	}
 	if (d[0] & CP_EVENT_WRITE_0_IRQ)
@@ -86,7 +86,7 @@ enum cp_result cp_exec_reg_to_mem(struct cp_device *cp, const struct cp_mem *m, 
 	uint32_t cnt = CP_REG_TO_MEM_0_GET_CNT(d[0]);
 	bool is_64b = d[0] & CP_REG_TO_MEM_0_64B;
 	bool accumulate = d[0] & CP_REG_TO_MEM_0_ACCUMULATE;
-	uint64_t dst = addr64(d[1], d[2]);
+	uint64_t dst = hw_addr64(d[1], d[2]);
 	/* One snapshot of the always-on counter so lo and hi read in one packet agree. */
 	uint64_t aon = cp_always_on_ticks();
 	uint32_t vals[CP_REG_TO_MEM_0_CNT_MASK];
@@ -106,9 +106,8 @@ enum cp_result cp_exec_reg_to_mem(struct cp_device *cp, const struct cp_mem *m, 
 		uint32_t i = 0;
 		if (is_64b) {
 			for (; i + 1 < cnt; i += 2) {
-				uint64_t sum = addr64(old[i], old[i + 1]) + addr64(vals[i], vals[i + 1]);
-				vals[i] = (uint32_t)sum;
-				vals[i + 1] = (uint32_t)(sum >> 32);
+				uint64_t sum = hw_addr64(old[i], old[i + 1]) + hw_addr64(vals[i], vals[i + 1]);
+				hw_addr64_put(vals + i, sum);
 			}
 		}
 		for (; i < cnt; i++)
@@ -131,7 +130,7 @@ enum cp_result cp_exec_mem_to_reg(struct cp_device *cp, const struct cp_mem *m, 
 	uint32_t reg = CP_MEM_TO_REG_0_REG(d[0]);
 	uint32_t cnt = CP_MEM_TO_REG_0_GET_CNT(d[0]);
 	uint32_t vals[CP_MEM_TO_REG_0_CNT_MASK];
-	if (cnt && !cp_mem_read(m, x, p, addr64(d[1], d[2]), vals, 4ull * cnt))
+	if (cnt && !cp_mem_read(m, x, p, hw_addr64(d[1], d[2]), vals, 4ull * cnt))
 		return CP_RESULT_FAULT;
 	for (uint32_t i = 0; i < cnt; i++)
 		cp_reg_write(cp, reg + i, vals[i]);
@@ -149,7 +148,7 @@ enum cp_result cp_exec_memcpy(const struct cp_mem *m, struct cp_exec *x, const s
 	if (!cp_payload(m, x, p, 0, 5, d))
 		return CP_RESULT_FAULT;
 	uint64_t total = d[0];
-	uint64_t src = addr64(d[1], d[2]), dst = addr64(d[3], d[4]);
+	uint64_t src = hw_addr64(d[1], d[2]), dst = hw_addr64(d[3], d[4]);
 	uint32_t chunk[1024];
 	uint64_t *done = &p->frame->progress;
 	while (*done < total) {
@@ -184,7 +183,7 @@ enum cp_result cp_exec_mem_to_mem(const struct cp_mem *m, struct cp_exec *x, con
 		if (!cp_payload(m, x, p, 3 + 2 * i, 2, a))
 			return CP_RESULT_FAULT;
 		uint64_t v = 0;
-		if (!cp_mem_read(m, x, p, addr64(a[0], a[1]), &v, dbl ? 8 : 4))
+		if (!cp_mem_read(m, x, p, hw_addr64(a[0], a[1]), &v, dbl ? 8 : 4))
 			return CP_RESULT_FAULT;
 		if (i < 3 && (d[0] & (CP_MEM_TO_MEM_0_NEG_A << i)))
 			v = 0 - v;
@@ -192,7 +191,7 @@ enum cp_result cp_exec_mem_to_mem(const struct cp_mem *m, struct cp_exec *x, con
 	}
 	if (!dbl)
 		sum = (uint32_t)sum;
-	if (!cp_mem_write(m, x, p, addr64(d[1], d[2]), &sum, dbl ? 8 : 4))
+	if (!cp_mem_write(m, x, p, hw_addr64(d[1], d[2]), &sum, dbl ? 8 : 4))
 		return CP_RESULT_FAULT;
 	return CP_RESULT_DONE;
 }
@@ -221,7 +220,7 @@ static enum cp_result poll_compare(struct cp_device *cp, const struct cp_mem *m,
 		return cp_opcode_fault(x, p, "reserved compare function");
 	uint32_t value;
 	if (CP_WAIT_REG_MEM_0_GET_POLL(d[0]) == POLL_MEMORY) {
-		if (!cp_mem_poll32(m, x, p, addr64(d[1], d[2]), &value))
+		if (!cp_mem_poll32(m, x, p, hw_addr64(d[1], d[2]), &value))
 			return CP_RESULT_FAULT;
 	} else {
 		/* SCRATCH / ON_CHIP sources are treated as register polls. */
@@ -254,7 +253,7 @@ enum cp_result cp_exec_wait_mem_gte(const struct cp_mem *m, struct cp_exec *x, c
 	if (!cp_payload(m, x, p, 0, 4, d))
 		return CP_RESULT_FAULT;
 	uint32_t value;
-	if (!cp_mem_poll32(m, x, p, addr64(d[1], d[2]), &value))
+	if (!cp_mem_poll32(m, x, p, hw_addr64(d[1], d[2]), &value))
 		return CP_RESULT_FAULT;
 	return (int32_t)value >= (int32_t)d[3] ? CP_RESULT_DONE : CP_RESULT_WAIT;
 }
@@ -333,7 +332,7 @@ enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *
 		if (r != CP_RESULT_DONE)
 			return r;
 		/* Only the memory form is modeled: a register write target is not documented. */
-		if (pass && (d[0] & CP_WAIT_REG_MEM_0_WRITE_MEMORY) && !cp_mem_write(m, x, p, addr64(d[5], d[6]), &d[7], 4))
+		if (pass && (d[0] & CP_WAIT_REG_MEM_0_WRITE_MEMORY) && !cp_mem_write(m, x, p, hw_addr64(d[5], d[6]), &d[7], 4))
 			return CP_RESULT_FAULT;
 		return CP_RESULT_DONE;
 	}
@@ -345,7 +344,7 @@ enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *
 		if (!cp_payload(m, x, p, 0, 6, d))
 			return CP_RESULT_FAULT;
 		uint32_t b, ts;
-		if (!cp_mem_poll32(m, x, p, addr64(d[0], d[1]), &b) || !cp_mem_poll32(m, x, p, addr64(d[2], d[3]), &ts))
+		if (!cp_mem_poll32(m, x, p, hw_addr64(d[0], d[1]), &b) || !cp_mem_poll32(m, x, p, hw_addr64(d[2], d[3]), &ts))
 			return CP_RESULT_FAULT;
 		pass = b != 0 && d[4] - ts < 0x80000000u;
 		dwords = d[5];

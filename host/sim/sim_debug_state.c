@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ferry/hw/addr64.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "sim_msm_priv.h"
 
@@ -76,7 +77,7 @@ static void describe_wait(struct sim_msm_device *dev, const struct sim_submit *s
 			return;
 	uint32_t live = 0;
 	if (opcode == CP_WAIT_MEM_GTE) {
-		uint64_t addr = (uint64_t)d[2] << 32 | d[1];
+		uint64_t addr = hw_addr64(d[1], d[2]);
 		if (!peek32(o, addr, &live))
 			return;
 		snprintf(line, len, " wait=WAIT_MEM_GTE addr=0x%016llx live=0x%08x ref=0x%08x mask=0xffffffff op=ge signed",
@@ -86,7 +87,7 @@ static void describe_wait(struct sim_msm_device *dev, const struct sim_submit *s
 	const char *sign = (d[0] & CP_WAIT_REG_MEM_0_SIGNED) ? " signed" : "";
 	const char *op = op_name(CP_WAIT_REG_MEM_0_FUNCTION(d[0]));
 	if (CP_WAIT_REG_MEM_0_GET_POLL(d[0]) == POLL_MEMORY) {
-		uint64_t addr = (uint64_t)d[2] << 32 | d[1];
+		uint64_t addr = hw_addr64(d[1], d[2]);
 		if (!peek32(o, addr, &live))
 			return;
 		snprintf(line, len, " wait=WAIT_REG_MEM addr=0x%016llx live=0x%08x ref=0x%08x mask=0x%08x op=%s%s",

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ferry/hw/addr64.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "pm4v_internal.h"
 
@@ -19,14 +20,6 @@ struct walk {
 	struct pm4v_open_skip skips[MAX_OPEN_SKIPS];
 	uint32_t nr_skips;
 };
-
-static inline uint64_t addr64(const uint32_t *p) { return p[0] | (uint64_t)p[1] << 32; }
-
-static inline void put_addr64(uint32_t *p, uint64_t a)
-{
-	p[0] = (uint32_t)a;
-	p[1] = (uint32_t)(a >> 32);
-}
 
 static int need(struct walk *k, uint32_t cnt, uint32_t min)
 {
@@ -167,7 +160,7 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 static int poll_source(struct walk *k, const uint32_t *p)
 {
 	if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_MEMORY)
-		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
+		return check_mem(k, hw_addr64_at(p + 1), 4, false, "POLL_ADDR");
 	return read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1);
 }
 
@@ -217,7 +210,7 @@ static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint3
 		/* no overflow: first <= PM4_TYPE4_REG_DECODE_MASK, cnt < 2^7 */
 		if (a->addr < first || a->addr + 1 >= first + cnt)
 			continue;
-		uint64_t addr = addr64(values + (a->addr - first));
+		uint64_t addr = hw_addr64_at(values + (a->addr - first));
 		if (!addr && a->zero_unused)
 			continue;
 		uint64_t extent = a->bytes ? a->bytes : 1;
@@ -250,9 +243,9 @@ static int ib(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt)
 	if (!size) /* the CP fetches nothing */
 		return 0;
 	uint64_t shadow;
-	if (pm4v_target(k->v, &k->w, addr64(p), size, level, PM4V_KIND_IB, &shadow))
+	if (pm4v_target(k->v, &k->w, hw_addr64_at(p), size, level, PM4V_KIND_IB, &shadow))
 		return -1;
-	put_addr64(p, shadow);
+	hw_addr64_put(p, shadow);
 	return 0;
 }
 
@@ -273,10 +266,10 @@ static int draw_state(struct walk *k, uint32_t *p, uint32_t cnt)
 		    !dwords)
 			continue; /* no address is used */
 		uint64_t shadow;
-		if (pm4v_target(k->v, &k->w, addr64(p + g + 1), dwords, 2, PM4V_KIND_DRAW_STATE,
+		if (pm4v_target(k->v, &k->w, hw_addr64_at(p + g + 1), dwords, 2, PM4V_KIND_DRAW_STATE,
 				&shadow))
 			return -1;
-		put_addr64(p + g + 1, shadow);
+		hw_addr64_put(p + g + 1, shadow);
 	}
 	return 0;
 }
@@ -291,9 +284,9 @@ static int amble(struct walk *k, uint32_t *p, uint32_t cnt)
 	if (!dwords)
 		return 0;
 	uint64_t shadow;
-	if (pm4v_target(k->v, &k->w, addr64(p), dwords, 1, PM4V_KIND_IB, &shadow))
+	if (pm4v_target(k->v, &k->w, hw_addr64_at(p), dwords, 1, PM4V_KIND_IB, &shadow))
 		return -1;
-	put_addr64(p, shadow);
+	hw_addr64_put(p, shadow);
 	return 0;
 }
 
@@ -360,17 +353,17 @@ static int draw_indirect_multi(struct walk *k, const uint32_t *p, uint32_t cnt)
 		return -1;
 	bool indexed = op == INDIRECT_OP_INDEXED || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED;
 	uint32_t ind = indexed ? 6 : 3, stride = p[layout - 1], draws = p[2];
-	if (indexed && check_mem(k, addr64(p + 3), (uint64_t)p[5] * index_bytes(p[0]), false, "INDEX"))
+	if (indexed && check_mem(k, hw_addr64_at(p + 3), (uint64_t)p[5] * index_bytes(p[0]), false, "INDEX"))
 		return -1;
 	if (op == INDIRECT_OP_INDIRECT_COUNT || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED) {
-		if (check_mem(k, addr64(p + ind + 2), 4, false, "INDIRECT_COUNT"))
+		if (check_mem(k, hw_addr64_at(p + ind + 2), 4, false, "INDIRECT_COUNT"))
 			return -1;
 	}
 	if (!draws)
 		return 0;
 	/* < 2^64: (2^32 - 1) * (2^32 - 1) + 20. */
 	uint64_t span = (uint64_t)(draws - 1) * stride + (indexed ? 20u : 16u);
-	return check_mem(k, addr64(p + ind), span, false, "INDIRECT");
+	return check_mem(k, hw_addr64_at(p + ind), span, false, "INDIRECT");
 }
 
 static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t after)
@@ -393,8 +386,8 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_COND_REG_EXEC:
 		return cond_reg_exec(k, p, cnt, after);
 	case CP_COND_EXEC:
-		if (need(k, cnt, 6) || check_mem(k, addr64(p), 4, false, "BOOL_ADDR") ||
-		    check_mem(k, addr64(p + 2), 4, false, "TIMESTAMP_ADDR"))
+		if (need(k, cnt, 6) || check_mem(k, hw_addr64_at(p), 4, false, "BOOL_ADDR") ||
+		    check_mem(k, hw_addr64_at(p + 2), 4, false, "TIMESTAMP_ADDR"))
 			return -1;
 		return open_skip(k, after, p[5]);
 	case CP_SET_MARKER: {
@@ -420,9 +413,9 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		 * at run time: the start is checked). */
 		if (need(k, cnt, CP_SET_BIN_DATA5_DWORDS))
 			return -1;
-		return check_mem(k, addr64(p + 1), 4, false, "BIN_DATA_ADDR") ||
-		       check_mem(k, addr64(p + 3), 4, false, "BIN_SIZE_ADDRESS") ||
-		       check_mem(k, addr64(p + 5), 4, false, "BIN_PRIM_STRM") ? -1 : 0;
+		return check_mem(k, hw_addr64_at(p + 1), 4, false, "BIN_DATA_ADDR") ||
+		       check_mem(k, hw_addr64_at(p + 3), 4, false, "BIN_SIZE_ADDRESS") ||
+		       check_mem(k, hw_addr64_at(p + 5), 4, false, "BIN_PRIM_STRM") ? -1 : 0;
 	case CP_SET_PSEUDO_REG:
 		if (cnt % 3u)
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
@@ -436,20 +429,20 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_MEM_WRITE:
 		if (need(k, cnt, 2))
 			return -1;
-		return check_mem(k, addr64(p), (uint64_t)(cnt - 2) * 4u, true, "ADDR");
+		return check_mem(k, hw_addr64_at(p), (uint64_t)(cnt - 2) * 4u, true, "ADDR");
 	case CP_EVENT_WRITE:
 		if (cnt < 2) /* the one-dword form has no address */
 			return 0;
 		if (need(k, cnt, 3))
 			return -1;
-		return check_mem(k, addr64(p + 1), (p[0] & CP_EVENT_WRITE_0_TIMESTAMP) ? 8 : 4, true,
+		return check_mem(k, hw_addr64_at(p + 1), (p[0] & CP_EVENT_WRITE_0_TIMESTAMP) ? 8 : 4, true,
 				 "ADDR");
 	case CP_REG_TO_MEM: {
 		if (need(k, cnt, 3))
 			return -1;
 		uint32_t n = reg_to_mem_count(p[0]);
 		return read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n) ||
-		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
+		       check_mem(k, hw_addr64_at(p + 1), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
 	}
 	case CP_REG_TO_MEM_OFFSET_REG: /* dw0 as CP_REG_TO_MEM, DEST lo/hi, dw3 OFFSET0 register */
 	case CP_REG_TO_MEM_OFFSET_MEM: { /* dw0 as CP_REG_TO_MEM, DEST lo/hi, OFFSET address lo/hi */
@@ -460,7 +453,7 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		if (read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), reg_to_mem_count(p[0])))
 			return -1;
 		if (op == CP_REG_TO_MEM_OFFSET_MEM)
-			return check_mem(k, addr64(p + 3), 4, false, "OFFSET");
+			return check_mem(k, hw_addr64_at(p + 3), 4, false, "OFFSET");
 		return (p[3] & CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH) ? 0 : read_regs(k, p[3] & PM4_PAYLOAD_REG_MASK, 1);
 	}
 	case CP_MEM_TO_REG: {
@@ -469,7 +462,7 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		uint32_t n = CP_MEM_TO_REG_0_GET_CNT(p[0]);
 		n = n ? n : 1;
 		if (check_regs(k, CP_MEM_TO_REG_0_REG(p[0]), n, true) ||
-		    check_mem(k, addr64(p + 1), (uint64_t)n * 4u, false, "SRC"))
+		    check_mem(k, hw_addr64_at(p + 1), (uint64_t)n * 4u, false, "SRC"))
 			return -1;
 		note_writes(k, CP_MEM_TO_REG_0_REG(p[0]), n);
 		return 0;
@@ -504,20 +497,20 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_WAIT_MEM_GTE: /* dw0 reserved, POLL_ADDR lo/hi, REF: the CP reads all four */
 		if (need(k, cnt, 4))
 			return -1;
-		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
+		return check_mem(k, hw_addr64_at(p + 1), 4, false, "POLL_ADDR");
 	case CP_COND_WRITE5: /* the CP_WAIT_REG_MEM five, WRITE_ADDR lo/hi, WRITE_DATA */
 		if (need(k, cnt, 8) || poll_source(k, p))
 			return -1;
 		if (p[0] & CP_WAIT_REG_MEM_0_WRITE_MEMORY)
-			return check_mem(k, addr64(p + 5), 4, true, "WRITE_ADDR");
+			return check_mem(k, hw_addr64_at(p + 5), 4, true, "WRITE_ADDR");
 		/* Without WRITE_MEMORY: a register, written only if the test passes - so it does not
 		 * count as written for read_regs. */
 		return check_regs(k, p[5] & PM4_PAYLOAD_REG_MASK, 1, true);
 	case CP_MEMCPY:
 		if (need(k, cnt, 5))
 			return -1;
-		return check_mem(k, addr64(p + 1), (uint64_t)p[0] * 4u, false, "SRC") ||
-		       check_mem(k, addr64(p + 3), (uint64_t)p[0] * 4u, true, "DST") ? -1 : 0;
+		return check_mem(k, hw_addr64_at(p + 1), (uint64_t)p[0] * 4u, false, "SRC") ||
+		       check_mem(k, hw_addr64_at(p + 3), (uint64_t)p[0] * 4u, true, "DST") ? -1 : 0;
 	case CP_MEM_TO_MEM: {
 		if (need(k, cnt, 3))
 			return -1;
@@ -525,10 +518,10 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
 					 "%u payload dwords, not whole addresses", cnt);
 		uint32_t size = (p[0] & CP_MEM_TO_MEM_0_DOUBLE) ? 8 : 4;
-		if (check_mem(k, addr64(p + 1), size, true, "DST"))
+		if (check_mem(k, hw_addr64_at(p + 1), size, true, "DST"))
 			return -1;
 		for (uint32_t i = 3; i < cnt; i += 2)
-			if (check_mem(k, addr64(p + i), size, false, "SRC"))
+			if (check_mem(k, hw_addr64_at(p + i), size, false, "SRC"))
 				return -1;
 		return 0;
 	}
@@ -539,28 +532,28 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 			return 0;
 		if (need(k, cnt, 7)) /* an indexed draw carries INDX_BASE and MAX_INDICES */
 			return -1;
-		return check_mem(k, addr64(p + 4), (uint64_t)p[6] * index_bytes(p[0]), false,
+		return check_mem(k, hw_addr64_at(p + 4), (uint64_t)p[6] * index_bytes(p[0]), false,
 				 "INDX_BASE");
 	case CP_DRAW_INDX_INDIRECT:
 		if (need(k, cnt, 6))
 			return -1;
-		return check_mem(k, addr64(p + 1), (uint64_t)p[3] * index_bytes(p[0]), false,
+		return check_mem(k, hw_addr64_at(p + 1), (uint64_t)p[3] * index_bytes(p[0]), false,
 				 "INDX_BASE") ||
-		       check_mem(k, addr64(p + 4), 20, false, "INDIRECT") ? -1 : 0;
+		       check_mem(k, hw_addr64_at(p + 4), 20, false, "INDIRECT") ? -1 : 0;
 	case CP_DRAW_INDIRECT:
 		if (need(k, cnt, 3))
 			return -1;
-		return check_mem(k, addr64(p + 1), 16, false, "INDIRECT");
+		return check_mem(k, hw_addr64_at(p + 1), 16, false, "INDIRECT");
 	case CP_DRAW_INDIRECT_MULTI:
 		return draw_indirect_multi(k, p, cnt);
 	case CP_DRAW_AUTO: /* the vertex count comes from a transform-feedback byte count */
 		if (need(k, cnt, 4))
 			return -1;
-		return check_mem(k, addr64(p + 2), 4, false, "NUM_VERTICES_BASE");
+		return check_mem(k, hw_addr64_at(p + 2), 4, false, "NUM_VERTICES_BASE");
 	case CP_EXEC_CS_INDIRECT:
 		if (need(k, cnt, 3))
 			return -1;
-		return check_mem(k, addr64(p + 1), 12, false, "ADDR");
+		return check_mem(k, hw_addr64_at(p + 1), 12, false, "ADDR");
 	case CP_DRAW_PRED_SET:
 		if (need(k, cnt, 1))
 			return -1;
@@ -568,7 +561,7 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 			return 0;
 		if (need(k, cnt, 3))
 			return -1;
-		return check_mem(k, addr64(p + 1), 8, false, "MEM_ADDR");
+		return check_mem(k, hw_addr64_at(p + 1), 8, false, "MEM_ADDR");
 	case CP_REG_TEST:
 		if (need(k, cnt, 1))
 			return -1;
