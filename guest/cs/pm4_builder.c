@@ -240,8 +240,8 @@ void pm4_set_draw_state(struct pm4_builder *b, uint32_t group, uint32_t modes, u
 		return;
 	}
 	PM4_PKT7(b, CP_SET_DRAW_STATE,
-		 CP_SET_DRAW_STATE_0_COUNT(count) | modes | flags | CP_SET_DRAW_STATE_0_GROUP_ID(group), hw_addr64_lo(iova),
-		 hw_addr64_hi(iova));
+		 CP_SET_DRAW_STATE_0_COUNT(count) | modes | flags | CP_SET_DRAW_STATE_0_GROUP_ID(group),
+		 hw_addr64_lo(iova), hw_addr64_hi(iova));
 }
 
 void pm4_set_draw_state_disable_all(struct pm4_builder *b)
@@ -296,8 +296,8 @@ void pm4_draw_indx_indirect(struct pm4_builder *b, uint32_t prim, uint32_t index
 		fail(b, PM4_BUILDER_INVALID);
 		return;
 	}
-	PM4_PKT7(b, CP_DRAW_INDX_INDIRECT, initiator(prim, DI_SRC_SEL_DMA, f), hw_addr64_lo(index_iova), hw_addr64_hi(index_iova),
-		 max_indices, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova));
+	PM4_PKT7(b, CP_DRAW_INDX_INDIRECT, initiator(prim, DI_SRC_SEL_DMA, f), hw_addr64_lo(index_iova),
+		 hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova));
 }
 
 void pm4_draw_indirect_multi(struct pm4_builder *b, uint32_t prim, uint32_t draw_count, uint64_t indirect_iova,
@@ -306,7 +306,8 @@ void pm4_draw_indirect_multi(struct pm4_builder *b, uint32_t prim, uint32_t draw
 	uint32_t d0 = initiator(prim, DI_SRC_SEL_AUTO_INDEX, 0);
 	if (count_iova)
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDIRECT_COUNT),
-			 draw_count, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova), hw_addr64_lo(count_iova), hw_addr64_hi(count_iova), stride);
+			 draw_count, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova), hw_addr64_lo(count_iova),
+			 hw_addr64_hi(count_iova), stride);
 	else
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_NORMAL), draw_count,
 			 hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova), stride);
@@ -325,12 +326,12 @@ void pm4_draw_indirect_multi_indexed(struct pm4_builder *b, uint32_t prim, uint3
 	if (count_iova)
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0,
 			 CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDIRECT_COUNT_INDEXED), draw_count,
-			 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova),
-			 hw_addr64_lo(count_iova), hw_addr64_hi(count_iova), stride);
+			 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova),
+			 hw_addr64_hi(indirect_iova), hw_addr64_lo(count_iova), hw_addr64_hi(count_iova), stride);
 	else
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDEXED), draw_count,
-			 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova),
-			 stride);
+			 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova),
+			 hw_addr64_hi(indirect_iova), stride);
 }
 
 void pm4_draw_auto(struct pm4_builder *b, uint32_t prim, uint32_t num_instances, uint64_t count_iova,
