@@ -418,6 +418,11 @@ size_t v3d_cl_struct_address_fields(int ver, enum v3d_cl_struct s,
 #define V3D_TFU_IOS_WIDTH(v) ((v) & 0xffffu)
 #define V3D_TFU_IOS_HEIGHT(v) ((v) >> 16)
 #define V3D_TFU_COEF0_USECOEF (1u << 31)
+/* Encoders for the fields a job's author sets (the macros above read them). */
+#define V3D42_TFU_ICFG_TTYPE_SET(t) (((t) & 0x7fu) << 9)
+#define V3D71_TFU_ICFG_OTYPE_SET(t) (((t) & 0x7fu) << 16)
+#define V3D71_TFU_IOC_STRIDE_SET(s) ((uint32_t)(s) << 16)
+#define V3D_TFU_IOS(width, height) ((uint32_t)(height) << 16 | ((width) & 0xffffu))
 
 enum v3d_tfu_iformat {
 	V3D_TFU_IFORMAT_RASTER = 0, V3D_TFU_IFORMAT_SAND_128 = 1, V3D_TFU_IFORMAT_SAND_256 = 2,
