@@ -38,6 +38,21 @@ static void test_fields_71(void)
 	CHECK_EQ(f.opad, 0u);
 }
 
+/* What the encoders write, the decoder reads back. */
+static void test_encoders_round_trip(void)
+{
+	struct v3d_tfu_fields f;
+	v3d_tfu_fields(false, V3D42_TFU_ICFG_TTYPE_SET(113), 0x1000u, 0, V3D_TFU_IOS(640, 480), &f);
+	CHECK_EQ(f.ttype, 113u);
+	CHECK_EQ(f.width, 640u);
+	CHECK_EQ(f.height, 480u);
+	v3d_tfu_fields(true, V3D71_TFU_ICFG_OTYPE_SET(31), 0x1000u, V3D71_TFU_IOC_STRIDE_SET(1024), V3D_TFU_IOS(1, 2), &f);
+	CHECK_EQ(f.ttype, 31u);
+	CHECK_EQ(f.stride, 1024u);
+	CHECK_EQ(f.width, 1u);
+	CHECK_EQ(f.height, 2u);
+}
+
 static void test_formats(void)
 {
 	CHECK_EQ(v3d_tfu_iformat_memory(V3D_TFU_IFORMAT_RASTER), V3D_CL_MEMORY_RASTER);
@@ -81,6 +96,7 @@ int main(void)
 {
 	RUN_TEST(test_fields_42);
 	RUN_TEST(test_fields_71);
+	RUN_TEST(test_encoders_round_trip);
 	RUN_TEST(test_formats);
 	RUN_TEST(test_texture_types);
 	return test_finish();
