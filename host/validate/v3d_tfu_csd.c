@@ -43,21 +43,6 @@ static int check_surface(const struct v3dval_bo *bos, uint32_t nr_bos, enum v3dv
 				(unsigned long long)(len ? len : 1));
 }
 
-/* A TFU format's memory layout (ferry/hw/v3d_cl.h) as the validator's surface layout; false for
- * SAND and the reserved codes. */
-static bool tfu_layout(int memory, enum v3dval_layout *layout)
-{
-	switch (memory) {
-	case V3D_CL_MEMORY_RASTER: *layout = V3DVAL_LAYOUT_RASTER; return true;
-	case V3D_CL_MEMORY_LINEARTILE: *layout = V3DVAL_LAYOUT_LINEARTILE; return true;
-	case V3D_CL_MEMORY_UBLINEAR_1: *layout = V3DVAL_LAYOUT_UBLINEAR_1; return true;
-	case V3D_CL_MEMORY_UBLINEAR_2: *layout = V3DVAL_LAYOUT_UBLINEAR_2; return true;
-	case V3D_CL_MEMORY_UIF_NO_XOR: *layout = V3DVAL_LAYOUT_UIF; return true;
-	case V3D_CL_MEMORY_UIF_XOR: *layout = V3DVAL_LAYOUT_UIF_XOR; return true;
-	default: return false;
-	}
-}
-
 int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 			const struct v3dval_tfu_regs *regs, const struct v3dval_reloc *relocs,
 			uint32_t nr_relocs, struct v3dval_tfu_regs *out, struct v3dval_error *err)
@@ -90,9 +75,9 @@ int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 					"YUV input (ICA / IUA / USECOEF) is not validated");
 
 	enum v3dval_layout in_layout, out_layout;
-	if (!tfu_layout(v3d_tfu_iformat_memory(iformat), &in_layout))
+	if (!v3dval_layout_of(v3d_tfu_iformat_memory(iformat), &in_layout))
 		return v3dval_fail_regs(err, unit, V3DVAL_ERR_UNSUPPORTED, 0, "input format %u not validated", iformat);
-	if (!tfu_layout(v3d_tfu_oformat_memory(oformat), &out_layout))
+	if (!v3dval_layout_of(v3d_tfu_oformat_memory(oformat), &out_layout))
 		return v3dval_fail_regs(err, unit, V3DVAL_ERR_UNSUPPORTED, 0, "output format %u not validated", oformat);
 
 	/* IIS: pixels per row for raster input, the padded height in UIF blocks for UIF */
