@@ -143,7 +143,7 @@ static void decode_v3d_submit(const struct ferry_msg *m, struct session_bos *t, 
 			return;
 		o.buffers = bufs;
 		o.nr_buffers = nr;
-		struct v3d_decode_tfu r = { .icfg = s->icfg, .iia = s->iia, .iis = s->iis, .ica = s->ica,
+		struct v3d_tfu_regs r = { .icfg = s->icfg, .iia = s->iia, .iis = s->iis, .ica = s->ica,
 					    .iua = s->iua, .ioa = s->ioa, .ios = s->ios, .ioc = s->v71_ioc };
 		memcpy(r.coef, s->coef, sizeof(r.coef));
 		v3d_decode_tfu(stdout, &o, &r);

@@ -157,13 +157,13 @@ int demo_v3d(const char *gpu, const char *server, const char *ferryd_path)
 	/* The TFU copies dst -> out on its own queue, held by ferryd until the copy CL signaled. */
 	struct ferry_fence_ref after_copy = { .queue_id = ferry_queue_id(a.cl), .seqno = seqno };
 	struct ferry_bo *tfu_bos[] = { out.bo, dst.bo };
-	struct ferry_v3d_tfu t = { .iia = dst.addr, .iis = w, .ioa = out.addr, .ios = (h << 16) | w,
+	struct ferry_v3d_tfu t = { .iia = dst.addr, .iis = w, .ioa = out.addr, .ios = V3D_TFU_IOS(w, h),
 				   .bos = tfu_bos, .nr_bos = 2, .in_fences = &after_copy, .nr_in_fences = 1 };
 	if (ver >= 71) {
-		t.icfg = 4u << 16;
-		t.v71_ioc = w << 16;
+		t.icfg = V3D71_TFU_ICFG_OTYPE_SET(4); /* rgba8 */
+		t.v71_ioc = V3D71_TFU_IOC_STRIDE_SET(w);
 	} else {
-		t.icfg = 4u << 9;
+		t.icfg = V3D42_TFU_ICFG_TTYPE_SET(4);
 	}
 	uint32_t tfu_seqno = 0;
 	r = ferry_v3d_submit_tfu(a.tfu, &t, &tfu_seqno);

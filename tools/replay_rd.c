@@ -11,6 +11,7 @@
 #include "ferry/array.h"
 #include "ferry/uapi/msm_drm.h"
 #include "debug/rd_file.h"
+#include "ferry/hw/addr64.h"
 #include "replay.h"
 
 #define RD_CTX   1u
@@ -247,8 +248,8 @@ int replay_rd(struct replay *rp, const uint8_t *data, size_t len)
 				ret = FERRY_ARRAY_RESERVE(sub.bufs, sub.cap_bufs, sub.nr_bufs + 1, 16);
 			if (ret < 0)
 				break;
-			uint64_t hi = s.size >= 12 ? rd_u32(s.payload + 8) : 0;
-			sub.bufs[sub.nr_bufs++] = (struct rd_buffer){ .iova = hi << 32 | rd_u32(s.payload),
+			uint32_t hi = s.size >= 12 ? rd_u32(s.payload + 8) : 0;
+			sub.bufs[sub.nr_bufs++] = (struct rd_buffer){ .iova = hw_addr64(rd_u32(s.payload), hi),
 								      .size = rd_u32(s.payload + 4) };
 		} else if (s.type == RD_BUFFER_CONTENTS && sub.nr_bufs) {
 			sub.bufs[sub.nr_bufs - 1].contents = s.payload;
@@ -256,8 +257,8 @@ int replay_rd(struct replay *rp, const uint8_t *data, size_t len)
 		} else if (s.type == RD_CMDSTREAM_ADDR) {
 			if (sub.nr_cmds == sub.cap_cmds && (ret = FERRY_ARRAY_RESERVE(sub.cmds, sub.cap_cmds, sub.nr_cmds + 1, 16)) < 0)
 				break;
-			uint64_t hi = s.size >= 12 ? rd_u32(s.payload + 8) : 0;
-			sub.cmds[sub.nr_cmds++] = (struct rd_cmd){ .iova = hi << 32 | rd_u32(s.payload),
+			uint32_t hi = s.size >= 12 ? rd_u32(s.payload + 8) : 0;
+			sub.cmds[sub.nr_cmds++] = (struct rd_cmd){ .iova = hw_addr64(rd_u32(s.payload), hi),
 								   .dwords = rd_u32(s.payload + 4) };
 		}
 	}

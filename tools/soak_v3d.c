@@ -114,13 +114,13 @@ static int raster_cl(struct vclient *v, uint32_t dst_addr, const uint32_t *clear
 static int tfu_copy(struct vclient *v, uint32_t *seqno)
 {
 	struct ferry_bo *bos[] = { v->out.bo, v->dst.bo };
-	struct ferry_v3d_tfu t = { .iia = v->dst.addr, .iis = W, .ioa = v->out.addr, .ios = (H << 16) | W,
+	struct ferry_v3d_tfu t = { .iia = v->dst.addr, .iis = W, .ioa = v->out.addr, .ios = V3D_TFU_IOS(W, H),
 				   .bos = bos, .nr_bos = 2 };
 	if (v->ver >= 71) {
-		t.icfg = 4u << 16;
-		t.v71_ioc = W << 16;
+		t.icfg = V3D71_TFU_ICFG_OTYPE_SET(4); /* rgba8 */
+		t.v71_ioc = V3D71_TFU_IOC_STRIDE_SET(W);
 	} else {
-		t.icfg = 4u << 9;
+		t.icfg = V3D42_TFU_ICFG_TTYPE_SET(4);
 	}
 	return ferry_v3d_submit_tfu(v->tfu, &t, seqno);
 }
@@ -247,10 +247,10 @@ void soak_v3d_victim(const struct soak_env *env, int ready, int phase)
 			_exit(2);
 		struct ferry_fence_ref after = { ferry_queue_id(v.cl), seqno };
 		struct ferry_bo *bos[] = { v.out.bo, v.dst.bo };
-		struct ferry_v3d_tfu t = { .iia = v.dst.addr, .iis = W, .ioa = v.out.addr, .ios = (H << 16) | W,
+		struct ferry_v3d_tfu t = { .iia = v.dst.addr, .iis = W, .ioa = v.out.addr, .ios = V3D_TFU_IOS(W, H),
 					   .bos = bos, .nr_bos = 2, .in_fences = &after, .nr_in_fences = 1 };
-		t.icfg = v.ver >= 71 ? 4u << 16 : 4u << 9;
-		t.v71_ioc = v.ver >= 71 ? W << 16 : 0;
+		t.icfg = v.ver >= 71 ? V3D71_TFU_ICFG_OTYPE_SET(4) : V3D42_TFU_ICFG_TTYPE_SET(4); /* rgba8 */
+		t.v71_ioc = v.ver >= 71 ? V3D71_TFU_IOC_STRIDE_SET(W) : 0;
 		if (ferry_v3d_submit_tfu(v.tfu, &t, &tfu_seqno) < 0)
 			_exit(2);
 	}

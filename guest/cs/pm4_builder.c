@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "ferry/hw/addr64.h"
+
 void pm4_builder_init(struct pm4_builder *b, uint32_t *buf, uint32_t capacity_dwords)
 {
 	b->buf = buf;
@@ -56,9 +58,6 @@ void pm4_pkt7(struct pm4_builder *b, uint32_t opcode, const uint32_t *payload, u
 		b->buf[b->len++] = payload[i];
 }
 
-static inline uint32_t lo32(uint64_t v) { return (uint32_t)v; }
-static inline uint32_t hi32(uint64_t v) { return (uint32_t)(v >> 32); }
-
 void pm4_nop(struct pm4_builder *b, uint32_t padding_dwords)
 {
 	if (padding_dwords > PM4_TYPE7_MAX_COUNT) {
@@ -78,7 +77,7 @@ void pm4_ib(struct pm4_builder *b, uint64_t iova, uint32_t size_dwords)
 		fail(b, PM4_BUILDER_INVALID);
 		return;
 	}
-	PM4_PKT7(b, CP_INDIRECT_BUFFER, lo32(iova), hi32(iova), size_dwords);
+	PM4_PKT7(b, CP_INDIRECT_BUFFER, hw_addr64_lo(iova), hw_addr64_hi(iova), size_dwords);
 }
 
 void pm4_mem_write(struct pm4_builder *b, uint64_t iova, const uint32_t *values, uint32_t count)
@@ -90,8 +89,8 @@ void pm4_mem_write(struct pm4_builder *b, uint64_t iova, const uint32_t *values,
 	if (!reserve(b, 3 + count))
 		return;
 	b->buf[b->len++] = pm4_type7_hdr(CP_MEM_WRITE, 2 + count);
-	b->buf[b->len++] = lo32(iova);
-	b->buf[b->len++] = hi32(iova);
+	b->buf[b->len++] = hw_addr64_lo(iova);
+	b->buf[b->len++] = hw_addr64_hi(iova);
 	for (uint32_t i = 0; i < count; i++)
 		b->buf[b->len++] = values[i];
 }
@@ -103,13 +102,13 @@ void pm4_event_write(struct pm4_builder *b, uint32_t event)
 
 void pm4_event_write_ts(struct pm4_builder *b, uint32_t event, uint64_t iova, uint32_t value)
 {
-	PM4_PKT7(b, CP_EVENT_WRITE, CP_EVENT_WRITE_0_EVENT(event), lo32(iova), hi32(iova), value);
+	PM4_PKT7(b, CP_EVENT_WRITE, CP_EVENT_WRITE_0_EVENT(event), hw_addr64_lo(iova), hw_addr64_hi(iova), value);
 }
 
 void pm4_event_write_gpu_ts(struct pm4_builder *b, uint32_t event, uint64_t iova)
 {
-	PM4_PKT7(b, CP_EVENT_WRITE, CP_EVENT_WRITE_0_EVENT(event) | CP_EVENT_WRITE_0_TIMESTAMP, lo32(iova),
-		 hi32(iova), 0);
+	PM4_PKT7(b, CP_EVENT_WRITE, CP_EVENT_WRITE_0_EVENT(event) | CP_EVENT_WRITE_0_TIMESTAMP, hw_addr64_lo(iova),
+		 hw_addr64_hi(iova), 0);
 }
 
 void pm4_reg_to_mem(struct pm4_builder *b, uint32_t reg, uint32_t cnt, uint64_t iova, bool is_64b)
@@ -120,7 +119,7 @@ void pm4_reg_to_mem(struct pm4_builder *b, uint32_t reg, uint32_t cnt, uint64_t 
 	}
 	PM4_PKT7(b, CP_REG_TO_MEM,
 		 CP_REG_TO_MEM_0_REG(reg) | CP_REG_TO_MEM_0_CNT(cnt) | (is_64b ? CP_REG_TO_MEM_0_64B : 0),
-		 lo32(iova), hi32(iova));
+		 hw_addr64_lo(iova), hw_addr64_hi(iova));
 }
 
 void pm4_mem_to_reg(struct pm4_builder *b, uint32_t reg, uint32_t cnt, uint64_t iova)
@@ -129,13 +128,13 @@ void pm4_mem_to_reg(struct pm4_builder *b, uint32_t reg, uint32_t cnt, uint64_t 
 		fail(b, PM4_BUILDER_INVALID);
 		return;
 	}
-	PM4_PKT7(b, CP_MEM_TO_REG, CP_MEM_TO_REG_0_REG(reg) | CP_MEM_TO_REG_0_CNT(cnt), lo32(iova),
-		 hi32(iova));
+	PM4_PKT7(b, CP_MEM_TO_REG, CP_MEM_TO_REG_0_REG(reg) | CP_MEM_TO_REG_0_CNT(cnt), hw_addr64_lo(iova),
+		 hw_addr64_hi(iova));
 }
 
 void pm4_memcpy(struct pm4_builder *b, uint64_t dst, uint64_t src, uint32_t dwords)
 {
-	PM4_PKT7(b, CP_MEMCPY, dwords, lo32(src), hi32(src), lo32(dst), hi32(dst));
+	PM4_PKT7(b, CP_MEMCPY, dwords, hw_addr64_lo(src), hw_addr64_hi(src), hw_addr64_lo(dst), hw_addr64_hi(dst));
 }
 
 static void wait_reg_mem(struct pm4_builder *b, enum cp_wait_function function, enum cp_poll_source poll,
@@ -146,7 +145,7 @@ static void wait_reg_mem(struct pm4_builder *b, enum cp_wait_function function, 
 		return;
 	}
 	PM4_PKT7(b, CP_WAIT_REG_MEM, CP_WAIT_REG_MEM_0_FUNCTION(function) | CP_WAIT_REG_MEM_0_POLL(poll),
-		 lo32(addr), hi32(addr), ref, mask, 16 /* DELAY_LOOP_CYCLES, as Mesa uses */);
+		 hw_addr64_lo(addr), hw_addr64_hi(addr), ref, mask, 16 /* DELAY_LOOP_CYCLES, as Mesa uses */);
 }
 
 void pm4_wait_mem(struct pm4_builder *b, enum cp_wait_function function, uint64_t iova, uint32_t ref,
@@ -181,12 +180,12 @@ void pm4_ib_chain(struct pm4_builder *b, uint64_t iova, uint32_t size_dwords)
 		fail(b, PM4_BUILDER_INVALID);
 		return;
 	}
-	PM4_PKT7(b, CP_INDIRECT_BUFFER_CHAIN, lo32(iova), hi32(iova), size_dwords);
+	PM4_PKT7(b, CP_INDIRECT_BUFFER_CHAIN, hw_addr64_lo(iova), hw_addr64_hi(iova), size_dwords);
 }
 
 void pm4_wait_mem_gte(struct pm4_builder *b, uint64_t iova, uint32_t ref)
 {
-	PM4_PKT7(b, CP_WAIT_MEM_GTE, 0, lo32(iova), hi32(iova), ref);
+	PM4_PKT7(b, CP_WAIT_MEM_GTE, 0, hw_addr64_lo(iova), hw_addr64_hi(iova), ref);
 }
 
 void pm4_reg_rmw(struct pm4_builder *b, uint32_t reg, uint32_t and_mask, uint32_t value, uint32_t rotate,
@@ -211,11 +210,11 @@ void pm4_mem_to_mem(struct pm4_builder *b, uint64_t dst, const uint64_t *srcs, u
 	}
 	uint32_t p[3 + 2 * 16];
 	p[0] = neg_mask | (is_64b ? CP_MEM_TO_MEM_0_DOUBLE : 0);
-	p[1] = lo32(dst);
-	p[2] = hi32(dst);
+	p[1] = hw_addr64_lo(dst);
+	p[2] = hw_addr64_hi(dst);
 	for (uint32_t i = 0; i < nr_srcs; i++) {
-		p[3 + 2 * i] = lo32(srcs[i]);
-		p[4 + 2 * i] = hi32(srcs[i]);
+		p[3 + 2 * i] = hw_addr64_lo(srcs[i]);
+		p[4 + 2 * i] = hw_addr64_hi(srcs[i]);
 	}
 	pm4_pkt7(b, CP_MEM_TO_MEM, p, 3 + 2 * nr_srcs);
 }
@@ -241,8 +240,8 @@ void pm4_set_draw_state(struct pm4_builder *b, uint32_t group, uint32_t modes, u
 		return;
 	}
 	PM4_PKT7(b, CP_SET_DRAW_STATE,
-		 CP_SET_DRAW_STATE_0_COUNT(count) | modes | flags | CP_SET_DRAW_STATE_0_GROUP_ID(group), lo32(iova),
-		 hi32(iova));
+		 CP_SET_DRAW_STATE_0_COUNT(count) | modes | flags | CP_SET_DRAW_STATE_0_GROUP_ID(group),
+		 hw_addr64_lo(iova), hw_addr64_hi(iova));
 }
 
 void pm4_set_draw_state_disable_all(struct pm4_builder *b)
@@ -280,13 +279,13 @@ void pm4_draw_indexed(struct pm4_builder *b, uint32_t prim, uint32_t index_size,
 		return;
 	}
 	PM4_PKT7(b, CP_DRAW_INDX_OFFSET, initiator(prim, DI_SRC_SEL_DMA, f), 1, num_indices, first_index,
-		 lo32(index_iova), hi32(index_iova), max_indices);
+		 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices);
 }
 
 void pm4_draw_indirect(struct pm4_builder *b, uint32_t prim, uint64_t indirect_iova)
 {
-	PM4_PKT7(b, CP_DRAW_INDIRECT, initiator(prim, DI_SRC_SEL_AUTO_INDEX, 0), lo32(indirect_iova),
-		 hi32(indirect_iova));
+	PM4_PKT7(b, CP_DRAW_INDIRECT, initiator(prim, DI_SRC_SEL_AUTO_INDEX, 0), hw_addr64_lo(indirect_iova),
+		 hw_addr64_hi(indirect_iova));
 }
 
 void pm4_draw_indx_indirect(struct pm4_builder *b, uint32_t prim, uint32_t index_size, uint64_t index_iova,
@@ -297,8 +296,8 @@ void pm4_draw_indx_indirect(struct pm4_builder *b, uint32_t prim, uint32_t index
 		fail(b, PM4_BUILDER_INVALID);
 		return;
 	}
-	PM4_PKT7(b, CP_DRAW_INDX_INDIRECT, initiator(prim, DI_SRC_SEL_DMA, f), lo32(index_iova), hi32(index_iova),
-		 max_indices, lo32(indirect_iova), hi32(indirect_iova));
+	PM4_PKT7(b, CP_DRAW_INDX_INDIRECT, initiator(prim, DI_SRC_SEL_DMA, f), hw_addr64_lo(index_iova),
+		 hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova));
 }
 
 void pm4_draw_indirect_multi(struct pm4_builder *b, uint32_t prim, uint32_t draw_count, uint64_t indirect_iova,
@@ -307,10 +306,11 @@ void pm4_draw_indirect_multi(struct pm4_builder *b, uint32_t prim, uint32_t draw
 	uint32_t d0 = initiator(prim, DI_SRC_SEL_AUTO_INDEX, 0);
 	if (count_iova)
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDIRECT_COUNT),
-			 draw_count, lo32(indirect_iova), hi32(indirect_iova), lo32(count_iova), hi32(count_iova), stride);
+			 draw_count, hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova), hw_addr64_lo(count_iova),
+			 hw_addr64_hi(count_iova), stride);
 	else
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_NORMAL), draw_count,
-			 lo32(indirect_iova), hi32(indirect_iova), stride);
+			 hw_addr64_lo(indirect_iova), hw_addr64_hi(indirect_iova), stride);
 }
 
 void pm4_draw_indirect_multi_indexed(struct pm4_builder *b, uint32_t prim, uint32_t index_size,
@@ -326,19 +326,19 @@ void pm4_draw_indirect_multi_indexed(struct pm4_builder *b, uint32_t prim, uint3
 	if (count_iova)
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0,
 			 CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDIRECT_COUNT_INDEXED), draw_count,
-			 lo32(index_iova), hi32(index_iova), max_indices, lo32(indirect_iova), hi32(indirect_iova),
-			 lo32(count_iova), hi32(count_iova), stride);
+			 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova),
+			 hw_addr64_hi(indirect_iova), hw_addr64_lo(count_iova), hw_addr64_hi(count_iova), stride);
 	else
 		PM4_PKT7(b, CP_DRAW_INDIRECT_MULTI, d0, CP_DRAW_INDIRECT_MULTI_1_OPCODE(INDIRECT_OP_INDEXED), draw_count,
-			 lo32(index_iova), hi32(index_iova), max_indices, lo32(indirect_iova), hi32(indirect_iova),
-			 stride);
+			 hw_addr64_lo(index_iova), hw_addr64_hi(index_iova), max_indices, hw_addr64_lo(indirect_iova),
+			 hw_addr64_hi(indirect_iova), stride);
 }
 
 void pm4_draw_auto(struct pm4_builder *b, uint32_t prim, uint32_t num_instances, uint64_t count_iova,
 		   uint32_t offset, uint32_t stride)
 {
-	PM4_PKT7(b, CP_DRAW_AUTO, initiator(prim, DI_SRC_SEL_AUTO_XFB, 0), num_instances, lo32(count_iova),
-		 hi32(count_iova), offset, stride);
+	PM4_PKT7(b, CP_DRAW_AUTO, initiator(prim, DI_SRC_SEL_AUTO_XFB, 0), num_instances, hw_addr64_lo(count_iova),
+		 hw_addr64_hi(count_iova), offset, stride);
 }
 
 static void cond_exec(struct pm4_builder *b, uint32_t dw0, uint32_t dwords)

@@ -3,6 +3,7 @@
 #ifndef FERRY_DEBUG_PM4_DECODE_PRIV_H
 #define FERRY_DEBUG_PM4_DECODE_PRIV_H
 
+#include "ferry/hw/addr64.h"
 #include "pm4_decode.h"
 
 #define PM4_DECODE_DEPTH_CAP 8u /* nested streams below the top, whatever the options ask */
@@ -39,7 +40,5 @@ void pm4_follow(struct pm4_dec *d, const char *kind, uint64_t iova, uint64_t siz
 
 /* Type-7 payload decoders (pm4_packets.c): field lines for packets ferry knows, hex otherwise. */
 void pm4_decode_type7_payload(struct pm4_dec *d, const struct pm4_pkt *pkt);
-
-static inline uint64_t pm4_addr64(uint32_t lo, uint32_t hi) { return (uint64_t)hi << 32 | lo; }
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "ferry/hw/adreno_pm4_payload.h"
 #include "pm4_decode_priv.h"
 
 static bool need(struct pm4_dec *d, const struct pm4_pkt *k, uint32_t min)
@@ -102,13 +103,13 @@ static void decode_nop(struct pm4_dec *d, const struct pm4_pkt *k)
 
 static void decode_ib(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_INDIRECT_BUFFER_LEN))
 		return;
-	uint64_t base = pm4_addr64(k->p[0], k->p[1]);
-	uint32_t size = k->p[2] & CP_INDIRECT_BUFFER_2_SIZE_MASK;
+	uint64_t base = hw_addr64_at(k->p + CP_INDIRECT_BUFFER_BASE_DW);
+	uint32_t size = k->p[CP_INDIRECT_BUFFER_SIZE_DW] & CP_INDIRECT_BUFFER_2_SIZE_MASK;
 	pm4_line_addr(d, "ib", base);
 	pm4_line(d, "size: %u dwords", size);
-	rest_as_hex(d, k, 3);
+	rest_as_hex(d, k, CP_INDIRECT_BUFFER_LEN);
 	char kind[32];
 	/* A chain jumps at the same level; IB and IB_PFD go one level down. */
 	unsigned level = k->opcode == CP_INDIRECT_BUFFER_CHAIN ? k->level : k->level + 1;
@@ -118,65 +119,71 @@ static void decode_ib(struct pm4_dec *d, const struct pm4_pkt *k)
 
 static void decode_mem_write(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 2))
+	if (!need(d, k, CP_MEM_WRITE_LEN))
 		return;
-	pm4_line_addr(d, "addr", pm4_addr64(k->p[0], k->p[1]));
-	for (uint32_t i = 2; i < k->count; i++)
-		pm4_line(d, "data[%u]: 0x%08x", i - 2, k->p[i]);
+	pm4_line_addr(d, "addr", hw_addr64_at(k->p + CP_MEM_WRITE_ADDR_DW));
+	for (uint32_t i = CP_MEM_WRITE_DATA_DW; i < k->count; i++)
+		pm4_line(d, "data[%u]: 0x%08x", i - CP_MEM_WRITE_DATA_DW, k->p[i]);
 }
 
 static void decode_event_write(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 1))
+	if (!need(d, k, CP_EVENT_WRITE_LEN))
 		return;
 	uint32_t ev = CP_EVENT_WRITE_0_EVENT(k->p[0]);
 	const char *name = pm4_decode_event_name(ev);
 	pm4_line(d, "event: %s (0x%02x)%s%s", name ? name : "UNKNOWN", ev,
 		 k->p[0] & CP_EVENT_WRITE_0_TIMESTAMP ? " TIMESTAMP" : "",
 		 k->p[0] & CP_EVENT_WRITE_0_IRQ ? " IRQ" : "");
-	if (k->count >= 3)
-		pm4_line_addr(d, "addr", pm4_addr64(k->p[1], k->p[2]));
-	if (k->count >= 4)
-		pm4_line(d, "value: 0x%08x (%u)", k->p[3], k->p[3]);
-	rest_as_hex(d, k, k->count < 4 ? (k->count >= 3 ? 3 : 1) : 4);
+	uint32_t decoded = CP_EVENT_WRITE_LEN;
+	if (k->count >= CP_EVENT_WRITE_ADDR_LEN) {
+		pm4_line_addr(d, "addr", hw_addr64_at(k->p + CP_EVENT_WRITE_ADDR_DW));
+		decoded = CP_EVENT_WRITE_ADDR_LEN;
+	}
+	if (k->count >= CP_EVENT_WRITE_VALUE_LEN) {
+		uint32_t v = k->p[CP_EVENT_WRITE_VALUE_DW];
+		pm4_line(d, "value: 0x%08x (%u)", v, v);
+		decoded = CP_EVENT_WRITE_VALUE_LEN;
+	}
+	rest_as_hex(d, k, decoded);
 }
 
 static void decode_reg_to_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_REG_TO_MEM_LEN))
 		return;
 	uint32_t d0 = k->p[0];
 	reg_field(d, "reg", CP_REG_TO_MEM_0_REG(d0));
 	pm4_line(d, "cnt: %u%s%s", CP_REG_TO_MEM_0_GET_CNT(d0), d0 & CP_REG_TO_MEM_0_64B ? " 64B" : "",
 		 d0 & CP_REG_TO_MEM_0_ACCUMULATE ? " ACCUMULATE" : "");
-	pm4_line_addr(d, "dest", pm4_addr64(k->p[1], k->p[2]));
-	rest_as_hex(d, k, 3);
+	pm4_line_addr(d, "dest", hw_addr64_at(k->p + CP_REG_TO_MEM_DEST_DW));
+	rest_as_hex(d, k, CP_REG_TO_MEM_LEN);
 }
 
 static void decode_mem_to_reg(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_MEM_TO_REG_LEN))
 		return;
 	uint32_t d0 = k->p[0];
 	reg_field(d, "reg", CP_MEM_TO_REG_0_REG(d0));
 	pm4_line(d, "cnt: %u%s", CP_MEM_TO_REG_0_GET_CNT(d0), d0 & CP_MEM_TO_REG_0_SHIFT_BY_2 ? " SHIFT_BY_2" : "");
-	pm4_line_addr(d, "src", pm4_addr64(k->p[1], k->p[2]));
-	rest_as_hex(d, k, 3);
+	pm4_line_addr(d, "src", hw_addr64_at(k->p + CP_MEM_TO_REG_SRC_DW));
+	rest_as_hex(d, k, CP_MEM_TO_REG_LEN);
 }
 
 static void decode_memcpy(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 5))
+	if (!need(d, k, CP_MEMCPY_LEN))
 		return;
-	pm4_line(d, "dwords: %u", k->p[0]);
-	pm4_line_addr(d, "src", pm4_addr64(k->p[1], k->p[2]));
-	pm4_line_addr(d, "dst", pm4_addr64(k->p[3], k->p[4]));
-	rest_as_hex(d, k, 5);
+	pm4_line(d, "dwords: %u", k->p[CP_MEMCPY_DWORDS_DW]);
+	pm4_line_addr(d, "src", hw_addr64_at(k->p + CP_MEMCPY_SRC_DW));
+	pm4_line_addr(d, "dst", hw_addr64_at(k->p + CP_MEMCPY_DST_DW));
+	rest_as_hex(d, k, CP_MEMCPY_LEN);
 }
 
 static void decode_wait_reg_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 5))
+	if (!need(d, k, CP_WAIT_REG_MEM_LEN))
 		return;
 	static const char *const poll_names[] = {
 		[POLL_REGISTER] = "REGISTER", [POLL_MEMORY] = "MEMORY", [POLL_SCRATCH] = "SCRATCH",
@@ -187,35 +194,37 @@ static void decode_wait_reg_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 	pm4_line(d, "function: %s%s poll: %s%s", wait_function_name(CP_WAIT_REG_MEM_0_FUNCTION(d0)),
 		 d0 & CP_WAIT_REG_MEM_0_SIGNED ? " (signed)" : "", poll_names[poll],
 		 d0 & CP_WAIT_REG_MEM_0_WRITE_MEMORY ? " WRITE_MEMORY" : "");
+	const uint32_t *poll_addr = k->p + CP_WAIT_REG_MEM_POLL_ADDR_DW;
 	if (poll == POLL_MEMORY)
-		pm4_line_addr(d, "poll_addr", pm4_addr64(k->p[1], k->p[2]));
+		pm4_line_addr(d, "poll_addr", hw_addr64_at(poll_addr));
 	else if (poll == POLL_REGISTER)
-		reg_field(d, "poll_reg", k->p[1] & PM4_PAYLOAD_REG_MASK);
+		reg_field(d, "poll_reg", poll_addr[0] & PM4_PAYLOAD_REG_MASK);
 	else
-		pm4_line(d, "poll_addr: 0x%08x 0x%08x", k->p[1], k->p[2]);
-	pm4_line(d, "ref: 0x%08x mask: 0x%08x", k->p[3], k->p[4]);
-	if (k->count >= 6)
-		pm4_line(d, "delay_loop_cycles: %u", k->p[5]);
-	rest_as_hex(d, k, k->count >= 6 ? 6 : 5);
+		pm4_line(d, "poll_addr: 0x%08x 0x%08x", poll_addr[0], poll_addr[1]);
+	pm4_line(d, "ref: 0x%08x mask: 0x%08x", k->p[CP_WAIT_REG_MEM_REF_DW], k->p[CP_WAIT_REG_MEM_MASK_DW]);
+	bool delay = k->count >= CP_WAIT_REG_MEM_DELAY_LEN;
+	if (delay)
+		pm4_line(d, "delay_loop_cycles: %u", k->p[CP_WAIT_REG_MEM_DELAY_DW]);
+	rest_as_hex(d, k, delay ? CP_WAIT_REG_MEM_DELAY_LEN : CP_WAIT_REG_MEM_LEN);
 }
 
 static void decode_wait_mem_gte(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 4))
+	if (!need(d, k, CP_WAIT_MEM_GTE_LEN))
 		return;
-	pm4_line_addr(d, "poll_addr", pm4_addr64(k->p[1], k->p[2]));
-	pm4_line(d, "ref: 0x%08x (wait until *poll_addr >= ref, signed)", k->p[3]);
-	rest_as_hex(d, k, 4);
+	pm4_line_addr(d, "poll_addr", hw_addr64_at(k->p + CP_WAIT_MEM_GTE_POLL_ADDR_DW));
+	pm4_line(d, "ref: 0x%08x (wait until *poll_addr >= ref, signed)", k->p[CP_WAIT_MEM_GTE_REF_DW]);
+	rest_as_hex(d, k, CP_WAIT_MEM_GTE_LEN);
 }
 
 static void decode_set_draw_state(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	uint32_t groups = k->count / 3;
+	uint32_t groups = k->count / CP_SET_DRAW_STATE_GROUP_LEN;
 	for (uint32_t g = 0; g < groups; g++) {
-		const uint32_t *e = k->p + 3 * g;
-		uint32_t d0 = e[0];
+		const uint32_t *e = k->p + CP_SET_DRAW_STATE_GROUP_LEN * g;
+		uint32_t d0 = e[CP_SET_DRAW_STATE_GROUP_HDR_DW];
 		uint32_t id = CP_SET_DRAW_STATE_0_GET_GROUP_ID(d0), count = CP_SET_DRAW_STATE_0_GET_COUNT(d0);
-		uint64_t addr = pm4_addr64(e[1], e[2]);
+		uint64_t addr = hw_addr64_at(e + CP_SET_DRAW_STATE_GROUP_ADDR_DW);
 		char a[160];
 		pm4_decode_format_addr(a, sizeof(a), d->opts->bos, d->opts->nr_bos, addr);
 		pm4_line(d, "group %u: count %u%s%s%s%s%s%s addr %s", id, count,
@@ -229,9 +238,9 @@ static void decode_set_draw_state(struct pm4_dec *d, const struct pm4_pkt *k)
 			pm4_follow(d, kind, addr, count, k->level + 1);
 		}
 	}
-	if (k->count % 3)
-		pm4_line(d, "!! %u trailing dwords do not make a whole group", k->count % 3);
-	rest_as_hex(d, k, groups * 3);
+	if (k->count % CP_SET_DRAW_STATE_GROUP_LEN)
+		pm4_line(d, "!! %u trailing dwords do not make a whole group", k->count % CP_SET_DRAW_STATE_GROUP_LEN);
+	rest_as_hex(d, k, groups * CP_SET_DRAW_STATE_GROUP_LEN);
 }
 
 static void decode_draw_indx_offset(struct pm4_dec *d, const struct pm4_pkt *k)
@@ -245,27 +254,29 @@ static void decode_draw_indx_offset(struct pm4_dec *d, const struct pm4_pkt *k)
 		[INDEX4_SIZE_8_BIT] = "8_BIT", [INDEX4_SIZE_16_BIT] = "16_BIT", [INDEX4_SIZE_32_BIT] = "32_BIT",
 		[3] = "INVALID",
 	};
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_DRAW_INDX_OFFSET_LEN))
 		return;
-	uint32_t i0 = k->p[0];
+	uint32_t i0 = k->p[CP_DRAW_INITIATOR_DW];
 	pm4_line(d, "initiator: prim_type %u source_select %s vis_cull %u index_size %s patch_type %u%s%s",
 		 CP_DRAW_INITIATOR_GET_PRIM_TYPE(i0), src_names[CP_DRAW_INITIATOR_GET_SOURCE_SELECT(i0)],
 		 CP_DRAW_INITIATOR_GET_VIS_CULL(i0), size_names[CP_DRAW_INITIATOR_GET_INDEX_SIZE(i0)],
 		 CP_DRAW_INITIATOR_GET_PATCH_TYPE(i0), i0 & CP_DRAW_INITIATOR_GS_ENABLE ? " GS_ENABLE" : "",
 		 i0 & CP_DRAW_INITIATOR_TESS_ENABLE ? " TESS_ENABLE" : "");
-	pm4_line(d, "num_instances: %u num_indices: %u", k->p[1], k->p[2]);
-	uint32_t decoded = 3;
-	if (k->count >= 4) {
-		pm4_line(d, "first_indx: %u", k->p[3]);
-		decoded = 4;
+	pm4_line(d, "num_instances: %u num_indices: %u", k->p[CP_DRAW_INDX_OFFSET_NUM_INSTANCES_DW],
+		 k->p[CP_DRAW_INDX_OFFSET_NUM_INDICES_DW]);
+	/* The optional fields, each shown when the payload reaches past it. */
+	uint32_t decoded = CP_DRAW_INDX_OFFSET_LEN;
+	if (k->count > CP_DRAW_INDX_OFFSET_FIRST_INDX_DW) {
+		pm4_line(d, "first_indx: %u", k->p[CP_DRAW_INDX_OFFSET_FIRST_INDX_DW]);
+		decoded = CP_DRAW_INDX_OFFSET_FIRST_INDX_DW + 1;
 	}
-	if (k->count >= 6) {
-		pm4_line_addr(d, "indx_base", pm4_addr64(k->p[4], k->p[5]));
-		decoded = 6;
+	if (k->count > CP_DRAW_INDX_OFFSET_INDX_BASE_DW + 1) {
+		pm4_line_addr(d, "indx_base", hw_addr64_at(k->p + CP_DRAW_INDX_OFFSET_INDX_BASE_DW));
+		decoded = CP_DRAW_INDX_OFFSET_INDX_BASE_DW + 2;
 	}
-	if (k->count >= 7) {
-		pm4_line(d, "max_indices: %u", k->p[6]);
-		decoded = 7;
+	if (k->count > CP_DRAW_INDX_OFFSET_MAX_INDICES_DW) {
+		pm4_line(d, "max_indices: %u", k->p[CP_DRAW_INDX_OFFSET_MAX_INDICES_DW]);
+		decoded = CP_DRAW_INDX_OFFSET_MAX_INDICES_DW + 1;
 	}
 	rest_as_hex(d, k, decoded);
 }
@@ -280,7 +291,7 @@ static void decode_set_marker(struct pm4_dec *d, const struct pm4_pkt *k)
 		NAME(RM6_IB1LIST_START),    NAME(RM6_IB1LIST_END),
 	};
 #undef NAME
-	if (!need(d, k, 1))
+	if (!need(d, k, CP_DW0_LEN))
 		return;
 	uint32_t d0 = k->p[0];
 	if (d0 & CP_SET_MARKER_0_IFPC_MODE) {
@@ -295,78 +306,80 @@ static void decode_set_marker(struct pm4_dec *d, const struct pm4_pkt *k)
 			d->stats->privileged++;
 		}
 	}
-	rest_as_hex(d, k, 1);
+	rest_as_hex(d, k, CP_DW0_LEN);
 }
 
 static void decode_reg_rmw(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_REG_RMW_LEN))
 		return;
-	uint32_t d0 = k->p[0];
+	uint32_t d0 = k->p[0], src0 = k->p[CP_REG_RMW_SRC0_DW], src1 = k->p[CP_REG_RMW_SRC1_DW];
 	reg_field(d, "dst_reg", CP_REG_RMW_0_DST_REG(d0));
 	if (d0 & CP_REG_RMW_0_SRC0_IS_REG)
-		reg_field(d, "src0 (and-mask) reg", k->p[1] & PM4_PAYLOAD_REG_MASK);
+		reg_field(d, "src0 (and-mask) reg", src0 & PM4_PAYLOAD_REG_MASK);
 	else
-		pm4_line(d, "src0 (and-mask): 0x%08x", k->p[1]);
+		pm4_line(d, "src0 (and-mask): 0x%08x", src0);
 	if (d0 & CP_REG_RMW_0_SRC1_IS_REG)
-		reg_field(d, d0 & CP_REG_RMW_0_SRC1_ADD ? "src1 (add) reg" : "src1 (or) reg",
-			  k->p[2] & PM4_PAYLOAD_REG_MASK);
+		reg_field(d, d0 & CP_REG_RMW_0_SRC1_ADD ? "src1 (add) reg" : "src1 (or) reg", src1 & PM4_PAYLOAD_REG_MASK);
 	else
-		pm4_line(d, "src1 (%s): 0x%08x", d0 & CP_REG_RMW_0_SRC1_ADD ? "add" : "or", k->p[2]);
+		pm4_line(d, "src1 (%s): 0x%08x", d0 & CP_REG_RMW_0_SRC1_ADD ? "add" : "or", src1);
 	pm4_line(d, "rotate: %u", CP_REG_RMW_0_GET_ROTATE(d0));
-	rest_as_hex(d, k, 3);
+	rest_as_hex(d, k, CP_REG_RMW_LEN);
 }
 
 static void decode_mem_to_mem(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_MEM_TO_MEM_LEN))
 		return;
 	uint32_t d0 = k->p[0];
 	pm4_line(d, "flags:%s%s%s%s%s%s", d0 & CP_MEM_TO_MEM_0_NEG_A ? " NEG_A" : "",
 		 d0 & CP_MEM_TO_MEM_0_NEG_B ? " NEG_B" : "", d0 & CP_MEM_TO_MEM_0_NEG_C ? " NEG_C" : "",
 		 d0 & CP_MEM_TO_MEM_0_DOUBLE ? " DOUBLE" : "",
 		 d0 & CP_MEM_TO_MEM_0_WAIT_FOR_MEM_WRITES ? " WAIT_FOR_MEM_WRITES" : "", d0 ? "" : " none");
-	pm4_line_addr(d, "dst", pm4_addr64(k->p[1], k->p[2]));
-	uint32_t i = 3, src = 0;
+	pm4_line_addr(d, "dst", hw_addr64_at(k->p + CP_MEM_TO_MEM_DST_DW));
+	uint32_t i = CP_MEM_TO_MEM_SRC_DW, src = 0;
 	for (; i + 1 < k->count; i += 2, src++) {
 		char label[16];
 		if (src < 3)
 			snprintf(label, sizeof(label), "src_%c", 'a' + (int)src);
 		else
 			snprintf(label, sizeof(label), "src[%u]", src);
-		pm4_line_addr(d, label, pm4_addr64(k->p[i], k->p[i + 1]));
+		pm4_line_addr(d, label, hw_addr64_at(k->p + i));
 	}
 	rest_as_hex(d, k, i);
 }
 
 static void decode_cond_reg_exec(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 2))
+	if (!need(d, k, CP_COND_REG_EXEC_LEN))
 		return;
-	uint32_t d0 = k->p[0], mode = CP_COND_REG_EXEC_0_GET_MODE(d0), decoded = 2, dwords;
+	uint32_t d0 = k->p[0], mode = CP_COND_REG_EXEC_0_GET_MODE(d0), decoded = CP_COND_REG_EXEC_LEN, dwords;
 	switch (mode) {
 	case PRED_TEST:
 		pm4_line(d, "mode: PRED_TEST pred_bit %u", CP_COND_REG_EXEC_0_GET_PRED_BIT(d0));
-		dwords = k->p[1] & CP_COND_REG_EXEC_DWORDS_MASK;
+		dwords = k->p[CP_COND_REG_EXEC_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK;
 		break;
 	case RENDER_MODE:
 		pm4_line(d, "mode: RENDER_MODE passes for:%s%s%s", d0 & CP_COND_REG_EXEC_0_BINNING ? " BINNING" : "",
 			 d0 & CP_COND_REG_EXEC_0_GMEM ? " GMEM" : "", d0 & CP_COND_REG_EXEC_0_SYSMEM ? " SYSMEM" : "");
-		dwords = k->p[1] & CP_COND_REG_EXEC_DWORDS_MASK;
+		dwords = k->p[CP_COND_REG_EXEC_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK;
 		break;
 	case REG_COMPARE:
-		if (!need(d, k, 3))
+		if (!need(d, k, CP_COND_REG_EXEC_COMPARE_LEN))
 			return;
 		reg_field(d, "mode: REG_COMPARE reg0", CP_COND_REG_EXEC_0_REG0(d0));
-		reg_field(d, "reg1", k->p[1] & PM4_PAYLOAD_REG_MASK);
-		dwords = k->p[2] & CP_COND_REG_EXEC_DWORDS_MASK;
-		decoded = 3;
+		reg_field(d, "reg1", k->p[CP_COND_REG_EXEC_REG1_DW] & PM4_PAYLOAD_REG_MASK);
+		dwords = k->p[CP_COND_REG_EXEC_COMPARE_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK;
+		decoded = CP_COND_REG_EXEC_COMPARE_LEN;
 		break;
-	default:
+	default: {
 		pm4_line(d, "mode: %u (unknown on a6xx)", mode);
-		dwords = k->p[k->count >= 3 ? 2 : 1] & CP_COND_REG_EXEC_DWORDS_MASK;
-		decoded = k->count >= 3 ? 3 : 2;
+		bool compare = k->count >= CP_COND_REG_EXEC_COMPARE_LEN;
+		dwords = k->p[compare ? CP_COND_REG_EXEC_COMPARE_DWORDS_DW : CP_COND_REG_EXEC_DWORDS_DW] &
+			 CP_COND_REG_EXEC_DWORDS_MASK;
+		decoded = compare ? CP_COND_REG_EXEC_COMPARE_LEN : CP_COND_REG_EXEC_LEN;
 		break;
+	}
 	}
 	pm4_line(d, "conditionally executes the next %u dwords", dwords);
 	rest_as_hex(d, k, decoded);
@@ -378,26 +391,27 @@ static void decode_set_amble(struct pm4_dec *d, const struct pm4_pkt *k)
 		[PREAMBLE_AMBLE_TYPE] = "PREAMBLE", [BIN_PREAMBLE_AMBLE_TYPE] = "BIN_PREAMBLE",
 		[POSTAMBLE_AMBLE_TYPE] = "POSTAMBLE", [KMD_AMBLE_TYPE] = "KMD",
 	};
-	if (!need(d, k, 3))
+	if (!need(d, k, CP_SET_AMBLE_LEN))
 		return;
-	pm4_line_addr(d, "addr", pm4_addr64(k->p[0], k->p[1]));
-	uint32_t type = CP_SET_AMBLE_2_GET_TYPE(k->p[2]);
-	pm4_line(d, "dwords: %u type: %s", CP_SET_AMBLE_2_DWORDS(k->p[2]), types[type]);
+	pm4_line_addr(d, "addr", hw_addr64_at(k->p + CP_SET_AMBLE_ADDR_DW));
+	uint32_t size = k->p[CP_SET_AMBLE_SIZE_DW], type = CP_SET_AMBLE_2_GET_TYPE(size);
+	pm4_line(d, "dwords: %u type: %s", CP_SET_AMBLE_2_DWORDS(size), types[type]);
 	if (type == KMD_AMBLE_TYPE) {
 		pm4_line(d, "!! privileged amble type: only the kernel's ringbuffer sets it");
 		d->stats->privileged++;
 	}
-	rest_as_hex(d, k, 3);
+	rest_as_hex(d, k, CP_SET_AMBLE_LEN);
 }
 
 static void decode_smmu_table_update(struct pm4_dec *d, const struct pm4_pkt *k)
 {
-	if (!need(d, k, 4))
+	if (!need(d, k, CP_SMMU_TABLE_UPDATE_LEN))
 		return;
+	const uint32_t *ttbr0 = k->p + CP_SMMU_TABLE_UPDATE_TTBR0_DW;
 	pm4_line(d, "ttbr0: 0x%04x%08x asid: %u contextidr: 0x%08x contextbank: %u",
-		 CP_SMMU_TABLE_UPDATE_1_TTBR0_HI(k->p[1]), k->p[0], CP_SMMU_TABLE_UPDATE_1_GET_ASID(k->p[1]), k->p[2],
-		 k->p[3]);
-	rest_as_hex(d, k, 4);
+		 CP_SMMU_TABLE_UPDATE_1_TTBR0_HI(ttbr0[1]), ttbr0[0], CP_SMMU_TABLE_UPDATE_1_GET_ASID(ttbr0[1]),
+		 k->p[CP_SMMU_TABLE_UPDATE_CONTEXTIDR_DW], k->p[CP_SMMU_TABLE_UPDATE_CONTEXTBANK_DW]);
+	rest_as_hex(d, k, CP_SMMU_TABLE_UPDATE_LEN);
 }
 
 void pm4_decode_type7_payload(struct pm4_dec *d, const struct pm4_pkt *k)
@@ -423,9 +437,9 @@ void pm4_decode_type7_payload(struct pm4_dec *d, const struct pm4_pkt *k)
 	case CP_SET_AMBLE: decode_set_amble(d, k); break;
 	case CP_SMMU_TABLE_UPDATE: decode_smmu_table_update(d, k); break;
 	case CP_SET_PROTECTED_MODE:
-		if (need(d, k, 1)) {
+		if (need(d, k, CP_DW0_LEN)) {
 			pm4_line(d, "protected mode: %s", k->p[0] ? "on" : "off");
-			rest_as_hex(d, k, 1);
+			rest_as_hex(d, k, CP_DW0_LEN);
 		}
 		break;
 	default: pm4_hexdump(d, k->p, 0, k->count); break;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ferry/array.h"
+#include "ferry/hw/addr64.h"
 #include "pm4_decode.h"
 #include "rd_file.h"
 
@@ -45,9 +46,9 @@ static int add_buffer(struct rd_state *st, const struct rd_section *s, char *err
 		snprintf(err, err_len, "out of memory");
 		return -1;
 	}
-	uint64_t hi = s->size >= 12 ? le32(s->payload + 8) : 0;
+	uint32_t hi = s->size >= 12 ? le32(s->payload + 8) : 0;
 	st->bufs[st->nr_bufs] = (struct pm4_decode_bo){
-		.iova = hi << 32 | le32(s->payload), .size = le32(s->payload + 4), .id = (uint32_t)st->nr_bufs,
+		.iova = hw_addr64(le32(s->payload), hi), .size = le32(s->payload + 4), .id = (uint32_t)st->nr_bufs,
 	};
 	st->nr_bufs++;
 	return 0;
@@ -56,8 +57,8 @@ static int add_buffer(struct rd_state *st, const struct rd_section *s, char *err
 static void decode_cmdstream(FILE *out, struct rd_state *st, const struct rd_section *s,
 			     const struct rd_decode_options *opts)
 {
-	uint64_t hi = s->size >= 12 ? le32(s->payload + 8) : 0;
-	uint64_t iova = hi << 32 | le32(s->payload);
+	uint32_t hi = s->size >= 12 ? le32(s->payload + 8) : 0;
+	uint64_t iova = hw_addr64(le32(s->payload), hi);
 	uint32_t size_dw = le32(s->payload + 4);
 	unsigned index = st->cmdstreams++;
 	st->new_submit = true;
@@ -112,8 +113,8 @@ int rd_decode(FILE *out, const uint8_t *data, size_t len, const struct rd_decode
 			break;
 		case RD_CHIP_ID:
 			if (s.size >= 4 && !have_chip_id) {
-				uint64_t hi = s.size >= 8 ? le32(s.payload + 4) : 0;
-				fprintf(out, "CHIP_ID: 0x%016" PRIx64 "\n", hi << 32 | le32(s.payload));
+				uint32_t hi = s.size >= 8 ? le32(s.payload + 4) : 0;
+				fprintf(out, "CHIP_ID: 0x%016" PRIx64 "\n", hw_addr64(le32(s.payload), hi));
 				have_chip_id = true;
 			}
 			break;

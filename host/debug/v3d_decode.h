@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ferry/hw/v3d_cl.h" /* struct v3d_tfu_regs */
+
 /* A buffer the decoder knows, for naming addresses and, with contents, for following lists. */
 struct v3d_decode_buffer {
 	uint32_t addr;         /* GPU address of its first byte */
@@ -49,14 +51,8 @@ struct v3d_decode_stats {
 int v3d_decode_cl(FILE *out, const struct v3d_decode_options *opts, uint32_t start, uint32_t end,
 		  struct v3d_decode_stats *stats);
 
-/* The TFU registers of a DRM_IOCTL_V3D_SUBMIT_TFU (ioc: 7.1 only). */
-struct v3d_decode_tfu {
-	uint32_t icfg, iia, iis, ica, iua, ioa, ios;
-	uint32_t coef[4];
-	uint32_t ioc;
-};
 /* Prints every register with its fields and addresses annotated. Returns 0 or -1 (write error). */
-int v3d_decode_tfu(FILE *out, const struct v3d_decode_options *opts, const struct v3d_decode_tfu *regs);
+int v3d_decode_tfu(FILE *out, const struct v3d_decode_options *opts, const struct v3d_tfu_regs *regs);
 /* The seven CSD cfg words of a DRM_IOCTL_V3D_SUBMIT_CSD. Returns 0 or -1 (write error). */
 int v3d_decode_csd(FILE *out, const struct v3d_decode_options *opts, const uint32_t cfg[7]);
 

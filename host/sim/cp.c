@@ -1,7 +1,7 @@
 /* The a6xx CP model: the packet fetch loop, the IB stack and memory access through a context's
  * address space. Packet semantics live in cp_packets.c and cp_draw.c; payload layouts come from
- * Mesa's src/freedreno/registers/adreno/adreno_pm4.xml (copied as macros into
- * protocol/include/ferry/hw/adreno_pm4.h, the one source of truth).
+ * Mesa's src/freedreno/registers/adreno/adreno_pm4.xml (copied into protocol/include/ferry/hw:
+ * bit fields in adreno_pm4.h, dword positions and lengths in adreno_pm4_payload.h).
  *
  * Packets Turnip (src/freedreno/vulkan/tu_*.cc) and freedreno a6xx (src/gallium/drivers/
  * freedreno/a6xx/) emit, and what the model does with each:
@@ -64,6 +64,7 @@
 #include "cp_internal.h"
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "ferry/hw/adreno_pm4_payload.h"
 
 uint64_t cp_always_on_ticks(void)
 {
@@ -113,8 +114,7 @@ void cp_sync_ib_regs(struct cp_device *cp, const struct cp_exec *x)
 		const struct cp_frame *f = ib[lvl];
 		uint32_t base = lvl ? REG_A6XX_CP_IB2_BASE : REG_A6XX_CP_IB1_BASE;
 		uint32_t rem = lvl ? REG_A6XX_CP_IB2_REM_SIZE : REG_A6XX_CP_IB1_REM_SIZE;
-		cp->regs[base] = f ? (uint32_t)f->base : 0;
-		cp->regs[base + 1] = f ? (uint32_t)(f->base >> 32) : 0;
+		hw_addr64_put(&cp->regs[base], f ? f->base : 0);
 		cp->regs[rem] = f ? f->size - f->pos : 0;
 	}
 }
@@ -318,18 +318,18 @@ static enum cp_result exec_type4(struct cp_device *cp, const struct cp_mem *m, s
 static enum cp_result exec_ib(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 			      const struct pkt *p, bool chain)
 {
-	uint32_t d[3];
+	uint32_t d[CP_INDIRECT_BUFFER_LEN];
 	struct cp_frame *f = p->frame;
-	if (p->count != 3)
+	if (p->count != CP_INDIRECT_BUFFER_LEN)
 		return cp_opcode_fault(x, p, "CP_INDIRECT_BUFFER with a payload other than 3 dwords");
 	if (f->kind == CP_FRAME_DRAW_STATE)
 		return cp_opcode_fault(x, p, "CP_INDIRECT_BUFFER inside a draw-state group");
 	if (!chain && f->kind == CP_FRAME_IB2)
 		return cp_opcode_fault(x, p, "CP_INDIRECT_BUFFER inside IB2 (a6xx nests IBs two deep)");
-	if (!cp_payload(m, x, p, 0, 3, d))
+	if (!cp_payload(m, x, p, 0, CP_INDIRECT_BUFFER_LEN, d))
 		return CP_RESULT_FAULT;
-	uint64_t base = addr64(d[0], d[1]);
-	uint32_t size = d[2] & CP_INDIRECT_BUFFER_2_SIZE_MASK;
+	uint64_t base = hw_addr64_at(d + CP_INDIRECT_BUFFER_BASE_DW);
+	uint32_t size = d[CP_INDIRECT_BUFFER_SIZE_DW] & CP_INDIRECT_BUFFER_2_SIZE_MASK;
 	if (base & 3u)
 		return cp_opcode_fault(x, p, "CP_INDIRECT_BUFFER base not dword aligned");
 	if (base > UINT64_MAX - 4ull * size)
@@ -417,12 +417,12 @@ static enum cp_result fetch(const struct cp_mem *m, struct cp_exec *x, struct pk
 static enum cp_result exec_reg_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				     const struct pkt *p)
 {
-	uint32_t d[3];
-	if (p->count < 3)
+	uint32_t d[CP_REG_WRITE_LEN];
+	if (p->count < CP_REG_WRITE_LEN)
 		return cp_opcode_fault(x, p, "CP_REG_WRITE shorter than 3 dwords");
-	if (!cp_payload(m, x, p, 0, 3, d))
+	if (!cp_payload(m, x, p, 0, CP_REG_WRITE_LEN, d))
 		return CP_RESULT_FAULT;
-	cp_reg_write(cp, d[1] & PM4_PAYLOAD_REG_MASK, d[2]);
+	cp_reg_write(cp, d[CP_REG_WRITE_REG_DW] & PM4_PAYLOAD_REG_MASK, d[CP_REG_WRITE_VALUE_DW]);
 	return CP_RESULT_DONE;
 }
 
@@ -430,7 +430,7 @@ static enum cp_result exec_set_mode(struct cp_device *cp, const struct cp_mem *m
 				    const struct pkt *p)
 {
 	uint32_t mode = 0;
-	if (p->count && !cp_payload(m, x, p, 0, 1, &mode))
+	if (p->count && !cp_payload(m, x, p, 0, CP_DW0_LEN, &mode))
 		return CP_RESULT_FAULT;
 	if (!mode)
 		return CP_RESULT_DONE;

@@ -303,9 +303,9 @@ static const char *decode(struct cp_device *cp, struct cp_exec *x)
 	struct format_layout l;
 	if (!format_layout(fmt, &l))
 		return "destination format not modeled";
-	uint64_t dst_base = addr64(r[REG_A6XX_RB_2D_DST], r[REG_A6XX_RB_2D_DST_HI]);
+	uint64_t dst_base = hw_addr64(r[REG_A6XX_RB_2D_DST], r[REG_A6XX_RB_2D_DST_HI]);
 	const char *why = surface(&j->dsurf, dst_info, dst_base, A6XX_RB_2D_DST_PITCH_GET_PITCH(r[REG_A6XX_RB_2D_DST_PITCH]),
-				  l.cpp, addr64(r[REG_A6XX_RB_2D_DST_FLAGS], r[REG_A6XX_RB_2D_DST_FLAGS_HI]),
+				  l.cpp, hw_addr64(r[REG_A6XX_RB_2D_DST_FLAGS], r[REG_A6XX_RB_2D_DST_FLAGS_HI]),
 				  r[REG_A6XX_RB_2D_DST_FLAGS_PITCH]);
 	if (why)
 		return why;
@@ -325,10 +325,10 @@ static const char *decode(struct cp_device *cp, struct cp_exec *x)
 			return why;
 	} else {
 		uint32_t src_info = r[REG_A6XX_SP_PS_2D_SRC_INFO];
-		src_base = addr64(r[REG_A6XX_SP_PS_2D_SRC], r[REG_A6XX_SP_PS_2D_SRC_HI]);
+		src_base = hw_addr64(r[REG_A6XX_SP_PS_2D_SRC], r[REG_A6XX_SP_PS_2D_SRC_HI]);
 		src_pitch = A6XX_SP_PS_2D_SRC_PITCH_GET_PITCH(r[REG_A6XX_SP_PS_2D_SRC_PITCH]);
 		why = surface(&j->ssurf, src_info, src_base, src_pitch, l.cpp,
-			      addr64(r[REG_A6XX_SP_PS_2D_SRC_FLAGS], r[REG_A6XX_SP_PS_2D_SRC_FLAGS_HI]),
+			      hw_addr64(r[REG_A6XX_SP_PS_2D_SRC_FLAGS], r[REG_A6XX_SP_PS_2D_SRC_FLAGS_HI]),
 			      r[REG_A6XX_SP_PS_2D_SRC_FLAGS_PITCH]);
 		if (why)
 			return why;

@@ -20,13 +20,14 @@
 
 #include "cp_internal.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "ferry/hw/adreno_pm4_payload.h"
 
 enum cp_result cp_exec_set_marker(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p)
 {
 	uint32_t d;
-	if (p->count < 1)
+	if (p->count < CP_DW0_LEN)
 		return cp_opcode_fault(x, p, "CP_SET_MARKER without a payload");
-	if (!cp_payload(m, x, p, 0, 1, &d))
+	if (!cp_payload(m, x, p, 0, CP_DW0_LEN, &d))
 		return CP_RESULT_FAULT;
 	if (d & CP_SET_MARKER_0_IFPC_MODE)
 		return CP_RESULT_DONE; /* power-collapse control: nothing the model keeps */
@@ -81,26 +82,27 @@ static enum cp_result run_group(struct cp_device *cp, struct cp_exec *x, const s
 enum cp_result cp_exec_set_draw_state(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				      const struct pkt *p)
 {
-	if (p->count % 3)
+	if (p->count % CP_SET_DRAW_STATE_GROUP_LEN)
 		return cp_opcode_fault(x, p, "CP_SET_DRAW_STATE payload is not whole groups of 3 dwords");
 	/* progress: groups of this packet already handled (a LOAD_IMMED group re-enters). */
-	for (uint32_t i = (uint32_t)p->frame->progress; i < p->count / 3; i++) {
-		uint32_t d[3];
-		if (!cp_payload(m, x, p, 3 * i, 3, d))
+	for (uint32_t i = (uint32_t)p->frame->progress; i < p->count / CP_SET_DRAW_STATE_GROUP_LEN; i++) {
+		uint32_t e[CP_SET_DRAW_STATE_GROUP_LEN];
+		if (!cp_payload(m, x, p, CP_SET_DRAW_STATE_GROUP_LEN * i, CP_SET_DRAW_STATE_GROUP_LEN, e))
 			return CP_RESULT_FAULT;
-		unsigned g = CP_SET_DRAW_STATE_0_GET_GROUP_ID(d[0]);
+		uint32_t d0 = e[CP_SET_DRAW_STATE_GROUP_HDR_DW];
+		unsigned g = CP_SET_DRAW_STATE_0_GET_GROUP_ID(d0);
 		struct cp_draw_state_group *grp = &x->groups[g];
-		if (d[0] & CP_SET_DRAW_STATE_0_DISABLE_ALL_GROUPS) {
+		if (d0 & CP_SET_DRAW_STATE_0_DISABLE_ALL_GROUPS) {
 			memset(x->groups, 0, sizeof(x->groups));
 			continue;
 		}
-		if (d[0] & CP_SET_DRAW_STATE_0_DISABLE) {
+		if (d0 & CP_SET_DRAW_STATE_0_DISABLE) {
 			memset(grp, 0, sizeof(*grp));
 			continue;
 		}
-		uint64_t addr = addr64(d[1], d[2]);
-		uint32_t count = CP_SET_DRAW_STATE_0_GET_COUNT(d[0]);
-		if (d[0] & CP_SET_DRAW_STATE_0_LOAD_IMMED) {
+		uint64_t addr = hw_addr64_at(e + CP_SET_DRAW_STATE_GROUP_ADDR_DW);
+		uint32_t count = CP_SET_DRAW_STATE_0_GET_COUNT(d0);
+		if (d0 & CP_SET_DRAW_STATE_0_LOAD_IMMED) {
 			if (p->frame->kind == CP_FRAME_DRAW_STATE)
 				return cp_opcode_fault(x, p, "LOAD_IMMED inside a draw-state group");
 			memset(grp, 0, sizeof(*grp));
@@ -117,8 +119,8 @@ enum cp_result cp_exec_set_draw_state(struct cp_device *cp, const struct cp_mem 
 		bool same = addr == grp->ran_addr && count == grp->ran_count;
 		grp->addr = addr;
 		grp->count = count;
-		grp->mode_mask = CP_SET_DRAW_STATE_0_GET_ENABLE_MASK(d[0]);
-		grp->pending = count && ((d[0] & CP_SET_DRAW_STATE_0_DIRTY) || !same);
+		grp->mode_mask = CP_SET_DRAW_STATE_0_GET_ENABLE_MASK(d0);
+		grp->pending = count && ((d0 & CP_SET_DRAW_STATE_0_DIRTY) || !same);
 	}
 	return CP_RESULT_DONE;
 }
@@ -164,34 +166,35 @@ static void count_draws(struct cp_device *cp, struct cp_exec *x, const struct pk
 static enum cp_result draw_indirect_multi(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 					  const struct pkt *p, uint32_t budget, uint32_t *cost)
 {
-	uint32_t d[11] = { 0 };
-	if (p->count < 3 || !cp_payload(m, x, p, 0, 3, d))
-		return p->count < 3 ? cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI shorter than 3 dwords")
-				    : CP_RESULT_FAULT;
-	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(d[1]);
-	uint32_t need = cp_draw_indirect_multi_dwords(op);
-	if (!need)
+	uint32_t d[CP_DRAW_INDIRECT_MULTI_MAX_LEN] = { 0 };
+	if (p->count < CP_DRAW_INDIRECT_MULTI_LEN || !cp_payload(m, x, p, 0, CP_DRAW_INDIRECT_MULTI_LEN, d))
+		return p->count < CP_DRAW_INDIRECT_MULTI_LEN
+			       ? cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI shorter than 3 dwords")
+			       : CP_RESULT_FAULT;
+	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(d[CP_DRAW_INDIRECT_MULTI_OPCODE_DW]);
+	struct cp_draw_indirect_multi_layout l;
+	if (!cp_draw_indirect_multi_layout(op, &l))
 		return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI with an unknown opcode");
-	if (p->count < need)
+	if (p->count < l.len)
 		return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT_MULTI shorter than its opcode's layout");
-	if (!cp_payload(m, x, p, 3, need - 3, d + 3))
+	if (!cp_payload(m, x, p, CP_DRAW_INDIRECT_MULTI_LEN, l.len - CP_DRAW_INDIRECT_MULTI_LEN,
+			d + CP_DRAW_INDIRECT_MULTI_LEN))
 		return CP_RESULT_FAULT;
-	bool indexed = op == INDIRECT_OP_INDEXED || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED;
-	uint64_t index_base = indexed ? addr64(d[3], d[4]) : 0;
-	uint32_t max_indices = indexed ? d[5] : 0;
-	uint64_t indirect = indexed ? addr64(d[6], d[7]) : addr64(d[3], d[4]);
-	uint32_t stride = d[need - 1];
-	uint64_t draw_count = d[2];
-	if (op == INDIRECT_OP_INDIRECT_COUNT || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED) {
-		uint64_t count_addr = op == INDIRECT_OP_INDIRECT_COUNT ? addr64(d[5], d[6]) : addr64(d[8], d[9]);
+	bool indexed = l.index_dw != 0;
+	uint64_t index_base = indexed ? hw_addr64_at(d + l.index_dw) : 0;
+	uint32_t max_indices = indexed ? d[l.max_indices_dw] : 0;
+	uint64_t indirect = hw_addr64_at(d + l.indirect_dw);
+	uint32_t stride = d[l.stride_dw];
+	uint64_t draw_count = d[CP_DRAW_INDIRECT_MULTI_DRAW_COUNT_DW];
+	if (l.indirect_count_dw) {
 		uint32_t c;
-		if (!cp_mem_read(m, x, p, count_addr, &c, 4))
+		if (!cp_mem_read(m, x, p, hw_addr64_at(d + l.indirect_count_dw), &c, 4))
 			return CP_RESULT_FAULT;
 		if (c < draw_count)
 			draw_count = c;
 	}
 	uint32_t elem = 0;
-	if (indexed && !index_elem_size(d[0], &elem))
+	if (indexed && !index_elem_size(d[CP_DRAW_INITIATOR_DW], &elem))
 		return cp_opcode_fault(x, p, "draw with a reserved index size");
 	uint64_t *progress = &p->frame->progress;
 	for (uint64_t i = *progress - 1; i < draw_count; i++) {
@@ -200,12 +203,13 @@ static enum cp_result draw_indirect_multi(struct cp_device *cp, const struct cp_
 			return CP_RESULT_BUDGET;
 		}
 		uint64_t off = i * stride; /* < 2^64: both factors < 2^32 */
-		if (indirect > UINT64_MAX - off - 20) {
+		if (indirect > UINT64_MAX - off - CP_DRAW_INDX_INDIRECT_RECORD_BYTES) {
 			cp_mem_touch(m, x, p, UINT64_MAX & ~0xfffull, 1);
 			return CP_RESULT_FAULT;
 		}
 		uint32_t args[5]; /* VkDrawIndirectCommand / VkDrawIndexedIndirectCommand */
-		if (!cp_mem_read(m, x, p, indirect + off, args, indexed ? 20 : 16))
+		if (!cp_mem_read(m, x, p, indirect + off, args,
+				 indexed ? CP_DRAW_INDX_INDIRECT_RECORD_BYTES : CP_DRAW_INDIRECT_RECORD_BYTES))
 			return CP_RESULT_FAULT;
 		if (indexed && !fetch_indices(m, x, p, index_base, args[2], args[0], max_indices, elem, cost))
 			return CP_RESULT_FAULT;
@@ -232,50 +236,53 @@ enum cp_result cp_exec_draw(struct cp_device *cp, const struct cp_mem *m, struct
 		}
 		p->frame->progress = 1;
 	}
-	uint32_t d[7];
-	uint32_t n = p->count < 7 ? p->count : 7;
+	uint32_t d[CP_DRAW_INDX_OFFSET_DMA_LEN]; /* the longest fixed draw payload */
+	uint32_t n = p->count < CP_DRAW_INDX_OFFSET_DMA_LEN ? p->count : CP_DRAW_INDX_OFFSET_DMA_LEN;
 	if (n && !cp_payload(m, x, p, 0, n, d))
 		return CP_RESULT_FAULT;
 	uint32_t elem = 0;
 	switch (p->opcode) {
 	case CP_DRAW_INDX_OFFSET:
-		if (n < CP_DRAW_INDX_OFFSET_AUTO_DWORDS)
+		if (n < CP_DRAW_INDX_OFFSET_LEN)
 			return cp_opcode_fault(x, p, "CP_DRAW_INDX_OFFSET shorter than 3 dwords");
-		if (CP_DRAW_INITIATOR_GET_SOURCE_SELECT(d[0]) == DI_SRC_SEL_DMA) {
-			if (n < CP_DRAW_INDX_OFFSET_DMA_DWORDS)
+		if (CP_DRAW_INITIATOR_GET_SOURCE_SELECT(d[CP_DRAW_INITIATOR_DW]) == DI_SRC_SEL_DMA) {
+			if (n < CP_DRAW_INDX_OFFSET_DMA_LEN)
 				return cp_opcode_fault(x, p, "indexed CP_DRAW_INDX_OFFSET without an index buffer");
-			if (!index_elem_size(d[0], &elem))
+			if (!index_elem_size(d[CP_DRAW_INITIATOR_DW], &elem))
 				return cp_opcode_fault(x, p, "draw with a reserved index size");
-			if (!fetch_indices(m, x, p, addr64(d[4], d[5]), d[3], d[2], d[6], elem, cost))
+			if (!fetch_indices(m, x, p, hw_addr64_at(d + CP_DRAW_INDX_OFFSET_INDX_BASE_DW),
+					   d[CP_DRAW_INDX_OFFSET_FIRST_INDX_DW], d[CP_DRAW_INDX_OFFSET_NUM_INDICES_DW],
+					   d[CP_DRAW_INDX_OFFSET_MAX_INDICES_DW], elem, cost))
 				return CP_RESULT_FAULT;
 		}
 		break;
 	case CP_DRAW_INDIRECT: {
-		uint32_t args[4];
-		if (n < 3)
+		uint32_t args[CP_DRAW_INDIRECT_RECORD_BYTES / 4];
+		if (n < CP_DRAW_INDIRECT_LEN)
 			return cp_opcode_fault(x, p, "CP_DRAW_INDIRECT shorter than 3 dwords");
-		if (!cp_mem_read(m, x, p, addr64(d[1], d[2]), args, sizeof(args)))
+		if (!cp_mem_read(m, x, p, hw_addr64_at(d + CP_DRAW_INDIRECT_INDIRECT_DW), args, sizeof(args)))
 			return CP_RESULT_FAULT;
 		break;
 	}
 	case CP_DRAW_INDX_INDIRECT: {
-		uint32_t args[5];
-		if (n < 6)
+		uint32_t args[CP_DRAW_INDX_INDIRECT_RECORD_BYTES / 4];
+		if (n < CP_DRAW_INDX_INDIRECT_LEN)
 			return cp_opcode_fault(x, p, "CP_DRAW_INDX_INDIRECT shorter than 6 dwords");
-		if (!index_elem_size(d[0], &elem))
+		if (!index_elem_size(d[CP_DRAW_INITIATOR_DW], &elem))
 			return cp_opcode_fault(x, p, "draw with a reserved index size");
-		if (!cp_mem_read(m, x, p, addr64(d[4], d[5]), args, sizeof(args)))
+		if (!cp_mem_read(m, x, p, hw_addr64_at(d + CP_DRAW_INDX_INDIRECT_INDIRECT_DW), args, sizeof(args)))
 			return CP_RESULT_FAULT;
-		if (!fetch_indices(m, x, p, addr64(d[1], d[2]), args[2], args[0], d[3], elem, cost))
+		if (!fetch_indices(m, x, p, hw_addr64_at(d + CP_DRAW_INDX_INDIRECT_INDX_BASE_DW), args[2], args[0],
+				   d[CP_DRAW_INDX_INDIRECT_MAX_INDICES_DW], elem, cost))
 			return CP_RESULT_FAULT;
 		break;
 	}
 	case CP_DRAW_AUTO: {
 		/* The vertex count comes from a transform-feedback byte count in memory. */
 		uint32_t bytes;
-		if (n < 6)
+		if (n < CP_DRAW_AUTO_LEN)
 			return cp_opcode_fault(x, p, "CP_DRAW_AUTO shorter than 6 dwords");
-		if (!cp_mem_read(m, x, p, addr64(d[2], d[3]), &bytes, 4))
+		if (!cp_mem_read(m, x, p, hw_addr64_at(d + CP_DRAW_AUTO_NUM_VERTICES_BASE_DW), &bytes, 4))
 			return CP_RESULT_FAULT;
 		break;
 	}

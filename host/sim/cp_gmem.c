@@ -114,11 +114,11 @@ static const char *decode(const struct cp_device *cp, struct gmem_op *op)
 	default:
 		return "ZYXW / XYZW channel swap";
 	}
-	uint64_t dst = addr64(r[REG_A6XX_RB_BLIT_DST], r[REG_A6XX_RB_BLIT_DST_HI]);
+	uint64_t dst = hw_addr64(r[REG_A6XX_RB_BLIT_DST], r[REG_A6XX_RB_BLIT_DST_HI]);
 	const char *why = cp_surf_init(&op->surf, A6XX_RB_BLIT_DST_INFO_GET_TILE_MODE(dst_info),
 				       dst_info & A6XX_RB_BLIT_DST_INFO_FLAGS, dst,
 				       A6XX_RB_BLIT_DST_PITCH_GET_PITCH(r[REG_A6XX_RB_BLIT_DST_PITCH]), op->cpp,
-				       addr64(r[REG_A6XX_RB_BLIT_FLAG_DST], r[REG_A6XX_RB_BLIT_FLAG_DST_HI]),
+				       hw_addr64(r[REG_A6XX_RB_BLIT_FLAG_DST], r[REG_A6XX_RB_BLIT_FLAG_DST_HI]),
 				       A6XX_FLAG_BUFFER_PITCH_GET_PITCH(r[REG_A6XX_RB_BLIT_FLAG_DST_PITCH]));
 	if (why)
 		return why;

@@ -4,6 +4,7 @@
 #define FERRY_SIM_CP_INTERNAL_H
 
 #include "cp.h"
+#include "ferry/hw/addr64.h"
 
 /* The packet being executed. */
 struct pkt {
@@ -18,11 +19,6 @@ struct pkt {
 /* What a packet handler returns besides DONE/WAIT/BUDGET/FAULT: the handler moved the CP
  * itself (pushed/replaced a frame, or skipped dwords), so the loop must not advance past it. */
 #define CP_RESULT_MOVED ((enum cp_result)100)
-
-static inline uint64_t addr64(uint32_t lo, uint32_t hi)
-{
-	return (uint64_t)hi << 32 | lo;
-}
 
 enum cp_result cp_opcode_fault(struct cp_exec *x, const struct pkt *p, const char *reason);
 /* The packet's work (of enum sim_unmodeled_kind, what: its static name) is not executed: counted

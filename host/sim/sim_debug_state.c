@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ferry/hw/addr64.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "ferry/hw/adreno_pm4_payload.h"
 #include "sim_msm_priv.h"
 
 struct out {
@@ -67,35 +69,40 @@ static void describe_wait(struct sim_msm_device *dev, const struct sim_submit *s
 	if (fr->pos >= fr->size || !peek32(o, at, &header) || !pm4_is_type7(header))
 		return;
 	uint32_t opcode = pm4_type7_opcode(header), count = pm4_type7_count(header);
-	uint32_t d[5] = { 0 };
-	uint32_t need = opcode == CP_WAIT_REG_MEM ? 5 : opcode == CP_WAIT_MEM_GTE ? 4 : 0;
-	if (!need || count < need || fr->size - fr->pos - 1 < need)
+	/* The packets a submit stalls in are those with an address the CP waits on. */
+	const struct pm4_payload *l = pm4_payload(opcode);
+	uint32_t d[CP_WAIT_REG_MEM_LEN] = { 0 }; /* the longest of them */
+	if (!pm4_payload_find(l, PM4_ADDR_WAIT) || l->len > sizeof(d) / sizeof(d[0]))
+		return;
+	uint32_t need = l->len;
+	if (count < need || fr->size - fr->pos - 1 < need)
 		return;
 	for (uint32_t i = 0; i < need; i++)
 		if (!peek32(o, at + 4ull * (1 + i), &d[i]))
 			return;
 	uint32_t live = 0;
 	if (opcode == CP_WAIT_MEM_GTE) {
-		uint64_t addr = (uint64_t)d[2] << 32 | d[1];
+		uint64_t addr = hw_addr64_at(d + CP_WAIT_MEM_GTE_POLL_ADDR_DW);
 		if (!peek32(o, addr, &live))
 			return;
 		snprintf(line, len, " wait=WAIT_MEM_GTE addr=0x%016llx live=0x%08x ref=0x%08x mask=0xffffffff op=ge signed",
-			 (unsigned long long)addr, live, d[3]);
+			 (unsigned long long)addr, live, d[CP_WAIT_MEM_GTE_REF_DW]);
 		return;
 	}
+	uint32_t ref = d[CP_WAIT_REG_MEM_REF_DW], mask = d[CP_WAIT_REG_MEM_MASK_DW];
 	const char *sign = (d[0] & CP_WAIT_REG_MEM_0_SIGNED) ? " signed" : "";
 	const char *op = op_name(CP_WAIT_REG_MEM_0_FUNCTION(d[0]));
 	if (CP_WAIT_REG_MEM_0_GET_POLL(d[0]) == POLL_MEMORY) {
-		uint64_t addr = (uint64_t)d[2] << 32 | d[1];
+		uint64_t addr = hw_addr64_at(d + CP_WAIT_REG_MEM_POLL_ADDR_DW);
 		if (!peek32(o, addr, &live))
 			return;
 		snprintf(line, len, " wait=WAIT_REG_MEM addr=0x%016llx live=0x%08x ref=0x%08x mask=0x%08x op=%s%s",
-			 (unsigned long long)addr, live, d[3], d[4], op, sign);
+			 (unsigned long long)addr, live, ref, mask, op, sign);
 	} else {
-		uint32_t reg = d[1] & PM4_PAYLOAD_REG_MASK;
+		uint32_t reg = d[CP_WAIT_REG_MEM_POLL_ADDR_DW] & PM4_PAYLOAD_REG_MASK;
 		live = cp_reg_read(&dev->cp, reg);
 		snprintf(line, len, " wait=WAIT_REG_MEM reg=0x%05x live=0x%08x ref=0x%08x mask=0x%08x op=%s%s", reg,
-			 live, d[3], d[4], op, sign);
+			 live, ref, mask, op, sign);
 	}
 }
 

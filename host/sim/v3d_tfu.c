@@ -12,32 +12,6 @@
 #include "v3d_tlb.h" /* v3d_mem_access */
 
 
-uint32_t v3d_tfu_type_bpp(uint32_t ttype)
-{
-	switch (ttype) {
-	case 0: case 1: /* R8, R8_SNORM */
-	case 96: case 97: /* R8I, R8UI */
-		return 1;
-	case 2: case 3: /* RG8, RG8_SNORM */
-	case 6: case 7: case 8: /* RGB565, RGBA4, RGB5A1 */
-	case 10: case 11: case 16: /* R16, R16_SNORM, R16F */
-	case 98: case 99: case 102: case 103: /* RG8I/UI, R16I/UI */
-		return 2;
-	case 4: case 5: case 9: /* RGBA8, RGBA8_SNORM, RGB10A2 */
-	case 12: case 13: case 17: /* RG16, RG16_SNORM, RG16F */
-	case 19: case 20: case 29: /* R11F_G11F_B10F, RGB9E5, R32F */
-	case 100: case 101: case 104: case 105: case 108: case 109: case 114:
-		return 4;
-	case 14: case 15: case 18: case 30: /* RGBA16, RGBA16_SNORM, RGBA16F, RG32F */
-	case 106: case 107: case 110: case 111:
-		return 8;
-	case 31: case 112: case 113: /* RGBA32F, RGBA32I, RGBA32UI */
-		return 16;
-	default:
-		return 0;
-	}
-}
-
 static void error(struct v3d_tfu_result *res, const char *reg, const char *reason)
 {
 	res->status = V3D_TFU_ERROR;
@@ -73,26 +47,6 @@ static void fault(struct v3d_tfu_result *res, const struct v3d_cle_mem *mem, uin
 	}
 	uint64_t room = (1ull << 32) - addr;
 	res->addr = first_unmapped(mem, (uint32_t)addr, len < room ? len : (uint32_t)room);
-}
-
-/* The TFU's format codes name the same layouts as the TLB's memory formats; -1 for SAND and the
- * codes no driver uses. */
-static int input_layout(uint32_t iformat)
-{
-	if (iformat == V3D_TFU_IFORMAT_RASTER)
-		return V3D_CL_MEMORY_RASTER;
-	if (iformat >= V3D_TFU_IFORMAT_LINEARTILE && iformat <= V3D_TFU_IFORMAT_UIF_XOR)
-		return V3D_CL_MEMORY_LINEARTILE + (int)(iformat - V3D_TFU_IFORMAT_LINEARTILE);
-	return -1;
-}
-
-static int output_layout(uint32_t oformat)
-{
-	if (oformat == V3D_TFU_OFORMAT_RASTER)
-		return V3D_CL_MEMORY_RASTER;
-	if (oformat >= V3D_TFU_OFORMAT_LINEARTILE && oformat <= V3D_TFU_OFORMAT_UIF_XOR)
-		return V3D_CL_MEMORY_LINEARTILE + (int)(oformat - V3D_TFU_OFORMAT_LINEARTILE);
-	return -1;
 }
 
 /* The whole footprint [addr, addr + span) must be mapped (checked page by page) before the job
@@ -137,41 +91,26 @@ static int row_io(const struct v3d_cle_mem *mem, const struct v3d_surface *s, ui
 void v3d_tfu_run(int ver, const struct v3d_tfu_regs *r, const struct v3d_cle_mem *mem, struct v3d_tfu_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	uint32_t ttype, iformat, oformat, nummm, out_addr, out_stride_px, opad = 0;
-	bool dimtw;
-	uint32_t width = V3D_TFU_IOS_WIDTH(r->ios), height = V3D_TFU_IOS_HEIGHT(r->ios);
-	if (ver >= 71) {
-		ttype = V3D71_TFU_ICFG_OTYPE(r->icfg);
-		iformat = V3D71_TFU_ICFG_IFORMAT(r->icfg);
-		oformat = V3D71_TFU_IOC_FORMAT(r->ioc);
-		nummm = V3D71_TFU_IOC_NUMMM(r->ioc);
-		dimtw = r->ioc & V3D71_TFU_IOC_DIMTW;
-		out_addr = r->ioa;
-		out_stride_px = V3D71_TFU_IOC_STRIDE(r->ioc);
-	} else {
-		ttype = V3D42_TFU_ICFG_TTYPE(r->icfg);
-		iformat = V3D42_TFU_ICFG_IFORMAT(r->icfg);
-		oformat = V3D42_TFU_IOA_FORMAT(r->ioa);
-		nummm = V3D42_TFU_ICFG_NUMMM(r->icfg);
-		dimtw = r->ioa & V3D42_TFU_IOA_DIMTW;
-		out_addr = r->ioa & ~V3D42_TFU_IOA_FLAGS_MASK;
-		out_stride_px = width;
-		opad = V3D42_TFU_ICFG_OPAD(r->icfg);
-	}
-	const char *cfg_reg = ver >= 71 ? "IOC" : "IOA";
-	int in_layout = input_layout(iformat), out_layout = output_layout(oformat);
+	bool v71 = ver >= V3D_VER_71;
+	struct v3d_tfu_fields f;
+	v3d_tfu_fields(v71, r->icfg, r->ioa, r->ioc, r->ios, &f);
+	uint32_t width = f.width, height = f.height, out_addr = f.out_addr;
+	/* 4.2 has no output stride: rows are the width apart. */
+	uint32_t out_stride_px = v71 ? f.stride : width;
+	const char *cfg_reg = v71 ? "IOC" : "IOA";
+	int in_layout = v3d_tfu_iformat_memory(f.iformat), out_layout = v3d_tfu_oformat_memory(f.oformat);
 	if (in_layout < 0)
 		return error(res, "ICFG", "input format not modelled (SAND or a reserved code)");
 	if (out_layout < 0)
 		return error(res, cfg_reg, "output format not modelled (a reserved code)");
-	if (nummm != 0)
-		return error(res, ver >= 71 ? "IOC" : "ICFG", "mipmap generation not modelled");
+	if (f.nummm != 0)
+		return error(res, v71 ? "IOC" : "ICFG", "mipmap generation not modelled");
 	if (r->coef[0] & V3D_TFU_COEF0_USECOEF)
 		return error(res, "COEF0", "YUV conversion not modelled");
-	uint32_t bpp = v3d_tfu_type_bpp(ttype);
+	uint32_t bpp = v3d_texture_type_tfu_copy_bytes(f.ttype);
 	if (!bpp)
 		return error(res, "ICFG", "texture type not modelled (only same-format byte copies)");
-	if (dimtw || !width || !height)
+	if (f.dimtw || !width || !height)
 		return; /* level 0 not written and no further levels: nothing to do */
 
 	/* Input: IIS is the raster stride in pixels or the UIF padded height in blocks; LINEARTILE
@@ -180,7 +119,7 @@ void v3d_tfu_run(int ver, const struct v3d_tfu_regs *r, const struct v3d_cle_mem
 	/* Output: 4.2 pads UIF by OPAD blocks past the height rounded up to blocks; 7.1 gives the
 	 * padded height (UIF, blocks) or the stride (raster, pixels) in IOC.STRIDE. */
 	uint32_t ub_h = 2 * v3d_utile_height(bpp);
-	uint32_t out_ub = ver >= 71 ? out_stride_px : (height + ub_h - 1) / ub_h + opad;
+	uint32_t out_ub = v71 ? f.stride : (height + ub_h - 1) / ub_h + f.opad;
 	struct v3d_surface out = { (enum v3d_cl_memory_format)out_layout, bpp, (uint32_t)((uint64_t)out_stride_px * bpp),
 				   out_ub };
 	if ((uint64_t)r->iis * bpp > UINT32_MAX || (uint64_t)out_stride_px * bpp > UINT32_MAX)

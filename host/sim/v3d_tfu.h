@@ -22,13 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ferry/hw/v3d_cl.h" /* struct v3d_tfu_regs */
 #include "v3d_cle.h" /* struct v3d_cle_mem: the MMU interface */
-
-struct v3d_tfu_regs {
-	uint32_t icfg, iia, iis, ica, iua, ioa, ios;
-	uint32_t coef[4];
-	uint32_t ioc; /* 7.1 only */
-};
 
 enum v3d_tfu_status {
 	V3D_TFU_DONE,
@@ -48,8 +43,5 @@ struct v3d_tfu_result {
 /* ver: 42 or 71. Runs the whole job. */
 void v3d_tfu_run(int ver, const struct v3d_tfu_regs *regs, const struct v3d_cle_mem *mem,
 		 struct v3d_tfu_result *res);
-
-/* Bytes per pixel of a texture data type the TFU copies byte-exactly, 0 for others. */
-uint32_t v3d_tfu_type_bpp(uint32_t ttype);
 
 #endif

@@ -5,7 +5,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ferry/hw/addr64.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "ferry/hw/adreno_pm4_payload.h"
 #include "pm4v_internal.h"
 
 #define MAX_OPEN_SKIPS PM4V_MAX_OPEN_SKIPS
@@ -19,14 +21,6 @@ struct walk {
 	struct pm4v_open_skip skips[MAX_OPEN_SKIPS];
 	uint32_t nr_skips;
 };
-
-static inline uint64_t addr64(const uint32_t *p) { return p[0] | (uint64_t)p[1] << 32; }
-
-static inline void put_addr64(uint32_t *p, uint64_t a)
-{
-	p[0] = (uint32_t)a;
-	p[1] = (uint32_t)(a >> 32);
-}
 
 static int need(struct walk *k, uint32_t cnt, uint32_t min)
 {
@@ -161,14 +155,14 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 	return 0;
 }
 
-/* The poll source of CP_WAIT_REG_MEM / CP_COND_WRITE5 (dw0 POLL, dw1-2 address or register):
+/* The poll source of CP_WAIT_REG_MEM / CP_COND_WRITE5 (dw0 POLL; POLL_ADDR an address or register):
  * memory, or - for POLL_REGISTER, and for POLL_SCRATCH and POLL_ON_CHIP, which the CP model
  * also reads as the register in dw1 - a register read under read_regs. */
 static int poll_source(struct walk *k, const uint32_t *p)
 {
 	if (CP_WAIT_REG_MEM_0_GET_POLL(p[0]) == POLL_MEMORY)
-		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
-	return read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1);
+		return check_mem(k, hw_addr64_at(p + CP_WAIT_REG_MEM_POLL_ADDR_DW), 4, false, "POLL_ADDR");
+	return read_regs(k, p[CP_WAIT_REG_MEM_POLL_ADDR_DW] & PM4_PAYLOAD_REG_MASK, 1);
 }
 
 /* The CP continues at after + dwords when the condition fails: that must be a packet start. */
@@ -217,7 +211,7 @@ static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint3
 		/* no overflow: first <= PM4_TYPE4_REG_DECODE_MASK, cnt < 2^7 */
 		if (a->addr < first || a->addr + 1 >= first + cnt)
 			continue;
-		uint64_t addr = addr64(values + (a->addr - first));
+		uint64_t addr = hw_addr64_at(values + (a->addr - first));
 		if (!addr && a->zero_unused)
 			continue;
 		uint64_t extent = a->bytes ? a->bytes : 1;
@@ -235,12 +229,12 @@ static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint3
 static int ib(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt)
 {
 	const struct pm4v_stream *s = k->s;
-	if (cnt != 3)
-		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "%u payload dwords, 3 expected",
-				 cnt);
+	if (cnt != CP_INDIRECT_BUFFER_LEN)
+		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "%u payload dwords, %u expected",
+				 cnt, CP_INDIRECT_BUFFER_LEN);
 	if (s->kind == PM4V_KIND_DRAW_STATE)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "not allowed in a draw-state group");
-	uint32_t size = p[2];
+	uint32_t size = p[CP_INDIRECT_BUFFER_SIZE_DW];
 	if (size > CP_INDIRECT_BUFFER_2_SIZE_MASK)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_IB_SIZE, -1, "0x%x dwords", size);
 	unsigned level = op == CP_INDIRECT_BUFFER_CHAIN ? s->level : s->level + 1u;
@@ -250,9 +244,9 @@ static int ib(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt)
 	if (!size) /* the CP fetches nothing */
 		return 0;
 	uint64_t shadow;
-	if (pm4v_target(k->v, &k->w, addr64(p), size, level, PM4V_KIND_IB, &shadow))
+	if (pm4v_target(k->v, &k->w, hw_addr64_at(p + CP_INDIRECT_BUFFER_BASE_DW), size, level, PM4V_KIND_IB, &shadow))
 		return -1;
-	put_addr64(p, shadow);
+	hw_addr64_put(p + CP_INDIRECT_BUFFER_BASE_DW, shadow);
 	return 0;
 }
 
@@ -261,64 +255,66 @@ static int draw_state(struct walk *k, uint32_t *p, uint32_t cnt)
 {
 	if (k->s->kind == PM4V_KIND_DRAW_STATE)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "not allowed in a draw-state group");
-	if (cnt % 3u)
+	if (cnt % CP_SET_DRAW_STATE_GROUP_LEN)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
 				 "%u payload dwords, not whole groups", cnt);
 	if (k->v->policy.max_ib_depth < 2)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_DEPTH, -1, "draw state needs IB2");
-	for (uint32_t g = 0; g < cnt; g += 3) {
-		uint32_t dw0 = p[g];
+	for (uint32_t g = 0; g < cnt; g += CP_SET_DRAW_STATE_GROUP_LEN) {
+		uint32_t dw0 = p[g + CP_SET_DRAW_STATE_GROUP_HDR_DW];
 		uint32_t dwords = CP_SET_DRAW_STATE_0_COUNT(dw0);
 		if (dw0 & (CP_SET_DRAW_STATE_0_DISABLE | CP_SET_DRAW_STATE_0_DISABLE_ALL_GROUPS) ||
 		    !dwords)
 			continue; /* no address is used */
 		uint64_t shadow;
-		if (pm4v_target(k->v, &k->w, addr64(p + g + 1), dwords, 2, PM4V_KIND_DRAW_STATE,
-				&shadow))
+		uint32_t *addr = p + g + CP_SET_DRAW_STATE_GROUP_ADDR_DW;
+		if (pm4v_target(k->v, &k->w, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow))
 			return -1;
-		put_addr64(p + g + 1, shadow);
+		hw_addr64_put(addr, shadow);
 	}
 	return 0;
 }
 
 static int amble(struct walk *k, uint32_t *p, uint32_t cnt)
 {
-	if (need(k, cnt, 3))
+	if (need(k, cnt, CP_SET_AMBLE_LEN))
 		return -1;
-	if (CP_SET_AMBLE_2_GET_TYPE(p[2]) == KMD_AMBLE_TYPE)
+	if (CP_SET_AMBLE_2_GET_TYPE(p[CP_SET_AMBLE_SIZE_DW]) == KMD_AMBLE_TYPE)
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1, "KMD amble");
-	uint32_t dwords = CP_SET_AMBLE_2_DWORDS(p[2]);
+	uint32_t dwords = CP_SET_AMBLE_2_DWORDS(p[CP_SET_AMBLE_SIZE_DW]);
 	if (!dwords)
 		return 0;
 	uint64_t shadow;
-	if (pm4v_target(k->v, &k->w, addr64(p), dwords, 1, PM4V_KIND_IB, &shadow))
+	if (pm4v_target(k->v, &k->w, hw_addr64_at(p + CP_SET_AMBLE_ADDR_DW), dwords, 1, PM4V_KIND_IB, &shadow))
 		return -1;
-	put_addr64(p, shadow);
+	hw_addr64_put(p + CP_SET_AMBLE_ADDR_DW, shadow);
 	return 0;
 }
 
 static int cond_reg_exec(struct walk *k, uint32_t *p, uint32_t cnt, uint32_t after)
 {
-	if (need(k, cnt, 2))
+	if (need(k, cnt, CP_COND_REG_EXEC_LEN))
 		return -1;
 	switch (CP_COND_REG_EXEC_0_GET_MODE(p[0])) {
 	case PRED_TEST:
 	case RENDER_MODE:
 	case THREAD_MODE:
-		/* DWORDS sits in dw1 in these modes; a longer packet also has the generic dw2 field.
-		 * Both must be safe places to resume. */
-		if (open_skip(k, after, p[1] & CP_COND_REG_EXEC_DWORDS_MASK))
+		/* DWORDS sits in dw1 in these modes; a longer packet also has the compare modes'
+		 * field. Both must be safe places to resume. */
+		if (open_skip(k, after, p[CP_COND_REG_EXEC_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK))
 			return -1;
-		return cnt >= 3 ? open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK) : 0;
+		return cnt >= CP_COND_REG_EXEC_COMPARE_LEN
+			       ? open_skip(k, after, p[CP_COND_REG_EXEC_COMPARE_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK)
+			       : 0;
 	case REG_COMPARE:
-		if (need(k, cnt, 3) || read_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1) ||
-		    read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1))
+		if (need(k, cnt, CP_COND_REG_EXEC_COMPARE_LEN) || read_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1) ||
+		    read_regs(k, p[CP_COND_REG_EXEC_REG1_DW] & PM4_PAYLOAD_REG_MASK, 1))
 			return -1;
-		return open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK);
+		return open_skip(k, after, p[CP_COND_REG_EXEC_COMPARE_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK);
 	case REG_COMPARE_IMM:
-		if (need(k, cnt, 3) || read_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1))
+		if (need(k, cnt, CP_COND_REG_EXEC_COMPARE_LEN) || read_regs(k, CP_COND_REG_EXEC_0_REG0(p[0]), 1))
 			return -1;
-		return open_skip(k, after, p[2] & CP_COND_REG_EXEC_DWORDS_MASK);
+		return open_skip(k, after, p[CP_COND_REG_EXEC_COMPARE_DWORDS_DW] & CP_COND_REG_EXEC_DWORDS_MASK);
 	default:
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "compare mode %u",
 				 CP_COND_REG_EXEC_0_GET_MODE(p[0]));
@@ -345,32 +341,32 @@ static uint32_t reg_to_mem_count(uint32_t dw0)
 	return n;
 }
 
-/* CP_DRAW_INDIRECT_MULTI (layout in adreno_pm4.h): the CP reads up to DRAW_COUNT records of
+/* CP_DRAW_INDIRECT_MULTI (layouts in adreno_pm4_payload.h): the CP reads up to DRAW_COUNT records of
  * STRIDE bytes from INDIRECT (fewer if INDIRECT_COUNT says so: that is read at run time, so the
  * whole DRAW_COUNT range is checked), and, indexed, up to MAX_INDICES elements of INDEX. */
 static int draw_indirect_multi(struct walk *k, const uint32_t *p, uint32_t cnt)
 {
-	if (need(k, cnt, 3))
+	if (need(k, cnt, CP_DRAW_INDIRECT_MULTI_LEN))
 		return -1;
-	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(p[1]);
-	uint32_t layout = cp_draw_indirect_multi_dwords(op);
-	if (!layout)
+	uint32_t op = CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(p[CP_DRAW_INDIRECT_MULTI_OPCODE_DW]);
+	struct cp_draw_indirect_multi_layout l;
+	if (!cp_draw_indirect_multi_layout(op, &l))
 		return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1, "indirect opcode %u", op);
-	if (need(k, cnt, layout))
+	if (need(k, cnt, l.len))
 		return -1;
-	bool indexed = op == INDIRECT_OP_INDEXED || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED;
-	uint32_t ind = indexed ? 6 : 3, stride = p[layout - 1], draws = p[2];
-	if (indexed && check_mem(k, addr64(p + 3), (uint64_t)p[5] * index_bytes(p[0]), false, "INDEX"))
+	bool indexed = l.index_dw != 0;
+	uint32_t stride = p[l.stride_dw], draws = p[CP_DRAW_INDIRECT_MULTI_DRAW_COUNT_DW];
+	if (indexed && check_mem(k, hw_addr64_at(p + l.index_dw),
+				 (uint64_t)p[l.max_indices_dw] * index_bytes(p[CP_DRAW_INITIATOR_DW]), false, "INDEX"))
 		return -1;
-	if (op == INDIRECT_OP_INDIRECT_COUNT || op == INDIRECT_OP_INDIRECT_COUNT_INDEXED) {
-		if (check_mem(k, addr64(p + ind + 2), 4, false, "INDIRECT_COUNT"))
-			return -1;
-	}
+	if (l.indirect_count_dw && check_mem(k, hw_addr64_at(p + l.indirect_count_dw), 4, false, "INDIRECT_COUNT"))
+		return -1;
 	if (!draws)
 		return 0;
 	/* < 2^64: (2^32 - 1) * (2^32 - 1) + 20. */
-	uint64_t span = (uint64_t)(draws - 1) * stride + (indexed ? 20u : 16u);
-	return check_mem(k, addr64(p + ind), span, false, "INDIRECT");
+	uint64_t span = (uint64_t)(draws - 1) * stride +
+			(indexed ? CP_DRAW_INDX_INDIRECT_RECORD_BYTES : CP_DRAW_INDIRECT_RECORD_BYTES);
+	return check_mem(k, hw_addr64_at(p + l.indirect_dw), span, false, "INDIRECT");
 }
 
 static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t after)
@@ -393,12 +389,13 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_COND_REG_EXEC:
 		return cond_reg_exec(k, p, cnt, after);
 	case CP_COND_EXEC:
-		if (need(k, cnt, 6) || check_mem(k, addr64(p), 4, false, "BOOL_ADDR") ||
-		    check_mem(k, addr64(p + 2), 4, false, "TIMESTAMP_ADDR"))
+		if (need(k, cnt, CP_COND_EXEC_LEN) ||
+		    check_mem(k, hw_addr64_at(p + CP_COND_EXEC_BOOL_ADDR_DW), 4, false, "BOOL_ADDR") ||
+		    check_mem(k, hw_addr64_at(p + CP_COND_EXEC_TIMESTAMP_ADDR_DW), 4, false, "TIMESTAMP_ADDR"))
 			return -1;
-		return open_skip(k, after, p[5]);
+		return open_skip(k, after, p[CP_COND_EXEC_DWORDS_DW]);
 	case CP_SET_MARKER: {
-		if (need(k, cnt, 1))
+		if (need(k, cnt, CP_DW0_LEN))
 			return -1;
 		uint32_t mode = CP_SET_MARKER_0_GET_MODE(p[0]);
 		if (!(p[0] & CP_SET_MARKER_0_IFPC_MODE) && (mode == RM6_IB1LIST_START || mode == RM6_IB1LIST_END))
@@ -409,7 +406,7 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		/* The binning pass it starts writes the binner's per-pipe results: this submit's own
 		 * values from here on, for the read rule (with the pipe's config, read_regs). */
 		const struct pm4v_policy *pol = &k->v->policy;
-		if (need(k, cnt, 1))
+		if (need(k, cnt, CP_DW0_LEN))
 			return -1;
 		if ((p[0] & CP_SET_MODE_0_BINNING) && pol->nr_bin_pipes && !k->nr_skips)
 			note_slot(k, PM4V_BINNING_SLOT);
@@ -418,168 +415,181 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	case CP_SET_BIN_DATA5:
 		/* The visibility streams the CP reads for this bin (their length is in memory, read
 		 * at run time: the start is checked). */
-		if (need(k, cnt, CP_SET_BIN_DATA5_DWORDS))
+		if (need(k, cnt, CP_SET_BIN_DATA5_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), 4, false, "BIN_DATA_ADDR") ||
-		       check_mem(k, addr64(p + 3), 4, false, "BIN_SIZE_ADDRESS") ||
-		       check_mem(k, addr64(p + 5), 4, false, "BIN_PRIM_STRM") ? -1 : 0;
+		return check_mem(k, hw_addr64_at(p + CP_SET_BIN_DATA5_DATA_DW), 4, false, "BIN_DATA_ADDR") ||
+		       check_mem(k, hw_addr64_at(p + CP_SET_BIN_DATA5_SIZE_ADDR_DW), 4, false, "BIN_SIZE_ADDRESS") ||
+		       check_mem(k, hw_addr64_at(p + CP_SET_BIN_DATA5_PRIM_STRM_DW), 4, false, "BIN_PRIM_STRM") ? -1 : 0;
 	case CP_SET_PSEUDO_REG:
-		if (cnt % 3u)
+		if (cnt % CP_SET_PSEUDO_REG_GROUP_LEN)
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
 					 "%u payload dwords, not whole triples", cnt);
 		/* Ids up to COUNTER are the kernel's preemption records. */
-		for (uint32_t i = 0; i < cnt; i += 3)
+		for (uint32_t i = CP_SET_PSEUDO_REG_ID_DW; i < cnt; i += CP_SET_PSEUDO_REG_GROUP_LEN)
 			if (CP_SET_PSEUDO_REG_0_PSEUDO_REG(p[i]) <= COUNTER)
 				return pm4v_fail(k->v, &k->w, PM4V_ERR_PRIVILEGED, -1,
 						 "kernel pseudo register %u", CP_SET_PSEUDO_REG_0_PSEUDO_REG(p[i]));
 		return 0;
 	case CP_MEM_WRITE:
-		if (need(k, cnt, 2))
+		if (need(k, cnt, CP_MEM_WRITE_LEN))
 			return -1;
-		return check_mem(k, addr64(p), (uint64_t)(cnt - 2) * 4u, true, "ADDR");
+		return check_mem(k, hw_addr64_at(p + CP_MEM_WRITE_ADDR_DW), (uint64_t)(cnt - CP_MEM_WRITE_DATA_DW) * 4u,
+				 true, "ADDR");
 	case CP_EVENT_WRITE:
-		if (cnt < 2) /* the one-dword form has no address */
+		if (cnt <= CP_EVENT_WRITE_LEN) /* the one-dword form has no address */
 			return 0;
-		if (need(k, cnt, 3))
+		if (need(k, cnt, CP_EVENT_WRITE_ADDR_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), (p[0] & CP_EVENT_WRITE_0_TIMESTAMP) ? 8 : 4, true,
-				 "ADDR");
+		return check_mem(k, hw_addr64_at(p + CP_EVENT_WRITE_ADDR_DW), (p[0] & CP_EVENT_WRITE_0_TIMESTAMP) ? 8 : 4,
+				 true, "ADDR");
 	case CP_REG_TO_MEM: {
-		if (need(k, cnt, 3))
+		if (need(k, cnt, CP_REG_TO_MEM_LEN))
 			return -1;
 		uint32_t n = reg_to_mem_count(p[0]);
 		return read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), n) ||
-		       check_mem(k, addr64(p + 1), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
+		       check_mem(k, hw_addr64_at(p + CP_REG_TO_MEM_DEST_DW), (uint64_t)n * 4u, true, "DEST") ? -1 : 0;
 	}
-	case CP_REG_TO_MEM_OFFSET_REG: /* dw0 as CP_REG_TO_MEM, DEST lo/hi, dw3 OFFSET0 register */
-	case CP_REG_TO_MEM_OFFSET_MEM: { /* dw0 as CP_REG_TO_MEM, DEST lo/hi, OFFSET address lo/hi */
+	case CP_REG_TO_MEM_OFFSET_REG:
+	case CP_REG_TO_MEM_OFFSET_MEM: {
 		/* The destination is DEST plus an offset known only when it runs: bounded by the page
 		 * tables, like every run-time address (docs/security.md). The registers are not. */
-		if (need(k, cnt, op == CP_REG_TO_MEM_OFFSET_MEM ? 5 : 4))
+		if (need(k, cnt, op == CP_REG_TO_MEM_OFFSET_MEM ? CP_REG_TO_MEM_OFFSET_MEM_LEN : CP_REG_TO_MEM_OFFSET_REG_LEN))
 			return -1;
 		if (read_regs(k, CP_REG_TO_MEM_0_REG(p[0]), reg_to_mem_count(p[0])))
 			return -1;
 		if (op == CP_REG_TO_MEM_OFFSET_MEM)
-			return check_mem(k, addr64(p + 3), 4, false, "OFFSET");
-		return (p[3] & CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH) ? 0 : read_regs(k, p[3] & PM4_PAYLOAD_REG_MASK, 1);
+			return check_mem(k, hw_addr64_at(p + CP_REG_TO_MEM_OFFSET_MEM_OFFSET_DW), 4, false, "OFFSET");
+		uint32_t offset0 = p[CP_REG_TO_MEM_OFFSET_REG_OFFSET0_DW];
+		return (offset0 & CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH) ? 0 : read_regs(k, offset0 & PM4_PAYLOAD_REG_MASK, 1);
 	}
 	case CP_MEM_TO_REG: {
-		if (need(k, cnt, 3))
+		if (need(k, cnt, CP_MEM_TO_REG_LEN))
 			return -1;
 		uint32_t n = CP_MEM_TO_REG_0_GET_CNT(p[0]);
 		n = n ? n : 1;
 		if (check_regs(k, CP_MEM_TO_REG_0_REG(p[0]), n, true) ||
-		    check_mem(k, addr64(p + 1), (uint64_t)n * 4u, false, "SRC"))
+		    check_mem(k, hw_addr64_at(p + CP_MEM_TO_REG_SRC_DW), (uint64_t)n * 4u, false, "SRC"))
 			return -1;
 		note_writes(k, CP_MEM_TO_REG_0_REG(p[0]), n);
 		return 0;
 	}
 	case CP_REG_RMW: /* dst = rotate(dst & src0) | src1: dst is read too */
-		if (need(k, cnt, 3) || check_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1, true) ||
+		if (need(k, cnt, CP_REG_RMW_LEN) || check_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1, true) ||
 		    read_regs(k, CP_REG_RMW_0_DST_REG(p[0]), 1))
 			return -1;
-		if ((p[0] & CP_REG_RMW_0_SRC0_IS_REG) && read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1))
+		if ((p[0] & CP_REG_RMW_0_SRC0_IS_REG) && read_regs(k, p[CP_REG_RMW_SRC0_DW] & PM4_PAYLOAD_REG_MASK, 1))
 			return -1;
-		if ((p[0] & CP_REG_RMW_0_SRC1_IS_REG) && read_regs(k, p[2] & PM4_PAYLOAD_REG_MASK, 1))
+		if ((p[0] & CP_REG_RMW_0_SRC1_IS_REG) && read_regs(k, p[CP_REG_RMW_SRC1_DW] & PM4_PAYLOAD_REG_MASK, 1))
 			return -1;
 		note_writes(k, CP_REG_RMW_0_DST_REG(p[0]), 1);
 		return 0;
-	case CP_REG_WRITE: /* TRACKER, register, value */
-		if (need(k, cnt, 3) || check_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1, true))
+	case CP_REG_WRITE:
+		if (need(k, cnt, CP_REG_WRITE_LEN) || check_regs(k, p[CP_REG_WRITE_REG_DW] & PM4_PAYLOAD_REG_MASK, 1, true))
 			return -1;
-		note_writes(k, p[1] & PM4_PAYLOAD_REG_MASK, 1);
+		note_writes(k, p[CP_REG_WRITE_REG_DW] & PM4_PAYLOAD_REG_MASK, 1);
 		return 0;
 	case CP_SCRATCH_TO_REG:
-		if (need(k, cnt, 1))
+		if (need(k, cnt, CP_DW0_LEN))
 			return -1;
 		return check_regs(k, CP_SCRATCH_TO_REG_0_REG(p[0]), CP_SCRATCH_TO_REG_0_GET_CNT(p[0]) + 1u, true);
 	case CP_REG_TO_SCRATCH:
-		if (need(k, cnt, 1))
+		if (need(k, cnt, CP_DW0_LEN))
 			return -1;
 		return read_regs(k, CP_REG_TO_SCRATCH_0_REG(p[0]), CP_REG_TO_SCRATCH_0_GET_CNT(p[0]) + 1u);
 	case CP_WAIT_REG_MEM:
-		if (need(k, cnt, 5))
+		if (need(k, cnt, CP_WAIT_REG_MEM_LEN))
 			return -1;
 		return poll_source(k, p);
-	case CP_WAIT_MEM_GTE: /* dw0 reserved, POLL_ADDR lo/hi, REF: the CP reads all four */
-		if (need(k, cnt, 4))
+	case CP_WAIT_MEM_GTE:
+		if (need(k, cnt, CP_WAIT_MEM_GTE_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), 4, false, "POLL_ADDR");
-	case CP_COND_WRITE5: /* the CP_WAIT_REG_MEM five, WRITE_ADDR lo/hi, WRITE_DATA */
-		if (need(k, cnt, 8) || poll_source(k, p))
+		return check_mem(k, hw_addr64_at(p + CP_WAIT_MEM_GTE_POLL_ADDR_DW), 4, false, "POLL_ADDR");
+	case CP_COND_WRITE5:
+		if (need(k, cnt, CP_COND_WRITE5_LEN) || poll_source(k, p))
 			return -1;
 		if (p[0] & CP_WAIT_REG_MEM_0_WRITE_MEMORY)
-			return check_mem(k, addr64(p + 5), 4, true, "WRITE_ADDR");
+			return check_mem(k, hw_addr64_at(p + CP_COND_WRITE5_WRITE_ADDR_DW), 4, true, "WRITE_ADDR");
 		/* Without WRITE_MEMORY: a register, written only if the test passes - so it does not
 		 * count as written for read_regs. */
-		return check_regs(k, p[5] & PM4_PAYLOAD_REG_MASK, 1, true);
-	case CP_MEMCPY:
-		if (need(k, cnt, 5))
+		return check_regs(k, p[CP_COND_WRITE5_WRITE_ADDR_DW] & PM4_PAYLOAD_REG_MASK, 1, true);
+	case CP_MEMCPY: {
+		if (need(k, cnt, CP_MEMCPY_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), (uint64_t)p[0] * 4u, false, "SRC") ||
-		       check_mem(k, addr64(p + 3), (uint64_t)p[0] * 4u, true, "DST") ? -1 : 0;
+		uint64_t bytes = (uint64_t)p[CP_MEMCPY_DWORDS_DW] * 4u;
+		return check_mem(k, hw_addr64_at(p + CP_MEMCPY_SRC_DW), bytes, false, "SRC") ||
+		       check_mem(k, hw_addr64_at(p + CP_MEMCPY_DST_DW), bytes, true, "DST") ? -1 : 0;
+	}
 	case CP_MEM_TO_MEM: {
-		if (need(k, cnt, 3))
+		if (need(k, cnt, CP_MEM_TO_MEM_LEN))
 			return -1;
-		if ((cnt - 3) % 2u)
+		if ((cnt - CP_MEM_TO_MEM_SRC_DW) % 2u)
 			return pm4v_fail(k->v, &k->w, PM4V_ERR_MALFORMED, -1,
 					 "%u payload dwords, not whole addresses", cnt);
 		uint32_t size = (p[0] & CP_MEM_TO_MEM_0_DOUBLE) ? 8 : 4;
-		if (check_mem(k, addr64(p + 1), size, true, "DST"))
+		if (check_mem(k, hw_addr64_at(p + CP_MEM_TO_MEM_DST_DW), size, true, "DST"))
 			return -1;
-		for (uint32_t i = 3; i < cnt; i += 2)
-			if (check_mem(k, addr64(p + i), size, false, "SRC"))
+		for (uint32_t i = CP_MEM_TO_MEM_SRC_DW; i < cnt; i += 2)
+			if (check_mem(k, hw_addr64_at(p + i), size, false, "SRC"))
 				return -1;
 		return 0;
 	}
 	case CP_DRAW_INDX_OFFSET:
-		if (need(k, cnt, 1))
+		/* Only the initiator is needed to know whether there is an index buffer. */
+		if (need(k, cnt, CP_DRAW_INITIATOR_DW + 1))
 			return -1;
-		if (CP_DRAW_INITIATOR_GET_SOURCE_SELECT(p[0]) != DI_SRC_SEL_DMA) /* auto-index: no index buffer */
+		if (CP_DRAW_INITIATOR_GET_SOURCE_SELECT(p[CP_DRAW_INITIATOR_DW]) != DI_SRC_SEL_DMA) /* auto-index */
 			return 0;
-		if (need(k, cnt, 7)) /* an indexed draw carries INDX_BASE and MAX_INDICES */
+		if (need(k, cnt, CP_DRAW_INDX_OFFSET_DMA_LEN)) /* an indexed draw carries INDX_BASE and MAX_INDICES */
 			return -1;
-		return check_mem(k, addr64(p + 4), (uint64_t)p[6] * index_bytes(p[0]), false,
+		return check_mem(k, hw_addr64_at(p + CP_DRAW_INDX_OFFSET_INDX_BASE_DW),
+				 (uint64_t)p[CP_DRAW_INDX_OFFSET_MAX_INDICES_DW] * index_bytes(p[CP_DRAW_INITIATOR_DW]), false,
 				 "INDX_BASE");
 	case CP_DRAW_INDX_INDIRECT:
-		if (need(k, cnt, 6))
+		if (need(k, cnt, CP_DRAW_INDX_INDIRECT_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), (uint64_t)p[3] * index_bytes(p[0]), false,
-				 "INDX_BASE") ||
-		       check_mem(k, addr64(p + 4), 20, false, "INDIRECT") ? -1 : 0;
+		return check_mem(k, hw_addr64_at(p + CP_DRAW_INDX_INDIRECT_INDX_BASE_DW),
+				 (uint64_t)p[CP_DRAW_INDX_INDIRECT_MAX_INDICES_DW] * index_bytes(p[CP_DRAW_INITIATOR_DW]),
+				 false, "INDX_BASE") ||
+		       check_mem(k, hw_addr64_at(p + CP_DRAW_INDX_INDIRECT_INDIRECT_DW), CP_DRAW_INDX_INDIRECT_RECORD_BYTES,
+				 false, "INDIRECT") ? -1 : 0;
 	case CP_DRAW_INDIRECT:
-		if (need(k, cnt, 3))
+		if (need(k, cnt, CP_DRAW_INDIRECT_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), 16, false, "INDIRECT");
+		return check_mem(k, hw_addr64_at(p + CP_DRAW_INDIRECT_INDIRECT_DW), CP_DRAW_INDIRECT_RECORD_BYTES, false,
+				 "INDIRECT");
 	case CP_DRAW_INDIRECT_MULTI:
 		return draw_indirect_multi(k, p, cnt);
 	case CP_DRAW_AUTO: /* the vertex count comes from a transform-feedback byte count */
-		if (need(k, cnt, 4))
+		/* Checked up to the address it reads (the CP model wants all six dwords). */
+		if (need(k, cnt, CP_DRAW_AUTO_NUM_VERTICES_BASE_DW + 2))
 			return -1;
-		return check_mem(k, addr64(p + 2), 4, false, "NUM_VERTICES_BASE");
+		return check_mem(k, hw_addr64_at(p + CP_DRAW_AUTO_NUM_VERTICES_BASE_DW), 4, false, "NUM_VERTICES_BASE");
 	case CP_EXEC_CS_INDIRECT:
-		if (need(k, cnt, 3))
+		/* Checked up to the address it reads (the CP model does not run dispatches). */
+		if (need(k, cnt, CP_EXEC_CS_INDIRECT_ADDR_DW + 2))
 			return -1;
-		return check_mem(k, addr64(p + 1), 12, false, "ADDR");
+		return check_mem(k, hw_addr64_at(p + CP_EXEC_CS_INDIRECT_ADDR_DW), CP_EXEC_CS_INDIRECT_ADDR_BYTES, false,
+				 "ADDR");
 	case CP_DRAW_PRED_SET:
-		if (need(k, cnt, 1))
+		if (need(k, cnt, CP_DW0_LEN))
 			return -1;
 		if (CP_DRAW_PRED_SET_0_GET_SRC(p[0]) != PRED_SRC_MEM)
 			return 0;
-		if (need(k, cnt, 3))
+		if (need(k, cnt, CP_DRAW_PRED_SET_MEM_LEN))
 			return -1;
-		return check_mem(k, addr64(p + 1), 8, false, "MEM_ADDR");
+		return check_mem(k, hw_addr64_at(p + CP_DRAW_PRED_SET_MEM_ADDR_DW), 8, false, "MEM_ADDR");
 	case CP_REG_TEST:
-		if (need(k, cnt, 1))
+		if (need(k, cnt, CP_DW0_LEN))
 			return -1;
 		if (p[0] & CP_REG_TEST_0_SOURCE_SCRATCH_MEM)
 			return 0;
 		return read_regs(k, CP_REG_TEST_0_REG(p[0]), 1);
 	case CP_WAIT_TWO_REGS:
-		if (need(k, cnt, 2))
+		/* Checked up to the registers it reads. */
+		if (need(k, cnt, CP_WAIT_TWO_REGS_REG1_DW + 1))
 			return -1;
-		return read_regs(k, p[0] & PM4_PAYLOAD_REG_MASK, 1) ||
-		       read_regs(k, p[1] & PM4_PAYLOAD_REG_MASK, 1) ? -1 : 0;
+		return read_regs(k, p[CP_WAIT_TWO_REGS_REG0_DW] & PM4_PAYLOAD_REG_MASK, 1) ||
+		       read_regs(k, p[CP_WAIT_TWO_REGS_REG1_DW] & PM4_PAYLOAD_REG_MASK, 1) ? -1 : 0;
 	default:
 		return 0; /* not known to ferry: passes, as on the CP */
 	}

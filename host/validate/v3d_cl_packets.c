@@ -172,17 +172,11 @@ static int check_load_store(struct v3dval *v, const struct v3dval_where *w, cons
 	uint64_t extent;
 	uint32_t memfmt = (uint32_t)v3d_cl_get(p, V3D_CL_LS_MEMORY_FORMAT);
 	enum v3dval_layout layout;
-	switch (memfmt) {
-	case V3D_CL_MEMORY_RASTER:
+	if (memfmt > V3D_CL_MEMORY_UIF_XOR || !v3dval_layout_of((int)memfmt, &layout))
+		return v3dval_fail(v, w, V3DVAL_ERR_MALFORMED, 0, "memory format %u undefined", memfmt);
+	if (layout == V3DVAL_LAYOUT_RASTER) {
 		extent = (rows - 1) * stride + width * cpp;
 		return check_range(v, w, "Address", v3d_cl_get_address(p, V3D_CL_LS_ADDRESS), extent);
-	case V3D_CL_MEMORY_LINEARTILE: layout = V3DVAL_LAYOUT_LINEARTILE; break;
-	case V3D_CL_MEMORY_UBLINEAR_1: layout = V3DVAL_LAYOUT_UBLINEAR_1; break;
-	case V3D_CL_MEMORY_UBLINEAR_2: layout = V3DVAL_LAYOUT_UBLINEAR_2; break;
-	case V3D_CL_MEMORY_UIF_NO_XOR: layout = V3DVAL_LAYOUT_UIF; break;
-	case V3D_CL_MEMORY_UIF_XOR: layout = V3DVAL_LAYOUT_UIF_XOR; break;
-	default:
-		return v3dval_fail(v, w, V3DVAL_ERR_MALFORMED, 0, "memory format %u undefined", memfmt);
 	}
 	uint32_t tiled_cpp = cpp == 3 ? 4 : cpp; /* tiled layouts only take power-of-two pixels */
 	extent = v3dval_tiled_bytes(layout, (uint32_t)width, (uint32_t)rows, tiled_cpp,

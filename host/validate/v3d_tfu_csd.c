@@ -43,32 +43,6 @@ static int check_surface(const struct v3dval_bo *bos, uint32_t nr_bos, enum v3dv
 				(unsigned long long)(len ? len : 1));
 }
 
-static bool tfu_input_layout(uint32_t iformat, enum v3dval_layout *layout)
-{
-	switch (iformat) {
-	case V3D_TFU_IFORMAT_RASTER: *layout = V3DVAL_LAYOUT_RASTER; return true;
-	case V3D_TFU_IFORMAT_LINEARTILE: *layout = V3DVAL_LAYOUT_LINEARTILE; return true;
-	case V3D_TFU_IFORMAT_UBLINEAR_1: *layout = V3DVAL_LAYOUT_UBLINEAR_1; return true;
-	case V3D_TFU_IFORMAT_UBLINEAR_2: *layout = V3DVAL_LAYOUT_UBLINEAR_2; return true;
-	case V3D_TFU_IFORMAT_UIF_NO_XOR: *layout = V3DVAL_LAYOUT_UIF; return true;
-	case V3D_TFU_IFORMAT_UIF_XOR: *layout = V3DVAL_LAYOUT_UIF_XOR; return true;
-	default: return false; /* SAND and reserved values */
-	}
-}
-
-static bool tfu_output_layout(uint32_t oformat, enum v3dval_layout *layout)
-{
-	switch (oformat) {
-	case V3D_TFU_OFORMAT_RASTER: *layout = V3DVAL_LAYOUT_RASTER; return true;
-	case V3D_TFU_OFORMAT_LINEARTILE: *layout = V3DVAL_LAYOUT_LINEARTILE; return true;
-	case V3D_TFU_OFORMAT_UBLINEAR_1: *layout = V3DVAL_LAYOUT_UBLINEAR_1; return true;
-	case V3D_TFU_OFORMAT_UBLINEAR_2: *layout = V3DVAL_LAYOUT_UBLINEAR_2; return true;
-	case V3D_TFU_OFORMAT_UIF_NO_XOR: *layout = V3DVAL_LAYOUT_UIF; return true;
-	case V3D_TFU_OFORMAT_UIF_XOR: *layout = V3DVAL_LAYOUT_UIF_XOR; return true;
-	default: return false;
-	}
-}
-
 int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 			const struct v3dval_tfu_regs *regs, const struct v3dval_reloc *relocs,
 			uint32_t nr_relocs, struct v3dval_tfu_regs *out, struct v3dval_error *err)
@@ -83,25 +57,13 @@ int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 	if (relocate_regs(bos, nr_bos, relocs, nr_relocs, reg_ptrs, unit, err))
 		return -1;
 
-	uint32_t ttype, iformat, oformat, nummm, out_addr, out_param;
-	if (ver == V3D_VER_71) {
-		ttype = V3D71_TFU_ICFG_OTYPE(r.icfg);
-		iformat = V3D71_TFU_ICFG_IFORMAT(r.icfg);
-		oformat = V3D71_TFU_IOC_FORMAT(r.ioc);
-		nummm = V3D71_TFU_IOC_NUMMM(r.ioc);
-		out_addr = r.ioa;
-		out_param = V3D71_TFU_IOC_STRIDE(r.ioc);
-	} else {
-		if (r.ioc)
-			return v3dval_fail_regs(err, unit, V3DVAL_ERR_INPUT, 0, "IOC is a V3D 7.1 register");
-		ttype = V3D42_TFU_ICFG_TTYPE(r.icfg);
-		iformat = V3D42_TFU_ICFG_IFORMAT(r.icfg);
-		oformat = V3D42_TFU_IOA_FORMAT(r.ioa);
-		nummm = V3D42_TFU_ICFG_NUMMM(r.icfg);
-		out_addr = r.ioa & ~V3D42_TFU_IOA_FLAGS_MASK;
-		out_param = V3D42_TFU_ICFG_OPAD(r.icfg);
-	}
-	uint32_t width = V3D_TFU_IOS_WIDTH(r.ios), height = V3D_TFU_IOS_HEIGHT(r.ios);
+	bool v71 = ver == V3D_VER_71;
+	if (!v71 && r.ioc)
+		return v3dval_fail_regs(err, unit, V3DVAL_ERR_INPUT, 0, "IOC is a V3D 7.1 register");
+	struct v3d_tfu_fields f;
+	v3d_tfu_fields(v71, r.icfg, r.ioa, r.ioc, r.ios, &f);
+	uint32_t ttype = f.ttype, iformat = f.iformat, oformat = f.oformat, nummm = f.nummm, out_addr = f.out_addr;
+	uint32_t width = f.width, height = f.height;
 	if (width == 0 || height == 0)
 		return v3dval_fail_regs(err, unit, V3DVAL_ERR_MALFORMED, 0, "IOS: empty output %ux%u", width, height);
 	uint32_t cpp = v3d_texture_type_bytes(ttype);
@@ -113,9 +75,9 @@ int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 					"YUV input (ICA / IUA / USECOEF) is not validated");
 
 	enum v3dval_layout in_layout, out_layout;
-	if (!tfu_input_layout(iformat, &in_layout))
+	if (!v3dval_layout_of(v3d_tfu_iformat_memory(iformat), &in_layout))
 		return v3dval_fail_regs(err, unit, V3DVAL_ERR_UNSUPPORTED, 0, "input format %u not validated", iformat);
-	if (!tfu_output_layout(oformat, &out_layout))
+	if (!v3dval_layout_of(v3d_tfu_oformat_memory(oformat), &out_layout))
 		return v3dval_fail_regs(err, unit, V3DVAL_ERR_UNSUPPORTED, 0, "output format %u not validated", oformat);
 
 	/* IIS: pixels per row for raster input, the padded height in UIF blocks for UIF */
@@ -128,12 +90,12 @@ int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
 	uint64_t out_bytes;
 	if (out_layout == V3DVAL_LAYOUT_RASTER) {
 		/* 7.1: IOC.STRIDE pixels per row; 4.2 has no output stride: rows are width apart */
-		uint64_t stride = ver == V3D_VER_71 ? out_param : width;
+		uint64_t stride = v71 ? f.stride : width;
 		out_bytes = ((uint64_t)(height - 1) * stride + width) * cpp;
 	} else {
 		uint32_t uif_h = v3dval_uif_block_h(cpp);
 		/* 4.2: OPAD UIF blocks below the image's own padded height; 7.1: IOC.STRIDE is the height */
-		uint64_t blocks = ver == V3D_VER_71 ? out_param : ((uint64_t)height + uif_h - 1) / uif_h + out_param;
+		uint64_t blocks = v71 ? f.stride : ((uint64_t)height + uif_h - 1) / uif_h + f.opad;
 		out_bytes = v3dval_tiled_bytes(out_layout, width, height, cpp,
 					       (out_layout == V3DVAL_LAYOUT_UIF || out_layout == V3DVAL_LAYOUT_UIF_XOR) ? blocks : 0);
 	}

@@ -92,6 +92,19 @@ uint32_t v3dval_uif_block_h(uint32_t cpp)
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
+bool v3dval_layout_of(int memory_format, enum v3dval_layout *layout)
+{
+	switch (memory_format) {
+	case V3D_CL_MEMORY_RASTER: *layout = V3DVAL_LAYOUT_RASTER; return true;
+	case V3D_CL_MEMORY_LINEARTILE: *layout = V3DVAL_LAYOUT_LINEARTILE; return true;
+	case V3D_CL_MEMORY_UBLINEAR_1: *layout = V3DVAL_LAYOUT_UBLINEAR_1; return true;
+	case V3D_CL_MEMORY_UBLINEAR_2: *layout = V3DVAL_LAYOUT_UBLINEAR_2; return true;
+	case V3D_CL_MEMORY_UIF_NO_XOR: *layout = V3DVAL_LAYOUT_UIF; return true;
+	case V3D_CL_MEMORY_UIF_XOR: *layout = V3DVAL_LAYOUT_UIF_XOR; return true;
+	default: return false;
+	}
+}
+
 uint64_t v3dval_tiled_bytes(enum v3dval_layout layout, uint32_t w, uint32_t h, uint32_t cpp,
 			    uint64_t padded_h_blocks)
 {

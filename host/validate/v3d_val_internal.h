@@ -137,6 +137,9 @@ uint64_t v3dval_tiled_bytes(enum v3dval_layout layout, uint32_t w, uint32_t h, u
 			    uint64_t padded_h_blocks);
 /* Rows of UIF blocks for cpp (2 utiles high). */
 uint32_t v3dval_uif_block_h(uint32_t cpp);
+/* The surface layout of a memory format (enum v3d_cl_memory_format; the TFU's codes map to it
+ * through v3d_tfu_*format_memory()); false for a value that is none. */
+bool v3dval_layout_of(int memory_format, enum v3dval_layout *layout);
 
 /* ---- errors ----------------------------------------------------------------------------------- */
 

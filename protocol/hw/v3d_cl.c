@@ -275,30 +275,3 @@ size_t v3d_cl_struct_address_fields(int ver, enum v3d_cl_struct s,
 	}
 	return 0;
 }
-
-/* ---- texture data types ------------------------------------------------------------------ */
-
-uint32_t v3d_texture_type_bytes(uint32_t ttype)
-{
-	switch (ttype) {
-	case 0: case 1: case 27: case 39:        /* R8, R8_SNORM, S8, YCBCR_LUMA */
-	case 96: case 97:                        /* R8I, R8UI */
-		return 1;
-	case 2: case 3: case 6: case 7: case 8:  /* RG8, RG8_SNORM, RGB565, RGBA4, RGB5_A1 */
-	case 10: case 11: case 16: case 21:      /* R16, R16_SNORM, R16F, DEPTH_COMP16 */
-	case 28: case 40:                        /* S16, YCBCR_420_CHROMA */
-	case 98: case 99: case 102: case 103: case 115: /* RG8I/UI, R16I/UI, A1_RGB5 */
-		return 2;
-	case 4: case 5: case 9: case 12: case 13: /* RGBA8, RGBA8_SNORM, RGB10_A2, RG16, RG16_SNORM */
-	case 17: case 19: case 20: case 22: case 23: case 24: /* RG16F, R11G11B10F, RGB9_E5, depths */
-	case 29: case 100: case 101: case 104: case 105: case 108: case 109: case 114:
-		return 4;
-	case 14: case 15: case 18: case 30:      /* RGBA16, RGBA16_SNORM, RGBA16F, RG32F */
-	case 106: case 107: case 110: case 111:
-		return 8;
-	case 31: case 112: case 113:             /* RGBA32F, RGBA32I, RGBA32UI */
-		return 16;
-	default:
-		return 0;
-	}
-}

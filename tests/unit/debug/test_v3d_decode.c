@@ -524,7 +524,7 @@ static void test_tfu_csd(void)
 	struct v3d_decode_buffer bufs[] = { { 0x100000, 0x10000, "src", NULL, 0 }, { 0x200000, 0x10000, "dst", NULL, 0 } };
 	struct v3d_decode_options o = { .ver = V3D_VER_42, .buffers = bufs, .nr_buffers = 2 };
 	/* 4.2: RGBA8UI (101) raster in, UIF_XOR (7) out with DIMTW */
-	struct v3d_decode_tfu t = { .icfg = 101u << 9 | 1u, .iia = 0x100040, .iis = 64, .ioa = 0x200000 | 7u << 3 | 1u,
+	struct v3d_tfu_regs t = { .icfg = 101u << 9 | 1u, .iia = 0x100040, .iis = 64, .ioa = 0x200000 | 7u << 3 | 1u,
 				    .ios = 32u << 16 | 64u };
 	char *buf = NULL;
 	size_t len = 0;

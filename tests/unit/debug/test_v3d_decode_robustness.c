@@ -161,7 +161,7 @@ static void test_random(bool structured, int rounds)
 			v3d_decode_packet_name(name, sizeof(name), ver, b->contents, known);
 			CHECK(name[0] != '\0');
 		}
-		struct v3d_decode_tfu tfu = { rnd(), rnd(), rnd(), rnd(), rnd(), rnd(), rnd(), { rnd(), rnd(), rnd(), rnd() }, rnd() };
+		struct v3d_tfu_regs tfu = { rnd(), rnd(), rnd(), rnd(), rnd(), rnd(), rnd(), { rnd(), rnd(), rnd(), rnd() }, rnd() };
 		uint32_t cfg[7] = { rnd(), rnd(), rnd(), rnd(), rnd(), rnd(), rnd() };
 		CHECK_EQ(v3d_decode_tfu(null, &o, &tfu), 0);
 		CHECK_EQ(v3d_decode_csd(null, &o, cfg), 0);

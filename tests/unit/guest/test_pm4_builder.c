@@ -1,5 +1,8 @@
 /* PM4 builder: header values against known encodings, parity round trips, payload layouts of
- * the helpers, and overflow/invalid-argument reporting. */
+ * the helpers (also against the table in ferry/hw/adreno_pm4_payload.h, which the validator, the
+ * CP model and the decoder read), and overflow/invalid-argument reporting. */
+#include "ferry/hw/addr64.h"
+#include "ferry/hw/adreno_pm4_payload.h"
 #include "pm4_builder.h"
 #include "test.h"
 
@@ -83,6 +86,71 @@ static void test_helpers_emit_exact_packets(void)
 	CHECK(pm4_builder_ok(&b));
 	CHECK_EQ(b.len, 39u);
 	CHECK_EQ(pm4_builder_bytes(&b), 39u * 4);
+}
+
+/* The packet at pkt has a length the table allows and the address used as `use` where the table
+ * puts it. */
+static void check_tabled(const uint32_t *pkt, enum pm4_addr_use use, uint64_t want)
+{
+	CHECK(pm4_is_type7(pkt[0]));
+	const struct pm4_payload *l = pm4_payload(pm4_type7_opcode(pkt[0]));
+	CHECK(l != NULL);
+	if (!l)
+		return;
+	uint32_t cnt = pm4_type7_count(pkt[0]);
+	if (l->rule == PM4_LEN_FIXED)
+		CHECK_EQ(cnt, l->len);
+	else if (l->rule == PM4_LEN_GROUPS)
+		CHECK_EQ(cnt % l->len, 0u);
+	else
+		CHECK(cnt >= l->len);
+	const struct pm4_payload_field *f = pm4_payload_find(l, use);
+	CHECK(f != NULL);
+	if (f)
+		CHECK_EQ(hw_addr64_at(pkt + 1 + f->dw), want);
+}
+
+static void test_helpers_match_payload_table(void)
+{
+	uint32_t buf[64];
+	struct pm4_builder b;
+#define EMIT(call)                     \
+	pm4_builder_init(&b, buf, 64); \
+	call;                          \
+	CHECK(pm4_builder_ok(&b))
+	EMIT(pm4_ib(&b, 0x100010000ull, 8));
+	check_tabled(buf, PM4_ADDR_IB, 0x100010000ull);
+	EMIT(pm4_ib_chain(&b, 0x100011000ull, 8));
+	check_tabled(buf, PM4_ADDR_IB, 0x100011000ull);
+	EMIT(pm4_mem_write(&b, 0x100012000ull, (const uint32_t[]){ 1, 2 }, 2));
+	check_tabled(buf, PM4_ADDR_WRITE, 0x100012000ull);
+	EMIT(pm4_event_write_ts(&b, CACHE_FLUSH_TS, 0x100013000ull, 5));
+	check_tabled(buf, PM4_ADDR_WRITE, 0x100013000ull);
+	EMIT(pm4_reg_to_mem(&b, 0x980, 2, 0x100014000ull, false));
+	check_tabled(buf, PM4_ADDR_WRITE, 0x100014000ull);
+	EMIT(pm4_mem_to_reg(&b, 0x883, 1, 0x100015000ull));
+	check_tabled(buf, PM4_ADDR_READ, 0x100015000ull);
+	EMIT(pm4_memcpy(&b, 0x100016000ull, 0x100017000ull, 4));
+	check_tabled(buf, PM4_ADDR_READ, 0x100017000ull);
+	check_tabled(buf, PM4_ADDR_WRITE, 0x100016000ull);
+	EMIT(pm4_wait_mem(&b, WRITE_GE, 0x100018000ull, 1, ~0u));
+	check_tabled(buf, PM4_ADDR_WAIT, 0x100018000ull);
+	EMIT(pm4_wait_mem_gte(&b, 0x100019000ull, 1));
+	check_tabled(buf, PM4_ADDR_WAIT, 0x100019000ull);
+	EMIT(pm4_mem_to_mem(&b, 0x10001a000ull, (const uint64_t[]){ 0x10001b000ull }, 1, 0, false));
+	check_tabled(buf, PM4_ADDR_WRITE, 0x10001a000ull);
+	check_tabled(buf, PM4_ADDR_READ, 0x10001b000ull);
+	EMIT(pm4_set_draw_state(&b, 3, CP_SET_DRAW_STATE_0_GMEM, 0, 0x10001c000ull, 4));
+	check_tabled(buf, PM4_ADDR_DRAW_STATE, 0x10001c000ull);
+	EMIT(pm4_draw_indexed(&b, DI_PT_TRILIST, 2, 3, 0, 0x10001d000ull, 3));
+	check_tabled(buf, PM4_ADDR_READ, 0x10001d000ull);
+	EMIT(pm4_draw_indirect(&b, DI_PT_TRILIST, 0x10001e000ull));
+	check_tabled(buf, PM4_ADDR_READ, 0x10001e000ull);
+	EMIT(pm4_draw_indx_indirect(&b, DI_PT_TRILIST, 4, 0x10001f000ull, 3, 0x100020000ull));
+	check_tabled(buf, PM4_ADDR_READ, 0x10001f000ull);
+	EMIT(pm4_draw_auto(&b, DI_PT_TRILIST, 1, 0x100021000ull, 0, 16));
+	check_tabled(buf, PM4_ADDR_READ, 0x100021000ull);
+#undef EMIT
 }
 
 static void test_parity_round_trips(void)
@@ -172,6 +240,7 @@ int main(void)
 {
 	RUN_TEST(test_known_headers);
 	RUN_TEST(test_helpers_emit_exact_packets);
+	RUN_TEST(test_helpers_match_payload_table);
 	RUN_TEST(test_parity_round_trips);
 	RUN_TEST(test_overflow_reported);
 	RUN_TEST(test_invalid_fields);

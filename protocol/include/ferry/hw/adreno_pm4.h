@@ -1,6 +1,7 @@
-/* Adreno a5xx+/a6xx PM4 packet encoding: header layout, opcodes, event ids and payload fields.
- * The one place these facts live; the CS builder, the CP model, the validator and the decoder
- * all include it. */
+/* Adreno a5xx+/a6xx PM4 packet encoding: header layout, opcodes, event ids and the bit fields
+ * inside payload dwords. The one place these facts live; the CS builder, the CP model, the
+ * validator and the decoder all include it. Where each field sits in a payload (and how long a
+ * payload is): adreno_pm4_payload.h. */
 #ifndef FERRY_HW_ADRENO_PM4_H
 #define FERRY_HW_ADRENO_PM4_H
 
@@ -210,20 +211,20 @@ enum vgt_event_type {
 	LABEL = 0x3f,
 };
 
-/* CP_INDIRECT_BUFFER: IB_BASE lo, hi; dw2 IB_SIZE in dwords. */
+/* CP_INDIRECT_BUFFER IB_SIZE, in dwords. */
 #define CP_INDIRECT_BUFFER_2_SIZE_MASK 0xfffffu
 
-/* CP_REG_TO_MEM dw0, then DEST lo/hi. Copies max(CNT, 1) registers. */
+/* CP_REG_TO_MEM dw0. Copies max(CNT, 1) registers. */
 #define CP_REG_TO_MEM_0_REG(x)    ((x) & PM4_PAYLOAD_REG_MASK)
 #define CP_REG_TO_MEM_0_CNT_MASK  0xfffu
 #define CP_REG_TO_MEM_0_CNT(x)    (((x) & CP_REG_TO_MEM_0_CNT_MASK) << 18)
 #define CP_REG_TO_MEM_0_64B       (1u << 30)
 #define CP_REG_TO_MEM_0_ACCUMULATE (1u << 31)
 #define CP_REG_TO_MEM_0_GET_CNT(dw) (((dw) >> 18) & CP_REG_TO_MEM_0_CNT_MASK)
-/* CP_REG_TO_MEM_OFFSET_REG dw3: OFFSET0 (a register, or with this bit a scratch index). */
+/* CP_REG_TO_MEM_OFFSET_REG OFFSET0 (a register, or with this bit a scratch index). */
 #define CP_REG_TO_MEM_OFFSET_REG_3_SCRATCH (1u << 19)
 
-/* CP_MEM_TO_REG dw0, then SRC lo/hi. Copies max(CNT, 1) dwords. */
+/* CP_MEM_TO_REG dw0. Copies max(CNT, 1) dwords. */
 #define CP_MEM_TO_REG_0_REG(x)    ((x) & PM4_PAYLOAD_REG_MASK)
 #define CP_MEM_TO_REG_0_CNT_MASK  0x7ffu
 #define CP_MEM_TO_REG_0_CNT(x)    (((x) & CP_MEM_TO_REG_0_CNT_MASK) << 19)
@@ -243,12 +244,8 @@ enum vgt_event_type {
 /* CP_SET_MODE: dw0 bit 0 set starts the hardware binning pass, clear ends it (Turnip's
  * tu6_emit_binning_pass and freedreno's emit_binning_pass emit 1, then 0). */
 #define CP_SET_MODE_0_BINNING 1u
-/* CP_REG_WRITE: dw0 TRACKER (enum reg_tracker), dw1 the register, dw2 the value. */
-/* CP_WAIT_TWO_REGS: dw0 REG0, dw1 REG1, dw2 REF. */
-/* CP_EXEC_CS_INDIRECT: dw0 reserved, dw1-2 ADDR (3 dwords: the group counts), dw3 local size. */
 
-/* CP_WAIT_REG_MEM dw0: function, signed compare, poll source, write-memory. Then POLL_ADDR
- * lo/hi, REF, MASK, DELAY_LOOP_CYCLES. */
+/* CP_WAIT_REG_MEM dw0: function, signed compare, poll source, write-memory. */
 enum cp_wait_function {
 	WRITE_ALWAYS = 0,
 	WRITE_LT = 1,
@@ -264,14 +261,12 @@ enum cp_wait_function {
 #define CP_WAIT_REG_MEM_0_GET_POLL(dw) (((dw) >> 4) & 0x3u)
 #define CP_WAIT_REG_MEM_0_WRITE_MEMORY (1u << 8)
 enum cp_poll_source { POLL_REGISTER = 0, POLL_MEMORY = 1, POLL_SCRATCH = 2, POLL_ON_CHIP = 3 };
-/* CP_COND_WRITE5: dw0-4 as CP_WAIT_REG_MEM (so its macros apply), then WRITE_ADDR lo/hi (a register
- * in the low dword without WRITE_MEMORY) and WRITE_DATA. */
+/* CP_COND_WRITE5's dw0 is CP_WAIT_REG_MEM's, so its macros apply. */
 
 /* Payload layouts below follow Mesa's src/freedreno/registers/adreno/adreno_pm4.xml (a6xx
  * variants). */
 
-/* CP_EVENT_WRITE (a6xx): dw0 EVENT/TIMESTAMP/IRQ, ADDR lo/hi, dw3 the value. With TIMESTAMP the
- * CP writes its 64-bit GPU timestamp to ADDR "instead of value from packet"; without it the
+/* CP_EVENT_WRITE (a6xx): with TIMESTAMP the CP writes its 64-bit GPU timestamp to ADDR "instead of value from packet"; without it the
  * *_TS events write the 32-bit value. */
 
 /* The draw initiator of the a4xx+ draw packets (vgt_draw_initiator_a4xx, dw0). */
@@ -294,18 +289,8 @@ enum a4xx_index_size { INDEX4_SIZE_8_BIT = 0, INDEX4_SIZE_16_BIT = 1, INDEX4_SIZ
 enum pc_di_primtype { DI_PT_POINTLIST = 9, DI_PT_LINELIST = 2, DI_PT_TRILIST = 4 };
 enum pc_di_vis_cull_mode { IGNORE_VISIBILITY = 0, USE_VISIBILITY = 1 };
 
-/* CP_DRAW_INDX_OFFSET: dw0 initiator, dw1 NUM_INSTANCES, dw2 NUM_INDICES, dw3 FIRST_INDX; with
- * DI_SRC_SEL_DMA also dw4-5 INDX_BASE and dw6 MAX_INDICES (elements in the index buffer). */
-#define CP_DRAW_INDX_OFFSET_AUTO_DWORDS 3
-#define CP_DRAW_INDX_OFFSET_DMA_DWORDS  7
-/* CP_DRAW_INDIRECT: dw0 initiator, dw1-2 INDIRECT (VkDrawIndirectCommand: 4 dwords). */
-/* CP_DRAW_INDX_INDIRECT: dw0 initiator, dw1-2 INDX_BASE, dw3 MAX_INDICES, dw4-5 INDIRECT
- * (VkDrawIndexedIndirectCommand: 5 dwords). */
-/* CP_DRAW_INDIRECT_MULTI: dw0 initiator, dw1 OPCODE | DST_OFF, dw2 DRAW_COUNT, then per opcode:
- *   NORMAL:                 INDIRECT(3-4) STRIDE(5)
- *   INDEXED:                INDEX(3-4) MAX_INDICES(5) INDIRECT(6-7) STRIDE(8)
- *   INDIRECT_COUNT:         INDIRECT(3-4) INDIRECT_COUNT(5-6) STRIDE(7)
- *   INDIRECT_COUNT_INDEXED: INDEX(3-4) MAX_INDICES(5) INDIRECT(6-7) INDIRECT_COUNT(8-9) STRIDE(10) */
+/* CP_DRAW_INDIRECT_MULTI dw1: OPCODE (the payload layout, cp_draw_indirect_multi_layout()) and
+ * DST_OFF. */
 enum a6xx_draw_indirect_opcode {
 	INDIRECT_OP_NORMAL = 0x2,
 	INDIRECT_OP_INDEXED = 0x4,
@@ -315,33 +300,19 @@ enum a6xx_draw_indirect_opcode {
 #define CP_DRAW_INDIRECT_MULTI_1_OPCODE(x)     ((x) & 0xfu)
 #define CP_DRAW_INDIRECT_MULTI_1_GET_OPCODE(dw) ((dw) & 0xfu)
 #define CP_DRAW_INDIRECT_MULTI_1_DST_OFF(x)    (((x) & 0x3fffu) << 8)
-/* Payload dwords of CP_DRAW_INDIRECT_MULTI for an opcode (the layouts above; STRIDE is the
- * last), or 0 for an opcode the CP does not know. */
-static inline uint32_t cp_draw_indirect_multi_dwords(uint32_t opcode)
-{
-	switch (opcode) {
-	case INDIRECT_OP_NORMAL: return 6;
-	case INDIRECT_OP_INDEXED: return 9;
-	case INDIRECT_OP_INDIRECT_COUNT: return 8;
-	case INDIRECT_OP_INDIRECT_COUNT_INDEXED: return 11;
-	default: return 0;
-	}
-}
-/* CP_DRAW_AUTO: dw0 initiator, dw1 NUM_INSTANCES, dw2-3 NUM_VERTICES_BASE, dw4
- * NUM_VERTICES_OFFSET, dw5 STRIDE. */
 
-/* CP_DRAW_PRED_SET dw0: SRC, TEST; with PRED_SRC_MEM dw1-2 MEM_ADDR (a 64-bit value tested
- * against 0). */
+/* CP_DRAW_PRED_SET dw0: SRC, TEST; with PRED_SRC_MEM the 64-bit value at MEM_ADDR is tested
+ * against 0. */
 #define CP_DRAW_PRED_SET_0_SRC(x)      (((x) & 0xfu) << 4)
 #define CP_DRAW_PRED_SET_0_GET_SRC(dw) (((dw) >> 4) & 0xfu)
 #define CP_DRAW_PRED_SET_0_TEST(x)     (((x) & 0x1u) << 8)
 enum cp_draw_pred_src { PRED_SRC_MEM = 5 };
 enum cp_draw_pred_test { NE_0_PASS = 0, EQ_0_PASS = 1 };
 
-/* CP_WAIT_MEM_GTE: dw0 reserved, dw1-2 POLL_ADDR, dw3 REF; waits for *POLL_ADDR >= REF, signed. */
+/* CP_WAIT_MEM_GTE waits for *POLL_ADDR >= REF, signed. */
 
 /* CP_REG_RMW: dst = ((dst & src0) rotl ROTATE) + src1 (SRC1_ADD) or | src1; sources are
- * registers when *_IS_REG. dw1 SRC0, dw2 SRC1. */
+ * registers when *_IS_REG. */
 #define CP_REG_RMW_0_DST_REG(x)     ((x) & PM4_PAYLOAD_REG_MASK)
 #define CP_REG_RMW_0_ROTATE(x)      (((x) & 0x1fu) << 24)
 #define CP_REG_RMW_0_GET_ROTATE(dw) (((dw) >> 24) & 0x1fu)
@@ -349,8 +320,7 @@ enum cp_draw_pred_test { NE_0_PASS = 0, EQ_0_PASS = 1 };
 #define CP_REG_RMW_0_SRC1_IS_REG    (1u << 30)
 #define CP_REG_RMW_0_SRC0_IS_REG    (1u << 31)
 
-/* CP_MEM_TO_MEM: dw1-2 DST, then source addresses (SRC_A, SRC_B, SRC_C, ...) whose values are
- * summed, each negated first if its NEG bit is set; DOUBLE makes every value 64-bit. */
+/* CP_MEM_TO_MEM: the values at the source addresses (SRC_A, SRC_B, SRC_C, ...) are summed into DST, each negated first if its NEG bit is set; DOUBLE makes every value 64-bit. */
 #define CP_MEM_TO_MEM_0_NEG_A  (1u << 0)
 #define CP_MEM_TO_MEM_0_NEG_B  (1u << 1)
 #define CP_MEM_TO_MEM_0_NEG_C  (1u << 2)
@@ -389,16 +359,15 @@ enum a6xx_marker {
 	RM6_IB1LIST_END = 14,
 };
 
-/* CP_COND_REG_EXEC dw0: MODE in bits 28-31. PRED_TEST: PRED_BIT 18-22, dw1 DWORDS.
- * REG_COMPARE: REG0 0-17, dw1 REG1, dw2 DWORDS. RENDER_MODE: BINNING/GMEM/SYSMEM bits 25-27
- * (the same mode bits as CP_SET_DRAW_STATE), dw1 DWORDS. The next DWORDS dwords are skipped
- * when the test fails. */
+/* CP_COND_REG_EXEC dw0: MODE in bits 28-31. PRED_TEST: PRED_BIT 18-22. REG_COMPARE: REG0 0-17.
+ * RENDER_MODE: BINNING/GMEM/SYSMEM bits 25-27 (the same mode bits as CP_SET_DRAW_STATE). The
+ * next DWORDS dwords are skipped when the test fails. */
 enum cp_cond_compare_mode {
 	PRED_TEST = 1,
 	REG_COMPARE = 2,
 	RENDER_MODE = 3,
-	REG_COMPARE_IMM = 4, /* a7xx: REG0 == dw1, then dw2 DWORDS */
-	THREAD_MODE = 5,     /* a7xx: BV/BR/LPAC bits 25-27, dw1 DWORDS */
+	REG_COMPARE_IMM = 4, /* a7xx: REG0 == an immediate */
+	THREAD_MODE = 5,     /* a7xx: BV/BR/LPAC bits 25-27 */
 };
 #define CP_COND_REG_EXEC_0_MODE(x)      (((uint32_t)(x) & 0xfu) << 28)
 #define CP_COND_REG_EXEC_0_GET_MODE(dw) (((dw) >> 28) & 0xfu)
@@ -412,8 +381,8 @@ enum cp_cond_compare_mode {
 #define CP_COND_REG_EXEC_0_GET_RENDER_MODES(dw) (((dw) >> 25) & 0x7u)
 #define CP_COND_REG_EXEC_DWORDS_MASK    0xffffffu
 
-/* CP_REG_TEST dw0: REG 0-17, BIT 20-24, PRED_BIT 26-30 (gen3+), PRED_UPDATE bit 31 (then dw1
- * PRED_MASK, dw2 PRED_VAL: pred = (pred & ~mask) | (val & mask)). Sets the predicate
+/* CP_REG_TEST dw0: REG 0-17, BIT 20-24, PRED_BIT 26-30 (gen3+), PRED_UPDATE bit 31 (then
+ * pred = (pred & ~PRED_MASK) | (PRED_VAL & PRED_MASK)). Sets the predicate
  * CP_COND_REG_EXEC PRED_TEST reads. */
 #define CP_REG_TEST_0_REG(x)       ((x) & PM4_PAYLOAD_REG_MASK)
 #define CP_REG_TEST_0_SOURCE_SCRATCH_MEM (1u << 18) /* a7xx: REG is a scratch-memory offset */
@@ -423,23 +392,22 @@ enum cp_cond_compare_mode {
 #define CP_REG_TEST_0_GET_PRED_BIT(dw) (((dw) >> 26) & 0x1fu)
 #define CP_REG_TEST_0_PRED_UPDATE  (1u << 31)
 
-/* CP_COND_EXEC: dw0-1 ADDR0, dw2-3 ADDR1, dw4 REF, dw5 DWORDS; the next DWORDS dwords run "if
+/* CP_COND_EXEC: the next DWORDS dwords run "if
  * the dword at ADDR0 is not equal to 0 and the dword at ADDR1 is less than REF (signed
  * comparison)". */
 
-/* CP_SET_BIN_DATA5 (a6xx): dw0 VSC_SIZE bits 16..21, VSC_N bits 22..26; dw1-2 BIN_DATA_ADDR (the
- * bin's pipe's draw stream, which the CP reads), dw3-4 BIN_SIZE_ADDRESS (its size, read), dw5-6
- * BIN_PRIM_STRM (the pipe's primitive stream, read). CP_SET_BIN_DATA5_OFFSET: dw0 the same, then
- * three offsets from VSC_DRAW_STRM_ADDRESS, VSC_DRAW_STRM_SIZE_ADDRESS, VSC_PRIM_STRM_ADDRESS. */
-#define CP_SET_BIN_DATA5_DWORDS 7u
+/* CP_SET_BIN_DATA5 (a6xx): dw0 VSC_SIZE bits 16..21, VSC_N bits 22..26; BIN_DATA_ADDR is the
+ * bin's pipe's draw stream, BIN_SIZE_ADDRESS its size, BIN_PRIM_STRM the pipe's primitive
+ * stream. CP_SET_BIN_DATA5_OFFSET: dw0 the same, then three offsets from VSC_DRAW_STRM_ADDRESS,
+ * VSC_DRAW_STRM_SIZE_ADDRESS, VSC_PRIM_STRM_ADDRESS. */
 
-/* CP_SKIP_IB2_ENABLE_GLOBAL / _LOCAL: dw0 the enable. "If both GLOBAL and LOCAL are 1 and nothing
+/* CP_SKIP_IB2_ENABLE_GLOBAL / _LOCAL: "If both GLOBAL and LOCAL are 1 and nothing
  * is left in the visibility stream, then CP_INDIRECT_BUFFER will be skipped." */
 
 /* CP_INDIRECT_BUFFER_CHAIN: the arguments of CP_INDIRECT_BUFFER; jumps to another buffer at the
  * same level (must end its IB). */
 
-/* CP_SET_AMBLE: dw0-1 ADDR, dw2 DWORDS and TYPE. KMD_AMBLE_TYPE "can only be set by the RB (i.e.
+/* CP_SET_AMBLE DWORDS and TYPE. KMD_AMBLE_TYPE "can only be set by the RB (i.e.
  * the kernel) and executes with protected mode off". */
 #define CP_SET_AMBLE_2_DWORDS_MASK  0xfffffu
 #define CP_SET_AMBLE_2_DWORDS(x)    ((x) & CP_SET_AMBLE_2_DWORDS_MASK)
@@ -452,8 +420,7 @@ enum amble_type {
 	KMD_AMBLE_TYPE = 3,
 };
 
-/* CP_SET_PSEUDO_REG: triples of dw0 PSEUDO_REG, dw1-2 the 64-bit value. Ids up to COUNTER are the
- * kernel's preemption records. */
+/* CP_SET_PSEUDO_REG ids: up to COUNTER the kernel's preemption records. */
 #define CP_SET_PSEUDO_REG_0_PSEUDO_REG(x) ((x) & 0x7ffu)
 enum pseudo_reg {
 	SMMU_INFO = 0,
@@ -463,8 +430,7 @@ enum pseudo_reg {
 	COUNTER = 4,
 };
 
-/* CP_SMMU_TABLE_UPDATE: dw0 TTBR0 lo, dw1 TTBR0 hi (bits 0-15) and ASID, dw2 CONTEXTIDR, dw3
- * CONTEXTBANK. */
+/* CP_SMMU_TABLE_UPDATE dw1: TTBR0 hi (bits 0-15) and ASID. */
 #define CP_SMMU_TABLE_UPDATE_1_TTBR0_HI(x)     ((x) & 0xffffu)
 #define CP_SMMU_TABLE_UPDATE_1_GET_ASID(dw)    (((dw) >> 16) & 0xffffu)
 

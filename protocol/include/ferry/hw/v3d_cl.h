@@ -401,6 +401,7 @@ size_t v3d_cl_struct_address_fields(int ver, enum v3d_cl_struct s,
 
 /* ---- TFU registers (drm_v3d_submit_tfu; Mesa v3d_tfu.h; reference §6.2) ------------------------ */
 
+#define V3D_TFU_ICFG_IOC_IRQ 0x1u                      /* interrupt on completion */
 #define V3D42_TFU_ICFG_NUMMM(v) (((v) >> 5) & 0xfu)    /* mip levels to generate */
 #define V3D42_TFU_ICFG_TTYPE(v) (((v) >> 9) & 0x7fu)   /* texture data type */
 #define V3D42_TFU_ICFG_IFORMAT(v) (((v) >> 18) & 0xfu) /* enum v3d_tfu_iformat */
@@ -417,6 +418,11 @@ size_t v3d_cl_struct_address_fields(int ver, enum v3d_cl_struct s,
 #define V3D_TFU_IOS_WIDTH(v) ((v) & 0xffffu)
 #define V3D_TFU_IOS_HEIGHT(v) ((v) >> 16)
 #define V3D_TFU_COEF0_USECOEF (1u << 31)
+/* Encoders for the fields a job's author sets (the macros above read them). */
+#define V3D42_TFU_ICFG_TTYPE_SET(t) (((t) & 0x7fu) << 9)
+#define V3D71_TFU_ICFG_OTYPE_SET(t) (((t) & 0x7fu) << 16)
+#define V3D71_TFU_IOC_STRIDE_SET(s) ((uint32_t)(s) << 16)
+#define V3D_TFU_IOS(width, height) ((uint32_t)(height) << 16 | ((width) & 0xffffu))
 
 enum v3d_tfu_iformat {
 	V3D_TFU_IFORMAT_RASTER = 0, V3D_TFU_IFORMAT_SAND_128 = 1, V3D_TFU_IFORMAT_SAND_256 = 2,
@@ -429,9 +435,69 @@ enum v3d_tfu_oformat {
 	V3D_TFU_OFORMAT_UBLINEAR_2 = 5, V3D_TFU_OFORMAT_UIF_NO_XOR = 6, V3D_TFU_OFORMAT_UIF_XOR = 7,
 };
 
-/* Bytes per texel of a "Texture Data Formats" value with whole-byte texels, 0 for the others
- * (sub-byte, compressed, unknown). */
+/* The registers of a TFU job, as drm_v3d_submit_tfu carries them (ioc: 7.1 only). */
+struct v3d_tfu_regs {
+	uint32_t icfg, iia, iis, ica, iua, ioa, ios;
+	uint32_t coef[4];
+	uint32_t ioc;
+};
+
+/* A TFU job's fields, decoded from its registers for one version: 4.2 keeps the output format and
+ * DIMTW in IOA's low bits and NUMMM / OPAD in ICFG; 7.1 moved them and an output stride to IOC.
+ * The simulator, the validator and the decoder read the registers only through this. */
+struct v3d_tfu_fields {
+	uint32_t ttype;    /* texture data type ("Texture Data Formats", v3d_texture_type_*) */
+	uint32_t iformat;  /* enum v3d_tfu_iformat */
+	uint32_t oformat;  /* enum v3d_tfu_oformat */
+	uint32_t nummm;    /* mip levels to generate below level 0 */
+	bool dimtw;        /* level 0 is not written */
+	uint32_t out_addr; /* the output image: IOA without 4.2's flag bits */
+	uint32_t stride;   /* 7.1 IOC.STRIDE: raster pixels per row, UIF padded height in blocks; 4.2: 0 */
+	uint32_t opad;     /* 4.2 ICFG.OPAD: UIF blocks of padding below the image; 7.1: 0 */
+	uint32_t width, height; /* IOS */
+};
+
+static inline void v3d_tfu_fields(bool v71, uint32_t icfg, uint32_t ioa, uint32_t ioc, uint32_t ios,
+				  struct v3d_tfu_fields *f)
+{
+	f->width = V3D_TFU_IOS_WIDTH(ios);
+	f->height = V3D_TFU_IOS_HEIGHT(ios);
+	if (v71) {
+		f->ttype = V3D71_TFU_ICFG_OTYPE(icfg);
+		f->iformat = V3D71_TFU_ICFG_IFORMAT(icfg);
+		f->oformat = V3D71_TFU_IOC_FORMAT(ioc);
+		f->nummm = V3D71_TFU_IOC_NUMMM(ioc);
+		f->dimtw = ioc & V3D71_TFU_IOC_DIMTW;
+		f->out_addr = ioa;
+		f->stride = V3D71_TFU_IOC_STRIDE(ioc);
+		f->opad = 0;
+	} else {
+		f->ttype = V3D42_TFU_ICFG_TTYPE(icfg);
+		f->iformat = V3D42_TFU_ICFG_IFORMAT(icfg);
+		f->oformat = V3D42_TFU_IOA_FORMAT(ioa);
+		f->nummm = V3D42_TFU_ICFG_NUMMM(icfg);
+		f->dimtw = ioa & V3D42_TFU_IOA_DIMTW;
+		f->out_addr = ioa & ~V3D42_TFU_IOA_FLAGS_MASK;
+		f->stride = 0;
+		f->opad = V3D42_TFU_ICFG_OPAD(icfg);
+	}
+}
+
+/* The TFU format codes name the TLB's memory layouts (enum v3d_cl_memory_format, above);
+ * -1 for SAND input and the reserved codes. Names as in Mesa's v3d_tfu.h, lower case; NULL for an
+ * unnamed code. Defined in protocol/hw/v3d_texture.c. */
+int v3d_tfu_iformat_memory(uint32_t iformat);
+int v3d_tfu_oformat_memory(uint32_t oformat);
+const char *v3d_tfu_iformat_name(uint32_t iformat);
+const char *v3d_tfu_oformat_name(uint32_t oformat);
+
+/* "Texture Data Formats" (v3d_packet.xml), 7 bits. Bytes per texel of a type with whole-byte
+ * texels, 0 for the others (sub-byte, compressed, unknown); its name in lower case, NULL for an
+ * unnamed value; and the bytes per texel of the types the simulated TFU copies byte for byte
+ * (uncompressed colour: not depth, stencil, YCbCr or A1_RGB5), 0 for the others. */
 uint32_t v3d_texture_type_bytes(uint32_t ttype);
+const char *v3d_texture_type_name(uint32_t ttype);
+uint32_t v3d_texture_type_tfu_copy_bytes(uint32_t ttype);
 
 /* ---- CSD cfg[0..6] (V3D_CSD_QUEUED_CFG0..6; reference §6.1) ----------------------------------- */
 
