@@ -72,6 +72,7 @@ struct host_family_ops {
 
 	/* A held submit whose in-fences signaled: to the kernel (0, *syncobj its out-syncobj if
 	 * the family retires through one), or an error with why. */
+	/* Traces TRACE_RELEASED (0) and TRACE_KERNEL_SUBMIT just before the kernel call. */
 	int (*held_run)(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj, char *why, size_t n);
 
 	/* Shadow copies: seqno of queue retired (its shadows go back to the pool); the queue went;

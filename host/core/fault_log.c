@@ -216,8 +216,12 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, 
 	if (text)
 		fault_log_full(h, number, text);
 
-	snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s at %s (queue %u seqno %u)",
-		 ctx->id, f->kind, f->at, f->where, q->id, seqno);
+	if (f->where_in_parens)
+		snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s (%s; queue %u seqno %u)",
+			 ctx->id, f->kind, f->at, f->where, q->id, seqno);
+	else
+		snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s at %s (queue %u seqno %u)",
+			 ctx->id, f->kind, f->at, f->where, q->id, seqno);
 	fault_log_keep_text(h, number, text);
 	h->stats.faults++;
 	ctx_mark_lost(ctx);

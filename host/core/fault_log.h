@@ -11,6 +11,8 @@ struct host_fault {
 	char where[112];          /* the ESTIMATED CRASH LOCATION value */
 	char address_line[128];   /* a header line on the faulting address ("" when none) */
 	char at[48];              /* " at 0x..." in the log line and the lost reason ("" when none) */
+	bool where_in_parens;     /* lost reason: "GPU <kind><at> (<where>; queue ...)" instead of
+				   * "GPU <kind><at> at <where> (queue ...)" (where names a packet, not an address) */
 	char *guest_lines;        /* more header lines, malloc'd (taken), or NULL */
 	const char *kernel_text;  /* the kernel's report, below the header */
 	struct ferry_fault_report wire; /* flags, addresses, opcode, source (ids and text are set here) */

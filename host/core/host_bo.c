@@ -129,10 +129,10 @@ int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo
 		if (ret == 0) {
 			ret = bo_pages_add(c->host, bo);
 			if (ret < 0)
-				bo_table_remove(&ctx->bos, bo); /* and out of the validator's table */
-		}
-		if (ret < 0)
+				bo_table_remove(&ctx->bos, bo); /* its removed hook takes it out of the validator's table */
+		} else {
 			fam->bo_removed(ctx, bo);
+		}
 	}
 	if (ret < 0) {
 		fam->bo_unmap_host(bo);

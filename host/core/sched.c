@@ -168,8 +168,8 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 	uint32_t syncobj = 0;
 	char why[320] = "";
 	if (status == 0) {
-		trace_queue_event(q, TRACE_RELEASED, hs->seqno, 0);
-		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->seqno, 0);
+		/* held_run traces RELEASED and KERNEL_SUBMIT right before its kernel call, so a job
+		 * that fails its last preparation never shows as submitted. */
 		int ret = ctx->client->host->fam->held_run(q, hs, &syncobj, why, sizeof(why));
 		if (ret < 0) {
 			host_log(ctx->client->host, FERRY_LOG_WARN, "context %u queue %u seqno %u: held submit failed: %s",

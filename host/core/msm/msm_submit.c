@@ -153,8 +153,11 @@ int msm_held_run(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj
 	ret = msm_submit_prepare(msm_hctx(ctx)->msm, &j->s, msm_hctx(ctx)->refs, why, n);
 	if (ret == 0 && hs->shadows)
 		ret = validation_use_shadows(ctx, hs->shadows);
-	if (ret == 0)
+	if (ret == 0) {
+		trace_queue_event(q, TRACE_RELEASED, hs->seqno, 0);
+		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->seqno, 0);
 		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, hs->seqno);
+	}
 	if (ret < 0 && !why[0])
 		snprintf(why, n, "%s", strerror(-ret));
 	return ret;

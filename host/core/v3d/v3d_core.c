@@ -188,6 +188,9 @@ static int submit_finish(struct ferry_host_client *c, struct v3d_submit_env *env
 
 int v3d_held_run(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj, char *why, size_t n)
 {
+	/* Validated when it was held: the kernel call is all that is left. */
+	trace_queue_event(q, TRACE_RELEASED, hs->seqno, 0);
+	trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->seqno, 0);
 	return v3d_job_run(q->ctx, q->id, hs->seqno, hs->job, hs->shadows, true, hs->bos, hs->nr_bos, syncobj, why, n);
 }
 
@@ -287,7 +290,7 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 {
 	struct host_fault hf = {
 		.kind = fault_kind_name(f->kind), .status = f->kind == V3D_FAULT_HANG ? -ETIMEDOUT : -EIO,
-		.kernel_text = kernel_text,
+		.kernel_text = kernel_text, .where_in_parens = true,
 	};
 	uint64_t number = fault_log_next_number(q->ctx->client->host);
 	if (f->have_packet)

@@ -255,12 +255,69 @@ static void test_tenancy(void)
 	ferry_host_destroy(host);
 }
 
+/* A passthrough raster copy writing to an unmapped address: an MMU fault, reported (fault-address
+ * line), and the lost context's later requests say where, in V3D's words (the packet it ran). */
+static void test_mmu_fault_lost_reason(void)
+{
+	const int ver = 42;
+	struct ferry_host_config cfg = { .gpu = "v3d-4.2", .allow_passthrough = true };
+	struct ferry_host *host = NULL;
+	REQUIRE(ferry_host_create(&cfg, &host) == 0);
+	struct harness_client hc;
+	harness_connect(&hc, host, "t-v3d-fault");
+	struct ferry_msg cm = { .kind = FERRY_MSG_CONTEXT_CREATE };
+	cm.u.context_create = (struct ferry_context_create){ .ctx_id = 1, .family = FERRY_FAMILY_V3D,
+							     .policy = FERRY_POLICY_PASSTHROUGH };
+	REQUIRE(harness_reply(&hc, harness_request(&hc, &cm))->m.kind == FERRY_MSG_CONTEXT_CREATED);
+	REQUIRE(harness_reply(&hc, req_queue_kind(&hc, 1, 3, FERRY_QUEUE_KIND_V3D_CL, 0)) == NULL);
+	const uint32_t w = 40, h = 20, stride = w * 4;
+	struct hbo cl = make_bo(&hc, 1, 1, 3 * 8192), src = make_bo(&hc, 1, 2, 8192);
+	struct v3d_clb_raster_job job = {
+		.width = w, .height = h, .format = V3D_CL_FMT_RGBA8UI, .bpp = V3D_INTERNAL_BPP_32,
+		.type = V3D_INTERNAL_TYPE_8UI,
+		.src_addr = src.addr, .src_stride = stride, .dst_addr = 0xf0000000u, .dst_stride = stride,
+	};
+	uint32_t qms = v3d_clb_raster_tile_alloc_size(ver, &job);
+	struct hbo ta = make_bo(&hc, 1, 4, qms + 16384);
+	job.tile_alloc_addr = ta.addr;
+	struct v3d_clb bcl, rcl, ind;
+	v3d_clb_init(&bcl, ver, cl.cpu, 8192, cl.addr);
+	v3d_clb_init(&rcl, ver, cl.cpu + 8192, 8192, cl.addr + 8192);
+	v3d_clb_init(&ind, ver, cl.cpu + 16384, 8192, cl.addr + 16384);
+	REQUIRE(v3d_clb_raster_bin(&bcl, &job));
+	REQUIRE(v3d_clb_raster_render(&rcl, &ind, &job));
+	uint32_t ids[] = { 1, 2, 4 };
+	struct ferry_msg m = { .kind = FERRY_MSG_V3D_SUBMIT_CL };
+	m.u.v3d_submit_cl = (struct ferry_v3d_submit_cl){
+		.ctx_id = 1, .queue_id = 3, .seqno = 1, .flags = FERRY_SUBMIT_NOTIFY,
+		.bcl_start = cl.addr, .bcl_end = v3d_clb_gpu_addr(&bcl), .rcl_start = cl.addr + 8192,
+		.rcl_end = v3d_clb_gpu_addr(&rcl), .qma = ta.addr, .qms = qms, .qts = ta.addr,
+		.nr_bos = 3, .bo_ids = ids,
+	};
+	CHECK(harness_reply(&hc, harness_request(&hc, &m)) == NULL);
+	HARNESS_RUN_UNTIL(host, harness_find(&hc, FERRY_MSG_FAULT_REPORT), 20000);
+	struct rx_msg *fr = harness_find(&hc, FERRY_MSG_FAULT_REPORT);
+	REQUIRE(fr);
+	CHECK(strstr(fr->m.u.fault_report.text, "fault-address: 0xf0000000") != NULL);
+	m.seq = 0;
+	m.u.v3d_submit_cl.seqno = 2;
+	struct rx_msg *r = harness_reply(&hc, harness_request(&hc, &m));
+	REQUIRE(r && r->m.kind == FERRY_MSG_ERROR);
+	CHECK_EQ(r->m.u.error.error, -EIO);
+	const char *why = r->m.u.error.message;
+	CHECK(strstr(why, "context 1 lost after a GPU MMU fault at 0xf0000000 (render packet at 0x") == why);
+	CHECK(strstr(why, "; queue 3 seqno 1); create a new context") != NULL);
+	harness_disconnect(&hc);
+	ferry_host_destroy(host);
+}
+
 int main(void)
 {
 	int fds = harness_open_fds();
 	RUN_TEST(test_device_and_objects);
 	RUN_TEST(test_copies);
 	RUN_TEST(test_tenancy);
+	RUN_TEST(test_mmu_fault_lost_reason);
 	CHECK_EQ(harness_open_fds(), fds);
 	return test_finish();
 }
