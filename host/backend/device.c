@@ -15,6 +15,8 @@
 #include "sim/sim_msm.h"
 #include "sim/sim_v3d.h"
 
+_Static_assert(GPU_UNMODELED_KINDS == SIM_UNMODELED_KINDS, "one list of unmodeled-work kinds");
+
 struct gpu_device {
 	enum gpu_family family;
 	struct sim_msm_device *msm;  /* simulated msm, else NULL */
@@ -97,7 +99,9 @@ int gpu_device_create(const char *gpu, struct gpu_device **out, char *why, size_
 		char ver[64] = "";
 		ret = probe_node(d->node, &f, ver, sizeof(ver));
 		if (ret < 0) {
-			if (ret == -ENODEV)
+			if (ret == -ENOTTY || ret == -EINVAL)
+				WHY("%s is not a DRM device", d->node);
+			else if (ret == -ENODEV)
 				WHY("%s is driven by %s, not msm or v3d", d->node, ver[0] ? ver : "an unknown driver");
 			else
 				WHY("cannot open %s: %s", d->node, strerror(-ret));

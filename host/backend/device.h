@@ -38,6 +38,7 @@ void gpu_device_set_strict(struct gpu_device *d, bool strict);
 void gpu_device_set_unmodeled_cb(struct gpu_device *d, struct kdev *kd, gpu_unmodeled_fn fn, void *cookie);
 
 /* The kinds of unexecuted work (the simulator's list; a real GPU reports none). */
+#define GPU_UNMODELED_KINDS 5u
 const char *gpu_unmodeled_name(unsigned kind);
 const char *gpu_unmodeled_message(unsigned kind);
 bool gpu_unmodeled_fails_strict(unsigned kind);
