@@ -12,6 +12,8 @@
 
 #include "kdev.h"
 #include "render_node.h"
+#include "uapi_msm.h"
+#include "uapi_v3d.h"
 #include "sim/sim_msm.h"
 #include "sim/sim_v3d.h"
 
@@ -23,6 +25,7 @@ struct gpu_device {
 	struct sim_v3d_device *v3d;  /* simulated V3D, else NULL */
 	char node[64];               /* a render node's path, "" for a simulator */
 	char name[128];
+	char model[32];              /* "a630", "v3d-4.2": the part, for guests and captures */
 };
 
 const char *const gpu_sim_models[] = { "a630", "a660", "v3d-4.2", "v3d-7.1", NULL };
@@ -45,13 +48,37 @@ bool gpu_name_valid(const char *gpu)
 
 #define WHY(...) (why && why_len ? (void)snprintf(why, why_len, __VA_ARGS__) : (void)0)
 
-/* Opens path once to learn its driver. */
-static int probe_node(const char *path, enum render_node_family *family, char *ver, size_t ver_len)
+/* The part behind a node, named as the simulated ones are ("a630", "v3d-7.1"), so guests and
+ * captures see the same names on a board as on the simulator. */
+static void node_model(int fd, enum render_node_family family, char *model, size_t len)
+{
+	if (family == RENDER_NODE_MSM) {
+		struct drm_msm_param p = { .pipe = MSM_PIPE_3D0, .param = MSM_PARAM_GPU_ID };
+		if (drmIoctl(fd, DRM_IOCTL_MSM_GET_PARAM, &p) == 0 && p.value)
+			snprintf(model, len, "a%llu", (unsigned long long)p.value);
+		else
+			snprintf(model, len, "msm");
+		return;
+	}
+	struct drm_v3d_get_param i0 = { .param = DRM_V3D_PARAM_V3D_CORE0_IDENT0 };
+	struct drm_v3d_get_param i1 = { .param = DRM_V3D_PARAM_V3D_CORE0_IDENT1 };
+	/* IDENT0[31:24] = VER, IDENT1[3:0] = REV (as Mesa's v3d_get_device_info). */
+	if (drmIoctl(fd, DRM_IOCTL_V3D_GET_PARAM, &i0) == 0 && drmIoctl(fd, DRM_IOCTL_V3D_GET_PARAM, &i1) == 0)
+		snprintf(model, len, "v3d-%u.%u", (unsigned)(i0.value >> 24) & 0xff, (unsigned)i1.value & 0xf);
+	else
+		snprintf(model, len, "v3d");
+}
+
+/* Opens path once to learn its driver (and, model non-NULL, the part). */
+static int probe_node(const char *path, enum render_node_family *family, char *ver, size_t ver_len, char *model,
+		      size_t model_len)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	int ret = render_node_identify(fd, family, ver, ver_len);
+	if (ret == 0 && model)
+		node_model(fd, *family, model, model_len);
 	close(fd);
 	return ret;
 }
@@ -68,7 +95,7 @@ static int find_auto(char *path, size_t len)
 		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
 			continue;
 		enum render_node_family f;
-		if (probe_node(devs[i]->nodes[DRM_NODE_RENDER], &f, NULL, 0) == 0) {
+		if (probe_node(devs[i]->nodes[DRM_NODE_RENDER], &f, NULL, 0, NULL, 0) == 0) {
 			snprintf(path, len, "%s", devs[i]->nodes[DRM_NODE_RENDER]);
 			ret = 0;
 		}
@@ -97,7 +124,7 @@ int gpu_device_create(const char *gpu, struct gpu_device **out, char *why, size_
 		}
 		enum render_node_family f;
 		char ver[64] = "";
-		ret = probe_node(d->node, &f, ver, sizeof(ver));
+		ret = probe_node(d->node, &f, ver, sizeof(ver), d->model, sizeof(d->model));
 		if (ret < 0) {
 			if (ret == -ENOTTY || ret == -EINVAL)
 				WHY("%s is not a DRM device", d->node);
@@ -117,6 +144,7 @@ int gpu_device_create(const char *gpu, struct gpu_device **out, char *why, size_
 		}
 		d->family = GPU_FAMILY_V3D;
 		snprintf(d->name, sizeof(d->name), "sim %s", sim_v3d_model(d->v3d));
+		snprintf(d->model, sizeof(d->model), "%s", sim_v3d_model(d->v3d));
 	} else {
 		ret = sim_msm_device_create(gpu, &d->msm);
 		if (ret < 0) {
@@ -125,6 +153,7 @@ int gpu_device_create(const char *gpu, struct gpu_device **out, char *why, size_
 		}
 		d->family = GPU_FAMILY_MSM;
 		snprintf(d->name, sizeof(d->name), "sim %s", sim_msm_model(d->msm));
+		snprintf(d->model, sizeof(d->model), "%s", sim_msm_model(d->msm));
 	}
 	*out = d;
 	return 0;
@@ -152,6 +181,11 @@ enum gpu_family gpu_device_family(const struct gpu_device *d)
 const char *gpu_device_name(const struct gpu_device *d)
 {
 	return d->name;
+}
+
+const char *gpu_device_model(const struct gpu_device *d)
+{
+	return d->model;
 }
 
 bool gpu_device_is_simulated(const struct gpu_device *d)

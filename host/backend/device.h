@@ -24,6 +24,9 @@ void gpu_device_destroy(struct gpu_device *d);
 enum gpu_family gpu_device_family(const struct gpu_device *d);
 /* "sim a630", "/dev/dri/renderD128 (msm 1.9.0)". */
 const char *gpu_device_name(const struct gpu_device *d);
+/* The part, named as --gpu names the simulated ones: "a630", "v3d-4.2" (a node's from its
+ * GPU_ID / CORE0_IDENT). What guests are told and captures record. */
+const char *gpu_device_model(const struct gpu_device *d);
 /* Whether the kernel behind it is ferry's simulator (sim-only hooks act) or a real node. */
 bool gpu_device_is_simulated(const struct gpu_device *d);
 /* What a real kernel gives less of than the simulator, one sentence ("" for the simulator). */
