@@ -6,7 +6,8 @@
  * warned about on stderr once per process and kind. FERRY_FAKEKERNEL_FULL_UAPI=1: the node stands for
  * the real 6.1 kernel under a ferryd (its render-node kdev, tools/ferryd_spawn.c), so it answers
  * the whole uAPI as that kernel does — relocs, SET_IOVA, no lost opens — and not only what ferry
- * offers its guests. */
+ * offers its guests. The opens' crash states appear as the device's devcoredumps under
+ * /sys/class/devcoredump (node_vfs.c), as msm's do. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,7 +28,22 @@
 struct shim_dev {
 	struct kdev *kd;
 	enum shim_family family;
+	struct shim_dev *next; /* opens (devcoredumps are gathered from all of them) */
 };
+
+/* Every open, and the device's devcoredumps gathered from them: the kernel keeps one per crash
+ * for the device (devcd<N>, N counting up), not per file. */
+static pthread_mutex_t opens_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_dev *opens;
+struct devcd {
+	unsigned id;
+	char *text;
+	size_t len;
+	struct devcd *next;
+};
+static struct devcd *devcds;
+static unsigned devcd_next = 1;
+#define DEVCD_MAX_BYTES (1u << 20)
 
 static struct sim_msm_device *msm;
 static bool full_uapi;
@@ -101,6 +117,10 @@ int shim_backend_open(struct shim_dev **out)
 		free(dev);
 		return -ENOMEM;
 	}
+	pthread_mutex_lock(&opens_lock);
+	dev->next = opens;
+	opens = dev;
+	pthread_mutex_unlock(&opens_lock);
 	if (id->family == SHIM_FAMILY_V3D)
 		sim_v3d_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
 	else
@@ -118,6 +138,14 @@ int shim_backend_open(struct shim_dev **out)
 
 void shim_backend_close(struct shim_dev *dev)
 {
+	pthread_mutex_lock(&opens_lock);
+	for (struct shim_dev **p = &opens; *p; p = &(*p)->next) {
+		if (*p == dev) {
+			*p = dev->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&opens_lock);
 	dev->kd->ops->close(dev->kd);
 	free(dev);
 }
@@ -163,4 +191,63 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 		return MAP_FAILED;
 	}
 	return dev->kd->ops->mmap(dev->kd, len, prot, flags, (uint64_t)offset);
+}
+
+/* Moves each open's new crash state into the device's list (opens_lock held). */
+static void devcd_gather(void)
+{
+	char *buf = NULL;
+	for (struct shim_dev *d = opens; d; d = d->next) {
+		if (!d->kd->ops->coredump)
+			continue;
+		if (!buf && !(buf = malloc(DEVCD_MAX_BYTES)))
+			return;
+		ssize_t n = d->kd->ops->coredump(d->kd, buf, DEVCD_MAX_BYTES);
+		if (n <= 0)
+			continue;
+		struct devcd *c = calloc(1, sizeof(*c));
+		char *text = malloc((size_t)n);
+		if (!c || !text) {
+			free(c);
+			free(text);
+			continue;
+		}
+		memcpy(text, buf, (size_t)n);
+		*c = (struct devcd){ .id = devcd_next++, .text = text, .len = (size_t)n };
+		struct devcd **tail = &devcds;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = c;
+	}
+	free(buf);
+}
+
+int shim_backend_devcd_list(unsigned *ids, int max)
+{
+	pthread_mutex_lock(&opens_lock);
+	devcd_gather();
+	int n = 0;
+	for (struct devcd *c = devcds; c && n < max; c = c->next)
+		ids[n++] = c->id;
+	pthread_mutex_unlock(&opens_lock);
+	return n;
+}
+
+int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
+{
+	pthread_mutex_lock(&opens_lock);
+	int ret = -ENOENT;
+	for (struct devcd **p = &devcds; *p; p = &(*p)->next) {
+		if ((*p)->id != id)
+			continue;
+		struct devcd *c = *p;
+		*p = c->next;
+		*text = c->text;
+		*len = c->len;
+		free(c);
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&opens_lock);
+	return ret;
 }
