@@ -198,7 +198,8 @@ static void devcd_gather(void)
 {
 	char *buf = NULL;
 	for (struct shim_dev *d = opens; d; d = d->next) {
-		if (!d->kd->ops->coredump)
+		/* As the kernels: msm makes devcoredumps, v3d none (its reports stay the simulator's). */
+		if (d->family != SHIM_FAMILY_MSM || !d->kd->ops->coredump)
 			continue;
 		if (!buf && !(buf = malloc(DEVCD_MAX_BYTES)))
 			return;

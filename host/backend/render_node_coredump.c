@@ -41,7 +41,8 @@ static long newest_dump(const struct rn_kdev *k)
 ssize_t render_node_coredump(struct kdev *kd, char *buf, size_t len)
 {
 	struct rn_kdev *k = (struct rn_kdev *)kd;
-	if (!k->sysdev[0] || len == 0)
+	/* v3d makes no devcoredump: nothing found there is a fault of a V3D open. */
+	if (k->family != RENDER_NODE_MSM || !k->sysdev[0] || len == 0)
 		return -ENOENT;
 	long n = newest_dump(k);
 	if (n < 0)
