@@ -13,6 +13,7 @@ static const struct ferry_subcommand subcommands[] = {
 	{ "capture", "start / stop / show a running ferryd's submit capture (.rd, session files)", cmd_capture },
 	{ "replay", "replay an .rd or session capture on a private or remote ferryd", cmd_replay },
 	{ "soak", "run good, faulting, hanging, killed and hostile clients; check ferryd returns to baseline", cmd_soak },
+	{ "doctor", "check a board's msm or v3d render node for ferryd --gpu /dev/dri/renderDNNN", cmd_doctor },
 	{ "qemu", "run QEMU with ferry's renderer library (virtio-gpu guests reach ferry)", cmd_qemu },
 };
 

@@ -55,6 +55,28 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The fake kernel's environment for a ferryd child: what --sim-strict and --hangcheck-ms would
+ * have told ferryd's own simulator. */
+static void fakekernel_env(const char *lib, const char *gpu, const char *const *extra)
+{
+	setenv("LD_PRELOAD", lib, 1);
+	setenv("FERRY_GPU", gpu, 1);
+	setenv("FERRY_FAKEKERNEL_FULL_UAPI", "1", 1);
+	/* The preloaded library comes before libasan in an ASan build. */
+	const char *asan = getenv("ASAN_OPTIONS");
+	char opts[512];
+	snprintf(opts, sizeof(opts), "%s%sverify_asan_link_order=0", asan ? asan : "", asan && *asan ? ":" : "");
+	setenv("ASAN_OPTIONS", opts, 1);
+	for (int i = 0; extra && extra[i]; i++) {
+		if (!strcmp(extra[i], "--sim-strict"))
+			setenv("FERRY_SIM_STRICT", "1", 1);
+		else if (!strcmp(extra[i], "--hangcheck-ms") && extra[i + 1])
+			setenv("FERRY_SIM_HANGCHECK_MS", extra[i + 1], 1);
+		else if (!strncmp(extra[i], "--hangcheck-ms=", 15))
+			setenv("FERRY_SIM_HANGCHECK_MS", extra[i] + 15, 1);
+	}
+}
+
 int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
 		 int timeout_ms, struct ferryd_proc *p)
 {
@@ -94,6 +116,15 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 	argv[argc++] = p->socket;
 	argv[argc++] = "--ready-fd";
 	argv[argc++] = fdarg;
+	/* Render-node mode: ferryd serves /dev/dri/renderD128 of the fake kernel preloaded into it,
+	 * which simulates gpu; the simulator's knobs reach that kernel through its environment. */
+	const char *fakekernel = getenv("FERRYD_FAKEKERNEL");
+	bool render_node = fakekernel && fakekernel[0];
+	const char *sim_gpu = gpu ? gpu : "a630";
+	if (render_node && gpu && strncmp(gpu, "/dev/", 5) != 0 && strcmp(gpu, "auto") != 0)
+		gpu = "/dev/dri/renderD128";
+	else
+		render_node = false;
 	if (gpu) {
 		argv[argc++] = "--gpu";
 		argv[argc++] = gpu;
@@ -120,6 +151,8 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 				close(lfd);
 			}
 		}
+		if (render_node)
+			fakekernel_env(fakekernel, sim_gpu, extra);
 		execv(ferryd, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", ferryd, strerror(errno));
 		_exit(127);

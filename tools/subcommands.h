@@ -17,5 +17,6 @@ int cmd_capture(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_soak(int argc, char **argv);
 int cmd_qemu(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

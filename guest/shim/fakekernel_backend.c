@@ -2,7 +2,12 @@
  * process, with no ferryd and no boundary: the native baseline ferry's overheads are measured
  * against. FERRY_GPU picks the part (the names ferryd's --gpu takes; default a630);
  * FERRY_SIM_STRICT=1 is ferryd's --sim-strict: work the simulator does not execute fails its job
- * as a GPU error. Without it such work is warned about on stderr once per process and kind. */
+ * as a GPU error; FERRY_SIM_HANGCHECK_MS its --hangcheck-ms. Without strict mode such work is
+ * warned about on stderr once per process and kind. FERRY_FAKEKERNEL_FULL_UAPI=1: the node stands for
+ * the real 6.1 kernel under a ferryd (its render-node kdev, tools/ferryd_spawn.c), so it answers
+ * the whole uAPI as that kernel does — relocs, SET_IOVA, no lost opens — and not only what ferry
+ * offers its guests. The opens' crash states appear as the device's devcoredumps under
+ * /sys/class/devcoredump (node_vfs.c), as msm's do. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,9 +28,25 @@
 struct shim_dev {
 	struct kdev *kd;
 	enum shim_family family;
+	struct shim_dev *next; /* opens (devcoredumps are gathered from all of them) */
 };
 
+/* Every open, and the device's devcoredumps gathered from them: the kernel keeps one per crash
+ * for the device (devcd<N>, N counting up), not per file. */
+static pthread_mutex_t opens_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_dev *opens;
+struct devcd {
+	unsigned id;
+	char *text;
+	size_t len;
+	struct devcd *next;
+};
+static struct devcd *devcds;
+static unsigned devcd_next = 1;
+#define DEVCD_MAX_BYTES (1u << 20)
+
 static struct sim_msm_device *msm;
+static bool full_uapi;
 static struct sim_v3d_device *v3d;
 
 /* The simulator's report of unexecuted work on one open: said once per process and kind (opens
@@ -59,12 +80,22 @@ int shim_backend_identify(struct shim_identity *out)
 		shim_log(true, "no simulated GPU '%s' (FERRY_GPU): %s", gpu, strerror(-r));
 		return r;
 	}
+	const char *fu = getenv("FERRY_FAKEKERNEL_FULL_UAPI");
+	full_uapi = fu && *fu && strcmp(fu, "0") != 0;
 	const char *st = getenv("FERRY_SIM_STRICT");
 	bool strict = st && *st && strcmp(st, "0") != 0;
+	/* ferryd's --hangcheck-ms for a ferryd serving this kernel as its render node (the real
+	 * kernels' msm.hangcheck_period / drm_sched timeout, here per process). */
+	const char *hc = getenv("FERRY_SIM_HANGCHECK_MS");
+	unsigned hangcheck_ms = hc && *hc ? (unsigned)strtoul(hc, NULL, 10) : 0;
 	if (v3d) {
+		if (hangcheck_ms)
+			sim_v3d_set_hangcheck_ms(v3d, hangcheck_ms);
 		sim_v3d_set_strict(v3d, strict);
 		sim_v3d_set_sync_file_hooks(v3d, &shim_fakekernel_sync_files);
 	} else {
+		if (hangcheck_ms)
+			sim_msm_set_hangcheck_ms(msm, hangcheck_ms);
 		sim_msm_set_strict(msm, strict);
 		sim_msm_set_sync_file_hooks(msm, &shim_fakekernel_sync_files);
 	}
@@ -86,12 +117,18 @@ int shim_backend_open(struct shim_dev **out)
 		free(dev);
 		return -ENOMEM;
 	}
+	pthread_mutex_lock(&opens_lock);
+	dev->next = opens;
+	opens = dev;
+	pthread_mutex_unlock(&opens_lock);
 	if (id->family == SHIM_FAMILY_V3D)
 		sim_v3d_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
 	else
 		sim_msm_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
 	/* As ferryd loses a context: after a fault or hang its submits fail EIO, its waits end. */
-	if (id->family == SHIM_FAMILY_V3D)
+	if (full_uapi)
+		;
+	else if (id->family == SHIM_FAMILY_V3D)
 		sim_v3d_lose_on_fault(dev->kd, SHIM_STRANDED_GRACE_NS);
 	else
 		sim_msm_lose_on_fault(dev->kd, SHIM_STRANDED_GRACE_NS);
@@ -101,6 +138,14 @@ int shim_backend_open(struct shim_dev **out)
 
 void shim_backend_close(struct shim_dev *dev)
 {
+	pthread_mutex_lock(&opens_lock);
+	for (struct shim_dev **p = &opens; *p; p = &(*p)->next) {
+		if (*p == dev) {
+			*p = dev->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&opens_lock);
 	dev->kd->ops->close(dev->kd);
 	free(dev);
 }
@@ -120,12 +165,12 @@ static int kernel_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 {
-	int ret = shim_not_offered(dev->family, request, arg);
+	int ret = full_uapi ? 0 : shim_not_offered(dev->family, request, arg);
 	if (ret == 0)
 		ret = kernel_ioctl(dev, request, arg);
 	shim_offer_fixup(request, arg, ret);
 	/* As the shim's backend: no wait sleeps for ever on a syncobj a failed submit left empty. */
-	if (ret < 0 && shim_is_submit(dev->family, request)) {
+	if (ret < 0 && !full_uapi && shim_is_submit(dev->family, request)) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		int64_t end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + SHIM_STRANDED_GRACE_NS;
@@ -146,4 +191,64 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 		return MAP_FAILED;
 	}
 	return dev->kd->ops->mmap(dev->kd, len, prot, flags, (uint64_t)offset);
+}
+
+/* Moves each open's new crash state into the device's list (opens_lock held). */
+static void devcd_gather(void)
+{
+	char *buf = NULL;
+	for (struct shim_dev *d = opens; d; d = d->next) {
+		/* As the kernels: msm makes devcoredumps, v3d none (its reports stay the simulator's). */
+		if (d->family != SHIM_FAMILY_MSM || !d->kd->ops->coredump)
+			continue;
+		if (!buf && !(buf = malloc(DEVCD_MAX_BYTES)))
+			return;
+		ssize_t n = d->kd->ops->coredump(d->kd, buf, DEVCD_MAX_BYTES);
+		if (n <= 0)
+			continue;
+		struct devcd *c = calloc(1, sizeof(*c));
+		char *text = malloc((size_t)n);
+		if (!c || !text) {
+			free(c);
+			free(text);
+			continue;
+		}
+		memcpy(text, buf, (size_t)n);
+		*c = (struct devcd){ .id = devcd_next++, .text = text, .len = (size_t)n };
+		struct devcd **tail = &devcds;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = c;
+	}
+	free(buf);
+}
+
+int shim_backend_devcd_list(unsigned *ids, int max)
+{
+	pthread_mutex_lock(&opens_lock);
+	devcd_gather();
+	int n = 0;
+	for (struct devcd *c = devcds; c && n < max; c = c->next)
+		ids[n++] = c->id;
+	pthread_mutex_unlock(&opens_lock);
+	return n;
+}
+
+int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
+{
+	pthread_mutex_lock(&opens_lock);
+	int ret = -ENOENT;
+	for (struct devcd **p = &devcds; *p; p = &(*p)->next) {
+		if ((*p)->id != id)
+			continue;
+		struct devcd *c = *p;
+		*p = c->next;
+		*text = c->text;
+		*len = c->len;
+		free(c);
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&opens_lock);
+	return ret;
 }

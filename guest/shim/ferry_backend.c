@@ -239,3 +239,19 @@ int64_t shim_timeout_from_abs(int64_t abs_ns)
 	int64_t now = shim_now_ns();
 	return abs_ns <= now ? 0 : abs_ns - now;
 }
+
+/* ferryd keeps the kernel's crash state to itself (fault reports): the node has no devcoredump. */
+int shim_backend_devcd_list(unsigned *ids, int max)
+{
+	(void)ids;
+	(void)max;
+	return 0;
+}
+
+int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
+{
+	(void)id;
+	(void)text;
+	(void)len;
+	return -ENOENT;
+}

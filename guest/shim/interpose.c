@@ -40,6 +40,30 @@ static int vfile_fd(const struct shim_vnode *n, int flags)
 	return fd;
 }
 
+/* devcd<N>/data: the dump's text in a memfd. Opening it takes the dump (the kernel's is deleted
+ * by a write to the file, which a memfd cannot see; ferry's reader writes right after reading). */
+static int devcd_fd(unsigned id, int flags)
+{
+	char *text;
+	size_t len;
+	int r = shim_backend_devcd_take(id, &text, &len);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	int fd = memfd_create("ferry-devcoredump", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && lseek(fd, 0, SEEK_SET) == 0;
+	int e = errno ? errno : EIO;
+	free(text);
+	if (!ok) {
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 static int node_open(int flags)
 {
 	/* The number comes from a real fd so nobody else gets it while the node is open. */
@@ -72,6 +96,8 @@ static int vopen(const char *path, int flags)
 	case SHIM_VNODE_DEV:
 		return node_open(flags);
 	case SHIM_VNODE_FILE:
+		if (n.devcd)
+			return devcd_fd(n.devcd, flags);
 		if ((flags & O_ACCMODE) != O_RDONLY) {
 			errno = EACCES;
 			return -1;

@@ -144,6 +144,46 @@ static void node_sysfs(const struct shim_identity *id, const char *rest, bool di
 	}
 }
 
+/* /sys/class/devcoredump: the device's pending dumps (rest: what follows the class directory). */
+static void devcoredump_sysfs(const char *rest, struct shim_vnode *out)
+{
+	static const char *const dump_entries[] = { "data", "failing_device", NULL };
+	static __thread char names[32][16];
+	static __thread const char *list[33];
+	if (!*rest) {
+		unsigned ids[32];
+		int n = shim_backend_devcd_list(ids, 32);
+		for (int i = 0; i < n; i++) {
+			snprintf(names[i], sizeof(names[i]), "devcd%u", ids[i]);
+			list[i] = names[i];
+		}
+		list[n] = NULL;
+		out->kind = SHIM_VNODE_DIR;
+		out->entries = list;
+		return;
+	}
+	unsigned id;
+	char tail[32] = "";
+	if (sscanf(rest, "/devcd%u%31s", &id, tail) < 1 || id == 0)
+		return;
+	unsigned ids[32];
+	int n = shim_backend_devcd_list(ids, 32);
+	bool pending = false;
+	for (int i = 0; i < n; i++)
+		pending |= ids[i] == id;
+	if (!pending)
+		return;
+	if (!tail[0]) {
+		out->kind = SHIM_VNODE_DIR;
+		out->entries = dump_entries;
+	} else if (strcmp(tail, "/data") == 0) {
+		out->kind = SHIM_VNODE_FILE;
+		out->devcd = id;
+	} else if (strcmp(tail, "/failing_device") == 0) {
+		set_link(out, "../../../dev/char/226:128/device", NODE_SYSFS "/device");
+	}
+}
+
 bool shim_vfs_lookup(const char *path, struct shim_vnode *out)
 {
 	/* Cheap test first: most paths a program opens are nobody's business here. */
@@ -157,7 +197,9 @@ bool shim_vfs_lookup(const char *path, struct shim_vnode *out)
 	bool dri = has_prefix(p, "/dev/dri", &rest);
 	bool sys_node = !dri && has_prefix(p, "/sys/dev/char", &rest) && strncmp(rest, "/226:", 5) == 0;
 	bool sys_class = !dri && !sys_node && has_prefix(p, "/sys/class/drm", &rest);
-	if (!dri && !sys_node && !sys_class)
+	const char *devcd_rest;
+	bool devcd = !dri && !sys_node && !sys_class && has_prefix(p, "/sys/class/devcoredump", &devcd_rest);
+	if (!dri && !sys_node && !sys_class && !devcd)
 		return false;
 
 	memset(out, 0, sizeof(*out));
@@ -166,6 +208,10 @@ bool shim_vfs_lookup(const char *path, struct shim_vnode *out)
 	if (!id)
 		return true; /* no GPU: all of it is hidden */
 	bool with_display = id->family == SHIM_FAMILY_V3D;
+	if (devcd) {
+		devcoredump_sysfs(devcd_rest, out);
+		return true;
+	}
 	if (dri) {
 		if (!*rest) {
 			out->kind = SHIM_VNODE_DIR;

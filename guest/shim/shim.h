@@ -36,6 +36,11 @@ void shim_backend_close(struct shim_dev *dev);
 int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
 /* mmap of a BO through the fake offset the driver got from the kernel. MAP_FAILED + errno. */
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
+/* The device's devcoredumps, as /sys/class/devcoredump/devcd<N> lists them: the pending ones'
+ * numbers, oldest first (at most max; returns how many), and one's text, taken (malloc'd; the
+ * dump is gone after, as after the kernel's delete). The shim's backend has none. */
+int shim_backend_devcd_list(unsigned *ids, int max);
+int shim_backend_devcd_take(unsigned id, char **text, size_t *len);
 
 /* ---- drm_ioctl's argument handling (ioctl_copy.c) ---- */
 /* The handler works on k, a zeroed copy of the kernel's own size (io's, from the one ioctl table
@@ -85,6 +90,7 @@ struct shim_vnode {
 	char content[1024];  /* FILE: the file's bytes */
 	size_t content_len;
 	const char *const *entries; /* DIR: names, NULL-terminated */
+	unsigned devcd;      /* FILE: not 0 = devcd<N>/data, its bytes that dump's (taken at open) */
 };
 
 /* Classifies an absolute path (after a cheap prefix test; relative paths are never ours): true

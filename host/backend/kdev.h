@@ -40,7 +40,8 @@ struct kdev_ops {
 	void (*poll_ack)(struct kdev *kd);
 	/* The newest devcoredump (text, msm's a6xx format) captured for this device open since the
 	 * last call, copied into buf (NUL-terminated, truncated to len). Returns its length, or
-	 * -ENOENT if none is pending. Real devices read /sys/class/devcoredump/devcd* for it. */
+	 * -ENOENT if none is pending. Render nodes read /sys/class/devcoredump/devcd* for it
+	 * (render_node_coredump.c: the device's dumps, not only this open's). */
 	ssize_t (*coredump)(struct kdev *kd, char *buf, size_t len);
 	/* Optional (NULL = not supported): what the kernel knows of this open's unretired submits,
 	 * for sync-state dumps. One line per submit, oldest first per submitqueue, into buf
@@ -57,8 +58,8 @@ struct kdev_ops {
 	/* Optional (NULL = not supported): this open's kernel trace points (GPU job start / end),
 	 * oldest first, from position *cursor on (0 = the oldest kept); advances *cursor past what
 	 * it returns. Returns how many it wrote into ev (at most max), or a negative errno
-	 * (-ENOTSUP: a real driver, whose gpu/msm and v3d tracepoints live in tracefs — reading
-	 * them needs root and is not done). Events older than the kernel's ring are lost. */
+	 * (-ENOTSUP: a render node without writable tracefs, where the drivers' tracepoints live;
+	 * render_node_trace.c). Events older than the kernel's ring are lost. */
 	ssize_t (*trace_read)(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
 };
 

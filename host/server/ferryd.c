@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "server.h"
-#include "sim/sim_msm.h"
-#include "sim/sim_v3d.h"
+#include "backend/device.h"
 
 #ifndef FERRYD_DEFAULT_GPU
 #define FERRYD_DEFAULT_GPU "a630"
@@ -29,12 +28,12 @@ static void usage(FILE *f)
 		"usage: ferryd [options]\n"
 		"  --socket PATH        listen here (default $XDG_RUNTIME_DIR/ferry/ferryd.sock,\n"
 		"                       else /tmp/ferry-$UID/ferryd.sock)\n"
-		"  --gpu MODEL          simulated GPU: ");
-	for (const char *const *m = sim_msm_models; *m; m++)
-		fprintf(f, "%s|", *m);
-	for (const char *const *m = sim_v3d_models; *m; m++)
+		"  --gpu GPU            a simulated GPU: ");
+	for (const char *const *m = gpu_sim_models; *m; m++)
 		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
-	fprintf(f, " (default %s)\n"
+	fprintf(f, " (default %s),\n"
+		"                       a render node /dev/dri/renderDNNN (msm or v3d), or auto (the\n"
+		"                       first msm or v3d render node; see docs/real-board.md)\n"
 		"  --v3d-tenancy MODE   exclusive|shared (default exclusive: one client holds the V3D\n"
 		"                       at a time; shared is for trusted tenants only, see docs/security.md)\n"
 		"  --log-level LEVEL    error|warn|info|debug (default warn)\n"
@@ -96,13 +95,7 @@ static int parse_level(const char *s)
 
 static bool known_gpu(const char *gpu)
 {
-	for (const char *const *m = sim_msm_models; *m; m++)
-		if (!strcmp(*m, gpu))
-			return true;
-	for (const char *const *m = sim_v3d_models; *m; m++)
-		if (!strcmp(*m, gpu))
-			return true;
-	return false;
+	return gpu_name_valid(gpu);
 }
 
 static int add_fd(int epfd, int fd, void *tag)

@@ -11,6 +11,28 @@
 
 #include "cmd_output.h"
 
+static int skipped;
+
+bool itest_render_node(void)
+{
+	const char *fk = getenv("FERRYD_FAKEKERNEL");
+	return fk && fk[0];
+}
+
+bool itest_sim_only(const char *what, const char *why)
+{
+	if (!itest_render_node())
+		return false;
+	fprintf(stderr, "SKIP %s: %s (render-node mode)\n", what, why);
+	skipped++;
+	return true;
+}
+
+int itest_finish(int status, int nr_tests)
+{
+	return status == 0 && nr_tests > 0 && skipped >= nr_tests ? 77 : status;
+}
+
 void itest_start_ferryd(struct ferryd_proc *p)
 {
 	char path[PATH_MAX];

@@ -13,6 +13,15 @@
 
 #define ITEST_WAIT_NS (20ll * 1000 * 1000 * 1000)
 
+/* Suite integration-rendernode: ferryd serves the fake kernel's /dev/dri/renderD128 through its
+ * render-node kdev (FERRYD_FAKEKERNEL set, tools/ferryd_spawn.c). */
+bool itest_render_node(void);
+/* For a check that needs what only ferryd's built-in simulator gives (a real kernel has none):
+ * in render-node mode prints "SKIP <what>: <why>" and returns true, so the caller skips it. */
+bool itest_sim_only(const char *what, const char *why);
+/* main's exit status: 77 (skipped) when every test of the program was skipped that way. */
+int itest_finish(int status, int nr_tests);
+
 /* Starts ferryd (REQUIREs success). */
 void itest_start_ferryd(struct ferryd_proc *p);
 /* SIGTERM; returns true if it exited 0. */

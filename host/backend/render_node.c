@@ -1,0 +1,280 @@
+/* The render-node kdev (render_node.h): ioctls through drmIoctl, mmap of the node at the kernel's
+ * fake offsets, and a poll fd that is an epoll set of one sync_file per submitted job (msm:
+ * GEM_SUBMIT's FENCE_FD_OUT; v3d: the job's out-syncobj exported as a sync_file). Coredumps come
+ * from /sys/class/devcoredump, trace points from tracefs (render_node_trace.c). */
+#include "render_node.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "kdev.h"
+#include "render_node_priv.h"
+#include "ferry/uapi/msm_drm.h"
+#include "ferry/uapi/v3d_drm.h"
+
+static struct rn_kdev *rn(struct kdev *kd)
+{
+	return (struct rn_kdev *)kd;
+}
+
+int render_node_identify(int fd, enum render_node_family *family, char *name, size_t len)
+{
+	drmVersionPtr v = drmGetVersion(fd);
+	if (!v)
+		return errno ? -errno : -ENODEV;
+	int ret = 0;
+	if (v->name && strcmp(v->name, "msm") == 0)
+		*family = RENDER_NODE_MSM;
+	else if (v->name && strcmp(v->name, "v3d") == 0)
+		*family = RENDER_NODE_V3D;
+	else
+		ret = -ENODEV;
+	if (name && len)
+		snprintf(name, len, "%s %d.%d.%d", v->name ? v->name : "?", v->version_major,
+			 v->version_minor, v->version_patchlevel);
+	drmFreeVersion(v);
+	return ret;
+}
+
+/* ---- fence wakeups: one sync_file per job in the epoll set ---- */
+
+static void watch_fence(struct rn_kdev *k, int fd)
+{
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&k->lock);
+	if (k->nr_fences == k->cap_fences) {
+		size_t cap = k->cap_fences ? k->cap_fences * 2 : 16;
+		int *grown = realloc(k->fences, cap * sizeof(*grown));
+		if (!grown) {
+			/* Without its wakeup the owner still sees the job on its next poll. */
+			pthread_mutex_unlock(&k->lock);
+			close(fd);
+			return;
+		}
+		k->fences = grown;
+		k->cap_fences = cap;
+	}
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	if (epoll_ctl(k->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		pthread_mutex_unlock(&k->lock);
+		close(fd);
+		return;
+	}
+	k->fences[k->nr_fences++] = fd;
+	pthread_mutex_unlock(&k->lock);
+}
+
+static int rn_poll_fd(struct kdev *kd)
+{
+	return rn(kd)->epfd;
+}
+
+/* Drops every signaled sync_file: a sync_file stays readable once signaled (level-triggered), so
+ * keeping it would wake the owner for ever. */
+static void rn_poll_ack(struct kdev *kd)
+{
+	struct rn_kdev *k = rn(kd);
+	pthread_mutex_lock(&k->lock);
+	size_t kept = 0;
+	for (size_t i = 0; i < k->nr_fences; i++) {
+		struct pollfd p = { .fd = k->fences[i], .events = POLLIN };
+		if (poll(&p, 1, 0) == 1 && p.revents) {
+			epoll_ctl(k->epfd, EPOLL_CTL_DEL, k->fences[i], NULL);
+			close(k->fences[i]);
+		} else {
+			k->fences[kept++] = k->fences[i];
+		}
+	}
+	k->nr_fences = kept;
+	pthread_mutex_unlock(&k->lock);
+}
+
+/* ---- ioctls ---- */
+
+static int drm_ioctl(struct rn_kdev *k, unsigned long request, void *arg)
+{
+	return drmIoctl(k->fd, request, arg) == 0 ? 0 : -errno;
+}
+
+/* GEM_SUBMIT always asks for an out-fence fd, which is kept as the job's wakeup; the caller sees
+ * one only if it asked (then it gets a dup of its own). */
+static int msm_submit(struct rn_kdev *k, struct drm_msm_gem_submit *s)
+{
+	struct drm_msm_gem_submit req = *s;
+	bool asked = s->flags & MSM_SUBMIT_FENCE_FD_OUT;
+	req.flags |= MSM_SUBMIT_FENCE_FD_OUT;
+	int ret = drm_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &req);
+	if (ret < 0)
+		return ret;
+	int ours = req.fence_fd;
+	if (asked) {
+		ours = fcntl(req.fence_fd, F_DUPFD_CLOEXEC, 0);
+	} else {
+		req.fence_fd = s->fence_fd;
+		req.flags = s->flags;
+	}
+	*s = req;
+	watch_fence(k, ours);
+	return 0;
+}
+
+/* The syncobj that gets a V3D job's fence: the multisync extension's first out-sync, else the
+ * submit's out_sync. 0 if none. */
+static uint32_t v3d_out_syncobj(uint32_t flags, uint64_t extensions, uint32_t out_sync)
+{
+	if (!(flags & DRM_V3D_SUBMIT_EXTENSION))
+		return out_sync;
+	for (const struct drm_v3d_extension *e = (const void *)(uintptr_t)extensions; e;
+	     e = (const void *)(uintptr_t)e->next) {
+		if (e->id != DRM_V3D_EXT_ID_MULTI_SYNC)
+			continue;
+		const struct drm_v3d_multi_sync *ms = (const void *)e;
+		const struct drm_v3d_sem *out = (const void *)(uintptr_t)ms->out_syncs;
+		return ms->out_sync_count && out ? out[0].handle : 0;
+	}
+	return out_sync;
+}
+
+static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj)
+{
+	if (!syncobj)
+		return;
+	struct drm_syncobj_handle h = {
+		.handle = syncobj,
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	if (drm_ioctl(k, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) == 0)
+		watch_fence(k, h.fd);
+}
+
+static int rn_ioctl(struct kdev *kd, unsigned long request, void *arg)
+{
+	struct rn_kdev *k = rn(kd);
+	if (k->family == RENDER_NODE_MSM && request == DRM_IOCTL_MSM_GEM_SUBMIT)
+		return msm_submit(k, arg);
+	int ret = drm_ioctl(k, request, arg);
+	if (ret < 0 || k->family != RENDER_NODE_V3D)
+		return ret;
+	if (request == DRM_IOCTL_V3D_SUBMIT_CL) {
+		const struct drm_v3d_submit_cl *s = arg;
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+	} else if (request == DRM_IOCTL_V3D_SUBMIT_TFU) {
+		const struct drm_v3d_submit_tfu *s = arg;
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+	} else if (request == DRM_IOCTL_V3D_SUBMIT_CSD) {
+		const struct drm_v3d_submit_csd *s = arg;
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+	}
+	return 0;
+}
+
+static void *rn_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
+{
+	return mmap(NULL, len, prot, flags, rn(kd)->fd, (off_t)offset);
+}
+
+static int rn_munmap(struct kdev *kd, void *addr, size_t len)
+{
+	(void)kd;
+	return munmap(addr, len);
+}
+
+static ssize_t rn_debug_state(struct kdev *kd, char *buf, size_t len)
+{
+	(void)kd;
+	(void)buf;
+	(void)len;
+	return -ENOTSUP;
+}
+
+static void rn_close(struct kdev *kd)
+{
+	struct rn_kdev *k = rn(kd);
+	for (size_t i = 0; i < k->nr_fences; i++)
+		close(k->fences[i]);
+	free(k->fences);
+	render_node_trace_fini(k);
+	close(k->epfd);
+	close(k->fd);
+	pthread_mutex_destroy(&k->lock);
+	free(k);
+}
+
+static const struct kdev_ops rn_ops = {
+	.ioctl = rn_ioctl,
+	.mmap = rn_mmap,
+	.munmap = rn_munmap,
+	.poll_fd = rn_poll_fd,
+	.poll_ack = rn_poll_ack,
+	.coredump = render_node_coredump,
+	.debug_state = rn_debug_state,
+	.close = rn_close,
+	.trace_read = render_node_trace_read,
+};
+
+/* The node's device in sysfs, as devcoredump's failing_device links resolve. */
+static void find_sysfs_device(struct rn_kdev *k)
+{
+	struct stat st;
+	char link[96];
+	k->sysdev[0] = '\0';
+	if (fstat(k->fd, &st) < 0 || !S_ISCHR(st.st_mode))
+		return;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(link, k->sysdev))
+		k->sysdev[0] = '\0';
+}
+
+struct kdev *render_node_open(const char *path, enum render_node_family family)
+{
+	struct rn_kdev *k = calloc(1, sizeof(*k));
+	if (!k) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	k->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (k->fd < 0) {
+		int e = errno;
+		free(k);
+		errno = e;
+		return NULL;
+	}
+	enum render_node_family found;
+	int ret = render_node_identify(k->fd, &found, NULL, 0);
+	if (ret == 0 && found != family)
+		ret = -ENODEV;
+	k->epfd = ret == 0 ? epoll_create1(EPOLL_CLOEXEC) : -1;
+	if (ret == 0 && k->epfd < 0)
+		ret = -errno;
+	if (ret < 0) {
+		if (k->epfd >= 0)
+			close(k->epfd);
+		close(k->fd);
+		free(k);
+		errno = -ret;
+		return NULL;
+	}
+	pthread_mutex_init(&k->lock, NULL);
+	k->family = family;
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	k->base.ops = &rn_ops;
+	k->base.name = k->path;
+	find_sysfs_device(k);
+	render_node_trace_init(k);
+	return &k->base;
+}

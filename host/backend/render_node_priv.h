@@ -1,0 +1,40 @@
+/* The render-node kdev's state, shared by its files (render_node.c, render_node_coredump.c,
+ * render_node_trace.c). */
+#ifndef FERRY_RENDER_NODE_PRIV_H
+#define FERRY_RENDER_NODE_PRIV_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kdev.h"
+#include "render_node.h"
+
+struct rn_kdev {
+	struct kdev base;
+	int fd;    /* the render node */
+	int epfd;  /* the poll fd: the pending jobs' sync_files */
+	enum render_node_family family;
+	char path[64];
+	char sysdev[PATH_MAX]; /* the node's device in sysfs, "" if unknown */
+	pthread_mutex_t lock;  /* fences: a submit may race the owner's poll_ack */
+	int *fences;
+	size_t nr_fences, cap_fences;
+	/* tracefs (render_node_trace.c): 0 = not tried yet, 1 = reading, -1 = unavailable */
+	int trace_state;
+	int trace_fd;
+	char trace_instance[PATH_MAX];
+	char trace_partial[512];
+	size_t trace_partial_len;
+	uint64_t trace_serial;
+};
+
+ssize_t render_node_coredump(struct kdev *kd, char *buf, size_t len);
+
+void render_node_trace_init(struct rn_kdev *k);
+void render_node_trace_fini(struct rn_kdev *k);
+ssize_t render_node_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
+
+#endif
