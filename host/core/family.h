@@ -3,6 +3,7 @@
 #ifndef FERRY_HOST_FAMILY_H
 #define FERRY_HOST_FAMILY_H
 
+#include "backend/device.h"
 #include "host_types.h"
 
 struct held_submit;
@@ -17,7 +18,7 @@ struct host_family_ops {
 	void (*rd_ids)(const struct ferry_host *h, uint32_t *gpu_id, uint64_t *chip_id);
 
 	/* cfg.gpu names a device of this family. */
-	bool (*serves)(const char *gpu);
+	enum gpu_family device_family; /* the devices (backend/device.h) it drives */
 	/* The device (simulated: its only creation in the core), its probe, device_name, the
 	 * "serving" log line; fini undoes what init made (also after a failed init). */
 	int (*host_init)(struct ferry_host *h);
@@ -86,7 +87,7 @@ extern const struct host_family_ops msm_family_ops;
 extern const struct host_family_ops v3d_family_ops;
 
 /* The family serving gpu, or NULL. */
-const struct host_family_ops *host_family_for_gpu(const char *gpu);
+const struct host_family_ops *host_family_for_device(enum gpu_family family);
 /* The family with FERRY_FAMILY_* id, or NULL. */
 const struct host_family_ops *host_family_by_id(uint32_t family);
 

@@ -47,15 +47,24 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 	h->epfd = -1;
 	watchdog_init(h);
 
-	int ret;
-	if (strncmp(h->gpu, "/dev/", 5) == 0) {
-		host_log(h, FERRY_LOG_ERROR, "render nodes are not supported yet (asked for %s)", h->gpu);
-		ret = -ENODEV;
+	char why[256];
+	int ret = gpu_device_create(h->gpu, &h->gpu_dev, why, sizeof(why));
+	if (ret < 0) {
+		host_log(h, FERRY_LOG_ERROR, "%s", why);
 		goto fail;
 	}
-	h->fam = host_family_for_gpu(h->gpu);
+	/* Guests and captures get the part's name ("a630"), also for a render node. */
+	snprintf(h->gpu, sizeof(h->gpu), "%s", gpu_device_model(h->gpu_dev));
+	if (h->cfg.hangcheck_ms)
+		gpu_device_set_hangcheck_ms(h->gpu_dev, h->cfg.hangcheck_ms);
+	gpu_device_set_strict(h->gpu_dev, h->cfg.sim_strict);
+	if (!gpu_device_is_simulated(h->gpu_dev))
+		host_log(h, FERRY_LOG_WARN, "%s is a real kernel: %s (docs/real-board.md)", gpu_device_name(h->gpu_dev),
+			 gpu_device_limits(h->gpu_dev));
+	snprintf(h->device_name, sizeof(h->device_name), "%s", gpu_device_name(h->gpu_dev));
+	h->fam = host_family_for_device(gpu_device_family(h->gpu_dev));
 	if (!h->fam) {
-		host_log(h, FERRY_LOG_ERROR, "no GPU family serves '%s'", h->gpu);
+		host_log(h, FERRY_LOG_ERROR, "no GPU family serves %s", h->device_name);
 		ret = -ENODEV;
 		goto fail;
 	}
@@ -84,6 +93,7 @@ void ferry_host_destroy(struct ferry_host *h)
 		ferry_host_client_free(list_entry(h->clients.next, struct ferry_host_client, link));
 	if (h->fam)
 		h->fam->host_fini(h);
+	gpu_device_destroy(h->gpu_dev);
 	if (h->epfd >= 0)
 		close(h->epfd);
 	fault_log_free(h);

@@ -3,13 +3,12 @@
 
 #include "family.h"
 
-/* Asked in order: msm takes every name V3D does not. */
-static const struct host_family_ops *const families[] = { &v3d_family_ops, &msm_family_ops };
+static const struct host_family_ops *const families[] = { &msm_family_ops, &v3d_family_ops };
 
-const struct host_family_ops *host_family_for_gpu(const char *gpu)
+const struct host_family_ops *host_family_for_device(enum gpu_family family)
 {
 	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
-		if (families[i]->serves(gpu))
+		if (families[i]->device_family == family)
 			return families[i];
 	return NULL;
 }

@@ -88,6 +88,8 @@ struct pm4v_stream_copy;
 struct shadow_set;
 struct ctx_validation;
 
+struct gpu_device;
+
 struct ferry_host {
 	struct ferry_host_config cfg;
 	char gpu[32];
@@ -103,6 +105,7 @@ struct ferry_host {
 	struct host_watchdog wd;
 	struct host_trace trace;
 	const struct host_family_ops *fam; /* what cfg.gpu selected (family.h) */
+	struct gpu_device *gpu_dev; /* backend/device.h: the simulator or render node cfg.gpu names */
 	void *family_state; /* the family's host state (its host_init makes it) */
 	struct host_capture *capture; /* host_capture.c: made on first use */
 	int64_t shadow_trim_ns; /* shadow_quota.c: when a shadow pool next has idle chunks to drop */

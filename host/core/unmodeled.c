@@ -1,17 +1,18 @@
-/* Work the simulated GPU did not execute, as the simulator reports it through each context's open:
+/* Work the simulated GPU did not execute, as the simulator reports it through each context's open
+ * (a render node reports none):
  * counted per context and kind (and host-wide for `ferry status`), and warned about once per
  * context and kind so that an operator sees why a guest's pixels are missing. */
 #include <string.h>
 
 #include "host_internal.h"
-#include "sim/sim_unmodeled.h"
+#include "backend/device.h"
 
-_Static_assert(FERRY_UNMODELED_KINDS == SIM_UNMODELED_KINDS, "one list of unmodeled-work kinds");
+_Static_assert(FERRY_UNMODELED_KINDS == GPU_UNMODELED_KINDS, "one list of unmodeled-work kinds");
 _Static_assert(FERRY_UNMODELED_KINDS <= 32, "unmodeled_warned has a bit per kind");
 
 const char *ferry_host_unmodeled_kind_name(unsigned kind)
 {
-	return sim_unmodeled_name(kind);
+	return gpu_unmodeled_name(kind);
 }
 
 void ctx_unmodeled_note(void *cookie, unsigned kind, uint64_t count, const char *what)
@@ -26,10 +27,10 @@ void ctx_unmodeled_note(void *cookie, unsigned kind, uint64_t count, const char 
 		return;
 	ctx->unmodeled_warned |= 1u << kind;
 	/* State-only packets change nothing by themselves: said, not warned about. */
-	int level = sim_unmodeled_fails_strict(kind) ? FERRY_LOG_WARN : FERRY_LOG_INFO;
+	int level = gpu_unmodeled_fails_strict(kind) ? FERRY_LOG_WARN : FERRY_LOG_INFO;
 	host_log(h, level, "%s: context %u: %s (first: %s; counted as unmodeled-%s in `ferry status`; "
 		 "ferryd --sim-strict fails such work; said once per context)",
-		 ctx->client->peer, ctx->id, sim_unmodeled_message(kind), what, sim_unmodeled_name(kind));
+		 ctx->client->peer, ctx->id, gpu_unmodeled_message(kind), what, gpu_unmodeled_name(kind));
 }
 
 void ferry_host_visit_contexts(const struct ferry_host *h, void (*fn)(void *arg, const struct ferry_host_ctx_stats *s),

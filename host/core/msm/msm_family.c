@@ -7,37 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/device.h"
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
-#include "sim/sim_msm.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
 _Static_assert(offsetof(struct msm_host_ctx, base) == 0, "the generic context comes first");
-
-static bool msm_serves(const char *gpu)
-{
-	return strncmp(gpu, "v3d-", 4) != 0;
-}
 
 static int msm_host_init(struct ferry_host *h)
 {
 	h->family_state = calloc(1, sizeof(struct msm_host));
 	if (!h->family_state)
 		return -ENOMEM;
-	int ret = sim_msm_device_create(h->gpu, &msm_host(h)->sim);
-	if (ret < 0) {
-		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
-		return ret;
-	}
-	if (h->cfg.hangcheck_ms)
-		sim_msm_set_hangcheck_ms(msm_host(h)->sim, h->cfg.hangcheck_ms);
-	sim_msm_set_strict(msm_host(h)->sim, h->cfg.sim_strict);
 	/* Probe through a throwaway open: every context's open sees the same device. */
-	struct kdev *kd = sim_msm_open(msm_host(h)->sim);
+	errno = 0;
+	struct kdev *kd = gpu_device_open(h->gpu_dev);
 	if (!kd)
-		return -ENOMEM;
-	ret = msm_probe(kd, &msm_host(h)->dev);
+		return errno ? -errno : -ENOMEM;
+	int ret = msm_probe(kd, &msm_host(h)->dev);
 	kd->ops->close(kd);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
@@ -45,7 +33,6 @@ static int msm_host_init(struct ferry_host *h)
 	}
 	if (msm_host(h)->dev.va_size == 0)
 		host_log(h, FERRY_LOG_WARN, "%s has no per-process address spaces: contexts are not isolated", h->gpu);
-	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_msm_model(msm_host(h)->sim));
 	host_log(h, FERRY_LOG_INFO, "serving %s (gpu id %llu, chip id 0x%llx)", h->device_name,
 		 (unsigned long long)msm_host(h)->dev.gpu_id, (unsigned long long)msm_host(h)->dev.chip_id);
 	return 0;
@@ -56,8 +43,6 @@ static void msm_host_fini(struct ferry_host *h)
 	if (!h->family_state)
 		return;
 	validation_host_fini(h);
-	if (msm_host(h)->sim)
-		sim_msm_device_destroy(msm_host(h)->sim);
 	free(h->family_state);
 	h->family_state = NULL;
 }
@@ -84,7 +69,7 @@ static int msm_ctx_open(struct host_ctx *ctx, const char **step)
 	struct ferry_host *h = ctx->client->host;
 	/* The open returns NULL for any failure; errno tells an fd shortage from memory. */
 	errno = 0;
-	struct kdev *kd = sim_msm_open(msm_host(h)->sim);
+	struct kdev *kd = gpu_device_open(h->gpu_dev);
 	if (!kd)
 		return errno ? -errno : -ENOMEM;
 	*step = "GPU context";
@@ -95,7 +80,7 @@ static int msm_ctx_open(struct host_ctx *ctx, const char **step)
 	if (ctx->policy == FERRY_POLICY_VALIDATED)
 		ret = validation_ctx_init(ctx);
 	if (ret == 0)
-		sim_msm_set_unmodeled_cb(kd, ctx_unmodeled_note, ctx);
+		gpu_device_set_unmodeled_cb(h->gpu_dev, kd, ctx_unmodeled_note, ctx);
 	return ret;
 }
 
@@ -230,7 +215,7 @@ const struct host_family_ops msm_family_ops = {
 	.feature = FERRY_FEATURE_MSM,
 	.capture_rd = true,
 	.ctx_size = sizeof(struct msm_host_ctx),
-	.serves = msm_serves,
+	.device_family = GPU_FAMILY_MSM,
 	.host_init = msm_host_init,
 	.host_fini = msm_host_fini,
 	.params = msm_params,

@@ -17,7 +17,6 @@ struct msm_host_ctx {
 };
 
 struct msm_host {
-	struct sim_msm_device *sim;
 	struct msm_dev_info dev;
 	struct pm4v_validator *validator; /* shared by validated contexts; made on first use */
 };

@@ -7,37 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/device.h"
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
-#include "sim/sim_v3d.h"
 #include "validate/v3d_validate.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
 _Static_assert(offsetof(struct v3d_host_ctx, base) == 0, "the generic context comes first");
-
-static bool v3d_serves(const char *gpu)
-{
-	return strncmp(gpu, "v3d-", 4) == 0;
-}
 
 static int v3d_host_init(struct ferry_host *h)
 {
 	h->family_state = calloc(1, sizeof(struct v3d_host));
 	if (!h->family_state)
 		return -ENOMEM;
-	int ret = sim_v3d_device_create(h->gpu, &v3d_host(h)->sim);
-	if (ret < 0) {
-		host_log(h, FERRY_LOG_ERROR, "cannot create simulated GPU '%s': %s", h->gpu, strerror(-ret));
-		return ret;
-	}
-	if (h->cfg.hangcheck_ms)
-		sim_v3d_set_hangcheck_ms(v3d_host(h)->sim, h->cfg.hangcheck_ms);
-	sim_v3d_set_strict(v3d_host(h)->sim, h->cfg.sim_strict);
-	struct kdev *kd = sim_v3d_open(v3d_host(h)->sim);
+	/* Probe through a throwaway open: every context's open sees the same device. */
+	errno = 0;
+	struct kdev *kd = gpu_device_open(h->gpu_dev);
 	if (!kd)
-		return -ENOMEM;
-	ret = v3d_probe(kd, &v3d_host(h)->dev);
+		return errno ? -errno : -ENOMEM;
+	int ret = v3d_probe(kd, &v3d_host(h)->dev);
 	kd->ops->close(kd);
 	if (ret < 0) {
 		host_log(h, FERRY_LOG_ERROR, "probing %s failed: %s", h->gpu, strerror(-ret));
@@ -50,7 +39,6 @@ static int v3d_host_init(struct ferry_host *h)
 		host_log(h, FERRY_LOG_ERROR, "no V3D validator for version %u", v3d_host(h)->dev.ver);
 		return -ENOMEM;
 	}
-	snprintf(h->device_name, sizeof(h->device_name), "sim %s", sim_v3d_model(v3d_host(h)->sim));
 	host_log(h, FERRY_LOG_INFO, "serving %s (V3D %u.%u, %s tenancy%s)", h->device_name, v3d_host(h)->dev.ver / 10,
 		 v3d_host(h)->dev.ver % 10, h->cfg.v3d_shared_tenancy ? "shared" : "exclusive",
 		 h->cfg.v3d_shared_tenancy ? ": one global GPU address space, trusted tenants only" : "");
@@ -64,8 +52,6 @@ static void v3d_host_fini(struct ferry_host *h)
 	if (v3d_host(h)->val)
 		v3dval_destroy(v3d_host(h)->val);
 	v3d_host(h)->val = NULL;
-	if (v3d_host(h)->sim)
-		sim_v3d_device_destroy(v3d_host(h)->sim);
 	free(h->family_state);
 	h->family_state = NULL;
 }
@@ -120,7 +106,7 @@ static int v3d_ctx_open(struct host_ctx *ctx, const char **step)
 	struct ferry_host *h = ctx->client->host;
 	/* The open returns NULL for any failure; errno tells an fd shortage from memory. */
 	errno = 0;
-	struct kdev *kd = sim_v3d_open(v3d_host(h)->sim);
+	struct kdev *kd = gpu_device_open(h->gpu_dev);
 	if (!kd)
 		return errno ? -errno : -ENOMEM;
 	*step = "GPU context";
@@ -129,7 +115,7 @@ static int v3d_ctx_open(struct host_ctx *ctx, const char **step)
 		return ret;
 	ctx->kd = kd;
 	v3d_tenancy_added(ctx);
-	sim_v3d_set_unmodeled_cb(kd, ctx_unmodeled_note, ctx);
+	gpu_device_set_unmodeled_cb(h->gpu_dev, kd, ctx_unmodeled_note, ctx);
 	return 0;
 }
 
@@ -255,7 +241,7 @@ const struct host_family_ops v3d_family_ops = {
 	.feature = FERRY_FEATURE_V3D,
 	.capture_rd = false,
 	.ctx_size = sizeof(struct v3d_host_ctx),
-	.serves = v3d_serves,
+	.device_family = GPU_FAMILY_V3D,
 	.host_init = v3d_host_init,
 	.host_fini = v3d_host_fini,
 	.params = v3d_params,

@@ -15,7 +15,6 @@ struct v3d_host_ctx {
 };
 
 struct v3d_host {
-	struct sim_v3d_device *sim;
 	struct v3d_dev_info dev;
 	/* Exclusive tenancy: the client holding the device and how many V3D contexts it has. */
 	struct ferry_host_client *holder;
