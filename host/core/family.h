@@ -8,6 +8,16 @@
 struct held_submit;
 struct shadow_pool;
 
+/* A request handler: 0 (replies sent), -EINPROGRESS (stopped at the validation budget: the frame
+ * comes again), or a negative errno with why. */
+typedef int (*host_request_fn)(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+
+/* A submit message kind (FERRY_MSG_*) the family takes, and its handler. */
+struct host_submit_kind {
+	uint32_t kind;
+	host_request_fn handle;
+};
+
 struct host_family_ops {
 	const char *name;  /* for messages: "msm", "V3D" */
 	uint32_t family;   /* FERRY_FAMILY_* it serves */
@@ -70,6 +80,14 @@ struct host_family_ops {
 	 * yet, or the kernel's poll error. */
 	int (*fence_retire)(struct host_queue *q, const struct pending_fence *f, int32_t *status);
 
+	/* The submit kinds the family takes (client.c routes them here); a submit kind no entry
+	 * names is another family's. */
+	const struct host_submit_kind *submits;
+	uint32_t nr_submits;
+	/* Forgets the client's submit stopped at the validation budget, if any. NULL when the
+	 * family's validation never stops. */
+	void (*submit_cancel)(struct ferry_host_client *c);
+
 	/* A held submit whose in-fences signaled: to the kernel (0, *syncobj its out-syncobj if
 	 * the family retires through one), or an error with why. */
 	int (*held_run)(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj, char *why, size_t n);
@@ -86,6 +104,10 @@ extern const struct host_family_ops v3d_family_ops;
 
 /* The family serving gpu, or NULL. */
 const struct host_family_ops *host_family_for_gpu(const char *gpu);
+/* The handler of fam's submit kind, or NULL when fam does not take it. */
+host_request_fn host_family_submit_handler(const struct host_family_ops *fam, uint32_t kind);
+/* The family (any, served here or not) that takes submit kind, or NULL: not a submit. */
+const struct host_family_ops *host_family_for_submit(uint32_t kind);
 /* The family with FERRY_FAMILY_* id, or NULL. */
 const struct host_family_ops *host_family_by_id(uint32_t family);
 

@@ -224,6 +224,8 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 	return 0;
 }
 
+static const struct host_submit_kind msm_submits[] = { { FERRY_MSG_MSM_SUBMIT, msm_handle_submit } };
+
 const struct host_family_ops msm_family_ops = {
 	.name = "msm",
 	.family = FERRY_FAMILY_MSM,
@@ -258,6 +260,9 @@ const struct host_family_ops msm_family_ops = {
 	.queue_new = msm_queue_new_op,
 	.queue_close = msm_queue_close_op,
 	.fence_retire = msm_fence_retire,
+	.submits = msm_submits,
+	.nr_submits = sizeof(msm_submits) / sizeof(msm_submits[0]),
+	.submit_cancel = validation_cancel,
 	.held_run = msm_held_run,
 	.shadows_retired = validation_retired,
 	.shadows_queue_gone = validation_queue_gone,
