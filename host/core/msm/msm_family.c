@@ -10,6 +10,7 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "ferry/uapi/msm_drm.h"
 #include "sim/sim_msm.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
@@ -178,9 +179,17 @@ static void msm_bo_unmap_op(struct host_ctx *ctx, struct host_bo *bo, void *map)
 	msm_bo_unmap(msm_hctx(ctx)->msm, map, bo->size);
 }
 
+/* msm guests pass MSM_PREP_* through as the wire's op. */
+_Static_assert(FERRY_CPU_PREP_READ == MSM_PREP_READ && FERRY_CPU_PREP_WRITE == MSM_PREP_WRITE &&
+		       FERRY_CPU_PREP_NOSYNC == MSM_PREP_NOSYNC,
+	       "the wire's cpu_prep ops are msm's");
+
+/* The wire's FERRY_CPU_PREP_* op as GEM_CPU_PREP's (the poll adds NOSYNC itself). */
 static int msm_bo_wait_poll(struct host_ctx *ctx, struct host_bo *bo, uint32_t op)
 {
-	return msm_bo_cpu_prep_poll(msm_hctx(ctx)->msm, bo->handle, op);
+	uint32_t prep = ((op & FERRY_CPU_PREP_READ) ? MSM_PREP_READ : 0) |
+			((op & FERRY_CPU_PREP_WRITE) ? MSM_PREP_WRITE : 0);
+	return msm_bo_cpu_prep_poll(msm_hctx(ctx)->msm, bo->handle, prep);
 }
 
 static int msm_queue_check(struct host_ctx *ctx, const struct ferry_queue_create *r, uint32_t *kind, char *why,
