@@ -10,6 +10,9 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "core/msm/msm_fault.h"
+#include "core/msm/msm_submit.h"
+#include "core/msm/msm_validation.h"
 #include "ferry/uapi/msm_drm.h"
 #include "sim/sim_msm.h"
 

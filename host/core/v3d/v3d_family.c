@@ -10,6 +10,8 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "core/v3d/v3d_core.h"
+#include "core/v3d/v3d_validation.h"
 #include "sim/sim_v3d.h"
 #include "validate/v3d_validate.h"
 
