@@ -5,6 +5,9 @@
 
 #include "host_types.h"
 
+struct capture_buffers;
+struct capture_file;
+struct capture_submit;
 struct held_submit;
 struct shadow_pool;
 
@@ -25,6 +28,11 @@ struct host_family_ops {
 	bool capture_rd;   /* captures can be written as .rd (else sessions only) */
 	/* The ids an .rd capture's header names (capture_rd families). */
 	void (*rd_ids)(const struct ferry_host *h, uint32_t *gpu_id, uint64_t *chip_id);
+	/* Captures (capture_internal.h): one submit of the family appended to b (its formats, the
+	 * file's opening when it is the first); the BO ids a submit message of the family lists
+	 * (ids[i * stride bytes]), -EINVAL for another message. */
+	int (*capture_build)(struct capture_buffers *b, struct capture_file *f, const struct capture_submit *a);
+	int (*submit_bo_ids)(const struct ferry_msg *m, const uint32_t **ids, size_t *stride, uint32_t *nr);
 
 	/* cfg.gpu names a device of this family. */
 	bool (*serves)(const char *gpu);

@@ -10,6 +10,7 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "core/msm/msm_capture.h"
 #include "core/msm/msm_fault.h"
 #include "core/msm/msm_submit.h"
 #include "core/msm/msm_validation.h"
@@ -249,6 +250,8 @@ const struct host_family_ops msm_family_ops = {
 	.host_fini = msm_host_fini,
 	.params = msm_params,
 	.rd_ids = msm_rd_ids,
+	.capture_build = msm_capture_build,
+	.submit_bo_ids = msm_submit_bo_ids,
 	.ctx_admit = msm_ctx_admit,
 	.ctx_open = msm_ctx_open,
 	.ctx_drop_validation = msm_ctx_drop_validation,

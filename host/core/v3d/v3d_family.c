@@ -10,6 +10,7 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "core/v3d/v3d_capture.h"
 #include "core/v3d/v3d_core.h"
 #include "core/v3d/v3d_validation.h"
 #include "sim/sim_v3d.h"
@@ -267,6 +268,8 @@ const struct host_family_ops v3d_family_ops = {
 	.host_init = v3d_host_init,
 	.host_fini = v3d_host_fini,
 	.params = v3d_params,
+	.capture_build = v3d_capture_build,
+	.submit_bo_ids = v3d_submit_bo_ids,
 	.ctx_admit = v3d_ctx_admit,
 	.ctx_open = v3d_ctx_open,
 	.ctx_drop_validation = v3d_ctx_drop_validation,
