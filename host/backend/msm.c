@@ -251,16 +251,6 @@ static struct drm_msm_timespec now_timespec(void)
 	return (struct drm_msm_timespec){ .tv_sec = ts.tv_sec, .tv_nsec = ts.tv_nsec };
 }
 
-bool msm_cpu_prep_op_ok(uint32_t op)
-{
-	return (op & ~(uint32_t)MSM_PREP_FLAGS) == 0;
-}
-
-bool msm_cpu_prep_op_nosync(uint32_t op)
-{
-	return (op & MSM_PREP_NOSYNC) != 0;
-}
-
 int msm_bo_cpu_prep_poll(struct msm_ctx *mc, uint32_t handle, uint32_t op)
 {
 	struct drm_msm_gem_cpu_prep req = {

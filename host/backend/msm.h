@@ -61,9 +61,6 @@ void msm_bo_unmap(struct msm_ctx *mc, void *map, uint64_t size);
 /* The shadow pool's BOs (shadow_pool.h; dev = the msm_ctx): GPU read-only, write-combined. */
 struct shadow_bo_ops;
 extern const struct shadow_bo_ops msm_shadow_bo_ops;
-/* GEM_CPU_PREP ops the guest may ask for (MSM_PREP_READ / WRITE / NOSYNC). */
-bool msm_cpu_prep_op_ok(uint32_t op);
-bool msm_cpu_prep_op_nosync(uint32_t op);
 /* Non-blocking GEM_CPU_PREP: 0 when the BO is idle for op, -EBUSY when not, other -errno. */
 int msm_bo_cpu_prep_poll(struct msm_ctx *mc, uint32_t handle, uint32_t op);
 

@@ -1,5 +1,5 @@
 /* host_capture.c / capture_build.c: the state of an operator's capture and of the captures that go
- * with fault reports. */
+ * with fault reports, and what the families' capture builders (the capture_build op) share. */
 #ifndef FERRY_HOST_CAPTURE_INTERNAL_H
 #define FERRY_HOST_CAPTURE_INTERNAL_H
 
@@ -36,18 +36,39 @@ struct capture_buffers {
 /* Post-mortem captures copy the command buffers plus at most this many bytes of other BOs. */
 #define CAPTURE_POST_MORTEM_OTHER_BYTES (64ull << 20)
 
-/* Appends one submit to b (the file's first submit also writes the file's opening). frame is the
- * submit's wire payload. Command-buffer BOs are always copied; with full, the other BOs too, in
- * bos[] order while their total fits full_budget (those left out are counted in the NOTE when
- * it is written). 0 or a negative errno. */
-int capture_build_submit(struct capture_buffers *b, struct capture_file *f, unsigned formats, bool full,
-			 uint64_t full_budget, bool post_mortem, struct host_queue *q, const struct ferry_msm_submit *s,
-			 struct host_bo *const *bos, const void *frame, size_t frame_len, uint32_t frame_flags);
+/* One submit to capture, as the family's capture_build op gets it: m the decoded message (frame
+ * its wire payload) of queue q, its listed BOs resolved in bos[]. formats: FERRY_CAPTURE_* to
+ * write (only SESSION for families without .rd). With full, BOs besides those the family always
+ * copies (msm: the command buffers) are copied too while their total fits full_budget.
+ * post_mortem: the BOs are read now, not at submit time (said in the NOTE and the snapshots). */
+struct capture_submit {
+	unsigned formats;
+	bool full, post_mortem;
+	uint64_t full_budget;
+	struct host_queue *q;
+	const struct ferry_msg *m;
+	struct host_bo *const *bos;
+	uint32_t nr_bos;
+	const void *frame;
+	size_t frame_len;
+};
 
-/* Appends one V3D submit (CL, TFU or CSD: frame is its wire payload) to b's session: the
- * context, queue and BOs the file has not created yet, a snapshot of every listed BO, the frame.
- * V3D has no .rd. 0 or a negative errno. */
-int capture_build_v3d(struct capture_buffers *b, struct capture_file *f, bool post_mortem, struct host_queue *q,
-		      struct host_bo *const *bos, uint32_t nr_bos, const void *frame, size_t frame_len);
+/* A read-only view of a BO's pages: the validator's mapping when there is one, else a temporary
+ * mapping through the family. */
+struct capture_bo_view {
+	const void *data;
+	void *own_map;
+	struct host_bo *bo;
+};
+int capture_bo_view_open(struct host_bo *bo, struct capture_bo_view *v);
+void capture_bo_view_close(struct capture_bo_view *v);
+
+/* The session file's header and NOTE (extra_note appended), once per file. */
+int capture_session_opening(struct capture_buffers *b, struct capture_file *f, struct host_ctx *ctx,
+			    bool post_mortem, const char *extra_note);
+/* The context, queue and BO creations the replay needs before the submit, those the file has
+ * not said yet. */
+int capture_session_prologue(struct capture_buffers *b, struct capture_file *f, struct host_queue *q,
+			     struct host_bo *const *bos, uint32_t nr_bos);
 
 #endif

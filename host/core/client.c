@@ -1,5 +1,5 @@
-/* Per-client dispatch: verify each frame with the codec, route each request kind to its handler,
- * turn failures into FERRY_MSG_ERROR replies, count malformed frames, drop abusive clients.
+/* Per-client dispatch: verify each frame with the codec, route each request kind to its handler
+ * (submits: to the family's, family.h), turn failures into FERRY_MSG_ERROR replies, count malformed frames, drop abusive clients.
  *
  * Replies, per request (every reply echoes the request's seq; events carry seq 0):
  *   HELLO            -> HELLO_REPLY, or ERROR
@@ -15,11 +15,13 @@
  *                       request's one fd names the BO (bo_share.c)
  *   BO_CPU_PREP      -> STATUS_REPLY (0, -EBUSY for a poll, -ETIMEDOUT, -ECANCELED when the context
  *                       is destroyed first), or ERROR (bad ids or op)
- *   MSM_SUBMIT       -> nothing on success; ERROR on failure (with a validation budget set, the
+ *   MSM_SUBMIT, V3D_SUBMIT_CL / TFU / CSD (the family's submit kinds)
+ *                    -> nothing on success; ERROR on failure (with a validation budget set, the
  *                       frame may be handled over several ferry_host_client_resume calls).
  *                       Later, as events: FENCE_SIGNALED when
  *                       the submit asked FERRY_SUBMIT_NOTIFY or completed with an error, preceded
- *                       by FAULT_REPORT when it faulted or hung.
+ *                       by FAULT_REPORT when it faulted or hung. Another family's submit kind
+ *                       -> ERROR -EINVAL.
  *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
  *   TIMESTAMP_QUERY  -> STATUS_REPLY (error 0, value: the msm GPU's always-on counter), or ERROR
  *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (host_external_fence.c)
@@ -38,10 +40,7 @@
 #include "host_external_fence.h"
 #include "host_bo.h"
 #include "host_queue.h"
-#include "msm/msm_submit.h"
-#include "msm/msm_validation.h"
 #include "wait.h"
-#include "v3d/v3d_validation.h"
 #include "host_capture.h"
 
 void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds)
@@ -131,10 +130,23 @@ static int handle_device_query(struct ferry_host_client *c, const struct ferry_m
 	return 0;
 }
 
-typedef int (*request_handler)(struct ferry_host_client *, const struct ferry_msg *, char *, size_t);
-
-static request_handler handler_of(enum ferry_msg_kind kind)
+/* A submit of a family this server does not serve: no context here can take it. */
+static int handle_foreign_submit(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
 {
+	const struct ferry_host *h = c->host;
+	const struct host_family_ops *other = host_family_for_submit(m->kind);
+	snprintf(why, n, "%s is a submit of %s contexts; this server serves %s (%s): use its submits",
+		 ferry_msg_kind_name(m->kind), other->name, h->fam->name, h->device_name);
+	return -EINVAL;
+}
+
+static host_request_fn handler_of(const struct ferry_host *h, enum ferry_msg_kind kind)
+{
+	host_request_fn submit = host_family_submit_handler(h->fam, kind);
+	if (submit)
+		return submit;
+	if (host_family_for_submit(kind))
+		return handle_foreign_submit;
 	switch (kind) {
 	case FERRY_MSG_HELLO: return handle_hello;
 	case FERRY_MSG_DEVICE_QUERY: return handle_device_query;
@@ -149,13 +161,16 @@ static request_handler handler_of(enum ferry_msg_kind kind)
 	case FERRY_MSG_TIMESTAMP_QUERY: return ctx_handle_timestamp;
 	case FERRY_MSG_EXTERNAL_FENCE: return external_fence_handle;
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
-	case FERRY_MSG_MSM_SUBMIT: return msm_handle_submit;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
-	case FERRY_MSG_V3D_SUBMIT_CL: return v3d_handle_submit_cl;
-	case FERRY_MSG_V3D_SUBMIT_TFU: return v3d_handle_submit_tfu;
-	case FERRY_MSG_V3D_SUBMIT_CSD: return v3d_handle_submit_csd;
 	default: return NULL;
 	}
+}
+
+/* A submit stopped at the validation budget that will not come back is forgotten. */
+static void submit_cancel(struct ferry_host_client *c)
+{
+	if (c->host->fam->submit_cancel)
+		c->host->fam->submit_cancel(c);
 }
 
 static int handle_aligned(struct ferry_host_client *c, const void *payload, size_t len)
@@ -177,7 +192,7 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 	int ret;
 	if (!c->resuming)
 		capture_note_frame(h, payload, len);
-	request_handler fn = handler_of(m.kind);
+	host_request_fn fn = handler_of(h, m.kind);
 	if (!fn) {
 		snprintf(reason, sizeof(reason), "%s is not a request", ferry_msg_kind_name(m.kind));
 		ret = -EINVAL;
@@ -190,7 +205,7 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 		if (!c->pending) {
 			c->pending = aligned_alloc(8, (len + 8) & ~(size_t)7);
 			if (!c->pending) {
-				validation_cancel(c);
+				submit_cancel(c);
 				send_error(c, m.seq, m.kind, -ENOMEM, "out of memory");
 				return c->gone ? -EPIPE : 0;
 			}
@@ -199,7 +214,7 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 		}
 		return FERRY_HOST_IN_PROGRESS;
 	}
-	validation_cancel(c); /* a stopped submit that did not get back to its validation */
+	submit_cancel(c); /* a stopped submit that did not get back to its validation */
 	if (ret < 0) {
 		if (!reason[0])
 			snprintf(reason, sizeof(reason), "%s", strerror(-ret));
@@ -216,7 +231,7 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 
 static void drop_pending(struct ferry_host_client *c)
 {
-	validation_cancel(c);
+	submit_cancel(c);
 	free(c->pending);
 	c->pending = NULL;
 	c->pending_len = 0;

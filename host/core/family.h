@@ -6,8 +6,21 @@
 #include "backend/device.h"
 #include "host_types.h"
 
+struct capture_buffers;
+struct capture_file;
+struct capture_submit;
 struct held_submit;
 struct shadow_pool;
+
+/* A request handler: 0 (replies sent), -EINPROGRESS (stopped at the validation budget: the frame
+ * comes again), or a negative errno with why. */
+typedef int (*host_request_fn)(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+
+/* A submit message kind (FERRY_MSG_*) the family takes, and its handler. */
+struct host_submit_kind {
+	uint32_t kind;
+	host_request_fn handle;
+};
 
 struct host_family_ops {
 	const char *name;  /* for messages: "msm", "V3D" */
@@ -16,6 +29,11 @@ struct host_family_ops {
 	bool capture_rd;   /* captures can be written as .rd (else sessions only) */
 	/* The ids an .rd capture's header names (capture_rd families). */
 	void (*rd_ids)(const struct ferry_host *h, uint32_t *gpu_id, uint64_t *chip_id);
+	/* Captures (capture_internal.h): one submit of the family appended to b (its formats, the
+	 * file's opening when it is the first); the BO ids a submit message of the family lists
+	 * (ids[i * stride bytes]), -EINVAL for another message. */
+	int (*capture_build)(struct capture_buffers *b, struct capture_file *f, const struct capture_submit *a);
+	int (*submit_bo_ids)(const struct ferry_msg *m, const uint32_t **ids, size_t *stride, uint32_t *nr);
 
 	/* cfg.gpu names a device of this family. */
 	enum gpu_family device_family; /* the devices (backend/device.h) it drives */
@@ -71,6 +89,14 @@ struct host_family_ops {
 	 * yet, or the kernel's poll error. */
 	int (*fence_retire)(struct host_queue *q, const struct pending_fence *f, int32_t *status);
 
+	/* The submit kinds the family takes (client.c routes them here); a submit kind no entry
+	 * names is another family's. */
+	const struct host_submit_kind *submits;
+	uint32_t nr_submits;
+	/* Forgets the client's submit stopped at the validation budget, if any. NULL when the
+	 * family's validation never stops. */
+	void (*submit_cancel)(struct ferry_host_client *c);
+
 	/* A held submit whose in-fences signaled: to the kernel (0, *syncobj its out-syncobj if
 	 * the family retires through one), or an error with why. */
 	/* Traces TRACE_RELEASED (0) and TRACE_KERNEL_SUBMIT just before the kernel call. */
@@ -88,6 +114,10 @@ extern const struct host_family_ops v3d_family_ops;
 
 /* The family serving gpu, or NULL. */
 const struct host_family_ops *host_family_for_device(enum gpu_family family);
+/* The handler of fam's submit kind, or NULL when fam does not take it. */
+host_request_fn host_family_submit_handler(const struct host_family_ops *fam, uint32_t kind);
+/* The family (any, served here or not) that takes submit kind, or NULL: not a submit. */
+const struct host_family_ops *host_family_for_submit(uint32_t kind);
 /* The family with FERRY_FAMILY_* id, or NULL. */
 const struct host_family_ops *host_family_by_id(uint32_t family);
 

@@ -296,19 +296,20 @@ static struct recent_submit *remember(struct host_capture *cap, struct host_queu
 	return r;
 }
 
-void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, struct host_bo *const *bos)
+void capture_submit(struct host_queue *q, uint32_t seqno, const struct ferry_msg *m, struct host_bo *const *bos,
+		    uint32_t nr_bos)
 {
 	struct ferry_host *h = q->ctx->client->host;
 	struct host_capture *cap = h->capture;
 	if (!cap)
 		return;
-	struct recent_submit *r = crash_dir_set(h) ? remember(cap, q, s->seqno) : NULL;
+	struct recent_submit *r = crash_dir_set(h) ? remember(cap, q, seqno) : NULL;
 	if (!cap->active || !cap->frame)
 		return;
 	if ((cap->p.client && cap->p.client != q->ctx->client->id) || (cap->p.context && cap->p.context != q->ctx->id))
 		return;
 
-	struct capture_file *f = file_for(cap, q, s->seqno);
+	struct capture_file *f = file_for(cap, q, seqno);
 	if (!f) {
 		note_error(h, cap, "submit", -ENOMEM);
 		return;
@@ -316,9 +317,12 @@ void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, stru
 	bool append = f->rd_started || f->session_started;
 	ferry_buf_reset(&cap->buf.rd);
 	ferry_buf_reset(&cap->buf.session);
-	unsigned formats = cap->p.formats;
-	int ret = capture_build_submit(&cap->buf, f, formats, cap->p.full, UINT64_MAX, false, q, s, bos, cap->frame,
-				       cap->frame_len, 0);
+	unsigned formats = cap->p.formats; /* SESSION only for families without .rd (capture start) */
+	struct capture_submit a = {
+		.formats = formats, .full = cap->p.full, .full_budget = UINT64_MAX, .q = q, .m = m, .bos = bos,
+		.nr_bos = nr_bos, .frame = cap->frame, .frame_len = cap->frame_len,
+	};
+	int ret = h->fam->capture_build(&cap->buf, f, &a);
 	if (ret < 0)
 		note_error(h, cap, "building the capture", ret);
 	if (ret == 0 && (formats & FERRY_CAPTURE_RD)) {
@@ -343,48 +347,6 @@ void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, stru
 			r->rd_path = (formats & FERRY_CAPTURE_RD) ? strdup(f->rd_path) : NULL;
 			r->session_path = (formats & FERRY_CAPTURE_SESSION) ? strdup(f->session_path) : NULL;
 		}
-	}
-	if (!cap->p.combined) {
-		free(f->bos);
-		free(f);
-	}
-	if (cap->remaining > 0 && --cap->remaining == 0)
-		ferry_host_capture_stop(h);
-}
-
-void capture_submit_v3d(struct host_queue *q, uint32_t seqno, struct host_bo *const *bos, uint32_t nr_bos)
-{
-	struct ferry_host *h = q->ctx->client->host;
-	struct host_capture *cap = h->capture;
-	if (!cap)
-		return;
-	struct recent_submit *r = crash_dir_set(h) ? remember(cap, q, seqno) : NULL;
-	if (!cap->active || !cap->frame)
-		return;
-	if ((cap->p.client && cap->p.client != q->ctx->client->id) || (cap->p.context && cap->p.context != q->ctx->id))
-		return;
-	struct capture_file *f = file_for(cap, q, seqno);
-	if (!f) {
-		note_error(h, cap, "submit", -ENOMEM);
-		return;
-	}
-	bool append = f->session_started;
-	ferry_buf_reset(&cap->buf.session);
-	int ret = capture_build_v3d(&cap->buf, f, false, q, bos, nr_bos, cap->frame, cap->frame_len);
-	if (ret < 0)
-		note_error(h, cap, "building the capture", ret);
-	if (ret == 0) {
-		ret = write_file(f->session_path, cap->buf.session.data, cap->buf.session.len, append);
-		if (ret < 0)
-			note_error(h, cap, f->session_path, ret);
-		else
-			snprintf(cap->last_file, sizeof(cap->last_file), "%s", f->session_path);
-	}
-	if (ret == 0) {
-		cap->captured++;
-		cap->files += !append;
-		if (r)
-			r->session_path = strdup(f->session_path);
 	}
 	if (!cap->p.combined) {
 		free(f->bos);
@@ -433,71 +395,45 @@ static struct recent_submit *find_recent(struct host_capture *cap, struct host_q
 	return NULL;
 }
 
-/* Rebuilds the submit from its remembered frame against the context's BOs as they are now. */
+/* Rebuilds the submit from its remembered frame against the context's BOs as they are now: .rd
+ * (rd_path set: families with .rd) and session. */
 static int write_post_mortem(struct host_capture *cap, struct host_queue *q, struct recent_submit *r,
 			     const char *rd_path, const char *session_path, char *why, size_t n)
 {
+	const struct host_family_ops *fam = q->ctx->client->host->fam;
 	struct ferry_msg m;
 	/* The copy is malloc'd, so aligned for the decoder. */
-	if (ferry_wire_decode(r->frame, r->len, &m, NULL) < 0 || m.kind != FERRY_MSG_MSM_SUBMIT)
+	if (ferry_wire_decode(r->frame, r->len, &m, NULL) < 0)
 		HOST_FAIL(-EINVAL, "remembered frame does not decode");
-	const struct ferry_msm_submit *s = &m.u.msm_submit;
-	struct host_bo **bos = calloc(s->nr_bos ? s->nr_bos : 1, sizeof(*bos));
+	const uint32_t *ids;
+	size_t stride;
+	uint32_t nr;
+	if (fam->submit_bo_ids(&m, &ids, &stride, &nr) < 0)
+		HOST_FAIL(-EINVAL, "remembered frame is not a %s submit", fam->name);
+	struct host_bo **bos = calloc(nr ? nr : 1, sizeof(*bos));
 	if (!bos)
 		HOST_FAIL(-ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < s->nr_bos; i++) {
-		bos[i] = bo_table_find(&q->ctx->bos, s->bos[i].bo_id);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t id = *(const uint32_t *)((const char *)ids + i * stride);
+		bos[i] = bo_table_find(&q->ctx->bos, id);
 		if (!bos[i]) {
 			free(bos);
-			HOST_FAIL(-ENOENT, "bo %u was closed", s->bos[i].bo_id);
+			HOST_FAIL(-ENOENT, "bo %u was closed", id);
 		}
 	}
 	struct capture_file f = { 0 };
 	ferry_buf_reset(&cap->buf.rd);
 	ferry_buf_reset(&cap->buf.session);
-	int ret = capture_build_submit(&cap->buf, &f, FERRY_CAPTURE_RD | FERRY_CAPTURE_SESSION, true,
-				       CAPTURE_POST_MORTEM_OTHER_BYTES, true, q, s, bos, r->frame, r->len, 0);
+	struct capture_submit a = {
+		.formats = (rd_path[0] ? FERRY_CAPTURE_RD : 0) | FERRY_CAPTURE_SESSION, .full = true,
+		.post_mortem = true, .full_budget = CAPTURE_POST_MORTEM_OTHER_BYTES, .q = q, .m = &m, .bos = bos,
+		.nr_bos = nr, .frame = r->frame, .frame_len = r->len,
+	};
+	int ret = fam->capture_build(&cap->buf, &f, &a);
 	free(f.bos);
 	free(bos);
-	if (ret == 0)
+	if (ret == 0 && rd_path[0])
 		ret = write_file(rd_path, cap->buf.rd.data, cap->buf.rd.len, false);
-	if (ret == 0)
-		ret = write_file(session_path, cap->buf.session.data, cap->buf.session.len, false);
-	if (ret < 0)
-		HOST_FAIL(ret, "%s", strerror(-ret));
-	return 0;
-}
-
-/* The same for a V3D submit (CL, TFU or CSD): a session file only (V3D has no .rd). */
-static int write_post_mortem_v3d(struct host_capture *cap, struct host_queue *q, struct recent_submit *r,
-				 const char *session_path, char *why, size_t n)
-{
-	struct ferry_msg m;
-	if (ferry_wire_decode(r->frame, r->len, &m, NULL) < 0)
-		HOST_FAIL(-EINVAL, "remembered frame does not decode");
-	const uint32_t *ids;
-	uint32_t nr;
-	switch (m.kind) {
-	case FERRY_MSG_V3D_SUBMIT_CL: ids = m.u.v3d_submit_cl.bo_ids; nr = m.u.v3d_submit_cl.nr_bos; break;
-	case FERRY_MSG_V3D_SUBMIT_TFU: ids = m.u.v3d_submit_tfu.bo_ids; nr = m.u.v3d_submit_tfu.nr_bos; break;
-	case FERRY_MSG_V3D_SUBMIT_CSD: ids = m.u.v3d_submit_csd.bo_ids; nr = m.u.v3d_submit_csd.nr_bos; break;
-	default: HOST_FAIL(-EINVAL, "remembered frame is not a V3D submit");
-	}
-	struct host_bo **bos = calloc(nr ? nr : 1, sizeof(*bos));
-	if (!bos)
-		HOST_FAIL(-ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < nr; i++) {
-		bos[i] = bo_table_find(&q->ctx->bos, ids[i]);
-		if (!bos[i]) {
-			free(bos);
-			HOST_FAIL(-ENOENT, "bo %u was closed", ids[i]);
-		}
-	}
-	struct capture_file f = { 0 };
-	ferry_buf_reset(&cap->buf.session);
-	int ret = capture_build_v3d(&cap->buf, &f, true, q, bos, nr, r->frame, r->len);
-	free(f.bos);
-	free(bos);
 	if (ret == 0)
 		ret = write_file(session_path, cap->buf.session.data, cap->buf.session.len, false);
 	if (ret < 0)
@@ -550,12 +486,10 @@ char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number,
 			snprintf(why, sizeof(why), "%s: %s", r->session_path, strerror(-ret));
 		if (!r->session_path)
 			session_path[0] = '\0';
-	} else if (session_only) {
-		kind = "post-mortem: BO contents read when the fault was reported";
-		rd_path[0] = '\0';
-		write_post_mortem_v3d(cap, q, r, session_path, why, sizeof(why));
 	} else {
 		kind = "post-mortem: BO contents read when the fault was reported";
+		if (session_only)
+			rd_path[0] = '\0';
 		write_post_mortem(cap, q, r, rd_path, session_path, why, sizeof(why));
 	}
 	if (why[0]) {

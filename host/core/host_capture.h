@@ -7,12 +7,11 @@
 /* The operator's submit capture and the captures attached to fault reports. The
  * frame being handled (client.c notes it) is what a capture records as the guest sent it. */
 void capture_note_frame(struct ferry_host *h, const void *payload, size_t len);
-/* An msm submit accepted (bos resolved, before it reaches the kernel): captured when a capture
- * matches; remembered for a fault's capture when a crash dir is set. */
-void capture_submit(struct host_queue *q, const struct ferry_msm_submit *s, struct host_bo *const *bos);
-/* A V3D submit (CL, TFU or CSD) about to reach the validator and the kernel: captured (session
- * format, every listed BO snapshotted) when a capture matches. */
-void capture_submit_v3d(struct host_queue *q, uint32_t seqno, struct host_bo *const *bos, uint32_t nr_bos);
+/* A submit m (seqno of q) accepted, its listed BOs resolved in bos[], before it reaches the kernel:
+ * captured (the family's capture_build) when a capture matches; remembered for a fault's capture
+ * when a crash dir is set. */
+void capture_submit(struct host_queue *q, uint32_t seqno, const struct ferry_msg *m, struct host_bo *const *bos,
+		    uint32_t nr_bos);
 /* For a fault report of seqno on q: writes the submit's capture next to report number and
  * returns guest_lines (ownership taken) with a "capture: <path>" line appended. */
 char *capture_fault_lines(struct host_queue *q, uint32_t seqno, uint64_t number, char *guest_lines);

@@ -12,20 +12,12 @@
 #include "host_bo.h"
 #include "host_queue.h"
 #include "sched.h"
-#include "msm/msm_fault.h"
-#include "msm/msm_submit.h"
-#include "msm/msm_validation.h"
 #include "shadow_quota.h"
 #include "wait.h"
 #include "fault_log.h"
-#include "msm/msm_fault_guest_addr.h"
-#include "v3d/v3d_core.h"
-#include "v3d/v3d_validation.h"
 #include "sync_state.h"
 #include "trace_host.h"
 #include "host_capture.h"
 #include "watchdog.h"
-
-
 
 #endif

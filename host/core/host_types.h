@@ -83,10 +83,7 @@ struct host_trace {
 	int64_t started_ns; /* kernel events older than this are not imported */
 	struct trace_ring ring;
 };
-struct pm4v_validator;
-struct pm4v_stream_copy;
 struct shadow_set;
-struct ctx_validation;
 
 struct gpu_device;
 
@@ -135,13 +132,13 @@ struct ferry_host_client {
 	int64_t wd_last_dump_ns; /* its last watchdog dump (INT64_MIN: none), for the rate limit */
 	uint32_t nr_fds; /* held for its objects (HOST_FDS_*), the embedder's not included */
 	/* A frame whose handling stopped at the validation budget (ferry_host_client_resume):
-	 * its copy, and the validator holding its progress (taken from the host's, so other
-	 * clients validate meanwhile) for context val_ctx. */
+	 * its copy, and the family's state holding its progress (msm: a PM4 validator taken from
+	 * the host's, so other clients validate meanwhile) for context submit_ctx. */
 	void *pending;
 	size_t pending_len;
 	bool resuming; /* handling pending again: its frame was captured and traced already */
-	struct pm4v_validator *val_pending;
-	struct host_ctx *val_ctx;
+	void *submit_pending;
+	struct host_ctx *submit_ctx;
 	/* The fds of the frame being handled (borrowed: closed after it; none on resume). */
 	const int *in_fds;
 	int in_nfds;

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* BO_CPU_PREP's op bits are the msm uAPI's, whatever the family. */
-#include "backend/msm.h"
 #include "family.h"
 #include "host_log.h"
 #include "host_client.h"
@@ -114,14 +112,14 @@ int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m,
 	struct host_bo *bo = client_lookup_bo(c, r->ctx_id, r->bo_id, &ctx, why, n);
 	if (!bo)
 		return -ENOENT;
-	if (!msm_cpu_prep_op_ok(r->op))
+	if (r->op & ~FERRY_CPU_PREP_OPS)
 		HOST_FAIL(-EINVAL, "cpu_prep op 0x%x: unknown bits", r->op);
 	ctx_progress(ctx);
 	struct host_wait w = {
 		.client = c, .ctx = ctx, .kind = FERRY_MSG_BO_CPU_PREP, .seq = m->seq, .bo = bo, .op = r->op,
 	};
 	/* NOSYNC never waits, as in the kernel. */
-	int64_t timeout = msm_cpu_prep_op_nosync(r->op) ? 0 : r->timeout_ns;
+	int64_t timeout = (r->op & FERRY_CPU_PREP_NOSYNC) ? 0 : r->timeout_ns;
 	int ret = start_wait(c, &w, timeout, -EBUSY);
 	if (ret < 0)
 		HOST_FAIL(ret, ret == -EAGAIN ? "too many pending waits (max %u)" : "out of memory",

@@ -11,6 +11,11 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "core/msm/msm_capture.h"
+#include "core/msm/msm_fault.h"
+#include "core/msm/msm_submit.h"
+#include "core/msm/msm_validation.h"
+#include "ferry/uapi/msm_drm.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
 _Static_assert(offsetof(struct msm_host_ctx, base) == 0, "the generic context comes first");
@@ -163,9 +168,17 @@ static void msm_bo_unmap_op(struct host_ctx *ctx, struct host_bo *bo, void *map)
 	msm_bo_unmap(msm_hctx(ctx)->msm, map, bo->size);
 }
 
+/* msm guests pass MSM_PREP_* through as the wire's op. */
+_Static_assert(FERRY_CPU_PREP_READ == MSM_PREP_READ && FERRY_CPU_PREP_WRITE == MSM_PREP_WRITE &&
+		       FERRY_CPU_PREP_NOSYNC == MSM_PREP_NOSYNC,
+	       "the wire's cpu_prep ops are msm's");
+
+/* The wire's FERRY_CPU_PREP_* op as GEM_CPU_PREP's (the poll adds NOSYNC itself). */
 static int msm_bo_wait_poll(struct host_ctx *ctx, struct host_bo *bo, uint32_t op)
 {
-	return msm_bo_cpu_prep_poll(msm_hctx(ctx)->msm, bo->handle, op);
+	uint32_t prep = ((op & FERRY_CPU_PREP_READ) ? MSM_PREP_READ : 0) |
+			((op & FERRY_CPU_PREP_WRITE) ? MSM_PREP_WRITE : 0);
+	return msm_bo_cpu_prep_poll(msm_hctx(ctx)->msm, bo->handle, prep);
 }
 
 static int msm_queue_check(struct host_ctx *ctx, const struct ferry_queue_create *r, uint32_t *kind, char *why,
@@ -209,6 +222,8 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 	return 0;
 }
 
+static const struct host_submit_kind msm_submits[] = { { FERRY_MSG_MSM_SUBMIT, msm_handle_submit } };
+
 const struct host_family_ops msm_family_ops = {
 	.name = "msm",
 	.family = FERRY_FAMILY_MSM,
@@ -220,6 +235,8 @@ const struct host_family_ops msm_family_ops = {
 	.host_fini = msm_host_fini,
 	.params = msm_params,
 	.rd_ids = msm_rd_ids,
+	.capture_build = msm_capture_build,
+	.submit_bo_ids = msm_submit_bo_ids,
 	.ctx_admit = msm_ctx_admit,
 	.ctx_open = msm_ctx_open,
 	.ctx_drop_validation = msm_ctx_drop_validation,
@@ -243,6 +260,9 @@ const struct host_family_ops msm_family_ops = {
 	.queue_new = msm_queue_new_op,
 	.queue_close = msm_queue_close_op,
 	.fence_retire = msm_fence_retire,
+	.submits = msm_submits,
+	.nr_submits = sizeof(msm_submits) / sizeof(msm_submits[0]),
+	.submit_cancel = validation_cancel,
 	.held_run = msm_held_run,
 	.shadows_retired = validation_retired,
 	.shadows_queue_gone = validation_queue_gone,

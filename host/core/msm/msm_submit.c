@@ -104,7 +104,7 @@ int msm_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	}
 
 	if (c->host->capture)
-		capture_submit(q, s, ctx->bo_ptrs);
+		capture_submit(q, s->seqno, m, ctx->bo_ptrs, s->nr_bos);
 
 	if (!e.held) {
 		ret = shadows ? validation_use_shadows(ctx, shadows) : 0;

@@ -56,7 +56,7 @@ void validation_ctx_fini(struct host_ctx *ctx)
 	struct ctx_validation *v = msm_hctx(ctx)->val;
 	if (!v)
 		return;
-	if (ctx->client->val_ctx == ctx)
+	if (ctx->client->submit_ctx == ctx)
 		validation_cancel(ctx->client);
 	shadow_pool_destroy(v->pool);
 	free(v->bos);
@@ -78,20 +78,20 @@ static void give_back(struct ferry_host_client *c)
 {
 	struct ferry_host *h = c->host;
 	if (!msm_host(h)->validator)
-		msm_host(h)->validator = c->val_pending;
+		msm_host(h)->validator = c->submit_pending;
 	else
-		pm4v_destroy(c->val_pending);
-	c->val_pending = NULL;
-	c->val_ctx = NULL;
+		pm4v_destroy(c->submit_pending);
+	c->submit_pending = NULL;
+	c->submit_ctx = NULL;
 }
 
 void validation_cancel(struct ferry_host_client *c)
 {
-	if (!c->val_pending)
+	if (!c->submit_pending)
 		return;
-	pm4v_validate_cancel(c->val_pending);
-	if (c->val_ctx && msm_hctx(c->val_ctx)->val)
-		shadow_pool_abort(msm_hctx(c->val_ctx)->val->pool);
+	pm4v_validate_cancel(c->submit_pending);
+	if (c->submit_ctx && msm_hctx(c->submit_ctx)->val)
+		shadow_pool_abort(msm_hctx(c->submit_ctx)->val->pool);
 	give_back(c);
 }
 
@@ -183,14 +183,14 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 	struct ferry_host_client *c = ctx->client;
 	struct ferry_host *h = c->host;
 	/* A stopped submit continues only with its own context (the client's frames wait). */
-	if (c->val_pending && c->val_ctx != ctx)
+	if (c->submit_pending && c->submit_ctx != ctx)
 		validation_cancel(c);
 	/* No cmds, nothing the GPU reads: no shadow set, and the kernel gets the empty submit. */
 	if (s->nr_cmds == 0) {
 		*set = NULL;
 		return 0;
 	}
-	bool resuming = c->val_pending != NULL;
+	bool resuming = c->submit_pending != NULL;
 	if (!resuming && !msm_host(h)->validator) {
 		struct pm4v_policy policy;
 		pm4v_policy_a6xx(&policy, (uint32_t)msm_host(h)->dev.gpu_id);
@@ -198,7 +198,7 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		if (!msm_host(h)->validator)
 			HOST_FAIL(-ENOMEM, "out of memory (validator)");
 	}
-	struct pm4v_validator *val = resuming ? c->val_pending : msm_host(h)->validator;
+	struct pm4v_validator *val = resuming ? c->submit_pending : msm_host(h)->validator;
 	if (FERRY_ARRAY_RESERVE(v->submit_bos, v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, 64))
 		HOST_FAIL(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
@@ -223,8 +223,8 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 		/* Stopped at the budget: the client keeps this validator (and the pool its open
 		 * shadow set) until the submit is done; others get a fresh one meanwhile. */
 		if (!resuming) {
-			c->val_pending = val;
-			c->val_ctx = ctx;
+			c->submit_pending = val;
+			c->submit_ctx = ctx;
 			msm_host(h)->validator = NULL;
 		}
 		h->stats.validation_pauses++;

@@ -136,15 +136,15 @@ int v3d_job_flush(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const
 }
 
 /* Runs the job now, or holds it for its in-fences; takes the seqno. */
-static int submit_finish(struct ferry_host_client *c, struct v3d_submit_env *env, uint32_t seqno,
-			 uint32_t flags, const struct v3d_job_desc *job, char *why, size_t n)
+static int submit_finish(struct ferry_host_client *c, const struct ferry_msg *m, struct v3d_submit_env *env,
+			 uint32_t seqno, uint32_t flags, const struct v3d_job_desc *job, char *why, size_t n)
 {
 	struct host_ctx *ctx = env->e.ctx;
 	struct host_queue *q = env->e.q;
 	int ret;
 	/* Before the kernel can run it: the snapshots are what the job will read. */
 	if (c->host->capture)
-		capture_submit_v3d(q, seqno, env->bos, env->nr_bos);
+		capture_submit(q, seqno, m, env->bos, env->nr_bos);
 	if (env->e.held) {
 		/* Validated now, as msm submits are: the guest hears of a refusal in answer to this
 		 * message, and what runs later is the shadow made now. */
@@ -215,7 +215,7 @@ int v3d_handle_submit_cl(struct ferry_host_client *c, const struct ferry_msg *m,
 		.qma = s->qma, .qms = s->qms, .qts = s->qts,
 		.flush_cache = (s->flags & FERRY_V3D_SUBMIT_FLUSH_CACHE) != 0,
 	};
-	return submit_finish(c, &env, s->seqno, s->flags & FERRY_SUBMIT_FLAGS, &job, why, n);
+	return submit_finish(c, m, &env, s->seqno, s->flags & FERRY_SUBMIT_FLAGS, &job, why, n);
 }
 
 int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -243,7 +243,7 @@ int v3d_handle_submit_tfu(struct ferry_host_client *c, const struct ferry_msg *m
 		.ios = s->ios, .v71_ioc = s->v71_ioc,
 	};
 	memcpy(job.u.tfu.coef, s->coef, sizeof(job.u.tfu.coef));
-	return submit_finish(c, &env, s->seqno, s->flags, &job, why, n);
+	return submit_finish(c, m, &env, s->seqno, s->flags, &job, why, n);
 }
 
 int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
@@ -260,7 +260,7 @@ int v3d_handle_submit_csd(struct ferry_host_client *c, const struct ferry_msg *m
 		return ret;
 	struct v3d_job_desc job = { .kind = FERRY_QUEUE_KIND_V3D_CSD };
 	memcpy(job.u.csd.cfg, s->cfg, sizeof(job.u.csd.cfg));
-	return submit_finish(c, &env, s->seqno, s->flags, &job, why, n);
+	return submit_finish(c, m, &env, s->seqno, s->flags, &job, why, n);
 }
 
 /* ---- retire and faults ---- */

@@ -11,6 +11,9 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
+#include "core/v3d/v3d_capture.h"
+#include "core/v3d/v3d_core.h"
+#include "core/v3d/v3d_validation.h"
 #include "validate/v3d_validate.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
@@ -235,6 +238,12 @@ static struct shadow_pool *v3d_shadow_pool(const struct host_ctx *ctx)
 	return v3d_hctx(ctx)->pool;
 }
 
+static const struct host_submit_kind v3d_submits[] = {
+	{ FERRY_MSG_V3D_SUBMIT_CL, v3d_handle_submit_cl },
+	{ FERRY_MSG_V3D_SUBMIT_TFU, v3d_handle_submit_tfu },
+	{ FERRY_MSG_V3D_SUBMIT_CSD, v3d_handle_submit_csd },
+};
+
 const struct host_family_ops v3d_family_ops = {
 	.name = "V3D",
 	.family = FERRY_FAMILY_V3D,
@@ -245,6 +254,8 @@ const struct host_family_ops v3d_family_ops = {
 	.host_init = v3d_host_init,
 	.host_fini = v3d_host_fini,
 	.params = v3d_params,
+	.capture_build = v3d_capture_build,
+	.submit_bo_ids = v3d_submit_bo_ids,
 	.ctx_admit = v3d_ctx_admit,
 	.ctx_open = v3d_ctx_open,
 	.ctx_drop_validation = v3d_ctx_drop_validation,
@@ -266,6 +277,8 @@ const struct host_family_ops v3d_family_ops = {
 	.queue_new = v3d_queue_new,
 	.queue_close = v3d_queue_close,
 	.fence_retire = v3d_fence_retire,
+	.submits = v3d_submits,
+	.nr_submits = sizeof(v3d_submits) / sizeof(v3d_submits[0]),
 	.held_run = v3d_held_run,
 	.shadows_retired = v3d_shadows_retired,
 	.shadows_queue_gone = v3d_shadows_queue_gone,

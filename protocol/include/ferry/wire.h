@@ -183,9 +183,16 @@ struct ferry_external_fence {
 struct ferry_bo_cpu_prep {
 	uint32_t ctx_id;
 	uint32_t bo_id;
-	uint32_t op;        /* MSM_PREP_READ / WRITE / NOSYNC */
+	uint32_t op;        /* FERRY_CPU_PREP_* */
 	int64_t timeout_ns; /* relative; 0 = poll */
 };
+
+/* BoCpuPrep.op, for every family: wait until the GPU's reads / writes of the BO are done; NOSYNC
+ * only polls. The values are msm's MSM_PREP_* (the msm guest driver passes those through). */
+#define FERRY_CPU_PREP_READ   0x01u
+#define FERRY_CPU_PREP_WRITE  0x02u
+#define FERRY_CPU_PREP_NOSYNC 0x04u
+#define FERRY_CPU_PREP_OPS    (FERRY_CPU_PREP_READ | FERRY_CPU_PREP_WRITE | FERRY_CPU_PREP_NOSYNC)
 
 /* Arrays below are laid out exactly as the FlatBuffers structs of ferry.fbs (the codec
  * static-asserts it), so a decoded message points into the frame without copying. */
