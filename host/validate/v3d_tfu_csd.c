@@ -44,15 +44,15 @@ static int check_surface(const struct v3dval_bo *bos, uint32_t nr_bos, enum v3dv
 }
 
 int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
-			const struct v3dval_tfu_regs *regs, const struct v3dval_reloc *relocs,
-			uint32_t nr_relocs, struct v3dval_tfu_regs *out, struct v3dval_error *err)
+			const struct v3d_tfu_regs *regs, const struct v3dval_reloc *relocs,
+			uint32_t nr_relocs, struct v3d_tfu_regs *out, struct v3dval_error *err)
 {
 	const enum v3dval_list unit = V3DVAL_LIST_TFU;
 	if (!v3d_ver_valid(ver))
 		return v3dval_fail_regs(err, unit, V3DVAL_ERR_INPUT, 0, "V3D version %d not supported", ver);
 	if (v3dval_check_bos(bos, nr_bos, err))
 		return -1;
-	struct v3dval_tfu_regs r = *regs;
+	struct v3d_tfu_regs r = *regs;
 	uint32_t *const reg_ptrs[6] = { &r.iia, &r.ica, &r.iua, &r.ioa, NULL, NULL };
 	if (relocate_regs(bos, nr_bos, relocs, nr_relocs, reg_ptrs, unit, err))
 		return -1;

@@ -242,12 +242,6 @@ int v3dval_validate_cl(struct v3dval *v, const struct v3dval_cl_submit *submit,
 
 /* ---- TFU and CSD (v3d_tfu_csd.c): register checks, no shadows needed --------------------- */
 
-struct v3dval_tfu_regs {
-	uint32_t icfg, iia, iis, ica, iua, ioa, ios;
-	uint32_t coef[4];
-	uint32_t ioc; /* 7.1's drm_v3d_submit_tfu.v71.ioc; must be 0 on 4.2 */
-};
-
 /* Relocates (REGISTER relocs on IIA / ICA / IUA / IOA; IOA's flag bits kept by the field position)
  * and checks a TFU job: the input surface (raster with IIS pixels per row, or LT / UBLINEAR / UIF
  * with IIS the padded height in UIF blocks) and the output surface (its tiled layout, UIF padding,
@@ -256,8 +250,8 @@ struct v3dval_tfu_regs {
  * Mesa's copies do not use them and their plane layouts are not bounded here. *out = the
  * relocated registers to submit. 0 or -1 with *err. */
 int v3dval_validate_tfu(int ver, const struct v3dval_bo *bos, uint32_t nr_bos,
-			const struct v3dval_tfu_regs *regs, const struct v3dval_reloc *relocs,
-			uint32_t nr_relocs, struct v3dval_tfu_regs *out, struct v3dval_error *err);
+			const struct v3d_tfu_regs *regs, const struct v3dval_reloc *relocs,
+			uint32_t nr_relocs, struct v3d_tfu_regs *out, struct v3dval_error *err);
 
 /* Relocates (REGISTER relocs on CFG5 / CFG6) and checks a CSD job: workgroup counts X, Y, Z
  * non-zero (the hardware reads 0 as 65536, the kernel skips such jobs), cfg[4] the batch count

@@ -465,7 +465,7 @@ static void seeds_v3d(void)
 		}
 	for (int ver = 42; ver <= 71; ver += 29) {
 		/* A raster RGBA8 TFU copy of 16 x 16 pixels (the validator tests' shape). */
-		struct v3dval_tfu_regs r = { .iia = V3D_SRC, .iis = 16, .ioa = V3D_DST, .ios = 16u << 16 | 16u };
+		struct v3d_tfu_regs r = { .iia = V3D_SRC, .iis = 16, .ioa = V3D_DST, .ios = 16u << 16 | 16u };
 		if (ver == 71) {
 			r.icfg = 4u << 16;
 			r.ioc = 16u << 16;

@@ -182,7 +182,7 @@ static void fuzz_cl(const struct fv_input *in)
 
 static void fuzz_tfu(const struct fv_input *in)
 {
-	struct v3dval_tfu_regs regs = { 0 }, out;
+	struct v3d_tfu_regs regs = { 0 }, out;
 	memcpy(&regs, in->cl, in->cl_len < sizeof(regs) ? in->cl_len : sizeof(regs));
 	struct v3dval_error err;
 	int r = v3dval_validate_tfu(in->ver, fx->bos, FV_NR_BOS, &regs, in->relocs, in->nr_relocs, &out, &err);

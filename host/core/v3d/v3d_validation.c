@@ -148,7 +148,7 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	}
 	case FERRY_QUEUE_KIND_V3D_TFU: {
 		struct v3d_tfu_job *t = &job->u.tfu;
-		struct v3dval_tfu_regs in = { .icfg = t->icfg, .iia = t->iia, .iis = t->iis, .ica = t->ica, .iua = t->iua,
+		struct v3d_tfu_regs in = { .icfg = t->icfg, .iia = t->iia, .iis = t->iis, .ica = t->ica, .iua = t->iua,
 					      .ioa = t->ioa, .ios = t->ios, .ioc = t->v71_ioc }, out;
 		memcpy(in.coef, t->coef, sizeof(in.coef));
 		ret = v3dval_validate_tfu(ver, vb, nr_bos, &in, NULL, 0, &out, &err);

@@ -16,9 +16,9 @@ static const struct v3dval_bo bos[] = {
 #define NR_BOS 4u
 
 /* A raster RGBA8 (type 4) copy of w x h pixels, input rows iis pixels apart. */
-static struct v3dval_tfu_regs raster_copy(int ver, uint32_t src, uint32_t iis, uint32_t dst, uint32_t w, uint32_t h)
+static struct v3d_tfu_regs raster_copy(int ver, uint32_t src, uint32_t iis, uint32_t dst, uint32_t w, uint32_t h)
 {
-	struct v3dval_tfu_regs r = { .iia = src, .iis = iis, .ioa = dst, .ios = h << 16 | w };
+	struct v3d_tfu_regs r = { .iia = src, .iis = iis, .ioa = dst, .ios = h << 16 | w };
 	if (ver == 71) {
 		r.icfg = 4u << 16;
 		r.ioc = w << 16; /* raster, stride w */
@@ -28,8 +28,8 @@ static struct v3dval_tfu_regs raster_copy(int ver, uint32_t src, uint32_t iis, u
 	return r;
 }
 
-static int tfu(int ver, const struct v3dval_tfu_regs *r, const struct v3dval_reloc *rel, uint32_t nr,
-	       struct v3dval_tfu_regs *out, struct v3dval_error *err)
+static int tfu(int ver, const struct v3d_tfu_regs *r, const struct v3dval_reloc *rel, uint32_t nr,
+	       struct v3d_tfu_regs *out, struct v3dval_error *err)
 {
 	int rc = v3dval_validate_tfu(ver, bos, NR_BOS, r, rel, nr, out, err);
 	if (rc)
@@ -40,7 +40,7 @@ static int tfu(int ver, const struct v3dval_tfu_regs *r, const struct v3dval_rel
 static void test_tfu_raster(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
-		struct v3dval_tfu_regs r = raster_copy(ver, SRC, 64, DST, 64, 64), out;
+		struct v3d_tfu_regs r = raster_copy(ver, SRC, 64, DST, 64, 64), out;
 		struct v3dval_error err;
 		CHECK_EQ(tfu(ver, &r, NULL, 0, &out, &err), 0);
 		CHECK(memcmp(&out, &r, sizeof(r)) == 0);
@@ -90,7 +90,7 @@ static void test_tfu_raster(void)
 static void test_tfu_uif_and_mips(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
-		struct v3dval_tfu_regs r = raster_copy(ver, SRC, 64, DST, 64, 64), out;
+		struct v3d_tfu_regs r = raster_copy(ver, SRC, 64, DST, 64, 64), out;
 		struct v3dval_error err;
 		/* UIF RGBA8 64x64: 8x8-pixel UIF blocks, 8 block rows of the image + padding. DST holds
 		 * 32 KiB = 64 px x 128 rows x 4 B: 16 block rows. */
@@ -132,7 +132,7 @@ static void test_tfu_uif_and_mips(void)
 static void test_tfu_relocs(void)
 {
 	/* 4.2: IOA's low 6 bits are DIMTW and the output format; an address field above them */
-	struct v3dval_tfu_regs r = raster_copy(42, 0, 64, V3D_TFU_OFORMAT_UIF_XOR << 3 | 1, 64, 64), out;
+	struct v3d_tfu_regs r = raster_copy(42, 0, 64, V3D_TFU_OFORMAT_UIF_XOR << 3 | 1, 64, 64), out;
 	struct v3dval_error err;
 	struct v3dval_reloc rel[2] = {
 		{ 0, V3DVAL_REG_TFU_IIA, 0, 0x100, 0, 32, V3DVAL_RELOC_REGISTER },

@@ -439,7 +439,7 @@ enum v3d_tfu_oformat {
 struct v3d_tfu_regs {
 	uint32_t icfg, iia, iis, ica, iua, ioa, ios;
 	uint32_t coef[4];
-	uint32_t ioc;
+	uint32_t ioc; /* 7.1's drm_v3d_submit_tfu.v71.ioc; 0 on 4.2 (the validator refuses others) */
 };
 
 /* A TFU job's fields, decoded from its registers for one version: 4.2 keeps the output format and
