@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "server.h"
-#include "sim/sim_msm.h"
-#include "sim/sim_v3d.h"
+#include "sim/msm/sim_msm.h"
+#include "sim/v3d/sim_v3d.h"
 
 #ifndef FERRYD_DEFAULT_GPU
 #define FERRYD_DEFAULT_GPU "a630"

@@ -10,7 +10,7 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
-#include "sim/sim_msm.h"
+#include "sim/msm/sim_msm.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */
 _Static_assert(offsetof(struct msm_host_ctx, base) == 0, "the generic context comes first");

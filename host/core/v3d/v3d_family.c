@@ -10,7 +10,7 @@
 #include "backend/kdev.h"
 #include "core/family.h"
 #include "core/host_internal.h"
-#include "sim/sim_v3d.h"
+#include "sim/v3d/sim_v3d.h"
 #include "validate/v3d_validate.h"
 
 /* The core allocates ctx_size bytes and frees them as the struct host_ctx it sees. */

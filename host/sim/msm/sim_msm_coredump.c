@@ -53,7 +53,7 @@
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "sim_msm_priv.h"
-#include "sim_report_text.h"
+#include "sim/sim_report_text.h"
 
 static const uint32_t dumped_regs[] = {
 	REG_A6XX_RBBM_STATUS,

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_bo_memfd.h"
-#include "sim_handle_slots.h"
+#include "sim/sim_bo_memfd.h"
+#include "sim/sim_handle_slots.h"
 #include "sim_msm_priv.h"
 
 struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle)

@@ -1,4 +1,4 @@
-/* The simulated GPU: a worker thread that lets the dispatcher (sim_dispatch.c) pick a submit
+/* The simulated GPU: a worker thread that lets the dispatcher (sim_msm_dispatch.c) pick a submit
  * and runs a slice of it on the CP model. A submit whose CP is stuck in an unmet wait yields:
  * it is re-polled after other work ran or 1 ms passed. Hangcheck: a wait unmet for the
  * hangcheck period, an IB chain looping for the period, or a submit past the packet budget is a

@@ -10,12 +10,12 @@
 
 #include "backend/kdev.h"
 #include "ferry/uapi/msm_drm.h"
-#include "cp.h"
-#include "iova_alloc.h"
-#include "sim_drm_core.h"
-#include "sim_syncobj.h"
-#include "sim_unmodeled.h"
-#include "sim_worker.h"
+#include "a6xx_cp.h"
+#include "sim/iova_alloc.h"
+#include "sim/sim_drm_core.h"
+#include "sim/sim_syncobj.h"
+#include "sim/sim_unmodeled.h"
+#include "sim/sim_worker.h"
 #include "sim_msm.h"
 
 #define SIM_PAGE_SIZE 4096u
@@ -216,7 +216,7 @@ void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t
 /* Frees every BO of the open (at close, after its submits are gone). */
 void sim_gem_close_all(struct sim_open *o);
 
-/* The GPU (sim_gpu.c). */
+/* The GPU (sim_msm_gpu.c). */
 int sim_gpu_start(struct sim_msm_device *dev);
 void sim_gpu_stop(struct sim_msm_device *dev);
 /* Called after queueing work: wakes the worker. */
@@ -224,7 +224,7 @@ void sim_gpu_kick(struct sim_msm_device *dev);
 /* Drops every pending submit of the open's queues without running them. */
 void sim_gpu_cancel_open(struct sim_open *o);
 
-/* The dispatcher (sim_dispatch.c), modeled on KGSL's adreno dispatcher. */
+/* The dispatcher (sim_msm_dispatch.c), modeled on KGSL's adreno dispatcher. */
 /* Moves submits from context drawqueues onto their priority's ring. */
 void sim_dispatch_issue(struct sim_msm_device *dev);
 /* The submit the CP runs next: the highest priority ring with a ready submit, round-robin among
@@ -246,11 +246,11 @@ int sim_memstore_reserve(struct sim_open *o, uint32_t id);
 /* Wakes every stalled submit for an immediate re-poll. */
 void sim_dispatch_wake_stalled(struct sim_msm_device *dev);
 
-/* kdev.debug_state (sim_debug_state.c): the open's unretired submits and what stalled ones
+/* kdev.debug_state (sim_msm_debug_state.c): the open's unretired submits and what stalled ones
  * poll, in kdev.h's line format. Takes dev->lock. */
 ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len);
 
-/* Devcoredump text (sim_coredump.c): stores it as the open's pending coredump. */
+/* Devcoredump text (sim_msm_coredump.c): stores it as the open's pending coredump. */
 void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
 			  const struct cp_fault *f);
 

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "sim_msm_priv.h"
-#include "sim_syncobj_timeline.h"
+#include "sim/sim_syncobj_timeline.h"
 
 struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id)
 {

@@ -11,11 +11,11 @@
 
 #include "backend/kdev.h"
 #include "ferry/uapi/v3d_drm.h"
-#include "iova_alloc.h"
-#include "sim_drm_core.h"
-#include "sim_syncobj.h"
-#include "sim_unmodeled.h"
-#include "sim_worker.h"
+#include "sim/iova_alloc.h"
+#include "sim/sim_drm_core.h"
+#include "sim/sim_syncobj.h"
+#include "sim/sim_unmodeled.h"
+#include "sim/sim_worker.h"
 #include "sim_v3d.h"
 #include "v3d_cle.h"
 
