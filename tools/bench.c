@@ -23,7 +23,7 @@
 #include "ferry/hw/adreno_pm4.h"
 #include "ferryd_spawn.h"
 #include "pm4_workload.h"
-#include "sim/sim_msm.h"
+#include "sim/msm/sim_msm.h"
 #include "bench_ferry.h"
 #include "bench_stats.h"
 #include "subcommands.h"

@@ -16,7 +16,7 @@
 #include "bench_v3d.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
-#include "sim/sim_v3d.h"
+#include "sim/v3d/sim_v3d.h"
 #include "v3d_cl_builder.h"
 #include "v3d_workload.h"
 

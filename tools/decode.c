@@ -141,7 +141,7 @@ static int decode_raw_v3d(const char *path, const uint8_t *data, size_t len, uin
 	return ret ? 1 : 0;
 }
 
-/* The simulated V3D's fault report (host/sim/sim_v3d_report.c) names the packet it stopped at
+/* The simulated V3D's fault report (host/sim/v3d/sim_v3d_report.c) names the packet it stopped at
  * but carries no list contents: it is shown with the opcode named, and how to decode the list. */
 static bool is_v3d_report(const uint8_t *data, size_t len)
 {

@@ -22,8 +22,8 @@
 #include "backend/kdev.h"
 #include "fakekernel_sync_file.h"
 #include "shim.h"
-#include "sim/sim_msm.h"
-#include "sim/sim_v3d.h"
+#include "sim/msm/sim_msm.h"
+#include "sim/v3d/sim_v3d.h"
 
 struct shim_dev {
 	struct kdev *kd;

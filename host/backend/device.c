@@ -14,8 +14,8 @@
 #include "render_node.h"
 #include "ferry/uapi/msm_drm.h"
 #include "ferry/uapi/v3d_drm.h"
-#include "sim/sim_msm.h"
-#include "sim/sim_v3d.h"
+#include "sim/msm/sim_msm.h"
+#include "sim/v3d/sim_v3d.h"
 
 _Static_assert(GPU_UNMODELED_KINDS == SIM_UNMODELED_KINDS, "one list of unmodeled-work kinds");
 

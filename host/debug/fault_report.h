@@ -1,5 +1,5 @@
 /* Reading a fault/hang report: the devcoredump-like text the simulated msm device writes (format
- * at the top of host/sim/sim_coredump.c) and FERRY_MSG_FAULT_REPORT carries, plus msm's own
+ * at the top of host/sim/msm/sim_msm_coredump.c) and FERRY_MSG_FAULT_REPORT carries, plus msm's own
  * sections a real devcoredump has (bos: / ringbuffer: with !!ascii85 data). Parsed into a struct,
  * then printed crashdec-style with the command stream decoded where the report carries it. */
 #ifndef FERRY_DEBUG_FAULT_REPORT_H

@@ -1,6 +1,6 @@
 /* The V3D packet rules: the default allow-lists, the frame state the render and bin lists build
  * (rendering / binning config, tile list bases), the extent of every address field, and the
- * end-of-job checks of the binner's tile memory. The walker (v3d_cl.c) calls in per packet. */
+ * end-of-job checks of the binner's tile memory. The walker (v3d_cl_walk.c) calls in per packet. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -167,7 +167,7 @@ int v3dval_check_job(struct v3dval *v);
 int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t opcode, uint32_t addr,
 			uint32_t nr_attrs, uint32_t *seg_out);
 
-/* ---- walker helpers (v3d_cl.c) ---------------------------------------------------------------- */
+/* ---- walker helpers (v3d_cl_walk.c) ---------------------------------------------------------- */
 
 /* A new segment (zero bytes) at addr in bos[bo]; V3DVAL_NO_SEG after failing with err set. */
 uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,

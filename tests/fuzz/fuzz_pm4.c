@@ -9,7 +9,7 @@
 #include "ferry/uapi/msm_drm.h"
 #include "fuzz_pm4_input.h"
 #include "pm4_validate.h"
-#include "sim/cp.h"
+#include "sim/msm/a6xx_cp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fuzz_v3d_input.h"
-#include "sim/v3d_cle.h"
-#include "sim/v3d_tfu.h"
+#include "sim/v3d/v3d_cle.h"
+#include "sim/v3d/v3d_tfu.h"
 #include "v3d_validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include "backend/kdev.h"
 #include "ferry/uapi/msm_drm.h"
 #include "pm4_builder.h"
-#include "sim/sim_msm.h"
+#include "sim/msm/sim_msm.h"
 #include "test.h"
 
 struct tbo {

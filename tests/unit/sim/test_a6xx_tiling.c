@@ -1,9 +1,9 @@
-/* TILE6_3 addressing and the UBWC flag layout (host/sim/a6xx_tiling.c), against offsets worked
+/* TILE6_3 addressing and the UBWC flag layout (host/sim/msm/a6xx_tiling.c), against offsets worked
  * out by hand from the layout's description, and as a whole: every surface maps its texels one
  * to one onto its bytes. */
 #include <stdlib.h>
 
-#include "sim/a6xx_tiling.h"
+#include "sim/msm/a6xx_tiling.h"
 #include "test.h"
 
 static uint64_t off(uint32_t cpp, uint64_t pitch, uint32_t x, uint32_t y)

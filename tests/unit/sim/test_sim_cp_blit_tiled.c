@@ -1,12 +1,12 @@
 /* CP model: CP_BLIT with TILE6_3 and UBWC ends, and the fill conversions Turnip's clears use.
- * Tiled bytes are checked against host/sim/a6xx_tiling.c (itself tested by hand-worked offsets
+ * Tiled bytes are checked against host/sim/msm/a6xx_tiling.c (itself tested by hand-worked offsets
  * in test_a6xx_tiling) and round trips through the engine against linear copies. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_fixture.h"
 #include "ferry/hw/a6xx_regs.h"
-#include "sim/a6xx_tiling.h"
+#include "sim/msm/a6xx_tiling.h"
 
 static struct sim_msm_device *dev;
 

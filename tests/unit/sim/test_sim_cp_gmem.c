@@ -6,7 +6,7 @@
 
 #include "cp_fixture.h"
 #include "ferry/hw/a6xx_regs.h"
-#include "sim/a6xx_tiling.h"
+#include "sim/msm/a6xx_tiling.h"
 
 static struct sim_msm_device *dev;
 

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_kdev_common.h"
+#include "sim/sim_kdev_common.h"
 #include "sim_msm_priv.h"
 
 #define DEFAULT_HANGCHECK_MS 500u
@@ -21,7 +21,7 @@ static const struct sim_drm_driver msm_driver = {
 };
 #define DEFAULT_SLICE_BUDGET 16384u
 
-uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts)
+uint64_t msms_timespec_ns(const struct drm_msm_timespec *ts)
 {
 	if (ts->tv_sec < 0)
 		return 0;
@@ -55,7 +55,7 @@ int sim_msm_device_create(const char *model, struct sim_msm_device **out)
 	sim_device_sync_init(&dev->lock, &dev->work_cond, &dev->done_cond);
 	sim_sync_dev_init(&dev->sync, &dev->lock.mutex, &dev->done_cond, &dev->work_cond);
 	dev->serial = sim_drm_device_serial();
-	int ret = sim_gpu_start(dev);
+	int ret = msms_gpu_start(dev);
 	if (ret) {
 		sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 		free(dev->cp.regs);
@@ -70,15 +70,15 @@ void sim_msm_device_destroy(struct sim_msm_device *dev)
 {
 	if (!dev)
 		return;
-	sim_gpu_stop(dev);
+	msms_gpu_stop(dev);
 	/* Opens must be closed first; queues left draining belong to no open any more. */
 	while (dev->queues) {
-		struct sim_queue *q = dev->queues;
+		struct msms_queue *q = dev->queues;
 		dev->queues = q->dev_next;
 		while (q->head) {
-			struct sim_submit *s = q->head;
+			struct msms_submit *s = q->head;
 			q->head = s->next;
-			sim_submit_free(s);
+			msms_submit_free(s);
 		}
 		free(q);
 	}
@@ -138,11 +138,11 @@ void sim_msm_set_paused(struct sim_msm_device *dev, bool paused)
 
 int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out)
 {
-	struct sim_open *o = (struct sim_open *)kd;
+	struct msms_open *o = (struct msms_open *)kd;
 	sim_dev_lock(&o->dev->lock);
 	int ret = -ENOENT;
 	if (ctx < o->next_queue_id && ctx < o->nr_memstore) {
-		const struct sim_memstore_slot *m = &o->memstore[ctx];
+		const struct msms_memstore_slot *m = &o->memstore[ctx];
 		*out = (struct sim_msm_memstore){ .soptimestamp = m->soptimestamp,
 						  .eoptimestamp = m->eoptimestamp,
 						  .queued = m->queued };
@@ -154,7 +154,7 @@ int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out
 
 void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns)
 {
-	struct sim_open *o = (struct sim_open *)kd;
+	struct msms_open *o = (struct msms_open *)kd;
 	sim_dev_lock(&o->dev->lock);
 	sim_syncobj_strand(&o->dev->sync, &o->syncobjs, end_ns);
 	sim_dev_unlock(&o->dev->lock);
@@ -162,7 +162,7 @@ void sim_msm_strand_waits(struct kdev *kd, int64_t end_ns)
 
 void sim_msm_lose_on_fault(struct kdev *kd, int64_t grace_ns)
 {
-	struct sim_open *o = (struct sim_open *)kd;
+	struct msms_open *o = (struct msms_open *)kd;
 	sim_dev_lock(&o->dev->lock);
 	o->syncobjs.lose_on_fault = true;
 	o->syncobjs.lost_grace_ns = grace_ns;
@@ -179,9 +179,9 @@ uint32_t sim_msm_read_reg(struct sim_msm_device *dev, uint32_t reg)
 
 /* --- kdev vtable --- */
 
-static struct sim_open *to_open(struct kdev *kd)
+static struct msms_open *to_open(struct kdev *kd)
 {
-	return (struct sim_open *)kd;
+	return (struct msms_open *)kd;
 }
 
 union sim_msm_ioctl_arg {
@@ -209,24 +209,24 @@ union sim_msm_ioctl_arg {
 
 static int dispatch(void *open, unsigned nr, void *kv)
 {
-	struct sim_open *o = open;
+	struct msms_open *o = open;
 	union sim_msm_ioctl_arg *k = kv;
 	switch (nr) {
-	case DRM_COMMAND_BASE + DRM_MSM_GET_PARAM: return sim_ioctl_get_param(o, &k->param);
-	case DRM_COMMAND_BASE + DRM_MSM_SET_PARAM: return sim_ioctl_set_param(o, &k->param);
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_NEW: return sim_ioctl_gem_new(o, &k->gem_new);
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_INFO: return sim_ioctl_gem_info(o, &k->gem_info);
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_PREP: return sim_ioctl_gem_cpu_prep(o, &k->cpu_prep);
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_FINI: return sim_ioctl_gem_cpu_fini(o, &k->cpu_fini);
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT: return sim_ioctl_gem_submit(o, &k->submit);
-	case DRM_COMMAND_BASE + DRM_MSM_WAIT_FENCE: return sim_ioctl_wait_fence(o, &k->wait_fence);
-	case DRM_COMMAND_BASE + DRM_MSM_GEM_MADVISE: return sim_ioctl_gem_madvise(o, &k->madvise);
-	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_NEW: return sim_ioctl_submitqueue_new(o, &k->queue);
-	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_CLOSE: return sim_ioctl_submitqueue_close(o, &k->queue_id);
-	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_QUERY: return sim_ioctl_submitqueue_query(o, &k->query);
-	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): return sim_ioctl_gem_close(o, &k->gem_close);
-	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD): return sim_ioctl_prime_handle_to_fd(o, &k->prime);
-	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): return sim_ioctl_prime_fd_to_handle(o, &k->prime);
+	case DRM_COMMAND_BASE + DRM_MSM_GET_PARAM: return msms_ioctl_get_param(o, &k->param);
+	case DRM_COMMAND_BASE + DRM_MSM_SET_PARAM: return msms_ioctl_set_param(o, &k->param);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_NEW: return msms_ioctl_gem_new(o, &k->gem_new);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_INFO: return msms_ioctl_gem_info(o, &k->gem_info);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_PREP: return msms_ioctl_gem_cpu_prep(o, &k->cpu_prep);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_CPU_FINI: return msms_ioctl_gem_cpu_fini(o, &k->cpu_fini);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_SUBMIT: return msms_ioctl_gem_submit(o, &k->submit);
+	case DRM_COMMAND_BASE + DRM_MSM_WAIT_FENCE: return msms_ioctl_wait_fence(o, &k->wait_fence);
+	case DRM_COMMAND_BASE + DRM_MSM_GEM_MADVISE: return msms_ioctl_gem_madvise(o, &k->madvise);
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_NEW: return msms_ioctl_submitqueue_new(o, &k->queue);
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_CLOSE: return msms_ioctl_submitqueue_close(o, &k->queue_id);
+	case DRM_COMMAND_BASE + DRM_MSM_SUBMITQUEUE_QUERY: return msms_ioctl_submitqueue_query(o, &k->query);
+	case _IOC_NR(DRM_IOCTL_GEM_CLOSE): return msms_ioctl_gem_close(o, &k->gem_close);
+	case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD): return msms_ioctl_prime_handle_to_fd(o, &k->prime);
+	case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): return msms_ioctl_prime_fd_to_handle(o, &k->prime);
 	case _IOC_NR(DRM_IOCTL_VERSION): return sim_drm_version(&msm_driver, &k->version);
 	case _IOC_NR(DRM_IOCTL_GET_CAP): return sim_drm_get_cap(&msm_driver, &k->cap);
 	}
@@ -237,7 +237,7 @@ static int dispatch(void *open, unsigned nr, void *kv)
  * SYNCOBJ_WAIT) drop the lock while they wait. */
 static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 {
-	struct sim_open *o = to_open(kd);
+	struct msms_open *o = to_open(kd);
 	union sim_msm_ioctl_arg k;
 	int ret = sim_drm_ioctl(&o->dev->lock, o, FERRY_IOCTL_MSM, request, arg, &k, sizeof(k), dispatch);
 	/* Unexecuted work of submits that retired is reported before the caller sees them retired. */
@@ -247,9 +247,9 @@ static int sim_kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 
 static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uint64_t offset)
 {
-	struct sim_open *o = to_open(kd);
+	struct msms_open *o = to_open(kd);
 	sim_dev_lock(&o->dev->lock);
-	void *p = sim_gem_mmap(o, len, prot, flags, offset);
+	void *p = msms_gem_mmap(o, len, prot, flags, offset);
 	sim_unlock_keep_errno(&o->dev->lock);
 	return p;
 }
@@ -266,25 +266,25 @@ static void sim_kdev_poll_ack(struct kdev *kd)
 
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 {
-	struct sim_open *o = to_open(kd);
+	struct msms_open *o = to_open(kd);
 	return sim_coredump_take(&o->dev->lock, &o->coredump, buf, len);
 }
 
 static ssize_t sim_kdev_debug_state(struct kdev *kd, char *buf, size_t len)
 {
-	return sim_debug_state(to_open(kd), buf, len);
+	return msms_debug_state(to_open(kd), buf, len);
 }
 
 static void sim_kdev_close(struct kdev *kd)
 {
-	struct sim_open *o = to_open(kd);
+	struct msms_open *o = to_open(kd);
 	struct sim_msm_device *dev = o->dev;
 	sim_dev_lock(&dev->lock);
-	sim_gpu_cancel_open(o);
+	msms_gpu_cancel_open(o);
 	sim_syncobj_table_fini(&o->syncobjs);
-	/* Queues that are now empty go away; sim_gpu_cancel_open left none pending. */
-	for (struct sim_queue **pq = &dev->queues; *pq;) {
-		struct sim_queue *q = *pq;
+	/* Queues that are now empty go away; msms_gpu_cancel_open left none pending. */
+	for (struct msms_queue **pq = &dev->queues; *pq;) {
+		struct msms_queue *q = *pq;
 		if (q->open == o) {
 			*pq = q->dev_next;
 			free(q);
@@ -292,8 +292,8 @@ static void sim_kdev_close(struct kdev *kd)
 			pq = &q->dev_next;
 		}
 	}
-	sim_gem_close_all(o);
-	for (struct sim_open **po = &dev->opens; *po; po = &(*po)->next) {
+	msms_gem_close_all(o);
+	for (struct msms_open **po = &dev->opens; *po; po = &(*po)->next) {
 		if (*po == o) {
 			*po = o->next;
 			break;
@@ -321,7 +321,7 @@ static const struct kdev_ops sim_msm_kdev_ops = {
 	.coredump = sim_kdev_coredump,
 	.debug_state = sim_kdev_debug_state,
 	.close = sim_kdev_close,
-	.trace_read = sim_kdev_trace_read,
+	.trace_read = msms_kdev_trace_read,
 };
 
 void sim_msm_set_strict(struct sim_msm_device *dev, bool strict)
@@ -333,13 +333,13 @@ void sim_msm_set_strict(struct sim_msm_device *dev, bool strict)
 
 void sim_msm_set_unmodeled_cb(struct kdev *kd, sim_unmodeled_fn fn, void *cookie)
 {
-	struct sim_open *o = to_open(kd);
+	struct msms_open *o = to_open(kd);
 	sim_unmodeled_sink_set(&o->dev->lock, &o->unmodeled, fn, cookie);
 }
 
 struct kdev *sim_msm_open(struct sim_msm_device *dev)
 {
-	struct sim_open *o = calloc(1, sizeof(*o));
+	struct msms_open *o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
 	o->dev = dev;
@@ -362,7 +362,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 
 	sim_dev_lock(&dev->lock);
 	/* Queue 0, the default, at the middle priority as msm_submitqueue_init picks. */
-	struct sim_queue *q0 = sim_queue_create(o, (SIM_NR_PRIORITIES - 1 + 1) / 2);
+	struct msms_queue *q0 = msms_queue_create(o, (MSMS_NR_PRIORITIES - 1 + 1) / 2);
 	if (!q0) {
 		sim_dev_unlock(&dev->lock);
 		free(o->memstore);

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_internal.h"
+#include "a6xx_cp_internal.h"
 #include "ferry/hw/a6xx_regs.h"
 
 struct gmem_op {

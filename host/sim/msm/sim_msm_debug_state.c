@@ -35,12 +35,12 @@ static void put_line(struct out *o, const char *fmt, ...)
 }
 
 /* A dword of the open's address space as the CP would poll it; false if unmapped. */
-static bool peek32(const struct sim_open *o, uint64_t iova, uint32_t *out)
+static bool peek32(const struct msms_open *o, uint64_t iova, uint32_t *out)
 {
 	const struct iova_range *r = iova_alloc_find(&o->vm, iova);
 	if (!r || (iova & 3u))
 		return false;
-	const struct sim_bo *bo = r->owner;
+	const struct msms_bo *bo = r->owner;
 	uint64_t off = iova - r->start;
 	if (off > bo->size || bo->size - off < 4)
 		return false;
@@ -56,14 +56,14 @@ static const char *op_name(uint32_t function)
 
 /* The wait the stalled submit s polls, appended to line (" wait=..."), or nothing when the CP
  * is not at a wait packet it can read. */
-static void describe_wait(struct sim_msm_device *dev, const struct sim_submit *s, char *line, size_t len)
+static void describe_wait(struct sim_msm_device *dev, const struct msms_submit *s, char *line, size_t len)
 {
 	line[0] = '\0';
 	const struct cp_exec *x = &s->cp;
 	if (!s->running || !s->stalled || x->depth == 0)
 		return;
 	const struct cp_frame *fr = &x->ib[x->depth - 1];
-	const struct sim_open *o = s->queue->open;
+	const struct msms_open *o = s->queue->open;
 	uint64_t at = fr->base + 4ull * fr->pos;
 	uint32_t header;
 	if (fr->pos >= fr->size || !peek32(o, at, &header) || !pm4_is_type7(header))
@@ -106,7 +106,7 @@ static void describe_wait(struct sim_msm_device *dev, const struct sim_submit *s
 	}
 }
 
-ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len)
+ssize_t msms_debug_state(struct msms_open *o, char *buf, size_t len)
 {
 	if (!len)
 		return -EINVAL;
@@ -114,10 +114,10 @@ ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len)
 	buf[0] = '\0';
 	struct sim_msm_device *dev = o->dev;
 	sim_dev_lock(&dev->lock);
-	for (const struct sim_queue *q = dev->queues; q; q = q->dev_next) {
+	for (const struct msms_queue *q = dev->queues; q; q = q->dev_next) {
 		if (q->open != o)
 			continue;
-		for (const struct sim_submit *s = q->head; s; s = s->next) {
+		for (const struct msms_submit *s = q->head; s; s = s->next) {
 			char wait[192];
 			describe_wait(dev, s, wait, sizeof(wait));
 			put_line(&out, "queue=%u fence=%u exec=%c%s\n", q->id, s->fence, s->sop_written ? 'S' : 'P',

@@ -1,6 +1,6 @@
 /* The a6xx CP model: the packet fetch loop, the IB stack and memory access through a context's
- * address space. Packet semantics live in cp_packets.c and cp_draw.c; payload layouts come from
- * Mesa's src/freedreno/registers/adreno/adreno_pm4.xml (copied into protocol/include/ferry/hw:
+ * address space. Packet semantics live in a6xx_cp_packets.c and a6xx_cp_draw.c; payload layouts
+ * come from Mesa's src/freedreno/registers/adreno/adreno_pm4.xml (copied into protocol/include/ferry/hw:
  * bit fields in adreno_pm4.h, dword positions and lengths in adreno_pm4_payload.h).
  *
  * Packets Turnip (src/freedreno/vulkan/tu_*.cc) and freedreno a6xx (src/gallium/drivers/
@@ -30,10 +30,10 @@
  *                                       and binning is not modeled, so IB2s are never skipped
  *     CP_BLIT (BLIT_OP_SCALE)           the 2D engine on linear, TILE6_3 and UBWC single-sample
  *                                       surfaces: solid fills and same-format copies
- *                                       (cp_blit.c, cp_surface.c); other 2D work (scaling,
- *                                       conversion, MSAA, compressed UBWC blocks) is skipped
+ *                                       (a6xx_cp_blit.c, a6xx_cp_surface.c); other 2D work
+ *                                       (scaling, conversion, MSAA, compressed UBWC blocks) is skipped
  *                                       and counted, memory untouched
- *     CP_EVENT_WRITE(BLIT)              GMEM clear / load / store from RB_BLIT_* (cp_gmem.c);
+ *     CP_EVENT_WRITE(BLIT)              GMEM clear / load / store from RB_BLIT_* (a6xx_cp_gmem.c);
  *                                       what it cannot do is counted as a skipped
  *                                       CP_EVENT_WRITE, memory untouched
  *     CP_SET_VISIBILITY_OVERRIDE        no-op: every bin is rendered either way
@@ -61,7 +61,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cp_internal.h"
+#include "a6xx_cp_internal.h"
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferry/hw/adreno_pm4_payload.h"

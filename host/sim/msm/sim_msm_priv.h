@@ -1,5 +1,6 @@
 /* Internal structures of the simulated msm driver, shared by its files. One device mutex guards
- * everything below; the GPU worker holds it while it runs a slice of a submit. */
+ * everything below; the GPU worker holds it while it runs a slice of a submit. Symbols are
+ * prefixed msms_ (the v3d simulator's are v3ds_; sim_* is what both share, in host/sim). */
 #ifndef FERRY_SIM_MSM_PRIV_H
 #define FERRY_SIM_MSM_PRIV_H
 
@@ -10,24 +11,24 @@
 
 #include "backend/kdev.h"
 #include "ferry/uapi/msm_drm.h"
-#include "cp.h"
-#include "iova_alloc.h"
-#include "sim_drm_core.h"
-#include "sim_syncobj.h"
-#include "sim_unmodeled.h"
-#include "sim_worker.h"
+#include "a6xx_cp.h"
+#include "sim/iova_alloc.h"
+#include "sim/sim_drm_core.h"
+#include "sim/sim_syncobj.h"
+#include "sim/sim_unmodeled.h"
+#include "sim/sim_worker.h"
 #include "sim_msm.h"
 
-#define SIM_PAGE_SIZE 4096u
-#define SIM_NR_PRIORITIES 3u          /* 1 ring x NR_SCHED_PRIORITIES (6.1) */
-#define SIM_MAX_BO_SIZE (1ull << 32)  /* 6.1 sizes BOs with a uint32_t: cap below 4 GiB */
-#define SIM_MAX_SUBMIT_PACKETS (1ull << 26) /* a submit executing more is treated as hung */
+#define MSMS_PAGE_SIZE 4096u
+#define MSMS_NR_PRIORITIES 3u          /* 1 ring x NR_SCHED_PRIORITIES (6.1) */
+#define MSMS_MAX_BO_SIZE (1ull << 32)  /* 6.1 sizes BOs with a uint32_t: cap below 4 GiB */
+#define MSMS_MAX_SUBMIT_PACKETS (1ull << 26) /* a submit executing more is treated as hung */
 /* A submit whose own CP time passes this many hangcheck periods is treated as hung. */
-#define SIM_RUN_HANG_PERIODS 4u
+#define MSMS_RUN_HANG_PERIODS 4u
 /* KGSL's dispatcher limits (adreno_dispatch.h): submits a context may have in flight on its
  * ring, and submits a ring holds. */
-#define SIM_CONTEXT_INFLIGHT 5u
-#define SIM_RING_SIZE 128u
+#define MSMS_CONTEXT_INFLIGHT 5u
+#define MSMS_RING_SIZE 128u
 
 struct sim_msm_model {
 	const char *name;
@@ -41,10 +42,10 @@ struct sim_msm_model {
 };
 const struct sim_msm_model *sim_msm_model_find(const char *name);
 
-struct sim_open;
+struct msms_open;
 
-struct sim_bo {
-	struct sim_open *open;
+struct msms_bo {
+	struct msms_open *open;
 	uint32_t handle;      /* 0 once the handle is closed */
 	unsigned refs;        /* the handle + each pending submit that lists it */
 	int memfd;
@@ -60,23 +61,23 @@ struct sim_bo {
 	char name[32];
 };
 
-struct sim_submit_bo {
-	struct sim_bo *bo;
+struct msms_submit_bo {
+	struct msms_bo *bo;
 	uint32_t flags;
 };
 
-struct sim_cmd {
+struct msms_cmd {
 	uint32_t type;
 	uint64_t iova;
 	uint32_t size_dw;
 };
 
-struct sim_queue;
+struct msms_queue;
 
-struct sim_submit {
-	struct sim_submit *next;      /* the context's drawqueue, in submission order */
-	struct sim_submit *ring_next; /* the priority ring's in-flight list, once issued */
-	struct sim_queue *queue;
+struct msms_submit {
+	struct msms_submit *next;      /* the context's drawqueue, in submission order */
+	struct msms_submit *ring_next; /* the priority ring's in-flight list, once issued */
+	struct msms_queue *queue;
 	uint32_t fence;
 	uint32_t timestamp;       /* the context's timestamp for this submit (memstore sop/eop) */
 	bool issued;              /* on its ring */
@@ -87,9 +88,9 @@ struct sim_submit {
 	struct sim_fence **deps;  /* in-syncobj fences: not issued to the ring before they signal */
 	uint32_t nr_deps;
 	uint32_t nr_bos;
-	struct sim_submit_bo *bos;
+	struct msms_submit_bo *bos;
 	uint32_t nr_cmds;
-	struct sim_cmd *cmds;
+	struct msms_cmd *cmds;
 	uint32_t cmd_index;       /* next command buffer to start */
 	bool running;             /* a command buffer is in cp */
 	struct cp_exec cp;
@@ -100,9 +101,9 @@ struct sim_submit {
 	uint64_t next_poll_ns;    /* stalled: do not retry before this */
 };
 
-struct sim_queue {
-	struct sim_open *open;    /* NULL once the open is gone */
-	struct sim_queue *dev_next;
+struct msms_queue {
+	struct msms_open *open;    /* NULL once the open is gone */
+	struct msms_queue *dev_next;
 	uint32_t id;
 	uint32_t prio;
 	uint32_t faults;
@@ -113,31 +114,31 @@ struct sim_queue {
 	uint32_t ts_queued;       /* the newest context timestamp handed out */
 	unsigned inflight;        /* submits issued to the ring, not yet retired */
 	uint64_t vrun;            /* CP work (packets) this context ran: who is served next */
-	struct sim_submit *head, *tail; /* the drawqueue: every submit not yet retired */
+	struct msms_submit *head, *tail; /* the drawqueue: every submit not yet retired */
 };
 
 /* One context's slot of the per-open memstore (KGSL's kgsl_devmemstore, the fields the model
  * writes). */
-struct sim_memstore_slot {
+struct msms_memstore_slot {
 	uint32_t soptimestamp;    /* start of pipe: the newest submit the CP began */
 	uint32_t eoptimestamp;    /* end of pipe: the newest submit that completed */
 	uint32_t queued;          /* the newest timestamp handed out (kernel bookkeeping) */
 };
 
 /* One ringbuffer per priority: the submits the dispatcher issued, oldest first. */
-struct sim_ring {
-	struct sim_submit *head, *tail;
+struct msms_ring {
+	struct msms_submit *head, *tail;
 	uint32_t count;
 	uint64_t rr_last;         /* context seq that ran last: round-robin cursor */
 	uint64_t issue_last;      /* context seq that issued last */
 	uint64_t vclock;          /* the largest vrun picked: where a context that idled resumes */
 };
 
-struct sim_open {
+struct msms_open {
 	struct kdev kdev;         /* first: the kdev pointer is the open */
 	struct sim_msm_device *dev;
-	struct sim_open *next;
-	struct sim_bo **bos;      /* by handle - 1 */
+	struct msms_open *next;
+	struct msms_bo **bos;      /* by handle - 1 */
 	uint32_t nr_bo_slots;
 	struct sim_syncobj_table syncobjs;
 	struct iova_alloc vm;
@@ -147,7 +148,7 @@ struct sim_open {
 	char *coredump;           /* pending devcoredump text, or NULL */
 	char comm[64];
 	char cmdline[256];
-	struct sim_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
+	struct msms_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
 	uint32_t nr_memstore;
 	uint64_t next_mmap_offset;
 	char name[48];
@@ -164,94 +165,95 @@ struct sim_msm_device {
 	struct sim_worker worker;
 	struct sim_sync_dev sync;  /* syncobj fences and exports */
 	uint32_t serial;           /* sim_drm_device_serial: tags BO memfds */
-	struct sim_open *opens;
-	struct sim_queue *queues;  /* every queue with an open or pending work */
+	struct msms_open *opens;
+	struct msms_queue *queues;  /* every queue with an open or pending work */
 	uint64_t queue_seq;
-	struct sim_ring rings[SIM_NR_PRIORITIES];
+	struct msms_ring rings[MSMS_NR_PRIORITIES];
 	bool paused;               /* sim_msm_set_paused: the worker runs nothing */
 	struct cp_device cp;
 	uint32_t global_faults;
 	uint32_t suspends;
 	unsigned hangcheck_ms;
 	uint32_t slice_budget;
-	const struct sim_open *last_ctx; /* for CTX_RESTORE_BUF */
+	const struct msms_open *last_ctx; /* for CTX_RESTORE_BUF */
 	uint64_t retired;
 };
 
 /* Helpers shared across files (called with dev->lock held unless noted). */
 /* Absolute CLOCK_MONOTONIC timespec -> ns, saturating (negative -> 0). */
-uint64_t sim_timespec_ns(const struct drm_msm_timespec *ts);
-struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle);
-void sim_bo_put(struct sim_bo *bo);
+uint64_t msms_timespec_ns(const struct drm_msm_timespec *ts);
+struct msms_bo *msms_bo_lookup(struct msms_open *o, uint32_t handle);
+void msms_bo_put(struct msms_bo *bo);
 /* Gives bo an iova in its open's address space if it has none. */
-int sim_bo_get_iova(struct sim_bo *bo, uint64_t *iova);
-struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id);
-struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio);
+int msms_bo_get_iova(struct msms_bo *bo, uint64_t *iova);
+struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id);
+struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio);
 /* Frees q if it is closed (or orphaned) and has no pending work. Returns true if freed. */
-bool sim_queue_maybe_free(struct sim_queue *q);
+bool msms_queue_maybe_free(struct msms_queue *q);
 /* Frees s; its fence, if nobody retired it, signals -ECANCELED (the open went away). */
-void sim_submit_free(struct sim_submit *s);
+void msms_submit_free(struct msms_submit *s);
 /* The dispatcher's hooks: every in-syncobj fence has signaled (the submit may go on the ring);
  * the submit retired (its fence signals, fault or not, as msm's do). */
-bool sim_submit_deps_ready(const struct sim_submit *s);
-void sim_submit_retired(struct sim_submit *s);
+bool msms_submit_deps_ready(const struct msms_submit *s);
+void msms_submit_retired(struct msms_submit *s);
 
 /* ioctl handlers (sim_msm_params.c, sim_msm_gem.c, sim_msm_submit.c). */
-int sim_ioctl_get_param(struct sim_open *o, struct drm_msm_param *a);
-int sim_ioctl_set_param(struct sim_open *o, struct drm_msm_param *a);
-int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a);
-int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a);
-int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a);
-int sim_ioctl_gem_cpu_fini(struct sim_open *o, struct drm_msm_gem_cpu_fini *a);
-int sim_ioctl_gem_madvise(struct sim_open *o, struct drm_msm_gem_madvise *a);
-int sim_ioctl_gem_close(struct sim_open *o, struct drm_gem_close *a);
-int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a);
-int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a);
-int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a);
-int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a);
-int sim_ioctl_submitqueue_new(struct sim_open *o, struct drm_msm_submitqueue *a);
-int sim_ioctl_submitqueue_close(struct sim_open *o, uint32_t *id);
-int sim_ioctl_submitqueue_query(struct sim_open *o, struct drm_msm_submitqueue_query *a);
-void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t offset);
+int msms_ioctl_get_param(struct msms_open *o, struct drm_msm_param *a);
+int msms_ioctl_set_param(struct msms_open *o, struct drm_msm_param *a);
+int msms_ioctl_gem_new(struct msms_open *o, struct drm_msm_gem_new *a);
+int msms_ioctl_gem_info(struct msms_open *o, struct drm_msm_gem_info *a);
+int msms_ioctl_gem_cpu_prep(struct msms_open *o, struct drm_msm_gem_cpu_prep *a);
+int msms_ioctl_gem_cpu_fini(struct msms_open *o, struct drm_msm_gem_cpu_fini *a);
+int msms_ioctl_gem_madvise(struct msms_open *o, struct drm_msm_gem_madvise *a);
+int msms_ioctl_gem_close(struct msms_open *o, struct drm_gem_close *a);
+int msms_ioctl_prime_handle_to_fd(struct msms_open *o, struct drm_prime_handle *a);
+int msms_ioctl_prime_fd_to_handle(struct msms_open *o, struct drm_prime_handle *a);
+int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a);
+int msms_ioctl_wait_fence(struct msms_open *o, struct drm_msm_wait_fence *a);
+int msms_ioctl_submitqueue_new(struct msms_open *o, struct drm_msm_submitqueue *a);
+int msms_ioctl_submitqueue_close(struct msms_open *o, uint32_t *id);
+int msms_ioctl_submitqueue_query(struct msms_open *o, struct drm_msm_submitqueue_query *a);
+void *msms_gem_mmap(struct msms_open *o, size_t len, int prot, int flags, uint64_t offset);
 /* Frees every BO of the open (at close, after its submits are gone). */
-void sim_gem_close_all(struct sim_open *o);
+void msms_gem_close_all(struct msms_open *o);
 
-/* The GPU (sim_gpu.c). */
-int sim_gpu_start(struct sim_msm_device *dev);
-void sim_gpu_stop(struct sim_msm_device *dev);
+/* The GPU (sim_msm_gpu.c). */
+int msms_gpu_start(struct sim_msm_device *dev);
+void msms_gpu_stop(struct sim_msm_device *dev);
 /* Called after queueing work: wakes the worker. */
-void sim_gpu_kick(struct sim_msm_device *dev);
+void msms_gpu_kick(struct sim_msm_device *dev);
 /* Drops every pending submit of the open's queues without running them. */
-void sim_gpu_cancel_open(struct sim_open *o);
+void msms_gpu_cancel_open(struct msms_open *o);
 
-/* The dispatcher (sim_dispatch.c), modeled on KGSL's adreno dispatcher. */
+/* The dispatcher (sim_msm_dispatch.c), modeled on KGSL's adreno dispatcher. */
 /* Moves submits from context drawqueues onto their priority's ring. */
-void sim_dispatch_issue(struct sim_msm_device *dev);
+void msms_dispatch_issue(struct sim_msm_device *dev);
 /* The submit the CP runs next: the highest priority ring with a ready submit, round-robin among
  * contexts within it; NULL if none (*next_wake lowered to the next stalled poll). */
-struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake);
+struct msms_submit *msms_dispatch_pick(struct sim_msm_device *dev, uint64_t now,
+				       uint64_t *next_wake);
 /* Memstore writes of the ring around each submit: start of pipe, end of pipe. */
 /* sim_msm_trace.c (dev->lock held for record): phase is enum kdev_trace_phase. */
 #define SIM_MSM_TRACE_RING 1024u
-void sim_trace_record(struct sim_submit *s, uint32_t phase);
-ssize_t sim_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
-void sim_dispatch_sop(struct sim_submit *s);
-void sim_dispatch_eop(struct sim_submit *s);
+void msms_trace_record(struct msms_submit *s, uint32_t phase);
+ssize_t msms_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
+void msms_dispatch_sop(struct msms_submit *s);
+void msms_dispatch_eop(struct msms_submit *s);
 /* Retires, ring by ring, every submit whose context's eoptimestamp has reached it. */
-void sim_dispatch_retire(struct sim_msm_device *dev);
+void msms_dispatch_retire(struct sim_msm_device *dev);
 /* Unlinks s from its ring (cancel). */
-void sim_dispatch_unlink(struct sim_msm_device *dev, struct sim_submit *s);
+void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s);
 /* Makes sure o's memstore has a slot for queue id. */
-int sim_memstore_reserve(struct sim_open *o, uint32_t id);
+int msms_memstore_reserve(struct msms_open *o, uint32_t id);
 /* Wakes every stalled submit for an immediate re-poll. */
-void sim_dispatch_wake_stalled(struct sim_msm_device *dev);
+void msms_dispatch_wake_stalled(struct sim_msm_device *dev);
 
-/* kdev.debug_state (sim_debug_state.c): the open's unretired submits and what stalled ones
+/* kdev.debug_state (sim_msm_debug_state.c): the open's unretired submits and what stalled ones
  * poll, in kdev.h's line format. Takes dev->lock. */
-ssize_t sim_debug_state(struct sim_open *o, char *buf, size_t len);
+ssize_t msms_debug_state(struct msms_open *o, char *buf, size_t len);
 
-/* Devcoredump text (sim_coredump.c): stores it as the open's pending coredump. */
-void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
-			  const struct cp_fault *f);
+/* Devcoredump text (sim_msm_coredump.c): stores it as the open's pending coredump. */
+void msms_coredump_capture(struct sim_msm_device *dev, struct msms_open *o, const struct msms_submit *s,
+			   const struct cp_fault *f);
 
 #endif

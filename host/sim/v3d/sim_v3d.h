@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim_unmodeled.h"
+#include "sim/sim_unmodeled.h"
 
 struct kdev;
 struct sim_v3d_device;

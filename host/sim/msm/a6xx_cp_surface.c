@@ -3,7 +3,7 @@
  * checks a blit makes on them before its first write. */
 #include <stddef.h>
 
-#include "cp_internal.h"
+#include "a6xx_cp_internal.h"
 #include "ferry/hw/a6xx_regs.h"
 
 const char *cp_surf_init(struct cp_surf *s, uint32_t tile_mode, bool ubwc, uint64_t base, uint64_t pitch,

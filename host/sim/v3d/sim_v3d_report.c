@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "sim_v3d_priv.h"
-#include "sim_report_text.h"
+#include "sim/sim_report_text.h"
 
 static const char *const trace_names[SIM_V3D_TRACE_KIND_COUNT] = {
 	[SIM_V3D_TRACE_SUBMIT_CL_IOCTL] = "v3d_submit_cl_ioctl",

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim_unmodeled.h"
+#include "sim/sim_unmodeled.h"
 
 struct kdev;
 struct sim_msm_device;

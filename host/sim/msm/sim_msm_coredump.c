@@ -53,7 +53,7 @@
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "sim_msm_priv.h"
-#include "sim_report_text.h"
+#include "sim/sim_report_text.h"
 
 static const uint32_t dumped_regs[] = {
 	REG_A6XX_RBBM_STATUS,
@@ -116,8 +116,8 @@ static void put_cp_state(struct ferry_text *t, const struct cp_exec *x)
 	ferry_text_put(t, "\n");
 }
 
-void sim_coredump_capture(struct sim_msm_device *dev, struct sim_open *o, const struct sim_submit *s,
-			  const struct cp_fault *f)
+void msms_coredump_capture(struct sim_msm_device *dev, struct msms_open *o, const struct msms_submit *s,
+			   const struct cp_fault *f)
 {
 	const struct sim_msm_model *m = dev->model;
 	struct ferry_text t = { 0 };

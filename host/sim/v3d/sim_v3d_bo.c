@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_bo_memfd.h"
-#include "sim_handle_slots.h"
+#include "sim/sim_bo_memfd.h"
+#include "sim/sim_handle_slots.h"
 #include "sim_v3d_priv.h"
 
 struct v3ds_bo *v3ds_bo_lookup(struct v3ds_open *o, uint32_t handle)

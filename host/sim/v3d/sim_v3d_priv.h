@@ -1,6 +1,6 @@
 /* Internal structures of the simulated v3d driver, shared by its files. One device mutex guards
  * everything; the GPU worker holds it while it runs a slice of a job. Symbols are prefixed v3ds_
- * (the msm simulator in the same library owns sim_*). */
+ * (the msm simulator's are msms_; sim_* is what both share, in host/sim). */
 #ifndef FERRY_SIM_V3D_PRIV_H
 #define FERRY_SIM_V3D_PRIV_H
 
@@ -11,11 +11,11 @@
 
 #include "backend/kdev.h"
 #include "ferry/uapi/v3d_drm.h"
-#include "iova_alloc.h"
-#include "sim_drm_core.h"
-#include "sim_syncobj.h"
-#include "sim_unmodeled.h"
-#include "sim_worker.h"
+#include "sim/iova_alloc.h"
+#include "sim/sim_drm_core.h"
+#include "sim/sim_syncobj.h"
+#include "sim/sim_unmodeled.h"
+#include "sim/sim_worker.h"
 #include "sim_v3d.h"
 #include "v3d_cle.h"
 

@@ -1,9 +1,9 @@
-/* Shared by the CP model's files (cp.c: the fetch loop and memory access; cp_packets.c: memory,
- * register and wait packets; cp_draw.c: draw state, render mode and draws). Not API. */
-#ifndef FERRY_SIM_CP_INTERNAL_H
-#define FERRY_SIM_CP_INTERNAL_H
+/* Shared by the CP model's files (a6xx_cp.c: the fetch loop and memory access; a6xx_cp_packets.c:
+ * memory, register and wait packets; a6xx_cp_draw.c: draw state, render mode and draws). Not API. */
+#ifndef FERRY_SIM_A6XX_CP_INTERNAL_H
+#define FERRY_SIM_A6XX_CP_INTERNAL_H
 
-#include "cp.h"
+#include "a6xx_cp.h"
 #include "ferry/hw/addr64.h"
 
 /* The packet being executed. */
@@ -47,7 +47,7 @@ void cp_reg_write(struct cp_device *cp, uint32_t reg, uint32_t val);
 /* Pushes a frame on x (depth checked by the caller). */
 void cp_push_frame(struct cp_exec *x, enum cp_frame_kind kind, uint64_t base, uint32_t size, unsigned group);
 
-/* cp_packets.c */
+/* a6xx_cp_packets.c */
 enum cp_result cp_exec_mem_write(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, uint32_t *cost);
 enum cp_result cp_exec_event_write(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				   const struct pkt *p, uint32_t *cost);
@@ -69,7 +69,7 @@ enum cp_result cp_exec_cond_reg_exec(struct cp_device *cp, const struct cp_mem *
 				     const struct pkt *p);
 enum cp_result cp_exec_skip_ib2_enable(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
 
-/* cp_surface.c: NULL after setting up s, else why the surface is not modeled. flag_pitch in
+/* a6xx_cp_surface.c: NULL after setting up s, else why the surface is not modeled. flag_pitch in
  * bytes; flags and flag_pitch only matter for UBWC. */
 const char *cp_surf_init(struct cp_surf *s, uint32_t tile_mode, bool ubwc, uint64_t base, uint64_t pitch,
 			 uint32_t cpp, uint64_t flags, uint64_t flag_pitch);
@@ -89,7 +89,7 @@ int cp_surf_flags_check(const struct cp_mem *m, struct cp_exec *x, const struct 
 bool cp_surf_flags_mark(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p, const struct cp_surf *s,
 			uint32_t x0, uint32_t y, uint32_t w);
 
-/* cp_blit.c: CP_BLIT (the 2D engine). */
+/* a6xx_cp_blit.c: CP_BLIT (the 2D engine). */
 enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x, const struct pkt *p,
 			    uint32_t budget, uint32_t *cost);
 /* The submit's own 2D and GMEM blit register state around each slice (cp_run): restored at its
@@ -97,7 +97,7 @@ enum cp_result cp_exec_blit(struct cp_device *cp, const struct cp_mem *m, struct
 void cp_blit_state_restore(struct cp_device *cp, const struct cp_exec *x);
 void cp_blit_state_save(const struct cp_device *cp, struct cp_exec *x);
 
-/* cp_blit.c: format facts. The texel size of an a6xx_format the 2D model knows, else 0. */
+/* a6xx_cp_blit.c: format facts. The texel size of an a6xx_format the 2D model knows, else 0. */
 uint32_t cp_format_cpp(uint32_t fmt);
 /* For a format of 3 or 4 equal byte-sized channels, the bytes of one channel (what a WZYX <->
  * WXYZ swap exchanges between R and B); 0 for others. */
@@ -108,11 +108,11 @@ void cp_texel_swap_rb(uint8_t *texel, uint32_t channel_bytes);
 /* FMT6_Z24_UNORM_S8_UINT or its _AS_R8G8B8A8 form: depth in bytes 0-2, stencil in byte 3. */
 bool cp_is_d24s8(uint32_t fmt);
 
-/* cp_gmem.c: CP_EVENT_WRITE(BLIT) - a GMEM clear, load or store from the RB_BLIT_* registers. */
+/* a6xx_cp_gmem.c: CP_EVENT_WRITE(BLIT) - a GMEM clear, load or store from RB_BLIT_* registers. */
 enum cp_result cp_exec_gmem_blit(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				 const struct pkt *p, uint32_t *cost);
 
-/* cp_draw.c */
+/* a6xx_cp_draw.c */
 enum cp_result cp_exec_set_marker(const struct cp_mem *m, struct cp_exec *x, const struct pkt *p);
 enum cp_result cp_exec_set_draw_state(struct cp_device *cp, const struct cp_mem *m, struct cp_exec *x,
 				      const struct pkt *p);

@@ -18,7 +18,7 @@
  * (the bin passes and compute); the kernel-only IB1LIST markers and IFPC markers leave it. */
 #include <string.h>
 
-#include "cp_internal.h"
+#include "a6xx_cp_internal.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferry/hw/adreno_pm4_payload.h"
 

@@ -2,7 +2,7 @@
  * Layouts: Mesa's adreno_pm4.xml (see the macros in ferry/hw/adreno_pm4.h). */
 #include <string.h>
 
-#include "cp_internal.h"
+#include "a6xx_cp_internal.h"
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 #include "ferry/hw/adreno_pm4_payload.h"

@@ -11,18 +11,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_bo_memfd.h"
-#include "sim_handle_slots.h"
+#include "sim/sim_bo_memfd.h"
+#include "sim/sim_handle_slots.h"
 #include "sim_msm_priv.h"
 
-struct sim_bo *sim_bo_lookup(struct sim_open *o, uint32_t handle)
+struct msms_bo *msms_bo_lookup(struct msms_open *o, uint32_t handle)
 {
 	if (handle == 0 || handle > o->nr_bo_slots)
 		return NULL;
 	return o->bos[handle - 1];
 }
 
-static void bo_unmap_iova(struct sim_bo *bo)
+static void bo_unmap_iova(struct msms_bo *bo)
 {
 	if (bo->iova) {
 		iova_alloc_free(&bo->open->vm, bo->iova);
@@ -30,7 +30,7 @@ static void bo_unmap_iova(struct sim_bo *bo)
 	}
 }
 
-void sim_bo_put(struct sim_bo *bo)
+void msms_bo_put(struct msms_bo *bo)
 {
 	if (--bo->refs)
 		return;
@@ -40,10 +40,10 @@ void sim_bo_put(struct sim_bo *bo)
 	free(bo);
 }
 
-int sim_bo_get_iova(struct sim_bo *bo, uint64_t *iova)
+int msms_bo_get_iova(struct msms_bo *bo, uint64_t *iova)
 {
 	if (!bo->iova) {
-		int ret = iova_alloc_alloc(&bo->open->vm, bo->size, SIM_PAGE_SIZE, bo, &bo->iova);
+		int ret = iova_alloc_alloc(&bo->open->vm, bo->size, MSMS_PAGE_SIZE, bo, &bo->iova);
 		if (ret) {
 			bo->iova = 0;
 			return ret;
@@ -53,7 +53,7 @@ int sim_bo_get_iova(struct sim_bo *bo, uint64_t *iova)
 	return 0;
 }
 
-static int handle_alloc(struct sim_open *o, struct sim_bo *bo)
+static int handle_alloc(struct msms_open *o, struct msms_bo *bo)
 {
 	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
 		if (!o->bos[i]) {
@@ -62,7 +62,7 @@ static int handle_alloc(struct sim_open *o, struct sim_bo *bo)
 		}
 	}
 	uint32_t idx = o->nr_bo_slots;
-	struct sim_bo **slots = sim_handle_slots_grow(o->bos, &o->nr_bo_slots, sizeof(*slots));
+	struct msms_bo **slots = sim_handle_slots_grow(o->bos, &o->nr_bo_slots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	o->bos = slots;
@@ -76,9 +76,9 @@ static void memfd_name(const struct sim_msm_device *dev, char *buf, size_t len)
 }
 
 /* A BO of o over new pages (import_fd < 0) or over those of import_fd, with its handle. */
-static int bo_new(struct sim_open *o, uint64_t size, uint32_t flags, int import_fd, struct sim_bo **out)
+static int bo_new(struct msms_open *o, uint64_t size, uint32_t flags, int import_fd, struct msms_bo **out)
 {
-	struct sim_bo *bo = calloc(1, sizeof(*bo));
+	struct msms_bo *bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
 	int ret;
@@ -120,7 +120,7 @@ static int bo_new(struct sim_open *o, uint64_t size, uint32_t flags, int import_
 	return 0;
 }
 
-int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
+int msms_ioctl_gem_new(struct msms_open *o, struct drm_msm_gem_new *a)
 {
 	if (a->flags & ~MSM_BO_FLAGS)
 		return -EINVAL;
@@ -133,11 +133,11 @@ int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 	default:
 		return -EINVAL; /* no cache mode, or more than one */
 	}
-	if (a->size == 0 || a->size > SIM_MAX_BO_SIZE - SIM_PAGE_SIZE)
+	if (a->size == 0 || a->size > MSMS_MAX_BO_SIZE - MSMS_PAGE_SIZE)
 		return -EINVAL;
-	uint64_t size = (a->size + SIM_PAGE_SIZE - 1) & ~(uint64_t)(SIM_PAGE_SIZE - 1);
+	uint64_t size = (a->size + MSMS_PAGE_SIZE - 1) & ~(uint64_t)(MSMS_PAGE_SIZE - 1);
 
-	struct sim_bo *bo;
+	struct msms_bo *bo;
 	int ret = bo_new(o, size, a->flags, -1, &bo);
 	if (ret)
 		return ret;
@@ -145,7 +145,7 @@ int sim_ioctl_gem_new(struct sim_open *o, struct drm_msm_gem_new *a)
 	return 0;
 }
 
-static int set_iova(struct sim_bo *bo, uint64_t iova)
+static int set_iova(struct msms_bo *bo, uint64_t iova)
 {
 	if (iova == 0) {
 		bo_unmap_iova(bo);
@@ -153,7 +153,7 @@ static int set_iova(struct sim_bo *bo, uint64_t iova)
 	}
 	if (bo->iova)
 		return bo->iova == iova ? 0 : -EBUSY;
-	if (iova & (SIM_PAGE_SIZE - 1))
+	if (iova & (MSMS_PAGE_SIZE - 1))
 		return -ENOSPC; /* drm_mm finds no page-aligned hole starting there */
 	int ret = iova_alloc_reserve(&bo->open->vm, iova, bo->size, bo);
 	if (ret == -ERANGE || ret == -EINVAL)
@@ -164,7 +164,7 @@ static int set_iova(struct sim_bo *bo, uint64_t iova)
 	return 0;
 }
 
-int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a)
+int msms_ioctl_gem_info(struct msms_open *o, struct drm_msm_gem_info *a)
 {
 	if (a->pad)
 		return -EINVAL;
@@ -182,7 +182,7 @@ int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a)
 	default:
 		return -EINVAL;
 	}
-	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	struct msms_bo *bo = msms_bo_lookup(o, a->handle);
 	if (!bo)
 		return -ENOENT;
 	switch (a->info) {
@@ -190,7 +190,7 @@ int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a)
 		a->value = bo->mmap_offset;
 		return 0;
 	case MSM_INFO_GET_IOVA:
-		return sim_bo_get_iova(bo, &a->value);
+		return msms_bo_get_iova(bo, &a->value);
 	case MSM_INFO_SET_IOVA:
 		return set_iova(bo, a->value);
 	case MSM_INFO_GET_FLAGS:
@@ -227,22 +227,22 @@ int sim_ioctl_gem_info(struct sim_open *o, struct drm_msm_gem_info *a)
 	return -EINVAL;
 }
 
-static bool bo_busy(const struct sim_bo *bo, bool write)
+static bool bo_busy(const struct msms_bo *bo, bool write)
 {
 	return bo->active_writers || (write && bo->active_readers);
 }
 
-int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a)
+int msms_ioctl_gem_cpu_prep(struct msms_open *o, struct drm_msm_gem_cpu_prep *a)
 {
 	if (a->op & ~MSM_PREP_FLAGS)
 		return -EINVAL;
-	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	struct msms_bo *bo = msms_bo_lookup(o, a->handle);
 	if (!bo)
 		return -ENOENT;
 	bool write = a->op & MSM_PREP_WRITE;
 	if (!bo_busy(bo, write))
 		return 0;
-	uint64_t deadline = sim_timespec_ns(&a->timeout);
+	uint64_t deadline = msms_timespec_ns(&a->timeout);
 	/* NOSYNC, or a deadline already past, is a zero-length wait: -EBUSY, as 6.1. */
 	if ((a->op & MSM_PREP_NOSYNC) || deadline <= sim_now_ns())
 		return -EBUSY;
@@ -255,21 +255,21 @@ int sim_ioctl_gem_cpu_prep(struct sim_open *o, struct drm_msm_gem_cpu_prep *a)
 			break;
 		}
 	}
-	sim_bo_put(bo);
+	msms_bo_put(bo);
 	return ret;
 }
 
-int sim_ioctl_gem_cpu_fini(struct sim_open *o, struct drm_msm_gem_cpu_fini *a)
+int msms_ioctl_gem_cpu_fini(struct msms_open *o, struct drm_msm_gem_cpu_fini *a)
 {
 	/* No cache maintenance to do, as in the kernel; only the handle is checked. */
-	return sim_bo_lookup(o, a->handle) ? 0 : -ENOENT;
+	return msms_bo_lookup(o, a->handle) ? 0 : -ENOENT;
 }
 
-int sim_ioctl_gem_madvise(struct sim_open *o, struct drm_msm_gem_madvise *a)
+int msms_ioctl_gem_madvise(struct msms_open *o, struct drm_msm_gem_madvise *a)
 {
 	if (a->madv != MSM_MADV_WILLNEED && a->madv != MSM_MADV_DONTNEED)
 		return -EINVAL;
-	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	struct msms_bo *bo = msms_bo_lookup(o, a->handle);
 	if (!bo)
 		return -ENOENT;
 	/* The simulator never purges (no shrinker), so the pages are always retained. */
@@ -278,24 +278,24 @@ int sim_ioctl_gem_madvise(struct sim_open *o, struct drm_msm_gem_madvise *a)
 	return 0;
 }
 
-int sim_ioctl_gem_close(struct sim_open *o, struct drm_gem_close *a)
+int msms_ioctl_gem_close(struct msms_open *o, struct drm_gem_close *a)
 {
-	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	struct msms_bo *bo = msms_bo_lookup(o, a->handle);
 	if (!bo)
 		return -EINVAL; /* drm_gem_handle_delete */
 	o->bos[a->handle - 1] = NULL;
 	bo->handle = 0;
-	sim_bo_put(bo);
+	msms_bo_put(bo);
 	return 0;
 }
 
-int sim_ioctl_prime_handle_to_fd(struct sim_open *o, struct drm_prime_handle *a)
+int msms_ioctl_prime_handle_to_fd(struct msms_open *o, struct drm_prime_handle *a)
 {
-	struct sim_bo *bo = sim_bo_lookup(o, a->handle);
+	struct msms_bo *bo = msms_bo_lookup(o, a->handle);
 	return sim_bo_memfd_export(bo ? bo->memfd : -1, a->flags, &a->fd);
 }
 
-static bool bo_is(const struct sim_bo *bo, const struct stat *st)
+static bool bo_is(const struct msms_bo *bo, const struct stat *st)
 {
 	return bo && bo->memfd_dev == st->st_dev && bo->memfd_ino == st->st_ino;
 }
@@ -306,7 +306,7 @@ static bool bo_is(const struct sim_bo *bo, const struct stat *st)
  * sync, i.e. CPU_PREP against the other open's submits, is not shared). Pages of one of this
  * device's BOs that no handle names any more are taken the same way, as MSM_BO_WC as
  * msm_gem_prime_import makes them. Anything else is not one of this device's dma-bufs. */
-int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a)
+int msms_ioctl_prime_fd_to_handle(struct msms_open *o, struct drm_prime_handle *a)
 {
 	struct stat st;
 	int ret = sim_prime_fd_stat(a->fd, &st);
@@ -318,8 +318,8 @@ int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a)
 			return 0;
 		}
 	}
-	const struct sim_bo *src = NULL;
-	for (struct sim_open *other = o->dev->opens; other && !src; other = other->next)
+	const struct msms_bo *src = NULL;
+	for (struct msms_open *other = o->dev->opens; other && !src; other = other->next)
 		for (uint32_t i = 0; i < other->nr_bo_slots && !src; i++)
 			if (bo_is(other->bos[i], &st))
 				src = other->bos[i];
@@ -329,9 +329,10 @@ int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a)
 		if (!sim_prime_fd_is_named(a->fd, name))
 			return -EINVAL;
 	}
-	if (st.st_size <= 0 || st.st_size % SIM_PAGE_SIZE || (uint64_t)st.st_size > SIM_MAX_BO_SIZE)
+	if (st.st_size <= 0 || st.st_size % MSMS_PAGE_SIZE ||
+	    (uint64_t)st.st_size > MSMS_MAX_BO_SIZE)
 		return -EINVAL;
-	struct sim_bo *bo;
+	struct msms_bo *bo;
 	ret = bo_new(o, (uint64_t)st.st_size, src ? src->flags : MSM_BO_WC, a->fd, &bo);
 	if (ret)
 		return ret;
@@ -339,10 +340,10 @@ int sim_ioctl_prime_fd_to_handle(struct sim_open *o, struct drm_prime_handle *a)
 	return 0;
 }
 
-void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t offset)
+void *msms_gem_mmap(struct msms_open *o, size_t len, int prot, int flags, uint64_t offset)
 {
 	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
-		struct sim_bo *bo = o->bos[i];
+		struct msms_bo *bo = o->bos[i];
 		if (bo && bo->mmap_offset == offset)
 			return sim_bo_memfd_mmap(bo->memfd, bo->size, len, prot, flags);
 	}
@@ -350,14 +351,14 @@ void *sim_gem_mmap(struct sim_open *o, size_t len, int prot, int flags, uint64_t
 	return MAP_FAILED;
 }
 
-void sim_gem_close_all(struct sim_open *o)
+void msms_gem_close_all(struct msms_open *o)
 {
 	for (uint32_t i = 0; i < o->nr_bo_slots; i++) {
-		struct sim_bo *bo = o->bos[i];
+		struct msms_bo *bo = o->bos[i];
 		if (bo) {
 			o->bos[i] = NULL;
 			bo->handle = 0;
-			sim_bo_put(bo);
+			msms_bo_put(bo);
 		}
 	}
 }

@@ -1,4 +1,4 @@
-/* The simulated GPU: a worker thread that lets the dispatcher (sim_dispatch.c) pick a submit
+/* The simulated GPU: a worker thread that lets the dispatcher (sim_msm_dispatch.c) pick a submit
  * and runs a slice of it on the CP model. A submit whose CP is stuck in an unmet wait yields:
  * it is re-polled after other work ran or 1 ms passed. Hangcheck: a wait unmet for the
  * hangcheck period, an IB chain looping for the period, or a submit past the packet budget is a
@@ -17,19 +17,19 @@
 
 #define WAIT_REPOLL_NS 1000000ull /* 1 ms */
 /* CP budget units run between two looks for a thread waiting for the device lock. */
-#define SIM_PREEMPT_PIECE 4096u
+#define MSMS_PREEMPT_PIECE 4096u
 
 /* The per-open address space, as struct cp_mem sees it. */
 static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint64_t *avail,
 		       const char **fault_type)
 {
-	struct sim_open *o = ctx;
+	struct msms_open *o = ctx;
 	const struct iova_range *r = iova_alloc_find(&o->vm, iova);
 	if (!r) {
 		*fault_type = "TRANSLATION";
 		return NULL;
 	}
-	struct sim_bo *bo = r->owner;
+	struct msms_bo *bo = r->owner;
 	uint64_t off = iova - r->start;
 	if (off >= bo->size) { /* unreachable: ranges are exactly the BO size */
 		*fault_type = "TRANSLATION";
@@ -45,32 +45,32 @@ static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint6
 }
 
 /* The submit's work is over (done, faulted or hung): end of pipe, then retire. */
-static void complete(struct sim_msm_device *dev, struct sim_submit *s)
+static void complete(struct sim_msm_device *dev, struct msms_submit *s)
 {
 	dev->last_ctx = s->queue->open;
 	sim_unmodeled_sink_add(&s->queue->open->unmodeled, &s->cp.unmodeled);
 	memset(&s->cp.unmodeled, 0, sizeof(s->cp.unmodeled));
-	sim_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
-	sim_dispatch_eop(s);
-	sim_dispatch_retire(dev);
+	msms_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
+	msms_dispatch_eop(s);
+	msms_dispatch_retire(dev);
 }
 
 /* Recovery: blame the queue and its address space, dump, complete. */
-static void fault(struct sim_msm_device *dev, struct sim_submit *s, struct cp_fault *f)
+static void fault(struct sim_msm_device *dev, struct msms_submit *s, struct cp_fault *f)
 {
-	struct sim_queue *q = s->queue;
+	struct msms_queue *q = s->queue;
 	cp_sync_ib_regs(&dev->cp, &s->cp);
 	q->faults++;
 	q->open->faults++;
 	/* What ferryd's lost context gives the failing fence (the fake kernel's lose_on_fault). */
 	s->lost_error = f->kind == CP_FAULT_HANG ? -ETIMEDOUT : -EIO;
 	sim_syncobj_faulted(&dev->sync, &q->open->syncobjs);
-	sim_coredump_capture(dev, q->open, s, f);
+	msms_coredump_capture(dev, q->open, s, f);
 	complete(dev, s);
 }
 
 /* A hang located at the packet the CP is on, as crashdec's ESTIMATED CRASH LOCATION would. */
-static void hang(struct sim_msm_device *dev, struct sim_submit *s, const char *reason)
+static void hang(struct sim_msm_device *dev, struct msms_submit *s, const char *reason)
 {
 	struct cp_fault f = { .kind = CP_FAULT_HANG, .reason = reason, .opcode = -2 };
 	struct cp_exec *x = &s->cp;
@@ -103,10 +103,10 @@ static void hang(struct sim_msm_device *dev, struct sim_submit *s, const char *r
 
 /* Starts the next command buffer the CP executes; false when none is left. IB_TARGET_BUFs are
  * reachable only from other IBs; a CTX_RESTORE_BUF runs only when another context ran last. */
-static bool start_next_cmd(struct sim_msm_device *dev, struct sim_submit *s)
+static bool start_next_cmd(struct sim_msm_device *dev, struct msms_submit *s)
 {
 	while (s->cmd_index < s->nr_cmds) {
-		const struct sim_cmd *c = &s->cmds[s->cmd_index++];
+		const struct msms_cmd *c = &s->cmds[s->cmd_index++];
 		if (c->type == MSM_SUBMIT_CMD_IB_TARGET_BUF)
 			continue;
 		if (c->type == MSM_SUBMIT_CMD_CTX_RESTORE_BUF && dev->last_ctx == s->queue->open)
@@ -129,13 +129,13 @@ static uint64_t thread_cpu_ns(void)
 
 /* Runs one slice of s (which may retire). Returns false if the slice only re-polled an unmet
  * wait, true if it did work others may be waiting for. */
-static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t now)
+static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_t now)
 {
-	struct sim_open *o = s->queue->open;
+	struct msms_open *o = s->queue->open;
 	struct cp_mem mem = { .ctx = o, .translate = translate };
 	uint64_t period_ns = (uint64_t)dev->hangcheck_ms * 1000000u;
 	uint64_t before = s->cp.packets;
-	sim_dispatch_sop(s);
+	msms_dispatch_sop(s);
 	for (;;) {
 		if (!s->running && !start_next_cmd(dev, s)) {
 			complete(dev, s);
@@ -147,7 +147,7 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 		uint32_t left = dev->slice_budget;
 		uint64_t ran = s->cp.packets;
 		do {
-			uint32_t piece = left < SIM_PREEMPT_PIECE ? left : SIM_PREEMPT_PIECE;
+			uint32_t piece = left < MSMS_PREEMPT_PIECE ? left : MSMS_PREEMPT_PIECE;
 			r = cp_run(&dev->cp, &mem, &s->cp, piece);
 			left -= piece;
 		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
@@ -163,14 +163,14 @@ static bool run_slice(struct sim_msm_device *dev, struct sim_submit *s, uint64_t
 			fault(dev, s, &s->cp.fault);
 			return true;
 		}
-		if (s->cp.packets > SIM_MAX_SUBMIT_PACKETS) {
+		if (s->cp.packets > MSMS_MAX_SUBMIT_PACKETS) {
 			hang(dev, s, "submit exceeded the simulator's packet budget");
 			return true;
 		}
 		/* 6.1's hangcheck kills a submit whose fence does not advance for a period while the
 		 * GPU is busy with it; slices of other contexts interleave here, so the submit's own
 		 * CP time counts, with slack (a blit of 4 GiB over one row is real work each slice). */
-		if (s->run_ns >= SIM_RUN_HANG_PERIODS * period_ns) {
+		if (s->run_ns >= MSMS_RUN_HANG_PERIODS * period_ns) {
 			hang(dev, s, "hangcheck: submit ran too long");
 			return true;
 		}
@@ -206,44 +206,44 @@ static bool gpu_step(void *arg, uint64_t now, uint64_t *next_wake)
 	struct sim_msm_device *dev = arg;
 	if (dev->paused)
 		return false;
-	sim_dispatch_issue(dev);
-	struct sim_submit *s = sim_dispatch_pick(dev, now, next_wake);
+	msms_dispatch_issue(dev);
+	struct msms_submit *s = msms_dispatch_pick(dev, now, next_wake);
 	if (!s)
 		return false;
 	/* A slice that did more than re-poll a wait may have written what others wait on. */
 	if (run_slice(dev, s, now))
-		sim_dispatch_wake_stalled(dev);
+		msms_dispatch_wake_stalled(dev);
 	return true;
 }
 
-int sim_gpu_start(struct sim_msm_device *dev)
+int msms_gpu_start(struct sim_msm_device *dev)
 {
 	dev->worker = (struct sim_worker){ .lock = &dev->lock, .work_cond = &dev->work_cond,
 					   .step = gpu_step, .ctx = dev };
 	return sim_worker_start(&dev->worker);
 }
 
-void sim_gpu_stop(struct sim_msm_device *dev)
+void msms_gpu_stop(struct sim_msm_device *dev)
 {
 	sim_worker_stop(&dev->worker);
 }
 
-void sim_gpu_kick(struct sim_msm_device *dev)
+void msms_gpu_kick(struct sim_msm_device *dev)
 {
 	pthread_cond_signal(&dev->work_cond);
 }
 
-void sim_gpu_cancel_open(struct sim_open *o)
+void msms_gpu_cancel_open(struct msms_open *o)
 {
 	struct sim_msm_device *dev = o->dev;
-	for (struct sim_queue *q = dev->queues; q; q = q->dev_next) {
+	for (struct msms_queue *q = dev->queues; q; q = q->dev_next) {
 		if (q->open != o)
 			continue;
 		while (q->head) {
-			struct sim_submit *s = q->head;
+			struct msms_submit *s = q->head;
 			q->head = s->next;
-			sim_dispatch_unlink(dev, s);
-			sim_submit_free(s);
+			msms_dispatch_unlink(dev, s);
+			msms_submit_free(s);
 		}
 		q->tail = NULL;
 	}

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_kdev_common.h"
+#include "sim/sim_kdev_common.h"
 #include "sim_v3d_priv.h"
 
 #define DEFAULT_HANGCHECK_MS 500u

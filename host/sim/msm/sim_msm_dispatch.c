@@ -1,6 +1,6 @@
 /* The simulated GPU's dispatcher, modeled on KGSL's adreno dispatcher (seed 003): every context
  * (a submitqueue) has a drawqueue; the dispatcher issues from the drawqueues onto one ringbuffer
- * per priority (at most SIM_CONTEXT_INFLIGHT per context, SIM_RING_SIZE per ring), the CP serves
+ * per priority (at most MSMS_CONTEXT_INFLIGHT per context, MSMS_RING_SIZE per ring), the CP serves
  * the highest priority ring that has a ready submit and, within it, the context that ran least
  * (round-robin among equals), one slice at a time. Around each submit the ring writes the context's start-of-pipe and
  * end-of-pipe timestamps into the open's memstore (kgsl_devmemstore), and submits retire when
@@ -21,13 +21,13 @@ static bool ts_reached(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) >= 0;
 }
 
-static struct sim_memstore_slot *slot_of(const struct sim_submit *s)
+static struct msms_memstore_slot *slot_of(const struct msms_submit *s)
 {
-	struct sim_queue *q = s->queue;
+	struct msms_queue *q = s->queue;
 	return q->id < q->open->nr_memstore ? &q->open->memstore[q->id] : NULL;
 }
 
-int sim_memstore_reserve(struct sim_open *o, uint32_t id)
+int msms_memstore_reserve(struct msms_open *o, uint32_t id)
 {
 	if (id < o->nr_memstore)
 		return 0;
@@ -36,30 +36,30 @@ int sim_memstore_reserve(struct sim_open *o, uint32_t id)
 	return FERRY_ARRAY_RESERVE(o->memstore, o->nr_memstore, (size_t)id + 1, 8);
 }
 
-void sim_dispatch_sop(struct sim_submit *s)
+void msms_dispatch_sop(struct msms_submit *s)
 {
-	struct sim_memstore_slot *m = slot_of(s);
+	struct msms_memstore_slot *m = slot_of(s);
 	if (!s->sop_written) {
 		if (m)
 			__atomic_store_n(&m->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
-		sim_trace_record(s, KDEV_TRACE_BEGIN);
+		msms_trace_record(s, KDEV_TRACE_BEGIN);
 	}
 	s->sop_written = true;
 }
 
-void sim_dispatch_eop(struct sim_submit *s)
+void msms_dispatch_eop(struct msms_submit *s)
 {
-	struct sim_memstore_slot *m = slot_of(s);
+	struct msms_memstore_slot *m = slot_of(s);
 	if (m)
 		__atomic_store_n(&m->eoptimestamp, s->timestamp, __ATOMIC_RELEASE);
-	sim_trace_record(s, KDEV_TRACE_END);
+	msms_trace_record(s, KDEV_TRACE_END);
 }
 
 /* The context of priority prio after seq `after` in round-robin order (wrapping), or NULL. */
-static struct sim_queue *next_context(struct sim_msm_device *dev, uint32_t prio, uint64_t after)
+static struct msms_queue *next_context(struct sim_msm_device *dev, uint32_t prio, uint64_t after)
 {
-	struct sim_queue *first = NULL, *next = NULL;
-	for (struct sim_queue *q = dev->queues; q; q = q->dev_next) {
+	struct msms_queue *first = NULL, *next = NULL;
+	for (struct msms_queue *q = dev->queues; q; q = q->dev_next) {
 		if (q->prio != prio)
 			continue;
 		if (!first || q->seq < first->seq)
@@ -72,26 +72,26 @@ static struct sim_queue *next_context(struct sim_msm_device *dev, uint32_t prio,
 
 /* The context's next submit for the ring: in order, so one still waiting for its in-fences
  * (drm_sched dependencies) holds back the rest. */
-static struct sim_submit *first_unissued(const struct sim_queue *q)
+static struct msms_submit *first_unissued(const struct msms_queue *q)
 {
-	for (struct sim_submit *s = q->head; s; s = s->next)
+	for (struct msms_submit *s = q->head; s; s = s->next)
 		if (!s->issued)
-			return sim_submit_deps_ready(s) ? s : NULL;
+			return msms_submit_deps_ready(s) ? s : NULL;
 	return NULL;
 }
 
-void sim_dispatch_issue(struct sim_msm_device *dev)
+void msms_dispatch_issue(struct sim_msm_device *dev)
 {
-	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
-		struct sim_ring *ring = &dev->rings[prio];
+	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++) {
+		struct msms_ring *ring = &dev->rings[prio];
 		/* One submit per context per pass, contexts in round-robin order, until the ring is
 		 * full or no context has anything to issue. */
 		bool issued = true;
-		while (issued && ring->count < SIM_RING_SIZE) {
+		while (issued && ring->count < MSMS_RING_SIZE) {
 			issued = false;
-			struct sim_queue *start = next_context(dev, prio, ring->issue_last), *q = start;
-			while (q && ring->count < SIM_RING_SIZE) {
-				struct sim_submit *s = q->inflight < SIM_CONTEXT_INFLIGHT ? first_unissued(q) : NULL;
+			struct msms_queue *start = next_context(dev, prio, ring->issue_last), *q = start;
+			while (q && ring->count < MSMS_RING_SIZE) {
+				struct msms_submit *s = q->inflight < MSMS_CONTEXT_INFLIGHT ? first_unissued(q) : NULL;
 				if (s) {
 					s->issued = true;
 					s->ring_next = NULL;
@@ -115,22 +115,23 @@ void sim_dispatch_issue(struct sim_msm_device *dev)
 
 /* Where q stands in the fair order: its own work, but at most one slice behind the ring's
  * clock, so a context that idled gets ahead of busy ones by a slice, not by all it did not run. */
-static uint64_t fair_key(const struct sim_msm_device *dev, const struct sim_ring *ring, const struct sim_queue *q)
+static uint64_t fair_key(const struct sim_msm_device *dev, const struct msms_ring *ring, const struct msms_queue *q)
 {
 	uint64_t floor = ring->vclock > dev->slice_budget ? ring->vclock - dev->slice_budget : 0;
 	return q->vrun > floor ? q->vrun : floor;
 }
 
-struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake)
+struct msms_submit *msms_dispatch_pick(struct sim_msm_device *dev, uint64_t now,
+				       uint64_t *next_wake)
 {
-	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
-		struct sim_ring *ring = &dev->rings[prio];
+	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++) {
+		struct msms_ring *ring = &dev->rings[prio];
 		/* The context that ran least goes first (CFS-like), so a context with a little work is
 		 * not made to wait for every busy context's slice; ties in round-robin order. */
-		struct sim_submit *best = NULL;
+		struct msms_submit *best = NULL;
 		uint64_t best_key = 0;
 		bool best_wraps = false;
-		for (struct sim_submit *s = ring->head; s; s = s->ring_next) {
+		for (struct msms_submit *s = ring->head; s; s = s->ring_next) {
 			/* Only a context's oldest submit runs: contexts execute in order. */
 			if (s != s->queue->head)
 				continue;
@@ -160,13 +161,13 @@ struct sim_submit *sim_dispatch_pick(struct sim_msm_device *dev, uint64_t now, u
 	return NULL;
 }
 
-void sim_dispatch_unlink(struct sim_msm_device *dev, struct sim_submit *s)
+void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s)
 {
 	if (!s->issued)
 		return;
-	struct sim_ring *ring = &dev->rings[s->queue->prio];
-	struct sim_submit *prev = NULL;
-	for (struct sim_submit *it = ring->head; it; prev = it, it = it->ring_next) {
+	struct msms_ring *ring = &dev->rings[s->queue->prio];
+	struct msms_submit *prev = NULL;
+	for (struct msms_submit *it = ring->head; it; prev = it, it = it->ring_next) {
 		if (it != s)
 			continue;
 		if (prev)
@@ -182,7 +183,7 @@ void sim_dispatch_unlink(struct sim_msm_device *dev, struct sim_submit *s)
 	}
 }
 
-static void notify_open(struct sim_open *o)
+static void notify_open(struct msms_open *o)
 {
 	uint64_t one = 1;
 	/* A full counter (never in practice) still leaves the fd readable, which is all we need. */
@@ -190,26 +191,26 @@ static void notify_open(struct sim_open *o)
 		perror("sim-msm: eventfd write");
 }
 
-void sim_dispatch_retire(struct sim_msm_device *dev)
+void msms_dispatch_retire(struct sim_msm_device *dev)
 {
 	bool any = false;
-	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++) {
-		struct sim_submit *s = dev->rings[prio].head;
+	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++) {
+		struct msms_submit *s = dev->rings[prio].head;
 		while (s) {
-			struct sim_submit *next = s->ring_next;
-			struct sim_queue *q = s->queue;
-			struct sim_memstore_slot *m = slot_of(s);
+			struct msms_submit *next = s->ring_next;
+			struct msms_queue *q = s->queue;
+			struct msms_memstore_slot *m = slot_of(s);
 			/* Retire in context order: only the context's head can have completed. */
 			if (m && s == q->head && ts_reached(m->eoptimestamp, s->timestamp)) {
-				sim_dispatch_unlink(dev, s);
+				msms_dispatch_unlink(dev, s);
 				q->head = s->next;
 				if (!q->head)
 					q->tail = NULL;
-				sim_submit_retired(s);
-				sim_submit_free(s);
+				msms_submit_retired(s);
+				msms_submit_free(s);
 				dev->retired++;
 				notify_open(q->open);
-				sim_queue_maybe_free(q);
+				msms_queue_maybe_free(q);
 				any = true;
 				next = dev->rings[prio].head; /* the next of the context may follow now */
 			}
@@ -220,10 +221,10 @@ void sim_dispatch_retire(struct sim_msm_device *dev)
 		pthread_cond_broadcast(&dev->done_cond);
 }
 
-void sim_dispatch_wake_stalled(struct sim_msm_device *dev)
+void msms_dispatch_wake_stalled(struct sim_msm_device *dev)
 {
-	for (uint32_t prio = 0; prio < SIM_NR_PRIORITIES; prio++)
-		for (struct sim_submit *s = dev->rings[prio].head; s; s = s->ring_next)
+	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++)
+		for (struct msms_submit *s = dev->rings[prio].head; s; s = s->ring_next)
 			if (s->stalled)
 				s->next_poll_ns = 0;
 }

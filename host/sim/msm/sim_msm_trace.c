@@ -6,9 +6,9 @@
 
 #include "sim_msm_priv.h"
 
-void sim_trace_record(struct sim_submit *s, uint32_t phase)
+void msms_trace_record(struct msms_submit *s, uint32_t phase)
 {
-	struct sim_open *o = s->queue->open;
+	struct msms_open *o = s->queue->open;
 	if (!o)
 		return;
 	if (!o->trace) {
@@ -26,9 +26,9 @@ void sim_trace_record(struct sim_submit *s, uint32_t phase)
 	o->trace_next++;
 }
 
-ssize_t sim_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max)
+ssize_t msms_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max)
 {
-	struct sim_open *o = (struct sim_open *)kd;
+	struct msms_open *o = (struct msms_open *)kd;
 	sim_dev_lock(&o->dev->lock);
 	uint64_t pos = *cursor;
 	/* A reader that fell behind resumes at the oldest event kept. */

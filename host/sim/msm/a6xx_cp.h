@@ -4,15 +4,15 @@
  * (IB stack, draw-state groups, render mode, predicates) is per submit (struct cp_exec).
  * Shaders and rasterization are not modeled: draws are counted and their index / indirect
  * buffers are fetched (and bounds-checked through the address space), nothing is drawn. */
-#ifndef FERRY_SIM_CP_H
-#define FERRY_SIM_CP_H
+#ifndef FERRY_SIM_A6XX_CP_H
+#define FERRY_SIM_A6XX_CP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "a6xx_tiling.h"
 #include "ferry/hw/adreno_pm4.h"
-#include "sim_unmodeled.h"
+#include "sim/sim_unmodeled.h"
 
 /* Type-4 headers decode 19-bit register offsets; the file covers all of them. */
 #define CP_NUM_REGS (PM4_TYPE4_REG_DECODE_MASK + 1u)
@@ -94,7 +94,7 @@ struct cp_frame {
 
 /* One CP_SET_DRAW_STATE group. `pending`: updated since it last ran, so the next draw in a
  * matching mode runs it; `ran_*`: what it last ran, for the firmware's "same as last time"
- * skip (see cp_draw.c). */
+ * skip (see a6xx_cp_draw.c). */
 struct cp_draw_state_group {
 	uint64_t addr;
 	uint32_t count;     /* dwords; 0 = disabled */
@@ -115,7 +115,7 @@ struct cp_packet_record {
 
 #define CP_MAX_FRAMES 3u
 
-/* A surface the 2D engine or a GMEM resolve reads or writes (cp_surface.c). */
+/* A surface the 2D engine or a GMEM resolve reads or writes (a6xx_cp_surface.c). */
 struct cp_surf {
 	uint64_t base, pitch;        /* pitch: bytes per texel row (linear) or as TILE6_3 takes it */
 	uint32_t cpp;
@@ -125,7 +125,7 @@ struct cp_surf {
 	uint32_t ubwc_bw, ubwc_bh;   /* ubwc: texels one flag byte covers */
 };
 
-/* The CP_BLIT being executed (cp_blit.c), decoded from the 2D registers when it began: a large
+/* The CP_BLIT being executed (a6xx_cp_blit.c), decoded from the 2D registers when it began: a large
  * blit spans slices, and the register file is shared with other contexts' submits that may run
  * in between. Rows done are the packet frame's progress. */
 struct cp_blit_job {
@@ -145,7 +145,7 @@ struct cp_blit_job {
 	uint32_t dx0, dy0, sx0, sy0, width;
 };
 
-/* How many registers the 2D engine's and the GMEM resolve engine's state span (cp_blit.c lists
+/* How many registers the 2D engine's and the GMEM resolve engine's state span (a6xx_cp_blit.c lists
  * the ranges). */
 #define CP_2D_STATE_REGS 89u
 

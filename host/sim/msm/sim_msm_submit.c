@@ -11,22 +11,22 @@
 #include <time.h>
 
 #include "sim_msm_priv.h"
-#include "sim_syncobj_timeline.h"
+#include "sim/sim_syncobj_timeline.h"
 
-struct sim_queue *sim_queue_lookup(struct sim_open *o, uint32_t id)
+struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id)
 {
-	for (struct sim_queue *q = o->dev->queues; q; q = q->dev_next)
+	for (struct msms_queue *q = o->dev->queues; q; q = q->dev_next)
 		if (q->open == o && !q->closed && q->id == id)
 			return q;
 	return NULL;
 }
 
-struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio)
+struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 {
 	/* The memstore slot first: a queue id always has one. */
-	if (sim_memstore_reserve(o, o->next_queue_id))
+	if (msms_memstore_reserve(o, o->next_queue_id))
 		return NULL;
-	struct sim_queue *q = calloc(1, sizeof(*q));
+	struct msms_queue *q = calloc(1, sizeof(*q));
 	if (!q)
 		return NULL;
 	struct sim_msm_device *dev = o->dev;
@@ -36,19 +36,19 @@ struct sim_queue *sim_queue_create(struct sim_open *o, uint32_t prio)
 	q->cyclic_next = 1;
 	q->seq = ++dev->queue_seq;
 	/* Append, so round-robin order is creation order. */
-	struct sim_queue **pq = &dev->queues;
+	struct msms_queue **pq = &dev->queues;
 	while (*pq)
 		pq = &(*pq)->dev_next;
 	*pq = q;
 	return q;
 }
 
-bool sim_queue_maybe_free(struct sim_queue *q)
+bool msms_queue_maybe_free(struct msms_queue *q)
 {
 	if (!q->closed || q->head)
 		return false;
 	struct sim_msm_device *dev = q->open->dev;
-	for (struct sim_queue **pq = &dev->queues; *pq; pq = &(*pq)->dev_next) {
+	for (struct msms_queue **pq = &dev->queues; *pq; pq = &(*pq)->dev_next) {
 		if (*pq == q) {
 			*pq = q->dev_next;
 			break;
@@ -58,7 +58,7 @@ bool sim_queue_maybe_free(struct sim_queue *q)
 	return true;
 }
 
-void sim_submit_free(struct sim_submit *s)
+void msms_submit_free(struct msms_submit *s)
 {
 	if (s->done) {
 		/* Not retired: cancelled with its open. Waiters elsewhere must not hang. */
@@ -69,12 +69,12 @@ void sim_submit_free(struct sim_submit *s)
 		sim_fence_put(s->deps[i]);
 	free(s->deps);
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
-		struct sim_bo *bo = s->bos[i].bo;
+		struct msms_bo *bo = s->bos[i].bo;
 		if (s->bos[i].flags & MSM_SUBMIT_BO_WRITE)
 			bo->active_writers--;
 		else
 			bo->active_readers--;
-		sim_bo_put(bo);
+		msms_bo_put(bo);
 	}
 	free(s->bos);
 	free(s->cmds);
@@ -82,37 +82,37 @@ void sim_submit_free(struct sim_submit *s)
 	free(s);
 }
 
-int sim_ioctl_submitqueue_new(struct sim_open *o, struct drm_msm_submitqueue *a)
+int msms_ioctl_submitqueue_new(struct msms_open *o, struct drm_msm_submitqueue *a)
 {
 	if (a->flags & ~MSM_SUBMITQUEUE_FLAGS)
 		return -EINVAL;
-	if (a->prio >= SIM_NR_PRIORITIES)
+	if (a->prio >= MSMS_NR_PRIORITIES)
 		return -EINVAL;
-	struct sim_queue *q = sim_queue_create(o, a->prio);
+	struct msms_queue *q = msms_queue_create(o, a->prio);
 	if (!q)
 		return -ENOMEM;
 	a->id = q->id;
 	return 0;
 }
 
-int sim_ioctl_submitqueue_close(struct sim_open *o, uint32_t *id)
+int msms_ioctl_submitqueue_close(struct msms_open *o, uint32_t *id)
 {
 	if (*id == 0) /* the default queue cannot be closed */
 		return -ENOENT;
-	struct sim_queue *q = sim_queue_lookup(o, *id);
+	struct msms_queue *q = msms_queue_lookup(o, *id);
 	if (!q)
 		return -ENOENT;
 	/* Pending work still runs, as the scheduler holds the queue; freed when drained. */
 	q->closed = true;
-	sim_queue_maybe_free(q);
+	msms_queue_maybe_free(q);
 	return 0;
 }
 
-int sim_ioctl_submitqueue_query(struct sim_open *o, struct drm_msm_submitqueue_query *a)
+int msms_ioctl_submitqueue_query(struct msms_open *o, struct drm_msm_submitqueue_query *a)
 {
 	if (a->pad)
 		return -EINVAL;
-	struct sim_queue *q = sim_queue_lookup(o, a->id);
+	struct msms_queue *q = msms_queue_lookup(o, a->id);
 	if (!q)
 		return -ENOENT;
 	if (a->param != MSM_SUBMITQUEUE_PARAM_FAULTS)
@@ -130,16 +130,16 @@ int sim_ioctl_submitqueue_query(struct sim_open *o, struct drm_msm_submitqueue_q
 	return 0;
 }
 
-static struct sim_submit *find_fence(const struct sim_queue *q, uint32_t fence)
+static struct msms_submit *find_fence(const struct msms_queue *q, uint32_t fence)
 {
-	for (struct sim_submit *s = q->head; s; s = s->next)
+	for (struct msms_submit *s = q->head; s; s = s->next)
 		if (s->fence == fence)
 			return s;
 	return NULL;
 }
 
 /* idr_alloc_cyclic(1, INT_MAX): the next free id from the cursor, wrapping. */
-static uint32_t alloc_cyclic_fence(struct sim_queue *q)
+static uint32_t alloc_cyclic_fence(struct msms_queue *q)
 {
 	uint32_t id = q->cyclic_next;
 	for (;;) {
@@ -159,7 +159,7 @@ static bool fence_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-bool sim_submit_deps_ready(const struct sim_submit *s)
+bool msms_submit_deps_ready(const struct msms_submit *s)
 {
 	for (uint32_t i = 0; i < s->nr_deps; i++)
 		if (!s->deps[i]->signaled)
@@ -167,13 +167,13 @@ bool sim_submit_deps_ready(const struct sim_submit *s)
 	return true;
 }
 
-void sim_submit_retired(struct sim_submit *s)
+void msms_submit_retired(struct msms_submit *s)
 {
 	/* msm signals a submit's fence when it retires, after a fault or hang too, with no error.
 	 * The fake kernel's lost open (lose_on_fault) is ferryd's lost context, whose failing
 	 * fence keeps its error (-EIO for a fault, -ETIMEDOUT for a hang) and whose later fences
 	 * fail -EIO. */
-	struct sim_open *o = s->queue->open;
+	struct msms_open *o = s->queue->open;
 	int err = 0;
 	if (o && o->syncobjs.lose_on_fault && o->syncobjs.lost)
 		err = s->lost_error ? s->lost_error : -EIO;
@@ -184,7 +184,7 @@ void sim_submit_retired(struct sim_submit *s)
 
 /* The kernel allocates the syncobj arrays with kcalloc(__GFP_NORETRY): a count past
  * KMALLOC_MAX_SIZE / 8 fails -ENOMEM before any entry is read. */
-#define SIM_MAX_SUBMIT_SYNCOBJS ((4u << 20) / sizeof(void *))
+#define MSMS_MAX_SUBMIT_SYNCOBJS ((4u << 20) / sizeof(void *))
 
 /* Entry i of a user syncobj array, as msm copies it: min(stride, sizeof) bytes over a
  * descriptor that starts zeroed (so a short stride leaves point 0). */
@@ -202,11 +202,11 @@ static int read_syncobj_desc(uint64_t array, uint32_t i, uint32_t stride, struct
 
 /* msm_parse_deps: every in-syncobj's fence becomes a dependency of s; the ones flagged
  * MSM_SUBMIT_SYNCOBJ_RESET go into *reset (referenced) to be reset once the submit is queued. */
-static int parse_in_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit *a, struct sim_submit *s,
+static int parse_in_syncobjs(struct msms_open *o, const struct drm_msm_gem_submit *a, struct msms_submit *s,
 			     struct sim_syncobj ***reset)
 {
 	uint32_t count = a->nr_in_syncobjs;
-	if (count > SIM_MAX_SUBMIT_SYNCOBJS)
+	if (count > MSMS_MAX_SUBMIT_SYNCOBJS)
 		return -ENOMEM;
 	*reset = calloc(count ? count : 1, sizeof(**reset));
 	/* After the FENCE_FD_IN fences, if any. */
@@ -241,11 +241,11 @@ static int parse_in_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit
 
 /* msm_parse_post_deps: the out-syncobjs (referenced), which get the submit's fence, at their
  * point in *points (0: replacing the fence). */
-static int parse_out_syncobjs(struct sim_open *o, const struct drm_msm_gem_submit *a, struct sim_syncobj ***out,
+static int parse_out_syncobjs(struct msms_open *o, const struct drm_msm_gem_submit *a, struct sim_syncobj ***out,
 			      uint64_t **points)
 {
 	uint32_t count = a->nr_out_syncobjs;
-	if (count > SIM_MAX_SUBMIT_SYNCOBJS)
+	if (count > MSMS_MAX_SUBMIT_SYNCOBJS)
 		return -ENOMEM;
 	*out = calloc(count ? count : 1, sizeof(**out));
 	*points = calloc(count ? count : 1, sizeof(**points));
@@ -277,7 +277,7 @@ static void put_syncobjs(struct sim_syncobj **objs, uint32_t count)
 
 /* Applies one cmd's relocs in its BO as submit_reloc() does (6.1: the presumed-address shortcut
  * skips relocs whose target BO is where userspace presumed it). */
-static int apply_relocs(struct sim_submit *s, const bool *bo_valid, struct sim_bo *cmd_bo,
+static int apply_relocs(struct msms_submit *s, const bool *bo_valid, struct msms_bo *cmd_bo,
 			uint32_t cmd_offset, const struct drm_msm_gem_submit_cmd *c)
 {
 	if (!c->nr_relocs)
@@ -312,7 +312,7 @@ static int apply_relocs(struct sim_submit *s, const bool *bo_valid, struct sim_b
 	return 0;
 }
 
-int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
+int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 {
 	if (a->pad)
 		return -EINVAL;
@@ -323,7 +323,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	/* SUDO needs CONFIG_DRM_MSM_GPU_SUDO and CAP_SYS_RAWIO; 6.1 answers -EINVAL without them. */
 	if (a->flags & MSM_SUBMIT_SUDO)
 		return -EINVAL;
-	struct sim_queue *q = sim_queue_lookup(o, a->queueid);
+	struct msms_queue *q = msms_queue_lookup(o, a->queueid);
 	if (!q)
 		return -ENOENT;
 	if (o->syncobjs.lost)
@@ -336,7 +336,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	uint64_t *out_points = NULL;
 	bool *bo_valid = NULL;
 	struct drm_msm_gem_submit_bo *in = NULL;
-	struct sim_submit *s = calloc(1, sizeof(*s));
+	struct msms_submit *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->queue = q;
@@ -407,7 +407,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 		s->bos[i].flags = in[i].flags;
 	}
 	for (uint32_t i = 0; i < a->nr_bos; i++) {
-		struct sim_bo *bo = sim_bo_lookup(o, in[i].handle);
+		struct msms_bo *bo = msms_bo_lookup(o, in[i].handle);
 		if (!bo) {
 			ret = -EINVAL;
 			goto fail_in;
@@ -429,7 +429,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 	bool all_valid = true;
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		uint64_t iova;
-		ret = sim_bo_get_iova(s->bos[i].bo, &iova);
+		ret = msms_bo_get_iova(s->bos[i].bo, &iova);
 		if (ret)
 			goto fail_in;
 		bo_valid[i] = iova == in[i].presumed;
@@ -453,7 +453,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 			ret = -EINVAL;
 			goto fail_in;
 		}
-		struct sim_bo *bo = s->bos[c.submit_idx].bo;
+		struct msms_bo *bo = s->bos[c.submit_idx].bo;
 		uint64_t size_dw = c.size / 4, offset_dw = c.submit_offset / 4;
 		if (size_dw == 0 || size_dw + offset_dw > bo->size / 4) {
 			ret = -EINVAL;
@@ -523,7 +523,7 @@ int sim_ioctl_gem_submit(struct sim_open *o, struct drm_msm_gem_submit *a)
 		else
 			a->fence_fd = fd;
 	}
-	sim_gpu_kick(o->dev);
+	msms_gpu_kick(o->dev);
 	return ret;
 
 fail_in:
@@ -534,7 +534,7 @@ fail:
 	put_syncobjs(out_objs, a->nr_out_syncobjs);
 	free(out_points);
 	for (uint32_t i = 0; i < s->nr_bos; i++)
-		sim_bo_put(s->bos[i].bo);
+		msms_bo_put(s->bos[i].bo);
 	for (uint32_t i = 0; i < s->nr_deps; i++)
 		sim_fence_put(s->deps[i]);
 	free(s->deps);
@@ -545,26 +545,26 @@ fail:
 	return ret;
 }
 
-int sim_ioctl_wait_fence(struct sim_open *o, struct drm_msm_wait_fence *a)
+int msms_ioctl_wait_fence(struct msms_open *o, struct drm_msm_wait_fence *a)
 {
 	if (a->pad)
 		return -EINVAL;
-	struct sim_queue *q = sim_queue_lookup(o, a->queueid);
+	struct msms_queue *q = msms_queue_lookup(o, a->queueid);
 	if (!q)
 		return -ENOENT;
 	if (fence_after(a->fence, q->last_fence))
 		return -EINVAL;
 	if (!find_fence(q, a->fence))
 		return 0; /* retired (or never used) */
-	uint64_t deadline = sim_timespec_ns(&a->timeout);
+	uint64_t deadline = msms_timespec_ns(&a->timeout);
 	struct timespec abs = sim_abs_timespec(deadline);
 	struct sim_msm_device *dev = o->dev;
 	uint32_t fence = a->fence;
 	uint64_t seq = q->seq;
 	for (;;) {
 		/* The queue may be closed while we sleep: look it up again by its identity. */
-		struct sim_queue *cur = NULL;
-		for (struct sim_queue *it = dev->queues; it; it = it->dev_next)
+		struct msms_queue *cur = NULL;
+		for (struct msms_queue *it = dev->queues; it; it = it->dev_next)
 			if (it->seq == seq)
 				cur = it;
 		if (!cur || !find_fence(cur, fence))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_syncobj_timeline.h"
+#include "sim/sim_syncobj_timeline.h"
 #include "sim_v3d_priv.h"
 
 /* The multisync extension, resolved. */

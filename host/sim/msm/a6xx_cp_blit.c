@@ -8,7 +8,7 @@
  * _FLAGS*, the inclusive rectangles GRAS_2D_DST_TL/BR and GRAS_2D_SRC_TL_X..BR_Y, and for a fill
  * the per-channel clear value RB_2D_SRC_SOLID_C0..C3.
  *
- * Modeled: single-sample linear, TILE6_3 and UBWC surfaces (cp_surface.c; UBWC in the model's
+ * Modeled: single-sample linear, TILE6_3 and UBWC surfaces (a6xx_cp_surface.c; UBWC in the model's
  * uncompressed representation, see a6xx_tiling.c), 64-byte aligned bases, no rotation or
  * scissor, and either
  *   - a copy between surfaces of the same format and sRGB-ness with equal rectangles: each
@@ -33,7 +33,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cp_internal.h"
+#include "a6xx_cp_internal.h"
 #include "ferry/hw/a6xx_regs.h"
 #include "ferry/hw/adreno_pm4.h"
 

@@ -33,7 +33,7 @@ const struct sim_msm_model *sim_msm_model_find(const char *name)
 	return NULL;
 }
 
-int sim_ioctl_get_param(struct sim_open *o, struct drm_msm_param *a)
+int msms_ioctl_get_param(struct msms_open *o, struct drm_msm_param *a)
 {
 	const struct sim_msm_model *m = o->dev->model;
 	if (a->pipe != MSM_PIPE_3D0 || a->pad != 0)
@@ -49,7 +49,7 @@ int sim_ioctl_get_param(struct sim_open *o, struct drm_msm_param *a)
 		return 0;
 	case MSM_PARAM_MAX_FREQ: a->value = m->max_freq; return 0;
 	case MSM_PARAM_TIMESTAMP: a->value = cp_always_on_ticks(); return 0;
-	case MSM_PARAM_PRIORITIES: a->value = SIM_NR_PRIORITIES; return 0;
+	case MSM_PARAM_PRIORITIES: a->value = MSMS_NR_PRIORITIES; return 0;
 	case MSM_PARAM_PP_PGTABLE: a->value = 0; return 0;
 	case MSM_PARAM_FAULTS: a->value = (uint64_t)o->dev->global_faults + o->faults; return 0;
 	case MSM_PARAM_SUSPENDS: a->value = o->dev->suspends; return 0;
@@ -59,14 +59,14 @@ int sim_ioctl_get_param(struct sim_open *o, struct drm_msm_param *a)
 	}
 }
 
-int sim_ioctl_set_param(struct sim_open *o, struct drm_msm_param *a)
+int msms_ioctl_set_param(struct msms_open *o, struct drm_msm_param *a)
 {
 	if (a->pipe != MSM_PIPE_3D0 || a->pad != 0)
 		return -EINVAL;
 	switch (a->param) {
 	case MSM_PARAM_COMM:
 	case MSM_PARAM_CMDLINE:
-		if (a->len > SIM_PAGE_SIZE)
+		if (a->len > MSMS_PAGE_SIZE)
 			return -EINVAL;
 		break;
 	default:
