@@ -5,7 +5,7 @@
  * + width x bytes per pixel leaves the BO. */
 #include "v3dval_harness.h"
 
-#include "unit/v3d/v3dv_buffer_cases.h"
+#include "v3dv_buffer_cases.h"
 
 #define BCL 0x00100000u
 #define RCL 0x00110000u

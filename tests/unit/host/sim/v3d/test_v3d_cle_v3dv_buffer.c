@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "unit/v3d/v3dv_buffer_cases.h"
+#include "v3dv_buffer_cases.h"
 #include "v3d_cl_builder.h"
 #include "v3d_fake_mem.h"
 

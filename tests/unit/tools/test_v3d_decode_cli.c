@@ -10,7 +10,7 @@
 #include "decode_test_util.h"
 #include "ferry/hw/v3d_cl.h"
 #include "v3d_cl_builder.h"
-#include "v3dsim/v3dsim_util.h"
+#include "v3dsim_util.h"
 
 static const char *ferry;
 static char dir[] = "/tmp/ferry-v3d-decode-XXXXXX";

@@ -1,5 +1,6 @@
-/* Helpers for the sim tests: BOs with a CPU mapping and an iova, one-IB submits, fence waits.
- * Each helper REQUIREs success, so a test reads as the scenario it checks. */
+/* Helpers for the simulated msm kernel tests (and the debug tests that fault it): BOs with a CPU
+ * mapping and an iova, one-IB submits, fence waits. Each helper REQUIREs success, so a test reads
+ * as the scenario it checks. */
 #ifndef FERRY_TEST_SIM_HELPERS_H
 #define FERRY_TEST_SIM_HELPERS_H
 

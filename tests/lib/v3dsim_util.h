@@ -12,7 +12,7 @@
 #include "backend/kdev.h"
 #include "ferry/uapi/v3d_drm.h"
 #include "sim/v3d/sim_v3d.h"
-#include "tests/test.h"
+#include "test.h"
 
 #define NS_PER_SEC 1000000000ll
 

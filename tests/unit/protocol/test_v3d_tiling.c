@@ -1,4 +1,4 @@
-/* The V3D surface layouts on their own (host/sim/v3d_tiling.c): offsets worked out by hand from
+/* The V3D surface layouts on their own (protocol/hw/v3d_tiling.c): offsets worked out by hand from
  * the layout rules, every layout a one-to-one map of an odd-sized image into its span, runs that
  * really are contiguous, and the drivers' UIF padding / XOR choice. */
 #include <stdint.h>

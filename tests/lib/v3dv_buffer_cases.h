@@ -1,7 +1,8 @@
 /* The buffer transfers of /work/notes/v3dv-buffer-cl.md (vkCmdCopyBuffer, vkCmdFillBuffer,
  * vkCmdUpdateBuffer) split into jobs the way Mesa 22.3's v3dv does (v3dvx_meta_common.c
- * meta_copy_buffer / meta_fill_buffer), for the CLE tests here and the validator tests in
- * tests/unit/v3dval. The expected frames were worked out by hand from Mesa's algorithm. */
+ * meta_copy_buffer / meta_fill_buffer), for the CLE tests in tests/unit/host/sim/v3d and the
+ * validator tests in tests/unit/host/validate. The expected frames were worked out by hand from
+ * Mesa's algorithm. */
 #ifndef FERRY_TEST_V3DV_BUFFER_CASES_H
 #define FERRY_TEST_V3DV_BUFFER_CASES_H
 
