@@ -18,6 +18,7 @@
 #include "ferryd_spawn.h"
 #include "pm4_builder.h"
 #include "demo_v3d.h"
+#include "node_probe.h"
 #include "subcommands.h"
 
 /* CP_SCRATCH_REG(4) on a6xx: unprotected, and not the one the kernel's fence sequence uses. */
@@ -328,8 +329,9 @@ static int step_fault(struct demo *d)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ferry demo [--gpu a630|a660|v3d-4.2|v3d-7.1] [--server URI] [--ferryd PATH]\n"
-		   "  Starts ferryd on a simulated Adreno (unless --server names a running one),\n"
+	fprintf(f, "usage: ferry demo [--gpu a630|a660|v3d-4.2|v3d-7.1|/dev/dri/renderDNNN|auto] [--server URI] [--ferryd PATH]\n"
+		   "  Starts ferryd on a simulated Adreno or V3D, or on a render node (a path or auto;\n"
+		   "  its part picks the workload), unless --server names a running one;\n"
 		   "  runs a checked guest workload through it and stops it. Exit 0 iff all checks "
 		   "held.\n");
 }
@@ -365,16 +367,27 @@ int cmd_demo(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!strcmp(gpu, "v3d-4.2") || !strcmp(gpu, "v3d-7.1")) {
+	/* A render node runs the workload of the part it is; ferryd is given the node itself. */
+	char model[16];
+	if (!strncmp(gpu, "/dev/", 5) || !strcmp(gpu, "auto")) {
+		char why[320];
+		if (node_model(gpu, model, sizeof(model), why, sizeof(why)) < 0) {
+			fprintf(stderr, "demo: %s\n", why);
+			return 1;
+		}
+	} else {
+		snprintf(model, sizeof(model), "%s", gpu);
+	}
+	if (!strcmp(model, "v3d-4.2") || !strcmp(model, "v3d-7.1")) {
 		char path[PATH_MAX] = "";
 		if (!server && ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
 			fprintf(stderr, "demo: cannot find ferryd (use --ferryd or $FERRYD)\n");
 			return 1;
 		}
-		return demo_v3d(gpu, server, path);
+		return demo_v3d(gpu, !strcmp(model, "v3d-7.1") ? 71 : 42, server, path);
 	}
-	if (strcmp(gpu, "a630") != 0 && strcmp(gpu, "a660") != 0) {
-		fprintf(stderr, "demo: --gpu must be a630, a660, v3d-4.2 or v3d-7.1\n");
+	if (strcmp(model, "a630") != 0 && strcmp(model, "a660") != 0) {
+		fprintf(stderr, "demo: --gpu must be a630, a660, v3d-4.2, v3d-7.1, a render node or auto\n");
 		return 2;
 	}
 	double t_start = now_ms();
@@ -413,8 +426,8 @@ int cmd_demo(int argc, char **argv)
 		d.va_start = 0x100000000ull;
 		d.va_size = 0xfff00000ull;
 	}
-	check(!server ? gpu_id == (uint64_t)atoi(gpu + 1) : true, "GPU_ID %" PRIu64 " for %s",
-	      gpu_id, gpu);
+	check(!server ? gpu_id == (uint64_t)atoi(model + 1) : true, "GPU_ID %" PRIu64 " for %s",
+	      gpu_id, model);
 	printf("    device '%s': GPU_ID %" PRIu64 ", CHIP_ID 0x%" PRIx64 ", VA 0x%" PRIx64 "+0x%"
 	       PRIx64 "\n", name ? name : "?", gpu_id, chip_id, d.va_start, d.va_size);
 	step_end();

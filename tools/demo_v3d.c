@@ -103,9 +103,8 @@ static int raster_cl(struct vctx *v, uint32_t w, uint32_t h, const struct vbo *s
 	return ferry_v3d_submit_cl(v->cl, &s, seqno);
 }
 
-int demo_v3d(const char *gpu, const char *server, const char *ferryd_path)
+int demo_v3d(const char *gpu, int ver, const char *server, const char *ferryd_path)
 {
-	int ver = strcmp(gpu, "v3d-7.1") == 0 ? 71 : 42;
 	struct ferryd_proc proc = { .pid = -1 };
 	const char *uri = server;
 	if (!uri) {

@@ -4,6 +4,6 @@
 
 /* gpu: "v3d-4.2" or "v3d-7.1"; server: a running ferryd's URI, or NULL to start ferryd_path.
  * Returns the exit status (0 iff every check held). */
-int demo_v3d(const char *gpu, const char *server, const char *ferryd_path);
+int demo_v3d(const char *gpu, int ver, const char *server, const char *ferryd_path);
 
 #endif

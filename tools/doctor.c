@@ -18,6 +18,7 @@
 #include "ferry/uapi/msm_drm.h"
 #include "ferry/uapi/v3d_drm.h"
 #include "ferry/hw/adreno_pm4.h"
+#include "node_probe.h"
 #include "subcommands.h"
 
 static int failures;
@@ -45,54 +46,6 @@ static void note(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* As drmIoctl (not linked: `ferry-static` has no libdrm). */
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int r;
-	do
-		r = ioctl(fd, req, arg);
-	while (r < 0 && (errno == EINTR || errno == EAGAIN));
-	return r == 0 ? 0 : -errno;
-}
-
-/* The driver's name and version (DRM_IOCTL_VERSION, as drmGetVersion). */
-struct drv_version {
-	char name[32];
-	int major, minor, patch;
-};
-static int get_version(int fd, struct drv_version *v)
-{
-	memset(v, 0, sizeof(*v));
-	struct drm_version req = { .name = v->name, .name_len = sizeof(v->name) - 1 };
-	int r = xioctl(fd, DRM_IOCTL_VERSION, &req);
-	v->major = req.version_major;
-	v->minor = req.version_minor;
-	v->patch = req.version_patchlevel;
-	v->name[sizeof(v->name) - 1] = '\0';
-	return r;
-}
-
-/* The first render node (/dev/dri/renderD128..191, as libdrm's device list) whose driver is msm
- * or v3d. */
-static bool find_node(char *path, size_t len)
-{
-	for (int minor = 128; minor < 192; minor++) {
-		char p[64];
-		snprintf(p, sizeof(p), "/dev/dri/renderD%d", minor);
-		int fd = open(p, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		struct drv_version v;
-		bool ours = get_version(fd, &v) == 0 && (!strcmp(v.name, "msm") || !strcmp(v.name, "v3d"));
-		close(fd);
-		if (ours) {
-			snprintf(path, len, "%s", p);
-			return true;
-		}
-	}
-	return false;
-}
-
 /* Waits for a sync_file to signal (poll, as the kdev's epoll set does). */
 static bool fence_fd_signals(int fd, int ms)
 {
@@ -114,7 +67,7 @@ static const struct msm_part msm_parts[] = {
 static uint64_t msm_param(int fd, uint32_t param, int *err)
 {
 	struct drm_msm_param p = { .pipe = MSM_PIPE_3D0, .param = param };
-	*err = xioctl(fd, DRM_IOCTL_MSM_GET_PARAM, &p);
+	*err = node_ioctl(fd, DRM_IOCTL_MSM_GET_PARAM, &p);
 	return p.value;
 }
 
@@ -144,10 +97,10 @@ static void check_msm(int fd)
 
 	/* One BO holding a CP_NOP IB, one submit asking for a fence fd, the fence waited for twice. */
 	struct drm_msm_gem_new bo = { .size = 4096, .flags = MSM_BO_WC };
-	int r = xioctl(fd, DRM_IOCTL_MSM_GEM_NEW, &bo);
+	int r = node_ioctl(fd, DRM_IOCTL_MSM_GEM_NEW, &bo);
 	struct drm_msm_gem_info off = { .handle = bo.handle, .info = MSM_INFO_GET_OFFSET };
 	if (r == 0)
-		r = xioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &off);
+		r = node_ioctl(fd, DRM_IOCTL_MSM_GEM_INFO, &off);
 	uint32_t *ib = MAP_FAILED;
 	if (r == 0) {
 		ib = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off.value);
@@ -164,7 +117,7 @@ static void check_msm(int fd)
 		.flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_FD_OUT, .fence_fd = -1, .queueid = 0,
 		.nr_bos = 1, .bos = (uintptr_t)&sbo, .nr_cmds = 1, .cmds = (uintptr_t)&cmd,
 	};
-	r = xioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
+	r = node_ioctl(fd, DRM_IOCTL_MSM_GEM_SUBMIT, &s);
 	line(r == 0 && s.fence_fd >= 0, "submit: a CP_NOP IB with FENCE_FD_OUT%s%s", r ? ": " : "",
 	     r ? strerror(-r) : "");
 	if (r == 0 && s.fence_fd >= 0) {
@@ -175,7 +128,7 @@ static void check_msm(int fd)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		w.timeout.tv_sec = now.tv_sec + 1;
 		w.timeout.tv_nsec = now.tv_nsec;
-		r = xioctl(fd, DRM_IOCTL_MSM_WAIT_FENCE, &w);
+		r = node_ioctl(fd, DRM_IOCTL_MSM_WAIT_FENCE, &w);
 		line(r == 0, "fence: WAIT_FENCE %u%s%s", s.fence, r ? ": " : "", r ? strerror(-r) : "");
 		int e;
 		uint64_t faults = msm_param(fd, MSM_PARAM_FAULTS, &e);
@@ -183,7 +136,7 @@ static void check_msm(int fd)
 	}
 	munmap(ib, 4096);
 	struct drm_gem_close c = { .handle = bo.handle };
-	xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+	node_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
 }
 
 /* ---- v3d ---- */
@@ -191,7 +144,7 @@ static void check_msm(int fd)
 static uint64_t v3d_param(int fd, uint32_t param, int *err)
 {
 	struct drm_v3d_get_param p = { .param = param };
-	*err = xioctl(fd, DRM_IOCTL_V3D_GET_PARAM, &p);
+	*err = node_ioctl(fd, DRM_IOCTL_V3D_GET_PARAM, &p);
 	return p.value;
 }
 
@@ -208,13 +161,13 @@ struct v3d_buf {
 static int v3d_buf_new(int fd, struct v3d_buf *b)
 {
 	struct drm_v3d_create_bo c = { .size = TFU_BYTES };
-	int r = xioctl(fd, DRM_IOCTL_V3D_CREATE_BO, &c);
+	int r = node_ioctl(fd, DRM_IOCTL_V3D_CREATE_BO, &c);
 	if (r)
 		return r;
 	b->handle = c.handle;
 	b->addr = c.offset;
 	struct drm_v3d_mmap_bo m = { .handle = c.handle };
-	r = xioctl(fd, DRM_IOCTL_V3D_MMAP_BO, &m);
+	r = node_ioctl(fd, DRM_IOCTL_V3D_MMAP_BO, &m);
 	if (r)
 		return r;
 	b->map = mmap(NULL, TFU_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)m.offset);
@@ -242,7 +195,7 @@ static void check_v3d(int fd)
 	line(r == 0, "BO: CREATE_BO, MMAP_BO, mmap%s%s", r ? ": " : "", r ? strerror(-r) : "");
 	struct drm_syncobj_create sc = { 0 };
 	if (r == 0)
-		r = xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc);
+		r = node_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc);
 	if (r == 0 && !et && tfu) {
 		/* A TFU raster copy, its fence in an out-syncobj. */
 		for (uint32_t i = 0; i < TFU_BYTES; i++)
@@ -259,12 +212,12 @@ static void check_v3d(int fd)
 		} else {
 			t.icfg = 4u << 9;
 		}
-		r = xioctl(fd, DRM_IOCTL_V3D_SUBMIT_TFU, &t);
+		r = node_ioctl(fd, DRM_IOCTL_V3D_SUBMIT_TFU, &t);
 		line(r == 0, "submit: a TFU copy%s%s", r ? ": " : "", r ? strerror(-r) : "");
 		struct drm_syncobj_handle h = { .handle = sc.handle, .fd = -1,
 						.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE };
 		if (r == 0) {
-			r = xioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h);
+			r = node_ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h);
 			line(r == 0, "fence: out-syncobj exported as a sync_file%s%s", r ? ": " : "", r ? strerror(-r) : "");
 		}
 		if (r == 0) {
@@ -272,14 +225,14 @@ static void check_v3d(int fd)
 			close(h.fd);
 			struct drm_syncobj_wait w = { .handles = (uintptr_t)&sc.handle, .count_handles = 1,
 						      .timeout_nsec = INT64_MAX };
-			r = xioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+			r = node_ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
 			line(r == 0, "fence: SYNCOBJ_WAIT%s%s", r ? ": " : "", r ? strerror(-r) : "");
 			line(memcmp(src.map, dst.map, TFU_BYTES) == 0, "TFU copy: the destination holds the source");
 		}
 	}
 	if (sc.handle) {
 		struct drm_syncobj_destroy d = { .handle = sc.handle };
-		xioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+		node_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 	}
 	struct v3d_buf *bufs[] = { &src, &dst };
 	for (int i = 0; i < 2; i++) {
@@ -287,7 +240,7 @@ static void check_v3d(int fd)
 			munmap(bufs[i]->map, TFU_BYTES);
 		if (bufs[i]->handle) {
 			struct drm_gem_close c = { .handle = bufs[i]->handle };
-			xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+			node_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
 		}
 	}
 }
@@ -318,7 +271,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	char path[256];
 	if (!strcmp(gpu, "auto")) {
-		bool found = find_node(path, sizeof(path));
+		bool found = node_find(path, sizeof(path));
 		line(found, "node: %s", found ? path : "no msm or v3d render node found");
 		if (!found)
 			return 1;
@@ -331,8 +284,8 @@ int cmd_doctor(int argc, char **argv)
 		return 1;
 	}
 	line(true, "open %s", path);
-	struct drv_version vb, *v = &vb;
-	bool drm = get_version(fd, v) == 0;
+	struct node_version vb, *v = &vb;
+	bool drm = node_version(fd, v) == 0;
 	bool msm = drm && !strcmp(v->name, "msm");
 	bool v3d = drm && !strcmp(v->name, "v3d");
 	if (!msm && !v3d) {
