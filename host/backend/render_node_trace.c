@@ -135,10 +135,16 @@ static bool parse_line(const struct rn_kdev *k, const char *line, struct kdev_tr
 		ev->phase = tps[i].phase;
 		ev->seqno = field_u32(fields, "seqno=");
 		if (tps[i].queue == -1) {
+			/* msm's events print "ring=R:S": the ring (a priority level, not a
+			 * submitqueue) and the ring's own seqno, so they cannot be tied to a
+			 * guest queue's fence (docs/real-board.md). */
 			ev->queue = field_u32(fields, "ring=");
-			ev->seqno = field_u32(fields, "fence=");
+			const char *rs = strstr(fields, "ring=");
+			rs = rs ? strchr(rs, ':') : NULL;
+			ev->seqno = rs ? (uint32_t)strtoul(rs + 1, NULL, 0) : 0;
 		} else if (tps[i].queue == -2) {
-			bool render = strstr(fields, "render") != NULL;
+			/* v3d_submit_cl prints "dev=N, RCL|BCL, seqno=S, ...". */
+			bool render = strstr(fields, "RCL") != NULL;
 			ev->queue = render ? V3D_RENDER : V3D_BIN;
 		} else {
 			ev->queue = (uint32_t)tps[i].queue;
