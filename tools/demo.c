@@ -368,7 +368,9 @@ int cmd_demo(int argc, char **argv)
 		}
 	}
 	/* A render node runs the workload of the part it is; ferryd is given the node itself. */
-	char model[16];
+	char model[64], node[64];
+	if (!strcmp(gpu, "auto") && node_find(node, sizeof(node)))
+		gpu = node; /* ferryd serves the node probed here, whatever its own list says */
 	if (!strncmp(gpu, "/dev/", 5) || !strcmp(gpu, "auto")) {
 		char why[320];
 		if (node_model(gpu, model, sizeof(model), why, sizeof(why)) < 0) {
