@@ -4,6 +4,7 @@
 #define FERRY_RENDER_NODE_PRIV_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,5 +37,8 @@ ssize_t render_node_coredump(struct kdev *kd, char *buf, size_t len);
 void render_node_trace_init(struct rn_kdev *k);
 void render_node_trace_fini(struct rn_kdev *k);
 ssize_t render_node_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
+/* One line of trace_pipe ("<task>-<pid> [cpu] <flags> <secs>.<usecs>: <event>: <fields>") of one
+ * of the family's events into *ev; false for any other line. */
+bool render_node_trace_parse(enum render_node_family family, const char *line, struct kdev_trace_event *ev);
 
 #endif

@@ -103,8 +103,7 @@ static uint32_t field_u32(const char *text, const char *key)
 	return p ? (uint32_t)strtoul(p + strlen(key), NULL, 0) : 0;
 }
 
-/* One line of trace_pipe: "<task>-<pid> [cpu] <flags> <secs>.<usecs>: <event>: <fields>". */
-static bool parse_line(const struct rn_kdev *k, const char *line, struct kdev_trace_event *ev)
+bool render_node_trace_parse(enum render_node_family family, const char *line, struct kdev_trace_event *ev)
 {
 	const char *br = strchr(line, ']');
 	if (!br)
@@ -123,8 +122,8 @@ static bool parse_line(const struct rn_kdev *k, const char *line, struct kdev_tr
 	const char *event = colon + 2;
 	const char *fields = strstr(event, ": ");
 	size_t elen = fields ? (size_t)(fields - event) : strcspn(event, "\n");
-	const struct tp *tps = k->family == RENDER_NODE_MSM ? msm_tps : v3d_tps;
-	size_t n = k->family == RENDER_NODE_MSM ? sizeof(msm_tps) / sizeof(msm_tps[0])
+	const struct tp *tps = family == RENDER_NODE_MSM ? msm_tps : v3d_tps;
+	size_t n = family == RENDER_NODE_MSM ? sizeof(msm_tps) / sizeof(msm_tps[0])
 						: sizeof(v3d_tps) / sizeof(v3d_tps[0]);
 	fields = fields ? fields + 2 : "";
 	for (size_t i = 0; i < n; i++) {
@@ -168,7 +167,7 @@ ssize_t render_node_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_tr
 		char *nl = memchr(k->trace_partial, '\n', k->trace_partial_len);
 		if (nl) {
 			*nl = '\0';
-			if (parse_line(k, k->trace_partial, &ev[got]))
+			if (render_node_trace_parse(k->family, k->trace_partial, &ev[got]))
 				got++;
 			size_t used = (size_t)(nl + 1 - k->trace_partial);
 			memmove(k->trace_partial, nl + 1, k->trace_partial_len - used);
