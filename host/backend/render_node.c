@@ -275,6 +275,7 @@ struct kdev *render_node_open(const char *path, enum render_node_family family)
 	k->base.ops = &rn_ops;
 	k->base.name = k->path;
 	find_sysfs_device(k);
+	render_node_coredump_init(k);
 	render_node_trace_init(k);
 	return &k->base;
 }

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,6 +21,8 @@ struct rn_kdev {
 	char path[64];
 	char sysdev[PATH_MAX]; /* the node's device in sysfs, "" if unknown */
 	pthread_mutex_t lock;  /* fences: a submit may race the owner's poll_ack */
+	char comm_tag[64];     /* MSM_PARAM_COMM of this open, naming it in dumps; "" if refused */
+	long devcd_base;       /* devcd<N> up to this were pending at open: never ours */
 	int *fences;
 	size_t nr_fences, cap_fences;
 	/* tracefs (render_node_trace.c): 0 = not tried yet, 1 = reading, -1 = unavailable */
@@ -31,7 +34,10 @@ struct rn_kdev {
 	uint64_t trace_serial;
 };
 
+void render_node_coredump_init(struct rn_kdev *k);
 ssize_t render_node_coredump(struct kdev *kd, char *buf, size_t len);
+/* Whether a devcoredump's header names this open (comm_tag) or, without one, this process. */
+bool render_node_dump_is_ours(const char *text, const char *comm_tag);
 
 void render_node_trace_init(struct rn_kdev *k);
 void render_node_trace_fini(struct rn_kdev *k);
