@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,31 +52,73 @@ int render_node_identify(int fd, enum render_node_family *family, char *name, si
 
 /* ---- fence wakeups: one sync_file per job in the epoll set ---- */
 
-static void watch_fence(struct rn_kdev *k, int fd)
+/* Past this many sync_files an open keeps only the newest of each queue: a queue's fences signal
+ * in order, so its newest one still wakes the owner, later (fds stay bounded per context). */
+#define RN_MAX_FENCES 256
+
+static void unwatch(struct rn_kdev *k, size_t i)
+{
+	epoll_ctl(k->epfd, EPOLL_CTL_DEL, k->fences[i].fd, NULL);
+	close(k->fences[i].fd);
+}
+
+/* Drops every signaled sync_file (k->lock held): a sync_file stays readable once signaled
+ * (level-triggered), so keeping it would wake the owner for ever. */
+static void sweep_signaled(struct rn_kdev *k)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < k->nr_fences; i++) {
+		struct pollfd p = { .fd = k->fences[i].fd, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1 && p.revents)
+			unwatch(k, i);
+		else
+			k->fences[kept++] = k->fences[i];
+	}
+	k->nr_fences = kept;
+}
+
+/* At the cap: drops the oldest fence of 'queue' (k->lock held). False if it has none. */
+static bool drop_older_of_queue(struct rn_kdev *k, uint64_t queue)
+{
+	for (size_t i = 0; i < k->nr_fences; i++) {
+		if (k->fences[i].queue != queue)
+			continue;
+		unwatch(k, i);
+		memmove(&k->fences[i], &k->fences[i + 1], (k->nr_fences - i - 1) * sizeof(k->fences[0]));
+		k->nr_fences--;
+		return true;
+	}
+	return false;
+}
+
+/* Watches fd (owned from here on) as the wakeup of a job on 'queue'. False if it could not be. */
+static bool watch_fence(struct rn_kdev *k, int fd, uint64_t queue)
 {
 	if (fd < 0)
-		return;
+		return false;
 	pthread_mutex_lock(&k->lock);
+	if (k->nr_fences == k->cap_fences || k->nr_fences >= RN_MAX_FENCES)
+		sweep_signaled(k);
+	if (k->nr_fences >= RN_MAX_FENCES)
+		drop_older_of_queue(k, queue);
 	if (k->nr_fences == k->cap_fences) {
 		size_t cap = k->cap_fences ? k->cap_fences * 2 : 16;
-		int *grown = realloc(k->fences, cap * sizeof(*grown));
-		if (!grown) {
-			/* Without its wakeup the owner still sees the job on its next poll. */
-			pthread_mutex_unlock(&k->lock);
-			close(fd);
-			return;
-		}
+		struct rn_fence *grown = realloc(k->fences, cap * sizeof(*grown));
+		if (!grown)
+			goto fail;
 		k->fences = grown;
 		k->cap_fences = cap;
 	}
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-	if (epoll_ctl(k->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		pthread_mutex_unlock(&k->lock);
-		close(fd);
-		return;
-	}
-	k->fences[k->nr_fences++] = fd;
+	if (epoll_ctl(k->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		goto fail;
+	k->fences[k->nr_fences++] = (struct rn_fence){ .fd = fd, .queue = queue };
 	pthread_mutex_unlock(&k->lock);
+	return true;
+fail:
+	pthread_mutex_unlock(&k->lock);
+	close(fd);
+	return false;
 }
 
 static int rn_poll_fd(struct kdev *kd)
@@ -83,23 +126,11 @@ static int rn_poll_fd(struct kdev *kd)
 	return rn(kd)->epfd;
 }
 
-/* Drops every signaled sync_file: a sync_file stays readable once signaled (level-triggered), so
- * keeping it would wake the owner for ever. */
 static void rn_poll_ack(struct kdev *kd)
 {
 	struct rn_kdev *k = rn(kd);
 	pthread_mutex_lock(&k->lock);
-	size_t kept = 0;
-	for (size_t i = 0; i < k->nr_fences; i++) {
-		struct pollfd p = { .fd = k->fences[i], .events = POLLIN };
-		if (poll(&p, 1, 0) == 1 && p.revents) {
-			epoll_ctl(k->epfd, EPOLL_CTL_DEL, k->fences[i], NULL);
-			close(k->fences[i]);
-		} else {
-			k->fences[kept++] = k->fences[i];
-		}
-	}
-	k->nr_fences = kept;
+	sweep_signaled(k);
 	pthread_mutex_unlock(&k->lock);
 }
 
@@ -128,7 +159,7 @@ static int msm_submit(struct rn_kdev *k, struct drm_msm_gem_submit *s)
 		req.flags = s->flags;
 	}
 	*s = req;
-	watch_fence(k, ours);
+	watch_fence(k, ours, req.queueid);
 	return 0;
 }
 
@@ -149,7 +180,8 @@ static uint32_t v3d_out_syncobj(uint32_t flags, uint64_t extensions, uint32_t ou
 	return out_sync;
 }
 
-static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj)
+/* queue: the job's kind (the V3D_SUBMIT ioctl), whose jobs the kernel runs in order. */
+static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj, uint64_t queue)
 {
 	if (!syncobj)
 		return;
@@ -159,7 +191,7 @@ static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj)
 		.fd = -1,
 	};
 	if (drm_ioctl(k, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) == 0)
-		watch_fence(k, h.fd);
+		watch_fence(k, h.fd, queue);
 }
 
 static int rn_ioctl(struct kdev *kd, unsigned long request, void *arg)
@@ -172,13 +204,13 @@ static int rn_ioctl(struct kdev *kd, unsigned long request, void *arg)
 		return ret;
 	if (request == DRM_IOCTL_V3D_SUBMIT_CL) {
 		const struct drm_v3d_submit_cl *s = arg;
-		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync), request);
 	} else if (request == DRM_IOCTL_V3D_SUBMIT_TFU) {
 		const struct drm_v3d_submit_tfu *s = arg;
-		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync), request);
 	} else if (request == DRM_IOCTL_V3D_SUBMIT_CSD) {
 		const struct drm_v3d_submit_csd *s = arg;
-		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync), request);
 	}
 	return 0;
 }
@@ -206,7 +238,7 @@ static void rn_close(struct kdev *kd)
 {
 	struct rn_kdev *k = rn(kd);
 	for (size_t i = 0; i < k->nr_fences; i++)
-		close(k->fences[i]);
+		close(k->fences[i].fd);
 	free(k->fences);
 	render_node_trace_fini(k);
 	close(k->epfd);

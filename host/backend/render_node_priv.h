@@ -13,6 +13,11 @@
 #include "kdev.h"
 #include "render_node.h"
 
+struct rn_fence {
+	int fd;         /* the job's sync_file, in the epoll set */
+	uint64_t queue; /* msm: the submitqueue; v3d: the submit ioctl (its kind's jobs run in order) */
+};
+
 struct rn_kdev {
 	struct kdev base;
 	int fd;    /* the render node */
@@ -23,7 +28,7 @@ struct rn_kdev {
 	pthread_mutex_t lock;  /* fences: a submit may race the owner's poll_ack */
 	char comm_tag[64];     /* MSM_PARAM_COMM of this open, naming it in dumps; "" if refused */
 	long devcd_base;       /* devcd<N> up to this were pending at open: never ours */
-	int *fences;
+	struct rn_fence *fences;
 	size_t nr_fences, cap_fences;
 	/* tracefs (render_node_trace.c): 0 = not tried yet, 1 = reading, -1 = unavailable */
 	int trace_state;
