@@ -1,7 +1,8 @@
 /* The render-node kdev (render_node.h): ioctls through drmIoctl, mmap of the node at the kernel's
  * fake offsets, and a poll fd that is an epoll set of one sync_file per submitted job (msm:
- * GEM_SUBMIT's FENCE_FD_OUT; v3d: the job's out-syncobj exported as a sync_file). Coredumps come
- * from /sys/class/devcoredump, trace points from tracefs (render_node_trace.c). */
+ * GEM_SUBMIT's FENCE_FD_OUT; v3d: the job's out-syncobj exported as a sync_file), bounded per open,
+ * plus a timer for jobs that got none. Coredumps come from /sys/class/devcoredump
+ * (render_node_coredump.c), trace points from tracefs (render_node_trace.c). */
 #include "render_node.h"
 
 #include <dirent.h>
@@ -18,6 +19,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -121,6 +124,50 @@ fail:
 	return false;
 }
 
+/* A job with no sync_file (none could be made or watched, or a V3D multisync without out-syncs)
+ * would never wake its owner: the blind timer, in the epoll set, makes the poll fd readable at
+ * once and then every RN_BLIND_POLL_MS so the owner polls its jobs, until RN_BLIND_NS after the
+ * last such job (a longer one is found by the next wakeup or ferryd's watchdog). */
+#define RN_BLIND_POLL_MS 10
+#define RN_BLIND_NS (30 * 1000000000ll)
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void blind_job(struct rn_kdev *k)
+{
+	pthread_mutex_lock(&k->lock);
+	k->blind_until_ns = now_ns() + RN_BLIND_NS;
+	struct itimerspec its = {
+		.it_value = { .tv_nsec = 1 },
+		.it_interval = { .tv_nsec = RN_BLIND_POLL_MS * 1000000l },
+	};
+	if (k->blind_fd >= 0)
+		timerfd_settime(k->blind_fd, 0, &its, NULL);
+	k->blind_jobs++;
+	pthread_mutex_unlock(&k->lock);
+}
+
+/* k->lock held: reads the expiries (the fd stops being readable) and stops after the window. */
+static void blind_ack(struct rn_kdev *k)
+{
+	if (k->blind_fd < 0 || !k->blind_until_ns)
+		return;
+	uint64_t expiries;
+	if (read(k->blind_fd, &expiries, sizeof(expiries)) < 0) {
+		/* EAGAIN: not expired since the last ack */
+	}
+	if (now_ns() >= k->blind_until_ns) {
+		struct itimerspec off = { 0 };
+		timerfd_settime(k->blind_fd, 0, &off, NULL);
+		k->blind_until_ns = 0;
+	}
+}
+
 static int rn_poll_fd(struct kdev *kd)
 {
 	return rn(kd)->epfd;
@@ -131,6 +178,7 @@ static void rn_poll_ack(struct kdev *kd)
 	struct rn_kdev *k = rn(kd);
 	pthread_mutex_lock(&k->lock);
 	sweep_signaled(k);
+	blind_ack(k);
 	pthread_mutex_unlock(&k->lock);
 }
 
@@ -159,7 +207,8 @@ static int msm_submit(struct rn_kdev *k, struct drm_msm_gem_submit *s)
 		req.flags = s->flags;
 	}
 	*s = req;
-	watch_fence(k, ours, req.queueid);
+	if (!watch_fence(k, ours, req.queueid))
+		blind_job(k);
 	return 0;
 }
 
@@ -183,15 +232,13 @@ static uint32_t v3d_out_syncobj(uint32_t flags, uint64_t extensions, uint32_t ou
 /* queue: the job's kind (the V3D_SUBMIT ioctl), whose jobs the kernel runs in order. */
 static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj, uint64_t queue)
 {
-	if (!syncobj)
-		return;
 	struct drm_syncobj_handle h = {
 		.handle = syncobj,
 		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
 		.fd = -1,
 	};
-	if (drm_ioctl(k, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) == 0)
-		watch_fence(k, h.fd, queue);
+	if (!syncobj || drm_ioctl(k, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) < 0 || !watch_fence(k, h.fd, queue))
+		blind_job(k);
 }
 
 static int rn_ioctl(struct kdev *kd, unsigned long request, void *arg)
@@ -241,6 +288,8 @@ static void rn_close(struct kdev *kd)
 		close(k->fences[i].fd);
 	free(k->fences);
 	render_node_trace_fini(k);
+	if (k->blind_fd >= 0)
+		close(k->blind_fd);
 	close(k->epfd);
 	close(k->fd);
 	pthread_mutex_destroy(&k->lock);
@@ -300,6 +349,13 @@ struct kdev *render_node_open(const char *path, enum render_node_family family)
 		free(k);
 		errno = -ret;
 		return NULL;
+	}
+	/* Without the blind timer a job that gets no sync_file waits for another's wakeup. */
+	k->blind_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = k->blind_fd };
+	if (k->blind_fd >= 0 && epoll_ctl(k->epfd, EPOLL_CTL_ADD, k->blind_fd, &ev) < 0) {
+		close(k->blind_fd);
+		k->blind_fd = -1;
 	}
 	pthread_mutex_init(&k->lock, NULL);
 	k->family = family;

@@ -30,6 +30,10 @@ struct rn_kdev {
 	long devcd_base;       /* devcd<N> up to this were pending at open: never ours */
 	struct rn_fence *fences;
 	size_t nr_fences, cap_fences;
+	/* The blind timer (render_node.c): polls for jobs that got no sync_file; -1 if unavailable. */
+	int blind_fd;
+	int64_t blind_until_ns; /* 0: disarmed */
+	uint64_t blind_jobs;    /* how many jobs went without a sync_file (tests, diagnostics) */
 	/* tracefs (render_node_trace.c): 0 = not tried yet, 1 = reading, -1 = unavailable */
 	int trace_state;
 	int trace_fd;
