@@ -328,6 +328,12 @@ struct kdev *render_node_open(const char *path, enum render_node_family family)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (strlen(path) >= sizeof(k->path)) {
+		/* The name is the path: a cut one would mislead the operator. */
+		free(k);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	k->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (k->fd < 0) {
 		int e = errno;
