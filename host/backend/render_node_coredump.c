@@ -45,31 +45,6 @@ static long newest_dump(const char *sysdev, long after)
 	return best > after ? best : -1;
 }
 
-static bool self_line(const char *what, char *buf, size_t len);
-
-void render_node_coredump_init(struct rn_kdev *k)
-{
-	/* Dumps already pending belong to earlier opens or other processes. */
-	long n = newest_dump(NULL, 0);
-	k->devcd_base = n > 0 ? n : 0;
-	k->comm_tag[0] = '\0';
-	if (k->family != RENDER_NODE_MSM)
-		return;
-	/* msm names a file's crashes with the comm it set (MSM_PARAM_COMM, 5.19+) instead of the
-	 * task's: one per open tells this open's dumps from other contexts' of the same process. */
-	static atomic_uint opens;
-	char comm[32];
-	if (!self_line("self/comm", comm, sizeof(comm)))
-		snprintf(comm, sizeof(comm), "ferryd");
-	snprintf(k->comm_tag, sizeof(k->comm_tag), "%s[%ld.%u]", comm, (long)getpid(), atomic_fetch_add(&opens, 1) + 1);
-	struct drm_msm_param p = {
-		.pipe = MSM_PIPE_3D0, .param = MSM_PARAM_COMM,
-		.value = (uint64_t)(uintptr_t)k->comm_tag, .len = (uint32_t)strlen(k->comm_tag),
-	};
-	if (drmIoctl(k->fd, DRM_IOCTL_MSM_SET_PARAM, &p) != 0)
-		k->comm_tag[0] = '\0'; /* an older kernel: dumps name the process only */
-}
-
 /* /proc/self/<what> as one line: cmdline's NUL separators become spaces, as the kernel prints
  * it in a dump (kstrdup_quotable_cmdline); trailing separators and newlines dropped. */
 static bool self_line(const char *what, char *buf, size_t len)
@@ -90,6 +65,29 @@ static bool self_line(const char *what, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return true;
+}
+
+void render_node_coredump_init(struct rn_kdev *k)
+{
+	/* Dumps already pending belong to earlier opens or other processes. */
+	long n = newest_dump(NULL, 0);
+	k->devcd_base = n > 0 ? n : 0;
+	k->comm_tag[0] = '\0';
+	if (k->family != RENDER_NODE_MSM)
+		return;
+	/* msm names a file's crashes with the comm it set (MSM_PARAM_COMM, which 6.1 has) instead of the
+	 * task's: one per open tells this open's dumps from other contexts' of the same process. */
+	static atomic_uint opens;
+	char comm[32];
+	if (!self_line("self/comm", comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "ferryd");
+	snprintf(k->comm_tag, sizeof(k->comm_tag), "%s[%ld.%u]", comm, (long)getpid(), atomic_fetch_add(&opens, 1) + 1);
+	struct drm_msm_param p = {
+		.pipe = MSM_PIPE_3D0, .param = MSM_PARAM_COMM,
+		.value = (uint64_t)(uintptr_t)k->comm_tag, .len = (uint32_t)strlen(k->comm_tag),
+	};
+	if (drmIoctl(k->fd, DRM_IOCTL_MSM_SET_PARAM, &p) != 0)
+		k->comm_tag[0] = '\0'; /* an older kernel: dumps name the process only */
 }
 
 /* The value of the dump's header line "key: value" (before its first section), or NULL. */
