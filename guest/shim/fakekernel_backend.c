@@ -271,6 +271,25 @@ int shim_backend_devcd_list(unsigned *ids, int max)
 	return n;
 }
 
+int shim_backend_devcd_read(unsigned id, char **text, size_t *len)
+{
+	pthread_mutex_lock(&opens_lock);
+	int ret = -ENOENT;
+	for (struct devcd *c = devcds; c; c = c->next) {
+		if (c->id != id)
+			continue;
+		*text = malloc(c->len);
+		if (*text) {
+			memcpy(*text, c->text, c->len);
+			*len = c->len;
+		}
+		ret = *text ? 0 : -ENOMEM;
+		break;
+	}
+	pthread_mutex_unlock(&opens_lock);
+	return ret;
+}
+
 int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
 {
 	pthread_mutex_lock(&opens_lock);
@@ -280,8 +299,12 @@ int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
 			continue;
 		struct devcd *c = *p;
 		*p = c->next;
-		*text = c->text;
-		*len = c->len;
+		if (text) {
+			*text = c->text;
+			*len = c->len;
+		} else {
+			free(c->text);
+		}
 		free(c);
 		ret = 0;
 		break;
