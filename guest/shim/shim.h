@@ -92,7 +92,7 @@ struct shim_vnode {
 	char content[1024];  /* FILE: the file's bytes */
 	size_t content_len;
 	const char *const *entries; /* DIR: names, NULL-terminated */
-	unsigned devcd;      /* FILE: not 0 = devcd<N>/data, its bytes that dump's (taken at open) */
+	unsigned devcd;      /* FILE: not 0 = devcd<N>/data, its bytes that dump's (read at open) */
 };
 
 /* Classifies an absolute path (after a cheap prefix test; relative paths are never ours): true
