@@ -17,9 +17,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "backend/kdev.h"
+#include "ferry/uapi/msm_drm.h"
 #include "fakekernel_sync_file.h"
 #include "shim.h"
 #include "sim/msm/sim_msm.h"
@@ -31,8 +34,8 @@ struct shim_dev {
 	struct shim_dev *next; /* opens (devcoredumps are gathered from all of them) */
 };
 
-/* Every open, and the device's devcoredumps gathered from them: the kernel keeps one per crash
- * for the device (devcd<N>, N counting up), not per file. */
+/* Every open, and the device's devcoredump gathered from them: the kernel keeps one per device
+ * at a time (devcd<N>, N counting up), not per file. */
 static pthread_mutex_t opens_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shim_dev *opens;
 struct devcd {
@@ -103,6 +106,37 @@ int shim_backend_identify(struct shim_identity *out)
 	return 0;
 }
 
+/* msm's dumps name the submitting task (comm:, cmdline:) unless the open set other names: the
+ * simulator's default is "ferry", so the process's own are set, as the kernel would show them. */
+static void name_the_process(struct kdev *kd)
+{
+	static const struct { const char *path; uint32_t param; } names[] = {
+		{ "/proc/self/comm", MSM_PARAM_COMM },
+		{ "/proc/self/cmdline", MSM_PARAM_CMDLINE },
+	};
+	char buf[4096];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int fd = open(names[i].path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		/* cmdline's NULs as the kernel's kstrdup_quotable_cmdline prints them: spaces. */
+		for (ssize_t j = 0; j < n; j++)
+			if (buf[j] == '\0')
+				buf[j] = ' ';
+		while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\n'))
+			n--;
+		struct drm_msm_param p = {
+			.pipe = MSM_PIPE_3D0, .param = names[i].param,
+			.value = (uint64_t)(uintptr_t)buf, .len = (uint32_t)n,
+		};
+		kd->ops->ioctl(kd, DRM_IOCTL_MSM_SET_PARAM, &p);
+	}
+}
+
 int shim_backend_open(struct shim_dev **out)
 {
 	const struct shim_identity *id = shim_identity();
@@ -121,10 +155,12 @@ int shim_backend_open(struct shim_dev **out)
 	dev->next = opens;
 	opens = dev;
 	pthread_mutex_unlock(&opens_lock);
-	if (id->family == SHIM_FAMILY_V3D)
+	if (id->family == SHIM_FAMILY_V3D) {
 		sim_v3d_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
-	else
+	} else {
 		sim_msm_set_unmodeled_cb(dev->kd, unmodeled_note, NULL);
+		name_the_process(dev->kd);
+	}
 	/* As ferryd loses a context: after a fault or hang its submits fail EIO, its waits end. */
 	if (full_uapi)
 		;
@@ -204,7 +240,8 @@ static void devcd_gather(void)
 		if (!buf && !(buf = malloc(DEVCD_MAX_BYTES)))
 			return;
 		ssize_t n = d->kd->ops->coredump(d->kd, buf, DEVCD_MAX_BYTES);
-		if (n <= 0)
+		/* As devcoredump and msm: while the device has a dump pending, a new crash makes none. */
+		if (n <= 0 || devcds)
 			continue;
 		struct devcd *c = calloc(1, sizeof(*c));
 		char *text = malloc((size_t)n);
@@ -234,6 +271,25 @@ int shim_backend_devcd_list(unsigned *ids, int max)
 	return n;
 }
 
+int shim_backend_devcd_read(unsigned id, char **text, size_t *len)
+{
+	pthread_mutex_lock(&opens_lock);
+	int ret = -ENOENT;
+	for (struct devcd *c = devcds; c; c = c->next) {
+		if (c->id != id)
+			continue;
+		*text = malloc(c->len);
+		if (*text) {
+			memcpy(*text, c->text, c->len);
+			*len = c->len;
+		}
+		ret = *text ? 0 : -ENOMEM;
+		break;
+	}
+	pthread_mutex_unlock(&opens_lock);
+	return ret;
+}
+
 int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
 {
 	pthread_mutex_lock(&opens_lock);
@@ -243,8 +299,12 @@ int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
 			continue;
 		struct devcd *c = *p;
 		*p = c->next;
-		*text = c->text;
-		*len = c->len;
+		if (text) {
+			*text = c->text;
+			*len = c->len;
+		} else {
+			free(c->text);
+		}
 		free(c);
 		ret = 0;
 		break;

@@ -248,6 +248,11 @@ int shim_backend_devcd_list(unsigned *ids, int max)
 	return 0;
 }
 
+int shim_backend_devcd_read(unsigned id, char **text, size_t *len)
+{
+	return shim_backend_devcd_take(id, text, len);
+}
+
 int shim_backend_devcd_take(unsigned id, char **text, size_t *len)
 {
 	(void)id;

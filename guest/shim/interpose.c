@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +41,24 @@ static int vfile_fd(const struct shim_vnode *n, int flags)
 	return fd;
 }
 
-/* devcd<N>/data: the dump's text in a memfd. Opening it takes the dump (the kernel's is deleted
- * by a write to the file, which a memfd cannot see; ferry's reader writes right after reading). */
+/* devcd<N>/data: the dump's text in a memfd. Reading leaves the dump pending; a write deletes
+ * it, as the kernel's: a memfd cannot see the write, so the fd is remembered and its contents
+ * compared at close (a program that fcloses a FILE goes past the close here: its dump stays). */
+#define DEVCD_OPEN_MAX 16
+static struct devcd_open {
+	int fd;
+	unsigned id;
+	size_t len;
+	char first;
+} devcd_opens[DEVCD_OPEN_MAX];
+static int nr_devcd_opens;
+static pthread_mutex_t devcd_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int devcd_fd(unsigned id, int flags)
 {
 	char *text;
 	size_t len;
-	int r = shim_backend_devcd_take(id, &text, &len);
+	int r = shim_backend_devcd_read(id, &text, &len);
 	if (r < 0) {
 		errno = -r;
 		return -1;
@@ -54,6 +66,7 @@ static int devcd_fd(unsigned id, int flags)
 	int fd = memfd_create("ferry-devcoredump", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
 	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && lseek(fd, 0, SEEK_SET) == 0;
 	int e = errno ? errno : EIO;
+	char first = len ? text[0] : '\0';
 	free(text);
 	if (!ok) {
 		if (fd >= 0)
@@ -61,7 +74,36 @@ static int devcd_fd(unsigned id, int flags)
 		errno = e;
 		return -1;
 	}
+	pthread_mutex_lock(&devcd_lock);
+	if ((flags & O_ACCMODE) != O_RDONLY && nr_devcd_opens < DEVCD_OPEN_MAX) {
+		devcd_opens[nr_devcd_opens++] = (struct devcd_open){ .fd = fd, .id = id, .len = len, .first = first };
+	} else if ((flags & O_ACCMODE) != O_RDONLY) {
+		/* No room to watch for the write: taken now, as before writes were seen. */
+		shim_backend_devcd_take(id, NULL, NULL);
+	}
+	pthread_mutex_unlock(&devcd_lock);
 	return fd;
+}
+
+/* close() of a devcd data fd: deletes the dump if anything was written to it. */
+static void devcd_close(int fd)
+{
+	if (!__atomic_load_n(&nr_devcd_opens, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&devcd_lock);
+	for (int i = 0; i < nr_devcd_opens; i++) {
+		if (devcd_opens[i].fd != fd)
+			continue;
+		struct stat st;
+		char first;
+		bool written = fstat(fd, &st) < 0 || (size_t)st.st_size != devcd_opens[i].len ||
+			       (devcd_opens[i].len && (pread(fd, &first, 1, 0) != 1 || first != devcd_opens[i].first));
+		if (written)
+			shim_backend_devcd_take(devcd_opens[i].id, NULL, NULL);
+		devcd_opens[i] = devcd_opens[--nr_devcd_opens];
+		break;
+	}
+	pthread_mutex_unlock(&devcd_lock);
 }
 
 static int node_open(int flags)
@@ -232,6 +274,7 @@ EXPORT int close(int fd)
 	NEXT(int (*)(int), close);
 	if (shim_fd_dev(fd))
 		shim_fd_forget(fd);
+	devcd_close(fd);
 	return next_close(fd);
 }
 

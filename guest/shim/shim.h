@@ -37,9 +37,11 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg);
 /* mmap of a BO through the fake offset the driver got from the kernel. MAP_FAILED + errno. */
 void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, int flags, off_t offset);
 /* The device's devcoredumps, as /sys/class/devcoredump/devcd<N> lists them: the pending ones'
- * numbers, oldest first (at most max; returns how many), and one's text, taken (malloc'd; the
- * dump is gone after, as after the kernel's delete). The shim's backend has none. */
+ * numbers, oldest first (at most max; returns how many), one's text (a malloc'd copy; the dump
+ * stays pending, as reading the kernel's does), and taken (gone after, as after the kernel's
+ * delete; text may be NULL). The shim's backend has none. */
 int shim_backend_devcd_list(unsigned *ids, int max);
+int shim_backend_devcd_read(unsigned id, char **text, size_t *len);
 int shim_backend_devcd_take(unsigned id, char **text, size_t *len);
 
 /* ---- drm_ioctl's argument handling (ioctl_copy.c) ---- */
@@ -90,7 +92,7 @@ struct shim_vnode {
 	char content[1024];  /* FILE: the file's bytes */
 	size_t content_len;
 	const char *const *entries; /* DIR: names, NULL-terminated */
-	unsigned devcd;      /* FILE: not 0 = devcd<N>/data, its bytes that dump's (taken at open) */
+	unsigned devcd;      /* FILE: not 0 = devcd<N>/data, its bytes that dump's (read at open) */
 };
 
 /* Classifies an absolute path (after a cheap prefix test; relative paths are never ours): true

@@ -24,7 +24,7 @@ struct gpu_device {
 	struct sim_msm_device *msm;  /* simulated msm, else NULL */
 	struct sim_v3d_device *v3d;  /* simulated V3D, else NULL */
 	char node[64];               /* a render node's path, "" for a simulator */
-	char name[128];
+	char name[160];              /* node (64) + " (" + driver version (64) + ")" */
 	char model[32];              /* "a630", "v3d-4.2": the part, for guests and captures */
 };
 
@@ -83,22 +83,32 @@ static int probe_node(const char *path, enum render_node_family *family, char *v
 	return ret;
 }
 
-/* drmGetDevices2: the first render node whose driver is msm or v3d. */
+/* drmGetDevices2: the first render node whose driver is msm or v3d. -ENAMETOOLONG if the only
+ * such nodes have paths that do not fit. */
 static int find_auto(char *path, size_t len)
 {
 	drmDevicePtr devs[64];
-	int n = drmGetDevices2(0, devs, 64);
+	int max = (int)(sizeof(devs) / sizeof(devs[0]));
+	int n = drmGetDevices2(0, devs, max);
 	if (n < 0)
 		return n;
+	/* It returns how many devices there are, which may be more than it filled in. */
+	if (n > max)
+		n = max;
 	int ret = -ENODEV;
-	for (int i = 0; i < n && ret < 0; i++) {
+	for (int i = 0; i < n && ret != 0; i++) {
 		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
 			continue;
+		const char *node = devs[i]->nodes[DRM_NODE_RENDER];
 		enum render_node_family f;
-		if (probe_node(devs[i]->nodes[DRM_NODE_RENDER], &f, NULL, 0, NULL, 0) == 0) {
-			snprintf(path, len, "%s", devs[i]->nodes[DRM_NODE_RENDER]);
-			ret = 0;
+		if (probe_node(node, &f, NULL, 0, NULL, 0) != 0)
+			continue;
+		if (strlen(node) >= len) {
+			ret = -ENAMETOOLONG;
+			continue;
 		}
+		snprintf(path, len, "%s", node);
+		ret = 0;
 	}
 	drmFreeDevices(devs, n);
 	return ret;
@@ -115,10 +125,19 @@ int gpu_device_create(const char *gpu, struct gpu_device **out, char *why, size_
 	if (!strcmp(gpu, "auto") || !strncmp(gpu, "/dev/", 5)) {
 		if (!strcmp(gpu, "auto")) {
 			ret = find_auto(d->node, sizeof(d->node));
+			if (ret == -ENAMETOOLONG) {
+				WHY("the msm or v3d render node's path is longer than %zu bytes", sizeof(d->node) - 1);
+				goto fail;
+			}
 			if (ret < 0) {
 				WHY("no msm or v3d render node found");
 				goto fail;
 			}
+		} else if (strlen(gpu) >= sizeof(d->node)) {
+			/* A cut path would name another file. */
+			WHY("%.32s...: a render node path is at most %zu bytes", gpu, sizeof(d->node) - 1);
+			ret = -ENAMETOOLONG;
+			goto fail;
 		} else {
 			snprintf(d->node, sizeof(d->node), "%s", gpu);
 		}

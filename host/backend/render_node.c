@@ -1,7 +1,8 @@
 /* The render-node kdev (render_node.h): ioctls through drmIoctl, mmap of the node at the kernel's
  * fake offsets, and a poll fd that is an epoll set of one sync_file per submitted job (msm:
- * GEM_SUBMIT's FENCE_FD_OUT; v3d: the job's out-syncobj exported as a sync_file). Coredumps come
- * from /sys/class/devcoredump, trace points from tracefs (render_node_trace.c). */
+ * GEM_SUBMIT's FENCE_FD_OUT; v3d: the job's out-syncobj exported as a sync_file), bounded per open,
+ * plus a timer for jobs that got none. Coredumps come from /sys/class/devcoredump
+ * (render_node_coredump.c), trace points from tracefs (render_node_trace.c). */
 #include "render_node.h"
 
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -51,31 +55,117 @@ int render_node_identify(int fd, enum render_node_family *family, char *name, si
 
 /* ---- fence wakeups: one sync_file per job in the epoll set ---- */
 
-static void watch_fence(struct rn_kdev *k, int fd)
+/* Past this many sync_files an open keeps only the newest of each queue: a queue's fences signal
+ * in order, so its newest one still wakes the owner, later (fds stay bounded per context). */
+#define RN_MAX_FENCES 256
+
+static void unwatch(struct rn_kdev *k, size_t i)
+{
+	epoll_ctl(k->epfd, EPOLL_CTL_DEL, k->fences[i].fd, NULL);
+	close(k->fences[i].fd);
+}
+
+/* Drops every signaled sync_file (k->lock held): a sync_file stays readable once signaled
+ * (level-triggered), so keeping it would wake the owner for ever. */
+static void sweep_signaled(struct rn_kdev *k)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < k->nr_fences; i++) {
+		struct pollfd p = { .fd = k->fences[i].fd, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1 && p.revents)
+			unwatch(k, i);
+		else
+			k->fences[kept++] = k->fences[i];
+	}
+	k->nr_fences = kept;
+}
+
+/* At the cap: drops the oldest fence of 'queue' (k->lock held). False if it has none. */
+static bool drop_older_of_queue(struct rn_kdev *k, uint64_t queue)
+{
+	for (size_t i = 0; i < k->nr_fences; i++) {
+		if (k->fences[i].queue != queue)
+			continue;
+		unwatch(k, i);
+		memmove(&k->fences[i], &k->fences[i + 1], (k->nr_fences - i - 1) * sizeof(k->fences[0]));
+		k->nr_fences--;
+		return true;
+	}
+	return false;
+}
+
+/* Watches fd (owned from here on) as the wakeup of a job on 'queue'. False if it could not be. */
+static bool watch_fence(struct rn_kdev *k, int fd, uint64_t queue)
 {
 	if (fd < 0)
-		return;
+		return false;
 	pthread_mutex_lock(&k->lock);
+	if (k->nr_fences == k->cap_fences || k->nr_fences >= RN_MAX_FENCES)
+		sweep_signaled(k);
+	if (k->nr_fences >= RN_MAX_FENCES)
+		drop_older_of_queue(k, queue);
 	if (k->nr_fences == k->cap_fences) {
 		size_t cap = k->cap_fences ? k->cap_fences * 2 : 16;
-		int *grown = realloc(k->fences, cap * sizeof(*grown));
-		if (!grown) {
-			/* Without its wakeup the owner still sees the job on its next poll. */
-			pthread_mutex_unlock(&k->lock);
-			close(fd);
-			return;
-		}
+		struct rn_fence *grown = realloc(k->fences, cap * sizeof(*grown));
+		if (!grown)
+			goto fail;
 		k->fences = grown;
 		k->cap_fences = cap;
 	}
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-	if (epoll_ctl(k->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		pthread_mutex_unlock(&k->lock);
-		close(fd);
-		return;
-	}
-	k->fences[k->nr_fences++] = fd;
+	if (epoll_ctl(k->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		goto fail;
+	k->fences[k->nr_fences++] = (struct rn_fence){ .fd = fd, .queue = queue };
 	pthread_mutex_unlock(&k->lock);
+	return true;
+fail:
+	pthread_mutex_unlock(&k->lock);
+	close(fd);
+	return false;
+}
+
+/* A job with no sync_file (none could be made or watched, or a V3D multisync without out-syncs)
+ * would never wake its owner: the blind timer, in the epoll set, makes the poll fd readable at
+ * once and then every RN_BLIND_POLL_MS so the owner polls its jobs, until RN_BLIND_NS after the
+ * last such job (a longer one is found by the next wakeup or ferryd's watchdog). */
+#define RN_BLIND_POLL_MS 10
+#define RN_BLIND_NS (30 * 1000000000ll)
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void blind_job(struct rn_kdev *k)
+{
+	pthread_mutex_lock(&k->lock);
+	k->blind_until_ns = now_ns() + RN_BLIND_NS;
+	struct itimerspec its = {
+		.it_value = { .tv_nsec = 1 },
+		.it_interval = { .tv_nsec = RN_BLIND_POLL_MS * 1000000l },
+	};
+	if (k->blind_fd >= 0)
+		timerfd_settime(k->blind_fd, 0, &its, NULL);
+	k->blind_jobs++;
+	pthread_mutex_unlock(&k->lock);
+}
+
+/* k->lock held: reads the expiries (the fd stops being readable) and stops after the window. */
+static void blind_ack(struct rn_kdev *k)
+{
+	if (k->blind_fd < 0 || !k->blind_until_ns)
+		return;
+	uint64_t expiries;
+	if (read(k->blind_fd, &expiries, sizeof(expiries)) < 0) {
+		/* EAGAIN: not expired since the last ack */
+	}
+	if (now_ns() >= k->blind_until_ns) {
+		struct itimerspec off = { 0 };
+		timerfd_settime(k->blind_fd, 0, &off, NULL);
+		k->blind_until_ns = 0;
+	}
 }
 
 static int rn_poll_fd(struct kdev *kd)
@@ -83,23 +173,12 @@ static int rn_poll_fd(struct kdev *kd)
 	return rn(kd)->epfd;
 }
 
-/* Drops every signaled sync_file: a sync_file stays readable once signaled (level-triggered), so
- * keeping it would wake the owner for ever. */
 static void rn_poll_ack(struct kdev *kd)
 {
 	struct rn_kdev *k = rn(kd);
 	pthread_mutex_lock(&k->lock);
-	size_t kept = 0;
-	for (size_t i = 0; i < k->nr_fences; i++) {
-		struct pollfd p = { .fd = k->fences[i], .events = POLLIN };
-		if (poll(&p, 1, 0) == 1 && p.revents) {
-			epoll_ctl(k->epfd, EPOLL_CTL_DEL, k->fences[i], NULL);
-			close(k->fences[i]);
-		} else {
-			k->fences[kept++] = k->fences[i];
-		}
-	}
-	k->nr_fences = kept;
+	sweep_signaled(k);
+	blind_ack(k);
 	pthread_mutex_unlock(&k->lock);
 }
 
@@ -128,7 +207,8 @@ static int msm_submit(struct rn_kdev *k, struct drm_msm_gem_submit *s)
 		req.flags = s->flags;
 	}
 	*s = req;
-	watch_fence(k, ours);
+	if (!watch_fence(k, ours, req.queueid))
+		blind_job(k);
 	return 0;
 }
 
@@ -149,17 +229,16 @@ static uint32_t v3d_out_syncobj(uint32_t flags, uint64_t extensions, uint32_t ou
 	return out_sync;
 }
 
-static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj)
+/* queue: the job's kind (the V3D_SUBMIT ioctl), whose jobs the kernel runs in order. */
+static void v3d_watch_syncobj(struct rn_kdev *k, uint32_t syncobj, uint64_t queue)
 {
-	if (!syncobj)
-		return;
 	struct drm_syncobj_handle h = {
 		.handle = syncobj,
 		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
 		.fd = -1,
 	};
-	if (drm_ioctl(k, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) == 0)
-		watch_fence(k, h.fd);
+	if (!syncobj || drm_ioctl(k, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) < 0 || !watch_fence(k, h.fd, queue))
+		blind_job(k);
 }
 
 static int rn_ioctl(struct kdev *kd, unsigned long request, void *arg)
@@ -172,13 +251,13 @@ static int rn_ioctl(struct kdev *kd, unsigned long request, void *arg)
 		return ret;
 	if (request == DRM_IOCTL_V3D_SUBMIT_CL) {
 		const struct drm_v3d_submit_cl *s = arg;
-		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync), request);
 	} else if (request == DRM_IOCTL_V3D_SUBMIT_TFU) {
 		const struct drm_v3d_submit_tfu *s = arg;
-		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync), request);
 	} else if (request == DRM_IOCTL_V3D_SUBMIT_CSD) {
 		const struct drm_v3d_submit_csd *s = arg;
-		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync));
+		v3d_watch_syncobj(k, v3d_out_syncobj(s->flags, s->extensions, s->out_sync), request);
 	}
 	return 0;
 }
@@ -206,9 +285,11 @@ static void rn_close(struct kdev *kd)
 {
 	struct rn_kdev *k = rn(kd);
 	for (size_t i = 0; i < k->nr_fences; i++)
-		close(k->fences[i]);
+		close(k->fences[i].fd);
 	free(k->fences);
 	render_node_trace_fini(k);
+	if (k->blind_fd >= 0)
+		close(k->blind_fd);
 	close(k->epfd);
 	close(k->fd);
 	pthread_mutex_destroy(&k->lock);
@@ -247,6 +328,12 @@ struct kdev *render_node_open(const char *path, enum render_node_family family)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (strlen(path) >= sizeof(k->path)) {
+		/* The name is the path: a cut one would mislead the operator. */
+		free(k);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	k->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (k->fd < 0) {
 		int e = errno;
@@ -269,12 +356,20 @@ struct kdev *render_node_open(const char *path, enum render_node_family family)
 		errno = -ret;
 		return NULL;
 	}
+	/* Without the blind timer a job that gets no sync_file waits for another's wakeup. */
+	k->blind_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = k->blind_fd };
+	if (k->blind_fd >= 0 && epoll_ctl(k->epfd, EPOLL_CTL_ADD, k->blind_fd, &ev) < 0) {
+		close(k->blind_fd);
+		k->blind_fd = -1;
+	}
 	pthread_mutex_init(&k->lock, NULL);
 	k->family = family;
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	k->base.ops = &rn_ops;
 	k->base.name = k->path;
 	find_sysfs_device(k);
+	render_node_coredump_init(k);
 	render_node_trace_init(k);
 	return &k->base;
 }

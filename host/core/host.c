@@ -121,6 +121,9 @@ void ferry_host_dispatch(struct ferry_host *h)
 	}
 	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {
 		struct host_ctx *ctx = list_entry(l, struct host_ctx, timer_link);
+		/* As the epoll path: a kdev frees what it keeps for its wakeups (a render node's
+		 * signaled sync_files) only on an ack. */
+		h->fam->ctx_poll_ack(ctx);
 		if (ctx->nr_inflight)
 			ctx_progress(ctx);
 	}

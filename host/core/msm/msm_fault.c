@@ -1,6 +1,7 @@
 /* msm faults: reading the kernel's devcoredump (the crash location in crashdec style, the guest's
  * addresses for validated contexts) into the shared report (fault_log.c). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -60,9 +61,22 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
 	struct msm_fault f;
 	if (msm_read_fault(msm_hctx(ctx)->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
 		kernel_text[0] = '\0';
-	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno))
+	/* The dump may name another queue of this context (the job that hung beside the one the
+	 * fence timeline blames): still this guest's own work. */
+	bool own_queue = false;
+	for (size_t i = 0; f.have_submit && i < FERRY_FENCE_PAGE_QUEUES; i++)
+		own_queue |= ctx->queues[i] && ctx->queues[i]->kernel_id == f.queue_id;
+	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno) && own_queue)
 		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u", f.queue_id,
 			 f.fence, seqno);
+	else if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno)) {
+		/* Another context's (or an older job's) crash: its text is not this guest's to read. The
+		 * operator gets it; the guest only the parsed fields. */
+		host_log(h, FERRY_LOG_WARN,
+			 "coredump names queue %u fence %u, not queue %u seqno %u: its text is withheld from the guest:\n%s",
+			 f.queue_id, f.fence, q->kernel_id, seqno, kernel_text);
+		kernel_text[0] = '\0';
+	}
 
 	struct host_fault hf = {
 		/* A hang is -ETIMEDOUT; a pagefault or a CP error (or an unreadable dump) is -EIO. */

@@ -147,7 +147,7 @@ struct msms_open {
 	int eventfd;
 	char *coredump;           /* pending devcoredump text, or NULL */
 	char comm[64];
-	char cmdline[256];
+	char cmdline[4096]; /* as the kernel's dump: get_cmdline reads a page at most */
 	struct msms_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
 	uint32_t nr_memstore;
 	uint64_t next_mmap_offset;
