@@ -54,12 +54,15 @@ static int flood_one(struct flood_result *r)
 	m.u.hello.version = FERRY_PROTOCOL_VERSION;
 	struct ferry_buf b;
 	ferry_buf_init(&b);
-	if (ferry_wire_encode(&m, &b) < 0 || send(fd, b.data, b.len, MSG_NOSIGNAL) != (ssize_t)b.len) {
+	if (ferry_wire_encode(&m, &b) < 0) {
 		ferry_buf_free(&b);
 		r->closed++;
 		close(fd);
 		return 0;
 	}
+	/* A refusal may come (and the server close) before the hello is sent: the send then fails
+	 * with EPIPE, and the refusal is still there to read. */
+	(void)send(fd, b.data, b.len, MSG_NOSIGNAL);
 	ferry_buf_free(&b);
 	struct ferry_frame_reader rd;
 	ferry_frame_reader_init(&rd);
