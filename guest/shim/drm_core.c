@@ -226,7 +226,7 @@ int shim_core_ioctl(struct shim_dev *dev, unsigned long request, void *arg, int 
 	const struct ferry_ioctl *io = ferry_ioctl_find(FERRY_IOCTL_CORE, nr);
 	if (!io) {
 		shim_log(false, "DRM core ioctl 0x%lx (nr 0x%x) is not offered on this node", request, nr);
-		*ret = ferry_drm_core_unoffered_errno(nr); /* as the kernel answers a render client */
+		*ret = ferry_drm_core_unoffered_call(request, arg); /* as the kernel answers a render client */
 		return 1;
 	}
 	if (!arg) {

@@ -8,7 +8,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <drm.h>
+
 #include "ferry/array.h"
+#include "ferry/uapi/ioctl_table.h"
 #include "shim_ferry.h"
 
 static struct ferry_device *g_dev;
@@ -102,8 +105,12 @@ int shim_backend_ioctl(struct shim_dev *dev, unsigned long request, void *arg)
 		shim_offer_fixup(request, arg, ret);
 		return ret;
 	}
-	if (ret == 0 && !arg)
-		return -EFAULT;
+	if (ret == 0 && !arg) {
+		/* As drm_ioctl: a number the driver lacks is -EINVAL before anything is copied. */
+		unsigned nr = _IOC_NR(request);
+		enum ferry_ioctl_family fam = dev->family == SHIM_FAMILY_MSM ? FERRY_IOCTL_MSM : FERRY_IOCTL_V3D;
+		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END && !ferry_ioctl_find(fam, nr) ? -EINVAL : -EFAULT;
+	}
 	if (ret == 0)
 		ret = dev->family == SHIM_FAMILY_MSM ? shim_msm_ioctl(dev, request, arg) : shim_v3d_ioctl(dev, request, arg);
 	if (ret < 0 && shim_is_submit(dev->family, request))

@@ -69,7 +69,7 @@ int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, enum ferry_ioctl_family
 	const struct ferry_ioctl *io = ferry_ioctl_find(family, nr);
 	size_t ksize = io ? ferry_ioctl_size(io) : 0;
 	if (!io || ksize > kmax)
-		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : ferry_drm_core_unoffered_errno(nr);
+		return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END ? -EINVAL : ferry_drm_core_unoffered_call(request, arg);
 	if (!arg)
 		return -EFAULT;
 	size_t usize = _IOC_SIZE(request);

@@ -117,3 +117,14 @@ int ferry_drm_core_unoffered_errno(unsigned nr)
 		return -EINVAL;
 	return -EACCES;
 }
+
+int ferry_drm_core_unoffered_call(unsigned long request, const void *arg)
+{
+	unsigned nr = _IOC_NR(request);
+	int err = ferry_drm_core_unoffered_errno(nr);
+	/* SET_MASTER and DROP_MASTER are DRM_IO in the kernel's table: nothing is copied in. */
+	bool kernel_in = nr != 0x1e && nr != 0x1f;
+	if (err == -EACCES && !arg && kernel_in && (_IOC_DIR(request) & _IOC_WRITE) && _IOC_SIZE(request))
+		return -EFAULT;
+	return err;
+}

@@ -58,6 +58,12 @@ static void test_offered(void)
 static void test_unoffered_errnos(void)
 {
 	CHECK_EQ(ferry_drm_core_unoffered_errno(_IOC_NR(DRM_IOCTL_SET_CLIENT_CAP)), -EACCES);
+	/* A whole call: the argument is copied in before the permission check, so NULL faults. */
+	struct drm_set_client_cap cc = { 0 };
+	CHECK_EQ(ferry_drm_core_unoffered_call(DRM_IOCTL_SET_CLIENT_CAP, &cc), -EACCES);
+	CHECK_EQ(ferry_drm_core_unoffered_call(DRM_IOCTL_SET_CLIENT_CAP, NULL), -EFAULT);
+	CHECK_EQ(ferry_drm_core_unoffered_call(DRM_IOCTL_SET_MASTER, NULL), -EACCES); /* DRM_IO */
+	CHECK_EQ(ferry_drm_core_unoffered_call(_IOWR('d', 0x0e, int), NULL), -EINVAL); /* no entry */
 	CHECK_EQ(ferry_drm_core_unoffered_errno(_IOC_NR(DRM_IOCTL_MODE_GETRESOURCES)), -EACCES);
 	CHECK_EQ(ferry_drm_core_unoffered_errno(0x0e), -EINVAL); /* a gap in the 6.1 table */
 	CHECK_EQ(ferry_drm_core_unoffered_errno(0x30), -EINVAL); /* AGP, absent on arm64 */

@@ -45,6 +45,10 @@ static inline bool ferry_ioctl_copies_out(const struct ferry_ioctl *io, unsigned
  * DRM_RENDER_ALLOW (SET_CLIENT_CAP, GET_UNIQUE, GEM_FLINK/OPEN, every MODE_* ...), -EINVAL for a
  * gap in the table or a number past it. */
 int ferry_drm_core_unoffered_errno(unsigned nr);
+/* The same for a whole call: drm_ioctl copies the argument in before drm_ioctl_permit refuses, so
+ * a NULL argument of a request that carries data in (the caller's and the kernel's _IOC_WRITE,
+ * a non-zero size) faults first: -EFAULT where the refusal would be -EACCES. */
+int ferry_drm_core_unoffered_call(unsigned long request, const void *arg);
 /* The core ioctl nrs of the 6.1 table that carry DRM_RENDER_ALLOW. */
 bool ferry_drm_core_render_allowed(unsigned nr);
 

@@ -106,6 +106,10 @@ static void test_version_and_caps(void)
 	/* SET_CLIENT_CAP has no DRM_RENDER_ALLOW: a render node refuses it. */
 	errno = 0;
 	CHECK(drmSetClientCap(fd, DRM_CLIENT_CAP_ATOMIC, 1) == -1 && errno == EACCES);
+	/* ... after copying its argument in: a bad pointer faults first, as drm_ioctl does. */
+	CHECK_EQ(st_ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP, NULL), -EFAULT);
+	/* A driver number the driver lacks is refused before its argument is looked at. */
+	CHECK_EQ(st_ioctl(fd, _IOWR('d', DRM_COMMAND_BASE + 0x3f, int), NULL), -EINVAL);
 	/* Not a DRM ioctl at all. */
 	int dummy = 0;
 	CHECK_EQ(st_ioctl(fd, _IOWR('x', 1, int), &dummy), -ENOTTY);
