@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <xf86drm.h>
 
 #include "kdev.h"
+#include "ferry/array.h"
 #include "render_node_priv.h"
 #include "ferry/uapi/msm_drm.h"
 #include "ferry/uapi/v3d_drm.h"
@@ -66,18 +66,33 @@ static void unwatch(struct rn_kdev *k, size_t i)
 }
 
 /* Drops every signaled sync_file (k->lock held): a sync_file stays readable once signaled
- * (level-triggered), so keeping it would wake the owner for ever. */
+ * (level-triggered), so keeping it would wake the owner for ever. The epoll set says which are
+ * ready, so an ack costs one epoll_wait, not a poll per job in flight. */
 static void sweep_signaled(struct rn_kdev *k)
 {
-	size_t kept = 0;
-	for (size_t i = 0; i < k->nr_fences; i++) {
-		struct pollfd p = { .fd = k->fences[i].fd, .events = POLLIN };
-		if (poll(&p, 1, 0) == 1 && p.revents)
-			unwatch(k, i);
-		else
-			k->fences[kept++] = k->fences[i];
-	}
-	k->nr_fences = kept;
+	struct epoll_event evs[64];
+	int n;
+	do {
+		n = epoll_wait(k->epfd, evs, 64, 0);
+		int ready = 0;
+		for (int e = 0; e < n; e++)
+			if (evs[e].data.fd != k->blind_fd)
+				evs[ready++] = evs[e];
+		if (!ready)
+			return;
+		/* One pass keeps the rest in submit order (drop_older_of_queue relies on it). */
+		size_t kept = 0;
+		for (size_t i = 0; i < k->nr_fences; i++) {
+			bool signaled = false;
+			for (int e = 0; e < ready && !signaled; e++)
+				signaled = evs[e].data.fd == k->fences[i].fd;
+			if (signaled)
+				unwatch(k, i);
+			else
+				k->fences[kept++] = k->fences[i];
+		}
+		k->nr_fences = kept;
+	} while (n == 64);
 }
 
 /* At the cap: drops the oldest fence of 'queue' (k->lock held). False if it has none. */
@@ -104,14 +119,8 @@ static bool watch_fence(struct rn_kdev *k, int fd, uint64_t queue)
 		sweep_signaled(k);
 	if (k->nr_fences >= RN_MAX_FENCES)
 		drop_older_of_queue(k, queue);
-	if (k->nr_fences == k->cap_fences) {
-		size_t cap = k->cap_fences ? k->cap_fences * 2 : 16;
-		struct rn_fence *grown = realloc(k->fences, cap * sizeof(*grown));
-		if (!grown)
-			goto fail;
-		k->fences = grown;
-		k->cap_fences = cap;
-	}
+	if (FERRY_ARRAY_RESERVE(k->fences, k->cap_fences, k->nr_fences + 1, 16))
+		goto fail;
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 	if (epoll_ctl(k->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		goto fail;
