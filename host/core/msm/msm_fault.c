@@ -61,6 +61,7 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
 	struct msm_fault f;
 	if (msm_read_fault(msm_hctx(ctx)->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
 		kernel_text[0] = '\0';
+	uint64_t number = fault_log_next_number(h);
 	/* The dump may name another queue of this context (the job that hung beside the one the
 	 * fence timeline blames): still this guest's own work. */
 	bool own_queue = false;
@@ -73,8 +74,10 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
 		/* Another context's (or an older job's) crash: its text is not this guest's to read. The
 		 * operator gets it; the guest only the parsed fields. */
 		host_log(h, FERRY_LOG_WARN,
-			 "coredump names queue %u fence %u, not queue %u seqno %u: its text is withheld from the guest:\n%s",
-			 f.queue_id, f.fence, q->kernel_id, seqno, kernel_text);
+			 "report %llu: the coredump names queue %u fence %u, not queue %u seqno %u: its text is "
+			 "withheld from the guest and logged below",
+			 (unsigned long long)number, f.queue_id, f.fence, q->kernel_id, seqno);
+		fault_log_full(h, number, kernel_text); /* line by line: a log message holds 1 KiB */
 		kernel_text[0] = '\0';
 	}
 
@@ -83,7 +86,6 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
 		.kind = kind_name(&f), .status = f.kind == MSM_FAULT_HANG ? -ETIMEDOUT : -EIO,
 		.kernel_text = kernel_text,
 	};
-	uint64_t number = fault_log_next_number(h);
 	/* Validated contexts ran shadow copies: the location and the wire field name the guest's
 	 * stream instead (the kernel's text stays as it is, below a note). */
 	hf.guest_lines = fault_guest_lines(ctx, &f, kernel_text);
