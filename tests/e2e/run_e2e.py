@@ -99,6 +99,9 @@ def main():
                     help="an environment variable for the program")
     ap.add_argument("--ferryd-arg", action="append", default=[],
                     help="one more ferryd argument (e.g. --ferryd-arg=--log-level=debug)")
+    ap.add_argument("--ferryd-fakekernel", metavar="LIB",
+                    help="shim mode: ferryd serves /dev/dri/renderD128 through its render-node kdev, the "
+                         "node being this (x86-64) libferry-fakekernel.so preloaded into it, simulating --gpu")
     ap.add_argument("--output", help="file the program writes, compared with --baseline-output")
     ap.add_argument("--baseline", help="command whose --baseline-output the --output must equal")
     ap.add_argument("--baseline-output")
@@ -149,8 +152,18 @@ def main():
     if a.mode == "shim":
         qemu += ["-E", f"FERRY_SOCKET={sock}"]
         log = open(os.path.join(tmp, "ferryd.log"), "w+")
-        cmd = [a.ferryd, "--socket", sock, "--gpu", a.gpu] + (["--sim-strict"] if a.sim_strict else [])
-        ferryd = subprocess.Popen(cmd + a.ferryd_arg, stdout=log, stderr=log)
+        fenv = None
+        if a.ferryd_fakekernel:
+            # The fake kernel is the node; ferryd's simulator options reach it as environment,
+            # and ferryd's start-up warning that it serves a real kernel is expected.
+            fenv = dict(os.environ, LD_PRELOAD=a.ferryd_fakekernel, FERRY_GPU=a.gpu,
+                        FERRY_FAKEKERNEL_FULL_UAPI="1", FERRY_SIM_STRICT="1" if a.sim_strict else "0")
+            fenv["ASAN_OPTIONS"] = (fenv.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+            cmd = [a.ferryd, "--socket", sock, "--gpu", "/dev/dri/renderD128"]
+            a.expect_ferryd_warn.append("is a real kernel:")
+        else:
+            cmd = [a.ferryd, "--socket", sock, "--gpu", a.gpu] + (["--sim-strict"] if a.sim_strict else [])
+        ferryd = subprocess.Popen(cmd + a.ferryd_arg, stdout=log, stderr=log, env=fenv)
         for _ in range(200):
             if os.path.exists(sock) or ferryd.poll() is not None:
                 break
