@@ -45,8 +45,9 @@ struct ferry_transport {
 	void *send_blocked_arg;
 };
 
-/* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too), "virtio:"
- * (the first virtio-gpu render node whose host is ferry's) or "virtio:/dev/dri/renderDNNN".
+/* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too),
+ * "tcp:HOST:PORT", "virtio:" (the first virtio-gpu render node whose host is ferry's) or
+ * "virtio:/dev/dri/renderDNNN" (ferry/uri.h).
  * Returns 0, -EINVAL for an unknown scheme, or the connect error. */
 int ferry_transport_open(const char *uri, struct ferry_transport **out);
 
@@ -67,6 +68,10 @@ int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *re
 int ferry_virtio_find_node(char *path, size_t len);
 
 int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
+/* tcp.c: "tcp:HOST:PORT". */
+int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out);
+/* A connected TCP socket (TCP_NODELAY) to host:port, or a negative errno. */
+int ferry_tcp_connect(const char *host, const char *port);
 /* Wraps an already connected stream socket (takes ownership), e.g. one end of a socketpair. */
 int ferry_transport_unix_from_fd(int fd, const char *name, struct ferry_transport **out);
 

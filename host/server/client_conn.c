@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -41,7 +45,8 @@ struct conn {
 	bool dead;
 	bool busy; /* a frame in progress (FERRY_HOST_IN_PROGRESS): no new frame until it is done */
 	pid_t pid; /* the peer process (SO_PEERCRED), 0 if unknown */
-	char name[64];
+	bool remote; /* accepted on a tcp: listener: no fd passing, no shared memory */
+	char name[96];
 };
 
 static int64_t now_ns(void)
@@ -250,7 +255,19 @@ void conn_resume_busy(struct server *srv)
 	}
 }
 
-static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cred)
+/* "tcp 192.0.2.1:5678" for a network peer. */
+static void peer_address(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+			    NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(buf, len, ss.ss_family == AF_INET6 ? "tcp [%s]:%s" : "tcp %s:%s", host, port);
+}
+
+static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cred, bool remote)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -260,7 +277,12 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 	ferry_frame_reader_init(&c->reader);
 	unsigned id = ++srv->next_conn_id;
 	c->pid = cred ? cred->pid : 0;
-	if (cred)
+	c->remote = remote;
+	if (remote) {
+		char peer[80];
+		peer_address(fd, peer, sizeof(peer));
+		snprintf(c->name, sizeof(c->name), "client %u (%s)", id, peer);
+	} else if (cred)
 		snprintf(c->name, sizeof(c->name), "client %u (pid %d uid %u)", id, (int)cred->pid, (unsigned)cred->uid);
 	else
 		snprintf(c->name, sizeof(c->name), "client %u", id);
@@ -300,7 +322,7 @@ static void log_accept_failure(struct server *srv, int err)
 /* Out of fds: the listen fd is level-triggered, so leaving the connection pending would wake us
  * forever. Free the reserve fd, accept the connection and close it at once (the client sees its
  * connection closed), then take the reserve back. Returns false when nothing could be shed. */
-static bool shed_one(struct server *srv)
+static bool shed_one(struct server *srv, struct listener *l)
 {
 	if (srv->reserve_fd < 0)
 		conn_reserve_fd_open(srv); /* fds may have been freed since */
@@ -308,7 +330,7 @@ static bool shed_one(struct server *srv)
 		return false;
 	close(srv->reserve_fd);
 	srv->reserve_fd = -1;
-	int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd >= 0)
 		close(fd);
 	conn_reserve_fd_open(srv);
@@ -409,32 +431,37 @@ static int admit(struct server *srv, int fd, const struct ucred *cred, char *why
 	return 0;
 }
 
-int conn_accept_all(struct server *srv)
+int conn_accept_all(struct server *srv, struct listener *l)
 {
 	/* Bounded per pass like every client's frames: a connection flood would otherwise keep the
 	 * loop accepting (and refusing) for as long as it lasts, while connected clients wait. The
 	 * listening socket is level-triggered, so what is left is reported on the next pass. */
 	for (unsigned n = 0; n < FERRYD_ACCEPTS_PER_PASS; n++) {
-		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			int err = errno;
 			if (err == EAGAIN || err == EINTR || err == ECONNABORTED)
 				return 0;
 			log_accept_failure(srv, err);
-			if ((err == EMFILE || err == ENFILE) && shed_one(srv))
+			if ((err == EMFILE || err == ENFILE) && shed_one(srv, l))
 				continue;
 			return -err;
 		}
 		char why[200];
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
-		bool known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0;
+		/* A network peer has no process here: SO_PEERCRED would name nobody. */
+		bool known = !l->remote && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0;
+		if (l->remote) {
+			int one = 1; /* frames are whole messages: do not hold a reply back for Nagle */
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		}
 		int err = admit(srv, fd, known ? &cred : NULL, why, sizeof(why));
 		if (err < 0) {
 			refuse(srv, fd, err, why);
 			continue;
 		}
-		if (!conn_new(srv, fd, known ? &cred : NULL)) {
+		if (!conn_new(srv, fd, known ? &cred : NULL, l->remote)) {
 			ferryd_log(FERRY_LOG_WARN, "cannot set up a new client");
 			close(fd);
 		}

@@ -1,4 +1,4 @@
-/* ferryd: serves libferry-host to many guests over a unix socket from one epoll loop — clients'
+/* ferryd: serves libferry-host to many guests over unix and tcp sockets from one epoll loop — clients'
  * frames in, replies and events out, the host's poll fd and deadlines, and a clean shutdown on
  * SIGTERM/SIGINT. */
 #include <errno.h>
@@ -20,14 +20,18 @@
 #endif
 
 /* epoll tags for the server's own fds; connections are tagged with their struct conn. */
-static char tag_listen, tag_signal, tag_host;
+static char tag_signal, tag_host;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ferryd [options]\n"
 		"  --socket PATH        listen here (default $XDG_RUNTIME_DIR/ferry/ferryd.sock,\n"
-		"                       else /tmp/ferry-$UID/ferryd.sock)\n"
+		"                       else /tmp/ferry-$UID/ferryd.sock); same as --listen unix:PATH\n"
+		"  --listen ADDR        listen on unix:PATH or tcp:HOST:PORT (repeatable; port 0 picks\n"
+		"                       one, logged). Without --socket or a unix --listen, no unix socket\n"
+		"                       is served unless no --listen was given at all\n"
+		"  --insecure           serve tcp: without TLS (plain text, no authentication)\n"
 		"  --gpu GPU            a simulated GPU: ");
 	for (const char *const *m = gpu_sim_models; *m; m++)
 		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
@@ -143,8 +147,9 @@ static void run(struct server *srv)
 		}
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
-			if (tag == &tag_listen) {
-				conn_accept_all(srv);
+			if ((char *)tag >= (char *)srv->listeners &&
+			    (char *)tag < (char *)(srv->listeners + srv->nr_listeners)) {
+				conn_accept_all(srv, tag);
 			} else if (tag == &tag_signal) {
 				struct signalfd_siginfo si;
 				if (read(srv->signal_fd, &si, sizeof(si)) == sizeof(si))
@@ -171,10 +176,13 @@ int main(int argc, char **argv)
 	       OPT_TRACE_FILE, OPT_CAPTURE_DIR, OPT_CAPTURE_TRIGGER, OPT_MAX_CLIENT_CONTEXTS, OPT_MAX_CLIENT_BOS,
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
-	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT };
+	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT,
+	       OPT_LISTEN, OPT_INSECURE };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "insecure", no_argument, NULL, OPT_INSECURE },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -213,6 +221,9 @@ int main(int argc, char **argv)
 	const char *trace_file = NULL;
 	const char *capture_dir = NULL, *capture_trigger = NULL;
 	int ready_fd = -1;
+	const char *listen_uris[FERRYD_MAX_LISTENERS];
+	unsigned nr_listen = 0;
+	bool insecure = false;
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
 	 * --fd-reserve, --max-connections-per-process; 0 = the default */
 	unsigned quota[9] = { 0 };
@@ -227,6 +238,29 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			snprintf(socket_path, sizeof(socket_path), "%s", optarg);
+			if (nr_listen == FERRYD_MAX_LISTENERS) {
+				fprintf(stderr, "ferryd: at most %d --listen addresses\n", FERRYD_MAX_LISTENERS);
+				return 2;
+			}
+			listen_uris[nr_listen++] = optarg;
+			break;
+		case OPT_LISTEN: {
+			struct ferry_uri u;
+			char why[200];
+			if (ferry_uri_parse(optarg, &u, why, sizeof(why)) < 0 || u.kind == FERRY_URI_VIRTIO) {
+				fprintf(stderr, "ferryd: --listen %s\n", u.kind == FERRY_URI_VIRTIO ?
+					"takes unix:PATH or tcp:HOST:PORT (virtio: is QEMU's, through the renderer library)" : why);
+				return 2;
+			}
+			if (nr_listen == FERRYD_MAX_LISTENERS) {
+				fprintf(stderr, "ferryd: at most %d --listen addresses\n", FERRYD_MAX_LISTENERS);
+				return 2;
+			}
+			listen_uris[nr_listen++] = optarg;
+			break;
+		}
+		case OPT_INSECURE:
+			insecure = true;
 			break;
 		case OPT_GPU:
 			gpu = optarg;
@@ -347,10 +381,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* socket_path is the first unix address (its control socket is <path>.ctl); without --socket
+	 * or --listen the default path is served. With tcp: only, it still names the local control. */
+	for (unsigned i = 0; i < nr_listen && !socket_path[0]; i++) {
+		struct ferry_uri u;
+		if (ferry_uri_parse(listen_uris[i], &u, NULL, 0) == 0 && u.kind == FERRY_URI_UNIX)
+			snprintf(socket_path, sizeof(socket_path), "%s", u.path);
+	}
 	if (!socket_path[0] && ferryd_default_socket_path(socket_path, sizeof(socket_path)) < 0) {
 		fprintf(stderr, "ferryd: default socket path too long; use --socket\n");
 		return 2;
 	}
+	if (nr_listen == 0)
+		listen_uris[nr_listen++] = socket_path;
 
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t mask;
@@ -360,7 +403,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	unsigned long fd_limit = raise_fd_limit();
-	struct server srv = { .epfd = -1, .listen_fd = -1, .signal_fd = -1 };
+	struct server srv = { .epfd = -1, .signal_fd = -1 };
 	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
 	srv.max_conns_per_process = quota[8] ? quota[8] : FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS;
 	srv.fd_limit = fd_limit;
@@ -406,15 +449,14 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "--trace-file: out of memory for the trace ring");
 		goto out;
 	}
-	srv.listen_fd = ferryd_listen(socket_path);
-	if (srv.listen_fd < 0)
-		goto out;
+	if (listeners_open(&srv, listen_uris, nr_listen, insecure) < 0)
+		goto out_unlink;
 	char control_path[108];
 	if (!control_path_for(&diag, socket_path, control_path, sizeof(control_path)))
 		goto out_unlink;
 	srv.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	srv.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (srv.signal_fd < 0 || srv.epfd < 0 || add_fd(srv.epfd, srv.listen_fd, &tag_listen) < 0 ||
+	if (srv.signal_fd < 0 || srv.epfd < 0 || listeners_watch(&srv) < 0 ||
 	    add_fd(srv.epfd, srv.signal_fd, &tag_signal) < 0 ||
 	    add_fd(srv.epfd, ferry_host_poll_fd(srv.host), &tag_host) < 0) {
 		ferryd_log(FERRY_LOG_ERROR, "event loop setup: %s", strerror(errno));
@@ -432,8 +474,9 @@ int main(int argc, char **argv)
 	conn_count_fds(&srv); /* the base the connections' fds are counted from */
 	ferryd_log(FERRY_LOG_INFO, "up to %u clients, %u fds each; %lu of %lu fds kept in reserve", srv.max_clients,
 		   max_client_fds, srv.fd_reserve, fd_limit);
-	ferryd_log(FERRY_LOG_INFO, "ferryd %s serving %s on %s", FERRY_VERSION, ferry_host_device_name(srv.host),
-		   socket_path);
+	for (unsigned i = 0; i < srv.nr_listeners; i++)
+		ferryd_log(FERRY_LOG_INFO, "ferryd %s serving %s on %s", FERRY_VERSION, ferry_host_device_name(srv.host),
+			   srv.listeners[i].name);
 	if (ready_fd >= 0) {
 		char one = 1;
 		if (write(ready_fd, &one, 1) != 1)
@@ -446,7 +489,7 @@ int main(int argc, char **argv)
 out_unlink:
 	control_close(&srv);
 	conn_free_all(&srv);
-	unlink(socket_path);
+	listeners_close(&srv);
 out:
 	conn_free_all(&srv);
 	/* After the clients: their contexts' last kernel events were pulled as they went. */
@@ -454,8 +497,7 @@ out:
 		status = 1;
 	ferry_host_destroy(srv.host);
 	capture_ctl_fini(&srv);
-	if (srv.listen_fd >= 0)
-		close(srv.listen_fd);
+	listeners_close(&srv);
 	if (srv.signal_fd >= 0)
 		close(srv.signal_fd);
 	if (srv.epfd >= 0)

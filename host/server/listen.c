@@ -1,10 +1,14 @@
-/* ferryd's listening socket: the default path, a private directory for it, refusing to steal
- * the path from a live ferryd, and removing a stale socket file left by a dead one. */
+/* ferryd's listening sockets: the default unix path, a private directory for it, refusing to
+ * steal the path from a live ferryd, removing a stale socket file left by a dead one; tcp: ones. */
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -115,4 +119,112 @@ int ferryd_listen(const char *path)
 		return -err;
 	}
 	return fd;
+}
+
+int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	int gai = getaddrinfo(uri->host, uri->port, &hints, &res);
+	if (gai != 0) {
+		ferryd_log(FERRY_LOG_ERROR, "--listen tcp:%s:%s: %s", uri->host, uri->port, gai_strerror(gai));
+		return -EADDRNOTAVAIL;
+	}
+	int err = EADDRNOTAVAIL;
+	int fd = -1;
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		int one = 1;
+		/* A restarted ferryd must not wait out TIME_WAIT; [::] serves IPv6 only, as the operator
+		 * may listen on 0.0.0.0 too. */
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+			err = errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		ferryd_log(FERRY_LOG_ERROR, "cannot listen on tcp:%s:%s: %s", uri->host, uri->port, strerror(err));
+		return -err;
+	}
+	memset(l, 0, sizeof(*l));
+	l->fd = fd;
+	l->remote = true;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+			    NI_NUMERICHOST | NI_NUMERICSERV);
+	if (ss.ss_family == AF_INET6)
+		snprintf(l->name, sizeof(l->name), "tcp:[%s]:%s", host, port);
+	else
+		snprintf(l->name, sizeof(l->name), "tcp:%s:%s", host, port);
+	return 0;
+}
+
+int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct ferry_uri u;
+		char why[200];
+		if (ferry_uri_parse(uris[i], &u, why, sizeof(why)) < 0) {
+			ferryd_log(FERRY_LOG_ERROR, "--listen %s", why);
+			return -EINVAL;
+		}
+		struct listener *l = &srv->listeners[srv->nr_listeners];
+		if (u.kind == FERRY_URI_TCP) {
+			if (!insecure) {
+				ferryd_log(FERRY_LOG_ERROR, "--listen %s: TLS is not available in this build; "
+					   "--insecure serves it in plain text", uris[i]);
+				return -EPROTONOSUPPORT;
+			}
+			int ret = ferryd_listen_tcp(&u, l);
+			if (ret < 0)
+				return ret;
+			ferryd_log(FERRY_LOG_WARN, "%s: plain text without authentication (--insecure): anyone who "
+				   "can reach it drives the GPU and reads what crosses the wire", l->name);
+		} else {
+			int fd = ferryd_listen(u.path);
+			if (fd < 0)
+				return fd;
+			memset(l, 0, sizeof(*l));
+			l->fd = fd;
+			l->unlink_on_exit = true;
+			snprintf(l->path, sizeof(l->path), "%s", u.path);
+			snprintf(l->name, sizeof(l->name), "unix:%s", u.path);
+		}
+		srv->nr_listeners++;
+	}
+	return 0;
+}
+
+int listeners_watch(struct server *srv)
+{
+	for (unsigned i = 0; i < srv->nr_listeners; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &srv->listeners[i] };
+		if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->listeners[i].fd, &ev) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+void listeners_close(struct server *srv)
+{
+	for (unsigned i = 0; i < srv->nr_listeners; i++) {
+		struct listener *l = &srv->listeners[i];
+		if (l->unlink_on_exit)
+			unlink(l->path);
+		close(l->fd);
+	}
+	srv->nr_listeners = 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include <ferry/host.h>
+#include <ferry/uri.h>
 #include <ferry/wire.h>
 
 /* A client whose unsent output grows past this is disconnected (it stopped reading). */
@@ -42,6 +43,19 @@
 struct conn;
 struct control;
 
+/* --listen: at most this many addresses (unix and tcp together). */
+#define FERRYD_MAX_LISTENERS 16
+
+/* One listening socket. remote: a network address (tcp:), whose clients pass no fds and share
+ * no memory with ferryd. */
+struct listener {
+	int fd;
+	bool remote;
+	bool unlink_on_exit; /* a unix socket file ferryd created */
+	char name[FERRY_URI_PATH_MAX + 8]; /* "unix:/run/..." or "tcp:127.0.0.1:7120" as bound */
+	char path[FERRY_URI_PATH_MAX];     /* unix: the socket file */
+};
+
 /* At most one log line a second for something a client can make happen at will (a connection
  * flood must not become a log flood): the second of the last line, and events not logged since. */
 struct log_limit {
@@ -53,7 +67,8 @@ bool log_limit_pass(struct log_limit *l, unsigned long *suppressed_since);
 
 struct server {
 	int epfd;
-	int listen_fd;
+	struct listener listeners[FERRYD_MAX_LISTENERS];
+	unsigned nr_listeners;
 	int signal_fd;
 	struct ferry_host *host;
 	struct conn *conns; /* doubly linked through conn.prev/next */
@@ -91,11 +106,21 @@ int ferryd_default_socket_path(char *buf, size_t len);
 /* Prepares the directory, refuses a path another ferryd listens on, removes a stale socket and
  * returns a non-blocking listening socket, or a negative errno (logged). */
 int ferryd_listen(const char *path);
+/* Binds and listens on a tcp: address (port 0: the kernel picks; l->name tells which). Fills l,
+ * returns 0 or a negative errno (logged). */
+int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l);
+/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, or insecure
+ * with a warning). 0 or a negative errno (logged). */
+int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure);
+/* Adds them to srv->epfd, each tagged with its struct listener. */
+int listeners_watch(struct server *srv);
+/* Closes them and removes the unix socket files ferryd made. Idempotent. */
+void listeners_close(struct server *srv);
 
 /* client_conn.c */
 /* Opens srv->reserve_fd. */
 void conn_reserve_fd_open(struct server *srv);
-int conn_accept_all(struct server *srv);
+int conn_accept_all(struct server *srv, struct listener *l);
 /* Counts ferryd's open fds (/proc/self/fd) and recalibrates srv->fds_base from it. */
 void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */

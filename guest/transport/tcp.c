@@ -1,0 +1,60 @@
+/* The tcp: transport: a connection to a ferryd on another machine. No fds cross it and no
+ * memory is shared; the frames are the unix socket's. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ferry/uri.h"
+#include "transport.h"
+
+/* Connects to host:port (each address getaddrinfo gives, in order). fd or a negative errno. */
+int ferry_tcp_connect(const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	int gai = getaddrinfo(host, port, &hints, &res);
+	if (gai != 0)
+		return gai == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+	int err = ECONNREFUSED;
+	int fd = -1;
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		int r;
+		do
+			r = connect(fd, ai->ai_addr, ai->ai_addrlen);
+		while (r < 0 && errno == EINTR);
+		if (r < 0) {
+			err = errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return -err;
+	int one = 1; /* a frame is a whole message: send it now */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out)
+{
+	*out = NULL;
+	struct ferry_uri u;
+	if (ferry_uri_parse(uri, &u, NULL, 0) < 0 || u.kind != FERRY_URI_TCP)
+		return -EINVAL;
+	int fd = ferry_tcp_connect(u.host, u.port);
+	if (fd < 0)
+		return fd;
+	return ferry_transport_unix_from_fd(fd, uri, out);
+}
