@@ -14,7 +14,7 @@
 #include "pm4_decode.h"
 #include "rd_file.h"
 #include "subcommands.h"
-#include "session_file.h"
+#include "ferry/session_file.h"
 #include "v3d_decode.h"
 
 #define MAX_INPUT (1ull << 30)   /* refuse files (and inflated captures) larger than 1 GiB */

@@ -8,7 +8,7 @@
 #include "ferry/array.h"
 #include "ferry/uapi/msm_drm.h"
 #include "debug/pm4_decode.h"
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 #include "debug/v3d_decode.h"
 #include "decode_session.h"
 

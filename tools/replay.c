@@ -15,7 +15,7 @@
 
 #include "ferry/uapi/msm_drm.h"
 #include "debug/rd_file.h"
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 #include "ferryd_spawn.h"
 #include "replay.h"
 #include "subcommands.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 #include "replay.h"
 
 static int check_frame(const char *path, const struct session_record *rec, struct ferry_msg *m)

@@ -8,7 +8,7 @@
 
 #include "ferry/array.h"
 #include "capture_internal.h"
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 
 int capture_bo_view_open(struct host_bo *bo, struct capture_bo_view *v)
 {

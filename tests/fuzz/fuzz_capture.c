@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rd_file.h"
-#include "session_file.h"
+#include "ferry/session_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,7 +21,7 @@
 #include "pm4_builder.h"
 #include "rd_file.h"
 #include "rd_writer.h"
-#include "session_file.h"
+#include "ferry/session_file.h"
 #include "v3d_cl_builder.h"
 #include "wire_samples.h"
 

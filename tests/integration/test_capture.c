@@ -16,7 +16,7 @@
 
 #include "control_client.h"
 #include "debug/rd_file.h"
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 #include "itest.h"
 #include "cmd_output.h"
 #include "test.h"

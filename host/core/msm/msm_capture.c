@@ -8,7 +8,7 @@
 #include "core/capture_internal.h"
 #include "core/msm/msm_capture.h"
 #include "debug/rd_writer.h"
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 #include "ferry/uapi/msm_drm.h"
 
 static bool is_cmd_bo(const struct ferry_msm_submit *s, uint32_t i)

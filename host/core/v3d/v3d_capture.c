@@ -6,7 +6,7 @@
 
 #include "core/capture_internal.h"
 #include "core/v3d/v3d_capture.h"
-#include "debug/session_file.h"
+#include "ferry/session_file.h"
 
 int v3d_capture_build(struct capture_buffers *b, struct capture_file *f, const struct capture_submit *a)
 {

@@ -9,7 +9,7 @@
 #include "pm4_builder.h"
 #include "rd_file.h"
 #include "rd_writer.h"
-#include "session_file.h"
+#include "ferry/session_file.h"
 #include "test.h"
 
 static uint32_t u32_at(const uint8_t *p)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session_file.h"
+#include "ferry/session_file.h"
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
