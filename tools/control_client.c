@@ -13,6 +13,7 @@
 
 #include "ferry/array.h"
 #include "ferry/ferry.h"
+#include "ferry/uri.h"
 
 #define ANSWER_MAX (64u << 20)
 
@@ -41,8 +42,13 @@ static int wait_fd(int fd, short events, long long deadline)
 
 int control_path_of_uri(const char *uri, char *buf, size_t len)
 {
-	if (strncmp(uri, "tcp:", 4) == 0)
-		return -EINVAL; /* the control socket is local only */
+	struct ferry_uri u;
+	char why[128];
+	/* A relative path stays a path here (the operator's own shell), though libferry wants it absolute. */
+	if (ferry_uri_parse(uri, &u, why, sizeof(why)) == 0 && u.kind != FERRY_URI_UNIX)
+		return -EREMOTE; /* the control socket is local only: it never listens on the network */
+	if (!strncmp(uri, "tcp:", 4) || !strncmp(uri, "virtio:", 7))
+		return -EINVAL;
 	const char *path = strncmp(uri, "unix:", 5) == 0 ? uri + 5 : uri;
 	int n = snprintf(buf, len, "%s.ctl", path);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
@@ -63,8 +69,17 @@ int control_path_resolve(const char *cmd, const char *control, const char *serve
 		}
 		uri = sock;
 	}
-	if (control_path_of_uri(uri, path, len) < 0) {
-		fprintf(stderr, "%s: %s has no local control socket; use --control\n", cmd, uri);
+	int r = control_path_of_uri(uri, path, len);
+	if (r == -EREMOTE) {
+		fprintf(stderr,
+			"%s: ferryd's operator control socket is local: it is never on the network, so %s\n"
+			"cannot reach it. Run this on ferryd's machine (--control PATH, its <socket>.ctl).\n"
+			"To capture a program's session from here, use `ferry capture run --server %s -- PROGRAM`.\n",
+			cmd, uri, uri);
+		return -1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: %s is not a valid ferryd address; use --control\n", cmd, uri);
 		return -1;
 	}
 	return 0;

@@ -20,6 +20,7 @@ static int bo_request(struct ferry_context *ctx, uint64_t size, uint32_t flags, 
 	bo->size = size;
 	bo->flags = flags;
 	bo->fd = -1;
+	bo->imported = fd >= 0;
 
 	struct ferry_msg msg = { .kind = fd < 0 ? FERRY_MSG_BO_CREATE : FERRY_MSG_BO_IMPORT,
 				 .seq = ferry_next_seq(dev) };

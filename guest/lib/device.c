@@ -42,7 +42,10 @@ int ferry_send_locked(struct ferry_device *dev, const struct ferry_msg *msg, con
 	int r = ferry_wire_encode(msg, &dev->send_buf);
 	if (r < 0)
 		return r;
-	return ferry_transport_send(dev->transport, dev->send_buf.data, dev->send_buf.len, fds, nfds);
+	r = ferry_transport_send(dev->transport, dev->send_buf.data, dev->send_buf.len, fds, nfds);
+	if (r == 0 && dev->capture)
+		ferry_capture_frame(dev, msg, dev->send_buf.data, dev->send_buf.len);
+	return r;
 }
 
 int ferry_send(struct ferry_device *dev, const struct ferry_msg *msg)
@@ -149,6 +152,14 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 		fprintf(stderr, "ferry: %s\n", dev->last_error);
 		goto fail;
 	}
+	/* The header names the GPU, so the device query comes first. */
+	if (getenv("FERRY_CAPTURE") || getenv("FERRY_CAPTURE_DIR")) {
+		r = ferry_device_info(dev, NULL, NULL);
+		if (r == 0)
+			r = ferry_capture_open_env(dev);
+		if (r < 0)
+			goto fail;
+	}
 	*out = dev;
 	return 0;
 fail:
@@ -166,6 +177,7 @@ void ferry_device_close(struct ferry_device *dev)
 	while (dev->pending)
 		ferry_pending_free(dev, dev->pending);
 	pthread_mutex_unlock(&dev->lock);
+	ferry_capture_close(dev);
 	ferry_transport_destroy(dev->transport);
 	if (dev->wake_fd >= 0)
 		close(dev->wake_fd);

@@ -77,6 +77,8 @@ struct ferry_device {
 	uint32_t nr_params;
 
 	char last_error[FERRY_ERRMSG_LEN];
+
+	struct ferry_capture *capture; /* FERRY_CAPTURE / FERRY_CAPTURE_DIR, else NULL (capture.c) */
 };
 
 struct ferry_queue {
@@ -119,6 +121,7 @@ struct ferry_bo {
 	uint64_t iova;
 	int fd;
 	void *map;
+	bool imported;
 };
 
 /* ---- device.c ---- */
@@ -129,6 +132,17 @@ uint32_t ferry_next_seq(struct ferry_device *dev);
 int ferry_send_locked(struct ferry_device *dev, const struct ferry_msg *msg, const int *fds,
 		      int nfds);
 int ferry_send(struct ferry_device *dev, const struct ferry_msg *msg);
+
+/* ---- capture.c ---- (the guest-side capture; all under dev->send_lock) */
+/* Opens the capture the environment asks for: 0 (none asked, or opened) or a negative errno. */
+int ferry_capture_open_env(struct ferry_device *dev);
+void ferry_capture_close(struct ferry_device *dev);
+/* Records a request frame as sent (frame with its length prefix). */
+void ferry_capture_frame(struct ferry_device *dev, const struct ferry_msg *msg, const void *frame, size_t len);
+/* Before a submit's frame: a BoCreate for each listed BO the file lacks, and snapshots of the
+ * first nr_always BOs (command buffers; every BO for V3D), of all with FERRY_CAPTURE_FULL. */
+void ferry_capture_submit(struct ferry_context *ctx, struct ferry_bo *const *bos, uint32_t nr_bos,
+			  uint32_t nr_always);
 
 /* ---- pump.c ---- (all called with dev->lock held unless said otherwise) */
 int64_t ferry_now_ns(void);

@@ -22,6 +22,21 @@ static uint32_t bo_index(struct ferry_msm_submit_bo *list, uint32_t *n, uint32_t
 	return (*n)++;
 }
 
+/* The guest-side capture's view of the submit: its command BOs first (always snapshotted). */
+static void capture_submit(struct ferry_context *ctx, const struct ferry_submit *s)
+{
+	uint32_t n = s->nr_cmds + s->nr_bos; /* both bounded: no overflow */
+	struct ferry_bo **list = calloc(n ? n : 1, sizeof(*list));
+	if (!list)
+		return;
+	for (uint32_t i = 0; i < s->nr_cmds; i++)
+		list[i] = s->cmds[i].bo;
+	for (uint32_t i = 0; i < s->nr_bos; i++)
+		list[s->nr_cmds + i] = s->bos[i].bo;
+	ferry_capture_submit(ctx, list, n, s->nr_cmds);
+	free(list);
+}
+
 int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *seqno)
 {
 	struct ferry_context *ctx = q->ctx;
@@ -97,6 +112,8 @@ int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *
 	/* The seqno is taken and sent under one lock, so the host sees each queue's seqnos in
 	 * increasing order even with several submitting threads. */
 	pthread_mutex_lock(&dev->send_lock);
+	if (dev->capture)
+		capture_submit(ctx, s);
 	m->seqno = q->last_seqno + 1;
 	pthread_mutex_lock(&dev->lock);
 	ferry_async_note(dev, msg.seq, msg.kind, ctx->id, q->id, m->seqno);

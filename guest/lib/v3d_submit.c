@@ -50,10 +50,14 @@ static int common_checks(struct ferry_queue *q, uint32_t nr_in, uint32_t flags, 
 
 /* Takes the seqno and sends under one lock (seqnos reach the host in order); *slot is where the
  * message keeps its seqno. */
-static int send_submit(struct ferry_queue *q, struct ferry_msg *msg, uint32_t *slot, uint32_t *seqno)
+static int send_submit(struct ferry_queue *q, struct ferry_msg *msg, uint32_t *slot, uint32_t *seqno,
+		       struct ferry_bo *const *bos, uint32_t nr_bos)
 {
 	struct ferry_device *dev = q->ctx->dev;
 	pthread_mutex_lock(&dev->send_lock);
+	/* Lists, shader records, shaders and uniforms may sit in any of a V3D submit's BOs. */
+	if (dev->capture)
+		ferry_capture_submit(q->ctx, bos, nr_bos, nr_bos);
 	*slot = q->last_seqno + 1;
 	pthread_mutex_lock(&dev->lock);
 	ferry_async_note(dev, msg->seq, msg->kind, q->ctx->id, q->id, *slot);
@@ -85,7 +89,7 @@ int ferry_v3d_submit_cl(struct ferry_queue *q, const struct ferry_v3d_cl *s, uin
 		.qma = s->qma, .qms = s->qms, .qts = s->qts,
 		.nr_bos = s->nr_bos, .nr_in_fences = s->nr_in_fences, .bo_ids = ids, .in_fences = s->in_fences,
 	};
-	r = send_submit(q, &msg, &msg.u.v3d_submit_cl.seqno, seqno);
+	r = send_submit(q, &msg, &msg.u.v3d_submit_cl.seqno, seqno, s->bos, s->nr_bos);
 	free(ids);
 	return r;
 }
@@ -106,7 +110,7 @@ int ferry_v3d_submit_tfu(struct ferry_queue *q, const struct ferry_v3d_tfu *s, u
 		.nr_bos = s->nr_bos, .nr_in_fences = s->nr_in_fences, .bo_ids = ids, .in_fences = s->in_fences,
 	};
 	memcpy(msg.u.v3d_submit_tfu.coef, s->coef, sizeof(s->coef));
-	r = send_submit(q, &msg, &msg.u.v3d_submit_tfu.seqno, seqno);
+	r = send_submit(q, &msg, &msg.u.v3d_submit_tfu.seqno, seqno, s->bos, s->nr_bos);
 	free(ids);
 	return r;
 }
@@ -125,7 +129,7 @@ int ferry_v3d_submit_csd(struct ferry_queue *q, const struct ferry_v3d_csd *s, u
 		.nr_bos = s->nr_bos, .nr_in_fences = s->nr_in_fences, .bo_ids = ids, .in_fences = s->in_fences,
 	};
 	memcpy(msg.u.v3d_submit_csd.cfg, s->cfg, sizeof(s->cfg));
-	r = send_submit(q, &msg, &msg.u.v3d_submit_csd.seqno, seqno);
+	r = send_submit(q, &msg, &msg.u.v3d_submit_csd.seqno, seqno, s->bos, s->nr_bos);
 	free(ids);
 	return r;
 }
