@@ -10,7 +10,7 @@ static const struct ferry_subcommand subcommands[] = {
 	{ "decode", "disassemble PM4 or V3D control lists from a raw dump, a fault report or an .rd capture", cmd_decode },
 	{ "status", "a running ferryd's status, sync-state dump, fault reports, watchdog", cmd_status },
 	{ "trace", "start / stop a running ferryd's per-queue trace, fetch it as Chrome-trace JSON", cmd_trace },
-	{ "capture", "start / stop / show a running ferryd's submit capture (.rd, session files)", cmd_capture },
+	{ "capture", "start / stop / show a running ferryd's submit capture; run a program with a guest-side capture", cmd_capture },
 	{ "replay", "replay an .rd or session capture on a private or remote ferryd", cmd_replay },
 	{ "soak", "run good, faulting, hanging, killed and hostile clients; check ferryd returns to baseline", cmd_soak },
 	{ "doctor", "check a board's msm or v3d render node for ferryd --gpu /dev/dri/renderDNNN", cmd_doctor },

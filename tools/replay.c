@@ -158,6 +158,10 @@ static int apply_override(struct replay *rp, struct ferry_msm_submit *s, const s
 		return -1;
 	}
 	struct rc_bo *bo = rc_find_bo(&rp->conn, s->ctx_id, m.u.bo_create.bo_id);
+	if (!bo || rc_bo_begin_write(&rp->conn, bo) < 0) {
+		fprintf(stderr, "ferry replay: --override %u: %s\n", ov->submit, bo ? rp->conn.error : "no BO");
+		return -1;
+	}
 	memcpy(bo->map, ov->data, ov->len);
 	*bos = calloc((size_t)s->nr_bos + 1, sizeof(**bos));
 	if (!*bos)

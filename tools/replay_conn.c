@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "ferry/array.h"
+#include "ferry/uri.h"
 #include "replay_conn.h"
+#include "transport.h"
+
+/* Bounds every read: a fence wait is answered within its own 10 s timeout. */
+#define RC_RECV_TIMEOUT_NS (30ll * 1000 * 1000 * 1000)
 
 static int send_msg(struct replay_conn *c, struct ferry_msg *m)
 {
@@ -22,7 +25,7 @@ static int send_msg(struct replay_conn *c, struct ferry_msg *m)
 		snprintf(c->error, sizeof(c->error), "cannot encode %s: %s", ferry_msg_kind_name(m->kind), strerror(-ret));
 		return ret;
 	}
-	ret = ferry_frame_send(c->sock, c->out.data, c->out.len, NULL, 0);
+	ret = ferry_transport_send(c->t, c->out.data, c->out.len, NULL, 0);
 	if (ret < 0)
 		snprintf(c->error, sizeof(c->error), "send: %s", strerror(-ret));
 	return ret;
@@ -66,23 +69,22 @@ static int add_bo(struct replay_conn *c, const struct ferry_bo_created *b, int f
 static int await(struct replay_conn *c, uint32_t req_seq, uint32_t done_seq, struct ferry_msg *reply)
 {
 	for (;;) {
-		int ret = ferry_frame_read(c->sock, &c->reader);
+		struct ferry_transport_frame f;
+		int ret = ferry_transport_recv(c->t, RC_RECV_TIMEOUT_NS, &f);
+		if (ret == 0)
+			ret = -ETIMEDOUT;
 		if (ret < 0) {
 			snprintf(c->error, sizeof(c->error), "connection to ferryd: %s", strerror(-ret));
 			return ret;
 		}
-		if (ret == 0)
-			continue;
 		int fds[FERRY_MAX_FRAME_FDS];
-		int nfds = c->reader.nfds;
-		memcpy(fds, c->reader.fds, sizeof(int) * (size_t)nfds);
-		c->reader.nfds = 0;
+		int nfds = f.nfds;
+		memcpy(fds, f.fds, sizeof(int) * (size_t)nfds);
 		struct ferry_msg m;
 		const char *why = NULL;
-		if (ferry_wire_decode(c->reader.payload, c->reader.len, &m, &why) < 0) {
+		if (ferry_wire_decode(f.payload, f.len, &m, &why) < 0) {
 			close_fds(fds, nfds);
 			snprintf(c->error, sizeof(c->error), "ferryd sent a malformed frame: %s", why ? why : "?");
-			ferry_frame_reader_next(&c->reader);
 			return -EBADMSG;
 		}
 		int result = 1;
@@ -108,7 +110,6 @@ static int await(struct replay_conn *c, uint32_t req_seq, uint32_t done_seq, str
 				*reply = m; /* only scalars are used by callers */
 		}
 		close_fds(fds, nfds);
-		ferry_frame_reader_next(&c->reader);
 		if (result <= 0)
 			return result;
 	}
@@ -155,21 +156,25 @@ int rc_wait(struct replay_conn *c, uint32_t ctx_id, uint32_t queue_id, uint32_t 
 int rc_connect(struct replay_conn *c, const char *uri)
 {
 	memset(c, 0, sizeof(*c));
-	c->sock = -1;
-	ferry_frame_reader_init(&c->reader);
 	ferry_buf_init(&c->out);
-	const char *path = !strncmp(uri, "unix:", 5) ? uri + 5 : uri;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "ferry replay: socket path %s too long\n", path);
+	struct ferry_uri u;
+	char why[200];
+	if (ferry_uri_parse(uri, &u, why, sizeof(why)) < 0) {
+		fprintf(stderr, "ferry replay: --server %s\n", why);
 		return -1;
 	}
-	strcpy(sa.sun_path, path);
-	c->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->sock < 0 || connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "ferry replay: cannot connect to %s: %s\n", path, strerror(errno));
+	if (u.kind == FERRY_URI_VIRTIO) {
+		/* virtio-gpu takes libferry's requests, not a replay's BOs at chosen addresses. */
+		fprintf(stderr, "ferry replay: %s: replay needs a ferryd socket (unix:PATH or tcp:HOST:PORT)\n", uri);
 		return -1;
 	}
+	int ret = ferry_transport_open(uri, &c->t);
+	if (ret < 0) {
+		fprintf(stderr, "ferry replay: cannot connect to %s: %s\n", uri, strerror(-ret));
+		c->t = NULL;
+		return -1;
+	}
+	c->remote = u.kind == FERRY_URI_TCP;
 	struct ferry_msg m = { .kind = FERRY_MSG_HELLO };
 	m.u.hello = (struct ferry_hello){ .version = FERRY_PROTOCOL_VERSION, .features = FERRY_FEATURE_FENCE_PAGE };
 	if (rc_request(c, &m) < 0) {
@@ -192,6 +197,15 @@ struct rc_bo *rc_find_bo(struct replay_conn *c, uint32_t ctx_id, uint32_t bo_id)
 	return NULL;
 }
 
+int rc_bo_begin_write(struct replay_conn *c, struct rc_bo *bo)
+{
+	(void)bo;
+	if (!c->remote)
+		return 0;
+	/* TODO(remote): BoMap over tcp. */
+	return 0;
+}
+
 int rc_close_bo(struct replay_conn *c, struct rc_bo *bo)
 {
 	struct ferry_msg m = { .kind = FERRY_MSG_BO_CLOSE };
@@ -209,9 +223,7 @@ void rc_close(struct replay_conn *c)
 			munmap(c->bos[i].map, c->bos[i].size);
 	free(c->bos);
 	free(c->fault.text);
-	ferry_frame_reader_fini(&c->reader);
 	ferry_buf_free(&c->out);
-	if (c->sock >= 0)
-		close(c->sock);
-	c->sock = -1;
+	ferry_transport_destroy(c->t);
+	c->t = NULL;
 }

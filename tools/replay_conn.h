@@ -1,6 +1,8 @@
 /* The wire client `ferry replay` drives a ferryd with: raw protocol frames (it needs what libferry
- * does not offer, BOs placed at captured addresses and the guest's own submit frames), BOs
- * mapped through the memfds ferryd sends, fences waited out, fault reports collected. */
+ * does not offer, BOs placed at captured addresses and the guest's own submit frames) over
+ * libferry's transports (unix:, tcp:), BOs mapped through the fds the transport hands over
+ * (ferryd's memfds, or over tcp the transport's local copies), fences waited out, fault reports
+ * collected. */
 #ifndef FERRY_TOOLS_REPLAY_CONN_H
 #define FERRY_TOOLS_REPLAY_CONN_H
 
@@ -23,10 +25,12 @@ struct rc_fault {
 	char *text;
 };
 
+struct ferry_transport;
+
 struct replay_conn {
-	int sock;
+	struct ferry_transport *t;
+	bool remote; /* the transport shares no memory with ferryd: writes are announced (BoMap) */
 	uint32_t seq;
-	struct ferry_frame_reader reader;
 	struct ferry_buf out;
 	char device[64];
 	struct rc_bo *bos;
@@ -36,7 +40,8 @@ struct replay_conn {
 	int32_t error_code;
 };
 
-/* Connects to uri ("unix:PATH" or a path) and says HELLO + DEVICE_QUERY. 0 or -1 (printed). */
+/* Connects to uri ("unix:PATH", a path or "tcp:HOST:PORT") and says HELLO + DEVICE_QUERY.
+ * 0 or -1 (printed). */
 int rc_connect(struct replay_conn *c, const char *uri);
 void rc_close(struct replay_conn *c);
 
@@ -48,6 +53,10 @@ int rc_request(struct replay_conn *c, struct ferry_msg *m);
 int rc_wait(struct replay_conn *c, uint32_t ctx_id, uint32_t queue_id, uint32_t seqno, int32_t *status);
 
 struct rc_bo *rc_find_bo(struct replay_conn *c, uint32_t ctx_id, uint32_t bo_id);
+/* Before the replay writes into bo's mapping: over a transport without shared memory the
+ * write must be announced first (BoMap), so the next submit carries it. 0 or a negative errno
+ * with c->error set. */
+int rc_bo_begin_write(struct replay_conn *c, struct rc_bo *bo);
 /* Closes (BO_CLOSE) and unmaps. */
 int rc_close_bo(struct replay_conn *c, struct rc_bo *bo);
 

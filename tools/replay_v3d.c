@@ -258,6 +258,13 @@ static int job_begin(struct rv3d *r, struct replay_conn *conn, uint32_t ctx_id, 
 			w->bos = NULL;
 			return -1;
 		}
+		/* Relocation writes into the replay's copy of any of the job's BOs. */
+		if (rc_bo_begin_write(conn, nb) < 0) {
+			snprintf(err, err_len, "bo %u of context %u: %s", ids[i], ctx_id, conn->error);
+			free(w->bos);
+			w->bos = NULL;
+			return -1;
+		}
 		w->bos[w->nr_bos++] = (struct job_bo){ .old_addr = (uint32_t)cb->old_iova, .size = (uint32_t)cb->size,
 						       .new_addr = (uint32_t)nb->iova, .map = nb->map };
 	}
