@@ -16,7 +16,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ferry status [options]\n"
 		   "Show a running ferryd's status through its control socket (<socket>.ctl).\n\n"
-		   "  --server URI         ferryd's socket (unix:PATH; default $FERRY_SOCKET, then the default path)\n"
+		   "  --server URI         ferryd's socket (unix:PATH; default $FERRY_SOCKET, then the default path;\n"
+		   "                       the control socket is local: a tcp: ferryd needs --control on its machine)\n"
 		   "  --control PATH       the control socket itself\n"
 		   "  --sync               print the sync-state dump: every pending operation of every queue\n"
 		   "  --watchdog on|off|MS turn the fence-signal watchdog on or off, or set its timeout\n"
