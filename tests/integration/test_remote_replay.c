@@ -401,6 +401,42 @@ static void test_guest_capture_unix(void)
 	free(out);
 }
 
+/* V3D: every file of a guest-side capture of `ferry demo --gpu v3d-4.2` (two clients, one of
+ * them faulting) replays on a private ferryd; the fault comes back. */
+static void test_guest_capture_v3d(void)
+{
+	clear_dir(gdir);
+	char ferryd_path[PATH_MAX];
+	REQUIRE(ferryd_locate(NULL, ferryd_path, sizeof(ferryd_path)) == 0);
+	char *out;
+	int st = test_cmd_output(&out, "'%s' capture run --dir '%s' -- '%s' demo --gpu v3d-4.2 --ferryd '%s' 2>&1",
+				 ferry_bin(), gdir, ferry_bin(), ferryd_path);
+	CHECK_EQ(st, 0);
+	if (st)
+		fprintf(stderr, "capture run of the V3D demo said:\n%s\n", out);
+	free(out);
+	CHECK(count_files(gdir, ".ferrycap", NULL, 0) >= 2);
+	int faulted = 0, files = 0;
+	DIR *d = opendir(gdir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strstr(e->d_name, ".ferrycap"))
+			continue;
+		files++;
+		st = test_cmd_output(&out, "'%s' replay '%s/%s' 2>&1", ferry_bin(), gdir, e->d_name);
+		CHECK_EQ(st, 0);
+		CHECK(strstr(out, " 0 refused") != NULL);
+		faulted += strstr(out, ", 0 faulted") == NULL;
+		if (st || !strstr(out, " 0 refused"))
+			fprintf(stderr, "replay of %s said:\n%s\n", e->d_name, out);
+		free(out);
+	}
+	if (d)
+		closedir(d);
+	CHECK(files >= 2);
+	CHECK_EQ(faulted, 1);
+}
+
 /* (c) Commands of the operator control socket, given a tcp: server, say it is local. */
 static void test_control_is_local(void)
 {
@@ -461,6 +497,7 @@ int main(int argc, char **argv)
 		REQUIRE(ferryd_spawn(ferryd_path, "a630", extra, true, 30000, &fb) == 0);
 		fb_up = true;
 		RUN_TEST(test_guest_capture_unix);
+		RUN_TEST(test_guest_capture_v3d);
 		RUN_TEST(test_control_is_local);
 	}
 	int st = ferryd_stop(&fa, 10000);
