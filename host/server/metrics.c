@@ -32,6 +32,8 @@ struct metrics_conn {
 	char *out;
 	size_t out_len, out_off;
 	bool writing, dead;
+	bool drain; /* the request was cut short: read the rest away before closing (no RST) */
+	bool draining;
 	int64_t deadline_ms;
 };
 
@@ -172,7 +174,32 @@ static void flush(struct metrics *m, struct metrics_conn *c)
 		}
 		c->out_off += (size_t)n;
 	}
-	c->dead = true; /* Connection: close */
+	if (!c->drain) {
+		c->dead = true; /* Connection: close */
+		return;
+	}
+	/* Closing with unread input would reset the connection, and the peer could lose the
+	 * response: say we are done, and take what it still sends until it closes (or the
+	 * deadline). */
+	shutdown(c->fd, SHUT_WR);
+	c->draining = true;
+	set_events(m, c, EPOLLIN);
+}
+
+static void drain(struct metrics_conn *c)
+{
+	char buf[4096];
+	for (int i = 0; i < 16; i++) {
+		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			c->dead = true;
+			return;
+		}
+	}
 }
 
 static const char *reason(int code)
@@ -208,6 +235,7 @@ static void respond(struct metrics *m, struct metrics_conn *c, int code, const c
 
 static void error_page(struct metrics *m, struct metrics_conn *c, int code, const char *text)
 {
+	c->drain = true; /* a refused request may have more coming (a body, the rest of its headers) */
 	respond(m, c, code, "text/plain; charset=utf-8", text, strlen(text), false);
 }
 
@@ -337,7 +365,9 @@ bool metrics_event(struct server *srv, void *tag, unsigned events)
 	for (struct metrics_conn *c = m->conns; c; c = c->next) {
 		if (c != tag)
 			continue;
-		if (c->out)
+		if (c->draining)
+			drain(c);
+		else if (c->out)
 			flush(m, c);
 		else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 			read_request(m, c);
