@@ -176,6 +176,7 @@ def case_activation(tmp):
         check(rc == 0, "a client through the passed unix socket runs 5 submits (%s)" % out.strip())
         rc, out = run_client("tcp:127.0.0.1:%d" % tcp_l.getsockname()[1], "query")
         check(rc == 0 and "device:" in out, "a client through the passed tcp socket: HELLO + DEVICE_QUERY (%s)" % out.strip())
+        wait_connect(socket.AF_UNIX, own).close()  # ferryd's own socket is made after it started
         rc, out = run_client("unix:" + own, "submit", "2")
         check(rc == 0, "a client through ferryd's own --listen socket beside them (%s)" % out.strip())
         c = wait_connect(socket.AF_UNIX, ctl_path)
@@ -233,6 +234,7 @@ def case_activation(tmp):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     p = spawn(["--socket", os.path.join(tmp, "y.sock")], tmp, pass_fds=[s.fileno()], names=["ferry"], listen_pid_ok=False)
     try:
+        wait_connect(socket.AF_UNIX, os.path.join(tmp, "y.sock")).close()
         rc, out = run_client("unix:" + os.path.join(tmp, "y.sock"), "query")
         check(rc == 0, "LISTEN_PID not ours: ignored, ferryd serves its --socket")
     finally:
@@ -293,6 +295,7 @@ def case_metrics(tmp):
     p = spawn(["--socket", csock, "--metrics", "unix:" + msock], tmp)
     A = (socket.AF_UNIX, msock)
     try:
+        wait_connect(socket.AF_UNIX, csock).close()
         fams, before, body = scrape(*A)
         for name in ("ferry_clients", "ferry_contexts", "ferry_queues", "ferry_bos", "ferry_bo_bytes"):
             check(fams.get(name) is not None and fams[name].type == "gauge", "%s is a gauge" % name)
@@ -304,7 +307,13 @@ def case_metrics(tmp):
         N = 25
         rc, out = run_client("unix:" + csock, "submit", str(N))
         check(rc == 0, "workload of %d submits (%s)" % (N, out.strip()))
-        fams, after, _ = scrape(*A)
+        # The client's hang-up and the scrape race in ferryd's loop: wait for the former.
+        end = time.monotonic() + 10
+        while True:
+            fams, after, _ = scrape(*A)
+            if after.get("ferry_clients") == 0 or time.monotonic() > end:
+                break
+            time.sleep(0.05)
         d = lambda k: after.get(k, 0) - before.get(k, 0)
         check(d("ferry_submits_total") == N, "ferry_submits_total grew by %d (%r)" % (N, d("ferry_submits_total")))
         check(d("ferry_fences_signaled_total") == N, "ferry_fences_signaled_total grew by %d" % N)
