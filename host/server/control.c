@@ -181,6 +181,8 @@ static void do_status(struct control *ctl, struct ferry_text *r)
 	       "bad-messages: %llu\nreports-kept: %u\n",
 	    st.clients, st.contexts, st.queues, st.bos, (unsigned long long)st.bo_bytes, (unsigned long long)st.submits,
 	    (unsigned long long)st.faults, (unsigned long long)st.bad_messages, ferry_host_nr_fault_reports(host));
+	ferry_text_put(r, "hangs: %llu\nfences-signaled: %llu\n", (unsigned long long)st.hangs,
+	    (unsigned long long)st.fences_signaled);
 	ferry_text_put(r, "watchdog-dumps: %llu\nwatchdog-dumps-suppressed: %llu\n", (unsigned long long)st.watchdog_dumps,
 	    (unsigned long long)st.watchdog_dumps_suppressed);
 	ferry_text_put(r, "shadow-bytes: %llu\nshadow-bos-created: %llu\nshadow-quota-refusals: %llu\n",
