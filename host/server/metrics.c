@@ -94,14 +94,29 @@ static void by_transport(struct ferry_text *t, const char *name, const char *hel
 		       (unsigned long long)v[FERRYD_XPORT_UNIX], name, (unsigned long long)v[FERRYD_XPORT_TCP]);
 }
 
+/* A label value as the text format wants it: backslash, double quote and newline escaped (the
+ * device name comes from the kernel's driver). */
+static void put_label_value(struct ferry_text *t, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			ferry_text_put(t, "\\%c", *v);
+		else if (*v == '\n')
+			ferry_text_put(t, "\\n");
+		else
+			ferry_text_put(t, "%c", *v);
+	}
+}
+
 static void compose(struct metrics *m, struct ferry_text *t)
 {
 	struct server *srv = m->srv;
 	struct ferry_host_stats st;
 	ferry_host_get_stats(srv->host, &st);
 	family(t, "ferry_build_info", "gauge", "ferryd's version and the device it serves.");
-	ferry_text_put(t, "ferry_build_info{version=\"%s\",device=\"%s\"} 1\n", FERRY_VERSION,
-		       ferry_host_device_name(srv->host));
+	ferry_text_put(t, "ferry_build_info{version=\"%s\",device=\"", FERRY_VERSION);
+	put_label_value(t, ferry_host_device_name(srv->host));
+	ferry_text_put(t, "\"} 1\n");
 	one(t, "ferry_uptime_seconds", "gauge", "Seconds since ferryd started serving.",
 	    (unsigned long long)((now_ms() - m->started_ms) / 1000));
 	one(t, "ferry_clients", "gauge", "Connected clients.", st.clients);
