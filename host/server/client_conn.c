@@ -116,6 +116,7 @@ static void flush_out(struct conn *c)
 		if (n == 0)
 			break;
 		drop_queued_fds(c, f); /* they went with the first byte */
+		c->srv->counters.bytes_out[c->remote] += (uint64_t)n;
 		c->stuck_since_ns = now_ns();
 		f->off += (size_t)n;
 		c->out_bytes -= (size_t)n;
@@ -143,6 +144,7 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 			return -1;
 		}
 		sent = (size_t)n;
+		c->srv->counters.bytes_out[c->remote] += sent;
 		if (sent == len)
 			return 0;
 	}
@@ -213,6 +215,7 @@ static void read_frames(struct conn *c, int64_t slice_end)
 			set_dead(c, r == -EPIPE ? "client closed the connection" : strerror(-r));
 			return;
 		}
+		c->srv->counters.bytes_in[c->remote] += 4u + (uint64_t)c->reader.len; /* length prefix + payload */
 		int fds[FERRY_MAX_FRAME_FDS];
 		int nfds = c->reader.nfds;
 		memcpy(fds, c->reader.fds, sizeof(fds));
@@ -331,8 +334,10 @@ static bool shed_one(struct server *srv, struct listener *l)
 	close(srv->reserve_fd);
 	srv->reserve_fd = -1;
 	int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd >= 0)
+	if (fd >= 0) {
 		close(fd);
+		srv->counters.refused[l->remote]++;
+	}
 	conn_reserve_fd_open(srv);
 	return fd >= 0;
 }
@@ -458,12 +463,16 @@ int conn_accept_all(struct server *srv, struct listener *l)
 		}
 		int err = admit(srv, fd, known ? &cred : NULL, why, sizeof(why));
 		if (err < 0) {
+			srv->counters.refused[l->remote]++;
 			refuse(srv, fd, err, why);
 			continue;
 		}
 		if (!conn_new(srv, fd, known ? &cred : NULL, l->remote)) {
+			srv->counters.refused[l->remote]++;
 			ferryd_log(FERRY_LOG_WARN, "cannot set up a new client");
 			close(fd);
+		} else {
+			srv->counters.accepted[l->remote]++;
 		}
 	}
 	return 0;

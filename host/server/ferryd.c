@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "service.h"
 #include "backend/device.h"
 
 #ifndef FERRYD_DEFAULT_GPU
@@ -32,6 +33,9 @@ static void usage(FILE *f)
 		"                       one, logged). Without --socket or a unix --listen, no unix socket\n"
 		"                       is served unless no --listen was given at all\n"
 		"  --insecure           serve tcp: without TLS (plain text, no authentication)\n"
+		"  --metrics ADDR       serve GET /metrics (Prometheus text) on unix:PATH or a loopback\n"
+		"                       tcp:HOST:PORT (docs/service.md)\n"
+		"  --metrics-allow-remote  let --metrics listen on a non-loopback address\n"
 		"  --gpu GPU            a simulated GPU: ");
 	for (const char *const *m = gpu_sim_models; *m; m++)
 		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
@@ -47,6 +51,7 @@ static void usage(FILE *f)
 		"                       execute (draws, dispatches, skipped copies) fails as a GPU\n"
 		"                       error instead of being counted and warned about\n"
 		"  --ready-fd N         write one byte to fd N once listening, then close it\n"
+		"                       (under systemd: Type=notify and socket units, docs/service.md)\n"
 		"  --hangcheck-ms N     a submit without progress for N ms is a GPU hang (default 500)\n"
 		"  --fence-timeout-ms N log the sync-state dump when a fence is N ms overdue\n"
 		"                       (default 3000; 0 = watchdog off)\n"
@@ -136,8 +141,8 @@ static void run(struct server *srv)
 {
 	struct epoll_event evs[64];
 	while (!srv->stop) {
-		int timeout = conn_timeout_ms(srv, capture_ctl_timeout_ms(srv, control_timeout_ms(srv,
-					      ferry_host_next_timeout_ms(srv->host))));
+		int timeout = metrics_timeout_ms(srv, conn_timeout_ms(srv, capture_ctl_timeout_ms(srv,
+					      control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host)))));
 		int n = epoll_wait(srv->epfd, evs, 64, srv->busy_conns ? 0 : timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -155,7 +160,8 @@ static void run(struct server *srv)
 				if (read(srv->signal_fd, &si, sizeof(si)) == sizeof(si))
 					ferryd_log(FERRY_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
 				srv->stop = true;
-			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events)) {
+			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events) &&
+				   !metrics_event(srv, tag, evs[i].events)) {
 				conn_event(tag, evs[i].events);
 			}
 		}
@@ -165,6 +171,7 @@ static void run(struct server *srv)
 		ferry_host_dispatch(srv->host);
 		conn_reap_dead(srv);
 		control_expire(srv);
+		metrics_expire(srv);
 		capture_ctl_poll(srv);
 	}
 }
@@ -177,12 +184,14 @@ int main(int argc, char **argv)
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT,
-	       OPT_LISTEN, OPT_INSECURE };
+	       OPT_LISTEN, OPT_INSECURE, OPT_METRICS, OPT_METRICS_ALLOW_REMOTE };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "metrics-allow-remote", no_argument, NULL, OPT_METRICS_ALLOW_REMOTE },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -224,6 +233,8 @@ int main(int argc, char **argv)
 	const char *listen_uris[FERRYD_MAX_LISTENERS];
 	unsigned nr_listen = 0;
 	bool insecure = false;
+	const char *metrics_uri = NULL;
+	bool metrics_allow_remote = false;
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
 	 * --fd-reserve, --max-connections-per-process; 0 = the default */
 	unsigned quota[9] = { 0 };
@@ -261,6 +272,20 @@ int main(int argc, char **argv)
 		}
 		case OPT_INSECURE:
 			insecure = true;
+			break;
+		case OPT_METRICS: {
+			struct ferry_uri u;
+			char why[200];
+			if (ferry_uri_parse(optarg, &u, why, sizeof(why)) < 0 || u.kind == FERRY_URI_VIRTIO) {
+				fprintf(stderr, "ferryd: --metrics %s\n", u.kind == FERRY_URI_VIRTIO ?
+					"takes unix:PATH or tcp:HOST:PORT" : why);
+				return 2;
+			}
+			metrics_uri = optarg;
+			break;
+		}
+		case OPT_METRICS_ALLOW_REMOTE:
+			metrics_allow_remote = true;
 			break;
 		case OPT_GPU:
 			gpu = optarg;
@@ -381,8 +406,26 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* Sockets from the service manager: they count as --listen addresses given. */
+	notify_init();
+	struct activation act;
+	if (activation_take(&act, insecure) < 0)
+		return 1;
+	if (act.nr_listeners + nr_listen > FERRYD_MAX_LISTENERS) {
+		fprintf(stderr, "ferryd: at most %d client sockets, passed and --listen together\n", FERRYD_MAX_LISTENERS);
+		activation_close(&act);
+		return 2;
+	}
+	if (act.metrics_fd >= 0 && metrics_uri) {
+		fprintf(stderr, "ferryd: --metrics and a socket named \"metrics\" from the service manager: one only\n");
+		activation_close(&act);
+		return 2;
+	}
 	/* socket_path is the first unix address (its control socket is <path>.ctl); without --socket
 	 * or --listen the default path is served. With tcp: only, it still names the local control. */
+	for (unsigned i = 0; i < act.nr_listeners && !socket_path[0]; i++)
+		if (!act.listeners[i].remote && act.listeners[i].path[0])
+			snprintf(socket_path, sizeof(socket_path), "%s", act.listeners[i].path);
 	for (unsigned i = 0; i < nr_listen && !socket_path[0]; i++) {
 		struct ferry_uri u;
 		if (ferry_uri_parse(listen_uris[i], &u, NULL, 0) == 0 && u.kind == FERRY_URI_UNIX)
@@ -390,9 +433,10 @@ int main(int argc, char **argv)
 	}
 	if (!socket_path[0] && ferryd_default_socket_path(socket_path, sizeof(socket_path)) < 0) {
 		fprintf(stderr, "ferryd: default socket path too long; use --socket\n");
+		activation_close(&act);
 		return 2;
 	}
-	if (nr_listen == 0)
+	if (nr_listen == 0 && act.nr_listeners == 0)
 		listen_uris[nr_listen++] = socket_path;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -441,6 +485,9 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "cannot start the host: %s", strerror(-ret));
 		if (srv.reserve_fd >= 0)
 			close(srv.reserve_fd);
+		activation_close(&act);
+		notify_send("STATUS=cannot start the host: %s\nERRNO=%d\n", strerror(-ret), -ret);
+		notify_fini();
 		return 1;
 	}
 	if (capture_ctl_init(&srv, capture_dir, capture_trigger) < 0)
@@ -449,6 +496,10 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "--trace-file: out of memory for the trace ring");
 		goto out;
 	}
+	/* The passed sockets first: the first unix one is the socket `status` names. */
+	for (unsigned i = 0; i < act.nr_listeners; i++)
+		srv.listeners[srv.nr_listeners++] = act.listeners[i];
+	act.nr_listeners = 0;
 	if (listeners_open(&srv, listen_uris, nr_listen, insecure) < 0)
 		goto out_unlink;
 	char control_path[108];
@@ -469,8 +520,22 @@ int main(int argc, char **argv)
 		.crash_dir = diag.crash_dir,
 		.sim_strict = sim_strict,
 	};
-	if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0)
+	if (act.control_fd >= 0) {
+		int fd = act.control_fd;
+		act.control_fd = -1;
+		if (control_adopt(&srv, fd, act.control_path, &cinfo) < 0)
+			goto out_unlink;
+	} else if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0) {
 		goto out_unlink;
+	}
+	if (act.metrics_fd >= 0) {
+		int fd = act.metrics_fd;
+		act.metrics_fd = -1;
+		if (metrics_adopt(&srv, fd) < 0)
+			goto out_unlink;
+	} else if (metrics_uri && metrics_open(&srv, metrics_uri, metrics_allow_remote) < 0) {
+		goto out_unlink;
+	}
 	conn_count_fds(&srv); /* the base the connections' fds are counted from */
 	ferryd_log(FERRY_LOG_INFO, "up to %u clients, %u fds each; %lu of %lu fds kept in reserve", srv.max_clients,
 		   max_client_fds, srv.fd_reserve, fd_limit);
@@ -483,10 +548,16 @@ int main(int argc, char **argv)
 			ferryd_log(FERRY_LOG_WARN, "--ready-fd %d: %s", ready_fd, strerror(errno));
 		close(ready_fd);
 	}
+	notify_send("READY=1\nSTATUS=serving %s on %s%s%s%s\nMAINPID=%d\n", ferry_host_device_name(srv.host),
+		    srv.nr_listeners ? srv.listeners[0].name : "(no client socket)",
+		    srv.nr_listeners > 1 ? " and more" : "", metrics_address(&srv) ? ", metrics on " : "",
+		    metrics_address(&srv) ? metrics_address(&srv) : "", (int)getpid());
 	run(&srv);
 	status = srv.stop ? 0 : 1;
+	notify_send("STOPPING=1\nSTATUS=shutting down\n");
 
 out_unlink:
+	metrics_close(&srv);
 	control_close(&srv);
 	conn_free_all(&srv);
 	listeners_close(&srv);
@@ -504,5 +575,7 @@ out:
 		close(srv.epfd);
 	if (srv.reserve_fd >= 0)
 		close(srv.reserve_fd);
+	activation_close(&act);
+	notify_fini();
 	return status;
 }

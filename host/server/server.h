@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <ferry/host.h>
 #include <ferry/uri.h>
@@ -65,6 +66,17 @@ struct log_limit {
 /* true: log now, with *suppressed_since the events left out before this one (log.c). */
 bool log_limit_pass(struct log_limit *l, unsigned long *suppressed_since);
 
+/* What crossed ferryd's client sockets, by transport (the metrics endpoint): frame bytes read and
+ * written, connections served and refused at admission. */
+/* Indexed by the listener's remote flag: 0 unix, 1 tcp. */
+enum { FERRYD_XPORT_UNIX, FERRYD_XPORT_TCP, FERRYD_XPORTS };
+struct ferryd_counters {
+	uint64_t bytes_in[FERRYD_XPORTS], bytes_out[FERRYD_XPORTS];
+	uint64_t accepted[FERRYD_XPORTS], refused[FERRYD_XPORTS];
+};
+
+struct metrics;
+
 struct server {
 	int epfd;
 	struct listener listeners[FERRYD_MAX_LISTENERS];
@@ -94,6 +106,8 @@ struct server {
 	unsigned accepts_since_count;
 	long long fds_counted_ns;
 	struct log_limit refuse_log; /* refused connections */
+	struct ferryd_counters counters; /* client_conn.c counts, metrics.c shows */
+	struct metrics *metrics; /* --metrics, or NULL */
 };
 
 /* log.c */
@@ -164,6 +178,9 @@ struct control_info {
 };
 /* Listens on path (mode 0600) and registers with srv->epfd. Returns 0 or a negative errno. */
 int control_open(struct server *srv, const char *path, const struct control_info *info);
+/* Serves on an inherited listening socket (socket activation; path is its file, not removed at
+ * exit: the service manager's). 0 or a negative errno; fd is ours either way. */
+int control_adopt(struct server *srv, int fd, const char *path, const struct control_info *info);
 void control_close(struct server *srv);
 /* Handles tag's epoll events if it is one of the control socket's; false if not. */
 bool control_event(struct server *srv, void *tag, unsigned events);
