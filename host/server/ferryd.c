@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "conn_io.h"
 #include "backend/device.h"
 
 #ifndef FERRYD_DEFAULT_GPU
@@ -31,7 +32,14 @@ static void usage(FILE *f)
 		"  --listen ADDR        listen on unix:PATH or tcp:HOST:PORT (repeatable; port 0 picks\n"
 		"                       one, logged). Without --socket or a unix --listen, no unix socket\n"
 		"                       is served unless no --listen was given at all\n"
-		"  --insecure           serve tcp: without TLS (plain text, no authentication)\n"
+		"  --tls-creds DIR      TLS for tcp: listeners (on by default): DIR holds ca-cert.pem,\n"
+		"                       server-cert.pem, server-key.pem, optional ca-crl.pem (QEMU's\n"
+		"                       x509 layout). Clients need a certificate signed by that CA, or\n"
+		"                       a token (--auth-tokens)\n"
+		"  --auth-tokens FILE   tokens a client without a certificate may send in its HELLO, one\n"
+		"                       a line (16..256 printable characters; # comments)\n"
+		"  --auth-timeout-ms N  a tcp: client must finish TLS and HELLO within N ms (default 10000)\n"
+		"  --insecure           serve tcp: without TLS (plain text; tokens, if given, still checked)\n"
 		"  --gpu GPU            a simulated GPU: ");
 	for (const char *const *m = gpu_sim_models; *m; m++)
 		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
@@ -177,12 +185,15 @@ int main(int argc, char **argv)
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT,
-	       OPT_LISTEN, OPT_INSECURE };
+	       OPT_LISTEN, OPT_INSECURE, OPT_TLS_CREDS, OPT_AUTH_TOKENS, OPT_AUTH_TIMEOUT };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
+		{ "tls-creds", required_argument, NULL, OPT_TLS_CREDS },
+		{ "auth-tokens", required_argument, NULL, OPT_AUTH_TOKENS },
+		{ "auth-timeout-ms", required_argument, NULL, OPT_AUTH_TIMEOUT },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -224,6 +235,8 @@ int main(int argc, char **argv)
 	const char *listen_uris[FERRYD_MAX_LISTENERS];
 	unsigned nr_listen = 0;
 	bool insecure = false;
+	const char *tls_creds = NULL, *auth_tokens = NULL;
+	unsigned auth_timeout_ms = 0;
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
 	 * --fd-reserve, --max-connections-per-process; 0 = the default */
 	unsigned quota[9] = { 0 };
@@ -262,6 +275,23 @@ int main(int argc, char **argv)
 		case OPT_INSECURE:
 			insecure = true;
 			break;
+		case OPT_TLS_CREDS:
+			tls_creds = optarg;
+			break;
+		case OPT_AUTH_TOKENS:
+			auth_tokens = optarg;
+			break;
+		case OPT_AUTH_TIMEOUT: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || errno || v == 0 || v > 3600000) {
+				fprintf(stderr, "ferryd: bad --auth-timeout-ms '%s' (want 1..3600000)\n", optarg);
+				return 2;
+			}
+			auth_timeout_ms = (unsigned)v;
+			break;
+		}
 		case OPT_GPU:
 			gpu = optarg;
 			break;
@@ -394,6 +424,13 @@ int main(int argc, char **argv)
 	}
 	if (nr_listen == 0)
 		listen_uris[nr_listen++] = socket_path;
+	if (insecure && tls_creds) {
+		fprintf(stderr, "ferryd: --insecure (plain tcp:) and --tls-creds (TLS) contradict each other\n");
+		return 2;
+	}
+	struct ferryd_auth *auth = NULL;
+	if (ferryd_auth_load(tls_creds, auth_tokens, auth_timeout_ms, &auth) < 0)
+		return 2;
 
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t mask;
@@ -403,7 +440,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	unsigned long fd_limit = raise_fd_limit();
-	struct server srv = { .epfd = -1, .signal_fd = -1 };
+	struct server srv = { .epfd = -1, .signal_fd = -1, .auth = auth };
 	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
 	srv.max_conns_per_process = quota[8] ? quota[8] : FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS;
 	srv.fd_limit = fd_limit;
@@ -441,6 +478,7 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "cannot start the host: %s", strerror(-ret));
 		if (srv.reserve_fd >= 0)
 			close(srv.reserve_fd);
+		ferryd_auth_free(auth);
 		return 1;
 	}
 	if (capture_ctl_init(&srv, capture_dir, capture_trigger) < 0)
@@ -504,5 +542,6 @@ out:
 		close(srv.epfd);
 	if (srv.reserve_fd >= 0)
 		close(srv.reserve_fd);
+	ferryd_auth_free(srv.auth);
 	return status;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "conn_io.h"
 
 int ferryd_default_socket_path(char *buf, size_t len)
 {
@@ -172,6 +173,11 @@ int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l)
 	return 0;
 }
 
+static bool insecure_tokens(const struct server *srv)
+{
+	return ferryd_auth_check(srv->auth, false, NULL, NULL) != NULL;
+}
+
 int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -183,16 +189,21 @@ int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool
 		}
 		struct listener *l = &srv->listeners[srv->nr_listeners];
 		if (u.kind == FERRY_URI_TCP) {
-			if (!insecure) {
-				ferryd_log(FERRY_LOG_ERROR, "--listen %s: TLS is not available in this build; "
-					   "--insecure serves it in plain text", uris[i]);
-				return -EPROTONOSUPPORT;
+			bool tls = !insecure;
+			if (tls && !ferryd_auth_has_tls(srv->auth)) {
+				ferryd_log(FERRY_LOG_ERROR, "--listen %s: tcp: is served over TLS and needs --tls-creds DIR "
+					   "(ca-cert.pem, server-cert.pem, server-key.pem; docs/network.md), or "
+					   "--insecure for plain text", uris[i]);
+				return -EINVAL;
 			}
 			int ret = ferryd_listen_tcp(&u, l);
 			if (ret < 0)
 				return ret;
-			ferryd_log(FERRY_LOG_WARN, "%s: plain text without authentication (--insecure): anyone who "
-				   "can reach it drives the GPU and reads what crosses the wire", l->name);
+			l->tls = tls;
+			if (!tls)
+				ferryd_log(FERRY_LOG_WARN, "%s: plain text (--insecure): anyone who can reach it reads what "
+					   "crosses the wire%s", l->name, insecure_tokens(srv) ? ", and a token sent in clear can be replayed" :
+					   " and drives the GPU: no authentication");
 		} else {
 			int fd = ferryd_listen(u.path);
 			if (fd < 0)

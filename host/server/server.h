@@ -42,6 +42,7 @@
 
 struct conn;
 struct control;
+struct ferryd_auth;
 
 /* --listen: at most this many addresses (unix and tcp together). */
 #define FERRYD_MAX_LISTENERS 16
@@ -51,6 +52,7 @@ struct control;
 struct listener {
 	int fd;
 	bool remote;
+	bool tls;            /* tcp: with TLS (not --insecure) */
 	bool unlink_on_exit; /* a unix socket file ferryd created */
 	char name[FERRY_URI_PATH_MAX + 8]; /* "unix:/run/..." or "tcp:127.0.0.1:7120" as bound */
 	char path[FERRY_URI_PATH_MAX];     /* unix: the socket file */
@@ -94,6 +96,9 @@ struct server {
 	unsigned accepts_since_count;
 	long long fds_counted_ns;
 	struct log_limit refuse_log; /* refused connections */
+	/* tcp: listeners' TLS credentials and tokens (auth.c), or NULL; refused/timed-out logins. */
+	struct ferryd_auth *auth;
+	struct log_limit auth_log;
 };
 
 /* log.c */
@@ -109,8 +114,8 @@ int ferryd_listen(const char *path);
 /* Binds and listens on a tcp: address (port 0: the kernel picks; l->name tells which). Fills l,
  * returns 0 or a negative errno (logged). */
 int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l);
-/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, or insecure
- * with a warning). 0 or a negative errno (logged). */
+/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, that is
+ * --tls-creds loaded into srv->auth, or insecure with a warning). 0 or a negative errno (logged). */
 int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure);
 /* Adds them to srv->epfd, each tagged with its struct listener. */
 int listeners_watch(struct server *srv);
