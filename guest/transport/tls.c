@@ -21,15 +21,15 @@
  * shared, none of the others is asked for, and destroy alone ends it. So no lock. */
 
 /* GnuTLS's transport: the socket, noting the server's first byte (a TLS server's is a record
- * type, 0x14..0x17; anything else is a plain ferryd answering in frames). */
+ * type, 0x14..0x17; anything else is a plain ferryd answering in frames). Failures leave their
+ * errno in the thread's errno, which GnuTLS reads by default: gnutls_transport_set_errno would
+ * write one field shared by the sending and the receiving thread. */
 static ssize_t tls_pull(gnutls_transport_ptr_t p, void *buf, size_t len)
 {
 	struct stream *s = p;
 	ssize_t n = recv(s->sock, buf, len, 0);
 	if (n > 0 && s->first_byte < 0)
 		s->first_byte = ((uint8_t *)buf)[0];
-	if (n < 0)
-		gnutls_transport_set_errno(s->tls, errno);
 	return n;
 }
 
@@ -38,8 +38,6 @@ static int tls_pull_timeout(gnutls_transport_ptr_t p, unsigned ms)
 	struct stream *s = p;
 	struct pollfd pfd = { .fd = s->sock, .events = POLLIN };
 	int r = poll(&pfd, 1, ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
-	if (r < 0)
-		gnutls_transport_set_errno(s->tls, errno);
 	return r;
 }
 
@@ -47,8 +45,6 @@ static ssize_t tls_push(gnutls_transport_ptr_t p, const void *buf, size_t len)
 {
 	struct stream *s = p;
 	ssize_t n = send(s->sock, buf, len, MSG_NOSIGNAL);
-	if (n < 0)
-		gnutls_transport_set_errno(s->tls, errno);
 	return n;
 }
 
