@@ -2,7 +2,9 @@
  * certificates made here with certtool (a temp dir, removed after), a good certificate, a good
  * token, and every refusal with the words the client reports; after each, a good client still
  * completes HELLO + DEVICE_QUERY and ferryd holds no more fds than before. A client that connects
- * and never speaks is dropped after --auth-timeout-ms while others are served. */
+ * and never speaks is dropped after --auth-timeout-ms while others are served. Frames pipelined
+ * many to a TLS record (GnuTLS holds the rest decrypted, the socket stays quiet) and replies piling
+ * up faster than they are read (ferryd's output queue over TLS) all come back, in order. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +20,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <pthread.h>
+
+#include <gnutls/gnutls.h>
 
 #include "itest.h"
 #include "test.h"
@@ -312,6 +318,163 @@ static void test_insecure(void)
 	CHECK(itest_stop_ferryd(&s.p));
 }
 
+/* A raw TLS client (GnuTLS directly): the good client certificate, blocking socket. */
+struct raw {
+	int fd;
+	gnutls_session_t s;
+	gnutls_certificate_credentials_t creds;
+	uint32_t next_seq; /* sender's */
+	int chunks, per_chunk;
+	int send_err;
+};
+
+static void raw_open(struct raw *c, const char *uri)
+{
+	memset(c, 0, sizeof(*c));
+	char ca[PATH_MAX], cert[PATH_MAX], key[PATH_MAX];
+	snprintf(ca, sizeof(ca), "%s/good/ca-cert.pem", dir);
+	snprintf(cert, sizeof(cert), "%s/good/client-cert.pem", dir);
+	snprintf(key, sizeof(key), "%s/good/client-key.pem", dir);
+	REQUIRE(gnutls_certificate_allocate_credentials(&c->creds) == 0);
+	REQUIRE(gnutls_certificate_set_x509_trust_file(c->creds, ca, GNUTLS_X509_FMT_PEM) > 0);
+	REQUIRE(gnutls_certificate_set_x509_key_file(c->creds, cert, key, GNUTLS_X509_FMT_PEM) == 0);
+	REQUIRE(gnutls_init(&c->s, GNUTLS_CLIENT) == 0);
+	REQUIRE(gnutls_set_default_priority(c->s) == 0);
+	REQUIRE(gnutls_credentials_set(c->s, GNUTLS_CRD_CERTIFICATE, c->creds) == 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	a.sin_port = htons((uint16_t)atoi(strrchr(uri, ':') + 1));
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(c->fd >= 0 && connect(c->fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	gnutls_transport_set_int(c->s, c->fd);
+	gnutls_handshake_set_timeout(c->s, 10000);
+	gnutls_record_set_timeout(c->s, 10000);
+	int r;
+	do
+		r = gnutls_handshake(c->s);
+	while (r < 0 && !gnutls_error_is_fatal(r));
+	REQUIRE(r == 0);
+	c->next_seq = 1;
+}
+
+static void raw_close(struct raw *c)
+{
+	gnutls_deinit(c->s);
+	gnutls_certificate_free_credentials(c->creds);
+	close(c->fd);
+}
+
+/* n frames in one buffer, so in one or a few TLS records: HELLO first (seq 1), then DEVICE_QUERYs. */
+static int raw_send_chunk(struct raw *c, int n)
+{
+	struct ferry_buf all, one;
+	ferry_buf_init(&all);
+	ferry_buf_init(&one);
+	for (int i = 0; i < n; i++) {
+		struct ferry_msg m = { .seq = c->next_seq };
+		if (c->next_seq == 1) {
+			m.kind = FERRY_MSG_HELLO;
+			m.u.hello.version = FERRY_PROTOCOL_VERSION;
+		} else {
+			m.kind = FERRY_MSG_DEVICE_QUERY;
+			m.u.device_query.family = FERRY_FAMILY_NONE;
+		}
+		c->next_seq++;
+		ferry_buf_reset(&one);
+		REQUIRE(ferry_wire_encode(&m, &one) == 0);
+		REQUIRE(ferry_buf_append(&all, one.data, one.len) == 0);
+	}
+	size_t off = 0;
+	int err = 0;
+	while (off < all.len) {
+		ssize_t r = gnutls_record_send(c->s, all.data + off, all.len - off);
+		if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED)
+			continue;
+		if (r < 0) {
+			err = (int)r;
+			break;
+		}
+		off += (size_t)r;
+	}
+	ferry_buf_free(&all);
+	ferry_buf_free(&one);
+	return err;
+}
+
+static long raw_read(void *arg, void *buf, size_t len)
+{
+	ssize_t r = gnutls_record_recv(arg, buf, len);
+	if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED)
+		return -EINTR;
+	return r < 0 ? -ETIMEDOUT : r;
+}
+
+/* n replies, seq expected.. in order: HELLO_REPLY for seq 1, DEVICE_INFO for the rest. */
+static bool raw_expect(struct raw *c, uint32_t *expected, int n)
+{
+	struct ferry_frame_reader r;
+	ferry_frame_reader_init(&r);
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		int got = ferry_frame_read_from(&r, raw_read, c->s);
+		struct ferry_msg m;
+		const char *why;
+		if (got != 1 || ferry_wire_decode(r.payload, r.len, &m, &why) < 0) {
+			fprintf(stderr, "reply %d (seq %u expected): read %d\n", i, *expected, got);
+			ok = false;
+			break;
+		}
+		uint32_t want_kind = *expected == 1 ? FERRY_MSG_HELLO_REPLY : FERRY_MSG_DEVICE_INFO;
+		if (m.seq != *expected || m.kind != want_kind) {
+			fprintf(stderr, "reply seq %u kind %u, expected seq %u kind %u\n", m.seq, m.kind, *expected, want_kind);
+			ok = false;
+		}
+		(*expected)++;
+		ferry_frame_reader_next(&r);
+	}
+	ferry_frame_reader_fini(&r);
+	return ok;
+}
+
+static void *raw_sender(void *arg)
+{
+	struct raw *c = arg;
+	for (int i = 0; i < c->chunks && !c->send_err; i++)
+		c->send_err = raw_send_chunk(c, c->per_chunk);
+	return NULL;
+}
+
+static void test_pipelined_over_tls(void)
+{
+	struct server s;
+	start(&s, "tls+tokens");
+	s.base_fds = itest_proc_fd_count(s.p.pid);
+	struct raw c;
+	raw_open(&c, s.uri);
+	uint32_t expected = 1;
+	/* 100 frames a record, well over the 16 ferryd reads a wakeup: the rest waits decrypted in
+	 * GnuTLS, and must be read with no further byte on the socket. */
+	for (int i = 0; i < 5; i++) {
+		CHECK_EQ(raw_send_chunk(&c, 100), 0);
+		CHECK(raw_expect(&c, &expected, 100));
+	}
+	/* 4000 requests sent by a thread while nobody reads for a while: the replies (hundreds of
+	 * KiB) overflow the socket, queue in ferryd and go out over TLS as room comes; ferryd stops
+	 * reading while they pile up. All arrive, in order. */
+	c.chunks = 40;
+	c.per_chunk = 100;
+	pthread_t th;
+	REQUIRE(pthread_create(&th, NULL, raw_sender, &c) == 0);
+	usleep(500 * 1000);
+	CHECK(raw_expect(&c, &expected, c.chunks * c.per_chunk));
+	pthread_join(th, NULL);
+	CHECK_EQ(c.send_err, 0);
+	CHECK_EQ(expected, 501u + 4000u);
+	raw_close(&c);
+	CHECK(fds_settle(&s));
+	good_client_still_works(&s);
+	CHECK(itest_stop_ferryd(&s.p));
+}
+
 /* ferryd refuses to start a tcp: listener with neither TLS credentials nor --insecure. */
 static void test_startup_errors(void)
 {
@@ -340,6 +503,7 @@ int main(void)
 	RUN_TEST(test_startup_errors);
 	RUN_TEST(test_tls_with_tokens);
 	RUN_TEST(test_tls_cert_required);
+	RUN_TEST(test_pipelined_over_tls);
 	RUN_TEST(test_insecure);
 	sh("rm -rf %s", dir);
 	return test_finish();
