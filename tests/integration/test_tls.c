@@ -205,18 +205,28 @@ static int try_client(const char *uri, const char *creds, const char *token, boo
 	return r;
 }
 
-/* ferryd's fds back to what they were with no client (up to 3 s: it closes refused
- * connections as it learns they are done). */
+/* The host clients ferryd has (`ferry status`): a refused connection never got one. */
+static int host_clients(struct server *s)
+{
+	char *out = itest_ferry_status(&s->p, "", NULL);
+	const char *c = strstr(out, "clients: ");
+	int n = c ? atoi(c + 9) : -1;
+	free(out);
+	return n;
+}
+
+/* ferryd's fds back to what they were with no client, and no host client left (up to 3 s: it
+ * closes connections as it learns they are done). */
 static bool fds_settle(struct server *s)
 {
-	int n = -1;
+	int n = -1, clients = -1;
 	for (int i = 0; i < 60; i++) {
 		n = itest_proc_fd_count(s->p.pid);
-		if (n <= s->base_fds)
+		if (n <= s->base_fds && (clients = host_clients(s)) == 0)
 			return true;
 		usleep(50 * 1000);
 	}
-	fprintf(stderr, "ferryd holds %d fds, %d before\n", n, s->base_fds);
+	fprintf(stderr, "ferryd holds %d fds (%d before), %d host clients\n", n, s->base_fds, clients);
 	return false;
 }
 
