@@ -187,6 +187,9 @@ int ferryd_auth_session(const struct ferryd_auth *a, struct conn_io *io)
 	 * is refused instead of "certificate required". */
 	gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUEST);
 	gnutls_certificate_send_x509_rdn_sequence(s, 1);
+	/* What an unauthenticated peer can make GnuTLS buffer: a handshake message (its
+	 * certificate chain) of at most this much. */
+	gnutls_handshake_set_max_packet_length(s, FERRYD_HANDSHAKE_MAX_BYTES);
 	gnutls_transport_set_int(s, io->fd);
 	gnutls_handshake_set_timeout(s, 0);
 	io->tls = s;

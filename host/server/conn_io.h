@@ -32,6 +32,8 @@ void conn_io_close(struct conn_io *io);
 /* auth.c: --tls-creds, --auth-tokens, --auth-timeout-ms. */
 struct ferryd_auth;
 #define FERRYD_AUTH_TIMEOUT_MS_DEFAULT 10000u
+/* The largest TLS handshake message a client may send (its certificate chain). */
+#define FERRYD_HANDSHAKE_MAX_BYTES (64u << 10)
 /* The first frame of a tcp: client (its HELLO) may be at most this long. */
 #define FERRYD_HELLO_MAX_BYTES 4096u
 /* Loads the credentials (creds_dir may be NULL: no TLS) and tokens (NULL: none). Prints why and

@@ -131,11 +131,14 @@ void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
 /* Continues, once per pass, each connection's frame in progress (and then reads its next
- * frames as conn_event would). */
+ * frames as conn_event would); reads the frames of TLS connections whose records GnuTLS
+ * decrypted already, which their sockets do not poll readable for. */
 void conn_resume_busy(struct server *srv);
-/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS. */
+/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS and
+ * tcp: ones not authenticated by --auth-timeout-ms. */
 void conn_reap_dead(struct server *srv);
-/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client deadline. */
+/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client or authentication deadline,
+ * 0 while a TLS connection has decrypted bytes unread. */
 int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
 
