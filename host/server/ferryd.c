@@ -14,6 +14,7 @@
 
 #include "server.h"
 #include "service.h"
+#include "conn_io.h"
 #include "backend/device.h"
 
 #ifndef FERRYD_DEFAULT_GPU
@@ -32,7 +33,14 @@ static void usage(FILE *f)
 		"  --listen ADDR        listen on unix:PATH or tcp:HOST:PORT (repeatable; port 0 picks\n"
 		"                       one, logged). Without --socket or a unix --listen, no unix socket\n"
 		"                       is served unless no --listen was given at all\n"
-		"  --insecure           serve tcp: without TLS (plain text, no authentication)\n"
+		"  --tls-creds DIR      TLS for tcp: listeners (on by default): DIR holds ca-cert.pem,\n"
+		"                       server-cert.pem, server-key.pem, optional ca-crl.pem (QEMU's\n"
+		"                       x509 layout). Clients need a certificate signed by that CA, or\n"
+		"                       a token (--auth-tokens)\n"
+		"  --auth-tokens FILE   tokens a client without a certificate may send in its HELLO, one\n"
+		"                       a line (16..256 printable characters; # comments)\n"
+		"  --auth-timeout-ms N  a tcp: client must finish TLS and HELLO within N ms (default 10000)\n"
+		"  --insecure           serve tcp: without TLS (plain text; tokens, if given, still checked)\n"
 		"  --metrics ADDR       serve GET /metrics (Prometheus text) on unix:PATH or a loopback\n"
 		"                       tcp:HOST:PORT (docs/service.md)\n"
 		"  --metrics-allow-remote  let --metrics listen on a non-loopback address\n"
@@ -184,7 +192,8 @@ int main(int argc, char **argv)
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT,
-	       OPT_LISTEN, OPT_INSECURE, OPT_METRICS, OPT_METRICS_ALLOW_REMOTE };
+	       OPT_LISTEN, OPT_INSECURE, OPT_METRICS, OPT_METRICS_ALLOW_REMOTE, OPT_TLS_CREDS, OPT_AUTH_TOKENS,
+	       OPT_AUTH_TIMEOUT };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -192,6 +201,9 @@ int main(int argc, char **argv)
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "metrics-allow-remote", no_argument, NULL, OPT_METRICS_ALLOW_REMOTE },
+		{ "tls-creds", required_argument, NULL, OPT_TLS_CREDS },
+		{ "auth-tokens", required_argument, NULL, OPT_AUTH_TOKENS },
+		{ "auth-timeout-ms", required_argument, NULL, OPT_AUTH_TIMEOUT },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -235,6 +247,8 @@ int main(int argc, char **argv)
 	bool insecure = false;
 	const char *metrics_uri = NULL;
 	bool metrics_allow_remote = false;
+	const char *tls_creds = NULL, *auth_tokens = NULL;
+	unsigned auth_timeout_ms = 0;
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
 	 * --fd-reserve, --max-connections-per-process; 0 = the default */
 	unsigned quota[9] = { 0 };
@@ -287,6 +301,23 @@ int main(int argc, char **argv)
 		case OPT_METRICS_ALLOW_REMOTE:
 			metrics_allow_remote = true;
 			break;
+		case OPT_TLS_CREDS:
+			tls_creds = optarg;
+			break;
+		case OPT_AUTH_TOKENS:
+			auth_tokens = optarg;
+			break;
+		case OPT_AUTH_TIMEOUT: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || errno || v == 0 || v > 3600000) {
+				fprintf(stderr, "ferryd: bad --auth-timeout-ms '%s' (want 1..3600000)\n", optarg);
+				return 2;
+			}
+			auth_timeout_ms = (unsigned)v;
+			break;
+		}
 		case OPT_GPU:
 			gpu = optarg;
 			break;
@@ -409,7 +440,7 @@ int main(int argc, char **argv)
 	/* Sockets from the service manager: they count as --listen addresses given. */
 	notify_init();
 	struct activation act;
-	if (activation_take(&act, insecure) < 0)
+	if (activation_take(&act) < 0)
 		return 1;
 	if (act.nr_listeners + nr_listen > FERRYD_MAX_LISTENERS) {
 		fprintf(stderr, "ferryd: at most %d client sockets, passed and --listen together\n", FERRYD_MAX_LISTENERS);
@@ -438,6 +469,16 @@ int main(int argc, char **argv)
 	}
 	if (nr_listen == 0 && act.nr_listeners == 0)
 		listen_uris[nr_listen++] = socket_path;
+	if (insecure && tls_creds) {
+		fprintf(stderr, "ferryd: --insecure (plain tcp:) and --tls-creds (TLS) contradict each other\n");
+		activation_close(&act);
+		return 2;
+	}
+	struct ferryd_auth *auth = NULL;
+	if (ferryd_auth_load(tls_creds, auth_tokens, auth_timeout_ms, &auth) < 0) {
+		activation_close(&act);
+		return 2;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t mask;
@@ -447,7 +488,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	unsigned long fd_limit = raise_fd_limit();
-	struct server srv = { .epfd = -1, .signal_fd = -1 };
+	struct server srv = { .epfd = -1, .signal_fd = -1, .auth = auth };
 	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
 	srv.max_conns_per_process = quota[8] ? quota[8] : FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS;
 	srv.fd_limit = fd_limit;
@@ -488,6 +529,7 @@ int main(int argc, char **argv)
 		activation_close(&act);
 		notify_send("STATUS=cannot start the host: %s\nERRNO=%d\n", strerror(-ret), -ret);
 		notify_fini();
+		ferryd_auth_free(auth);
 		return 1;
 	}
 	if (capture_ctl_init(&srv, capture_dir, capture_trigger) < 0)
@@ -500,6 +542,9 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < act.nr_listeners; i++)
 		srv.listeners[srv.nr_listeners++] = act.listeners[i];
 	act.nr_listeners = 0;
+	for (unsigned i = 0; i < srv.nr_listeners; i++)
+		if (listener_secure(&srv, &srv.listeners[i], insecure) < 0)
+			goto out_unlink;
 	if (listeners_open(&srv, listen_uris, nr_listen, insecure) < 0)
 		goto out_unlink;
 	char control_path[108];
@@ -577,5 +622,6 @@ out:
 		close(srv.reserve_fd);
 	activation_close(&act);
 	notify_fini();
+	ferryd_auth_free(srv.auth);
 	return status;
 }

@@ -43,6 +43,7 @@
 
 struct conn;
 struct control;
+struct ferryd_auth;
 
 /* --listen: at most this many addresses (unix and tcp together). */
 #define FERRYD_MAX_LISTENERS 16
@@ -52,6 +53,7 @@ struct control;
 struct listener {
 	int fd;
 	bool remote;
+	bool tls;            /* tcp: with TLS (not --insecure) */
 	bool unlink_on_exit; /* a unix socket file ferryd created */
 	char name[FERRY_URI_PATH_MAX + 8]; /* "unix:/run/..." or "tcp:127.0.0.1:7120" as bound */
 	char path[FERRY_URI_PATH_MAX];     /* unix: the socket file */
@@ -108,6 +110,9 @@ struct server {
 	struct log_limit refuse_log; /* refused connections */
 	struct ferryd_counters counters; /* client_conn.c counts, metrics.c shows */
 	struct metrics *metrics; /* --metrics, or NULL */
+	/* tcp: listeners' TLS credentials and tokens (auth.c), or NULL; refused/timed-out logins. */
+	struct ferryd_auth *auth;
+	struct log_limit auth_log;
 };
 
 /* log.c */
@@ -123,9 +128,12 @@ int ferryd_listen(const char *path);
 /* Binds and listens on a tcp: address (port 0: the kernel picks; l->name tells which). Fills l,
  * returns 0 or a negative errno (logged). */
 int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l);
-/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, or insecure
- * with a warning). 0 or a negative errno (logged). */
+/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, that is
+ * --tls-creds loaded into srv->auth, or insecure with a warning). 0 or a negative errno (logged). */
 int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure);
+/* A remote listener (from --listen or the service manager) made TLS, or plain with a warning
+ * when insecure; -EINVAL (logged) when TLS is wanted and there are no credentials. */
+int listener_secure(struct server *srv, struct listener *l, bool insecure);
 /* Adds them to srv->epfd, each tagged with its struct listener. */
 int listeners_watch(struct server *srv);
 /* Closes them and removes the unix socket files ferryd made. Idempotent. */
@@ -140,11 +148,14 @@ void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
 /* Continues, once per pass, each connection's frame in progress (and then reads its next
- * frames as conn_event would). */
+ * frames as conn_event would); reads the frames of TLS connections whose records GnuTLS
+ * decrypted already, which their sockets do not poll readable for. */
 void conn_resume_busy(struct server *srv);
-/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS. */
+/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS and
+ * tcp: ones not authenticated by --auth-timeout-ms. */
 void conn_reap_dead(struct server *srv);
-/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client deadline. */
+/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client or authentication deadline,
+ * 0 while a TLS connection has decrypted bytes unread. */
 int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
 

@@ -19,10 +19,10 @@ struct activation {
 	int metrics_fd; /* named "metrics", or -1 */
 };
 /* Takes the sockets LISTEN_PID / LISTEN_FDS / LISTEN_FDNAMES pass (and unsets them): each must
- * be a listening stream socket; unix or tcp ones (tcp: only with insecure until TLS) are client
+ * be a listening stream socket; unix or tcp ones (tcp: TLS or --insecure, listener_secure) are client
  * sockets unless named "control" or "metrics". Marks them close-on-exec and non-blocking.
  * 0 (nothing passed: a->active false), or a negative errno (logged; every passed fd closed). */
-int activation_take(struct activation *a, bool insecure);
+int activation_take(struct activation *a);
 /* Closes what was not handed on (the fields set to -1 / 0 by their new owners). */
 void activation_close(struct activation *a);
 

@@ -102,7 +102,7 @@ static void close_all(struct activation *a)
 	a->control_fd = a->metrics_fd = -1;
 }
 
-int activation_take(struct activation *a, bool insecure)
+int activation_take(struct activation *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->control_fd = a->metrics_fd = -1;
@@ -180,16 +180,8 @@ int activation_take(struct activation *a, bool insecure)
 			continue;
 		}
 		bool remote = family != AF_UNIX;
-		if (remote && !insecure) {
-			ferryd_log(FERRY_LOG_ERROR, "socket activation: %s (%s): TLS is not available in this build; "
-				   "--insecure serves it in plain text", name, what[0] ? what : "unnamed");
-			close(fd);
-			ret = -EPROTONOSUPPORT;
-			continue;
-		}
-		if (remote)
-			ferryd_log(FERRY_LOG_WARN, "%s: plain text without authentication (--insecure): anyone who "
-				   "can reach it drives the GPU and reads what crosses the wire", name);
+		/* TLS or --insecure is decided with --listen's rule once credentials are loaded
+		 * (listener_secure). */
 		struct listener *l = &a->listeners[a->nr_listeners++];
 		memset(l, 0, sizeof(*l));
 		l->fd = fd;

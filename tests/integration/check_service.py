@@ -135,7 +135,9 @@ def scrape(family, addr):
 
 
 def run_client(*args, timeout=60):
-    r = subprocess.run([CLIENT] + list(args), capture_output=True, text=True, timeout=timeout)
+    # The passed tcp sockets are served with --insecure: the client says it wants plain tcp.
+    env = dict(os.environ, FERRY_INSECURE="1")
+    r = subprocess.run([CLIENT] + list(args), capture_output=True, text=True, timeout=timeout, env=env)
     return r.returncode, r.stdout + r.stderr
 
 
@@ -225,7 +227,7 @@ def case_activation(tmp):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.bind(("127.0.0.1", 0))
     s.listen(1)
-    refused("a tcp socket without --insecure (no TLS yet)", s, ["ferry-tcp"], [], "--insecure")
+    refused("a tcp socket without --tls-creds or --insecure", s, ["ferry-tcp"], [], "--insecure")
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.bind(("127.0.0.1", 0))
     s.listen(1)
