@@ -79,6 +79,8 @@ struct ferry_device {
 	char last_error[FERRY_ERRMSG_LEN];
 
 	struct ferry_capture *capture; /* FERRY_CAPTURE / FERRY_CAPTURE_DIR, else NULL (capture.c) */
+	/* An ERROR about no request (seq 0, request kind NONE): ferryd refusing the connection. */
+	char refusal[FERRY_ERRMSG_LEN];
 };
 
 struct ferry_queue {
