@@ -170,15 +170,29 @@ int rc_connect(struct replay_conn *c, const char *uri)
 	}
 	int ret = ferry_transport_open(uri, &c->t);
 	if (ret < 0) {
-		fprintf(stderr, "ferry replay: cannot connect to %s: %s\n", uri, strerror(-ret));
+		const char *more = ferry_transport_open_error();
+		fprintf(stderr, "ferry replay: cannot connect to %s: %s\n", uri, more[0] ? more : strerror(-ret));
 		c->t = NULL;
 		return -1;
 	}
 	c->remote = u.kind == FERRY_URI_TCP;
 	struct ferry_msg m = { .kind = FERRY_MSG_HELLO };
 	m.u.hello = (struct ferry_hello){ .version = FERRY_PROTOCOL_VERSION, .features = FERRY_FEATURE_FENCE_PAGE };
-	if (rc_request(c, &m) < 0) {
-		fprintf(stderr, "ferry replay: hello: %s\n", c->error);
+	/* A network ferryd may want the token libferry would present. */
+	char token[300] = "";
+	if (u.kind == FERRY_URI_TCP) {
+		ret = ferry_auth_token(token, sizeof(token), why, sizeof(why));
+		if (ret < 0) {
+			fprintf(stderr, "ferry replay: %s\n", why);
+			return -1;
+		}
+		if (ret > 0)
+			m.u.hello.token = token;
+	}
+	ret = rc_request(c, &m);
+	explicit_bzero(token, sizeof(token));
+	if (ret < 0) {
+		fprintf(stderr, "ferry replay: hello: %s%s%s\n", c->error, c->t->error[0] ? ": " : "", c->t->error);
 		return -1;
 	}
 	m = (struct ferry_msg){ .kind = FERRY_MSG_DEVICE_QUERY };

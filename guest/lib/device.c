@@ -74,39 +74,15 @@ int ferry_default_socket_path(char *buf, size_t len)
 	return 0;
 }
 
-/* FERRY_AUTH_TOKEN_FILE's token (its first line that is not blank or a # comment) into buf:
- * 1, 0 when the variable is unset, or a negative errno (dev's error says why). */
+/* FERRY_AUTH_TOKEN_FILE's token into buf (transport/auth_token.c): 1, 0 when unset, or a
+ * negative errno (dev's error says why). */
 static int auth_token(struct ferry_device *dev, char *buf, size_t len)
 {
-	const char *path = getenv("FERRY_AUTH_TOKEN_FILE");
-	if (!path || !path[0])
-		return 0;
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		int e = errno;
-		ferry_set_error(dev, "FERRY_AUTH_TOKEN_FILE %s: %s", path, strerror(e));
-		return -e;
-	}
-	int found = 0;
-	char line[1024];
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *t = line + strspn(line, " \t");
-		size_t n = strcspn(t, "\r\n");
-		while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
-			n--;
-		t[n] = '\0';
-		if (n && t[0] != '#') {
-			snprintf(buf, len, "%s", t);
-			found = 1;
-		}
-	}
-	explicit_bzero(line, sizeof(line));
-	fclose(f);
-	if (!found) {
-		ferry_set_error(dev, "FERRY_AUTH_TOKEN_FILE %s holds no token", path);
-		return -EINVAL;
-	}
-	return 1;
+	char why[FERRY_ERRMSG_LEN];
+	int r = ferry_auth_token(buf, len, why, sizeof(why));
+	if (r < 0)
+		ferry_set_error(dev, "%s", why);
+	return r;
 }
 
 /* The reason a ferryd refused us, when a refusal came before the connection closed: read what

@@ -77,6 +77,9 @@ int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *re
 int ferry_virtio_find_node(char *path, size_t len);
 
 int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
+/* auth_token.c: FERRY_AUTH_TOKEN_FILE's token (its first line that is not blank or a # comment)
+ * into buf, for Hello over tcp: 1, 0 when the variable is unset, or a negative errno with why. */
+int ferry_auth_token(char *buf, size_t len, char *why, size_t why_len);
 /* tcp.c: "tcp:HOST:PORT", over TLS (stream.c) unless FERRY_INSECURE=1. Frames only, no fds. */
 int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out);
 /* A connected TCP socket (TCP_NODELAY) to host:port, or a negative errno. */
