@@ -20,6 +20,7 @@
 
 #include <ferry/errno_text.h>
 
+#include "remote.h"
 #include "server.h"
 
 struct out_frame {
@@ -46,6 +47,7 @@ struct conn {
 	bool busy; /* a frame in progress (FERRY_HOST_IN_PROGRESS): no new frame until it is done */
 	pid_t pid; /* the peer process (SO_PEERCRED), 0 if unknown */
 	bool remote; /* accepted on a tcp: listener: no fd passing, no shared memory */
+	struct remote *mirror; /* remote: the layer standing in for shared memory (remote.c) */
 	char name[96];
 };
 
@@ -129,10 +131,9 @@ static void flush_out(struct conn *c)
 	update_throttle(c);
 }
 
-/* libferry-host's send callback. */
-static int conn_send(void *cookie, const void *frame, size_t len, const int *fds, int nfds)
+/* Queues a frame (with the fds the caller lends) behind what is queued already. */
+static int conn_queue(struct conn *c, const void *frame, size_t len, const int *fds, int nfds)
 {
-	struct conn *c = cookie;
 	if (c->dead)
 		return -1;
 	size_t sent = 0;
@@ -186,10 +187,45 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 	return 0;
 }
 
+/* libferry-host's send callback. A remote client gets its view of the fence pages and mapped
+ * BOs brought up to date first, and the frame without its fds (remote.c keeps them). */
+static int conn_send(void *cookie, const void *frame, size_t len, const int *fds, int nfds)
+{
+	struct conn *c = cookie;
+	if (c->mirror) {
+		if (c->dead || remote_out(c->mirror, frame, len, fds, nfds) < 0) {
+			set_dead(c, "cannot keep its remote view of the GPU's memory");
+			return -1;
+		}
+		return conn_queue(c, frame, len, NULL, 0);
+	}
+	return conn_queue(c, frame, len, fds, nfds);
+}
+
+static int conn_send_remote(void *cookie, const void *frame, size_t len)
+{
+	return conn_queue(cookie, frame, len, NULL, 0);
+}
+
+static const struct remote_ops conn_remote_ops = { .send = conn_send_remote };
+
+void conn_remote_counters(const struct conn *c, struct ferry_wire_counters *tx, struct ferry_wire_counters *rx)
+{
+	if (c->mirror) {
+		remote_get_counters(c->mirror, tx, rx);
+	} else {
+		if (tx)
+			*tx = (struct ferry_wire_counters){ 0 };
+		if (rx)
+			*rx = (struct ferry_wire_counters){ 0 };
+	}
+}
+
 static unsigned conn_held_fds(void *cookie)
 {
 	const struct conn *c = cookie;
-	return 1 + c->out_fds; /* the socket, and the fds queued with its replies */
+	/* the socket, the fds queued with its replies, and what the remote layer keeps */
+	return 1 + c->out_fds + remote_held_fds(c->mirror);
 }
 
 static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds };
@@ -216,6 +252,15 @@ static void read_frames(struct conn *c, int64_t slice_end)
 		int fds[FERRY_MAX_FRAME_FDS];
 		int nfds = c->reader.nfds;
 		memcpy(fds, c->reader.fds, sizeof(fds));
+		if (c->mirror) {
+			int m = remote_in(c->mirror, c->reader.payload, c->reader.len, fds, &nfds);
+			if (m <= 0) {
+				ferry_frame_reader_next(&c->reader);
+				if (m < 0)
+					set_dead(c, "cannot answer its memory requests");
+				continue;
+			}
+		}
 		int ret = ferry_host_client_handle(c->client, c->reader.payload, c->reader.len, fds, nfds);
 		ferry_frame_reader_next(&c->reader);
 		if (ret == FERRY_HOST_IN_PROGRESS)
@@ -286,10 +331,13 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 		snprintf(c->name, sizeof(c->name), "client %u (pid %d uid %u)", id, (int)cred->pid, (unsigned)cred->uid);
 	else
 		snprintf(c->name, sizeof(c->name), "client %u", id);
+	if (remote)
+		c->mirror = remote_new(srv->remote_epfd, &conn_remote_ops, c, c->name);
 	c->client = ferry_host_client_new(srv->host, &conn_ops, c, c->name);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
-	if (!c->client || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (!c->client || (remote && !c->mirror) || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		ferry_host_client_free(c->client);
+		remote_free(c->mirror);
 		ferry_frame_reader_fini(&c->reader);
 		free(c);
 		return NULL;
@@ -480,6 +528,7 @@ static void conn_free(struct conn *c)
 		c->next->prev = c->prev;
 	set_busy(c, false);
 	ferry_host_client_free(c->client);
+	remote_free(c->mirror);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	ferry_frame_reader_fini(&c->reader);

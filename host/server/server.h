@@ -94,6 +94,8 @@ struct server {
 	unsigned accepts_since_count;
 	long long fds_counted_ns;
 	struct log_limit refuse_log; /* refused connections */
+	/* The eventfds of remote clients' contexts (remote.c), polled as one entry of epfd. */
+	int remote_epfd;
 };
 
 /* log.c */
@@ -133,6 +135,9 @@ void conn_reap_dead(struct server *srv);
 /* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client deadline. */
 int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
+struct ferry_wire_counters;
+/* Bytes a remote connection moved each way (zeros for a unix one), for metrics. */
+void conn_remote_counters(const struct conn *c, struct ferry_wire_counters *tx, struct ferry_wire_counters *rx);
 
 /* diag_options.c: ferryd's hang/fault diagnostics options. */
 struct diag_options {
