@@ -43,6 +43,10 @@ struct ferry_transport {
 	 * when woken), so send also wakes for incoming frames; false when another thread reads. */
 	bool (*send_blocked)(void *arg);
 	void *send_blocked_arg;
+	/* Set by the transport: no memory is shared with ferryd (tcp). The fence pages and BO fds
+	 * libferry gets are local copies remote.c keeps in step, so mapping a BO asks ferryd for its
+	 * bytes (BoMap) and an unsignaled fence page is worth a look at the socket. */
+	bool no_shared_memory;
 };
 
 /* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too),
@@ -68,6 +72,15 @@ int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *re
 int ferry_virtio_find_node(char *path, size_t len);
 
 int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
+/* remote.c: wraps a transport that carries no fds (tcp) so libferry gets local fence pages and
+ * BO memfds kept in step with ferryd's (docs/network.md). Takes ownership of inner, also on
+ * failure. */
+int ferry_transport_remote_wrap(struct ferry_transport *inner, struct ferry_transport **out);
+struct ferry_wire_counters;
+/* What a remote-wrapped transport moved each way (frames, bytes, BoData raw and on the wire);
+ * -EINVAL for another transport. */
+int ferry_transport_wire_counters(struct ferry_transport *t, struct ferry_wire_counters *tx,
+				  struct ferry_wire_counters *rx);
 /* tcp.c: "tcp:HOST:PORT". */
 int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out);
 /* A connected TCP socket (TCP_NODELAY) to host:port, or a negative errno. */
