@@ -49,7 +49,7 @@ struct rimport {
 struct remote_transport {
 	struct ferry_transport base;
 	struct ferry_transport *inner;
-	/* Recursive: a send that waits for room may read (send_blocked) on the same thread. */
+	/* Guards the tables against a concurrent recv; never held while the socket blocks. */
 	pthread_mutex_t lock;
 	struct rctx *ctxs;
 	struct rbo *bos[BO_BUCKETS];
@@ -127,12 +127,17 @@ static struct rctx *find_ctx(struct remote_transport *rt, uint32_t id)
 	return c;
 }
 
+/* Sends one frame with the lock released: a send that waits for room may have to let a reader
+ * (another thread's pump, or this thread's send_blocked hook) apply what ferryd sent meanwhile,
+ * and that reader needs the lock. Only sends (serialised by libferry) change what a send walks. */
 static int inner_send(void *arg, const void *frame, size_t len)
 {
 	struct remote_transport *rt = arg;
 	rt->inner->send_blocked = rt->base.send_blocked;
 	rt->inner->send_blocked_arg = rt->base.send_blocked_arg;
+	pthread_mutex_unlock(&rt->lock);
 	int r = ferry_transport_send(rt->inner, frame, len, NULL, 0);
+	pthread_mutex_lock(&rt->lock);
 	if (r == 0) {
 		rt->tx.frames++;
 		rt->tx.bytes += len;
@@ -283,6 +288,8 @@ static int new_memfd(const char *name, uint64_t size)
 /* Gives libferry a fence page and eventfd of its own, which FenceUpdate keeps current. */
 static void adopt_context(struct remote_transport *rt, uint32_t id, struct ferry_transport_frame *out)
 {
+	if (find_ctx(rt, id))
+		return; /* a confused server: libferry fails the create for want of fds */
 	struct rctx *c = calloc(1, sizeof(*c));
 	if (!c)
 		return;
@@ -313,7 +320,6 @@ static void adopt_context(struct remote_transport *rt, uint32_t id, struct ferry
 	}
 	c->page->magic = FERRY_FENCE_PAGE_MAGIC;
 	c->page->version = 1;
-	drop_ctx(rt, id);
 	c->next = rt->ctxs;
 	rt->ctxs = c;
 	out->fds[0] = a;
@@ -323,7 +329,8 @@ static void adopt_context(struct remote_transport *rt, uint32_t id, struct ferry
 
 static void adopt_bo(struct remote_transport *rt, const struct ferry_bo_created *bc, struct ferry_transport_frame *out)
 {
-	if (bc->size == 0 || bc->size > MAX_BO_SIZE)
+	/* A BO already known keeps its pages: a send may be walking them right now. */
+	if (bc->size == 0 || bc->size > MAX_BO_SIZE || *find_bo(rt, bc->ctx_id, bc->bo_id))
 		return;
 	int fd = -1;
 	for (struct rimport **pp = &rt->imports; *pp; pp = &(*pp)->next) {
@@ -354,7 +361,6 @@ static void adopt_bo(struct remote_transport *rt, const struct ferry_bo_created 
 		free(b);
 		return;
 	}
-	drop_bo(rt, bc->ctx_id, bc->bo_id);
 	*b = (struct rbo){ .ctx_id = bc->ctx_id, .bo_id = bc->bo_id, .fd = fd, .size = bc->size,
 			   .dev = st.st_dev, .ino = st.st_ino, .map = map };
 	struct rbo **pp = &rt->bos[bucket(b->ctx_id, b->bo_id)];
@@ -494,11 +500,7 @@ int ferry_transport_remote_wrap(struct ferry_transport *inner, struct ferry_tran
 		ferry_transport_destroy(inner);
 		return -ENOMEM;
 	}
-	pthread_mutexattr_t a;
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&rt->lock, &a);
-	pthread_mutexattr_destroy(&a);
+	pthread_mutex_init(&rt->lock, NULL);
 	rt->base.ops = &remote_ops;
 	rt->base.name = inner->name;
 	rt->base.no_shared_memory = true;
