@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,6 +211,59 @@ static void test_fault_and_notify(void)
 	CHECK(itest_client_works(&a, 0x0badcafeu));
 }
 
+/* A BO shared into a second context of the same connection crosses by name; a foreign fd cannot. */
+static void test_import(void)
+{
+	struct ferry_context *ctx2;
+	struct ferry_queue *q2;
+	REQUIRE(ferry_context_create(a.dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &ctx2) == 0);
+	REQUIRE(ferry_queue_create(ctx2, 0, &q2) == 0);
+	struct itest_bo src, ib;
+	REQUIRE(itest_bo_new(a.ctx, 4096, &src) == 0);
+	REQUIRE(itest_bo_new(ctx2, 4096, &ib) == 0);
+	src.cpu[3] = 0x1234abcdu;
+	/* The first context hands its bytes to ferryd with an empty submit listing the BO. */
+	struct ferry_submit_bo sb = { src.bo, MSM_SUBMIT_BO_READ };
+	struct ferry_submit s0 = { .bos = &sb, .nr_bos = 1 };
+	uint32_t seqno;
+	CHECK_EQ(ferry_submit(a.q, &s0, &seqno), 0);
+	CHECK_EQ(ferry_fence_wait(a.q, seqno, ITEST_WAIT_NS), 0);
+	struct ferry_bo *imp = NULL;
+	int fd = ferry_bo_fd(src.bo);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(ferry_bo_import(ctx2, fd, &imp), 0);
+	if (imp) {
+		uint64_t iova;
+		REQUIRE(ferry_bo_iova(imp, &iova) == 0);
+		struct pm4_builder b;
+		pm4_builder_init(&b, ib.cpu, 1024);
+		pm4_memcpy(&b, iova + 16, iova + 12, 1);
+		REQUIRE(pm4_builder_ok(&b));
+		struct ferry_submit_bo wb = { imp, MSM_SUBMIT_BO_WRITE };
+		struct ferry_cmd cmd = { .bo = ib.bo, .offset = 0, .size = pm4_builder_bytes(&b) };
+		struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1, .bos = &wb, .nr_bos = 1 };
+		void *p = NULL;
+		CHECK_EQ(ferry_bo_map(imp, &p), 0);
+		CHECK_EQ(ferry_submit(q2, &s, &seqno), 0);
+		CHECK_EQ(ferry_fence_wait(q2, seqno, ITEST_WAIT_NS), 0);
+		CHECK(p && ((uint32_t *)p)[4] == 0x1234abcdu);
+		CHECK_EQ(src.cpu[4], 0x1234abcdu); /* the same pages locally too */
+		ferry_bo_close(imp);
+	}
+	/* Any other fd has no way across a network. */
+	int foreign = memfd_create("not-a-bo", MFD_CLOEXEC);
+	REQUIRE(foreign >= 0);
+	REQUIRE(ftruncate(foreign, 4096) == 0);
+	struct ferry_bo *bad = NULL;
+	CHECK_EQ(ferry_bo_import(ctx2, foreign, &bad), -EOPNOTSUPP);
+	close(foreign);
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(src.bo);
+	ferry_queue_close(q2);
+	ferry_context_destroy(ctx2);
+	CHECK(itest_client_works(&a, 0x1e5u));
+}
+
 /* ---- hostile BoData on a raw connection ---- */
 
 struct raw {
@@ -349,6 +403,7 @@ int main(void)
 	RUN_TEST(test_many_bos);
 	RUN_TEST(test_zstd_and_polling);
 	RUN_TEST(test_fault_and_notify);
+	RUN_TEST(test_import);
 	RUN_TEST(test_hostile_bo_data);
 	itest_client_close(&a);
 	CHECK(itest_proc_alive(ferryd.pid));
