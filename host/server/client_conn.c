@@ -28,6 +28,7 @@ struct out_frame {
 	size_t len, off;
 	int fds[FERRY_MAX_FRAME_FDS];
 	int nfds; /* fds still to send: only before the frame's first byte went out */
+	bool mirror; /* queued by the remote layer (counted in conn.out_mirror_bytes) */
 	uint8_t data[];
 };
 
@@ -39,6 +40,7 @@ struct conn {
 	struct ferry_host_client *client;
 	struct out_frame *out_head, *out_tail;
 	size_t out_bytes;
+	size_t out_mirror_bytes; /* of out_bytes, the remote layer's (FERRYD_OUT_CAP_REMOTE) */
 	unsigned out_fds;   /* our dups riding with queued frames */
 	unsigned ev_mask;   /* the epoll events registered */
 	bool throttled;     /* over FERRYD_OUT_THROTTLE_*: its requests are not read */
@@ -121,6 +123,8 @@ static void flush_out(struct conn *c)
 		c->stuck_since_ns = now_ns();
 		f->off += (size_t)n;
 		c->out_bytes -= (size_t)n;
+		if (f->mirror)
+			c->out_mirror_bytes -= (size_t)n;
 		if (f->off < f->len)
 			break;
 		c->out_head = f->next;
@@ -131,8 +135,9 @@ static void flush_out(struct conn *c)
 	update_throttle(c);
 }
 
-/* Queues a frame (with the fds the caller lends) behind what is queued already. */
-static int conn_queue(struct conn *c, const void *frame, size_t len, const int *fds, int nfds)
+/* Queues a frame (with the fds the caller lends) behind what is queued already. mirror: the
+ * remote layer's, under its own cap. */
+static int conn_queue(struct conn *c, const void *frame, size_t len, const int *fds, int nfds, bool mirror)
 {
 	if (c->dead)
 		return -1;
@@ -148,7 +153,8 @@ static int conn_queue(struct conn *c, const void *frame, size_t len, const int *
 			return 0;
 	}
 	size_t rest = len - sent;
-	if (c->out_bytes + rest > FERRYD_OUT_CAP) {
+	if (mirror ? c->out_bytes + rest > FERRYD_OUT_CAP_REMOTE
+		   : c->out_bytes - c->out_mirror_bytes + rest > FERRYD_OUT_CAP) {
 		set_dead(c, "output queue over its cap: the client stopped reading");
 		return -1;
 	}
@@ -161,6 +167,8 @@ static int conn_queue(struct conn *c, const void *frame, size_t len, const int *
 	f->len = rest;
 	f->off = 0;
 	f->nfds = 0;
+	f->mirror = mirror;
+	c->out_mirror_bytes += mirror ? rest : 0;
 	memcpy(f->data, (const uint8_t *)frame + sent, rest);
 	if (c->out_tail)
 		c->out_tail->next = f;
@@ -197,14 +205,18 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 			set_dead(c, "cannot keep its remote view of the GPU's memory");
 			return -1;
 		}
-		return conn_queue(c, frame, len, NULL, 0);
+		return conn_queue(c, frame, len, NULL, 0, false);
 	}
-	return conn_queue(c, frame, len, fds, nfds);
+	return conn_queue(c, frame, len, fds, nfds, false);
 }
 
+/* The remote layer's frames: mostly BO bytes, which a single map or retire of a large BO makes
+ * more of than FERRYD_OUT_CAP at once. They are bounded by what the client's BOs hold (each sync
+ * sends only bytes not sent before, and a throttled client submits nothing new), so they have
+ * their own, larger cap and do not count against the host's frames' one. */
 static int conn_send_remote(void *cookie, const void *frame, size_t len)
 {
-	return conn_queue(cookie, frame, len, NULL, 0);
+	return conn_queue(cookie, frame, len, NULL, 0, true);
 }
 
 static const struct remote_ops conn_remote_ops = { .send = conn_send_remote };

@@ -12,6 +12,8 @@
 
 /* A client whose unsent output grows past this is disconnected (it stopped reading). */
 #define FERRYD_OUT_CAP (8u << 20)
+/* The same for what a tcp client's memory mirror queues (BoData: client_conn.c). */
+#define FERRYD_OUT_CAP_REMOTE ((size_t)1 << 30)
 /* Back-pressure: while this much output, or this many fds (ours, dup'd to ride with queued
  * replies), wait for a client, its requests are not read, so it cannot make us generate more
  * replies; reading resumes once it has taken half of it. Only requests make replies with fds, so

@@ -264,6 +264,44 @@ static void test_import(void)
 	CHECK(itest_client_works(&a, 0x1e5u));
 }
 
+/* More BO bytes than ferryd's reply queue cap at once (16 MiB of noise, the answer to one
+ * BoMap): the connection lives and the bytes arrive. */
+static void test_big_mirror(void)
+{
+	enum { BIG = 16 << 20 };
+	struct ferry_context *ctx2;
+	REQUIRE(ferry_context_create(a.dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &ctx2) == 0);
+	struct itest_bo src;
+	REQUIRE(itest_bo_new(a.ctx, BIG, &src) == 0);
+	uint64_t x = 88172645463325252ull;
+	for (uint32_t i = 0; i < BIG / 4; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		src.cpu[i] = (uint32_t)x;
+	}
+	struct ferry_submit_bo sb = { src.bo, MSM_SUBMIT_BO_READ };
+	struct ferry_submit s0 = { .bos = &sb, .nr_bos = 1 };
+	uint32_t seqno;
+	CHECK_EQ(ferry_submit(a.q, &s0, &seqno), 0);
+	CHECK_EQ(ferry_fence_wait(a.q, seqno, ITEST_WAIT_NS), 0);
+	struct ferry_bo *imp = NULL;
+	CHECK_EQ(ferry_bo_import(ctx2, ferry_bo_fd(src.bo), &imp), 0);
+	struct ferry_wire_stats s1, s2;
+	stats(&s1);
+	void *p = NULL;
+	if (imp)
+		CHECK_EQ(ferry_bo_map(imp, &p), 0);
+	stats(&s2);
+	CHECK(s2.rx_bo_data_raw - s1.rx_bo_data_raw >= (uint64_t)BIG - 4096);
+	CHECK(p && memcmp(p, src.cpu, BIG) == 0);
+	if (imp)
+		ferry_bo_close(imp);
+	ferry_bo_close(src.bo);
+	ferry_context_destroy(ctx2);
+	CHECK(itest_client_works(&a, 0xb16u));
+}
+
 /* ---- hostile BoData on a raw connection ---- */
 
 struct raw {
@@ -381,6 +419,68 @@ static void test_hostile_bo_data(void)
 	m.u.bo_info = (struct ferry_bo_info){ .ctx_id = 1, .bo_id = 5 };
 	raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_INFO_REPLY);
+
+	/* 16 MiB of noise into BO 5 (resized: a new BO 6), imported by name as BO 7 of a second
+	 * context, mapped while this client does not read: ferryd queues more than its reply cap
+	 * of BO bytes and keeps the connection. */
+	enum { BIG = 16 << 20, CHUNK = 512 << 10 };
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
+	m.u.bo_create = (struct ferry_bo_create){ .ctx_id = 1, .bo_id = 6, .size = BIG, .flags = MSM_BO_WC };
+	raw_send(&r, &m);
+	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_CREATED);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_MAP };
+	m.u.bo_map = (struct ferry_bo_map){ .ctx_id = 1, .bo_id = 6 };
+	raw_send(&r, &m);
+	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_STATUS_REPLY);
+	uint8_t *noise = malloc(CHUNK);
+	REQUIRE(noise);
+	uint64_t x = 88172645463325252ull;
+	for (uint32_t off = 0; off < BIG; off += CHUNK) {
+		for (uint32_t i = 0; i < CHUNK; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			noise[i] = (uint8_t)x | 1;
+		}
+		struct ferry_bo_range big = { .offset = off, .len = CHUNK };
+		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
+		m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 6, .nr_ranges = 1, .ranges = &big,
+						      .raw_len = CHUNK, .data_len = CHUNK, .data = noise };
+		raw_send(&r, &m);
+	}
+	free(noise);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE };
+	m.u.context_create = (struct ferry_context_create){ .ctx_id = 2, .family = FERRY_FAMILY_MSM };
+	raw_send(&r, &m);
+	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_CONTEXT_CREATED);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT };
+	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 2, .bo_id = 7, .src_ctx_id = 1, .src_bo_id = 6 };
+	raw_send(&r, &m);
+	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_CREATED);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_MAP };
+	m.u.bo_map = (struct ferry_bo_map){ .ctx_id = 2, .bo_id = 7 };
+	raw_send(&r, &m);
+	usleep(300 * 1000); /* ferryd answers while nobody reads */
+	uint64_t got = 0;
+	enum ferry_msg_kind k = FERRY_MSG_NONE;
+	for (int i = 0; i < 20000 && k != FERRY_MSG_STATUS_REPLY; i++) {
+		int g = ferry_frame_read(r.fd, &r.rd);
+		if (g == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (g < 0)
+			break;
+		struct ferry_msg rm;
+		if (ferry_wire_decode(r.rd.payload, r.rd.len, &rm, NULL) == 0) {
+			k = rm.kind;
+			if (k == FERRY_MSG_BO_DATA)
+				got += rm.u.bo_data.raw_len;
+		}
+		ferry_frame_reader_next(&r.rd);
+	}
+	CHECK_EQ(k, FERRY_MSG_STATUS_REPLY);
+	CHECK(got >= (uint64_t)BIG);
 	ferry_frame_reader_fini(&r.rd);
 	close(r.fd);
 	CHECK(itest_proc_alive(ferryd.pid));
@@ -404,6 +504,7 @@ int main(void)
 	RUN_TEST(test_zstd_and_polling);
 	RUN_TEST(test_fault_and_notify);
 	RUN_TEST(test_import);
+	RUN_TEST(test_big_mirror);
 	RUN_TEST(test_hostile_bo_data);
 	itest_client_close(&a);
 	CHECK(itest_proc_alive(ferryd.pid));
