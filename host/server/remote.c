@@ -15,9 +15,10 @@
 #include "remote.h"
 
 #define BO_BUCKETS 256u
-/* Submits remembered for their written BOs; past this the oldest is forgotten and every fence
- * change re-reads every mapped BO from then on (slower, never wrong). */
+/* Submits (and BO ids in them) remembered for their written BOs; past this the oldest is
+ * forgotten and every fence change re-reads every mapped BO from then on (slower, never wrong). */
 #define MAX_WRITES 16384u
+#define MAX_WRITE_IDS (256u * 1024u)
 #define MSM_BO_WRITE 0x0002u /* MSM_SUBMIT_BO_WRITE */
 
 struct remote_bo {
@@ -54,7 +55,7 @@ struct remote {
 	struct remote_ctx *ctxs;
 	struct remote_bo *bos[BO_BUCKETS];
 	struct remote_write *writes, **writes_tail;
-	unsigned nr_writes;
+	unsigned nr_writes, nr_write_ids;
 	bool write_all; /* a submit was forgotten (MAX_WRITES) */
 	unsigned held_fds;
 	struct ferry_wire_counters tx, rx;
@@ -135,6 +136,7 @@ static void drop_ctx(struct remote *r, uint32_t ctx_id)
 		if (w->ctx_id == ctx_id) {
 			*wp = w->next;
 			r->nr_writes--;
+			r->nr_write_ids -= w->n;
 			free(w);
 		} else {
 			r->writes_tail = &w->next;
@@ -258,6 +260,7 @@ static int sync_ctx(struct remote *r, struct remote_ctx *c)
 		}
 		*wp = w->next;
 		r->nr_writes--;
+		r->nr_write_ids -= w->n;
 		free(w);
 	}
 	if (r->write_all && push_all(r, 0, true) < 0)
@@ -448,18 +451,20 @@ static void remember_writes(struct remote *r, uint32_t ctx_id, uint32_t queue_id
 			w->bo_ids[w->n++] = msm[i].bo_id;
 	for (uint32_t i = 0; i < n; i++)
 		w->bo_ids[w->n++] = ids[i];
-	if (r->nr_writes >= MAX_WRITES) {
+	while (r->writes && (r->nr_writes >= MAX_WRITES || r->nr_write_ids + w->n > MAX_WRITE_IDS)) {
 		struct remote_write *old = r->writes;
 		r->writes = old->next;
 		if (!r->writes)
 			r->writes_tail = &r->writes;
-		free(old);
 		r->nr_writes--;
+		r->nr_write_ids -= old->n;
+		free(old);
 		r->write_all = true;
 	}
 	*r->writes_tail = w;
 	r->writes_tail = &w->next;
 	r->nr_writes++;
+	r->nr_write_ids += w->n;
 }
 
 int remote_in(struct remote *r, const void *payload, size_t len, int *fds, int *nfds)
