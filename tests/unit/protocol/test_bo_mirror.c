@@ -128,6 +128,56 @@ static void test_refusals(void)
 	CHECK_EQ(apply(&d), 0);
 }
 
+/* Encodes m and says whether the decoder takes it. */
+static int roundtrip(const struct ferry_msg *m)
+{
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	REQUIRE(ferry_wire_encode(m, &b) == 0);
+	size_t plen = b.len - FERRY_FRAME_HDR_SIZE;
+	uint8_t *p = aligned_alloc(8, (plen + 7) & ~(size_t)7);
+	REQUIRE(p);
+	memcpy(p, b.data + FERRY_FRAME_HDR_SIZE, plen);
+	struct ferry_msg out;
+	int r = ferry_wire_decode(p, plen, &out, NULL);
+	free(p);
+	ferry_buf_free(&b);
+	return r;
+}
+
+/* What the decoder itself refuses in the new messages. */
+static void test_decoder_rules(void)
+{
+	struct ferry_fence_slot_update slot = { .queue_id = 127, .signaled = 1 };
+	struct ferry_msg m = { .kind = FERRY_MSG_FENCE_UPDATE };
+	m.u.fence_update = (struct ferry_fence_update){ .ctx_id = 1, .nr_slots = 1, .slots = &slot };
+	CHECK_EQ(roundtrip(&m), 0);
+	slot.queue_id = 128;
+	CHECK_EQ(roundtrip(&m), -EBADMSG);
+	uint8_t data[8] = { 0 };
+	struct ferry_bo_range rg[2] = { { .offset = 0, .len = 4 }, { .offset = 8, .len = 4 } };
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
+	m.u.bo_data = (struct ferry_bo_data){ .nr_ranges = 2, .ranges = rg, .raw_len = 8, .data_len = 8, .data = data };
+	CHECK_EQ(roundtrip(&m), 0);
+	m.u.bo_data.raw_len = 7;
+	CHECK_EQ(roundtrip(&m), -EBADMSG); /* ranges add up to 8 */
+	m.u.bo_data.raw_len = 8;
+	m.u.bo_data.flags = 2;
+	CHECK_EQ(roundtrip(&m), -EBADMSG); /* unknown flag */
+	m.u.bo_data.flags = 0;
+	rg[1].len = 0;
+	m.u.bo_data.raw_len = 4;
+	m.u.bo_data.data_len = 4;
+	CHECK_EQ(roundtrip(&m), -EBADMSG); /* empty range */
+	rg[1] = (struct ferry_bo_range){ .offset = 8, .len = 4, .pad = 1 };
+	m.u.bo_data.raw_len = 8;
+	m.u.bo_data.data_len = 8;
+	CHECK_EQ(roundtrip(&m), -EBADMSG); /* padding */
+	rg[1].pad = 0;
+	m.u.bo_data.data_len = 7;
+	CHECK_EQ(roundtrip(&m), -EBADMSG); /* uncompressed data not raw_len */
+}
+
 int main(void)
 {
 	cur = calloc(1, SIZE);
@@ -137,6 +187,7 @@ int main(void)
 	RUN_TEST(test_exact_and_coalesced);
 	RUN_TEST(test_split_and_zstd);
 	RUN_TEST(test_refusals);
+	RUN_TEST(test_decoder_rules);
 	free(cur);
 	free(snap);
 	free(peer);
