@@ -427,6 +427,14 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 				if (out->nfds == 0)
 					adopt_bo(rt, &m.u.bo_created, out);
 				break;
+			case FERRY_MSG_HELLO_REPLY:
+				if (!(m.u.hello_reply.features & FERRY_FEATURE_REMOTE_MEMORY)) {
+					/* A ferryd that would never update the local fence pages:
+					 * every wait would hang. */
+					pthread_mutex_unlock(&rt->lock);
+					return -EPROTONOSUPPORT;
+				}
+				break;
 			case FERRY_MSG_FENCE_UPDATE:
 				fence_update(rt, &m.u.fence_update);
 				consumed = true;

@@ -201,11 +201,13 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 {
 	struct conn *c = cookie;
 	if (c->mirror) {
-		if (c->dead || remote_out(c->mirror, frame, len, fds, nfds) < 0) {
+		const void *out;
+		size_t out_len;
+		if (c->dead || remote_out(c->mirror, frame, len, fds, nfds, &out, &out_len) < 0) {
 			set_dead(c, "cannot keep its remote view of the GPU's memory");
 			return -1;
 		}
-		return conn_queue(c, frame, len, NULL, 0, false);
+		return conn_queue(c, out, out_len, NULL, 0, false);
 	}
 	return conn_queue(c, frame, len, fds, nfds, false);
 }

@@ -59,6 +59,9 @@ struct remote {
 	bool write_all; /* a submit was forgotten (MAX_WRITES) */
 	unsigned held_fds;
 	struct ferry_wire_counters tx, rx;
+	bool hello_pending; /* a Hello went to the host: its reply gets FERRY_FEATURE_REMOTE_MEMORY */
+	uint32_t hello_seq;
+	struct ferry_buf hello;
 	struct ferry_buf out;
 	uint8_t *scratch; /* 8-aligned copy of an outgoing payload, for decoding */
 	size_t scratch_cap;
@@ -156,6 +159,7 @@ struct remote *remote_new(int epfd, const struct remote_ops *ops, void *cookie, 
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->writes_tail = &r->writes;
 	ferry_buf_init(&r->out);
+	ferry_buf_init(&r->hello);
 	return r;
 }
 
@@ -177,6 +181,7 @@ void remote_free(struct remote *r)
 		free(w);
 	}
 	ferry_buf_free(&r->out);
+	ferry_buf_free(&r->hello);
 	free(r->scratch);
 	free(r);
 }
@@ -356,16 +361,9 @@ static int adopt_bo(struct remote *r, const struct ferry_bo_created *bc, const i
 	return 0;
 }
 
-int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, int nfds)
+/* The frame's payload decoded from an 8-aligned copy. 0 or -1. */
+static int decode_out(struct remote *r, const void *frame, size_t len, struct ferry_msg *m)
 {
-	if (remote_sync(r) < 0)
-		return -1;
-	r->tx.frames++;
-	r->tx.bytes += len;
-	if (nfds == 0)
-		return 0;
-	/* Only ContextCreated and BoCreated carry fds; the payload is copied to decode it
-	 * aligned. */
 	if (len < FERRY_FRAME_HDR_SIZE)
 		return -1;
 	size_t plen = len - FERRY_FRAME_HDR_SIZE;
@@ -377,8 +375,37 @@ int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, 
 			return -1;
 	}
 	memcpy(r->scratch, (const uint8_t *)frame + FERRY_FRAME_HDR_SIZE, plen);
+	return ferry_wire_decode(r->scratch, plen, m, NULL) == 0 ? 0 : -1;
+}
+
+int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, int nfds, const void **out,
+	       size_t *out_len)
+{
+	*out = frame;
+	*out_len = len;
+	if (remote_sync(r) < 0)
+		return -1;
 	struct ferry_msg m;
-	if (ferry_wire_decode(r->scratch, plen, &m, NULL) != 0)
+	if (r->hello_pending && nfds == 0 && decode_out(r, frame, len, &m) == 0 &&
+	    (m.kind == FERRY_MSG_HELLO_REPLY || m.kind == FERRY_MSG_ERROR) && m.seq == r->hello_seq) {
+		r->hello_pending = false;
+		if (m.kind == FERRY_MSG_HELLO_REPLY) {
+			/* Tells the guest its memory is mirrored: a server without this layer would
+			 * leave its local fence pages unsignaled forever. */
+			m.u.hello_reply.features |= FERRY_FEATURE_REMOTE_MEMORY;
+			ferry_buf_reset(&r->hello);
+			if (ferry_wire_encode(&m, &r->hello) != 0)
+				return -1;
+			*out = r->hello.data;
+			*out_len = r->hello.len;
+		}
+	}
+	r->tx.frames++;
+	r->tx.bytes += *out_len;
+	if (nfds == 0)
+		return 0;
+	/* Only ContextCreated and BoCreated carry fds. */
+	if (decode_out(r, frame, len, &m) != 0)
 		return -1;
 	if (m.kind == FERRY_MSG_CONTEXT_CREATED)
 		return adopt_context(r, m.u.context_created.ctx_id, fds, nfds);
@@ -475,6 +502,10 @@ int remote_in(struct remote *r, const void *payload, size_t len, int *fds, int *
 	if (ferry_wire_decode(payload, len, &m, NULL) != 0)
 		return 1; /* the host answers it with its own reason */
 	switch (m.kind) {
+	case FERRY_MSG_HELLO:
+		r->hello_pending = true;
+		r->hello_seq = m.seq;
+		return 1;
 	case FERRY_MSG_BO_MAP:
 		return bo_map(r, &m) < 0 ? -EPIPE : 0;
 	case FERRY_MSG_BO_DATA:

@@ -30,8 +30,10 @@ void remote_free(struct remote *r);
 int remote_in(struct remote *r, const void *payload, size_t len, int *fds, int *nfds);
 
 /* The host sends frame with fds: first bring the client's view up to date (remote_sync), then
- * keep what the fds stand for. The frame then goes out without fds. 0 or -1 (dead). */
-int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, int nfds);
+ * keep what the fds stand for. The frame then goes out without fds, as *out / *out_len (frame
+ * itself, or the HelloReply with FERRY_FEATURE_REMOTE_MEMORY added). 0 or -1 (dead). */
+int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, int nfds, const void **out,
+	       size_t *out_len);
 
 /* Reads the fence pages: BoData for what retired submits wrote into mapped BOs, then
  * FenceUpdate for the changed slots. 0 or -1 (dead). */

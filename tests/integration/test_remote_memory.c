@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -302,6 +305,67 @@ static void test_big_mirror(void)
 	CHECK(itest_client_works(&a, 0xb16u));
 }
 
+/* A tcp server that does not mirror memory (no FERRY_FEATURE_REMOTE_MEMORY): the open fails
+ * with a clear error instead of waits that never end. */
+static int old_listen = -1;
+
+static void *old_server(void *arg)
+{
+	(void)arg;
+	int fd = accept4(old_listen, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct ferry_frame_reader rd;
+	ferry_frame_reader_init(&rd);
+	for (int i = 0; i < 5000; i++) {
+		int g = ferry_frame_read(fd, &rd);
+		if (g < 0)
+			break;
+		if (g == 0) {
+			usleep(1000);
+			continue;
+		}
+		struct ferry_msg m;
+		if (ferry_wire_decode(rd.payload, rd.len, &m, NULL) == 0 && m.kind == FERRY_MSG_HELLO) {
+			struct ferry_msg rep = { .kind = FERRY_MSG_HELLO_REPLY, .seq = m.seq };
+			rep.u.hello_reply = (struct ferry_hello_reply){ .version = FERRY_PROTOCOL_VERSION,
+				.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM, .server = "old ferryd" };
+			struct ferry_buf b;
+			ferry_buf_init(&b);
+			if (ferry_wire_encode(&rep, &b) == 0)
+				ferry_frame_send(fd, b.data, b.len, NULL, 0);
+			ferry_buf_free(&b);
+		}
+		ferry_frame_reader_next(&rd);
+	}
+	ferry_frame_reader_fini(&rd);
+	close(fd);
+	return NULL;
+}
+
+static void test_server_without_mirror(void)
+{
+	char uri[64];
+	REQUIRE(itest_free_tcp_uri(uri, sizeof(uri)) == 0);
+	const char *port = strrchr(uri, ':') + 1;
+	old_listen = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(old_listen >= 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+	setsockopt(old_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	REQUIRE(bind(old_listen, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(old_listen, 1) == 0);
+	pthread_t t;
+	REQUIRE(pthread_create(&t, NULL, old_server, NULL) == 0);
+	struct ferry_device *dev = NULL;
+	int r = ferry_device_open(uri, &dev);
+	CHECK_EQ(r, -EPROTONOSUPPORT);
+	if (dev)
+		ferry_device_close(dev);
+	pthread_join(t, NULL);
+	close(old_listen);
+}
+
 /* ---- hostile BoData on a raw connection ---- */
 
 struct raw {
@@ -505,6 +569,7 @@ int main(void)
 	RUN_TEST(test_fault_and_notify);
 	RUN_TEST(test_import);
 	RUN_TEST(test_big_mirror);
+	RUN_TEST(test_server_without_mirror);
 	RUN_TEST(test_hostile_bo_data);
 	itest_client_close(&a);
 	CHECK(itest_proc_alive(ferryd.pid));

@@ -16,6 +16,9 @@ extern "C" {
 #define FERRY_FEATURE_FENCE_PAGE (1ull << 0) /* per-context shared fence page + eventfd */
 #define FERRY_FEATURE_MSM        (1ull << 1)
 #define FERRY_FEATURE_V3D        (1ull << 2)
+/* The server mirrors memory for a client that shares none (tcp: BoMap, BoData, FenceUpdate;
+ * docs/network.md). ferryd's remote layer adds it to the HelloReply of a tcp client. */
+#define FERRY_FEATURE_REMOTE_MEMORY (1ull << 3)
 
 /* Largest frame payload either side accepts (the u32 length prefix not included). */
 #define FERRY_MAX_FRAME_SIZE (1u << 20)
