@@ -55,6 +55,13 @@ bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno)
 	if (page_signaled(q, seqno))
 		return true;
 	struct ferry_device *dev = q->ctx->dev;
+	/* No shared page: its news come as frames. A program polling a fence (vkGetFenceStatus in a
+	 * loop) must see them without anyone else reading the socket; a reader already at it will. */
+	if (dev->transport->no_shared_memory) {
+		ferry_pump_drain_if_idle(dev);
+		if (page_signaled(q, seqno))
+			return true;
+	}
 	pthread_mutex_lock(&dev->lock);
 	bool r = rejected(q, seqno) || ctx_lost_locked(q->ctx);
 	pthread_mutex_unlock(&dev->lock);

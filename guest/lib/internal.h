@@ -121,6 +121,7 @@ struct ferry_bo {
 	uint64_t iova;
 	int fd;
 	void *map;
+	bool mirrored; /* no shared memory: ferryd knows the guest maps it (BoMap answered) */
 };
 
 /* ---- device.c ---- */

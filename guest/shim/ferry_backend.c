@@ -140,6 +140,14 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
+	/* Over tcp this makes ferryd mirror the BO (its bytes arrive before the call returns);
+	 * locally it is the library's own mapping, made once. */
+	void *lib_map;
+	int r = ferry_bo_map(bo, &lib_map);
+	if (r < 0) {
+		errno = -r;
+		return MAP_FAILED;
+	}
 	int fd = ferry_bo_fd(bo);
 	if (fd < 0) {
 		errno = -fd;

@@ -26,6 +26,14 @@ struct ferry_bo;
 int ferry_device_open(const char *uri, struct ferry_device **out);
 void ferry_device_close(struct ferry_device *dev);
 const char *ferry_device_last_error(const struct ferry_device *dev);
+/* Bytes over a connection that shares no memory with ferryd (tcp:, docs/network.md), each way:
+ * all frames, and of them the BoData range bytes before and after compression. */
+struct ferry_wire_stats {
+	uint64_t tx_frames, tx_bytes, tx_bo_data_raw, tx_bo_data_wire;
+	uint64_t rx_frames, rx_bytes, rx_bo_data_raw, rx_bo_data_wire;
+};
+/* -ENOTSUP on a connection that shares memory (unix:, virtio:): nothing is copied there. */
+int ferry_device_wire_stats(struct ferry_device *dev, struct ferry_wire_stats *out);
 /* The path ferry_device_open(NULL) would use; writes into buf. */
 int ferry_default_socket_path(char *buf, size_t len);
 
