@@ -10,10 +10,10 @@ static bool page_signaled(struct ferry_queue *q, uint32_t seqno);
 /* A lost context's fences are all over: every one the host has not signaled counts as failed, so
  * no wait on it outlives the loss. The page's word, not the fault report: the host sets it once
  * the failing fence's own status is in its slot, so that one keeps its error (-ETIMEDOUT for a
- * hang). */
+ * hang). A lost connection loses the context too: no one is left to signal (dev->lock held). */
 static bool ctx_lost_locked(const struct ferry_context *ctx)
 {
-	return atomic_load(&ctx->page->lost) != 0;
+	return atomic_load(&ctx->page->lost) != 0 || ctx->dev->dead != 0;
 }
 
 /* The error a completed fence ended with, 0 if none is known (dev->lock held). */
