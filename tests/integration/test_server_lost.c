@@ -103,7 +103,9 @@ static void test_server_killed(void)
 	CHECK(strstr(err, "was lost") != NULL);
 	CHECK(ferry_context_lost(c.ctx));
 	CHECK(ferry_fence_signaled(c.q, seqno)); /* over: failed, not pending forever */
-	CHECK_EQ(ferry_fence_wait(c.q, seqno, -1), -EIO);
+	CHECK_EQ(ferry_fence_wait(c.q, seqno, -1), -EPIPE);
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(ws[i].result, -EPIPE);
 	CHECK(ferry_device_poll_events(c.dev) < 0);
 	uint64_t ticks;
 	int64_t t0 = now_ns();

@@ -39,9 +39,10 @@ int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t pol
 			 struct ferry_context **out);
 void ferry_context_destroy(struct ferry_context *ctx);
 /* True once the host marked the context lost (fault, hang, refused submit) or the connection to
- * the server was lost (ferryd or its board died, a balancer cut the session: requests then fail
- * with -EPIPE and ferry_device_last_error says the connection was lost); submits then fail and
- * every fence the host has not signaled counts as failed (-EIO): waits end. */
+ * the server was lost (ferryd or its board died, a balancer cut the session); submits then fail
+ * and every fence the host has not signaled counts as failed: waits end, with -EIO for a lost
+ * context, -EPIPE for a lost connection (as requests then; ferry_device_last_error says the
+ * connection to the server was lost). */
 bool ferry_context_lost(const struct ferry_context *ctx);
 /* One round trip: 0 if the host took submit seqno of q, else the error it refused it with
  * (the validator's -EINVAL / -EPERM, ...). For callers that owe their own caller a verdict at
