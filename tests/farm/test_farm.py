@@ -19,6 +19,10 @@ import time
 
 FERRYD, FERRY, CLIENT, CFG = sys.argv[1:5]
 MODE = os.environ.get("FERRY_FARM_CLIENT_MODE", "auto")  # submit once contexts work over tcp
+# TLS passed through (the config's documented TLS line, certificates made with certtool) when
+# this ferryd has TLS; FERRY_FARM_TLS=0 forces the plain variant, =1 requires TLS.
+TLS_WANT = os.environ.get("FERRY_FARM_TLS", "auto")
+FARM_NAME = "farm.test"  # the name clients use, in every board's certificate
 PORT = 7001
 NBOARDS, NCLIENTS, NLATE = 3, 24, 12
 
@@ -48,6 +52,62 @@ class Farm:
         self.tmp = tempfile.mkdtemp(prefix="ferry-farm-")
         self.ferryds = []
         self.haproxy = None
+        self.tls = False
+        self.etc_netns = None  # /etc/netns/<lb>: the farm's name for the clients' namespace
+
+    def certtool(self, name, ca, template):
+        """A key and a certificate NAME signed by CA (None: a self-signed CA), in self.pki."""
+        t = os.path.join(self.pki, name + ".tmpl")
+        with open(t, "w") as f:
+            f.write(template + "expiration_days = 2\n")
+        key, cert = (os.path.join(self.pki, name + s) for s in ("-key.pem", "-cert.pem"))
+        run("certtool", "--generate-privkey", "--key-type=ecdsa", "--outfile", key)
+        if ca is None:
+            run("certtool", "--generate-self-signed", "--load-privkey", key, "--template", t, "--outfile", cert)
+        else:
+            run("certtool", "--generate-certificate", "--load-privkey", key, "--load-ca-certificate",
+                os.path.join(self.pki, ca + "-cert.pem"), "--load-ca-privkey", os.path.join(self.pki, ca + "-key.pem"),
+                "--template", t, "--outfile", cert)
+        return key, cert
+
+    def make_pki(self):
+        """QEMU's x509 layout for each board (its own key; a certificate for the farm's name and
+        its own address), one for the clients, and the health checker's cert+key for HAProxy."""
+        self.pki = os.path.join(self.tmp, "pki")
+        os.mkdir(self.pki)
+        self.certtool("ca", None, "cn = ferry farm test CA\nca\ncert_signing_key\n")
+        ca = os.path.join(self.pki, "ca-cert.pem")
+        self.board_creds = []
+        for i in range(NBOARDS):
+            key, cert = self.certtool("board%d" % (i + 1), "ca",
+                                      "cn = %s\ndns_name = %s\ndns_name = board%d.%s\nip_address = %s\n"
+                                      "tls_www_server\nsigning_key\nencryption_key\n"
+                                      % (FARM_NAME, FARM_NAME, i + 1, FARM_NAME, self.addr(i, 2)))
+            d = os.path.join(self.tmp, "b%d-tls" % (i + 1))
+            os.mkdir(d)
+            shutil.copy(ca, os.path.join(d, "ca-cert.pem"))
+            shutil.copy(cert, os.path.join(d, "server-cert.pem"))
+            shutil.copy(key, os.path.join(d, "server-key.pem"))
+            self.board_creds.append(d)
+        key, cert = self.certtool("client", "ca", "cn = farm client\ntls_www_client\nsigning_key\n")
+        self.client_creds = os.path.join(self.tmp, "client-tls")
+        os.mkdir(self.client_creds)
+        shutil.copy(ca, os.path.join(self.client_creds, "ca-cert.pem"))
+        shutil.copy(cert, os.path.join(self.client_creds, "client-cert.pem"))
+        shutil.copy(key, os.path.join(self.client_creds, "client-key.pem"))
+        key, cert = self.certtool("checker", "ca", "cn = haproxy health check\ntls_www_client\nsigning_key\n")
+        self.checker_pem = os.path.join(self.pki, "checker.pem")
+        with open(self.checker_pem, "w") as out:
+            for part in (cert, key):
+                with open(part) as f:
+                    out.write(f.read())
+        self.ca = ca
+        # `ip netns exec` bind-mounts /etc/netns/<ns>/hosts over /etc/hosts: the farm's name
+        # resolves to HAProxy's address for the clients only.
+        self.etc_netns = os.path.join("/etc/netns", self.lb)
+        os.makedirs(self.etc_netns)
+        with open(os.path.join(self.etc_netns, "hosts"), "w") as f:
+            f.write("127.0.0.1 localhost %s\n" % FARM_NAME)
 
     def addr(self, i, side):
         return "10.213.%d.%d" % (i + 1, side)
@@ -80,9 +140,10 @@ class Farm:
     def start_ferryds(self):
         for i, b in enumerate(self.boards):
             log = open(os.path.join(self.tmp, "b%d.log" % (i + 1)), "w")
+            sec = ["--tls-creds", self.board_creds[i]] if self.tls else ["--insecure"]
             p = self.spawn("ferryd b%d" % (i + 1), b,
-                           [FERRYD, "--listen", "tcp:%s:%d" % (self.addr(i, 2), PORT), "--insecure",
-                            "--control", self.control(i)], stderr=log, stdout=log)
+                           [FERRYD, "--listen", "tcp:%s:%d" % (self.addr(i, 2), PORT)] + sec +
+                           ["--control", self.control(i)], stderr=log, stdout=log)
             log.close()
             self.ferryds.append(p)
         deadline = time.monotonic() + 20
@@ -108,6 +169,13 @@ class Farm:
         servers = "".join("    server board%d %s:%d\n" % (i + 1, self.addr(i, 2), PORT)
                           for i in range(NBOARDS))
         text = text.replace("default_backend ferry_boards", "default_backend ferry_boards", 1)
+        if self.tls:
+            # The config's documented TLS line, with this test's files and name.
+            m = re.search(r"^#   (default-server check check-ssl .*)$", text, re.M)
+            line = m.group(1).replace("/etc/ferry/farm/ca-cert.pem", self.ca)
+            line = line.replace("/etc/ferry/farm/checker.pem", self.checker_pem)
+            line = line.replace("farm.example", FARM_NAME)
+            text = re.sub(r"^    default-server .*$", lambda _: "    " + line, text, count=1, flags=re.M)
         text = re.sub(r"^(    default-server .*\n)", lambda m: m.group(1) + servers, text, flags=re.M)
         text = text.replace("bind :7000", "bind 127.0.0.1:7000")
         text = text.replace("inter 2s", "inter 300ms")  # the test's pace, not a farm's
@@ -157,7 +225,15 @@ class Farm:
             time.sleep(0.1)
 
     def clients(self, n, hold_ms):
-        return [self.spawn("client", self.lb, [CLIENT, "tcp:127.0.0.1:7000", MODE, str(hold_ms)],
+        env = dict(os.environ)
+        if self.tls:
+            env["FERRY_TLS_CREDS"] = self.client_creds
+            env.pop("FERRY_INSECURE", None)
+            uri = "tcp:%s:7000" % FARM_NAME
+        else:
+            env["FERRY_INSECURE"] = "1"  # the boards serve plain tcp (--insecure)
+            uri = "tcp:127.0.0.1:7000"
+        return [self.spawn("client", self.lb, [CLIENT, uri, MODE, str(hold_ms)], env=env,
                            stdout=subprocess.PIPE, text=True) for _ in range(n)]
 
     def cleanup(self):
@@ -174,6 +250,8 @@ class Farm:
                 p.stdout.close()
         for ns in reversed(self.namespaces):
             subprocess.run(["ip", "netns", "del", ns], timeout=15)  # takes its veth end along
+        if self.etc_netns:
+            shutil.rmtree(self.etc_netns, ignore_errors=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
@@ -208,8 +286,18 @@ def finish(procs, timeout):
     return res
 
 
+def tls_available():
+    help_text = subprocess.run([FERRYD, "--help"], capture_output=True, text=True, timeout=10)
+    return "--tls-creds" in help_text.stdout + help_text.stderr and shutil.which("certtool") is not None
+
+
 def farm_test(farm):
+    farm.tls = TLS_WANT == "1" or (TLS_WANT == "auto" and tls_available())
+    print("variant: %s" % ("TLS passed through (certificates for %s)" % FARM_NAME if farm.tls
+                           else "plain tcp (ferryd --insecure)"), flush=True)
     farm.netns()
+    if farm.tls:
+        farm.make_pki()
     farm.start_ferryds()
     farm.start_haproxy()
     up = {"board%d" % (i + 1): "UP" for i in range(NBOARDS)}
