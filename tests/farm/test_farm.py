@@ -335,10 +335,15 @@ def farm_test(farm):
         delays.append((int(f[1]) - t_kill) / 1e6)
         check("connection to the server" in f[5] and "was lost" in f[5],
               "lost client's error: %s (errno %s)" % (f[5], f[3]))
+        if f[4] != "-1":  # it had a context (submit mode): the context must count as lost
+            check(f[4] == "1", "its context counts as lost")
     delays.sort()
     print("kill -> error per affected client (ms): %s" % ", ".join("%.1f" % d for d in delays))
     check(len(lost) == on_victim, "the %d clients of the killed board saw the error (%d did)" % (on_victim, len(lost)))
     check(all(0 <= d < 1000 for d in delays), "each within a second (max %.1f ms)" % (max(delays) if delays else -1))
+    print("jobs done: %d by the finished clients, %d by the lost ones before the kill" %
+          (sum(int(r[1].split()[1]) for r in done if r[1].startswith("DONE")),
+           sum(int(r[1].split()[2]) for r in lost)))
     check(len(done) == NCLIENTS - on_victim and not other,
           "the other %d clients finished their work (%d did; others: %s)" % (NCLIENTS - on_victim, len(done), other))
 
