@@ -24,7 +24,7 @@ MODE = os.environ.get("FERRY_FARM_CLIENT_MODE", "auto")  # submit once contexts 
 TLS_WANT = os.environ.get("FERRY_FARM_TLS", "auto")
 FARM_NAME = "farm.test"  # the name clients use, in every board's certificate
 PORT = 7001
-NBOARDS, NCLIENTS, NLATE = 3, 24, 12
+NBOARDS, NCLIENTS, NLATE, NFAST = 3, 24, 12, 6
 
 failures = 0
 
@@ -325,6 +325,10 @@ def farm_test(farm):
     t_kill = time.monotonic_ns()
     farm.ferryds[victim].kill()
     farm.ferryds[victim].wait(timeout=5)
+    # At once, before the health check can have noticed: leastconn now sees the dead board as
+    # the emptiest, so these connects go there first, are refused, and must be redispatched.
+    state = farm.server_states().get("board%d" % (victim + 1), ("?", "?"))
+    fast = farm.clients(NFAST, 500)
     res = finish(procs, 20)
     lost = [r for r in res if r[0] == 3]
     done = [r for r in res if r[0] == 0]
@@ -346,6 +350,11 @@ def farm_test(farm):
            sum(int(r[1].split()[2]) for r in lost)))
     check(len(done) == NCLIENTS - on_victim and not other,
           "the other %d clients finished their work (%d did; others: %s)" % (NCLIENTS - on_victim, len(done), other))
+
+    res_fast = finish(fast, 20)
+    check(all(r[0] == 0 for r in res_fast),
+          "%d clients started right after the kill (HAProxy's view of the board then: %s) connected "
+          "elsewhere and finished: %s" % (NFAST, state[0], [r for r in res_fast if r[0] != 0]))
 
     st = farm.wait_states({"board%d" % (victim + 1): "DOWN"}, 5)
     check(st.get("board%d" % (victim + 1), ("", ""))[0] == "DOWN", "HAProxy marked the dead board down: %s" % st)
