@@ -112,21 +112,49 @@ static int ensure_payload_cap(struct ferry_frame_reader *r, uint32_t len)
 	return 0;
 }
 
+/* Takes n bytes just read into the header or payload; 0, or -EMSGSIZE / -ENOMEM. */
+static int frame_advance(struct ferry_frame_reader *r, size_t n)
+{
+	if (r->hdr_got < FERRY_FRAME_HDR_SIZE) {
+		r->hdr_got += n;
+		if (r->hdr_got < FERRY_FRAME_HDR_SIZE)
+			return 0;
+		uint32_t len = (uint32_t)r->hdr[0] | (uint32_t)r->hdr[1] << 8 | (uint32_t)r->hdr[2] << 16 |
+			       (uint32_t)r->hdr[3] << 24;
+		if (len > r->max_len)
+			return -EMSGSIZE;
+		int err = ensure_payload_cap(r, len);
+		if (err)
+			return err;
+		r->len = len;
+		r->payload_got = 0;
+	} else {
+		r->payload_got += n;
+	}
+	return 0;
+}
+
+/* Where the next bytes go: never past this frame, so the next frame's fds (or bytes another
+ * layer buffers) are never taken with it. */
+static void frame_want(struct ferry_frame_reader *r, void **p, size_t *len)
+{
+	if (r->hdr_got < FERRY_FRAME_HDR_SIZE) {
+		*p = r->hdr + r->hdr_got;
+		*len = FERRY_FRAME_HDR_SIZE - r->hdr_got;
+	} else {
+		*p = r->payload + r->payload_got;
+		*len = r->len - r->payload_got;
+	}
+}
+
 int ferry_frame_read(int sock, struct ferry_frame_reader *r)
 {
 	for (;;) {
 		if (frame_complete(r))
 			return 1;
 
-		/* Ask for no byte past this frame, so the next frame's fds are never received with it. */
 		struct iovec iov;
-		if (r->hdr_got < FERRY_FRAME_HDR_SIZE) {
-			iov.iov_base = r->hdr + r->hdr_got;
-			iov.iov_len = FERRY_FRAME_HDR_SIZE - r->hdr_got;
-		} else {
-			iov.iov_base = r->payload + r->payload_got;
-			iov.iov_len = r->len - r->payload_got;
-		}
+		frame_want(r, &iov.iov_base, &iov.iov_len);
 		union fd_control control;
 		struct msghdr mh = {
 			.msg_iov = &iov,
@@ -152,27 +180,36 @@ int ferry_frame_read(int sock, struct ferry_frame_reader *r)
 			drop_fds(r);
 			return at_boundary ? -EPIPE : -ECONNRESET;
 		}
-
-		if (r->hdr_got < FERRY_FRAME_HDR_SIZE) {
-			r->hdr_got += (size_t)n;
-			if (r->hdr_got < FERRY_FRAME_HDR_SIZE)
-				continue;
-			uint32_t len = (uint32_t)r->hdr[0] | (uint32_t)r->hdr[1] << 8 | (uint32_t)r->hdr[2] << 16 |
-				       (uint32_t)r->hdr[3] << 24;
-			if (len > r->max_len) {
-				drop_fds(r);
-				return -EMSGSIZE;
-			}
-			err = ensure_payload_cap(r, len);
-			if (err) {
-				drop_fds(r);
-				return err;
-			}
-			r->len = len;
-			r->payload_got = 0;
-		} else {
-			r->payload_got += (size_t)n;
+		err = frame_advance(r, (size_t)n);
+		if (err) {
+			drop_fds(r);
+			return err;
 		}
+	}
+}
+
+int ferry_frame_read_from(struct ferry_frame_reader *r, ferry_frame_read_fn read, void *arg)
+{
+	for (;;) {
+		if (frame_complete(r))
+			return 1;
+		void *p;
+		size_t want;
+		frame_want(r, &p, &want);
+		long n = read(arg, p, want);
+		if (n == -EINTR)
+			continue;
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return r->hdr_got == 0 ? -EPIPE : -ECONNRESET;
+		if ((size_t)n > want)
+			return -EPROTO;
+		int err = frame_advance(r, (size_t)n);
+		if (err)
+			return err;
 	}
 }
 

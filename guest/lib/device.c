@@ -71,16 +71,84 @@ int ferry_default_socket_path(char *buf, size_t len)
 	return 0;
 }
 
+/* FERRY_AUTH_TOKEN_FILE's token (its first line that is not blank or a # comment) into buf:
+ * 1, 0 when the variable is unset, or a negative errno (dev's error says why). */
+static int auth_token(struct ferry_device *dev, char *buf, size_t len)
+{
+	const char *path = getenv("FERRY_AUTH_TOKEN_FILE");
+	if (!path || !path[0])
+		return 0;
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		int e = errno;
+		ferry_set_error(dev, "FERRY_AUTH_TOKEN_FILE %s: %s", path, strerror(e));
+		return -e;
+	}
+	int found = 0;
+	char line[1024];
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *t = line + strspn(line, " \t");
+		size_t n = strcspn(t, "\r\n");
+		while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+			n--;
+		t[n] = '\0';
+		if (n && t[0] != '#') {
+			snprintf(buf, len, "%s", t);
+			found = 1;
+		}
+	}
+	explicit_bzero(line, sizeof(line));
+	fclose(f);
+	if (!found) {
+		ferry_set_error(dev, "FERRY_AUTH_TOKEN_FILE %s holds no token", path);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* The reason a ferryd refused us, when a refusal came before the connection closed: read what
+ * is left if the request itself failed first (ferryd may close as our HELLO goes out). */
+static const char *refusal(struct ferry_device *dev)
+{
+	for (int i = 0; i < 8 && !dev->refusal[0]; i++) {
+		struct ferry_transport_frame f;
+		if (ferry_transport_recv(dev->transport, 200ll * 1000 * 1000, &f) != 1)
+			break;
+		struct ferry_msg m;
+		const char *why;
+		if (ferry_wire_decode(f.payload, f.len, &m, &why) == 0 && m.kind == FERRY_MSG_ERROR &&
+		    m.u.error.message)
+			snprintf(dev->refusal, sizeof(dev->refusal), "%s", m.u.error.message);
+		for (int k = 0; k < f.nfds; k++)
+			close(f.fds[k]);
+	}
+	return dev->refusal[0] ? dev->refusal : NULL;
+}
+
 static int handshake(struct ferry_device *dev)
 {
 	struct ferry_msg msg = { .kind = FERRY_MSG_HELLO };
 	msg.u.hello.version = FERRY_PROTOCOL_VERSION;
 	msg.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM;
+	/* Only a network ferryd asks for it; a local one would not, and need not see it. */
+	char token[300] = "";
+	if (strncmp(dev->transport->name, "tcp:", 4) == 0) {
+		int t = auth_token(dev, token, sizeof(token));
+		if (t < 0)
+			return t;
+		if (t > 0)
+			msg.u.hello.token = token;
+	}
 	struct ferry_pending *p;
 	int r = ferry_request(dev, &msg, &p);
+	explicit_bzero(token, sizeof(token));
 	if (r < 0) {
-		ferry_set_error(dev, "handshake with %s failed: %s", dev->transport->name,
-				strerror(-r));
+		const char *no = refusal(dev);
+		if (no)
+			ferry_set_error(dev, "ferryd refused the connection: %s", no);
+		else
+			ferry_set_error(dev, "handshake with %s failed: %s", dev->transport->name,
+					dev->transport->error[0] ? dev->transport->error : strerror(-r));
 		return r;
 	}
 	pthread_mutex_lock(&dev->lock);
@@ -97,7 +165,7 @@ static int handshake(struct ferry_device *dev)
 		}
 	} else {
 		r = p->kind == FERRY_MSG_ERROR ? p->msg.u.error.error : -EPROTO;
-		ferry_set_error(dev, "handshake refused: %s", p->text ? p->text : "unexpected reply");
+		ferry_set_error(dev, "ferryd refused the connection: %s", p->text ? p->text : "unexpected reply");
 	}
 	ferry_pending_free(dev, p);
 	pthread_mutex_unlock(&dev->lock);
@@ -139,8 +207,13 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 	if (r < 0 && uri == path && !(getenv("FERRY_SOCKET") && getenv("FERRY_SOCKET")[0]) &&
 	    ferry_transport_open("virtio:", &dev->transport) == 0)
 		r = 0;
-	if (r < 0)
+	if (r < 0) {
+		/* The caller has no device to ask: say why here, as for a failed handshake. */
+		const char *why = ferry_transport_open_error();
+		if (why[0])
+			fprintf(stderr, "ferry: %s\n", why);
 		goto fail;
+	}
 	dev->transport->send_blocked = ferry_pump_drain_if_idle;
 	dev->transport->send_blocked_arg = dev;
 	r = handshake(dev);

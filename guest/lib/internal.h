@@ -77,6 +77,8 @@ struct ferry_device {
 	uint32_t nr_params;
 
 	char last_error[FERRY_ERRMSG_LEN];
+	/* An ERROR about no request (seq 0, request kind NONE): ferryd refusing the connection. */
+	char refusal[FERRY_ERRMSG_LEN];
 };
 
 struct ferry_queue {

@@ -132,8 +132,11 @@ static void async_error(struct ferry_device *dev, const struct ferry_msg *m)
 	const char *req = ferry_msg_kind_name(m->u.error.request_kind);
 	ferry_set_error(dev, "%s (seq %u) failed: %s (%s)", req ? req : "request", m->seq, text,
 			strerror(-m->u.error.error));
-	if (m->seq == 0)
+	if (m->seq == 0) {
+		if (m->u.error.request_kind == FERRY_MSG_NONE)
+			snprintf(dev->refusal, sizeof(dev->refusal), "%s", text);
 		return;
+	}
 	for (uint32_t i = 0; i < FERRY_ASYNC_RING && i < dev->async_head; i++) {
 		const struct ferry_async_req *a =
 			&dev->async[(dev->async_head - 1 - i) % FERRY_ASYNC_RING];
@@ -227,7 +230,8 @@ static int drain_socket(struct ferry_device *dev)
 			/* Said so a user can tell a board that died (or a balancer that cut the
 			 * session) from a refused request: every context of this device is lost. */
 			ferry_set_error(dev, "connection to the server (%s) was lost: %s; every context on it is lost",
-					dev->transport->name, strerror(-r));
+					dev->transport->name,
+					dev->transport->error[0] ? dev->transport->error : strerror(-r));
 			return dev->dead;
 		}
 		dispatch(dev, &f);

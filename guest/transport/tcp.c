@@ -1,5 +1,5 @@
-/* The tcp: transport: a connection to a ferryd on another machine. No fds cross it and no
- * memory is shared; the frames are the unix socket's. */
+/* The tcp: transport: a connection to a ferryd on another machine, TLS unless FERRY_INSECURE=1
+ * (stream.c). No fds cross it and no memory is shared; the frames are the unix socket's. */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -10,6 +10,10 @@
 #include <unistd.h>
 
 #include "ferry/uri.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "stream.h"
 #include "transport.h"
 
 /* Connects to host:port (each address getaddrinfo gives, in order). fd or a negative errno. */
@@ -50,11 +54,21 @@ int ferry_tcp_connect(const char *host, const char *port)
 int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out)
 {
 	*out = NULL;
+	ferry_transport_set_open_error("%s", "");
 	struct ferry_uri u;
 	if (ferry_uri_parse(uri, &u, NULL, 0) < 0 || u.kind != FERRY_URI_TCP)
 		return -EINVAL;
+	const char *insecure = getenv("FERRY_INSECURE");
+	bool plain = insecure && !strcmp(insecure, "1");
+	if (plain) {
+		static atomic_bool warned;
+		if (!atomic_exchange(&warned, true))
+			fprintf(stderr, "ferry: FERRY_INSECURE=1: %s in plain text, the server unverified\n", uri);
+	}
 	int fd = ferry_tcp_connect(u.host, u.port);
 	if (fd < 0)
 		return fd;
-	return ferry_transport_unix_from_fd(fd, uri, out);
+	char name[300];
+	snprintf(name, sizeof(name), strchr(u.host, ':') ? "tcp:[%s]:%s" : "tcp:%s:%s", u.host, u.port);
+	return plain ? ferry_stream_plain(fd, name, out) : ferry_stream_tls(fd, u.host, name, out);
 }

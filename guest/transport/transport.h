@@ -43,7 +43,16 @@ struct ferry_transport {
 	 * when woken), so send also wakes for incoming frames; false when another thread reads. */
 	bool (*send_blocked)(void *arg);
 	void *send_blocked_arg;
+	/* Set by the transport when a send or recv failed with more to say than its errno ("the
+	 * server at tcp:H:P expects TLS"); "" otherwise. */
+	char error[256];
 };
+
+/* Why the last ferry_transport_open of this thread failed, when the transport had more to say
+ * than an errno ("TLS handshake with tcp:H:P failed: certificate not trusted (signer unknown)");
+ * "" otherwise. */
+const char *ferry_transport_open_error(void);
+void ferry_transport_set_open_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Opens a transport by URI: "unix:PATH" (a bare absolute path is taken as unix too),
  * "tcp:HOST:PORT", "virtio:" (the first virtio-gpu render node whose host is ferry's) or
@@ -68,7 +77,7 @@ int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *re
 int ferry_virtio_find_node(char *path, size_t len);
 
 int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
-/* tcp.c: "tcp:HOST:PORT". */
+/* tcp.c: "tcp:HOST:PORT", over TLS (stream.c) unless FERRY_INSECURE=1. Frames only, no fds. */
 int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out);
 /* A connected TCP socket (TCP_NODELAY) to host:port, or a negative errno. */
 int ferry_tcp_connect(const char *host, const char *port);

@@ -224,6 +224,8 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, 
 			 ctx->id, f->kind, f->at, f->where, q->id, seqno);
 	fault_log_keep_text(h, number, text);
 	h->stats.faults++;
+	if (f->wire.flags & FERRY_FAULT_HANG)
+		h->stats.hangs++;
 	ctx_mark_lost(ctx);
 	return f->status;
 }

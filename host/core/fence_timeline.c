@@ -2,6 +2,7 @@
  * retired one. Publishing a retired seqno is the owner's, through the timeline's retired callback. */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <stdio.h>
 
@@ -31,8 +32,11 @@ int timeline_push(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int
 		tl->cap = ncap;
 		tl->head = 0;
 	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* as host_now_ns: one vDSO call per submit */
 	tl->ring[(tl->head + tl->count) % tl->cap] = (struct pending_fence){
 		.seqno = seqno, .flags = flags, .status = status, .in_kernel = in_kernel,
+		.submitted_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec,
 	};
 	tl->count++;
 	return 0;
@@ -97,4 +101,10 @@ void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj)
 {
 	if (tl->count)
 		tl->ring[(tl->head + tl->count - 1) % tl->cap].syncobj = syncobj;
+}
+
+void timeline_set_last_submitted_ns(struct fence_timeline *tl, int64_t ns)
+{
+	if (tl->count)
+		tl->ring[(tl->head + tl->count - 1) % tl->cap].submitted_ns = ns;
 }

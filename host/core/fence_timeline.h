@@ -17,6 +17,7 @@ struct pending_fence {
 	bool poll_error_logged; /* the kernel's fence poll failed once: said in the log, not again */
 	bool external;          /* an EXTERNAL queue's seqno the guest has not signaled yet */
 	uint32_t syncobj; /* v3d: the out-syncobj that gets the job's fence (in_kernel only) */
+	int64_t submitted_ns; /* when the guest's submit was accepted (the latency histogram) */
 };
 
 /* The owner's publishing of a retired seqno (fence page, events, shadow recycling). */
@@ -49,6 +50,9 @@ bool timeline_submitted(const struct fence_timeline *tl, uint32_t seqno);
 /* A new submit's seqno: non-zero, after the last one, and less than 2^31 past the oldest
  * unretired one. 0 or -EINVAL with why. */
 int timeline_check_new(const struct fence_timeline *tl, uint32_t seqno, char *why, size_t n);
+/* The acceptance time of the entry pushed last, when it is not now (a submit held for its
+ * in-fences is pushed when released). */
+void timeline_set_last_submitted_ns(struct fence_timeline *tl, int64_t ns);
 /* The syncobj of the entry pushed last. */
 void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj);
 

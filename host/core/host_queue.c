@@ -184,8 +184,13 @@ bool queue_retire(struct host_queue *q)
 			}
 		}
 		timeline_pop(&q->tl);
-		if (q->kind != FERRY_QUEUE_KIND_EXTERNAL)
+		if (q->kind != FERRY_QUEUE_KIND_EXTERNAL) {
+			struct ferry_host *h = ctx->client->host;
 			ctx->nr_inflight--;
+			h->stats.fences_signaled++;
+			if (done.in_kernel)
+				latency_observe(&h->latency[FERRY_HOST_LATENCY_SUBMIT], host_now_ns() - done.submitted_ns);
+		}
 		timeline_retire(&q->tl, done.seqno, done.flags, done.status);
 		progressed = true;
 	}

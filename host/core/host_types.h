@@ -16,6 +16,7 @@
 
 #include "bo_table.h"
 #include "fence_timeline.h"
+#include "latency.h"
 #include "list.h"
 #include "trace.h"
 
@@ -110,6 +111,7 @@ struct ferry_host {
 	 * lookup costs a hash probe however many BOs the clients hold. Made on first use. */
 	struct host_bo **pages;
 	uint32_t pages_nbuckets, pages_count;
+	struct host_latency latency[FERRY_HOST_LATENCY_KINDS]; /* latency.c */
 };
 
 struct ferry_host_client {
@@ -220,6 +222,7 @@ struct host_wait {
 	struct host_bo *bo;
 	uint32_t op;
 	int64_t deadline_ns; /* CLOCK_MONOTONIC; INT64_MAX = none */
+	int64_t started_ns;  /* FENCE_WAIT: when it came (its latency histogram) */
 };
 
 #endif

@@ -121,6 +121,7 @@ struct held_submit *sched_hold(const struct submit_envelope *e, size_t job_size,
 	hs->in = (struct held_in_fence *)(mem + off_in);
 	hs->job = mem + off_job;
 	hs->shadows = shadows;
+	hs->submitted_ns = host_now_ns();
 	for (uint32_t i = 0; i < e->nr_bos; i++) {
 		hs->bos[i] = e->bos[i];
 		bo_ref(hs->bos[i]);
@@ -183,10 +184,12 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 		trace_queue_event(q, TRACE_RELEASED, hs->seqno, status);
 	if (timeline_push(&q->tl, hs->seqno, hs->flags, status, in_kernel) == 0) {
 		timeline_set_last_syncobj(&q->tl, syncobj);
+		timeline_set_last_submitted_ns(&q->tl, hs->submitted_ns);
 	} else {
 		/* Out of memory: signal now rather than never (a V3D job's syncobj is the kernel's
 		 * to forget when the open closes). */
 		ctx->nr_inflight--;
+		ctx->client->host->stats.fences_signaled++;
 		timeline_retire(&q->tl, hs->seqno, hs->flags, in_kernel ? 0 : status ? status : -ENOMEM);
 	}
 	held_free(ctx, hs);

@@ -46,6 +46,7 @@ struct held_submit {
 	uint32_t nr_in;
 	struct shadow_set *shadows; /* validated contexts: made when the message came; queued */
 	void *job;
+	int64_t submitted_ns; /* when it was accepted: its latency counts from there */
 };
 /* Holds e's submit (queued behind the queue's held ones): NULL on ENOMEM. */
 struct held_submit *sched_hold(const struct submit_envelope *e, size_t job_size, struct shadow_set *shadows);

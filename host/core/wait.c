@@ -46,6 +46,8 @@ static void wait_end(struct host_wait *w, bool reply, int32_t status)
 {
 	if (reply)
 		client_send_status(w->client, w->seq, status);
+	if (reply && w->kind == FERRY_MSG_FENCE_WAIT)
+		latency_observe(&w->client->host->latency[FERRY_HOST_LATENCY_FENCE_WAIT], host_now_ns() - w->started_ns);
 	list_del(&w->link);
 	w->client->nr_waits--;
 	if (w->bo)
@@ -57,12 +59,16 @@ static void wait_end(struct host_wait *w, bool reply, int32_t status)
 static int start_wait(struct ferry_host_client *c, struct host_wait *tmpl, int64_t timeout_ns, int32_t poll_status)
 {
 	int32_t status;
-	if (wait_ready(tmpl, &status)) {
+	bool answered = true;
+	if (wait_ready(tmpl, &status))
 		client_send_status(c, tmpl->seq, status);
-		return 0;
-	}
-	if (timeout_ns == 0) {
+	else if (timeout_ns == 0)
 		client_send_status(c, tmpl->seq, poll_status);
+	else
+		answered = false;
+	if (answered) {
+		if (tmpl->kind == FERRY_MSG_FENCE_WAIT)
+			latency_observe(&c->host->latency[FERRY_HOST_LATENCY_FENCE_WAIT], 0);
 		return 0;
 	}
 	if (c->nr_waits >= HOST_MAX_WAITS_PER_CLIENT)
@@ -73,6 +79,7 @@ static int start_wait(struct ferry_host_client *c, struct host_wait *tmpl, int64
 	c->nr_waits++;
 	*w = *tmpl;
 	w->deadline_ns = deadline_of(timeout_ns);
+	w->started_ns = host_now_ns();
 	if (w->bo)
 		bo_ref(w->bo);
 	list_add_tail(&c->host->waits, &w->link);

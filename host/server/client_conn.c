@@ -2,7 +2,8 @@
  * feeding libferry-host, and a non-blocking output queue (frames with their fds) drained on
  * EPOLLOUT, with back-pressure: a client that stops reading is not read either, and is cut off
  * if it stays stuck. A frame the host stopped at its validation budget is continued once per
- * pass, after the other clients had their turn. */
+ * pass, after the other clients had their turn. A tcp: client first passes its TLS handshake and
+ * authentication (auth.c) with nothing but a small read buffer and a deadline spent on it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <ferry/errno_text.h>
 
 #include "server.h"
+#include "conn_io.h"
 
 struct out_frame {
 	struct out_frame *next;
@@ -33,7 +35,14 @@ struct out_frame {
 struct conn {
 	struct server *srv;
 	struct conn *prev, *next;
-	int fd;
+	struct conn_io io;
+	/* tcp: clients: AUTH_TLS (handshake), AUTH_HELLO (its first frame, small, decides), then
+	 * AUTH_DONE with a host client. Unix clients start AUTH_DONE. */
+	enum { AUTH_TLS, AUTH_HELLO, AUTH_DONE } auth;
+	int64_t auth_deadline_ns;
+	const char *cert; /* ferryd_auth_client_cert's verdict */
+	bool tls_peeked;  /* its first byte was a TLS handshake record */
+	bool plain_on_tls; /* it spoke plain TCP to a TLS listener: told so at its HELLO */
 	struct ferry_frame_reader reader;
 	struct ferry_host_client *client;
 	struct out_frame *out_head, *out_tail;
@@ -70,7 +79,7 @@ static void update_epoll(struct conn *c)
 	if (c->ev_mask == mask || c->dead)
 		return;
 	struct epoll_event ev = { .events = mask, .data.ptr = c };
-	if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+	if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->io.fd, &ev) == 0)
 		c->ev_mask = mask;
 }
 
@@ -108,7 +117,7 @@ static void flush_out(struct conn *c)
 {
 	while (c->out_head && !c->dead) {
 		struct out_frame *f = c->out_head;
-		long n = ferry_frame_send_some(c->fd, f->data + f->off, f->len - f->off, f->fds, f->nfds);
+		long n = conn_io_send(&c->io, f->data + f->off, f->len - f->off, f->fds, f->nfds);
 		if (n < 0) {
 			set_dead(c, strerror((int)-n));
 			return;
@@ -116,6 +125,7 @@ static void flush_out(struct conn *c)
 		if (n == 0)
 			break;
 		drop_queued_fds(c, f); /* they went with the first byte */
+		c->srv->counters.bytes_out[c->remote] += (uint64_t)n;
 		c->stuck_since_ns = now_ns();
 		f->off += (size_t)n;
 		c->out_bytes -= (size_t)n;
@@ -137,12 +147,13 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 		return -1;
 	size_t sent = 0;
 	if (!c->out_head) {
-		long n = ferry_frame_send_some(c->fd, frame, len, fds, nfds);
+		long n = conn_io_send(&c->io, frame, len, fds, nfds);
 		if (n < 0) {
 			set_dead(c, strerror((int)-n));
 			return -1;
 		}
 		sent = (size_t)n;
+		c->srv->counters.bytes_out[c->remote] += sent;
 		if (sent == len)
 			return 0;
 	}
@@ -194,6 +205,123 @@ static unsigned conn_held_fds(void *cookie)
 
 static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds };
 
+static void set_mask(struct conn *c, unsigned mask)
+{
+	struct epoll_event ev = { .events = mask, .data.ptr = c };
+	if (c->ev_mask != mask && epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->io.fd, &ev) == 0)
+		c->ev_mask = mask;
+}
+
+/* One line a second at most: anyone who can reach the port can make these happen. */
+static void auth_log(struct conn *c, const char *what)
+{
+	unsigned long more;
+	if (!log_limit_pass(&c->srv->auth_log, &more))
+		return;
+	if (more)
+		ferryd_log(FERRY_LOG_WARN, "%s: %s (%lu more not logged)", c->name, what, more);
+	else
+		ferryd_log(FERRY_LOG_WARN, "%s: %s", c->name, what);
+}
+
+/* Tells the client why (an ERROR frame answering its HELLO, best effort: nothing else is queued)
+ * and closes the connection. */
+static void auth_refuse(struct conn *c, uint32_t seq, const char *why)
+{
+	struct ferry_msg m = { .kind = FERRY_MSG_ERROR, .seq = seq };
+	m.u.error = (struct ferry_error){ .request_kind = FERRY_MSG_NONE, .error = -EACCES, .message = why };
+	struct ferry_buf buf;
+	ferry_buf_init(&buf);
+	if (ferry_wire_encode(&m, &buf) == 0)
+		(void)conn_io_send(&c->io, buf.data, buf.len, NULL, 0);
+	ferry_buf_free(&buf);
+	/* Unread bytes at close would make the kernel reset the connection, and the client could
+	 * lose the reason with it. */
+	if (!c->io.tls) {
+		char sink[512];
+		for (int i = 0; i < 8 && recv(c->io.fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+			;
+	}
+	shutdown(c->io.fd, SHUT_WR);
+	char line[300];
+	snprintf(line, sizeof(line), "refused: %s", why);
+	auth_log(c, line);
+	set_dead(c, why);
+}
+
+/* A step of the non-blocking TLS handshake. */
+static void auth_handshake(struct conn *c)
+{
+	if (!c->tls_peeked) {
+		uint8_t b;
+		ssize_t n = recv(c->io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			set_dead(c, "client closed the connection");
+			return;
+		}
+		if (b != 0x16) {
+			/* Not a TLS ClientHello: a plain ferry client. Hear its HELLO in plain framing
+			 * and answer it with the reason, which it can read. */
+			gnutls_deinit(c->io.tls);
+			c->io.tls = NULL;
+			c->plain_on_tls = true;
+			c->auth = AUTH_HELLO;
+			return;
+		}
+		c->tls_peeked = true;
+	}
+	int r = gnutls_handshake(c->io.tls);
+	if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED) {
+		set_mask(c, gnutls_record_get_direction(c->io.tls) ? EPOLLOUT : EPOLLIN);
+		return;
+	}
+	if (r < 0) {
+		char why[200];
+		snprintf(why, sizeof(why), "TLS handshake failed: %s", gnutls_strerror(r));
+		auth_log(c, why);
+		set_dead(c, why);
+		return;
+	}
+	c->cert = ferryd_auth_client_cert(&c->io);
+	c->auth = AUTH_HELLO;
+	set_mask(c, EPOLLIN);
+}
+
+/* The first frame of a tcp: client: its HELLO decides. True when it is let in (its host client
+ * now exists and the frame is to be handled), false when refused. */
+static bool auth_hello(struct conn *c)
+{
+	struct ferry_msg m;
+	const char *why = NULL;
+	if (ferry_wire_decode(c->reader.payload, c->reader.len, &m, &why) < 0 || m.kind != FERRY_MSG_HELLO) {
+		auth_refuse(c, 0, c->plain_on_tls ? "the server expects TLS (this client speaks plain TCP)"
+				   : "the first message must be HELLO");
+		return false;
+	}
+	if (c->plain_on_tls) {
+		auth_refuse(c, m.seq, "the server expects TLS (this client speaks plain TCP: unset FERRY_INSECURE)");
+		return false;
+	}
+	const char *no = ferryd_auth_check(c->srv->auth, c->io.tls != NULL, c->cert, m.u.hello.token);
+	if (no) {
+		auth_refuse(c, m.seq, no);
+		return false;
+	}
+	c->client = ferry_host_client_new(c->srv->host, &conn_ops, c, c->name);
+	if (!c->client) {
+		set_dead(c, "cannot set up a new client");
+		return false;
+	}
+	c->auth = AUTH_DONE;
+	c->reader.max_len = FERRY_MAX_FRAME_SIZE;
+	ferryd_log(FERRY_LOG_INFO, "%s: authenticated (%s)", c->name,
+		   c->io.tls && c->cert ? "client certificate" : m.u.hello.token && m.u.hello.token[0] ? "token" :
+		   "none needed: --insecure");
+	return true;
+}
+
 static void set_busy(struct conn *c, bool busy)
 {
 	if (c->busy != busy)
@@ -206,11 +334,20 @@ static void read_frames(struct conn *c, int64_t slice_end)
 	/* Back-pressure is checked before each frame: one frame's replies carry at most a few fds. */
 	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled && !c->busy &&
 			(i == 0 || now_ns() < slice_end); i++) {
-		int r = ferry_frame_read(c->fd, &c->reader);
+		int r = conn_io_read_frame(&c->io, &c->reader);
 		if (r == 0)
 			return;
+		if (r < 0 && c->auth != AUTH_DONE && r == -EMSGSIZE) {
+			auth_refuse(c, 0, "the first frame must be a HELLO of at most 4096 bytes");
+			return;
+		}
 		if (r < 0) {
 			set_dead(c, r == -EPIPE ? "client closed the connection" : strerror(-r));
+			return;
+		}
+		c->srv->counters.bytes_in[c->remote] += 4u + (uint64_t)c->reader.len; /* length prefix + payload */
+		if (c->auth != AUTH_DONE && !auth_hello(c)) {
+			ferry_frame_reader_next(&c->reader);
 			return;
 		}
 		int fds[FERRY_MAX_FRAME_FDS];
@@ -227,6 +364,12 @@ static void read_frames(struct conn *c, int64_t slice_end)
 
 void conn_event(struct conn *c, unsigned events)
 {
+	if (c->auth == AUTH_TLS) {
+		auth_handshake(c);
+		if (c->auth != AUTH_HELLO || c->dead)
+			return;
+		events |= EPOLLIN; /* the HELLO may have come with the handshake's last records */
+	}
 	if (events & EPOLLOUT)
 		flush_out(c);
 	/* A throttled client's hang-up would be reported again and again (level-triggered) while its
@@ -240,7 +383,12 @@ void conn_event(struct conn *c, unsigned events)
 
 void conn_resume_busy(struct server *srv)
 {
-	for (struct conn *c = srv->conns; c && srv->busy_conns; c = c->next) {
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		/* Records GnuTLS decrypted already: the socket will not wake us for them. */
+		if (!c->busy && !c->dead && !c->throttled && c->auth != AUTH_TLS && conn_io_pending(&c->io)) {
+			read_frames(c, now_ns() + FERRYD_CLIENT_SLICE_NS);
+			continue;
+		}
 		if (!c->busy || c->dead)
 			continue;
 		int64_t slice_end = now_ns() + FERRYD_CLIENT_SLICE_NS;
@@ -267,14 +415,27 @@ static void peer_address(int fd, char *buf, size_t len)
 	snprintf(buf, len, ss.ss_family == AF_INET6 ? "tcp [%s]:%s" : "tcp %s:%s", host, port);
 }
 
-static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cred, bool remote)
+static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cred, const struct listener *l)
 {
+	bool remote = l->remote;
 	struct conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->srv = srv;
-	c->fd = fd;
+	c->io.fd = fd;
 	ferry_frame_reader_init(&c->reader);
+	c->auth = AUTH_DONE;
+	if (remote) {
+		/* Until it is authenticated, a tcp: client costs a small read buffer and a slot. */
+		c->auth = l->tls ? AUTH_TLS : AUTH_HELLO;
+		c->reader.max_len = FERRYD_HELLO_MAX_BYTES;
+		c->auth_deadline_ns = now_ns() + (int64_t)ferryd_auth_timeout_ms(srv->auth) * 1000000;
+		if (l->tls && ferryd_auth_session(srv->auth, &c->io) < 0) {
+			ferry_frame_reader_fini(&c->reader);
+			free(c);
+			return NULL;
+		}
+	}
 	unsigned id = ++srv->next_conn_id;
 	c->pid = cred ? cred->pid : 0;
 	c->remote = remote;
@@ -286,11 +447,14 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 		snprintf(c->name, sizeof(c->name), "client %u (pid %d uid %u)", id, (int)cred->pid, (unsigned)cred->uid);
 	else
 		snprintf(c->name, sizeof(c->name), "client %u", id);
-	c->client = ferry_host_client_new(srv->host, &conn_ops, c, c->name);
+	if (c->auth == AUTH_DONE)
+		c->client = ferry_host_client_new(srv->host, &conn_ops, c, c->name);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
-	if (!c->client || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if ((c->auth == AUTH_DONE && !c->client) || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		ferry_host_client_free(c->client);
 		ferry_frame_reader_fini(&c->reader);
+		if (c->io.tls)
+			gnutls_deinit(c->io.tls);
 		free(c);
 		return NULL;
 	}
@@ -331,8 +495,10 @@ static bool shed_one(struct server *srv, struct listener *l)
 	close(srv->reserve_fd);
 	srv->reserve_fd = -1;
 	int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd >= 0)
+	if (fd >= 0) {
 		close(fd);
+		srv->counters.refused[l->remote]++;
+	}
 	conn_reserve_fd_open(srv);
 	return fd >= 0;
 }
@@ -379,14 +545,14 @@ static void log_refusal(struct server *srv, const char *why)
 }
 
 /* Tells the new connection why (an ERROR frame, best effort: its socket buffer is empty) and
- * closes it. */
-static void refuse(struct server *srv, int fd, int err, const char *why)
+ * closes it. A TLS client could not read a plain frame: it only sees the connection closed. */
+static void refuse(struct server *srv, int fd, int err, const char *why, bool tls)
 {
 	struct ferry_msg m = { .kind = FERRY_MSG_ERROR, .seq = 0 };
 	m.u.error = (struct ferry_error){ .request_kind = FERRY_MSG_NONE, .error = err, .message = why };
 	struct ferry_buf buf;
 	ferry_buf_init(&buf);
-	if (ferry_wire_encode(&m, &buf) == 0)
+	if (!tls && ferry_wire_encode(&m, &buf) == 0)
 		(void)ferry_frame_send_some(fd, buf.data, buf.len, NULL, 0);
 	ferry_buf_free(&buf);
 	close(fd);
@@ -458,12 +624,16 @@ int conn_accept_all(struct server *srv, struct listener *l)
 		}
 		int err = admit(srv, fd, known ? &cred : NULL, why, sizeof(why));
 		if (err < 0) {
-			refuse(srv, fd, err, why);
+			srv->counters.refused[l->remote]++;
+			refuse(srv, fd, err, why, l->tls);
 			continue;
 		}
-		if (!conn_new(srv, fd, known ? &cred : NULL, l->remote)) {
+		if (!conn_new(srv, fd, known ? &cred : NULL, l)) {
+			srv->counters.refused[l->remote]++;
 			ferryd_log(FERRY_LOG_WARN, "cannot set up a new client");
 			close(fd);
+		} else {
+			srv->counters.accepted[l->remote]++;
 		}
 	}
 	return 0;
@@ -480,8 +650,8 @@ static void conn_free(struct conn *c)
 		c->next->prev = c->prev;
 	set_busy(c, false);
 	ferry_host_client_free(c->client);
-	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->io.fd, NULL);
+	conn_io_close(&c->io);
 	ferry_frame_reader_fini(&c->reader);
 	while (c->out_head) {
 		struct out_frame *f = c->out_head;
@@ -505,6 +675,10 @@ void conn_reap_dead(struct server *srv)
 				 c->out_bytes, c->out_fds, (long long)(FERRYD_STUCK_NS / 1000000000));
 			set_dead(c, why);
 		}
+		if (c->auth != AUTH_DONE && !c->dead && now >= c->auth_deadline_ns) {
+			auth_log(c, "dropped: no TLS handshake and HELLO within --auth-timeout-ms");
+			set_dead(c, "authentication timed out");
+		}
 		if (c->dead)
 			conn_free(c);
 		c = next;
@@ -515,9 +689,17 @@ int conn_timeout_ms(const struct server *srv, int timeout_ms)
 {
 	int64_t now = now_ns();
 	for (const struct conn *c = srv->conns; c; c = c->next) {
-		if (!c->throttled || c->dead)
+		if (c->dead)
 			continue;
-		int64_t left = c->stuck_since_ns + FERRYD_STUCK_NS - now;
+		if (!c->busy && !c->throttled && c->auth != AUTH_TLS && conn_io_pending(&c->io))
+			return 0; /* conn_resume_busy reads it on this pass */
+		int64_t left;
+		if (c->auth != AUTH_DONE)
+			left = c->auth_deadline_ns - now;
+		else if (c->throttled)
+			left = c->stuck_since_ns + FERRYD_STUCK_NS - now;
+		else
+			continue;
 		int ms = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
 		if (timeout_ms < 0 || ms < timeout_ms)
 			timeout_ms = ms;

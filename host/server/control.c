@@ -45,6 +45,7 @@ struct control {
 	int listen_fd;
 	char listen_tag; /* its address is the listening socket's epoll tag */
 	char path[108];
+	bool unlink_on_exit; /* a socket file ferryd made (not a service manager's) */
 	struct control_conn *conns;
 	unsigned nr_conns;
 	struct control_info info;
@@ -58,37 +59,51 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int control_open(struct server *srv, const char *path, const struct control_info *info)
+/* Takes listen_fd (closed on failure) into a new control at path. */
+static int control_start(struct server *srv, int listen_fd, const char *path, bool unlink_on_exit,
+			 const struct control_info *info)
 {
 	struct control *ctl = calloc(1, sizeof(*ctl));
-	if (!ctl)
+	if (!ctl) {
+		close(listen_fd);
 		return -ENOMEM;
-	if (strlen(path) >= sizeof(ctl->path)) {
-		ferryd_log(FERRY_LOG_ERROR, "control socket path too long: %s", path);
-		free(ctl);
-		return -ENAMETOOLONG;
 	}
 	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	ctl->unlink_on_exit = unlink_on_exit;
 	ctl->srv = srv;
 	ctl->info = *info;
 	ctl->started_ms = now_ms();
-	/* Same rules as the guests' socket: private directory, 0600, no stealing a live one. */
-	ctl->listen_fd = ferryd_listen(path);
-	if (ctl->listen_fd < 0) {
-		int ret = ctl->listen_fd;
-		free(ctl);
-		return ret;
-	}
+	ctl->listen_fd = listen_fd;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ctl->listen_tag };
 	if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, ctl->listen_fd, &ev) < 0) {
 		int ret = -errno;
 		close(ctl->listen_fd);
-		unlink(path);
+		if (unlink_on_exit)
+			unlink(path);
 		free(ctl);
 		return ret;
 	}
 	srv->control = ctl;
 	return 0;
+}
+
+int control_open(struct server *srv, const char *path, const struct control_info *info)
+{
+	if (strlen(path) >= sizeof(((struct control *)0)->path)) {
+		ferryd_log(FERRY_LOG_ERROR, "control socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	/* Same rules as the guests' socket: private directory, 0600, no stealing a live one. */
+	int fd = ferryd_listen(path);
+	if (fd < 0)
+		return fd;
+	return control_start(srv, fd, path, true, info);
+}
+
+int control_adopt(struct server *srv, int fd, const char *path, const struct control_info *info)
+{
+	/* The unit's SocketMode= guards it: ferryd did not make the file, so it does not chmod it. */
+	return control_start(srv, fd, path, false, info);
 }
 
 static void conn_close(struct control *ctl, struct control_conn *c)
@@ -115,7 +130,8 @@ void control_close(struct server *srv)
 		conn_close(ctl, ctl->conns);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, ctl->listen_fd, NULL);
 	close(ctl->listen_fd);
-	unlink(ctl->path);
+	if (ctl->unlink_on_exit)
+		unlink(ctl->path);
 	free(ctl);
 	srv->control = NULL;
 }
@@ -165,6 +181,8 @@ static void do_status(struct control *ctl, struct ferry_text *r)
 	       "bad-messages: %llu\nreports-kept: %u\n",
 	    st.clients, st.contexts, st.queues, st.bos, (unsigned long long)st.bo_bytes, (unsigned long long)st.submits,
 	    (unsigned long long)st.faults, (unsigned long long)st.bad_messages, ferry_host_nr_fault_reports(host));
+	ferry_text_put(r, "hangs: %llu\nfences-signaled: %llu\n", (unsigned long long)st.hangs,
+	    (unsigned long long)st.fences_signaled);
 	ferry_text_put(r, "watchdog-dumps: %llu\nwatchdog-dumps-suppressed: %llu\n", (unsigned long long)st.watchdog_dumps,
 	    (unsigned long long)st.watchdog_dumps_suppressed);
 	ferry_text_put(r, "shadow-bytes: %llu\nshadow-bos-created: %llu\nshadow-quota-refusals: %llu\n",

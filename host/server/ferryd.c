@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "service.h"
+#include "conn_io.h"
 #include "backend/device.h"
 
 #ifndef FERRYD_DEFAULT_GPU
@@ -31,7 +33,17 @@ static void usage(FILE *f)
 		"  --listen ADDR        listen on unix:PATH or tcp:HOST:PORT (repeatable; port 0 picks\n"
 		"                       one, logged). Without --socket or a unix --listen, no unix socket\n"
 		"                       is served unless no --listen was given at all\n"
-		"  --insecure           serve tcp: without TLS (plain text, no authentication)\n"
+		"  --tls-creds DIR      TLS for tcp: listeners (on by default): DIR holds ca-cert.pem,\n"
+		"                       server-cert.pem, server-key.pem, optional ca-crl.pem (QEMU's\n"
+		"                       x509 layout). Clients need a certificate signed by that CA, or\n"
+		"                       a token (--auth-tokens)\n"
+		"  --auth-tokens FILE   tokens a client without a certificate may send in its HELLO, one\n"
+		"                       a line (16..256 printable characters; # comments)\n"
+		"  --auth-timeout-ms N  a tcp: client must finish TLS and HELLO within N ms (default 10000)\n"
+		"  --insecure           serve tcp: without TLS (plain text; tokens, if given, still checked)\n"
+		"  --metrics ADDR       serve GET /metrics (Prometheus text) on unix:PATH or a loopback\n"
+		"                       tcp:HOST:PORT (docs/service.md)\n"
+		"  --metrics-allow-remote  let --metrics listen on a non-loopback address\n"
 		"  --gpu GPU            a simulated GPU: ");
 	for (const char *const *m = gpu_sim_models; *m; m++)
 		fprintf(f, "%s%s", *m, m[1] ? "|" : "");
@@ -47,6 +59,7 @@ static void usage(FILE *f)
 		"                       execute (draws, dispatches, skipped copies) fails as a GPU\n"
 		"                       error instead of being counted and warned about\n"
 		"  --ready-fd N         write one byte to fd N once listening, then close it\n"
+		"                       (under systemd: Type=notify and socket units, docs/service.md)\n"
 		"  --hangcheck-ms N     a submit without progress for N ms is a GPU hang (default 500)\n"
 		"  --fence-timeout-ms N log the sync-state dump when a fence is N ms overdue\n"
 		"                       (default 3000; 0 = watchdog off)\n"
@@ -136,8 +149,8 @@ static void run(struct server *srv)
 {
 	struct epoll_event evs[64];
 	while (!srv->stop) {
-		int timeout = conn_timeout_ms(srv, capture_ctl_timeout_ms(srv, control_timeout_ms(srv,
-					      ferry_host_next_timeout_ms(srv->host))));
+		int timeout = metrics_timeout_ms(srv, conn_timeout_ms(srv, capture_ctl_timeout_ms(srv,
+					      control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host)))));
 		int n = epoll_wait(srv->epfd, evs, 64, srv->busy_conns ? 0 : timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -155,7 +168,8 @@ static void run(struct server *srv)
 				if (read(srv->signal_fd, &si, sizeof(si)) == sizeof(si))
 					ferryd_log(FERRY_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
 				srv->stop = true;
-			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events)) {
+			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events) &&
+				   !metrics_event(srv, tag, evs[i].events)) {
 				conn_event(tag, evs[i].events);
 			}
 		}
@@ -165,6 +179,7 @@ static void run(struct server *srv)
 		ferry_host_dispatch(srv->host);
 		conn_reap_dead(srv);
 		control_expire(srv);
+		metrics_expire(srv);
 		capture_ctl_poll(srv);
 	}
 }
@@ -177,12 +192,18 @@ int main(int argc, char **argv)
 	       OPT_MAX_CLIENT_BO_MIB, OPT_MAX_CLIENT_SHADOW_MIB, OPT_MAX_CLIENT_SHADOW_RATIO,
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT,
-	       OPT_LISTEN, OPT_INSECURE };
+	       OPT_LISTEN, OPT_INSECURE, OPT_METRICS, OPT_METRICS_ALLOW_REMOTE, OPT_TLS_CREDS, OPT_AUTH_TOKENS,
+	       OPT_AUTH_TIMEOUT };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "metrics-allow-remote", no_argument, NULL, OPT_METRICS_ALLOW_REMOTE },
+		{ "tls-creds", required_argument, NULL, OPT_TLS_CREDS },
+		{ "auth-tokens", required_argument, NULL, OPT_AUTH_TOKENS },
+		{ "auth-timeout-ms", required_argument, NULL, OPT_AUTH_TIMEOUT },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -224,6 +245,10 @@ int main(int argc, char **argv)
 	const char *listen_uris[FERRYD_MAX_LISTENERS];
 	unsigned nr_listen = 0;
 	bool insecure = false;
+	const char *metrics_uri = NULL;
+	bool metrics_allow_remote = false;
+	const char *tls_creds = NULL, *auth_tokens = NULL;
+	unsigned auth_timeout_ms = 0;
 	/* --max-client-contexts, -bos, -bo-mib, -shadow-mib, -shadow-ratio, -fds, --max-clients,
 	 * --fd-reserve, --max-connections-per-process; 0 = the default */
 	unsigned quota[9] = { 0 };
@@ -262,6 +287,37 @@ int main(int argc, char **argv)
 		case OPT_INSECURE:
 			insecure = true;
 			break;
+		case OPT_METRICS: {
+			struct ferry_uri u;
+			char why[200];
+			if (ferry_uri_parse(optarg, &u, why, sizeof(why)) < 0 || u.kind == FERRY_URI_VIRTIO) {
+				fprintf(stderr, "ferryd: --metrics %s\n", u.kind == FERRY_URI_VIRTIO ?
+					"takes unix:PATH or tcp:HOST:PORT" : why);
+				return 2;
+			}
+			metrics_uri = optarg;
+			break;
+		}
+		case OPT_METRICS_ALLOW_REMOTE:
+			metrics_allow_remote = true;
+			break;
+		case OPT_TLS_CREDS:
+			tls_creds = optarg;
+			break;
+		case OPT_AUTH_TOKENS:
+			auth_tokens = optarg;
+			break;
+		case OPT_AUTH_TIMEOUT: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || errno || v == 0 || v > 3600000) {
+				fprintf(stderr, "ferryd: bad --auth-timeout-ms '%s' (want 1..3600000)\n", optarg);
+				return 2;
+			}
+			auth_timeout_ms = (unsigned)v;
+			break;
+		}
 		case OPT_GPU:
 			gpu = optarg;
 			break;
@@ -381,8 +437,26 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* Sockets from the service manager: they count as --listen addresses given. */
+	notify_init();
+	struct activation act;
+	if (activation_take(&act) < 0)
+		return 1;
+	if (act.nr_listeners + nr_listen > FERRYD_MAX_LISTENERS) {
+		fprintf(stderr, "ferryd: at most %d client sockets, passed and --listen together\n", FERRYD_MAX_LISTENERS);
+		activation_close(&act);
+		return 2;
+	}
+	if (act.metrics_fd >= 0 && metrics_uri) {
+		fprintf(stderr, "ferryd: --metrics and a socket named \"metrics\" from the service manager: one only\n");
+		activation_close(&act);
+		return 2;
+	}
 	/* socket_path is the first unix address (its control socket is <path>.ctl); without --socket
 	 * or --listen the default path is served. With tcp: only, it still names the local control. */
+	for (unsigned i = 0; i < act.nr_listeners && !socket_path[0]; i++)
+		if (!act.listeners[i].remote && act.listeners[i].path[0])
+			snprintf(socket_path, sizeof(socket_path), "%s", act.listeners[i].path);
 	for (unsigned i = 0; i < nr_listen && !socket_path[0]; i++) {
 		struct ferry_uri u;
 		if (ferry_uri_parse(listen_uris[i], &u, NULL, 0) == 0 && u.kind == FERRY_URI_UNIX)
@@ -390,10 +464,21 @@ int main(int argc, char **argv)
 	}
 	if (!socket_path[0] && ferryd_default_socket_path(socket_path, sizeof(socket_path)) < 0) {
 		fprintf(stderr, "ferryd: default socket path too long; use --socket\n");
+		activation_close(&act);
 		return 2;
 	}
-	if (nr_listen == 0)
+	if (nr_listen == 0 && act.nr_listeners == 0)
 		listen_uris[nr_listen++] = socket_path;
+	if (insecure && tls_creds) {
+		fprintf(stderr, "ferryd: --insecure (plain tcp:) and --tls-creds (TLS) contradict each other\n");
+		activation_close(&act);
+		return 2;
+	}
+	struct ferryd_auth *auth = NULL;
+	if (ferryd_auth_load(tls_creds, auth_tokens, auth_timeout_ms, &auth) < 0) {
+		activation_close(&act);
+		return 2;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t mask;
@@ -403,7 +488,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	unsigned long fd_limit = raise_fd_limit();
-	struct server srv = { .epfd = -1, .signal_fd = -1 };
+	struct server srv = { .epfd = -1, .signal_fd = -1, .auth = auth };
 	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
 	srv.max_conns_per_process = quota[8] ? quota[8] : FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS;
 	srv.fd_limit = fd_limit;
@@ -441,6 +526,10 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "cannot start the host: %s", strerror(-ret));
 		if (srv.reserve_fd >= 0)
 			close(srv.reserve_fd);
+		activation_close(&act);
+		notify_send("STATUS=cannot start the host: %s\nERRNO=%d\n", strerror(-ret), -ret);
+		notify_fini();
+		ferryd_auth_free(auth);
 		return 1;
 	}
 	if (capture_ctl_init(&srv, capture_dir, capture_trigger) < 0)
@@ -449,6 +538,13 @@ int main(int argc, char **argv)
 		ferryd_log(FERRY_LOG_ERROR, "--trace-file: out of memory for the trace ring");
 		goto out;
 	}
+	/* The passed sockets first: the first unix one is the socket `status` names. */
+	for (unsigned i = 0; i < act.nr_listeners; i++)
+		srv.listeners[srv.nr_listeners++] = act.listeners[i];
+	act.nr_listeners = 0;
+	for (unsigned i = 0; i < srv.nr_listeners; i++)
+		if (listener_secure(&srv, &srv.listeners[i], insecure) < 0)
+			goto out_unlink;
 	if (listeners_open(&srv, listen_uris, nr_listen, insecure) < 0)
 		goto out_unlink;
 	char control_path[108];
@@ -469,8 +565,22 @@ int main(int argc, char **argv)
 		.crash_dir = diag.crash_dir,
 		.sim_strict = sim_strict,
 	};
-	if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0)
+	if (act.control_fd >= 0) {
+		int fd = act.control_fd;
+		act.control_fd = -1;
+		if (control_adopt(&srv, fd, act.control_path, &cinfo) < 0)
+			goto out_unlink;
+	} else if (control_path[0] && control_open(&srv, control_path, &cinfo) < 0) {
 		goto out_unlink;
+	}
+	if (act.metrics_fd >= 0) {
+		int fd = act.metrics_fd;
+		act.metrics_fd = -1;
+		if (metrics_adopt(&srv, fd) < 0)
+			goto out_unlink;
+	} else if (metrics_uri && metrics_open(&srv, metrics_uri, metrics_allow_remote) < 0) {
+		goto out_unlink;
+	}
 	conn_count_fds(&srv); /* the base the connections' fds are counted from */
 	ferryd_log(FERRY_LOG_INFO, "up to %u clients, %u fds each; %lu of %lu fds kept in reserve", srv.max_clients,
 		   max_client_fds, srv.fd_reserve, fd_limit);
@@ -483,10 +593,16 @@ int main(int argc, char **argv)
 			ferryd_log(FERRY_LOG_WARN, "--ready-fd %d: %s", ready_fd, strerror(errno));
 		close(ready_fd);
 	}
+	notify_send("READY=1\nSTATUS=serving %s on %s%s%s%s\nMAINPID=%d\n", ferry_host_device_name(srv.host),
+		    srv.nr_listeners ? srv.listeners[0].name : "(no client socket)",
+		    srv.nr_listeners > 1 ? " and more" : "", metrics_address(&srv) ? ", metrics on " : "",
+		    metrics_address(&srv) ? metrics_address(&srv) : "", (int)getpid());
 	run(&srv);
 	status = srv.stop ? 0 : 1;
+	notify_send("STOPPING=1\nSTATUS=shutting down\n");
 
 out_unlink:
+	metrics_close(&srv);
 	control_close(&srv);
 	conn_free_all(&srv);
 	listeners_close(&srv);
@@ -504,5 +620,8 @@ out:
 		close(srv.epfd);
 	if (srv.reserve_fd >= 0)
 		close(srv.reserve_fd);
+	activation_close(&act);
+	notify_fini();
+	ferryd_auth_free(srv.auth);
 	return status;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "conn_io.h"
 
 int ferryd_default_socket_path(char *buf, size_t len)
 {
@@ -172,6 +173,36 @@ int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l)
 	return 0;
 }
 
+static bool insecure_tokens(const struct server *srv)
+{
+	return ferryd_auth_check(srv->auth, false, NULL, NULL) != NULL;
+}
+
+/* A tcp: listener is TLS unless --insecure; TLS needs credentials. 0, or -EINVAL (logged). */
+static int listener_check_tls(const struct server *srv, const char *what)
+{
+	if (ferryd_auth_has_tls(srv->auth))
+		return 0;
+	ferryd_log(FERRY_LOG_ERROR, "%s: tcp: is served over TLS and needs --tls-creds DIR "
+		   "(ca-cert.pem, server-cert.pem, server-key.pem; docs/network.md), or "
+		   "--insecure for plain text", what);
+	return -EINVAL;
+}
+
+int listener_secure(struct server *srv, struct listener *l, bool insecure)
+{
+	if (!l->remote)
+		return 0;
+	if (!insecure && listener_check_tls(srv, l->name) < 0)
+		return -EINVAL;
+	l->tls = !insecure;
+	if (!l->tls)
+		ferryd_log(FERRY_LOG_WARN, "%s: plain text (--insecure): anyone who can reach it reads what "
+			   "crosses the wire%s", l->name, insecure_tokens(srv) ? ", and a token sent in clear can be replayed" :
+			   " and drives the GPU: no authentication");
+	return 0;
+}
+
 int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -183,16 +214,12 @@ int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool
 		}
 		struct listener *l = &srv->listeners[srv->nr_listeners];
 		if (u.kind == FERRY_URI_TCP) {
-			if (!insecure) {
-				ferryd_log(FERRY_LOG_ERROR, "--listen %s: TLS is not available in this build; "
-					   "--insecure serves it in plain text", uris[i]);
-				return -EPROTONOSUPPORT;
-			}
+			if (insecure ? 0 : listener_check_tls(srv, uris[i]) < 0)
+				return -EINVAL;
 			int ret = ferryd_listen_tcp(&u, l);
 			if (ret < 0)
 				return ret;
-			ferryd_log(FERRY_LOG_WARN, "%s: plain text without authentication (--insecure): anyone who "
-				   "can reach it drives the GPU and reads what crosses the wire", l->name);
+			listener_secure(srv, l, insecure);
 		} else {
 			int fd = ferryd_listen(u.path);
 			if (fd < 0)

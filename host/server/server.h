@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <ferry/host.h>
 #include <ferry/uri.h>
@@ -42,6 +43,7 @@
 
 struct conn;
 struct control;
+struct ferryd_auth;
 
 /* --listen: at most this many addresses (unix and tcp together). */
 #define FERRYD_MAX_LISTENERS 16
@@ -51,6 +53,7 @@ struct control;
 struct listener {
 	int fd;
 	bool remote;
+	bool tls;            /* tcp: with TLS (not --insecure) */
 	bool unlink_on_exit; /* a unix socket file ferryd created */
 	char name[FERRY_URI_PATH_MAX + 8]; /* "unix:/run/..." or "tcp:127.0.0.1:7120" as bound */
 	char path[FERRY_URI_PATH_MAX];     /* unix: the socket file */
@@ -64,6 +67,17 @@ struct log_limit {
 };
 /* true: log now, with *suppressed_since the events left out before this one (log.c). */
 bool log_limit_pass(struct log_limit *l, unsigned long *suppressed_since);
+
+/* What crossed ferryd's client sockets, by transport (the metrics endpoint): frame bytes read and
+ * written, connections served and refused at admission. */
+/* Indexed by the listener's remote flag: 0 unix, 1 tcp. */
+enum { FERRYD_XPORT_UNIX, FERRYD_XPORT_TCP, FERRYD_XPORTS };
+struct ferryd_counters {
+	uint64_t bytes_in[FERRYD_XPORTS], bytes_out[FERRYD_XPORTS];
+	uint64_t accepted[FERRYD_XPORTS], refused[FERRYD_XPORTS];
+};
+
+struct metrics;
 
 struct server {
 	int epfd;
@@ -94,6 +108,11 @@ struct server {
 	unsigned accepts_since_count;
 	long long fds_counted_ns;
 	struct log_limit refuse_log; /* refused connections */
+	struct ferryd_counters counters; /* client_conn.c counts, metrics.c shows */
+	struct metrics *metrics; /* --metrics, or NULL */
+	/* tcp: listeners' TLS credentials and tokens (auth.c), or NULL; refused/timed-out logins. */
+	struct ferryd_auth *auth;
+	struct log_limit auth_log;
 };
 
 /* log.c */
@@ -109,9 +128,12 @@ int ferryd_listen(const char *path);
 /* Binds and listens on a tcp: address (port 0: the kernel picks; l->name tells which). Fills l,
  * returns 0 or a negative errno (logged). */
 int ferryd_listen_tcp(const struct ferry_uri *uri, struct listener *l);
-/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, or insecure
- * with a warning). 0 or a negative errno (logged). */
+/* Opens every address of --socket / --listen into srv->listeners (tcp: needs TLS, that is
+ * --tls-creds loaded into srv->auth, or insecure with a warning). 0 or a negative errno (logged). */
 int listeners_open(struct server *srv, const char *const *uris, unsigned n, bool insecure);
+/* A remote listener (from --listen or the service manager) made TLS, or plain with a warning
+ * when insecure; -EINVAL (logged) when TLS is wanted and there are no credentials. */
+int listener_secure(struct server *srv, struct listener *l, bool insecure);
 /* Adds them to srv->epfd, each tagged with its struct listener. */
 int listeners_watch(struct server *srv);
 /* Closes them and removes the unix socket files ferryd made. Idempotent. */
@@ -126,11 +148,14 @@ void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
 /* Continues, once per pass, each connection's frame in progress (and then reads its next
- * frames as conn_event would). */
+ * frames as conn_event would); reads the frames of TLS connections whose records GnuTLS
+ * decrypted already, which their sockets do not poll readable for. */
 void conn_resume_busy(struct server *srv);
-/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS. */
+/* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS and
+ * tcp: ones not authenticated by --auth-timeout-ms. */
 void conn_reap_dead(struct server *srv);
-/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client deadline. */
+/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client or authentication deadline,
+ * 0 while a TLS connection has decrypted bytes unread. */
 int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
 
@@ -164,6 +189,9 @@ struct control_info {
 };
 /* Listens on path (mode 0600) and registers with srv->epfd. Returns 0 or a negative errno. */
 int control_open(struct server *srv, const char *path, const struct control_info *info);
+/* Serves on an inherited listening socket (socket activation; path is its file, not removed at
+ * exit: the service manager's). 0 or a negative errno; fd is ours either way. */
+int control_adopt(struct server *srv, int fd, const char *path, const struct control_info *info);
 void control_close(struct server *srv);
 /* Handles tag's epoll events if it is one of the control socket's; false if not. */
 bool control_event(struct server *srv, void *tag, unsigned events);

@@ -169,8 +169,27 @@ struct ferry_host_stats {
 	/* Work the simulated GPU did not execute, by kind (FERRY_UNMODELED_KINDS), every context
 	 * ever; ferry_host_visit_contexts gives each live context's share. */
 	uint64_t unmodeled[FERRY_UNMODELED_KINDS];
+	/* Of faults: those that were hangs (the rest are page faults, CP errors and the like). */
+	uint64_t hangs;
+	/* Seqnos of the GPU queues (not EXTERNAL ones) that signaled, with an error or not. */
+	uint64_t fences_signaled;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
+
+/* Latency histograms (ferryd's metrics endpoint): fixed buckets, upper bounds in ns, the last
+ * one unbounded. SUBMIT: from a submit's acceptance to its fence signaling, for submits that
+ * reached the GPU. FENCE_WAIT: from a FENCE_WAIT request to its reply (0 when answered at once). */
+enum ferry_host_latency_kind { FERRY_HOST_LATENCY_SUBMIT = 0, FERRY_HOST_LATENCY_FENCE_WAIT = 1 };
+#define FERRY_HOST_LATENCY_KINDS 2u
+#define FERRY_HOST_LATENCY_BUCKETS 18u /* 17 bounds, 50 us .. 10 s, and +Inf */
+struct ferry_host_latency {
+	uint64_t le_ns[FERRY_HOST_LATENCY_BUCKETS];  /* upper bounds; the last is UINT64_MAX */
+	uint64_t count[FERRY_HOST_LATENCY_BUCKETS];  /* observations in each bucket (not cumulative) */
+	uint64_t total;                              /* observations */
+	uint64_t sum_ns;
+};
+/* Copies histogram kind into *out; -EINVAL for an unknown kind. */
+int ferry_host_get_latency(const struct ferry_host *host, unsigned kind, struct ferry_host_latency *out);
 
 /* One live context's counters (`ferry status`). */
 struct ferry_host_ctx_stats {

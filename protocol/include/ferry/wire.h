@@ -490,6 +490,12 @@ void ferry_frame_reader_fini(struct ferry_frame_reader *r);
  * After a negative return the frame's fds are closed and the stream is out of step: close the
  * connection (after sending an ERROR, if the peer should learn why). */
 int ferry_frame_read(int sock, struct ferry_frame_reader *r);
+/* The same over a stream that carries no fds (a TLS session): read(arg, buf, len) returns the
+ * bytes it put in buf (never more than len, which never reaches past the current frame), 0 at
+ * EOF, -EAGAIN when nothing is there now, or another negative errno. Same returns and checks
+ * (max_len, -EMSGSIZE) as ferry_frame_read. */
+typedef long (*ferry_frame_read_fn)(void *arg, void *buf, size_t len);
+int ferry_frame_read_from(struct ferry_frame_reader *r, ferry_frame_read_fn read, void *arg);
 /* Forget the current frame (its fds must have been taken by the caller). */
 void ferry_frame_reader_next(struct ferry_frame_reader *r);
 

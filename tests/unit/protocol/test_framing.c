@@ -1,9 +1,11 @@
 /* Framing tests over socketpairs: partial reads, batched frames, fd passing and its failure
- * modes, size limits, EOF semantics, and sending into a full socket. */
+ * modes, size limits, EOF semantics, and sending into a full socket; the callback-fed reader
+ * (a TLS session's bytes) with the same limits. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +518,99 @@ static void test_send_errors(void)
 	ferry_frame_reader_fini(&r);
 }
 
+/* The callback-fed reader: bytes from a buffer, at most `chunk` a call, -EAGAIN between calls
+ * when `stutter` (as a non-blocking TLS session with nothing decrypted yet). */
+struct feed {
+	const uint8_t *data;
+	size_t len, off, chunk;
+	bool stutter, again_next;
+	size_t max_asked; /* the most one call asked for */
+	size_t asked_past; /* calls that asked beyond the current frame's end (must stay 0) */
+	size_t frame_end;
+};
+
+static long feed_read(void *arg, void *buf, size_t len)
+{
+	struct feed *f = arg;
+	if (len > f->max_asked)
+		f->max_asked = len;
+	if (f->off + len > f->frame_end)
+		f->asked_past++;
+	if (f->stutter && (f->again_next = !f->again_next))
+		return -EAGAIN;
+	if (f->off == f->len)
+		return f->stutter ? -EAGAIN : 0;
+	size_t n = len < f->chunk ? len : f->chunk;
+	if (n > f->len - f->off)
+		n = f->len - f->off;
+	memcpy(buf, f->data + f->off, n);
+	f->off += n;
+	return (long)n;
+}
+
+static void test_read_from_callback(void)
+{
+	/* Two frames back to back: 5 bytes and 3000 bytes of payload. */
+	static uint8_t stream[4 + 5 + 4 + 3000];
+	stream[0] = 5;
+	memcpy(stream + 4, "hello", 5);
+	stream[9] = 3000 & 0xff;
+	stream[10] = 3000 >> 8;
+	for (int i = 0; i < 3000; i++)
+		stream[13 + i] = (uint8_t)i;
+	for (size_t chunk = 1; chunk <= 4096; chunk *= 7) {
+		struct feed f = { .data = stream, .len = sizeof(stream), .chunk = chunk, .stutter = chunk == 1,
+				  .frame_end = 9 };
+		struct ferry_frame_reader r;
+		ferry_frame_reader_init(&r);
+		int got;
+		while ((got = ferry_frame_read_from(&r, feed_read, &f)) == 0)
+			;
+		CHECK_EQ(got, 1);
+		CHECK_EQ(r.len, 5u);
+		CHECK(memcmp(r.payload, "hello", 5) == 0);
+		CHECK_EQ(r.nfds, 0);
+		ferry_frame_reader_next(&r);
+		f.frame_end = sizeof(stream);
+		while ((got = ferry_frame_read_from(&r, feed_read, &f)) == 0)
+			;
+		CHECK_EQ(got, 1);
+		CHECK_EQ(r.len, 3000u);
+		CHECK(memcmp(r.payload, stream + 13, 3000) == 0);
+		/* Never a byte asked for past the frame: what follows stays in the session's buffer. */
+		CHECK_EQ(f.asked_past, 0u);
+		ferry_frame_reader_next(&r);
+		if (!f.stutter)
+			CHECK_EQ(ferry_frame_read_from(&r, feed_read, &f), -EPIPE);
+		ferry_frame_reader_fini(&r);
+	}
+}
+
+static void test_read_from_limits(void)
+{
+	/* A header over max_len: -EMSGSIZE, nothing allocated for it. */
+	uint8_t big[4] = { 0x01, 0x10, 0x00, 0x00 }; /* 4097 */
+	struct feed f = { .data = big, .len = 4, .chunk = 4, .frame_end = 4 };
+	struct ferry_frame_reader r;
+	ferry_frame_reader_init(&r);
+	r.max_len = 4096;
+	CHECK_EQ(ferry_frame_read_from(&r, feed_read, &f), -EMSGSIZE);
+	ferry_frame_reader_fini(&r);
+
+	uint8_t huge[4] = { 0x01, 0x00, 0x10, 0x00 }; /* 1 MiB + 1: over FERRY_MAX_FRAME_SIZE */
+	f = (struct feed){ .data = huge, .len = 4, .chunk = 4, .frame_end = 4 };
+	ferry_frame_reader_init(&r);
+	CHECK_EQ(ferry_frame_read_from(&r, feed_read, &f), -EMSGSIZE);
+	ferry_frame_reader_fini(&r);
+
+	/* EOF inside a frame. */
+	uint8_t cut[6] = { 10, 0, 0, 0, 'a', 'b' };
+	f = (struct feed){ .data = cut, .len = 6, .chunk = 6, .frame_end = 14 };
+	ferry_frame_reader_init(&r);
+	CHECK_EQ(ferry_frame_read_from(&r, feed_read, &f), -ECONNRESET);
+	ferry_frame_reader_fini(&r);
+}
+
 int main(void)
 {
 	RUN_TEST(test_partial_reads);
@@ -528,5 +623,7 @@ int main(void)
 	RUN_TEST(test_send_some_full_socket);
 	RUN_TEST(test_blocking_send_of_a_large_frame);
 	RUN_TEST(test_send_errors);
+	RUN_TEST(test_read_from_callback);
+	RUN_TEST(test_read_from_limits);
 	return test_finish();
 }

@@ -166,6 +166,28 @@ static void test_hang_report(void)
 	CHECK_EQ(fr->ib_level, 1);
 	CHECK_EQ(fr->opcode, CP_WAIT_REG_MEM);
 	CHECK_EQ(sig->m.u.fence_signaled.status, -ETIMEDOUT);
+	/* A hang is counted as one, besides the faults it is part of; its fence signaled (with its
+	 * error) after about the hangcheck, which the submit latency histogram shows. */
+	struct ferry_host_stats hs;
+	ferry_host_get_stats(f.host, &hs);
+	CHECK_EQ(hs.faults, 1);
+	CHECK_EQ(hs.hangs, 1);
+	CHECK_EQ(hs.fences_signaled, 1);
+	struct ferry_host_latency lat;
+	REQUIRE(ferry_host_get_latency(f.host, FERRY_HOST_LATENCY_SUBMIT, &lat) == 0);
+	CHECK_EQ(lat.total, 1);
+	CHECK(lat.sum_ns >= 100ull * 1000 * 1000); /* not before the 100 ms hangcheck */
+	uint64_t in_buckets = 0;
+	for (unsigned i = 0; i < FERRY_HOST_LATENCY_BUCKETS; i++) {
+		in_buckets += lat.count[i];
+		if (lat.count[i])
+			CHECK(lat.le_ns[i] >= lat.sum_ns && (i == 0 || lat.le_ns[i - 1] < lat.sum_ns));
+	}
+	CHECK_EQ(in_buckets, 1);
+	CHECK_EQ(lat.le_ns[0], 50000);
+	CHECK_EQ(lat.le_ns[FERRY_HOST_LATENCY_BUCKETS - 2], 10000000000ull);
+	CHECK_EQ(lat.le_ns[FERRY_HOST_LATENCY_BUCKETS - 1], UINT64_MAX);
+	CHECK(ferry_host_get_latency(f.host, FERRY_HOST_LATENCY_KINDS, &lat) == -EINVAL);
 
 	/* The whole report, registers included, past the ordinary string limit. */
 	char want[160];
@@ -239,6 +261,10 @@ static void test_pagefault_report(void)
 	snprintf(want, sizeof(want), "ESTIMATED CRASH LOCATION: IB1 0x%016llx dword 1: CP_MEM_WRITE\n",
 		 (unsigned long long)f.cmd_iova);
 	CHECK(strstr(text, want) != NULL);
+	struct ferry_host_stats hs;
+	ferry_host_get_stats(f.host, &hs);
+	CHECK_EQ(hs.faults, 1);
+	CHECK_EQ(hs.hangs, 0); /* a page fault is no hang */
 	harness_clear(&f.hc);
 	struct rx_msg *err = harness_reply(&f.hc, submit(&f, 0, 2, 0, 5, NULL, 0));
 	REQUIRE(err && err->m.kind == FERRY_MSG_ERROR);
