@@ -46,8 +46,11 @@ int ferry_device_param(struct ferry_device *dev, uint32_t param, uint64_t *value
 int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t policy,
 			 struct ferry_context **out);
 void ferry_context_destroy(struct ferry_context *ctx);
-/* True once the host marked the context lost (fault, hang, refused submit); submits then fail
- * with -EIO and every fence the host has not signaled counts as failed (-EIO): waits end. */
+/* True once the host marked the context lost (fault, hang, refused submit) or the connection to
+ * the server was lost (ferryd or its board died, a balancer cut the session); submits then fail
+ * and every fence the host has not signaled counts as failed: waits end, with -EIO for a lost
+ * context, -EPIPE for a lost connection (as requests then; ferry_device_last_error says the
+ * connection to the server was lost). */
 bool ferry_context_lost(const struct ferry_context *ctx);
 /* One round trip: 0 if the host took submit seqno of q, else the error it refused it with
  * (the validator's -EINVAL / -EPERM, ...). For callers that owe their own caller a verdict at
@@ -189,7 +192,8 @@ struct ferry_fault_info {
 	char *text;
 };
 const struct ferry_fault_info *ferry_context_fault(struct ferry_context *ctx, unsigned index);
-/* Reads and handles any pending messages from the server without blocking. */
+/* Reads and handles any pending messages from the server without blocking. Returns 0, or the
+ * connection's error once it is lost (-EPIPE when the server closed or reset it). */
 int ferry_device_poll_events(struct ferry_device *dev);
 
 #ifdef __cplusplus
