@@ -17,13 +17,15 @@ set -euo pipefail
 # libglib2.0-dev: the VMM glue completes fences on QEMU's GLib main context.
 # clang + libclang-rt-14-dev (libFuzzer's runtime, only recommended by clang) build the fuzz
 # targets; llvm brings llvm-symbolizer for readable sanitizer reports.
+# haproxy and iproute2 (ip netns, veth): the farm test runs three ferryds in network namespaces
+# behind HAProxy (contrib/haproxy/ferry-farm.cfg, docs/farm.md).
 pkgs=(meson ninja-build gcc g++ pkg-config flatbuffers-compiler libflatbuffers-dev libdrm-dev
-      python3 procps zlib1g-dev clang libclang-rt-14-dev llvm libglib2.0-dev libgnutls28-dev gnutls-bin
-      python3-prometheus-client systemd)
+      python3 procps zlib1g-dev libzstd-dev clang libclang-rt-14-dev llvm libglib2.0-dev libgnutls28-dev gnutls-bin
+      python3-prometheus-client systemd haproxy iproute2)
 e2e_pkgs=(qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
           mesa-vulkan-drivers:arm64 libegl-mesa0:arm64 libgl1-mesa-dri:arm64 vulkan-tools:arm64
           libvulkan-dev:arm64 libegl-dev:arm64 libgles-dev:arm64 libdrm-dev:arm64 libgnutls28-dev:arm64
-          libflatbuffers-dev:arm64)
+          libflatbuffers-dev:arm64 libzstd-dev:arm64)
 # The GStreamer e2e cases need gst-launch-1.0, videotestsrc (base) and the Vulkan elements (bad);
 # their recommends (codecs, more plugin sets) are not needed, so these come without them.
 # ffmpeg's Vulkan filters (hwupload / hwdownload) and weston 10 (headless, GL) likewise.

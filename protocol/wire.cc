@@ -12,6 +12,9 @@
 
 namespace wire = ferry::wire;
 
+// FERRY_FENCE_PAGE_QUEUES (fence_page.h is C11 atomics, not for C++).
+constexpr uint32_t FERRY_FENCE_PAGE_QUEUES_WIRE = 128;
+
 // ---- the C structs and the schema's structs are the same bytes (zero-copy decode) ----
 
 static_assert(FLATBUFFERS_LITTLEENDIAN, "zero-copy arrays assume a little-endian host");
@@ -25,6 +28,8 @@ SAME_LAYOUT(struct ferry_msm_submit_cmd, wire::MsmSubmitCmd);
 SAME_LAYOUT(struct ferry_msm_submit_reloc, wire::MsmSubmitReloc);
 SAME_LAYOUT(struct ferry_fence_ref, wire::FenceRef);
 SAME_LAYOUT(struct ferry_param, wire::Param);
+SAME_LAYOUT(struct ferry_bo_range, wire::BoRange);
+SAME_LAYOUT(struct ferry_fence_slot_update, wire::FenceSlotUpdate);
 static_assert(sizeof(struct ferry_msm_submit_reloc) == 32, "reloc is 32 bytes on the wire");
 static_assert(sizeof(struct ferry_param) == 16, "param is 16 bytes on the wire");
 
@@ -58,6 +63,9 @@ SAME_KIND(FERRY_MSG_V3D_SUBMIT_CSD, V3dSubmitCsd);
 SAME_KIND(FERRY_MSG_BO_IMPORT, BoImport);
 SAME_KIND(FERRY_MSG_TIMESTAMP_QUERY, TimestampQuery);
 SAME_KIND(FERRY_MSG_EXTERNAL_FENCE, ExternalFence);
+SAME_KIND(FERRY_MSG_BO_DATA, BoData);
+SAME_KIND(FERRY_MSG_BO_MAP, BoMap);
+SAME_KIND(FERRY_MSG_FENCE_UPDATE, FenceUpdate);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
@@ -70,7 +78,8 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"bo_cpu_prep",    "msm_submit",      "fence_wait",    "hello_reply",    "device_info",
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
 	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
-	"bo_import",      "timestamp_query", "external_fence",
+	"bo_import",      "timestamp_query", "external_fence", "bo_data",        "bo_map",
+	"fence_update",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -178,7 +187,29 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 	case FERRY_MSG_BO_INFO:
 		return wire::CreateBoInfo(fbb, u.bo_info.ctx_id, u.bo_info.bo_id).Union();
 	case FERRY_MSG_BO_IMPORT:
-		return wire::CreateBoImport(fbb, u.bo_import.ctx_id, u.bo_import.bo_id).Union();
+		return wire::CreateBoImport(fbb, u.bo_import.ctx_id, u.bo_import.bo_id, u.bo_import.src_ctx_id,
+					    u.bo_import.src_bo_id)
+			.Union();
+	case FERRY_MSG_BO_DATA: {
+		const struct ferry_bo_data &d = u.bo_data;
+		check_array_bytes((uint64_t)d.nr_ranges * sizeof(*d.ranges) + d.data_len);
+		auto ranges = records<wire::BoRange>(fbb, d.ranges, d.nr_ranges);
+		flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data = 0;
+		if (d.data_len) {
+			if (!d.data)
+				throw encode_error{-EINVAL};
+			data = fbb.CreateVector(d.data, d.data_len);
+		}
+		return wire::CreateBoData(fbb, d.ctx_id, d.bo_id, d.flags, ranges, d.raw_len, data).Union();
+	}
+	case FERRY_MSG_BO_MAP:
+		return wire::CreateBoMap(fbb, u.bo_map.ctx_id, u.bo_map.bo_id).Union();
+	case FERRY_MSG_FENCE_UPDATE: {
+		const struct ferry_fence_update &f = u.fence_update;
+		check_array_bytes((uint64_t)f.nr_slots * sizeof(*f.slots));
+		auto slots = records<wire::FenceSlotUpdate>(fbb, f.slots, f.nr_slots);
+		return wire::CreateFenceUpdate(fbb, f.ctx_id, f.lost, slots).Union();
+	}
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		return wire::CreateTimestampQuery(fbb, u.timestamp_query.ctx_id).Union();
 	case FERRY_MSG_EXTERNAL_FENCE: {
@@ -472,6 +503,56 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		auto b = root->body_as_BoImport();
 		u.bo_import.ctx_id = b->ctx_id();
 		u.bo_import.bo_id = b->bo_id();
+		u.bo_import.src_ctx_id = b->src_ctx_id();
+		u.bo_import.src_bo_id = b->src_bo_id();
+		return;
+	}
+	case wire::Body_BoData: {
+		auto b = root->body_as_BoData();
+		struct ferry_bo_data &d = u.bo_data;
+		d.ctx_id = b->ctx_id();
+		d.bo_id = b->bo_id();
+		d.flags = b->flags();
+		if (d.flags & ~FERRY_BO_DATA_FLAGS)
+			reject("BoData has unknown flags");
+		records(b->ranges(), FERRY_MAX_BO_DATA_RANGES, "BoData has more than FERRY_MAX_BO_DATA_RANGES ranges",
+			&d.ranges, &d.nr_ranges);
+		d.raw_len = b->raw_len();
+		auto data = b->data();
+		d.data_len = data ? data->size() : 0;
+		d.data = d.data_len ? data->data() : nullptr;
+		uint64_t sum = 0; // at most 8192 u32s: no overflow in 64 bits
+		for (uint32_t i = 0; i < d.nr_ranges; i++) {
+			if (d.ranges[i].len == 0)
+				reject("BoData has an empty range");
+			if (d.ranges[i].pad != 0)
+				reject("BoData range padding is not zero");
+			sum += d.ranges[i].len;
+		}
+		if (sum != d.raw_len)
+			reject("BoData ranges do not add up to raw_len");
+		if (!(d.flags & FERRY_BO_DATA_ZSTD) && d.data_len != d.raw_len)
+			reject("BoData data length is not raw_len");
+		if ((d.flags & FERRY_BO_DATA_ZSTD) && d.raw_len && !d.data_len)
+			reject("BoData compressed data missing");
+		return;
+	}
+	case wire::Body_BoMap: {
+		auto b = root->body_as_BoMap();
+		u.bo_map.ctx_id = b->ctx_id();
+		u.bo_map.bo_id = b->bo_id();
+		return;
+	}
+	case wire::Body_FenceUpdate: {
+		auto b = root->body_as_FenceUpdate();
+		struct ferry_fence_update &f = u.fence_update;
+		f.ctx_id = b->ctx_id();
+		f.lost = b->lost();
+		records(b->slots(), FERRY_FENCE_PAGE_QUEUES_WIRE, "FenceUpdate has more than 128 slots", &f.slots,
+			&f.nr_slots);
+		for (uint32_t i = 0; i < f.nr_slots; i++)
+			if (f.slots[i].queue_id >= FERRY_FENCE_PAGE_QUEUES_WIRE)
+				reject("FenceUpdate names a queue past the fence page");
 		return;
 	}
 	case wire::Body_BoCpuPrep: {

@@ -15,13 +15,14 @@ static const struct ferry_subcommand subcommands[] = {
 	{ "soak", "run good, faulting, hanging, killed and hostile clients; check ferryd returns to baseline", cmd_soak },
 	{ "doctor", "check a board's msm or v3d render node for ferryd --gpu /dev/dri/renderDNNN", cmd_doctor },
 	{ "qemu", "run QEMU with ferry's renderer library (virtio-gpu guests reach ferry)", cmd_qemu },
+	{ "health-check", "the bytes of a load balancer's ferry handshake probe (HAProxy tcp-check lines)", cmd_health_check },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ferry [--help] [--version] <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+		fprintf(f, "  %-13s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "\n`ferry <command> --help` describes a command's options.\n");
 }
 

@@ -17,6 +17,7 @@ int cmd_capture(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_soak(int argc, char **argv);
 int cmd_qemu(int argc, char **argv);
+int cmd_health_check(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
 #endif

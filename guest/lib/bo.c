@@ -134,6 +134,39 @@ int ferry_bo_wait_created(struct ferry_bo *bo)
 	return r;
 }
 
+/* Over a transport without shared memory the pages are a local copy: ferryd sends its bytes
+ * (BoMap's reply) and from then on mirrors the BO both ways (docs/network.md). */
+static int bo_mirror(struct ferry_bo *bo)
+{
+	struct ferry_device *dev = bo->ctx->dev;
+	pthread_mutex_lock(&dev->lock);
+	bool done = bo->mirrored;
+	pthread_mutex_unlock(&dev->lock);
+	if (done)
+		return 0;
+	struct ferry_msg msg = { .kind = FERRY_MSG_BO_MAP };
+	msg.u.bo_map.ctx_id = bo->ctx->id;
+	msg.u.bo_map.bo_id = bo->id;
+	struct ferry_pending *p;
+	int r = ferry_request(dev, &msg, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&dev->lock);
+	if (p->kind == FERRY_MSG_STATUS_REPLY)
+		r = p->msg.u.status_reply.error;
+	else if (p->kind == FERRY_MSG_ERROR)
+		r = p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
+	else
+		r = -EPROTO;
+	if (r == 0)
+		bo->mirrored = true;
+	else
+		ferry_set_error(dev, "BO %u: ferryd cannot mirror it: %s", bo->id, strerror(-r));
+	ferry_pending_free(dev, p);
+	pthread_mutex_unlock(&dev->lock);
+	return r;
+}
+
 int ferry_bo_map(struct ferry_bo *bo, void **ptr)
 {
 	struct ferry_device *dev = bo->ctx->dev;
@@ -141,6 +174,11 @@ int ferry_bo_map(struct ferry_bo *bo, void **ptr)
 	int r = ferry_bo_wait_created(bo);
 	if (r < 0)
 		return r;
+	if (dev->transport->no_shared_memory) {
+		r = bo_mirror(bo);
+		if (r < 0)
+			return r;
+	}
 	pthread_mutex_lock(&dev->lock);
 	if (!bo->map) {
 		void *m = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, bo->fd, 0);

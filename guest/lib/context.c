@@ -195,7 +195,8 @@ bool ferry_context_lost(const struct ferry_context *ctx)
 {
 	struct ferry_device *dev = ctx->dev;
 	pthread_mutex_lock(&dev->lock);
-	bool lost = ctx->lost;
+	/* A dead connection loses every context on it: nothing it submitted will be signaled. */
+	bool lost = ctx->lost || dev->dead;
 	pthread_mutex_unlock(&dev->lock);
 	return lost || atomic_load(&ctx->page->lost) != 0;
 }

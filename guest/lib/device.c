@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ferry/bo_mirror.h"
 #include "internal.h"
 
 void ferry_set_error(struct ferry_device *dev, const char *fmt, ...)
@@ -297,4 +298,17 @@ int ferry_device_param(struct ferry_device *dev, uint32_t param, uint64_t *value
 	}
 	ferry_set_error(dev, "server did not report param %u", param);
 	return -EINVAL;
+}
+
+int ferry_device_wire_stats(struct ferry_device *dev, struct ferry_wire_stats *out)
+{
+	struct ferry_wire_counters tx, rx;
+	if (ferry_transport_wire_counters(dev->transport, &tx, &rx) < 0)
+		return -ENOTSUP;
+	*out = (struct ferry_wire_stats){
+		.tx_frames = tx.frames, .tx_bytes = tx.bytes, .tx_bo_data_raw = tx.bo_data_raw,
+		.tx_bo_data_wire = tx.bo_data_wire, .rx_frames = rx.frames, .rx_bytes = rx.bytes,
+		.rx_bo_data_raw = rx.bo_data_raw, .rx_bo_data_wire = rx.bo_data_wire,
+	};
+	return 0;
 }

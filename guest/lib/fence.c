@@ -10,10 +10,10 @@ static bool page_signaled(struct ferry_queue *q, uint32_t seqno);
 /* A lost context's fences are all over: every one the host has not signaled counts as failed, so
  * no wait on it outlives the loss. The page's word, not the fault report: the host sets it once
  * the failing fence's own status is in its slot, so that one keeps its error (-ETIMEDOUT for a
- * hang). */
+ * hang). A lost connection ends them too: no one is left to signal (dev->lock held). */
 static bool ctx_lost_locked(const struct ferry_context *ctx)
 {
-	return atomic_load(&ctx->page->lost) != 0;
+	return atomic_load(&ctx->page->lost) != 0 || ctx->dev->dead != 0;
 }
 
 /* The error a completed fence ended with, 0 if none is known (dev->lock held). */
@@ -29,8 +29,11 @@ static int fence_error(struct ferry_queue *q, uint32_t seqno)
 	const struct ferry_fence_slot *slot = &q->ctx->page->slots[q->id];
 	if (atomic_load(&slot->error_seqno) == seqno)
 		return atomic_load(&slot->error);
-	if (!page_signaled(q, seqno) && ctx_lost_locked(q->ctx))
+	if (!page_signaled(q, seqno) && atomic_load(&q->ctx->page->lost) != 0)
 		return -EIO;
+	/* Not signaled, context not lost on the host: the connection ended (-EPIPE). */
+	if (!page_signaled(q, seqno) && q->ctx->dev->dead)
+		return q->ctx->dev->dead;
 	return 0;
 }
 
@@ -55,6 +58,13 @@ bool ferry_fence_signaled(struct ferry_queue *q, uint32_t seqno)
 	if (page_signaled(q, seqno))
 		return true;
 	struct ferry_device *dev = q->ctx->dev;
+	/* No shared page: its news come as frames. A program polling a fence (vkGetFenceStatus in a
+	 * loop) must see them without anyone else reading the socket; a reader already at it will. */
+	if (dev->transport->no_shared_memory) {
+		ferry_pump_drain_if_idle(dev);
+		if (page_signaled(q, seqno))
+			return true;
+	}
 	pthread_mutex_lock(&dev->lock);
 	bool r = rejected(q, seqno) || ctx_lost_locked(q->ctx);
 	pthread_mutex_unlock(&dev->lock);

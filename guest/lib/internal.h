@@ -124,6 +124,7 @@ struct ferry_bo {
 	int fd;
 	void *map;
 	bool imported;
+	bool mirrored; /* no shared memory: ferryd knows the guest maps it (BoMap answered) */
 };
 
 /* ---- device.c ---- */

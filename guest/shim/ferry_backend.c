@@ -140,6 +140,14 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
+	/* Over tcp this makes ferryd mirror the BO (its bytes arrive before the call returns);
+	 * locally it is the library's own mapping, made once. */
+	void *lib_map;
+	int r = ferry_bo_map(bo, &lib_map);
+	if (r < 0) {
+		errno = -r;
+		return MAP_FAILED;
+	}
 	int fd = ferry_bo_fd(bo);
 	if (fd < 0) {
 		errno = -fd;
@@ -151,8 +159,9 @@ void *shim_backend_mmap(struct shim_dev *dev, void *addr, size_t len, int prot, 
 
 uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_queue)
 {
-	ferry_device_poll_events(g_dev);
-	uint32_t n = 0;
+	/* A lost connection to ferryd (its board died) is one more fault on every queue: the
+	 * driver's next fault check after a wait declares the device lost, as for a GPU fault. */
+	uint32_t n = ferry_device_poll_events(g_dev) < 0 ? 1 : 0;
 	const struct ferry_fault_info *f;
 	for (unsigned i = 0; (f = ferry_context_fault(dev->ctx, i)) != NULL; i++)
 		if (!only_queue || f->queue_id == queue_id)

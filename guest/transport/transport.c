@@ -13,8 +13,11 @@ int ferry_transport_open(const char *uri, struct ferry_transport **out)
 		return ferry_transport_unix_open(uri + 5, out);
 	if (uri[0] == '/')
 		return ferry_transport_unix_open(uri, out);
-	if (strncmp(uri, "tcp:", 4) == 0)
-		return ferry_transport_tcp_open(uri, out);
+	if (strncmp(uri, "tcp:", 4) == 0) {
+		struct ferry_transport *inner;
+		int r = ferry_transport_tcp_open(uri, &inner);
+		return r < 0 ? r : ferry_transport_remote_wrap(inner, out);
+	}
 	if (strncmp(uri, "virtio:", 7) == 0)
 		return ferry_transport_virtio_open(uri + 7, out);
 	return -EINVAL;

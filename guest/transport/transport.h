@@ -46,6 +46,10 @@ struct ferry_transport {
 	/* Set by the transport when a send or recv failed with more to say than its errno ("the
 	 * server at tcp:H:P expects TLS"); "" otherwise. */
 	char error[256];
+	/* Set by the transport: no memory is shared with ferryd (tcp). The fence pages and BO fds
+	 * libferry gets are local copies remote.c keeps in step, so mapping a BO asks ferryd for its
+	 * bytes (BoMap) and an unsignaled fence page is worth a look at the socket. */
+	bool no_shared_memory;
 };
 
 /* Why the last ferry_transport_open of this thread failed, when the transport had more to say
@@ -80,6 +84,15 @@ int ferry_transport_unix_open(const char *path, struct ferry_transport **out);
 /* auth_token.c: FERRY_AUTH_TOKEN_FILE's token (its first line that is not blank or a # comment)
  * into buf, for Hello over tcp: 1, 0 when the variable is unset, or a negative errno with why. */
 int ferry_auth_token(char *buf, size_t len, char *why, size_t why_len);
+/* remote.c: wraps a transport that carries no fds (tcp) so libferry gets local fence pages and
+ * BO memfds kept in step with ferryd's (docs/network.md). Takes ownership of inner, also on
+ * failure. */
+int ferry_transport_remote_wrap(struct ferry_transport *inner, struct ferry_transport **out);
+struct ferry_wire_counters;
+/* What a remote-wrapped transport moved each way (frames, bytes, BoData raw and on the wire);
+ * -EINVAL for another transport. */
+int ferry_transport_wire_counters(struct ferry_transport *t, struct ferry_wire_counters *tx,
+				  struct ferry_wire_counters *rx);
 /* tcp.c: "tcp:HOST:PORT", over TLS (stream.c) unless FERRY_INSECURE=1. Frames only, no fds. */
 int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out);
 /* A connected TCP socket (TCP_NODELAY) to host:port, or a negative errno. */

@@ -151,7 +151,9 @@ int ferry_transport_unix_from_fd(int fd, const char *name, struct ferry_transpor
 	}
 	u->base.ops = &unix_ops;
 	u->sock = fd;
-	snprintf(u->name, sizeof(u->name), "unix:%s", name ? name : "");
+	/* A tcp: connection rides this transport too: its name keeps its own scheme. */
+	bool has_scheme = name && strncmp(name, "tcp:", 4) == 0;
+	snprintf(u->name, sizeof(u->name), "%s%s", has_scheme ? "" : "unix:", name ? name : "");
 	u->base.name = u->name;
 	ferry_frame_reader_init(&u->reader);
 	*out = &u->base;

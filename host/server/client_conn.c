@@ -21,6 +21,7 @@
 
 #include <ferry/errno_text.h>
 
+#include "remote.h"
 #include "server.h"
 #include "conn_io.h"
 
@@ -29,6 +30,7 @@ struct out_frame {
 	size_t len, off;
 	int fds[FERRY_MAX_FRAME_FDS];
 	int nfds; /* fds still to send: only before the frame's first byte went out */
+	bool mirror; /* queued by the remote layer (counted in conn.out_mirror_bytes) */
 	uint8_t data[];
 };
 
@@ -47,6 +49,7 @@ struct conn {
 	struct ferry_host_client *client;
 	struct out_frame *out_head, *out_tail;
 	size_t out_bytes;
+	size_t out_mirror_bytes; /* of out_bytes, the remote layer's (FERRYD_OUT_CAP_REMOTE) */
 	unsigned out_fds;   /* our dups riding with queued frames */
 	unsigned ev_mask;   /* the epoll events registered */
 	bool throttled;     /* over FERRYD_OUT_THROTTLE_*: its requests are not read */
@@ -55,6 +58,7 @@ struct conn {
 	bool busy; /* a frame in progress (FERRY_HOST_IN_PROGRESS): no new frame until it is done */
 	pid_t pid; /* the peer process (SO_PEERCRED), 0 if unknown */
 	bool remote; /* accepted on a tcp: listener: no fd passing, no shared memory */
+	struct remote *mirror; /* remote: the layer standing in for shared memory (remote.c) */
 	char name[96];
 };
 
@@ -129,6 +133,8 @@ static void flush_out(struct conn *c)
 		c->stuck_since_ns = now_ns();
 		f->off += (size_t)n;
 		c->out_bytes -= (size_t)n;
+		if (f->mirror)
+			c->out_mirror_bytes -= (size_t)n;
 		if (f->off < f->len)
 			break;
 		c->out_head = f->next;
@@ -139,10 +145,10 @@ static void flush_out(struct conn *c)
 	update_throttle(c);
 }
 
-/* libferry-host's send callback. */
-static int conn_send(void *cookie, const void *frame, size_t len, const int *fds, int nfds)
+/* Queues a frame (with the fds the caller lends) behind what is queued already. mirror: the
+ * remote layer's, under its own cap. */
+static int conn_queue(struct conn *c, const void *frame, size_t len, const int *fds, int nfds, bool mirror)
 {
-	struct conn *c = cookie;
 	if (c->dead)
 		return -1;
 	size_t sent = 0;
@@ -158,7 +164,8 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 			return 0;
 	}
 	size_t rest = len - sent;
-	if (c->out_bytes + rest > FERRYD_OUT_CAP) {
+	if (mirror ? c->out_bytes + rest > FERRYD_OUT_CAP_REMOTE
+		   : c->out_bytes - c->out_mirror_bytes + rest > FERRYD_OUT_CAP) {
 		set_dead(c, "output queue over its cap: the client stopped reading");
 		return -1;
 	}
@@ -171,6 +178,8 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 	f->len = rest;
 	f->off = 0;
 	f->nfds = 0;
+	f->mirror = mirror;
+	c->out_mirror_bytes += mirror ? rest : 0;
 	memcpy(f->data, (const uint8_t *)frame + sent, rest);
 	if (c->out_tail)
 		c->out_tail->next = f;
@@ -197,10 +206,51 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 	return 0;
 }
 
+/* libferry-host's send callback. A remote client gets its view of the fence pages and mapped
+ * BOs brought up to date first, and the frame without its fds (remote.c keeps them). */
+static int conn_send(void *cookie, const void *frame, size_t len, const int *fds, int nfds)
+{
+	struct conn *c = cookie;
+	if (c->mirror) {
+		const void *out;
+		size_t out_len;
+		if (c->dead || remote_out(c->mirror, frame, len, fds, nfds, &out, &out_len) < 0) {
+			set_dead(c, "cannot keep its remote view of the GPU's memory");
+			return -1;
+		}
+		return conn_queue(c, out, out_len, NULL, 0, false);
+	}
+	return conn_queue(c, frame, len, fds, nfds, false);
+}
+
+/* The remote layer's frames: mostly BO bytes, which a single map or retire of a large BO makes
+ * more of than FERRYD_OUT_CAP at once. They are bounded by what the client's BOs hold (each sync
+ * sends only bytes not sent before, and a throttled client submits nothing new), so they have
+ * their own, larger cap and do not count against the host's frames' one. */
+static int conn_send_remote(void *cookie, const void *frame, size_t len)
+{
+	return conn_queue(cookie, frame, len, NULL, 0, true);
+}
+
+static const struct remote_ops conn_remote_ops = { .send = conn_send_remote };
+
+void conn_remote_counters(const struct conn *c, struct ferry_wire_counters *tx, struct ferry_wire_counters *rx)
+{
+	if (c->mirror) {
+		remote_get_counters(c->mirror, tx, rx);
+	} else {
+		if (tx)
+			*tx = (struct ferry_wire_counters){ 0 };
+		if (rx)
+			*rx = (struct ferry_wire_counters){ 0 };
+	}
+}
+
 static unsigned conn_held_fds(void *cookie)
 {
 	const struct conn *c = cookie;
-	return 1 + c->out_fds; /* the socket, and the fds queued with its replies */
+	/* the socket, the fds queued with its replies, and what the remote layer keeps */
+	return 1 + c->out_fds + remote_held_fds(c->mirror);
 }
 
 static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds };
@@ -310,7 +360,10 @@ static bool auth_hello(struct conn *c)
 		return false;
 	}
 	c->client = ferry_host_client_new(c->srv->host, &conn_ops, c, c->name);
-	if (!c->client) {
+	/* Its memory mirror too only now: before it is let in, a client costs no more than this. */
+	if (c->client && c->remote)
+		c->mirror = remote_new(c->srv->remote_epfd, &conn_remote_ops, c, c->name);
+	if (!c->client || (c->remote && !c->mirror)) {
 		set_dead(c, "cannot set up a new client");
 		return false;
 	}
@@ -353,6 +406,15 @@ static void read_frames(struct conn *c, int64_t slice_end)
 		int fds[FERRY_MAX_FRAME_FDS];
 		int nfds = c->reader.nfds;
 		memcpy(fds, c->reader.fds, sizeof(fds));
+		if (c->mirror) {
+			int m = remote_in(c->mirror, c->reader.payload, c->reader.len, fds, &nfds);
+			if (m <= 0) {
+				ferry_frame_reader_next(&c->reader);
+				if (m < 0)
+					set_dead(c, "cannot answer its memory requests");
+				continue;
+			}
+		}
 		int ret = ferry_host_client_handle(c->client, c->reader.payload, c->reader.len, fds, nfds);
 		ferry_frame_reader_next(&c->reader);
 		if (ret == FERRY_HOST_IN_PROGRESS)
@@ -452,6 +514,7 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
 	if ((c->auth == AUTH_DONE && !c->client) || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		ferry_host_client_free(c->client);
+		remote_free(c->mirror);
 		ferry_frame_reader_fini(&c->reader);
 		if (c->io.tls)
 			gnutls_deinit(c->io.tls);
@@ -650,6 +713,7 @@ static void conn_free(struct conn *c)
 		c->next->prev = c->prev;
 	set_busy(c, false);
 	ferry_host_client_free(c->client);
+	remote_free(c->mirror);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->io.fd, NULL);
 	conn_io_close(&c->io);
 	ferry_frame_reader_fini(&c->reader);

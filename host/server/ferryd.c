@@ -12,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "remote.h"
 #include "server.h"
 #include "service.h"
 #include "conn_io.h"
@@ -168,6 +169,8 @@ static void run(struct server *srv)
 				if (read(srv->signal_fd, &si, sizeof(si)) == sizeof(si))
 					ferryd_log(FERRY_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
 				srv->stop = true;
+			} else if (tag == &srv->remote_epfd) {
+				remote_events(srv->remote_epfd);
 			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events) &&
 				   !metrics_event(srv, tag, evs[i].events)) {
 				conn_event(tag, evs[i].events);
@@ -488,7 +491,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	unsigned long fd_limit = raise_fd_limit();
-	struct server srv = { .epfd = -1, .signal_fd = -1, .auth = auth };
+	struct server srv = { .epfd = -1, .signal_fd = -1, .auth = auth, .remote_epfd = -1 };
 	srv.max_clients = quota[6] ? quota[6] : FERRYD_DEFAULT_MAX_CLIENTS;
 	srv.max_conns_per_process = quota[8] ? quota[8] : FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS;
 	srv.fd_limit = fd_limit;
@@ -552,7 +555,9 @@ int main(int argc, char **argv)
 		goto out_unlink;
 	srv.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	srv.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (srv.signal_fd < 0 || srv.epfd < 0 || listeners_watch(&srv) < 0 ||
+	srv.remote_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv.signal_fd < 0 || srv.epfd < 0 || srv.remote_epfd < 0 || listeners_watch(&srv) < 0 ||
+	    add_fd(srv.epfd, srv.remote_epfd, &srv.remote_epfd) < 0 ||
 	    add_fd(srv.epfd, srv.signal_fd, &tag_signal) < 0 ||
 	    add_fd(srv.epfd, ferry_host_poll_fd(srv.host), &tag_host) < 0) {
 		ferryd_log(FERRY_LOG_ERROR, "event loop setup: %s", strerror(errno));
@@ -618,6 +623,8 @@ out:
 		close(srv.signal_fd);
 	if (srv.epfd >= 0)
 		close(srv.epfd);
+	if (srv.remote_epfd >= 0)
+		close(srv.remote_epfd);
 	if (srv.reserve_fd >= 0)
 		close(srv.reserve_fd);
 	activation_close(&act);

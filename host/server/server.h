@@ -13,6 +13,8 @@
 
 /* A client whose unsent output grows past this is disconnected (it stopped reading). */
 #define FERRYD_OUT_CAP (8u << 20)
+/* The same for what a tcp client's memory mirror queues (BoData: client_conn.c). */
+#define FERRYD_OUT_CAP_REMOTE ((size_t)1 << 30)
 /* Back-pressure: while this much output, or this many fds (ours, dup'd to ride with queued
  * replies), wait for a client, its requests are not read, so it cannot make us generate more
  * replies; reading resumes once it has taken half of it. Only requests make replies with fds, so
@@ -113,6 +115,8 @@ struct server {
 	/* tcp: listeners' TLS credentials and tokens (auth.c), or NULL; refused/timed-out logins. */
 	struct ferryd_auth *auth;
 	struct log_limit auth_log;
+	/* The eventfds of remote clients' contexts (remote.c), polled as one entry of epfd. */
+	int remote_epfd;
 };
 
 /* log.c */
@@ -158,6 +162,9 @@ void conn_reap_dead(struct server *srv);
  * 0 while a TLS connection has decrypted bytes unread. */
 int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
+struct ferry_wire_counters;
+/* Bytes a remote connection moved each way (zeros for a unix one), for metrics. */
+void conn_remote_counters(const struct conn *c, struct ferry_wire_counters *tx, struct ferry_wire_counters *rx);
 
 /* diag_options.c: ferryd's hang/fault diagnostics options. */
 struct diag_options {

@@ -2,6 +2,8 @@
  * readback, timestamps and a copy; then a fault in a second (passthrough) context while the
  * first keeps completing submits — the validated first context is refused the same stream. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,6 +14,7 @@
 
 static struct ferryd_proc ferryd;
 static struct itest_client a;
+static const char *server_uri; /* ferryd.uri, or tcp: with FERRY_ITEST_TCP */
 
 static void test_chain(void)
 {
@@ -69,7 +72,7 @@ static void test_chain(void)
 static void open_passthrough(struct itest_client *c)
 {
 	memset(c, 0, sizeof(*c));
-	REQUIRE(ferry_device_open(ferryd.uri, &c->dev) == 0);
+	REQUIRE(ferry_device_open(server_uri, &c->dev) == 0);
 	REQUIRE(ferry_context_create(c->dev, FERRY_FAMILY_MSM, FERRY_POLICY_PASSTHROUGH, &c->ctx) == 0);
 	REQUIRE(ferry_queue_create(c->ctx, 0, &c->q) == 0);
 }
@@ -171,9 +174,22 @@ int main(void)
 {
 	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	const char *const extra[] = { "--allow-passthrough", NULL };
+	/* FERRY_ITEST_TCP=1: the same path over tcp to 127.0.0.1, no memory shared
+	 * (docs/network.md). */
+	char tcp_uri[64], listen_arg[80];
+	const char *uri = ferryd.uri;
+	const char *extra[] = { "--allow-passthrough", NULL, NULL, NULL };
+	if (getenv("FERRY_ITEST_TCP")) {
+		REQUIRE(itest_free_tcp_uri(tcp_uri, sizeof(tcp_uri)) == 0);
+		snprintf(listen_arg, sizeof(listen_arg), "--listen=%s", tcp_uri);
+		extra[1] = listen_arg;
+		extra[2] = "--insecure";
+		REQUIRE(setenv("FERRY_INSECURE", "1", 1) == 0); /* the client's side of --insecure */
+		uri = tcp_uri;
+	}
 	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
-	REQUIRE(itest_client_open(ferryd.uri, &a) == 0);
+	server_uri = uri;
+	REQUIRE(itest_client_open(uri, &a) == 0);
 	RUN_TEST(test_device_info);
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fault_isolation);

@@ -26,6 +26,14 @@ static const struct ferry_fence_ref sample_fences[2] = {
 	{ .queue_id = 1, .seqno = 41 }, { .queue_id = 127, .seqno = 0xffffffffu },
 };
 static const uint32_t sample_bo_ids[3] = { 21, 22, 0xfffffff1u };
+static const struct ferry_bo_range sample_ranges[2] = {
+	{ .offset = 0x10, .len = 3 }, { .offset = 0xfffffffff000ull, .len = 2 },
+};
+static const uint8_t sample_bytes[5] = { 1, 2, 3, 4, 5 };
+static const struct ferry_fence_slot_update sample_slots[2] = {
+	{ .queue_id = 0, .signaled = 7, .error_seqno = 0, .error = 0 },
+	{ .queue_id = 127, .signaled = 0xffffffffu, .error_seqno = 0xfffffff0u, .error = -5 },
+};
 static const struct ferry_param sample_params[3] = {
 	{ .id = 1, .pad = 0, .value = 0x06030000ull },
 	{ .id = 4, .pad = 0, .value = 0x100000ull },
@@ -68,7 +76,20 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 		m->u.bo_info = (struct ferry_bo_info){ .ctx_id = 6, .bo_id = 79 };
 		break;
 	case FERRY_MSG_BO_IMPORT:
-		m->u.bo_import = (struct ferry_bo_import){ .ctx_id = 7, .bo_id = 0x80000001u };
+		m->u.bo_import = (struct ferry_bo_import){ .ctx_id = 7, .bo_id = 0x80000001u, .src_ctx_id = 8,
+							   .src_bo_id = 9 };
+		break;
+	case FERRY_MSG_BO_DATA:
+		m->u.bo_data = (struct ferry_bo_data){ .ctx_id = 3, .bo_id = 77, .flags = 0, .nr_ranges = 2,
+						       .ranges = sample_ranges, .raw_len = 5, .data_len = 5,
+						       .data = sample_bytes };
+		break;
+	case FERRY_MSG_BO_MAP:
+		m->u.bo_map = (struct ferry_bo_map){ .ctx_id = 3, .bo_id = 0xfffffff2u };
+		break;
+	case FERRY_MSG_FENCE_UPDATE:
+		m->u.fence_update = (struct ferry_fence_update){ .ctx_id = 3, .lost = 1, .nr_slots = 2,
+								 .slots = sample_slots };
 		break;
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		m->u.timestamp_query = (struct ferry_timestamp_query){ .ctx_id = 0xfffffff0u };
@@ -191,7 +212,20 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 	case FERRY_MSG_BO_INFO:
 		return EQ(bo_info.ctx_id) && EQ(bo_info.bo_id);
 	case FERRY_MSG_BO_IMPORT:
-		return EQ(bo_import.ctx_id) && EQ(bo_import.bo_id);
+		return EQ(bo_import.ctx_id) && EQ(bo_import.bo_id) && EQ(bo_import.src_ctx_id) &&
+		       EQ(bo_import.src_bo_id);
+	case FERRY_MSG_BO_DATA:
+		return EQ(bo_data.ctx_id) && EQ(bo_data.bo_id) && EQ(bo_data.flags) && EQ(bo_data.nr_ranges) &&
+		       EQ(bo_data.raw_len) && EQ(bo_data.data_len) &&
+		       same_array(x->u.bo_data.ranges, y->u.bo_data.ranges, x->u.bo_data.nr_ranges,
+				  sizeof(*x->u.bo_data.ranges)) &&
+		       same_array(x->u.bo_data.data, y->u.bo_data.data, x->u.bo_data.data_len, 1);
+	case FERRY_MSG_BO_MAP:
+		return EQ(bo_map.ctx_id) && EQ(bo_map.bo_id);
+	case FERRY_MSG_FENCE_UPDATE:
+		return EQ(fence_update.ctx_id) && EQ(fence_update.lost) && EQ(fence_update.nr_slots) &&
+		       same_array(x->u.fence_update.slots, y->u.fence_update.slots, x->u.fence_update.nr_slots,
+				  sizeof(*x->u.fence_update.slots));
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		return EQ(timestamp_query.ctx_id);
 	case FERRY_MSG_EXTERNAL_FENCE:

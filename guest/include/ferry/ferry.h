@@ -26,6 +26,14 @@ struct ferry_bo;
 int ferry_device_open(const char *uri, struct ferry_device **out);
 void ferry_device_close(struct ferry_device *dev);
 const char *ferry_device_last_error(const struct ferry_device *dev);
+/* Bytes over a connection that shares no memory with ferryd (tcp:, docs/network.md), each way:
+ * all frames, and of them the BoData range bytes before and after compression. */
+struct ferry_wire_stats {
+	uint64_t tx_frames, tx_bytes, tx_bo_data_raw, tx_bo_data_wire;
+	uint64_t rx_frames, rx_bytes, rx_bo_data_raw, rx_bo_data_wire;
+};
+/* -ENOTSUP on a connection that shares memory (unix:, virtio:): nothing is copied there. */
+int ferry_device_wire_stats(struct ferry_device *dev, struct ferry_wire_stats *out);
 /* The path ferry_device_open(NULL) would use; writes into buf. */
 int ferry_default_socket_path(char *buf, size_t len);
 
@@ -38,8 +46,11 @@ int ferry_device_param(struct ferry_device *dev, uint32_t param, uint64_t *value
 int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t policy,
 			 struct ferry_context **out);
 void ferry_context_destroy(struct ferry_context *ctx);
-/* True once the host marked the context lost (fault, hang, refused submit); submits then fail
- * with -EIO and every fence the host has not signaled counts as failed (-EIO): waits end. */
+/* True once the host marked the context lost (fault, hang, refused submit) or the connection to
+ * the server was lost (ferryd or its board died, a balancer cut the session); submits then fail
+ * and every fence the host has not signaled counts as failed: waits end, with -EIO for a lost
+ * context, -EPIPE for a lost connection (as requests then; ferry_device_last_error says the
+ * connection to the server was lost). */
 bool ferry_context_lost(const struct ferry_context *ctx);
 /* One round trip: 0 if the host took submit seqno of q, else the error it refused it with
  * (the validator's -EINVAL / -EPERM, ...). For callers that owe their own caller a verdict at
@@ -181,7 +192,8 @@ struct ferry_fault_info {
 	char *text;
 };
 const struct ferry_fault_info *ferry_context_fault(struct ferry_context *ctx, unsigned index);
-/* Reads and handles any pending messages from the server without blocking. */
+/* Reads and handles any pending messages from the server without blocking. Returns 0, or the
+ * connection's error once it is lost (-EPIPE when the server closed or reset it). */
 int ferry_device_poll_events(struct ferry_device *dev);
 
 #ifdef __cplusplus

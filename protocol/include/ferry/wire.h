@@ -16,6 +16,9 @@ extern "C" {
 #define FERRY_FEATURE_FENCE_PAGE (1ull << 0) /* per-context shared fence page + eventfd */
 #define FERRY_FEATURE_MSM        (1ull << 1)
 #define FERRY_FEATURE_V3D        (1ull << 2)
+/* The server mirrors memory for a client that shares none (tcp: BoMap, BoData, FenceUpdate;
+ * docs/network.md). ferryd's remote layer adds it to the HelloReply of a tcp client. */
+#define FERRY_FEATURE_REMOTE_MEMORY (1ull << 3)
 
 /* Largest frame payload either side accepts (the u32 length prefix not included). */
 #define FERRY_MAX_FRAME_SIZE (1u << 20)
@@ -82,6 +85,10 @@ enum ferry_msg_kind {
 	FERRY_MSG_BO_IMPORT,
 	FERRY_MSG_TIMESTAMP_QUERY,
 	FERRY_MSG_EXTERNAL_FENCE,
+	/* memory without shared pages (tcp): docs/network.md */
+	FERRY_MSG_BO_DATA,     /* both ways */
+	FERRY_MSG_BO_MAP,      /* guest -> host request */
+	FERRY_MSG_FENCE_UPDATE, /* host -> guest event */
 	FERRY_MSG_KIND_COUNT
 };
 
@@ -155,6 +162,58 @@ struct ferry_bo_info {
 struct ferry_bo_import {
 	uint32_t ctx_id;
 	uint32_t bo_id;
+	/* No fd (tcp): src_bo_id non-zero imports this client's BO (src_ctx_id, src_bo_id). */
+	uint32_t src_ctx_id;
+	uint32_t src_bo_id;
+};
+
+/* BoData.flags: data is one zstd frame that decompresses to exactly raw_len bytes. */
+#define FERRY_BO_DATA_ZSTD  (1u << 0)
+#define FERRY_BO_DATA_FLAGS (FERRY_BO_DATA_ZSTD)
+/* Most ranges one BoData may carry. */
+#define FERRY_MAX_BO_DATA_RANGES 8192u
+
+struct ferry_bo_range {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t pad; /* 0 */
+};
+
+/* Bytes of one BO, either way (docs/network.md): the ranges' bytes concatenated in data, raw_len
+ * of them, zstd-compressed when flags has FERRY_BO_DATA_ZSTD (else data_len == raw_len). The
+ * decoder checks that the ranges' lengths add up to raw_len without overflow; offsets against the
+ * BO's size are the receiver's to check. */
+struct ferry_bo_data {
+	uint32_t ctx_id;
+	uint32_t bo_id;
+	uint32_t flags;
+	uint32_t nr_ranges;
+	const struct ferry_bo_range *ranges;
+	uint32_t raw_len;
+	uint32_t data_len;
+	const uint8_t *data;
+};
+
+/* The guest maps the BO: the host replies with BoData of its non-zero content, then
+ * STATUS_REPLY; from then on the BO is mirrored (docs/network.md). */
+struct ferry_bo_map {
+	uint32_t ctx_id;
+	uint32_t bo_id;
+};
+
+struct ferry_fence_slot_update {
+	uint32_t queue_id; /* < FERRY_FENCE_PAGE_QUEUES */
+	uint32_t signaled;
+	uint32_t error_seqno;
+	int32_t error;
+};
+
+/* The fence page's changes, for a guest that has no shared page (tcp). */
+struct ferry_fence_update {
+	uint32_t ctx_id;
+	uint32_t lost;
+	uint32_t nr_slots; /* at most FERRY_FENCE_PAGE_QUEUES (128) */
+	const struct ferry_fence_slot_update *slots;
 };
 
 /* msm: the GPU's always-on counter (19.2 MHz ticks, the kernel's MSM_PARAM_TIMESTAMP) read on the
@@ -411,6 +470,9 @@ struct ferry_msg {
 		struct ferry_bo_import bo_import;
 		struct ferry_timestamp_query timestamp_query;
 		struct ferry_external_fence external_fence;
+		struct ferry_bo_data bo_data;
+		struct ferry_bo_map bo_map;
+		struct ferry_fence_update fence_update;
 	} u;
 };
 

@@ -7,6 +7,8 @@
  * the submit at the draw and loses the context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -699,6 +701,73 @@ static void test_fake_kernel_draws(void)
 		fprintf(stderr, "child's stderr:\n%s\n", out);
 }
 
+struct lost_waiter {
+	uint32_t fence;
+	int result;
+	int64_t ended_ns;
+};
+
+static void *lost_wait_thread(void *p)
+{
+	struct lost_waiter *w = p;
+	w->result = wait_fence(0, w->fence, ST_WAIT_NS);
+	w->ended_ns = st_now_ns();
+	return NULL;
+}
+
+/* ferryd dies under the driver (a farm's board gone): a WAIT_FENCE in progress ends within a
+ * second — 0, as the kernel's for a fence that ended in an error — and FAULTS counts the loss,
+ * which is how Turnip's check after a wait reports VK_ERROR_DEVICE_LOST; later submits fail and
+ * a wait for a point never to be submitted ends at once. The last test: ferryd stays dead. */
+static void test_server_lost(void)
+{
+	if (env.mode != ST_MODE_SHIM)
+		return;
+	struct st_bo ib, data;
+	st_bo_new(fd, true, 4096, &ib);
+	st_bo_new(fd, true, 4096, &data);
+	memset(data.map, 0, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, (uint32_t *)ib.map, 64);
+	pm4_wait_mem_gte(&b, data.gpu_addr, 1); /* nobody writes it: pending until the kill */
+	REQUIRE(pm4_builder_ok(&b));
+	uint64_t faults0 = 0, faults1 = 0;
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults0), 0);
+	uint32_t empty = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &empty) == 0);
+	const struct st_bo *bos[] = { &data };
+	struct lost_waiter w = { 0 };
+	CHECK_EQ(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, 0, &w.fence), 0);
+	pthread_t th;
+	REQUIRE(pthread_create(&th, NULL, lost_wait_thread, &w) == 0);
+	st_sleep_ms(50); /* well inside the 500 ms hangcheck */
+
+	int64_t t_kill = st_now_ns();
+	REQUIRE(kill(env.ferryd.pid, SIGKILL) == 0);
+	int st;
+	REQUIRE(waitpid(env.ferryd.pid, &st, 0) == env.ferryd.pid);
+	pthread_join(th, NULL);
+	fprintf(stderr, "WAIT_FENCE ended %lld ms after the kill: %s\n",
+		(long long)((w.ended_ns - t_kill) / 1000000), strerror(-w.result));
+	CHECK(w.result != -ETIMEDOUT);
+	CHECK(w.ended_ns - t_kill < ST_NS_PER_SEC);
+	CHECK_EQ(get_param(MSM_PIPE_3D0, MSM_PARAM_FAULTS, &faults1), 0);
+	CHECK(faults1 > faults0);
+	int64_t t0 = st_now_ns();
+	CHECK(submit_ib(0, &ib, 0, pm4_builder_bytes(&b), bos, 1, 0, 0, 0, NULL) < 0);
+	int r = drmSyncobjWait(fd, &empty, 1, st_now_ns() + ST_WAIT_NS,
+			       DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	CHECK(r < 0 && r != -ETIME);
+	CHECK_EQ(drmSyncobjDestroy(fd, empty), 0);
+	st_bo_free(fd, &ib);
+	st_bo_free(fd, &data);
+	CHECK(st_now_ns() - t0 < ST_NS_PER_SEC);
+	/* Reaped: teardown has nothing to stop, only ferryd's directory to remove. */
+	env.ferryd.pid = -1;
+	ferryd_stop(&env.ferryd, 0);
+	env.has_ferryd = false;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--child-draws") == 0)
@@ -719,6 +788,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_submitqueue_cycles);
 	RUN_TEST(test_fork_child_close);
 	RUN_TEST(test_fake_kernel_draws);
+	RUN_TEST(test_server_lost);
 	CHECK_EQ(close(fd), 0);
 	st_teardown(&env);
 	return test_finish();

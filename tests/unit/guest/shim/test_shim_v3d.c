@@ -3,10 +3,12 @@
  * lists built with v3d_cl_builder) with its out-syncobj, the multisync extension (several out-
  * syncobjs, in-syncobjs chaining two jobs) and the kernel's errnos. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -254,6 +256,39 @@ static void test_refused_job(void)
 	st_job_free(fd, &job);
 }
 
+/* ferryd dies under the driver (a farm's board gone): v3dv learns of a lost device only from a
+ * submit, so the next SUBMIT_CL fails (it waits for ferryd's verdict, which cannot come); a
+ * WAIT_BO and a syncobj wait end at once instead of sleeping out their timeouts. The last test:
+ * ferryd stays dead. */
+static void test_server_lost(void)
+{
+	if (env.mode != ST_MODE_SHIM)
+		return;
+	struct st_job job;
+	st_job_build(fd, false, 0x10577, &job);
+	uint32_t out = 0;
+	REQUIRE(drmSyncobjCreate(fd, 0, &out) == 0);
+	REQUIRE(kill(env.ferryd.pid, SIGKILL) == 0);
+	int st;
+	REQUIRE(waitpid(env.ferryd.pid, &st, 0) == env.ferryd.pid);
+	int64_t t0 = st_now_ns();
+	int r = st_job_submit(fd, &job, 0, out, NULL);
+	fprintf(stderr, "SUBMIT_CL after the kill: %s\n", strerror(-r));
+	CHECK(r < 0);
+	struct drm_v3d_wait_bo w = { .handle = job.bos[3].handle, .timeout_ns = ST_WAIT_NS };
+	(void)st_ioctl(fd, DRM_IOCTL_V3D_WAIT_BO, &w); /* nothing pending on it: must not hang */
+	r = drmSyncobjWait(fd, &out, 1, st_now_ns() + ST_WAIT_NS,
+			   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL | DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+	CHECK(r < 0 && r != -ETIME);
+	CHECK_EQ(drmSyncobjDestroy(fd, out), 0);
+	st_job_free(fd, &job);
+	CHECK(st_now_ns() - t0 < ST_NS_PER_SEC);
+	/* Reaped: teardown has nothing to stop, only ferryd's directory to remove. */
+	env.ferryd.pid = -1;
+	ferryd_stop(&env.ferryd, 0);
+	env.has_ferryd = false;
+}
+
 int main(int argc, char **argv)
 {
 	st_setup(argc, argv, &env);
@@ -265,6 +300,7 @@ int main(int argc, char **argv)
 	RUN_TEST(test_multisync);
 	RUN_TEST(test_submit_errnos);
 	RUN_TEST(test_refused_job);
+	RUN_TEST(test_server_lost);
 	CHECK_EQ(close(fd), 0);
 	st_teardown(&env);
 	return test_finish();
