@@ -102,9 +102,14 @@ static void print_fault(const struct rc_fault *f)
 static void dump_bos(struct replay *rp, uint32_t index)
 {
 	for (uint32_t i = 0; i < rp->conn.nr_bos; i++) {
-		const struct rc_bo *b = &rp->conn.bos[i];
+		struct rc_bo *b = &rp->conn.bos[i];
 		if (!b->live)
 			continue;
+		/* Over tcp the GPU's bytes come back only for BOs mirrored. */
+		if (rc_bo_mirror(&rp->conn, b) < 0) {
+			fprintf(stderr, "ferry replay: --dump-bo: %s\n", rp->conn.error);
+			continue;
+		}
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/s%04u-c%u-b%u-0x%llx.bin", rp->dump_dir, index, b->ctx_id, b->bo_id,
 			 (unsigned long long)b->iova);
@@ -159,7 +164,7 @@ static int apply_override(struct replay *rp, struct ferry_msm_submit *s, const s
 		return -1;
 	}
 	struct rc_bo *bo = rc_find_bo(&rp->conn, s->ctx_id, m.u.bo_create.bo_id);
-	if (!bo || rc_bo_begin_write(&rp->conn, bo) < 0) {
+	if (!bo || rc_bo_mirror(&rp->conn, bo) < 0) {
 		fprintf(stderr, "ferry replay: --override %u: %s\n", ov->submit, bo ? rp->conn.error : "no BO");
 		return -1;
 	}

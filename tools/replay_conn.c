@@ -175,7 +175,7 @@ int rc_connect(struct replay_conn *c, const char *uri)
 		c->t = NULL;
 		return -1;
 	}
-	c->remote = u.kind == FERRY_URI_TCP;
+	c->remote = c->t->no_shared_memory;
 	struct ferry_msg m = { .kind = FERRY_MSG_HELLO };
 	m.u.hello = (struct ferry_hello){ .version = FERRY_PROTOCOL_VERSION, .features = FERRY_FEATURE_FENCE_PAGE };
 	/* A network ferryd may want the token libferry would present. */
@@ -211,13 +211,25 @@ struct rc_bo *rc_find_bo(struct replay_conn *c, uint32_t ctx_id, uint32_t bo_id)
 	return NULL;
 }
 
-int rc_bo_begin_write(struct replay_conn *c, struct rc_bo *bo)
+int rc_bo_mirror(struct replay_conn *c, struct rc_bo *bo)
 {
-	(void)bo;
-	if (!c->remote)
+	if (!c->remote || bo->mirrored)
 		return 0;
-	/* TODO(remote): BoMap over tcp. */
-	return 0;
+	struct ferry_msg m = { .kind = FERRY_MSG_BO_MAP };
+	m.u.bo_map = (struct ferry_bo_map){ .ctx_id = bo->ctx_id, .bo_id = bo->bo_id };
+	c->error[0] = '\0';
+	int ret = send_msg(c, &m);
+	struct ferry_msg reply;
+	if (ret == 0)
+		ret = await(c, m.seq, m.seq, &reply);
+	if (ret == 0 && reply.kind != FERRY_MSG_STATUS_REPLY)
+		ret = -EPROTO;
+	if (ret == 0 && reply.u.status_reply.error < 0)
+		ret = reply.u.status_reply.error;
+	if (ret < 0 && !c->error[0])
+		snprintf(c->error, sizeof(c->error), "bo_map of bo %u: %s", bo->bo_id, strerror(-ret));
+	bo->mirrored = ret == 0;
+	return ret;
 }
 
 int rc_close_bo(struct replay_conn *c, struct rc_bo *bo)

@@ -17,6 +17,7 @@ struct rc_bo {
 	uint64_t iova, size;
 	uint8_t *map;
 	bool live;
+	bool mirrored; /* BoMap answered (transports without shared memory) */
 };
 
 struct rc_fault {
@@ -29,7 +30,7 @@ struct ferry_transport;
 
 struct replay_conn {
 	struct ferry_transport *t;
-	bool remote; /* the transport shares no memory with ferryd: writes are announced (BoMap) */
+	bool remote; /* the transport shares no memory with ferryd: BOs are mirrored (BoMap) */
 	uint32_t seq;
 	struct ferry_buf out;
 	char device[64];
@@ -53,10 +54,12 @@ int rc_request(struct replay_conn *c, struct ferry_msg *m);
 int rc_wait(struct replay_conn *c, uint32_t ctx_id, uint32_t queue_id, uint32_t seqno, int32_t *status);
 
 struct rc_bo *rc_find_bo(struct replay_conn *c, uint32_t ctx_id, uint32_t bo_id);
-/* Before the replay writes into bo's mapping: over a transport without shared memory the
- * write must be announced first (BoMap), so the next submit carries it. 0 or a negative errno
- * with c->error set. */
-int rc_bo_begin_write(struct replay_conn *c, struct rc_bo *bo);
+/* Before the replay writes into or reads bo's mapping: over a transport without shared memory
+ * (tcp) the mapping is a local copy that ferryd mirrors only once asked (BoMap, answered with
+ * its bytes): from then on the next submit listing the BO carries the replay's writes and GPU
+ * writes come back at fence signal (docs/network.md). Once per BO; nothing on unix. 0 or a
+ * negative errno with c->error set. */
+int rc_bo_mirror(struct replay_conn *c, struct rc_bo *bo);
 /* Closes (BO_CLOSE) and unmaps. */
 int rc_close_bo(struct replay_conn *c, struct rc_bo *bo);
 

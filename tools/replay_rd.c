@@ -88,7 +88,7 @@ static int place_buffer(struct replay *rp, const struct rd_buffer *buf, struct r
 			return -1;
 	}
 	if (buf->contents) {
-		if (rc_bo_begin_write(c, bo) < 0) {
+		if (rc_bo_mirror(c, bo) < 0) {
 			fprintf(stderr, "ferry replay: %s: buffer at 0x%llx: %s\n", rp->path,
 				(unsigned long long)buf->iova, c->error);
 			return -1;

@@ -74,7 +74,7 @@ static int apply_snapshot(struct replay *rp, const struct session_record *rec)
 			snap.bo_id, snap.ctx_id, bo ? "is smaller than the snapshot" : "was not created");
 		return -1;
 	}
-	if (rc_bo_begin_write(&rp->conn, bo) < 0) {
+	if (rc_bo_mirror(&rp->conn, bo) < 0) {
 		fprintf(stderr, "ferry replay: %s: snapshot at offset %zu: %s\n", rp->path, rec->offset, rp->conn.error);
 		return -1;
 	}

@@ -259,7 +259,7 @@ static int job_begin(struct rv3d *r, struct replay_conn *conn, uint32_t ctx_id, 
 			return -1;
 		}
 		/* Relocation writes into the replay's copy of any of the job's BOs. */
-		if (rc_bo_begin_write(conn, nb) < 0) {
+		if (rc_bo_mirror(conn, nb) < 0) {
 			snprintf(err, err_len, "bo %u of context %u: %s", ids[i], ctx_id, conn->error);
 			free(w->bos);
 			w->bos = NULL;

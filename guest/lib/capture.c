@@ -143,6 +143,7 @@ void ferry_capture_frame(struct ferry_device *dev, const struct ferry_msg *msg, 
 	case FERRY_MSG_DEVICE_QUERY:
 	case FERRY_MSG_BO_CREATE: /* written at the first submit listing the BO, with its iova */
 	case FERRY_MSG_BO_IMPORT: /* written as a BoCreate + snapshot: the pages are another process's */
+	case FERRY_MSG_BO_MAP:    /* the tcp transport's mirroring, not the session's */
 		return;
 	case FERRY_MSG_CONTEXT_CREATE:
 		if (!c->header_written) {
