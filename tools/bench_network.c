@@ -82,10 +82,12 @@ static void teardown_async(void)
 			const char *argv[] = { nb.ip, "netns", "del", nb.ns[i], NULL };
 			spawn_wait(argv);
 		}
-	if (nb.dir[0]) {
-		const char *argv[] = { "/bin/rm", "-rf", nb.dir, NULL };
-		spawn_wait(argv);
-	}
+	const char *const dirs[] = { nb.dir, nb.d_tls.dir, nb.d_plain.dir };
+	for (int i = 0; i < 3; i++)
+		if (dirs[i][0]) {
+			const char *argv[] = { "/bin/rm", "-rf", dirs[i], NULL };
+			spawn_wait(argv);
+		}
 }
 
 static void on_signal(int sig)
@@ -492,11 +494,11 @@ int bench_network(const char *ferryd, const char *gpu, int iters, int delay_ms, 
 	if (vulkan) {
 		int vk_iters = iters;
 		vk[ROW_TLS].skip = tls_why;
-		vk[ROW_PLAIN].skip = "not run for the Vulkan workload";
 		if (ns)
 			enter(nb.ns_fd[1]);
 		measure_vk(&vk[ROW_UNIX], cross_dir, main_d->socket, false, vk_iters);
 		measure_vk(&vk[ROW_TLS], cross_dir, tls_uri, false, vk_iters);
+		measure_vk(&vk[ROW_PLAIN], cross_dir, plain_uri, true, vk_iters);
 		if (ns) {
 			enter(nb.ns_fd[0]);
 			measure_vk(&vk[ROW_VETH], cross_dir, veth_uri, !tls, vk_iters);
@@ -513,7 +515,8 @@ int bench_network(const char *ferryd, const char *gpu, int iters, int delay_ms, 
 	       "Frame bytes: TLS records and TCP/IP headers are not counted.\n");
 	ret = 0;
 	for (int i = 0; i < NR_ROWS; i++)
-		if (rows[i].skip && !strcmp(rows[i].skip, "failed (see above)"))
+		if ((rows[i].skip && !strcmp(rows[i].skip, "failed (see above)")) ||
+		    (vulkan && vk[i].skip && !strcmp(vk[i].skip, "failed (see above)")))
 			ret = 1;
 out:
 	if (ret && nb.d_tls.pid > 0)
