@@ -20,6 +20,7 @@
 
 #include "bench_ferry.h"
 #include "bench_network.h"
+#include "bench_stats.h"
 #include "bench_vulkan.h"
 #include "ferry/ferry.h"
 #include "ferryd_spawn.h"
@@ -267,44 +268,71 @@ static struct counts scrape(const char *sock)
 
 /* ---- one row ---- */
 
+/* The CP_NOP rows are measured in rounds taken in turn (1 2 3 4 1 2 3 4 ...), each figure the
+ * median over the rounds, so that a burst of load from elsewhere on a shared machine lands on
+ * every row alike rather than on one. */
+#define NB_ROUNDS 3
+
 struct row {
 	const char *name;
 	const char *skip;      /* why it was not measured, or NULL */
-	struct figures f;
-	bool measured;
-	struct counts before, after;
 	const char *metrics;   /* the serving ferryd's metrics socket */
-	bool client_ok;        /* libferry's own count (tcp only) */
-	struct ferry_wire_stats cs0, cs1;
-	struct vk_figures vk;
+	int rounds;            /* rounds measured */
+	double med[NB_ROUNDS], p99[NB_ROUNDS], rate[NB_ROUNDS];
+	/* Summed over the rounds, between the marks: ferryd's frame bytes read and written and its
+	 * submits; libferry's own count (tcp only: client_rounds says how many rounds had it). */
+	double up, down, submits, cup, cdown;
+	int client_rounds;
+	struct counts before;
+	struct ferry_wire_stats cs0;
+	bool cs0_ok;
 };
 
 static void mark(void *arg, struct ferry_device *dev, bool end)
 {
 	struct row *r = arg;
-	(end ? &r->after : &r->before)[0] = scrape(r->metrics);
-	struct ferry_wire_stats *ws = end ? &r->cs1 : &r->cs0;
-	int e = ferry_device_wire_stats(dev, ws);
-	r->client_ok = e == 0 && (!end || r->client_ok);
+	struct counts c = scrape(r->metrics);
+	struct ferry_wire_stats ws;
+	bool ws_ok = ferry_device_wire_stats(dev, &ws) == 0;
+	if (!end) {
+		r->before = c;
+		r->cs0 = ws;
+		r->cs0_ok = ws_ok;
+		return;
+	}
+	if (c.ok && r->before.ok) {
+		r->up += c.rx - r->before.rx;
+		r->down += c.tx - r->before.tx;
+		r->submits += c.submits - r->before.submits;
+	}
+	if (ws_ok && r->cs0_ok) {
+		r->cup += (double)(ws.tx_bytes - r->cs0.tx_bytes);
+		r->cdown += (double)(ws.rx_bytes - r->cs0.rx_bytes);
+		r->client_rounds++;
+	}
 }
 
 static void measure(struct row *r, const char *uri, bool insecure, int iters)
 {
-	if (r->skip)
+	if (r->skip || r->rounds >= NB_ROUNDS)
 		return;
-	r->f.mark = mark;
-	r->f.mark_arg = r;
+	struct figures f = { .mark = mark, .mark_arg = r };
 	if (insecure)
 		setenv("FERRY_INSECURE", "1", 1);
-	int e = bench_ferry(uri, iters, &r->f);
+	int e = bench_ferry(uri, iters, &f);
 	unsetenv("FERRY_INSECURE");
 	if (e < 0) {
 		fprintf(stderr, "bench: %s: %s\n", r->name, strerror(-e));
 		r->skip = "failed (see above)";
 		return;
 	}
-	r->measured = true;
+	r->med[r->rounds] = f.rt_median_us;
+	r->p99[r->rounds] = f.rt_p99_us;
+	r->rate[r->rounds] = f.pipelined_per_s;
+	r->rounds++;
 }
+
+static char vk_device[96] = "?"; /* what the Vulkan driver called the GPU */
 
 static void measure_vk(struct row *r, const char *cross_dir, const char *socket, bool insecure, int iters)
 {
@@ -314,68 +342,58 @@ static void measure_vk(struct row *r, const char *cross_dir, const char *socket,
 	snprintf(sock_env, sizeof(sock_env), "FERRY_SOCKET=%s", socket);
 	snprintf(creds_env, sizeof(creds_env), "FERRY_TLS_CREDS=%s/cli", nb.dir);
 	const char *env[] = { sock_env, insecure ? "FERRY_INSECURE=1" : creds_env, NULL };
-	r->before = scrape(r->metrics);
+	struct counts b = scrape(r->metrics);
+	struct vk_figures vk;
 	int e = bench_vulkan_run(cross_dir, "libferry-shim.so", env, "/usr/share/vulkan/icd.d/freedreno_icd.aarch64.json",
-				 iters, &r->vk);
-	r->after = scrape(r->metrics);
+				 iters, &vk);
+	struct counts a = scrape(r->metrics);
 	if (e < 0) {
 		r->skip = "failed (see above)";
 		return;
 	}
-	r->measured = true;
-}
-
-static void per_submit(const struct row *r, char *out, size_t len)
-{
-	double n = r->after.submits - r->before.submits;
-	if (!r->before.ok || !r->after.ok || n <= 0) {
-		snprintf(out, len, "%s", "?");
-		return;
+	if (a.ok && b.ok) {
+		r->up = a.rx - b.rx;
+		r->down = a.tx - b.tx;
+		r->submits = a.submits - b.submits;
 	}
-	snprintf(out, len, "%.0f / %.0f", (r->after.rx - r->before.rx) / n, (r->after.tx - r->before.tx) / n);
+	if (vk.device[0])
+		snprintf(vk_device, sizeof(vk_device), "%s", vk.device);
+	r->med[0] = vk.wait_median_us;
+	r->p99[0] = vk.wait_p99_us;
+	r->rate[0] = vk.pipelined_per_s;
+	r->rounds = 1;
 }
 
-static void print_rows(const struct row *rows, int n)
+static double median_of(const double *v, int n)
+{
+	double t[NB_ROUNDS];
+	memcpy(t, v, sizeof(double) * (size_t)n);
+	return bench_percentile(t, n, 50);
+}
+
+static void print_rows(const struct row *rows, int n, bool client)
 {
 	const struct row *u = &rows[0];
-	printf("%-36s %9s %9s %6s %11s %6s %15s %15s\n", "path", "s+w med", "p99", "x unix", "pipelined/s",
-	       "x unix", "B/submit up/dn", "client up/dn");
+	printf("%-36s %9s %9s %6s %11s %6s %15s%s\n", "path", "s+w med", "p99", "x unix", "pipelined/s", "x unix",
+	       "B/submit up/dn", client ? "    client up/dn" : "");
+	double um = u->rounds ? median_of(u->med, u->rounds) : 0, ur = u->rounds ? median_of(u->rate, u->rounds) : 0;
 	for (int i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
-		if (!r->measured) {
+		if (!r->rounds) {
 			printf("%-36s skipped: %s\n", r->name, r->skip ? r->skip : "not measured");
 			continue;
 		}
-		char ps[40], cs[40] = "-";
-		per_submit(r, ps, sizeof(ps));
-		double sub = r->after.submits - r->before.submits;
-		if (r->client_ok && sub > 0)
-			snprintf(cs, sizeof(cs), "%.0f / %.0f", (r->cs1.tx_bytes - r->cs0.tx_bytes) / sub,
-				 (r->cs1.rx_bytes - r->cs0.rx_bytes) / sub);
-		double um = u->measured ? u->f.rt_median_us : 0, up = u->measured ? u->f.pipelined_per_s : 0;
-		printf("%-36s %9.1f %9.1f %5.2fx %11.0f %5.2fx %15s %15s\n", r->name, r->f.rt_median_us, r->f.rt_p99_us,
-		       um > 0 ? r->f.rt_median_us / um : 0, r->f.pipelined_per_s, up > 0 ? r->f.pipelined_per_s / up : 0, ps,
-		       cs);
-	}
-}
-
-static void print_vk_rows(const struct row *rows, int n)
-{
-	const struct row *u = &rows[0];
-	printf("%-36s %9s %9s %6s %11s %6s %15s\n", "path", "s+w med", "p99", "x unix", "pipelined/s", "x unix",
-	       "B/submit up/dn");
-	for (int i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-		if (!r->measured) {
-			printf("%-36s skipped: %s\n", r->name, r->skip ? r->skip : "not measured");
-			continue;
-		}
-		char ps[40];
-		per_submit(r, ps, sizeof(ps));
-		double um = u->measured ? u->vk.wait_median_us : 0, up = u->measured ? u->vk.pipelined_per_s : 0;
-		printf("%-36s %9.1f %9.1f %5.2fx %11.0f %5.2fx %15s\n", r->name, r->vk.wait_median_us, r->vk.wait_p99_us,
-		       um > 0 ? r->vk.wait_median_us / um : 0, r->vk.pipelined_per_s,
-		       up > 0 ? r->vk.pipelined_per_s / up : 0, ps);
+		char ps[40] = "?", cs[40] = "-";
+		if (r->submits > 0)
+			snprintf(ps, sizeof(ps), "%.0f / %.0f", r->up / r->submits, r->down / r->submits);
+		if (r->client_rounds == r->rounds && r->submits > 0)
+			snprintf(cs, sizeof(cs), "%.0f / %.0f", r->cup / r->submits, r->cdown / r->submits);
+		double m = median_of(r->med, r->rounds), rate = median_of(r->rate, r->rounds);
+		printf("%-36s %9.1f %9.1f %5.2fx %11.0f %5.2fx %15s", r->name, m, median_of(r->p99, r->rounds),
+		       um > 0 ? m / um : 0, rate, ur > 0 ? rate / ur : 0, ps);
+		if (client)
+			printf(" %15s", cs);
+		printf("\n");
 	}
 }
 
@@ -476,20 +494,30 @@ int bench_network(const char *ferryd, const char *gpu, int iters, int delay_ms, 
 		       delay_ms, delay_ms);
 	fflush(stdout);
 
-	/* Rows (1)-(3) from ferryd's namespace, (4) from the client's. */
+	/* Rows (1)-(3) from ferryd's namespace, (4) from the client's. A short discarded run on each
+	 * ferryd first, so the unix row, measured first, does not pay for the simulator's start. */
 	if (ns)
 		enter(nb.ns_fd[1]);
-	measure(&rows[ROW_UNIX], main_d->uri, false, iters);
-	measure(&rows[ROW_TLS], tls_uri, false, iters);
-	measure(&rows[ROW_PLAIN], plain_uri, true, iters);
-	if (ns) {
-		enter(nb.ns_fd[0]);
-		measure(&rows[ROW_VETH], veth_uri, !tls, iters);
+	struct figures warm = { 0 };
+	int warm_iters = iters / 10 > 20 ? iters / 10 : 20;
+	if (bench_ferry(main_d->uri, warm_iters, &warm) < 0 || bench_ferry(nb.d_plain.uri, warm_iters, &warm) < 0)
+		fprintf(stderr, "bench: the warm-up run failed (measuring anyway)\n");
+	for (int round = 0; round < NB_ROUNDS; round++) {
+		if (ns)
+			enter(nb.ns_fd[1]);
+		measure(&rows[ROW_UNIX], main_d->uri, false, iters);
+		measure(&rows[ROW_TLS], tls_uri, false, iters);
+		measure(&rows[ROW_PLAIN], plain_uri, true, iters);
+		if (ns) {
+			enter(nb.ns_fd[0]);
+			measure(&rows[ROW_VETH], veth_uri, !tls, iters);
+		}
 	}
 
-	printf("\n(a) CP_NOP IB loop of `ferry bench` through libferry: submit+wait (us), pipelined submits,\n"
-	       "    wire bytes per submit over (a)+(b), client->ferryd / ferryd->client\n");
-	print_rows(rows, NR_ROWS);
+	printf("\n(a) CP_NOP IB loop of `ferry bench` through libferry, %d rounds of %d iterations taken in turn\n"
+	       "    (medians over the rounds): submit+wait (us), pipelined submits, wire bytes per submit\n"
+	       "    over its submit+wait and pipelined phases, client->ferryd / ferryd->client\n", NB_ROUNDS, iters);
+	print_rows(rows, NR_ROWS, true);
 
 	if (vulkan) {
 		int vk_iters = iters;
@@ -506,12 +534,12 @@ int bench_network(const char *ferryd, const char *gpu, int iters, int delay_ms, 
 		printf("\n(b) the e2e program's workload: tests/e2e/vk_buffer_ops --bench %d, Debian's arm64 Turnip\n"
 		       "    under qemu-aarch64 through the shim (%s): vkQueueSubmit + vkWaitForFences (us),\n"
 		       "    pipelined submits; wire bytes per submit over the whole program (setup included)\n",
-		       vk_iters, vk[ROW_UNIX].vk.device[0] ? vk[ROW_UNIX].vk.device : "?");
-		print_vk_rows(vk, NR_ROWS);
+		       vk_iters, vk_device);
+		print_rows(vk, NR_ROWS, false);
 	}
 	printf("\nx unix = this row / the unix row of this run (latency: higher is slower; rate: lower is slower).\n"
 	       "B/submit: ferryd's frame bytes (ferry_wire_*_bytes_total, both transports) over its submits\n"
-	       "(ferry_submits_total) between the marks; client: libferry's ferry_device_wire_stats (tcp only).\n"
+	       "(ferry_submits_total); client: libferry's own count (ferry_device_wire_stats, tcp only).\n"
 	       "Frame bytes: TLS records and TCP/IP headers are not counted.\n");
 	ret = 0;
 	for (int i = 0; i < NR_ROWS; i++)
