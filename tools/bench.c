@@ -517,6 +517,10 @@ int cmd_bench(int argc, char **argv)
 			fprintf(stderr, "bench: --network spawns its own ferryd and prints text only\n");
 			return 2;
 		}
+		if (strcmp(gpu, "a630") && strcmp(gpu, "a660")) {
+			fprintf(stderr, "bench: --network measures the msm loop: --gpu a630 or a660\n");
+			return 2;
+		}
 		if (ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
 			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
 			return 1;
