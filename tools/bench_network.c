@@ -196,8 +196,11 @@ static const char *make_namespaces(void)
 	       "%s -n %s addr add " NB_CLIENT_ADDR "/30 dev %s && %s -n %s link set %s up && %s -n %s link set lo up && "
 	       "%s -n %s addr add " NB_SERVER_ADDR "/30 dev %s && %s -n %s link set %s up && %s -n %s link set lo up",
 	       nb.ip, va, vb, nb.ip, va, nb.ns[0], nb.ip, vb, nb.ns[1], nb.ip, nb.ns[0], va, nb.ip, nb.ns[0], va,
-	       nb.ip, nb.ns[0], nb.ip, nb.ns[1], vb, nb.ip, nb.ns[1], vb, nb.ip, nb.ns[1]) < 0)
+	       nb.ip, nb.ns[0], nb.ip, nb.ns[1], vb, nb.ip, nb.ns[1], vb, nb.ip, nb.ns[1]) < 0) {
+		/* An end still in our namespace if a move failed; gone with its namespace otherwise. */
+		sh("%s link del %s 2>/dev/null; %s link del %s 2>/dev/null", nb.ip, va, nb.ip, vb);
 		return "making the veth pair failed (no veth support in this kernel?)";
+	}
 	return NULL;
 }
 
