@@ -17,6 +17,7 @@
 #include "backend/kdev.h"
 #include "ferry/uapi/msm_drm.h"
 #include "bench_isolation.h"
+#include "bench_network.h"
 #include "bench_v3d.h"
 #include "bench_vulkan.h"
 #include "ferry/ferry.h"
@@ -194,6 +195,8 @@ int bench_ferry(const char *uri, int iters, struct figures *f)
 	struct ferry_cmd cmd = { .bo = ib, .offset = 0, .size = 4 };
 	struct ferry_submit s = { .cmds = &cmd, .nr_cmds = 1 };
 
+	if (f->mark)
+		f->mark(f->mark_arg, dev, false);
 	double *lat = calloc((size_t)iters, sizeof(double));
 	for (int i = 0; i < iters && r == 0; i++) {
 		uint32_t seqno;
@@ -217,6 +220,8 @@ int bench_ferry(const char *uri, int iters, struct figures *f)
 	if (r == 0)
 		r = ferry_fence_wait(q, seqno, 30000000000ll);
 	f->pipelined_per_s = burst / ((bench_now_us() - t0) / 1e6);
+	if (f->mark && r == 0)
+		f->mark(f->mark_arg, dev, true);
 
 	t0 = bench_now_us();
 	for (int i = 0; i < iters && r == 0; i++) {
@@ -399,6 +404,8 @@ static void usage(FILE *f)
 		   "[--ferryd PATH]\n"
 		   "       ferry bench --vulkan [--cross-dir DIR] [--gpu a630|v3d-4.2] [--iterations N] [--ferryd PATH]\n"
 		   "       ferry bench --vm [--server virtio:[/dev/dri/renderDN]] [--iterations N (default 500)]\n"
+		   "       ferry bench --network [--iterations N (default 1000)] [--delay-ms D (default 1)] [--vulkan]\n"
+		   "                   [--cross-dir DIR] [--ferryd PATH]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
 		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
@@ -416,6 +423,10 @@ static void usage(FILE *f)
 		   "  DIR is the aarch64 cross build (default $FERRY_CROSS_BUILD, else build-a64).\n"
 		   "  With --vm (inside a guest of `ferry qemu`): (a), (b) and (c) over virtio-gpu against the\n"
 		   "  guest's bare EXECBUFFER + out-fence round trip measured in the same run.\n"
+		   "  With --network: (a) and (b) and the wire bytes per submit over a unix socket, tcp+TLS and\n"
+		   "  plain tcp on loopback, and tcp+TLS across a veth pair between two network namespaces\n"
+		   "  (root only) through a delay line of D ms each way (standing in for netem); with --vulkan\n"
+		   "  also the e2e program's Vulkan loop over them; ratios to the unix row (docs/network.md).\n"
 		   "  With --isolation: a good client's submit+wait of a 16 KiB validated stream and its\n"
 		   "  connect+HELLO (median, p99), alone and while another client of the same ferryd loops\n"
 		   "  the GPU in 16 contexts (waits that never end; IB chain spins), sends maximum-cost\n"
@@ -426,12 +437,15 @@ int cmd_bench(int argc, char **argv)
 {
 	int iters = 2000;
 	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL;
-	bool json = false, vulkan = false, isolation = false, iters_given = false, vm = false;
+	bool json = false, vulkan = false, isolation = false, iters_given = false, vm = false, network = false;
+	int delay_ms = 1;
 	const char *cross_dir = getenv("FERRY_CROSS_BUILD");
 	static const struct option opts[] = {
 		{ "vulkan", no_argument, NULL, 'V' },
 		{ "isolation", no_argument, NULL, 'I' },
 		{ "vm", no_argument, NULL, 'M' },
+		{ "network", no_argument, NULL, 'N' },
+		{ "delay-ms", required_argument, NULL, 'D' },
 		{ "cross-dir", required_argument, NULL, 'C' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "gpu", required_argument, NULL, 'g' },
@@ -454,6 +468,16 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'M':
 			vm = true;
+			break;
+		case 'N':
+			network = true;
+			break;
+		case 'D':
+			delay_ms = atoi(optarg);
+			if (delay_ms < 0 || delay_ms > 1000) {
+				fprintf(stderr, "bench: --delay-ms must be in [0, 1000]\n");
+				return 2;
+			}
 			break;
 		case 'g':
 			gpu = optarg;
@@ -487,6 +511,23 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (vm)
 		return bench_vm(server, iters_given ? iters : 500);
+	if (network) {
+		char path[PATH_MAX] = "";
+		if (json || server || isolation) {
+			fprintf(stderr, "bench: --network spawns its own ferryd and prints text only\n");
+			return 2;
+		}
+		if (strcmp(gpu, "a630") && strcmp(gpu, "a660")) {
+			fprintf(stderr, "bench: --network measures the msm loop: --gpu a630 or a660\n");
+			return 2;
+		}
+		if (ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
+			return 1;
+		}
+		return bench_network(path, gpu, iters_given ? iters : 1000, delay_ms, vulkan,
+				     cross_dir && *cross_dir ? cross_dir : "build-a64");
+	}
 	if (vulkan) {
 		char path[PATH_MAX] = "";
 		if (json || server) {

@@ -3,10 +3,18 @@
 #ifndef FERRY_TOOLS_BENCH_FERRY_H
 #define FERRY_TOOLS_BENCH_FERRY_H
 
+#include <stdbool.h>
+
+struct ferry_device;
+
 struct figures {
 	double rt_median_us, rt_p99_us; /* submit+wait of an empty IB */
 	double pipelined_per_s;         /* submits per second, one wait at the end */
 	double bo_cycles_per_s;         /* create+map+close per second */
+	/* Optional: called with end = false just before (a) and end = true once (b)'s last fence
+	 * signalled, so a caller can count what (a) and (b) put on the wire (bench_network.c). */
+	void (*mark)(void *arg, struct ferry_device *dev, bool end);
+	void *mark_arg;
 };
 
 /* (a) submit+wait of a CP_NOP IB, (b) pipelined submits, (c) 64 KiB BO create+map+close, through

@@ -5,6 +5,7 @@
  * passthrough one. Every side runs under the same emulator, so the ratios compare like with like;
  * the absolute figures include qemu's cost. */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,20 +17,13 @@
 #include "bench_vulkan.h"
 #include "ferryd_spawn.h"
 
-struct vk_figures {
-	bool ok;
-	double wait_median_us, wait_p99_us, pipelined_per_s;
-	char device[96];
-};
-
 static double field(const char *line, const char *key)
 {
 	const char *p = strstr(line, key);
 	return p ? strtod(p + strlen(key), NULL) : 0.0;
 }
 
-/* Runs the program under qemu with the preload library and env; parses its "bench" line. */
-static int run_one(const char *cross_dir, const char *lib, const char *const *env, const char *icd, int iters,
+int bench_vulkan_run(const char *cross_dir, const char *lib, const char *const *env, const char *icd, int iters,
 		   struct vk_figures *out)
 {
 	char prog[PATH_MAX], preload[PATH_MAX + 16], icd_env[PATH_MAX], n[16];
@@ -127,11 +121,11 @@ int bench_vulkan(const char *gpu, const char *ferryd, const char *cross_dir, int
 	const char *const pass_env[] = { sock_env, "FERRY_POLICY=passthrough", NULL };
 
 	struct vk_figures fk, val, pass;
-	int r = run_one(cross_dir, "libferry-fakekernel.so", fk_env, icd, iters, &fk);
+	int r = bench_vulkan_run(cross_dir, "libferry-fakekernel.so", fk_env, icd, iters, &fk);
 	if (r == 0)
-		r = run_one(cross_dir, "libferry-shim.so", val_env, icd, iters, &val);
+		r = bench_vulkan_run(cross_dir, "libferry-shim.so", val_env, icd, iters, &val);
 	if (r == 0)
-		r = run_one(cross_dir, "libferry-shim.so", pass_env, icd, iters, &pass);
+		r = bench_vulkan_run(cross_dir, "libferry-shim.so", pass_env, icd, iters, &pass);
 	int st = ferryd_stop(&proc, 5000);
 	if (r < 0) {
 		ferryd_dump_log(&proc, 20);
