@@ -368,6 +368,7 @@ static bool auth_hello(struct conn *c)
 		return false;
 	}
 	c->auth = AUTH_DONE;
+	c->srv->nr_pending_auth--;
 	c->reader.max_len = FERRY_MAX_FRAME_SIZE;
 	ferryd_log(FERRY_LOG_INFO, "%s: authenticated (%s)", c->name,
 		   c->io.tls && c->cert ? "client certificate" : m.u.hello.token && m.u.hello.token[0] ? "token" :
@@ -523,6 +524,7 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 	}
 	c->ev_mask = EPOLLIN;
 	srv->nr_conns++;
+	srv->nr_pending_auth += c->auth != AUTH_DONE;
 	c->next = srv->conns;
 	if (srv->conns)
 		srv->conns->prev = c;
@@ -622,11 +624,23 @@ static void refuse(struct server *srv, int fd, int err, const char *why, bool tl
 	log_refusal(srv, why);
 }
 
-/* 0 to serve the connection on fd, else the errno to refuse it with (why filled). */
-static int admit(struct server *srv, int fd, const struct ucred *cred, char *why, size_t n)
+static unsigned max_pending_auth(const struct server *srv)
+{
+	unsigned half = srv->max_clients / 2 ? srv->max_clients / 2 : 1;
+	return half < FERRYD_MAX_PENDING_AUTH ? half : FERRYD_MAX_PENDING_AUTH;
+}
+
+/* 0 to serve the connection on fd, else the errno to refuse it with (why filled). remote: from
+ * a tcp: listener, so not authenticated yet. */
+static int admit(struct server *srv, int fd, const struct ucred *cred, bool remote, char *why, size_t n)
 {
 	if (srv->nr_conns >= srv->max_clients) {
 		snprintf(why, n, "ferryd serves at most %u clients (--max-clients)", srv->max_clients);
+		return -EUSERS;
+	}
+	if (remote && srv->nr_pending_auth >= max_pending_auth(srv)) {
+		snprintf(why, n, "ferryd has %u connections still authenticating: try again later",
+			 srv->nr_pending_auth);
 		return -EUSERS;
 	}
 	/* One process cannot take every connection slot: a flood from one program leaves room for
@@ -685,7 +699,7 @@ int conn_accept_all(struct server *srv, struct listener *l)
 			int one = 1; /* frames are whole messages: do not hold a reply back for Nagle */
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		}
-		int err = admit(srv, fd, known ? &cred : NULL, why, sizeof(why));
+		int err = admit(srv, fd, known ? &cred : NULL, l->remote, why, sizeof(why));
 		if (err < 0) {
 			srv->counters.refused[l->remote]++;
 			refuse(srv, fd, err, why, l->tls);
@@ -724,6 +738,7 @@ static void conn_free(struct conn *c)
 		free(f);
 	}
 	srv->nr_conns--;
+	srv->nr_pending_auth -= c->auth != AUTH_DONE;
 	free(c);
 }
 
