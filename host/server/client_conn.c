@@ -568,12 +568,16 @@ static bool shed_one(struct server *srv, struct listener *l)
 	return fd >= 0;
 }
 
-/* fds counted as they come and go: connections, their queued fds, the host's per-client fds. */
+/* fds counted as they come and go: connections, their queued fds, the host's per-client fds, and
+ * what the remote layer keeps for tcp: clients (a BO fd each, a context's page and eventfd). */
 static long live_fds(const struct server *srv)
 {
 	struct ferry_host_stats st;
 	ferry_host_get_stats(srv->host, &st);
-	return (long)srv->nr_conns + (long)srv->out_fds + (long)st.client_fds;
+	long n = (long)srv->nr_conns + (long)srv->out_fds + (long)st.client_fds;
+	for (const struct conn *c = srv->conns; c; c = c->next)
+		n += remote_held_fds(c->mirror);
+	return n;
 }
 
 void conn_count_fds(struct server *srv)

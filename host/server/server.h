@@ -111,7 +111,7 @@ struct server {
 	unsigned nr_pending_auth;
 	unsigned long fd_limit, fd_reserve;
 	/* fds in use = fds_base + what is counted live (connections, their queued fds, the host's
-	 * client_fds); fds_base is recalibrated from /proc/self/fd now and then. */
+	 * client_fds, the remote layer's); fds_base is recalibrated from /proc/self/fd now and then. */
 	long fds_base;
 	unsigned long out_fds; /* queued with replies, all connections */
 	unsigned accepts_since_count;
