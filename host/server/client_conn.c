@@ -469,7 +469,7 @@ void conn_resume_busy(struct server *srv)
 /* "tcp 192.0.2.1:5678" for a network peer. */
 static void peer_address(int fd, char *buf, size_t len)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* its family is read even when the peer is gone already */
 	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
