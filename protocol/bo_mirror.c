@@ -16,6 +16,7 @@ struct push {
 	uint32_t ctx_id, bo_id, seq;
 	ferry_frame_sink sink;
 	void *arg;
+	uint8_t *snap; /* gets a frame's ranges once the sink took the frame */
 	struct ferry_wire_counters *tx;
 	struct ferry_bo_range *ranges;
 	uint8_t *raw;   /* FERRY_BO_DATA_FRAME_RAW */
@@ -52,6 +53,14 @@ static int flush(struct push *p)
 	int r = ferry_wire_encode(&m, &p->frame);
 	if (r == 0)
 		r = p->sink(p->arg, p->frame.data, p->frame.len);
+	/* Only what the peer will have: a frame not taken is found different again next time. */
+	if (r == 0) {
+		uint64_t off = 0;
+		for (uint32_t i = 0; i < p->nr; i++) {
+			memcpy(p->snap + p->ranges[i].offset, p->raw + off, p->ranges[i].len);
+			off += p->ranges[i].len;
+		}
+	}
 	if (r == 0 && p->tx) {
 		p->tx->bo_data_frames++;
 		p->tx->bo_data_raw += p->raw_len;
@@ -62,8 +71,8 @@ static int flush(struct push *p)
 	return r;
 }
 
-/* Queues [start, end) of cur (copying it into snap as it goes), in as many frames as it takes. */
-static int add_range(struct push *p, const uint8_t *cur, uint8_t *snap, uint64_t start, uint64_t end)
+/* Queues [start, end) of cur, in as many frames as it takes. */
+static int add_range(struct push *p, const uint8_t *cur, uint64_t start, uint64_t end)
 {
 	while (start < end) {
 		uint64_t room = FERRY_BO_DATA_FRAME_RAW - p->raw_len;
@@ -77,9 +86,8 @@ static int add_range(struct push *p, const uint8_t *cur, uint8_t *snap, uint64_t
 		uint64_t len = end - start;
 		if (len > room - rec)
 			len = room - rec;
-		/* What is sent is what the snapshot records, even if cur changes under us. */
+		/* What is sent is what the snapshot records (flush), even if cur changes under us. */
 		memcpy(p->raw + p->raw_len, cur + start, len);
-		memcpy(snap + start, p->raw + p->raw_len, len);
 		p->ranges[p->nr++] = (struct ferry_bo_range){ .offset = start, .len = (uint32_t)len };
 		p->raw_len += (uint32_t)len;
 		start += len;
@@ -90,7 +98,7 @@ static int add_range(struct push *p, const uint8_t *cur, uint8_t *snap, uint64_t
 int ferry_bo_mirror_push(uint32_t ctx_id, uint32_t bo_id, uint32_t seq, const uint8_t *cur, uint8_t *snap,
 			 uint64_t size, ferry_frame_sink sink, void *arg, struct ferry_wire_counters *tx)
 {
-	struct push p = { .ctx_id = ctx_id, .bo_id = bo_id, .seq = seq, .sink = sink, .arg = arg, .tx = tx };
+	struct push p = { .ctx_id = ctx_id, .bo_id = bo_id, .seq = seq, .sink = sink, .arg = arg, .snap = snap, .tx = tx };
 	ferry_buf_init(&p.frame);
 	bool open = false;
 	uint64_t start = 0, end = 0;
@@ -115,14 +123,14 @@ int ferry_bo_mirror_push(uint32_t ctx_id, uint32_t bo_id, uint32_t seq, const ui
 				continue;
 			}
 			if (open)
-				r = add_range(&p, cur, snap, start, end);
+				r = add_range(&p, cur, start, end);
 			open = true;
 			start = i;
 			end = i + 1;
 		}
 	}
 	if (r == 0 && open)
-		r = add_range(&p, cur, snap, start, end);
+		r = add_range(&p, cur, start, end);
 	if (r == 0)
 		r = flush(&p);
 	free(p.raw);

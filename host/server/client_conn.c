@@ -368,6 +368,7 @@ static bool auth_hello(struct conn *c)
 		return false;
 	}
 	c->auth = AUTH_DONE;
+	c->srv->nr_pending_auth--;
 	c->reader.max_len = FERRY_MAX_FRAME_SIZE;
 	ferryd_log(FERRY_LOG_INFO, "%s: authenticated (%s)", c->name,
 		   c->io.tls && c->cert ? "client certificate" : m.u.hello.token && m.u.hello.token[0] ? "token" :
@@ -468,7 +469,7 @@ void conn_resume_busy(struct server *srv)
 /* "tcp 192.0.2.1:5678" for a network peer. */
 static void peer_address(int fd, char *buf, size_t len)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* its family is read even when the peer is gone already */
 	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
@@ -523,6 +524,7 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 	}
 	c->ev_mask = EPOLLIN;
 	srv->nr_conns++;
+	srv->nr_pending_auth += c->auth != AUTH_DONE;
 	c->next = srv->conns;
 	if (srv->conns)
 		srv->conns->prev = c;
@@ -566,12 +568,16 @@ static bool shed_one(struct server *srv, struct listener *l)
 	return fd >= 0;
 }
 
-/* fds counted as they come and go: connections, their queued fds, the host's per-client fds. */
+/* fds counted as they come and go: connections, their queued fds, the host's per-client fds, and
+ * what the remote layer keeps for tcp: clients (a BO fd each, a context's page and eventfd). */
 static long live_fds(const struct server *srv)
 {
 	struct ferry_host_stats st;
 	ferry_host_get_stats(srv->host, &st);
-	return (long)srv->nr_conns + (long)srv->out_fds + (long)st.client_fds;
+	long n = (long)srv->nr_conns + (long)srv->out_fds + (long)st.client_fds;
+	for (const struct conn *c = srv->conns; c; c = c->next)
+		n += remote_held_fds(c->mirror);
+	return n;
 }
 
 void conn_count_fds(struct server *srv)
@@ -622,11 +628,23 @@ static void refuse(struct server *srv, int fd, int err, const char *why, bool tl
 	log_refusal(srv, why);
 }
 
-/* 0 to serve the connection on fd, else the errno to refuse it with (why filled). */
-static int admit(struct server *srv, int fd, const struct ucred *cred, char *why, size_t n)
+static unsigned max_pending_auth(const struct server *srv)
+{
+	unsigned half = srv->max_clients / 2 ? srv->max_clients / 2 : 1;
+	return half < FERRYD_MAX_PENDING_AUTH ? half : FERRYD_MAX_PENDING_AUTH;
+}
+
+/* 0 to serve the connection on fd, else the errno to refuse it with (why filled). remote: from
+ * a tcp: listener, so not authenticated yet. */
+static int admit(struct server *srv, int fd, const struct ucred *cred, bool remote, char *why, size_t n)
 {
 	if (srv->nr_conns >= srv->max_clients) {
 		snprintf(why, n, "ferryd serves at most %u clients (--max-clients)", srv->max_clients);
+		return -EUSERS;
+	}
+	if (remote && srv->nr_pending_auth >= max_pending_auth(srv)) {
+		snprintf(why, n, "ferryd has %u connections still authenticating: try again later",
+			 srv->nr_pending_auth);
 		return -EUSERS;
 	}
 	/* One process cannot take every connection slot: a flood from one program leaves room for
@@ -685,7 +703,7 @@ int conn_accept_all(struct server *srv, struct listener *l)
 			int one = 1; /* frames are whole messages: do not hold a reply back for Nagle */
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		}
-		int err = admit(srv, fd, known ? &cred : NULL, why, sizeof(why));
+		int err = admit(srv, fd, known ? &cred : NULL, l->remote, why, sizeof(why));
 		if (err < 0) {
 			srv->counters.refused[l->remote]++;
 			refuse(srv, fd, err, why, l->tls);
@@ -724,6 +742,7 @@ static void conn_free(struct conn *c)
 		free(f);
 	}
 	srv->nr_conns--;
+	srv->nr_pending_auth -= c->auth != AUTH_DONE;
 	free(c);
 }
 

@@ -187,6 +187,30 @@ static void run(struct server *srv)
 	}
 }
 
+/* --listen / --metrics ADDR: unix:PATH or tcp:HOST:PORT, else said why. */
+static bool check_addr(const char *opt, const char *arg, const char *virtio_hint)
+{
+	struct ferry_uri u;
+	char why[200];
+	if (ferry_uri_parse(arg, &u, why, sizeof(why)) == 0 && u.kind != FERRY_URI_VIRTIO)
+		return true;
+	if (u.kind == FERRY_URI_VIRTIO)
+		fprintf(stderr, "ferryd: %s takes unix:PATH or tcp:HOST:PORT%s\n", opt, virtio_hint);
+	else
+		fprintf(stderr, "ferryd: %s %s\n", opt, why);
+	return false;
+}
+
+static bool add_listen(const char **uris, unsigned *n, const char *uri)
+{
+	if (*n == FERRYD_MAX_LISTENERS) {
+		fprintf(stderr, "ferryd: at most %d --listen addresses\n", FERRYD_MAX_LISTENERS);
+		return false;
+	}
+	uris[(*n)++] = uri;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_SOCKET = 256, OPT_GPU, OPT_LOG_LEVEL, OPT_HELP, OPT_VERSION, OPT_PASSTHROUGH, OPT_READY_FD,
@@ -266,41 +290,22 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			snprintf(socket_path, sizeof(socket_path), "%s", optarg);
-			if (nr_listen == FERRYD_MAX_LISTENERS) {
-				fprintf(stderr, "ferryd: at most %d --listen addresses\n", FERRYD_MAX_LISTENERS);
+			if (!add_listen(listen_uris, &nr_listen, optarg))
 				return 2;
-			}
-			listen_uris[nr_listen++] = optarg;
 			break;
-		case OPT_LISTEN: {
-			struct ferry_uri u;
-			char why[200];
-			if (ferry_uri_parse(optarg, &u, why, sizeof(why)) < 0 || u.kind == FERRY_URI_VIRTIO) {
-				fprintf(stderr, "ferryd: --listen %s\n", u.kind == FERRY_URI_VIRTIO ?
-					"takes unix:PATH or tcp:HOST:PORT (virtio: is QEMU's, through the renderer library)" : why);
+		case OPT_LISTEN:
+			if (!check_addr("--listen", optarg, " (virtio: is QEMU's, through the renderer library)") ||
+			    !add_listen(listen_uris, &nr_listen, optarg))
 				return 2;
-			}
-			if (nr_listen == FERRYD_MAX_LISTENERS) {
-				fprintf(stderr, "ferryd: at most %d --listen addresses\n", FERRYD_MAX_LISTENERS);
-				return 2;
-			}
-			listen_uris[nr_listen++] = optarg;
 			break;
-		}
 		case OPT_INSECURE:
 			insecure = true;
 			break;
-		case OPT_METRICS: {
-			struct ferry_uri u;
-			char why[200];
-			if (ferry_uri_parse(optarg, &u, why, sizeof(why)) < 0 || u.kind == FERRY_URI_VIRTIO) {
-				fprintf(stderr, "ferryd: --metrics %s\n", u.kind == FERRY_URI_VIRTIO ?
-					"takes unix:PATH or tcp:HOST:PORT" : why);
+		case OPT_METRICS:
+			if (!check_addr("--metrics", optarg, ""))
 				return 2;
-			}
 			metrics_uri = optarg;
 			break;
-		}
 		case OPT_METRICS_ALLOW_REMOTE:
 			metrics_allow_remote = true;
 			break;

@@ -27,6 +27,9 @@
 /* Defaults of --max-clients, and of --max-client-fds / --fd-reserve as fractions of the fd limit. */
 #define FERRYD_DEFAULT_MAX_CLIENTS 256u
 #define FERRYD_DEFAULT_MAX_CONNS_PER_PROCESS 32u
+/* tcp: connections still authenticating (TLS handshake, HELLO) at once: at most this many, and
+ * at most half of --max-clients (client_conn.c). */
+#define FERRYD_MAX_PENDING_AUTH 32u
 /* Connections accepted (or refused) per loop pass. */
 #define FERRYD_ACCEPTS_PER_PASS 8u
 /* Frames handled per client per wakeup, so one busy client cannot starve the others: a client
@@ -102,9 +105,13 @@ struct server {
 	 * max_conns_per_process of them from one peer process, and a new one only while fd_reserve
 	 * fds stay free for the connected clients' kernel calls. */
 	unsigned nr_conns, max_clients, max_conns_per_process;
+	/* Of nr_conns, tcp: connections not yet through TLS and HELLO: at most
+	 * ferryd_max_pending_auth(), so anyone who can reach a tcp: port cannot take every slot and
+	 * lock out the local and already authenticated clients. */
+	unsigned nr_pending_auth;
 	unsigned long fd_limit, fd_reserve;
 	/* fds in use = fds_base + what is counted live (connections, their queued fds, the host's
-	 * client_fds); fds_base is recalibrated from /proc/self/fd now and then. */
+	 * client_fds, the remote layer's); fds_base is recalibrated from /proc/self/fd now and then. */
 	long fds_base;
 	unsigned long out_fds; /* queued with replies, all connections */
 	unsigned accepts_since_count;

@@ -140,7 +140,10 @@ static void start(struct server *s, const char *mode)
 				  "--auth-timeout-ms", timeout, NULL };
 	const char *tls_only[] = { "--listen", listen, "--tls-creds", creds, "--auth-timeout-ms", timeout, NULL };
 	const char *insecure[] = { "--listen", listen, "--insecure", "--auth-timeout-ms", timeout, NULL };
-	const char *const *extra = !strcmp(mode, "tls+tokens") ? tls_tok : !strcmp(mode, "tls") ? tls_only : insecure;
+	const char *tls_few[] = { "--listen", listen, "--tls-creds", creds, "--auth-timeout-ms", "20000",
+				  "--max-clients", "4", NULL };
+	const char *const *extra = !strcmp(mode, "tls+tokens") ? tls_tok : !strcmp(mode, "tls") ? tls_only :
+				   !strcmp(mode, "tls-few") ? tls_few : insecure;
 	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &s->p) == 0);
 	s->base_fds = 0;
 }
@@ -325,6 +328,43 @@ static void test_insecure(void)
 	for (int i = 0; i < 60 && (n = itest_proc_fd_count(s.p.pid)) > s.base_fds; i++)
 		usleep(50 * 1000);
 	CHECK(n <= s.base_fds);
+	CHECK(itest_stop_ferryd(&s.p));
+}
+
+/* Peers that connect to the tcp: port and never speak hold at most half the --max-clients slots
+ * (the rest are refused at once): the unix socket's clients still get in while they wait out
+ * their --auth-timeout-ms. */
+static void test_silent_peers_leave_room(void)
+{
+	struct server s;
+	start(&s, "tls-few");
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	a.sin_port = htons((uint16_t)atoi(strrchr(s.uri, ':') + 1));
+	int silent[4];
+	for (int i = 0; i < 4; i++) {
+		silent[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		REQUIRE(silent[i] >= 0 && connect(silent[i], (struct sockaddr *)&a, sizeof(a)) == 0);
+	}
+	/* The refused ones see their connection closed: at least two of them, within 2 s. */
+	int closed = 0;
+	bool gone[4] = { false };
+	for (int t = 0; t < 60 && closed < 2; t++) {
+		usleep(50 * 1000);
+		for (int i = 0; i < 4; i++) {
+			struct pollfd pf = { .fd = silent[i], .events = POLLIN };
+			char c;
+			if (!gone[i] && poll(&pf, 1, 0) == 1 && recv(silent[i], &c, 1, MSG_DONTWAIT) <= 0) {
+				gone[i] = true;
+				closed++;
+			}
+		}
+	}
+	printf("  %d of 4 silent peers closed at once\n", closed);
+	CHECK(closed >= 2);
+	char msg[512];
+	CHECK_EQ(try_client(s.p.uri, NULL, NULL, false, msg, sizeof(msg)), 0);
+	for (int i = 0; i < 4; i++)
+		close(silent[i]);
 	CHECK(itest_stop_ferryd(&s.p));
 }
 
@@ -513,6 +553,7 @@ int main(void)
 	RUN_TEST(test_startup_errors);
 	RUN_TEST(test_tls_with_tokens);
 	RUN_TEST(test_tls_cert_required);
+	RUN_TEST(test_silent_peers_leave_room);
 	RUN_TEST(test_pipelined_over_tls);
 	RUN_TEST(test_insecure);
 	sh("rm -rf %s", dir);

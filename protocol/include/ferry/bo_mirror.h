@@ -38,7 +38,8 @@ struct ferry_wire_counters {
 typedef int (*ferry_frame_sink)(void *arg, const void *frame, size_t len);
 
 /* Sends, as BoData frames (seq as given) through sink, every byte range where cur differs from
- * snap (both size bytes), then copies those ranges into snap. Pages are compared first, a
+ * snap (both size bytes), copying into snap the ranges of each frame the sink took (a frame it
+ * refused is found different again by the next push). Pages are compared first, a
  * differing page is narrowed to exact ranges, and ranges closer than FERRY_BO_DIFF_GAP are
  * coalesced. Frames carry at most FERRY_BO_DATA_FRAME_RAW raw bytes; zstd level 1 is used when it
  * pays. Counts what it sends in *tx (may be NULL). Returns 0 or a negative errno. */

@@ -96,6 +96,32 @@ static int apply(struct ferry_bo_data *d)
 	return r;
 }
 
+static int fail_left;
+
+/* Refuses the first fail_left frames (the connection's queue out of memory), then takes them. */
+static int flaky_sink(void *arg, const void *frame, size_t len)
+{
+	if (fail_left > 0) {
+		fail_left--;
+		return -ENOMEM;
+	}
+	return sink(arg, frame, len);
+}
+
+/* A frame the sink did not take is not in the snapshot: the next push sends its bytes again. */
+static void test_failed_frame_not_recorded(void)
+{
+	struct ferry_wire_counters tx;
+	push(&tx);
+	for (uint32_t i = 0; i < 3000; i += 2)
+		cur[70000 + i] ^= 0x5a;
+	fail_left = 1;
+	CHECK_EQ(ferry_bo_mirror_push(1, 2, 0, cur, snap, SIZE, flaky_sink, NULL, NULL), -ENOMEM);
+	CHECK(memcmp(peer, cur, SIZE) != 0);
+	push(&tx);
+	CHECK_EQ(frames, 1);
+}
+
 static void test_refusals(void)
 {
 	uint8_t data[64] = { 9 };
@@ -186,6 +212,7 @@ int main(void)
 	REQUIRE(cur && snap && peer);
 	RUN_TEST(test_exact_and_coalesced);
 	RUN_TEST(test_split_and_zstd);
+	RUN_TEST(test_failed_frame_not_recorded);
 	RUN_TEST(test_refusals);
 	RUN_TEST(test_decoder_rules);
 	free(cur);
