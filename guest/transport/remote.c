@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -446,8 +447,16 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 				rt->rx.bo_data_raw += d->raw_len;
 				rt->rx.bo_data_wire += d->data_len;
 				/* A BO closed meanwhile: its bytes have nowhere to go. */
-				if (b && b->map)
-					ferry_bo_mirror_apply(d, b->map, b->snap, b->size, NULL);
+				const char *why = NULL;
+				if (b && b->map && ferry_bo_mirror_apply(d, b->map, b->snap, b->size, &why) < 0) {
+					/* Dropped, the GPU's bytes would be missing once the fence says
+					 * done: a server that sends such a thing is not to be trusted on. */
+					snprintf(rt->base.error, sizeof(rt->base.error),
+						 "bad BoData from the server for BO %u of context %u: %s", d->bo_id,
+						 d->ctx_id, why);
+					pthread_mutex_unlock(&rt->lock);
+					return -EPROTO;
+				}
 				consumed = true;
 				break;
 			}

@@ -1,0 +1,143 @@
+/* The tcp wrapper (guest/transport/remote.c) against a scripted server on a socketpair: what it
+ * does with a broken server's BoData. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ferry/wire.h"
+#include "test.h"
+#include "transport.h"
+
+struct pair {
+	struct ferry_transport *t; /* the guest's wrapped transport */
+	int srv;                   /* the server's end */
+	struct ferry_frame_reader reader;
+	bool frame_held; /* reader holds the last frame read */
+	uint32_t seq;
+};
+
+static void pair_open(struct pair *p)
+{
+	int sv[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	struct ferry_transport *inner;
+	REQUIRE(ferry_transport_unix_from_fd(sv[0], "tcp:fake:1", &inner) == 0);
+	REQUIRE(ferry_transport_remote_wrap(inner, &p->t) == 0);
+	p->srv = sv[1];
+	p->seq = 1;
+	p->frame_held = false;
+	ferry_frame_reader_init(&p->reader);
+}
+
+static void pair_close(struct pair *p)
+{
+	ferry_transport_destroy(p->t);
+	ferry_frame_reader_fini(&p->reader);
+	close(p->srv);
+}
+
+/* The server sends m. */
+static void srv_send(struct pair *p, const struct ferry_msg *m)
+{
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	REQUIRE(ferry_wire_encode(m, &b) == 0);
+	REQUIRE(ferry_frame_send(p->srv, b.data, b.len, NULL, 0) == 0);
+	ferry_buf_free(&b);
+}
+
+/* The server reads the next frame into *m (valid until the next read). */
+static void srv_recv(struct pair *p, struct ferry_msg *m)
+{
+	if (p->frame_held)
+		ferry_frame_reader_next(&p->reader);
+	p->frame_held = false;
+	for (int i = 0; i < 200; i++) {
+		int r = ferry_frame_read(p->srv, &p->reader);
+		REQUIRE(r >= 0);
+		if (r == 1) {
+			p->frame_held = true;
+			REQUIRE(ferry_wire_decode(p->reader.payload, p->reader.len, m, NULL) == 0);
+			return;
+		}
+		usleep(10 * 1000);
+	}
+	REQUIRE(!"the guest sent nothing in 2 s");
+}
+
+/* The guest sends m with fds. */
+static int guest_send(struct pair *p, struct ferry_msg *m, const int *fds, int nfds)
+{
+	m->seq = p->seq++;
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	REQUIRE(ferry_wire_encode(m, &b) == 0);
+	int r = ferry_transport_send(p->t, b.data, b.len, fds, nfds);
+	ferry_buf_free(&b);
+	return r;
+}
+
+/* A BoCreated from the server, received by the guest: the local memfd it was handed. */
+static int make_bo(struct pair *p, uint32_t ctx_id, uint32_t bo_id, uint64_t size)
+{
+	struct ferry_msg m = { .kind = FERRY_MSG_BO_CREATED, .seq = 0 };
+	m.u.bo_created = (struct ferry_bo_created){ .ctx_id = ctx_id, .bo_id = bo_id, .size = size };
+	srv_send(p, &m);
+	struct ferry_transport_frame f;
+	REQUIRE(ferry_transport_recv(p->t, 2000ll * 1000 * 1000, &f) == 1);
+	REQUIRE(f.nfds == 1);
+	return f.fds[0];
+}
+
+/* A BoData that does not fit the BO it names (a broken or hostile server) ends the connection
+ * with a reason: dropping it would leave the guest's copy stale while the fence says done. */
+static void test_bad_bo_data_is_an_error(void)
+{
+	static const struct {
+		uint64_t offset;
+		uint32_t flags;
+		const char *what;
+	} cases[] = {
+		{ 8192, 0, "range past the end" },
+		{ 4090, 0, "range across the end" },
+		{ 0, FERRY_BO_DATA_ZSTD, "not zstd" },
+	};
+	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct pair p;
+		pair_open(&p);
+		int fd = make_bo(&p, 1, 1, 4096);
+		struct ferry_msg m = { .kind = FERRY_MSG_BO_MAP };
+		m.u.bo_map = (struct ferry_bo_map){ 1, 1 };
+		REQUIRE(guest_send(&p, &m, NULL, 0) == 0);
+		srv_recv(&p, &m);
+		CHECK_EQ(m.kind, FERRY_MSG_BO_MAP);
+
+		uint8_t data[16];
+		memset(data, 0x5a, sizeof(data));
+		struct ferry_bo_range rg = { .offset = cases[c].offset, .len = sizeof(data) };
+		struct ferry_msg d = { .kind = FERRY_MSG_BO_DATA };
+		d.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 1, .flags = cases[c].flags, .nr_ranges = 1,
+						      .ranges = &rg, .raw_len = sizeof(data), .data_len = sizeof(data),
+						      .data = data };
+		srv_send(&p, &d);
+		struct ferry_transport_frame f;
+		int r = ferry_transport_recv(p.t, 300ll * 1000 * 1000, &f);
+		fprintf(stderr, "  %s: recv %d, \"%s\"\n", cases[c].what, r, p.t->error);
+		CHECK(r < 0);
+		CHECK(strstr(p.t->error, "BoData") != NULL);
+		close(fd);
+		pair_close(&p);
+	}
+}
+
+int main(void)
+{
+	RUN_TEST(test_bad_bo_data_is_an_error);
+	return test_finish();
+}
