@@ -44,6 +44,7 @@ struct rctx {
 struct rimport {
 	struct rimport *next;
 	uint32_t ctx_id, bo_id;
+	uint32_t seq; /* the BoImport's: a refusal answers it */
 	int fd;
 };
 
@@ -93,8 +94,25 @@ static void drop_bo(struct remote_transport *rt, uint32_t ctx_id, uint32_t bo_id
 	}
 }
 
+/* Imports waiting for a BoCreated that will not come: refused (seq) or their context gone. */
+static void drop_imports(struct remote_transport *rt, uint32_t ctx_id, uint32_t seq)
+{
+	struct rimport **pp = &rt->imports;
+	while (*pp) {
+		struct rimport *imp = *pp;
+		if ((seq && imp->seq == seq) || (!seq && imp->ctx_id == ctx_id)) {
+			*pp = imp->next;
+			close(imp->fd);
+			free(imp);
+		} else {
+			pp = &imp->next;
+		}
+	}
+}
+
 static void drop_ctx(struct remote_transport *rt, uint32_t ctx_id)
 {
+	drop_imports(rt, ctx_id, 0);
 	for (struct rctx **pp = &rt->ctxs; *pp; pp = &(*pp)->next) {
 		struct rctx *c = *pp;
 		if (c->id != ctx_id)
@@ -189,6 +207,7 @@ static int rewrite_import(struct remote_transport *rt, struct ferry_msg *m, cons
 	}
 	imp->ctx_id = m->u.bo_import.ctx_id;
 	imp->bo_id = m->u.bo_import.bo_id;
+	imp->seq = m->seq;
 	imp->next = rt->imports;
 	rt->imports = imp;
 	m->u.bo_import.src_ctx_id = src->ctx_id;
@@ -435,6 +454,11 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 					pthread_mutex_unlock(&rt->lock);
 					return -EPROTONOSUPPORT;
 				}
+				break;
+			case FERRY_MSG_ERROR:
+			case FERRY_MSG_STATUS_REPLY:
+				if (m.seq)
+					drop_imports(rt, 0, m.seq);
 				break;
 			case FERRY_MSG_FENCE_UPDATE:
 				fence_update(rt, &m.u.fence_update);

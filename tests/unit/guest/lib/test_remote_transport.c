@@ -1,5 +1,5 @@
 /* The tcp wrapper (guest/transport/remote.c) against a scripted server on a socketpair: what it
- * does with a broken server's BoData. */
+ * does with a broken server's BoData, and which local fds it holds after requests fail. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -95,6 +95,23 @@ static int make_bo(struct pair *p, uint32_t ctx_id, uint32_t bo_id, uint64_t siz
 	return f.fds[0];
 }
 
+/* Open fds of this process that are the wrapper's BO memfds. */
+static int bo_memfds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 1024; fd++) {
+		char path[64], target[PATH_MAX];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t l = readlink(path, target, sizeof(target) - 1);
+		if (l <= 0)
+			continue;
+		target[l] = '\0';
+		if (strstr(target, "memfd:ferry-bo"))
+			n++;
+	}
+	return n;
+}
+
 /* A BoData that does not fit the BO it names (a broken or hostile server) ends the connection
  * with a reason: dropping it would leave the guest's copy stale while the fence says done. */
 static void test_bad_bo_data_is_an_error(void)
@@ -136,8 +153,48 @@ static void test_bad_bo_data_is_an_error(void)
 	}
 }
 
+/* A BoImport of a local BO that ferryd refuses: the wrapper's hold on the source's pages (kept
+ * for the BoCreated that never comes) must go with the refusal, not stay until disconnect. */
+static void test_refused_import_frees_its_fd(void)
+{
+	CHECK_EQ(bo_memfds(), 0);
+	struct pair p;
+	pair_open(&p);
+	int fd = make_bo(&p, 1, 1, 4096);
+	for (int i = 0; i < 3; i++) {
+		struct ferry_msg m = { .kind = FERRY_MSG_BO_IMPORT };
+		m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 1, .bo_id = 10 + (uint32_t)i };
+		REQUIRE(guest_send(&p, &m, &fd, 1) == 0);
+		uint32_t seq = m.seq;
+		srv_recv(&p, &m);
+		CHECK_EQ(m.kind, FERRY_MSG_BO_IMPORT);
+		CHECK_EQ(m.u.bo_import.src_bo_id, 1);
+		struct ferry_msg e = { .kind = FERRY_MSG_ERROR, .seq = seq };
+		e.u.error = (struct ferry_error){ .request_kind = FERRY_MSG_BO_IMPORT, .error = -ENOENT,
+						  .message = "BoImport: refused" };
+		srv_send(&p, &e);
+		struct ferry_transport_frame f;
+		CHECK_EQ(ferry_transport_recv(p.t, 2000ll * 1000 * 1000, &f), 1);
+	}
+	/* An import whose context goes first: its pending hold goes with the context. */
+	struct ferry_msg m = { .kind = FERRY_MSG_BO_IMPORT };
+	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 1, .bo_id = 20 };
+	REQUIRE(guest_send(&p, &m, &fd, 1) == 0);
+	srv_recv(&p, &m);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_DESTROY };
+	m.u.context_destroy.ctx_id = 1;
+	REQUIRE(guest_send(&p, &m, NULL, 0) == 0);
+	srv_recv(&p, &m);
+	close(fd);
+	int left = bo_memfds();
+	fprintf(stderr, "  BO memfds held after the refusals and the context's end: %d\n", left);
+	CHECK_EQ(left, 0);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bad_bo_data_is_an_error);
+	RUN_TEST(test_refused_import_frees_its_fd);
 	return test_finish();
 }
