@@ -149,6 +149,13 @@ static struct rctx *find_ctx(struct remote_transport *rt, uint32_t id)
 /* Sends one frame with the lock released: a send that waits for room may have to let a reader
  * (another thread's pump, or this thread's send_blocked hook) apply what ferryd sent meanwhile,
  * and that reader needs the lock. Only sends (serialised by libferry) change what a send walks. */
+/* libferry reads a failure's words from the transport it holds, this one: pass the stream's on. */
+static void pass_reason(struct remote_transport *rt)
+{
+	if (rt->inner->error[0])
+		memcpy(rt->base.error, rt->inner->error, sizeof(rt->base.error));
+}
+
 static int inner_send(void *arg, const void *frame, size_t len)
 {
 	struct remote_transport *rt = arg;
@@ -160,6 +167,8 @@ static int inner_send(void *arg, const void *frame, size_t len)
 	if (r == 0) {
 		rt->tx.frames++;
 		rt->tx.bytes += len;
+	} else {
+		pass_reason(rt);
 	}
 	return r;
 }
@@ -430,6 +439,8 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 				left = 0;
 		}
 		int r = ferry_transport_recv(rt->inner, left, out);
+		if (r < 0)
+			pass_reason(rt);
 		if (r <= 0)
 			return r;
 		struct ferry_msg m;

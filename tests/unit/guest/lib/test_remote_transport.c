@@ -1,5 +1,6 @@
 /* The tcp wrapper (guest/transport/remote.c) against a scripted server on a socketpair: what it
- * does with a broken server's BoData, and which local fds it holds after requests fail. */
+ * does with a broken server's BoData, which local fds it holds after requests fail, and whose words
+ * reach libferry when the stream under it fails. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 
 #include "ferry/wire.h"
 #include "test.h"
+#include "stream.h"
 #include "transport.h"
 
 struct pair {
@@ -192,9 +194,30 @@ static void test_refused_import_frees_its_fd(void)
 	pair_close(&p);
 }
 
+/* The stream under the wrapper knows why it failed ("the server ... expects TLS"); libferry reads
+ * the reason from the transport it holds, the wrapper, so the wrapper must pass it on. */
+static void test_inner_reason_passed_on(void)
+{
+	int sv[2];
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	struct ferry_transport *inner, *t;
+	REQUIRE(ferry_stream_plain(sv[0], "tcp:fake:1", &inner) == 0);
+	REQUIRE(ferry_transport_remote_wrap(inner, &t) == 0);
+	/* A TLS alert where a frame's length should be. */
+	REQUIRE(write(sv[1], "\x15\x03\x01\x00\x02\x02\x28", 7) == 7);
+	struct ferry_transport_frame f;
+	int r = ferry_transport_recv(t, 1000ll * 1000 * 1000, &f);
+	fprintf(stderr, "  recv %d, \"%s\"\n", r, t->error);
+	CHECK(r < 0);
+	CHECK(strstr(t->error, "expects TLS") != NULL);
+	ferry_transport_destroy(t);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bad_bo_data_is_an_error);
 	RUN_TEST(test_refused_import_frees_its_fd);
+	RUN_TEST(test_inner_reason_passed_on);
 	return test_finish();
 }
