@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -214,10 +216,37 @@ static void test_inner_reason_passed_on(void)
 	close(sv[1]);
 }
 
+/* A server machine that vanishes (power, network) sends no FIN: without keepalive a guest waiting
+ * on a fence would wait forever on a connection nobody is at. */
+static void test_tcp_keepalive(void)
+{
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	REQUIRE(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(l, 1) == 0);
+	REQUIRE(getsockname(l, (struct sockaddr *)&a, &al) == 0);
+	char port[8];
+	snprintf(port, sizeof(port), "%u", ntohs(a.sin_port));
+	int fd = ferry_tcp_connect("127.0.0.1", port);
+	REQUIRE(fd >= 0);
+	int on = 0, idle = 0, intvl = 0, cnt = 0;
+	socklen_t n = sizeof(int);
+	CHECK(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, &n) == 0 && on);
+	CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, &n) == 0);
+	CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, &n) == 0);
+	CHECK(getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, &n) == 0);
+	fprintf(stderr, "  keepalive %d: idle %d s, every %d s, %d probes\n", on, idle, intvl, cnt);
+	/* Found out within a minute, not the kernel's default two hours. */
+	CHECK(idle + intvl * cnt <= 60);
+	close(fd);
+	close(l);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bad_bo_data_is_an_error);
 	RUN_TEST(test_refused_import_frees_its_fd);
 	RUN_TEST(test_inner_reason_passed_on);
+	RUN_TEST(test_tcp_keepalive);
 	return test_finish();
 }
