@@ -64,7 +64,12 @@ int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out)
 	*out = NULL;
 	ferry_transport_set_open_error("%s", "");
 	struct ferry_uri u;
-	if (ferry_uri_parse(uri, &u, NULL, 0) < 0 || u.kind != FERRY_URI_TCP)
+	char why[300];
+	if (ferry_uri_parse(uri, &u, why, sizeof(why)) < 0) {
+		ferry_transport_set_open_error("%s", why);
+		return -EINVAL;
+	}
+	if (u.kind != FERRY_URI_TCP)
 		return -EINVAL;
 	const char *insecure = getenv("FERRY_INSECURE");
 	bool plain = insecure && !strcmp(insecure, "1");

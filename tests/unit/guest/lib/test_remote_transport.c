@@ -242,11 +242,24 @@ static void test_tcp_keepalive(void)
 	close(l);
 }
 
+/* A malformed tcp: address says what is wrong with it (libferry prints the open error). */
+static void test_bad_address_says_why(void)
+{
+	struct ferry_transport *t = NULL;
+	CHECK_EQ(ferry_transport_open("tcp:::1:7120", &t), -EINVAL);
+	CHECK(t == NULL);
+	fprintf(stderr, "  \"%s\"\n", ferry_transport_open_error());
+	CHECK(strstr(ferry_transport_open_error(), "[ADDR]:PORT") != NULL);
+	CHECK_EQ(ferry_transport_open("tcp:board7", &t), -EINVAL);
+	CHECK(strstr(ferry_transport_open_error(), "tcp:HOST:PORT") != NULL);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bad_bo_data_is_an_error);
 	RUN_TEST(test_refused_import_frees_its_fd);
 	RUN_TEST(test_inner_reason_passed_on);
 	RUN_TEST(test_tcp_keepalive);
+	RUN_TEST(test_bad_address_says_why);
 	return test_finish();
 }
