@@ -41,7 +41,8 @@ static int parse_tcp(const char *uri, const char *rest, struct ferry_uri *out, c
 	char *end;
 	errno = 0;
 	unsigned long p = strtoul(port, &end, 10);
-	if (!port[0] || *end || errno || p > 65535 || port[0] == '-' || port[0] == '+' || strlen(port) > 5)
+	/* Digits only: strtoul would also take leading blanks and a sign. */
+	if (!port[0] || strspn(port, "0123456789") != strlen(port) || *end || errno || p > 65535 || strlen(port) > 5)
 		return fail(why, why_len, uri, "the port must be a number 0..65535");
 	memcpy(out->host, host, host_len);
 	out->host[host_len] = '\0';

@@ -134,6 +134,16 @@ int ferry_bo_wait_created(struct ferry_bo *bo)
 	return r;
 }
 
+/* A request answered by STATUS_REPLY: its error, or the ERROR's (dev->lock held). */
+static int status_of(const struct ferry_pending *p)
+{
+	if (p->kind == FERRY_MSG_STATUS_REPLY)
+		return p->msg.u.status_reply.error;
+	if (p->kind == FERRY_MSG_ERROR)
+		return p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
+	return -EPROTO;
+}
+
 /* Over a transport without shared memory the pages are a local copy: ferryd sends its bytes
  * (BoMap's reply) and from then on mirrors the BO both ways (docs/network.md). */
 static int bo_mirror(struct ferry_bo *bo)
@@ -152,12 +162,7 @@ static int bo_mirror(struct ferry_bo *bo)
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&dev->lock);
-	if (p->kind == FERRY_MSG_STATUS_REPLY)
-		r = p->msg.u.status_reply.error;
-	else if (p->kind == FERRY_MSG_ERROR)
-		r = p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
-	else
-		r = -EPROTO;
+	r = status_of(p);
 	if (r == 0)
 		bo->mirrored = true;
 	else
@@ -232,12 +237,7 @@ int ferry_bo_cpu_prep(struct ferry_bo *bo, uint32_t op, int64_t timeout_ns)
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&dev->lock);
-	if (p->kind == FERRY_MSG_STATUS_REPLY)
-		r = p->msg.u.status_reply.error;
-	else if (p->kind == FERRY_MSG_ERROR)
-		r = p->msg.u.error.error < 0 ? p->msg.u.error.error : -EIO;
-	else
-		r = -EPROTO;
+	r = status_of(p);
 	ferry_pending_free(dev, p);
 	pthread_mutex_unlock(&dev->lock);
 	return r;

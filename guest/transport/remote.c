@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -43,6 +44,7 @@ struct rctx {
 struct rimport {
 	struct rimport *next;
 	uint32_t ctx_id, bo_id;
+	uint32_t seq; /* the BoImport's: a refusal answers it */
 	int fd;
 };
 
@@ -92,8 +94,25 @@ static void drop_bo(struct remote_transport *rt, uint32_t ctx_id, uint32_t bo_id
 	}
 }
 
+/* Imports waiting for a BoCreated that will not come: refused (seq) or their context gone. */
+static void drop_imports(struct remote_transport *rt, uint32_t ctx_id, uint32_t seq)
+{
+	struct rimport **pp = &rt->imports;
+	while (*pp) {
+		struct rimport *imp = *pp;
+		if ((seq && imp->seq == seq) || (!seq && imp->ctx_id == ctx_id)) {
+			*pp = imp->next;
+			close(imp->fd);
+			free(imp);
+		} else {
+			pp = &imp->next;
+		}
+	}
+}
+
 static void drop_ctx(struct remote_transport *rt, uint32_t ctx_id)
 {
+	drop_imports(rt, ctx_id, 0);
 	for (struct rctx **pp = &rt->ctxs; *pp; pp = &(*pp)->next) {
 		struct rctx *c = *pp;
 		if (c->id != ctx_id)
@@ -130,6 +149,13 @@ static struct rctx *find_ctx(struct remote_transport *rt, uint32_t id)
 /* Sends one frame with the lock released: a send that waits for room may have to let a reader
  * (another thread's pump, or this thread's send_blocked hook) apply what ferryd sent meanwhile,
  * and that reader needs the lock. Only sends (serialised by libferry) change what a send walks. */
+/* libferry reads a failure's words from the transport it holds, this one: pass the stream's on. */
+static void pass_reason(struct remote_transport *rt)
+{
+	if (rt->inner->error[0])
+		memcpy(rt->base.error, rt->inner->error, sizeof(rt->base.error));
+}
+
 static int inner_send(void *arg, const void *frame, size_t len)
 {
 	struct remote_transport *rt = arg;
@@ -141,6 +167,8 @@ static int inner_send(void *arg, const void *frame, size_t len)
 	if (r == 0) {
 		rt->tx.frames++;
 		rt->tx.bytes += len;
+	} else {
+		pass_reason(rt);
 	}
 	return r;
 }
@@ -188,6 +216,7 @@ static int rewrite_import(struct remote_transport *rt, struct ferry_msg *m, cons
 	}
 	imp->ctx_id = m->u.bo_import.ctx_id;
 	imp->bo_id = m->u.bo_import.bo_id;
+	imp->seq = m->seq;
 	imp->next = rt->imports;
 	rt->imports = imp;
 	m->u.bo_import.src_ctx_id = src->ctx_id;
@@ -410,6 +439,8 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 				left = 0;
 		}
 		int r = ferry_transport_recv(rt->inner, left, out);
+		if (r < 0)
+			pass_reason(rt);
 		if (r <= 0)
 			return r;
 		struct ferry_msg m;
@@ -435,6 +466,11 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 					return -EPROTONOSUPPORT;
 				}
 				break;
+			case FERRY_MSG_ERROR:
+			case FERRY_MSG_STATUS_REPLY:
+				if (m.seq)
+					drop_imports(rt, 0, m.seq);
+				break;
 			case FERRY_MSG_FENCE_UPDATE:
 				fence_update(rt, &m.u.fence_update);
 				consumed = true;
@@ -446,8 +482,16 @@ static int remote_recv(struct ferry_transport *t, int64_t timeout_ns, struct fer
 				rt->rx.bo_data_raw += d->raw_len;
 				rt->rx.bo_data_wire += d->data_len;
 				/* A BO closed meanwhile: its bytes have nowhere to go. */
-				if (b && b->map)
-					ferry_bo_mirror_apply(d, b->map, b->snap, b->size, NULL);
+				const char *why = NULL;
+				if (b && b->map && ferry_bo_mirror_apply(d, b->map, b->snap, b->size, &why) < 0) {
+					/* Dropped, the GPU's bytes would be missing once the fence says
+					 * done: a server that sends such a thing is not to be trusted on. */
+					snprintf(rt->base.error, sizeof(rt->base.error),
+						 "bad BoData from the server for BO %u of context %u: %s", d->bo_id,
+						 d->ctx_id, why);
+					pthread_mutex_unlock(&rt->lock);
+					return -EPROTO;
+				}
 				consumed = true;
 				break;
 			}

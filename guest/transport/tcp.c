@@ -48,6 +48,14 @@ int ferry_tcp_connect(const char *host, const char *port)
 		return -err;
 	int one = 1; /* a frame is a whole message: send it now */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* A server machine that vanishes (power, cable) sends no FIN: keepalive ends the connection
+	 * (-ETIMEDOUT, every context lost) after 10 + 3 x 5 s idle instead of leaving a fence wait
+	 * on it forever. A live ferryd's kernel answers the probes however busy ferryd is. */
+	int idle = 10, intvl = 5, cnt = 3;
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	return fd;
 }
 
@@ -56,7 +64,12 @@ int ferry_transport_tcp_open(const char *uri, struct ferry_transport **out)
 	*out = NULL;
 	ferry_transport_set_open_error("%s", "");
 	struct ferry_uri u;
-	if (ferry_uri_parse(uri, &u, NULL, 0) < 0 || u.kind != FERRY_URI_TCP)
+	char why[300];
+	if (ferry_uri_parse(uri, &u, why, sizeof(why)) < 0) {
+		ferry_transport_set_open_error("%s", why);
+		return -EINVAL;
+	}
+	if (u.kind != FERRY_URI_TCP)
 		return -EINVAL;
 	const char *insecure = getenv("FERRY_INSECURE");
 	bool plain = insecure && !strcmp(insecure, "1");

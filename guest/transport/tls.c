@@ -157,7 +157,17 @@ static int tls_setup(struct stream *s, const char *host, char *dir)
 					       r < 0 ? gnutls_strerror(r) : "no certificate in it");
 		return -EINVAL;
 	}
-	if (readable(cert) && readable(key)) {
+	/* Half a client credential (a key missing or unreadable) would go unnoticed here and come
+	 * back as ferryd's "client certificate required": say which file is the trouble. */
+	bool has_cert = access(cert, F_OK) == 0, has_key = access(key, F_OK) == 0;
+	if (has_cert || has_key) {
+		const char *bad = !has_cert || !readable(cert) ? cert : !has_key || !readable(key) ? key : NULL;
+		if (bad) {
+			int e = access(bad, F_OK) == 0 ? EACCES : ENOENT;
+			ferry_transport_set_open_error("TLS to %s: a client certificate needs both %s and %s: %s: %s",
+						       s->name, cert, key, bad, strerror(e));
+			return -e;
+		}
 		r = gnutls_certificate_set_x509_key_file(s->creds, cert, key, GNUTLS_X509_FMT_PEM);
 		if (r < 0) {
 			ferry_transport_set_open_error("TLS to %s: cannot use %s / %s: %s", s->name, cert, key,

@@ -105,6 +105,11 @@ static void make_creds(void)
 	client_dir("expired_dir", "ca", "expired");
 	client_dir("stranger_dir", "ca", "stranger");
 	client_dir("untrusting", "ca2", NULL);
+	/* A client certificate without its key, and with a key nobody may read. */
+	client_dir("nokey", "ca", "client");
+	REQUIRE(sh("rm %s/nokey/client-key.pem", dir) == 0);
+	client_dir("lockedkey", "ca", "client");
+	REQUIRE(sh("chmod 000 %s/lockedkey/client-key.pem", dir) == 0);
 	REQUIRE(sh("mkdir -p %s/empty", dir) == 0);
 	write_file("tokens", "# ferryd's tokens\n\n" GOOD_TOKEN "\n  another-token-abcdefghij  \n");
 	write_file("good_token", "# mine\n" GOOD_TOKEN "\n");
@@ -309,6 +314,10 @@ static void test_tls_cert_required(void)
 	start(&s, "tls");
 	s.base_fds = itest_proc_fd_count(s.p.pid);
 	refused(&s, "nocert", "good_token", false, "ferryd refused the connection: client certificate required");
+	/* Half a client credential is the client's mistake, said as such (not the server's "required"). */
+	refused(&s, "nokey", NULL, false, "client-key.pem");
+	if (geteuid() != 0) /* root reads a mode-000 file */
+		refused(&s, "lockedkey", NULL, false, "client-key.pem");
 	CHECK(itest_stop_ferryd(&s.p));
 }
 
