@@ -8,10 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "ferryd_spawn.h"
 
@@ -77,8 +81,40 @@ static void fakekernel_env(const char *lib, const char *gpu, const char *const *
 	}
 }
 
-int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
-		 int timeout_ms, struct ferryd_proc *p)
+/* A listening tcp socket on 127.0.0.1 at fd 4 or above (so neither it nor the ready pipe can sit
+ * on fd 3, where the child puts it), its address into uri. Returns the fd or a negative errno. */
+static int tcp_listener(char *uri, size_t len)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	int fd = -1, r = 0;
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 64) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &l) < 0 || (fd = fcntl(s, F_DUPFD_CLOEXEC, 4)) < 0)
+		r = -errno;
+	close(s);
+	if (r < 0)
+		return r;
+	snprintf(uri, len, "tcp:127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
+	return fd;
+}
+
+/* Puts the listener at fd 3 for ferryd's socket activation; in the child, before exec. */
+static void pass_listener(int lfd)
+{
+	if (dup2(lfd, 3) < 0) /* dup2 leaves fd 3 without close-on-exec */
+		_exit(127);
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "1", 1);
+	unsetenv("LISTEN_FDNAMES");
+}
+
+static int spawn(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
+		 int timeout_ms, bool tcp, struct ferryd_proc *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->pid = -1;
@@ -100,11 +136,35 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 	if (capture_log)
 		snprintf(p->log, sizeof(p->log), "%.80s/ferryd.log", p->dir);
 
+	int lfd = -1;
+	if (tcp && (lfd = tcp_listener(p->tcp_uri, sizeof(p->tcp_uri))) < 0) {
+		fprintf(stderr, "ferryd_spawn: a tcp listener on 127.0.0.1: %s\n", strerror(-lfd));
+		p->tcp_uri[0] = '\0';
+		rmdir(p->dir);
+		return lfd;
+	}
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0) {
 		int e = errno;
+		if (lfd >= 0)
+			close(lfd);
 		rmdir(p->dir);
 		return -e;
+	}
+	/* The child puts the listener on fd 3: the pipe's write end must not be there. */
+	if (ready[1] < 4) {
+		int moved = fcntl(ready[1], F_DUPFD_CLOEXEC, 4);
+		if (moved < 0) {
+			int e = errno;
+			close(ready[0]);
+			close(ready[1]);
+			if (lfd >= 0)
+				close(lfd);
+			rmdir(p->dir);
+			return -e;
+		}
+		close(ready[1]);
+		ready[1] = moved;
 	}
 	char fdarg[16];
 	snprintf(fdarg, sizeof(fdarg), "%d", ready[1]);
@@ -138,6 +198,8 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 		int e = errno;
 		close(ready[0]);
 		close(ready[1]);
+		if (lfd >= 0)
+			close(lfd);
 		rmdir(p->dir);
 		return -e;
 	}
@@ -153,11 +215,15 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 		}
 		if (render_node)
 			fakekernel_env(fakekernel, sim_gpu, extra);
+		if (lfd >= 0)
+			pass_listener(lfd);
 		execv(ferryd, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", ferryd, strerror(errno));
 		_exit(127);
 	}
 	close(ready[1]);
+	if (lfd >= 0)
+		close(lfd); /* ferryd's now */
 	p->pid = pid;
 
 	/* Ready = a byte on the pipe; EOF without one = it died or gave up. */
@@ -189,6 +255,18 @@ int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, 
 		ferryd_stop(p, 2000);
 	}
 	return r;
+}
+
+int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
+		 int timeout_ms, struct ferryd_proc *p)
+{
+	return spawn(ferryd, gpu, extra, capture_log, timeout_ms, false, p);
+}
+
+int ferryd_spawn_tcp(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
+		     int timeout_ms, struct ferryd_proc *p)
+{
+	return spawn(ferryd, gpu, extra, capture_log, timeout_ms, true, p);
 }
 
 int ferryd_stop(struct ferryd_proc *p, int timeout_ms)

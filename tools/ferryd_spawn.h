@@ -15,6 +15,7 @@ struct ferryd_proc {
 	char uri[104];    /* "unix:" + socket */
 	char log[96];     /* ferryd's stderr, when captured */
 	char control[100]; /* its operator control socket (socket + ".ctl") */
+	char tcp_uri[40]; /* "tcp:127.0.0.1:PORT" from ferryd_spawn_tcp, else empty */
 };
 
 /* Finds the ferryd binary: explicit path, else $FERRYD, else next to this program
@@ -27,6 +28,14 @@ int ferryd_locate(const char *explicit_path, char *buf, size_t len);
  * ours. Returns 0 or a negative errno (the reason is printed to stderr). */
 int ferryd_spawn(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
 		 int timeout_ms, struct ferryd_proc *p);
+
+/* ferryd_spawn with a tcp listener on 127.0.0.1 as well: the spawner binds and listens on a port
+ * the kernel picks and hands the socket to ferryd as fd 3 by socket activation (LISTEN_FDS=1,
+ * LISTEN_PID set in the child), so no other process can take the port between choosing and
+ * listening. Its address goes to p->tcp_uri. TLS (--tls-creds ...) or --insecure belong in extra,
+ * as for --listen tcp:. */
+int ferryd_spawn_tcp(const char *ferryd, const char *gpu, const char *const *extra, bool capture_log,
+		     int timeout_ms, struct ferryd_proc *p);
 
 /* SIGTERM, then waits up to timeout_ms (then SIGKILL). Returns the exit status as waitpid's
  * wstatus (or -1), and removes the temp dir. */

@@ -71,8 +71,20 @@ static int64_t now_ns(void)
 
 static void set_dead(struct conn *c, const char *why)
 {
-	if (!c->dead)
+	if (!c->dead) {
 		ferryd_log(FERRY_LOG_INFO, "%s: closing (%s)", c->name, why);
+		/* What a tcp client cost on the wire (docs/network.md). */
+		if (c->mirror) {
+			struct ferry_wire_counters tx, rx;
+			remote_get_counters(c->mirror, &tx, &rx);
+			ferryd_log(FERRY_LOG_INFO, "%s: wire: sent %llu frames, %llu bytes (BoData %llu bytes as %llu); "
+				   "received %llu frames, %llu bytes (BoData %llu bytes as %llu)", c->name,
+				   (unsigned long long)tx.frames, (unsigned long long)tx.bytes,
+				   (unsigned long long)tx.bo_data_raw, (unsigned long long)tx.bo_data_wire,
+				   (unsigned long long)rx.frames, (unsigned long long)rx.bytes,
+				   (unsigned long long)rx.bo_data_raw, (unsigned long long)rx.bo_data_wire);
+		}
+	}
 	c->dead = true;
 }
 

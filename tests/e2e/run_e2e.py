@@ -13,6 +13,13 @@ program's arguments is the qemu-aarch64 command line (library and settings) the 
 --baseline CMD (one shell-quoted string) runs a second arm64 program under plain qemu-aarch64, with
 no ferry library at all, and --output FILE of the program must then equal --baseline-output FILE
 byte for byte (e.g. a GStreamer pipeline with and without its Vulkan elements).
+--transport tcp-tls: shim mode over tcp instead of the unix socket: a CA, a server and a client
+                   certificate and a token made with certtool in the case's temp dir; ferryd gets
+                   a listening socket on 127.0.0.1 by socket activation (LISTEN_FDS; bound here, so
+                   no port race), --tls-creds and --auth-tokens, --log-level info; the program gets
+                   FERRY_SOCKET=tcp:..., FERRY_TLS_CREDS (the CA and the client's certificate) and
+                   FERRY_AUTH_TOKEN_FILE. ferryd's log must show the client authenticated by its
+                   certificate and the bytes that crossed the wire (printed).
 --sim-strict:      work the simulator does not execute fails its job (ferryd --sim-strict, or
                    FERRY_SIM_STRICT=1 for the fake kernel) instead of being counted and warned
                    about, so a case cannot pass on skipped work."""
@@ -22,6 +29,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -81,6 +89,41 @@ def compare_with_baseline(a, env, tmp):
     return True
 
 
+def make_tls_creds(tmp):
+    """The CA, server and client certificates (certtool, as tests/integration/itest_certs.c makes
+    them), ferryd's credential dir, the client's, and a token file for each side."""
+    def cert(name, ca, tmpl):
+        with open(os.path.join(tmp, name + ".tmpl"), "w") as f:
+            f.write(tmpl)
+        cmd = [["certtool", "--generate-privkey", "--key-type=ecdsa", "--outfile", name + "-key.pem"]]
+        if ca:
+            cmd.append(["certtool", "--generate-certificate", "--load-privkey", name + "-key.pem",
+                        "--load-ca-certificate", ca + "-cert.pem", "--load-ca-privkey", ca + "-key.pem",
+                        "--template", name + ".tmpl", "--outfile", name + "-cert.pem"])
+        else:
+            cmd.append(["certtool", "--generate-self-signed", "--load-privkey", name + "-key.pem",
+                        "--template", name + ".tmpl", "--outfile", name + "-cert.pem"])
+        for c in cmd:
+            subprocess.run(c, cwd=tmp, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cert("ca", None, "cn = ferry e2e CA\nca\ncert_signing_key\nexpiration_days = 2\n")
+    cert("server", "ca", "cn = localhost\ndns_name = localhost\nip_address = 127.0.0.1\n"
+         "tls_www_server\nsigning_key\nencryption_key\nexpiration_days = 2\n")
+    cert("client", "ca", "cn = e2e client\ntls_www_client\nsigning_key\nexpiration_days = 2\n")
+    srv, cli = os.path.join(tmp, "srv"), os.path.join(tmp, "client")
+    os.mkdir(srv)
+    os.mkdir(cli)
+    for src, dst in (("ca-cert.pem", srv), ("server-cert.pem", srv), ("server-key.pem", srv),
+                     ("ca-cert.pem", cli)):
+        shutil.copy(os.path.join(tmp, src), dst)
+    shutil.copy(os.path.join(tmp, "client-cert.pem"), os.path.join(cli, "client-cert.pem"))
+    shutil.copy(os.path.join(tmp, "client-key.pem"), os.path.join(cli, "client-key.pem"))
+    token = "e2e-" + os.urandom(12).hex()
+    for name in ("tokens", "token"):
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(token + "\n")
+    return srv, cli, os.path.join(tmp, "tokens"), os.path.join(tmp, "token")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ferryd", required=True)
@@ -108,6 +151,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--stop-after", type=float, default=0,
                     help="send the program SIGTERM after this many seconds (a server), then wait --timeout")
+    ap.add_argument("--transport", choices=["unix", "tcp-tls"], default="unix",
+                    help="shim mode: how the shim reaches ferryd (default unix)")
     ap.add_argument("--sim-strict", action="store_true",
                     help="fail jobs containing work the simulator does not execute")
     ap.add_argument("--no-sim-strict", dest="sim_strict", action="store_false",
@@ -128,6 +173,11 @@ def main():
     for kv in a.env:
         if "=" not in kv:
             ap.error(f"--env {kv!r} is not K=V")
+    if a.transport != "unix" and a.mode != "shim":
+        ap.error("--transport is for --mode shim")
+    if a.transport == "tcp-tls" and shutil.which("certtool") is None:
+        print("e2e: SKIP: certtool (gnutls-bin) is not installed")
+        return 77
     lib = os.path.join(a.cross_dir, "guest/shim",
                        "libferry-shim.so" if a.mode == "shim" else "libferry-fakekernel.so")
     for f in (lib, prog[0]):
@@ -149,8 +199,19 @@ def main():
         env[k] = v.replace("@TMP@", tmp)
     qemu = ["qemu-aarch64", "-L", "/", "-E", f"LD_PRELOAD={lib}"]
     ferryd = None
+    listener = None
+    if a.mode == "shim" and a.transport == "tcp-tls":
+        srv, cli, tokens, token = make_tls_creds(tmp)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        port = listener.getsockname()[1]
+        qemu += ["-E", f"FERRY_SOCKET=tcp:127.0.0.1:{port}", "-E", f"FERRY_TLS_CREDS={cli}",
+                 "-E", f"FERRY_AUTH_TOKEN_FILE={token}"]
+        a.ferryd_arg = ["--tls-creds", srv, "--auth-tokens", tokens, "--log-level", "info"] + a.ferryd_arg
     if a.mode == "shim":
-        qemu += ["-E", f"FERRY_SOCKET={sock}"]
+        if not listener:
+            qemu += ["-E", f"FERRY_SOCKET={sock}"]
         log = open(os.path.join(tmp, "ferryd.log"), "w+")
         fenv = None
         if a.ferryd_fakekernel:
@@ -163,7 +224,16 @@ def main():
             a.expect_ferryd_warn.append("is a real kernel:")
         else:
             cmd = [a.ferryd, "--socket", sock, "--gpu", a.gpu] + (["--sim-strict"] if a.sim_strict else [])
-        ferryd = subprocess.Popen(cmd + a.ferryd_arg, stdout=log, stderr=log, env=fenv)
+        if listener:
+            # Socket activation: the listener at fd 3, LISTEN_PID the pid exec keeps.
+            lfd = listener.fileno()
+            cmd = ["sh", "-c", 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"'] + cmd
+            # (pass_fds would close fd 3 after the dup2; Python's own fds are not inherited anyway.)
+            ferryd = subprocess.Popen(cmd + a.ferryd_arg, stdout=log, stderr=log, env=fenv, close_fds=False,
+                                      preexec_fn=lambda: os.set_inheritable(3, True) if lfd == 3 else os.dup2(lfd, 3))
+            listener.close()  # ferryd's now
+        else:
+            ferryd = subprocess.Popen(cmd + a.ferryd_arg, stdout=log, stderr=log, env=fenv)
         for _ in range(200):
             if os.path.exists(sock) or ferryd.poll() is not None:
                 break
@@ -201,7 +271,8 @@ def main():
         out, rc = (out or "") + f"\ne2e: timed out after {a.timeout} s", -1
     took = time.monotonic() - t0
     print(out)
-    print(f"e2e: {os.path.basename(prog[0])} on {a.gpu} via {a.mode}: exit {rc} in {took:.1f} s")
+    via = a.mode + ("" if a.transport == "unix" else " over " + a.transport)
+    print(f"e2e: {os.path.basename(prog[0])} on {a.gpu} via {via}: exit {rc} in {took:.1f} s")
 
     ok = rc != 0 if a.expect_exit == "nonzero" else rc == int(a.expect_exit)
     if not ok:
@@ -251,6 +322,17 @@ def main():
             if bad:
                 print("e2e: ferryd logged problems:\n" + "\n".join(bad))
                 ok = False
+            if a.transport == "tcp-tls":
+                # The shim came in over TLS by its certificate; what crossed the wire, per connection.
+                if not re.search(r"authenticated \(client certificate\)", flog):
+                    print("e2e: ferryd logged no client authenticated by its certificate")
+                    ok = False
+                wire = [l for l in flog.splitlines() if ": wire: sent " in l]
+                if not wire:
+                    print("e2e: ferryd logged no wire counts for the tcp connection")
+                    ok = False
+                for l in wire:
+                    print("e2e: ferryd " + l[l.index(": wire:") + 2:])
     shutil.rmtree(tmp, ignore_errors=True)
     return 0 if ok else 1
 

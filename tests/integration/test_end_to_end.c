@@ -8,13 +8,14 @@
 #include <time.h>
 
 #include "itest.h"
+#include "itest_certs.h"
 #include "test.h"
 
 #define SCRATCH_REG 0x887u /* CP_SCRATCH_REG(4) */
 
 static struct ferryd_proc ferryd;
 static struct itest_client a;
-static const char *server_uri; /* ferryd.uri, or tcp: with FERRY_ITEST_TCP */
+static const char *server_uri; /* ferryd.uri, or ferryd.tcp_uri with FERRY_ITEST_TCP */
 
 static void test_chain(void)
 {
@@ -170,33 +171,94 @@ static void test_device_info(void)
 	CHECK_EQ(ferry_device_param(a.dev, 0xdead, &v), -EINVAL);
 }
 
+/* FERRY_ITEST_TCP picks the transport: unset, the unix socket; "1" (or "plain"), tcp to
+ * 127.0.0.1 with --insecure; "tls-cert", TLS with a client certificate; "tls-token", TLS with the
+ * CA only and a token. tcp is a listener ferryd_spawn_tcp binds and passes, certificates are made
+ * here (itest_certs.h); no memory is shared over tcp (docs/network.md). */
+static char cert_dir[64];
+
+static void tcp_setup(const char *mode, const char **extra, int *n, char *creds, char *tokens,
+		      char *client_creds, char *token_file, size_t len)
+{
+	if (!strcmp(mode, "1") || !strcmp(mode, "plain")) {
+		extra[(*n)++] = "--insecure";
+		REQUIRE(setenv("FERRY_INSECURE", "1", 1) == 0); /* the client's side of --insecure */
+		return;
+	}
+	bool cert = !strcmp(mode, "tls-cert");
+	REQUIRE(cert || !strcmp(mode, "tls-token"));
+	REQUIRE(itest_have_certtool());
+	snprintf(cert_dir, sizeof(cert_dir), "/tmp/ferry-e2e-certs-XXXXXX");
+	REQUIRE(mkdtemp(cert_dir));
+	itest_certs_make(cert_dir);
+	snprintf(creds, len, "%s/srv", cert_dir);
+	extra[(*n)++] = "--tls-creds";
+	extra[(*n)++] = creds;
+	unsetenv("FERRY_INSECURE");
+	if (cert) {
+		snprintf(client_creds, len, "%s/good", cert_dir);
+		unsetenv("FERRY_AUTH_TOKEN_FILE");
+	} else {
+		/* Tokens required: the CA alone would not get the client in. */
+		snprintf(tokens, len, "%s/tokens", cert_dir);
+		extra[(*n)++] = "--auth-tokens";
+		extra[(*n)++] = tokens;
+		snprintf(client_creds, len, "%s/nocert", cert_dir);
+		snprintf(token_file, len, "%s/good_token", cert_dir);
+		REQUIRE(setenv("FERRY_AUTH_TOKEN_FILE", token_file, 1) == 0);
+	}
+	REQUIRE(setenv("FERRY_TLS_CREDS", client_creds, 1) == 0);
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	/* FERRY_ITEST_TCP=1: the same path over tcp to 127.0.0.1, no memory shared
-	 * (docs/network.md). */
-	char tcp_uri[64], listen_arg[80];
-	const char *uri = ferryd.uri;
-	const char *extra[] = { "--allow-passthrough", NULL, NULL, NULL };
-	if (getenv("FERRY_ITEST_TCP")) {
-		REQUIRE(itest_free_tcp_uri(tcp_uri, sizeof(tcp_uri)) == 0);
-		snprintf(listen_arg, sizeof(listen_arg), "--listen=%s", tcp_uri);
-		extra[1] = listen_arg;
-		extra[2] = "--insecure";
-		REQUIRE(setenv("FERRY_INSECURE", "1", 1) == 0); /* the client's side of --insecure */
-		uri = tcp_uri;
+	const char *mode = getenv("FERRY_ITEST_TCP");
+	if (mode && !mode[0])
+		mode = NULL;
+	if (mode && mode[0] != '1' && strcmp(mode, "plain") && !itest_have_certtool()) {
+		printf("SKIP: certtool (gnutls-bin) is not installed\n");
+		return 77;
 	}
-	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
-	server_uri = uri;
-	REQUIRE(itest_client_open(uri, &a) == 0);
+	char creds[128], tokens[128], client_creds[128], token_file[128];
+	/* info: ferryd says how a tcp client got in and what crossed the wire. */
+	const char *extra[8] = { "--allow-passthrough", NULL };
+	int n = 1;
+	if (mode) {
+		extra[n++] = "--log-level";
+		extra[n++] = "info";
+	}
+	if (mode)
+		tcp_setup(mode, extra, &n, creds, tokens, client_creds, token_file, sizeof(creds));
+	extra[n] = NULL;
+	if (mode)
+		REQUIRE(ferryd_spawn_tcp(path, "a630", extra, true, 30000, &ferryd) == 0);
+	else
+		REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
+	server_uri = mode ? ferryd.tcp_uri : ferryd.uri;
+	REQUIRE(itest_client_open(server_uri, &a) == 0);
 	RUN_TEST(test_device_info);
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fault_isolation);
 	itest_client_close(&a);
 	CHECK(itest_proc_alive(ferryd.pid));
+	/* The connection was what the mode says: ferryd names how each tcp client got in. */
+	if (mode && !strcmp(mode, "tls-cert"))
+		CHECK(itest_log_count(&ferryd, "authenticated (client certificate)") >= 1);
+	else if (mode && !strcmp(mode, "tls-token"))
+		CHECK(itest_log_count(&ferryd, "authenticated (token)") >= 1);
+	else if (mode)
+		CHECK(itest_log_count(&ferryd, "authenticated (none needed: --insecure)") >= 1);
+	/* Logged when ferryd closes the connection, which may come a moment after ours. */
+	for (int i = 0; mode && i < 500 && itest_log_count(&ferryd, ": wire: sent ") == 0; i++)
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	if (mode)
+		CHECK(itest_log_count(&ferryd, ": wire: sent ") >= 1);
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 40);
 	CHECK(itest_stop_ferryd(&ferryd));
+	if (cert_dir[0])
+		itest_sh("rm -rf %s", cert_dir);
 	return test_finish();
 }

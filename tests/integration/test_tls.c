@@ -11,7 +11,6 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +25,10 @@
 #include <gnutls/gnutls.h>
 
 #include "itest.h"
+#include "itest_certs.h"
 #include "test.h"
 
-#define GOOD_TOKEN "s3cret-token-0123456789"
+#define GOOD_TOKEN ITEST_GOOD_TOKEN
 #define AUTH_TIMEOUT_MS 1500
 
 static char dir[64]; /* the temp dir: certs, tokens, client credential dirs */
@@ -40,80 +40,26 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void write_file(const char *name, const char *text)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	REQUIRE(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* A key and a certificate NAME signed by CA (NULL: self-signed CA) with template TMPL. */
-static void make_cert(const char *name, const char *ca, const char *tmpl)
-{
-	char t[64];
-	snprintf(t, sizeof(t), "%s.tmpl", name);
-	write_file(t, tmpl);
-	REQUIRE(sh("cd %s && certtool --generate-privkey --key-type=ecdsa --outfile %s-key.pem >/dev/null 2>&1",
-		   dir, name) == 0);
-	if (!ca)
-		REQUIRE(sh("cd %s && certtool --generate-self-signed --load-privkey %s-key.pem --template %s "
-			   "--outfile %s-cert.pem >/dev/null 2>&1", dir, name, t, name) == 0);
-	else
-		REQUIRE(sh("cd %s && certtool --generate-certificate --load-privkey %s-key.pem --load-ca-certificate "
-			   "%s-cert.pem --load-ca-privkey %s-key.pem --template %s --outfile %s-cert.pem >/dev/null 2>&1",
-			   dir, name, ca, ca, t, name) == 0);
-}
-
-/* A client credential directory: DIR/NAME with ca-cert.pem from CA and, if CLIENT, its pair. */
-static void client_dir(const char *name, const char *ca, const char *client)
-{
-	REQUIRE(sh("mkdir -p %s/%s && cp %s/%s-cert.pem %s/%s/ca-cert.pem", dir, name, dir, ca, dir, name) == 0);
-	if (client)
-		REQUIRE(sh("cp %s/%s-cert.pem %s/%s/client-cert.pem && cp %s/%s-key.pem %s/%s/client-key.pem",
-			   dir, client, dir, name, dir, client, dir, name) == 0);
-}
-
+/* The shared set (ca, server, client; srv/, good/, nocert/, tokens, good_token) and the certificates
+ * only this test refuses. */
 static void make_creds(void)
 {
-	make_cert("ca", NULL, "cn = ferry test CA\nca\ncert_signing_key\nexpiration_days = 2\n");
-	make_cert("ca2", NULL, "cn = another CA\nca\ncert_signing_key\nexpiration_days = 2\n");
-	make_cert("server", "ca", "cn = localhost\ndns_name = localhost\nip_address = 127.0.0.1\n"
-		  "tls_www_server\nsigning_key\nencryption_key\nexpiration_days = 2\n");
-	make_cert("client", "ca", "cn = good client\ntls_www_client\nsigning_key\nexpiration_days = 2\n");
-	make_cert("expired", "ca", "cn = expired client\ntls_www_client\nsigning_key\n"
-		  "activation_date = \"2020-01-01 00:00:00\"\nexpiration_date = \"2020-02-01 00:00:00\"\n");
-	make_cert("stranger", "ca2", "cn = client of another CA\ntls_www_client\nsigning_key\nexpiration_days = 2\n");
-	REQUIRE(sh("mkdir -p %s/srv && cp %s/ca-cert.pem %s/server-cert.pem %s/server-key.pem %s/srv/", dir, dir, dir,
-		   dir, dir) == 0);
-	client_dir("good", "ca", "client");
-	client_dir("nocert", "ca", NULL);
-	client_dir("expired_dir", "ca", "expired");
-	client_dir("stranger_dir", "ca", "stranger");
-	client_dir("untrusting", "ca2", NULL);
+	itest_certs_make(dir);
+	itest_make_cert(dir, "ca2", NULL, "cn = another CA\nca\ncert_signing_key\nexpiration_days = 2\n");
+	itest_make_cert(dir, "expired", "ca", "cn = expired client\ntls_www_client\nsigning_key\n"
+			"activation_date = \"2020-01-01 00:00:00\"\nexpiration_date = \"2020-02-01 00:00:00\"\n");
+	itest_make_cert(dir, "stranger", "ca2", "cn = client of another CA\ntls_www_client\nsigning_key\n"
+			"expiration_days = 2\n");
+	itest_client_creds_dir(dir, "expired_dir", "ca", "expired");
+	itest_client_creds_dir(dir, "stranger_dir", "ca", "stranger");
+	itest_client_creds_dir(dir, "untrusting", "ca2", NULL);
+	REQUIRE(itest_sh("mkdir -p %s/empty", dir) == 0);
+	itest_write_file(dir, "wrong_token", "wrong-token-0123456789\n");
 	/* A client certificate without its key, and with a key nobody may read. */
-	client_dir("nokey", "ca", "client");
-	REQUIRE(sh("rm %s/nokey/client-key.pem", dir) == 0);
-	client_dir("lockedkey", "ca", "client");
-	REQUIRE(sh("chmod 000 %s/lockedkey/client-key.pem", dir) == 0);
-	REQUIRE(sh("mkdir -p %s/empty", dir) == 0);
-	write_file("tokens", "# ferryd's tokens\n\n" GOOD_TOKEN "\n  another-token-abcdefghij  \n");
-	write_file("good_token", "# mine\n" GOOD_TOKEN "\n");
-	write_file("wrong_token", "wrong-token-0123456789\n");
+	itest_client_creds_dir(dir, "nokey", "ca", "client");
+	REQUIRE(itest_sh("rm %s/nokey/client-key.pem", dir) == 0);
+	itest_client_creds_dir(dir, "lockedkey", "ca", "client");
+	REQUIRE(itest_sh("chmod 000 %s/lockedkey/client-key.pem", dir) == 0);
 }
 
 static int free_port(void)
@@ -539,20 +485,20 @@ static void test_startup_errors(void)
 {
 	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	CHECK(sh("%s --listen tcp:127.0.0.1:0 --control none 2>%s/start.log", path, dir) != 0);
-	CHECK(sh("grep -q 'needs --tls-creds DIR' %s/start.log", dir) == 0);
-	CHECK(sh("%s --listen tcp:127.0.0.1:0 --tls-creds %s/nocert --control none 2>%s/start.log", path, dir, dir) != 0);
-	CHECK(sh("grep -q 'server-cert.pem' %s/start.log", dir) == 0);
-	write_file("short_tokens", "tooshort\n");
-	CHECK(sh("%s --listen tcp:127.0.0.1:0 --tls-creds %s/srv --auth-tokens %s/short_tokens --control none "
+	CHECK(itest_sh("%s --listen tcp:127.0.0.1:0 --control none 2>%s/start.log", path, dir) != 0);
+	CHECK(itest_sh("grep -q 'needs --tls-creds DIR' %s/start.log", dir) == 0);
+	CHECK(itest_sh("%s --listen tcp:127.0.0.1:0 --tls-creds %s/nocert --control none 2>%s/start.log", path, dir, dir) != 0);
+	CHECK(itest_sh("grep -q 'server-cert.pem' %s/start.log", dir) == 0);
+	itest_write_file(dir, "short_tokens", "tooshort\n");
+	CHECK(itest_sh("%s --listen tcp:127.0.0.1:0 --tls-creds %s/srv --auth-tokens %s/short_tokens --control none "
 		 "2>%s/start.log", path, dir, dir, dir) != 0);
-	CHECK(sh("grep -q 'line 1' %s/start.log", dir) == 0);
+	CHECK(itest_sh("grep -q 'line 1' %s/start.log", dir) == 0);
 }
 
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (sh("certtool --version >/dev/null 2>&1") != 0) {
+	if (!itest_have_certtool()) {
 		printf("SKIP: certtool (gnutls-bin) is not installed\n");
 		return 77;
 	}
@@ -565,6 +511,6 @@ int main(void)
 	RUN_TEST(test_silent_peers_leave_room);
 	RUN_TEST(test_pipelined_over_tls);
 	RUN_TEST(test_insecure);
-	sh("rm -rf %s", dir);
+	itest_sh("rm -rf %s", dir);
 	return test_finish();
 }
