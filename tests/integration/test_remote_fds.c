@@ -22,15 +22,13 @@ static void test_remote_fds_count(void)
 	 * not, and that ferryd rightly does not count. */
 	if (itest_sim_only("the fd estimate near the limit", "the fake kernel's own fds"))
 		return;
-	char path[PATH_MAX], tcp_uri[64], listen_arg[80];
+	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	REQUIRE(itest_free_tcp_uri(tcp_uri, sizeof(tcp_uri)) == 0);
-	snprintf(listen_arg, sizeof(listen_arg), "--listen=%s", tcp_uri);
-	const char *const extra[] = { listen_arg, "--insecure", "--fd-reserve", "40", "--max-client-fds", "4096", NULL };
+	const char *const extra[] = { "--insecure", "--fd-reserve", "40", "--max-client-fds", "4096", NULL };
 	struct ferryd_proc p;
-	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &p) == 0);
+	REQUIRE(ferryd_spawn_tcp(path, "a630", extra, true, 30000, &p) == 0);
 	struct itest_client a;
-	REQUIRE(itest_client_open(tcp_uri, &a) == 0);
+	REQUIRE(itest_client_open(p.tcp_uri, &a) == 0);
 	/* BOs until ferryd's real fds would leave less than the reserve for one more connection (once
 	 * one BO is given back below). */
 	struct ferry_bo *bos[MAX_BOS];

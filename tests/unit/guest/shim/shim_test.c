@@ -30,23 +30,6 @@
 #define V3D_JOB_H 8u
 #define MSM_JOB_INDEX 5u
 
-/* "tcp:127.0.0.1:PORT" with a port free a moment ago. */
-static int st_free_tcp_uri(char *uri, size_t len)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int r = 0;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || getsockname(fd, (struct sockaddr *)&sa, &sl) < 0)
-		r = -errno;
-	close(fd);
-	if (r == 0)
-		snprintf(uri, len, "tcp:127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
-	return r;
-}
-
 static const char *arg_value(int argc, char **argv, const char *name)
 {
 	for (int i = 1; i + 1 < argc; i++)
@@ -99,21 +82,19 @@ void st_setup(int argc, char **argv, struct st_env *e)
 	const char *extra[] = { arg && *arg ? arg : NULL, NULL, NULL, NULL };
 	/* ST_FERRYD_TCP=1: the shim reaches ferryd over tcp on 127.0.0.1 (no memory shared,
 	 * docs/network.md). */
-	char tcp_uri[64] = "", listen_arg[80];
-	if (getenv("ST_FERRYD_TCP")) {
-		REQUIRE(st_free_tcp_uri(tcp_uri, sizeof(tcp_uri)) == 0);
-		snprintf(listen_arg, sizeof(listen_arg), "--listen=%s", tcp_uri);
-		unsigned i = extra[0] ? 1 : 0;
-		extra[i] = listen_arg;
-		extra[i + 1] = "--insecure";
+	bool tcp = getenv("ST_FERRYD_TCP") != NULL;
+	if (tcp) {
+		extra[extra[0] ? 1 : 0] = "--insecure";
 		REQUIRE(setenv("FERRY_INSECURE", "1", 1) == 0); /* the shim's side of --insecure */
 	}
-	int r = ferryd_spawn(path, gpu, extra[0] ? extra : NULL, true, 30000, &e->ferryd);
+	/* tcp: the listener is bound by the spawner and passed to ferryd (no port race). */
+	int r = tcp ? ferryd_spawn_tcp(path, gpu, extra, true, 30000, &e->ferryd)
+		    : ferryd_spawn(path, gpu, extra[0] ? extra : NULL, true, 30000, &e->ferryd);
 	if (e->preload[0])
 		setenv("LD_PRELOAD", e->preload, 1);
 	REQUIRE(r == 0);
 	e->has_ferryd = true;
-	REQUIRE(setenv("FERRY_SOCKET", tcp_uri[0] ? tcp_uri : e->ferryd.uri, 1) == 0);
+	REQUIRE(setenv("FERRY_SOCKET", tcp ? e->ferryd.tcp_uri : e->ferryd.uri, 1) == 0);
 }
 
 void st_teardown(struct st_env *e)
