@@ -47,7 +47,8 @@ int ferry_bo_mirror_push(uint32_t ctx_id, uint32_t bo_id, uint32_t seq, const ui
 			 uint64_t size, ferry_frame_sink sink, void *arg, struct ferry_wire_counters *tx);
 
 /* The same for part of the BO: compares whole pages from the page holding start_off, about
- * budget bytes of them (rounded up to a page), and sets *next (may be NULL) to where the next
+ * budget bytes of them (rounded up to a page; a changed byte, which is also sent, counts as 4
+ * compared ones; UINT64_MAX: no limit), and sets *next (may be NULL) to where the next
  * slice starts: size when the BO is done. Ranges are cut at the slice's end, so a push done in
  * slices sends the same bytes as one push, in a few more frames. Lets a server bound the work
  * one client's BO costs per turn (ferryd: FERRYD_MIRROR_SLICE_BYTES). */

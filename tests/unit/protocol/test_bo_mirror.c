@@ -235,6 +235,18 @@ static void test_slices(void)
 	CHECK_EQ(next, SIZE);
 	CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, 0, 0, sink, NULL, NULL, &next), 0);
 	CHECK_EQ(next, 4096);
+	/* Changed bytes weigh 4: 1 MiB of budget over changed bytes covers about 256 KiB. */
+	for (uint32_t i = 0; i < (2u << 20); i++)
+		cur[i] = (uint8_t)(cur[i] + 1);
+	CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, 0, 1u << 20, sink, NULL, NULL, &next), 0);
+	CHECK(next >= (256u << 10) && next <= (256u << 10) + 4096);
+	off = next;
+	while (off < SIZE) {
+		CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, off, 1u << 20, sink, NULL, NULL, &next), 0);
+		off = next;
+	}
+	CHECK(memcmp(snap, cur, SIZE) == 0);
+	CHECK(memcmp(peer, cur, SIZE) == 0);
 }
 
 int main(void)
