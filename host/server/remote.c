@@ -382,12 +382,13 @@ int remote_resume(struct remote *r)
 		struct remote_bo *b = *find_bo(r, j->ctx_id, j->bo_id);
 		bool done = true;
 		if (b && b->snap && b->map && r->job_off < b->size) {
-			uint64_t next;
+			uint64_t next, raw0 = r->tx.bo_data_raw;
 			int e = ferry_bo_mirror_push_slice(b->ctx_id, b->bo_id, j->seq, b->map, b->snap, b->size,
 							   r->job_off, budget, raw_send, r, &r->tx, &next);
 			if (e < 0 && e != -ENOMEM)
 				return -1;
-			uint64_t cost = next > r->job_off ? next - r->job_off : 4096;
+			/* as push_slice counts it: a byte sent weighs 4 compared ones */
+			uint64_t cost = (next > r->job_off ? next - r->job_off : 4096) + 3 * (r->tx.bo_data_raw - raw0);
 			budget = cost < budget ? budget - cost : 0;
 			done = e < 0 || next >= b->size;
 			r->job_off = next;
