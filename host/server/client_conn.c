@@ -230,7 +230,7 @@ static int conn_send(void *cookie, const void *frame, size_t len, const int *fds
 			set_dead(c, "cannot keep its remote view of the GPU's memory");
 			return -1;
 		}
-		return conn_queue(c, out, out_len, NULL, 0, false);
+		return out ? conn_queue(c, out, out_len, NULL, 0, false) : 0;
 	}
 	return conn_queue(c, frame, len, fds, nfds, false);
 }
@@ -244,7 +244,13 @@ static int conn_send_remote(void *cookie, const void *frame, size_t len)
 	return conn_queue(cookie, frame, len, NULL, 0, true);
 }
 
-static const struct remote_ops conn_remote_ops = { .send = conn_send_remote };
+static int conn_send_held(void *cookie, const void *frame, size_t len)
+{
+	return conn_queue(cookie, frame, len, NULL, 0, false);
+}
+
+static const struct remote_ops conn_remote_ops = { .send = conn_send_remote, .send_frame = conn_send_held,
+						   .held_cap = FERRYD_OUT_CAP };
 
 void conn_remote_counters(const struct conn *c, struct ferry_wire_counters *tx, struct ferry_wire_counters *rx)
 {
@@ -398,8 +404,9 @@ static void set_busy(struct conn *c, bool busy)
 static void read_frames(struct conn *c, int64_t slice_end)
 {
 	/* Back-pressure is checked before each frame: one frame's replies carry at most a few fds. */
+	/* A remote client with diff work pending is as busy: its frames wait for the BoData. */
 	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled && !c->busy &&
-			(i == 0 || now_ns() < slice_end); i++) {
+			!remote_pending(c->mirror) && (i == 0 || now_ns() < slice_end); i++) {
 		int r = conn_io_read_frame(&c->io, &c->reader);
 		if (r == 0)
 			return;
@@ -456,9 +463,28 @@ void conn_event(struct conn *c, unsigned events)
 		read_frames(c, now_ns() + FERRYD_CLIENT_SLICE_NS);
 }
 
+bool conn_mirror_pending(const struct server *srv)
+{
+	for (const struct conn *c = srv->conns; c; c = c->next)
+		if (remote_pending(c->mirror) && !c->dead)
+			return true;
+	return false;
+}
+
 void conn_resume_busy(struct server *srv)
 {
 	for (struct conn *c = srv->conns; c; c = c->next) {
+		/* A remote client's diff work, one slice a pass; done, what is left of its turn reads. */
+		if (remote_pending(c->mirror) && !c->dead) {
+			if (remote_resume(c->mirror) < 0) {
+				set_dead(c, "cannot keep its remote view of the GPU's memory");
+				continue;
+			}
+			if (!remote_pending(c->mirror) && !c->busy)
+				read_frames(c, now_ns() + FERRYD_CLIENT_SLICE_NS);
+			if (!c->busy)
+				continue;
+		}
 		/* Records GnuTLS decrypted already: the socket will not wake us for them. */
 		if (!c->busy && !c->dead && !c->throttled && c->auth != AUTH_TLS && conn_io_pending(&c->io)) {
 			read_frames(c, now_ns() + FERRYD_CLIENT_SLICE_NS);

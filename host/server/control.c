@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ferry/text.h"
+#include "remote.h"
 #include "server.h"
 
 #define CONTROL_MAX_LINE 256u
@@ -194,6 +195,7 @@ static void do_status(struct control *ctl, struct ferry_text *r)
 	if (ctl->info.crash_dir)
 		ferry_text_put(r, "crash-dir: %s\n", ctl->info.crash_dir);
 	ferry_text_put(r, "sim-strict: %s\n", ctl->info.sim_strict ? "on" : "off");
+	ferry_text_put(r, "remote-mirror-slices: %llu\n", (unsigned long long)remote_mirror_slices_total());
 	for (unsigned k = 0; k < FERRY_UNMODELED_KINDS; k++)
 		ferry_text_put(r, "unmodeled-%s: %llu\n", ferry_host_unmodeled_kind_name(k), (unsigned long long)st.unmodeled[k]);
 	ferry_host_visit_contexts(host, put_context, r);

@@ -152,7 +152,7 @@ static void run(struct server *srv)
 	while (!srv->stop) {
 		int timeout = metrics_timeout_ms(srv, conn_timeout_ms(srv, capture_ctl_timeout_ms(srv,
 					      control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host)))));
-		int n = epoll_wait(srv->epfd, evs, 64, srv->busy_conns ? 0 : timeout);
+		int n = epoll_wait(srv->epfd, evs, 64, srv->busy_conns || conn_mirror_pending(srv) ? 0 : timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

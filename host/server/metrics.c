@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ferry/text.h"
+#include "remote.h"
 #include "service.h"
 
 #define METRICS_MAX_REQUEST 4096u  /* request line + headers */
@@ -153,6 +154,9 @@ static void compose(struct metrics *m, struct ferry_text *t)
 	by_transport(t, "ferry_wire_sent_bytes_total", "Frame bytes written to clients.", c->bytes_out);
 	by_transport(t, "ferry_connections_accepted_total", "Client connections served.", c->accepted);
 	by_transport(t, "ferry_connections_refused_total", "Client connections refused (limits, out of fds).", c->refused);
+	one(t, "ferry_remote_mirror_slices_total", "counter",
+	    "Loop passes a tcp client's BO diff work ran (FERRYD_MIRROR_SLICE_BYTES compared each at most).",
+	    (unsigned long long)remote_mirror_slices_total());
 	one(t, "ferry_metrics_requests_total", "counter", "Requests to this endpoint.", (unsigned long long)m->requests);
 	one(t, "ferry_metrics_dropped_total", "counter",
 	    "Metrics connections dropped: over the connection cap or past their deadline.",

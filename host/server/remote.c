@@ -21,6 +21,8 @@
 #define MAX_WRITE_IDS (256u * 1024u)
 #define MSM_BO_WRITE 0x0002u /* MSM_SUBMIT_BO_WRITE */
 
+static uint64_t mirror_slices; /* remote_mirror_slices_total */
+
 struct remote_bo {
 	struct remote_bo *next;
 	uint32_t ctx_id, bo_id;
@@ -38,6 +40,24 @@ struct remote_ctx {
 	struct ferry_fence_page *page;
 	struct ferry_fence_slot_update sent[FERRY_FENCE_PAGE_QUEUES]; /* what the guest has */
 	uint32_t sent_lost;
+	/* write_all: the fence state every mapped BO was last queued for, so a re-sync of the
+	 * same state does not queue them all again. */
+	uint32_t pushed[FERRY_FENCE_PAGE_QUEUES];
+	uint32_t pushed_lost;
+	bool pushed_valid;
+};
+
+/* A mapped BO whose diff is due (looked up by id at each slice: it may be gone by then). */
+struct remote_job {
+	struct remote_job *next;
+	uint32_t ctx_id, bo_id, seq;
+};
+
+/* A frame for the client held while diff work is pending: nothing may overtake the BoData. */
+struct remote_held {
+	struct remote_held *next;
+	size_t len;
+	uint8_t data[];
 };
 
 /* A submit that may write these mapped BOs, until its seqno retires. */
@@ -65,6 +85,12 @@ struct remote {
 	struct ferry_buf out;
 	uint8_t *scratch; /* 8-aligned copy of an outgoing payload, for decoding */
 	size_t scratch_cap;
+	/* Diff work still to do (remote_resume), the head's next offset, and the frames held
+	 * behind it, in order. */
+	struct remote_job *jobs, **jobs_tail;
+	uint64_t job_off;
+	struct remote_held *held, **held_tail;
+	size_t held_bytes;
 };
 
 static unsigned bucket(uint32_t ctx_id, uint32_t bo_id)
@@ -158,6 +184,8 @@ struct remote *remote_new(int epfd, const struct remote_ops *ops, void *cookie, 
 	r->cookie = cookie;
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->writes_tail = &r->writes;
+	r->jobs_tail = &r->jobs;
+	r->held_tail = &r->held;
 	ferry_buf_init(&r->out);
 	ferry_buf_init(&r->hello);
 	return r;
@@ -180,6 +208,16 @@ void remote_free(struct remote *r)
 		r->writes = w->next;
 		free(w);
 	}
+	while (r->jobs) {
+		struct remote_job *j = r->jobs;
+		r->jobs = j->next;
+		free(j);
+	}
+	while (r->held) {
+		struct remote_held *h = r->held;
+		r->held = h->next;
+		free(h);
+	}
 	ferry_buf_free(&r->out);
 	ferry_buf_free(&r->hello);
 	free(r->scratch);
@@ -194,12 +232,39 @@ static int raw_send(void *arg, const void *frame, size_t len)
 	return r->ops.send(r->cookie, frame, len) == 0 ? 0 : -EPIPE;
 }
 
+bool remote_pending(const struct remote *r)
+{
+	return r && r->jobs;
+}
+
+/* A frame other than BoData: held behind pending diff work (and behind frames held already),
+ * else sent at once. */
+static int emit(struct remote *r, const void *frame, size_t len)
+{
+	if (!r->jobs && !r->held)
+		return r->ops.send_frame(r->cookie, frame, len) == 0 ? 0 : -1;
+	if (len > r->ops.held_cap || r->held_bytes > r->ops.held_cap - len)
+		return -1; /* the client stopped reading: as over its output cap */
+	struct remote_held *h = malloc(sizeof(*h) + len);
+	if (!h)
+		return -1;
+	h->next = NULL;
+	h->len = len;
+	memcpy(h->data, frame, len);
+	*r->held_tail = h;
+	r->held_tail = &h->next;
+	r->held_bytes += len;
+	return 0;
+}
+
 static int send_msg(struct remote *r, const struct ferry_msg *m)
 {
 	ferry_buf_reset(&r->out);
 	if (ferry_wire_encode(m, &r->out) != 0)
 		return -1;
-	return raw_send(r, r->out.data, r->out.len) == 0 ? 0 : -1;
+	r->tx.frames++;
+	r->tx.bytes += r->out.len;
+	return emit(r, r->out.data, r->out.len);
 }
 
 static int send_error(struct remote *r, uint32_t seq, enum ferry_msg_kind kind, int err, const char *why)
@@ -209,12 +274,22 @@ static int send_error(struct remote *r, uint32_t seq, enum ferry_msg_kind kind, 
 	return send_msg(r, &m);
 }
 
+/* The BO's diff, queued for remote_resume: a large BO is compared over several passes. Out of
+ * memory for the job, it is done at once (slow, never wrong). */
 static int push_bo(struct remote *r, struct remote_bo *b, uint32_t seq)
 {
 	if (!b->snap)
 		return 0;
-	int e = ferry_bo_mirror_push(b->ctx_id, b->bo_id, seq, b->map, b->snap, b->size, raw_send, r, &r->tx);
-	return e == 0 || e == -ENOMEM ? 0 : -1;
+	struct remote_job *j = malloc(sizeof(*j));
+	if (!j) {
+		int e = ferry_bo_mirror_push(b->ctx_id, b->bo_id, seq, b->map, b->snap, b->size, raw_send, r,
+					     &r->tx);
+		return e == 0 || e == -ENOMEM ? 0 : -1;
+	}
+	*j = (struct remote_job){ .ctx_id = b->ctx_id, .bo_id = b->bo_id, .seq = seq };
+	*r->jobs_tail = j;
+	r->jobs_tail = &j->next;
+	return 0;
 }
 
 /* Every mapped BO of ctx_id (or of every context) read back: the conservative path. */
@@ -268,16 +343,91 @@ static int sync_ctx(struct remote *r, struct remote_ctx *c)
 		r->nr_write_ids -= w->n;
 		free(w);
 	}
-	if (r->write_all && push_all(r, 0, true) < 0)
-		return -1;
+	if (r->write_all && !(c->pushed_valid && lost == c->pushed_lost && !memcmp(now, c->pushed, sizeof(now)))) {
+		if (push_all(r, 0, true) < 0)
+			return -1;
+		memcpy(c->pushed, now, sizeof(now));
+		c->pushed_lost = lost;
+		c->pushed_valid = true;
+	}
+	/* Diff work pending: the update waits for it (remote_resume syncs again once it is done,
+	 * when the fences may have moved on). */
+	if (r->jobs)
+		return 0;
 	struct ferry_msg m = { .kind = FERRY_MSG_FENCE_UPDATE, .seq = 0 };
 	m.u.fence_update = (struct ferry_fence_update){ .ctx_id = c->id, .lost = lost, .nr_slots = n, .slots = upd };
-	if (send_msg(r, &m) < 0)
+	/* Straight out, ahead of frames held behind the work just finished: they were made after
+	 * fence states at or before this one, as when nothing is held. */
+	ferry_buf_reset(&r->out);
+	if (ferry_wire_encode(&m, &r->out) != 0)
+		return -1;
+	r->tx.frames++;
+	r->tx.bytes += r->out.len;
+	if (r->ops.send_frame(r->cookie, r->out.data, r->out.len) != 0)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		c->sent[upd[i].queue_id] = upd[i];
 	c->sent_lost = lost;
 	return 0;
+}
+
+int remote_resume(struct remote *r)
+{
+	if (!r->jobs)
+		return 0;
+	mirror_slices++;
+	uint64_t budget = FERRYD_MIRROR_SLICE_BYTES;
+	while (r->jobs && budget) {
+		struct remote_job *j = r->jobs;
+		struct remote_bo *b = *find_bo(r, j->ctx_id, j->bo_id);
+		bool done = true;
+		if (b && b->snap && b->map && r->job_off < b->size) {
+			uint64_t next, raw0 = r->tx.bo_data_raw;
+			int e = ferry_bo_mirror_push_slice(b->ctx_id, b->bo_id, j->seq, b->map, b->snap, b->size,
+							   r->job_off, budget, raw_send, r, &r->tx, &next);
+			if (e < 0 && e != -ENOMEM)
+				return -1;
+			/* as push_slice counts it: a byte sent weighs 4 compared ones */
+			uint64_t cost = (next > r->job_off ? next - r->job_off : 4096) + 3 * (r->tx.bo_data_raw - raw0);
+			budget = cost < budget ? budget - cost : 0;
+			done = e < 0 || next >= b->size;
+			r->job_off = next;
+		} else {
+			/* a BO gone (closed, its context destroyed) or never mapped: nothing to send */
+			budget = budget > 4096 ? budget - 4096 : 0;
+		}
+		if (!done)
+			break;
+		r->jobs = j->next;
+		if (!r->jobs)
+			r->jobs_tail = &r->jobs;
+		r->job_off = 0;
+		free(j);
+	}
+	if (r->jobs)
+		return 0;
+	/* Done: the fences as they are now (their BoData queued, and sent first if they moved
+	 * on), then what was held, in order. */
+	if (remote_sync(r) < 0)
+		return -1;
+	if (r->jobs)
+		return 0;
+	while (r->held) {
+		struct remote_held *h = r->held;
+		r->held = h->next;
+		r->held_bytes -= h->len;
+		int e = r->ops.send_frame(r->cookie, h->data, h->len);
+		free(h);
+		if (e != 0)
+			return -1;
+	}
+	r->held_tail = &r->held;
+	return 0;
+}
+
+uint64_t remote_mirror_slices_total(void)
+{
+	return mirror_slices;
 }
 
 int remote_sync(struct remote *r)
@@ -402,16 +552,24 @@ int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, 
 	}
 	r->tx.frames++;
 	r->tx.bytes += *out_len;
-	if (nfds == 0)
+	if (nfds) {
+		/* Only ContextCreated and BoCreated carry fds. */
+		if (decode_out(r, frame, len, &m) != 0)
+			return -1;
+		int e = m.kind == FERRY_MSG_CONTEXT_CREATED ? adopt_context(r, m.u.context_created.ctx_id, fds, nfds)
+			: m.kind == FERRY_MSG_BO_CREATED    ? adopt_bo(r, &m.u.bo_created, fds, nfds)
+							    : -1;
+		if (e < 0)
+			return -1;
+	}
+	if (!r->jobs && !r->held)
 		return 0;
-	/* Only ContextCreated and BoCreated carry fds. */
-	if (decode_out(r, frame, len, &m) != 0)
+	/* Behind diff work: held here, sent by remote_resume once the BoData before it went. */
+	if (emit(r, *out, *out_len) < 0)
 		return -1;
-	if (m.kind == FERRY_MSG_CONTEXT_CREATED)
-		return adopt_context(r, m.u.context_created.ctx_id, fds, nfds);
-	if (m.kind == FERRY_MSG_BO_CREATED)
-		return adopt_bo(r, &m.u.bo_created, fds, nfds);
-	return -1;
+	*out = NULL;
+	*out_len = 0;
+	return 0;
 }
 
 /* ---- the guest's frames ---- */
@@ -434,6 +592,7 @@ static int bo_map(struct remote *r, const struct ferry_msg *m)
 		if (!b->snap)
 			return send_error(r, m->seq, m->kind, -ENOMEM, "BoMap: no memory for the BO's mirror");
 	}
+	/* The reply is held behind the diff (emit), which remote_resume does in slices. */
 	if (push_bo(r, b, m->seq) < 0)
 		return -1;
 	struct ferry_msg rep = { .kind = FERRY_MSG_STATUS_REPLY, .seq = m->seq };

@@ -162,6 +162,8 @@ void conn_event(struct conn *c, unsigned events);
  * frames as conn_event would); reads the frames of TLS connections whose records GnuTLS
  * decrypted already, which their sockets do not poll readable for. */
 void conn_resume_busy(struct server *srv);
+/* A remote client has diff work pending (remote_resume): the loop must not sleep. */
+bool conn_mirror_pending(const struct server *srv);
 /* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS and
  * tcp: ones not authenticated by --auth-timeout-ms. */
 void conn_reap_dead(struct server *srv);

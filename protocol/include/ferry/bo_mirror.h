@@ -46,6 +46,16 @@ typedef int (*ferry_frame_sink)(void *arg, const void *frame, size_t len);
 int ferry_bo_mirror_push(uint32_t ctx_id, uint32_t bo_id, uint32_t seq, const uint8_t *cur, uint8_t *snap,
 			 uint64_t size, ferry_frame_sink sink, void *arg, struct ferry_wire_counters *tx);
 
+/* The same for part of the BO: compares whole pages from the page holding start_off, about
+ * budget bytes of them (rounded up to a page; a changed byte, which is also sent, counts as 4
+ * compared ones; UINT64_MAX: no limit), and sets *next (may be NULL) to where the next
+ * slice starts: size when the BO is done. Ranges are cut at the slice's end, so a push done in
+ * slices sends the same bytes as one push, in a few more frames. Lets a server bound the work
+ * one client's BO costs per turn (ferryd: FERRYD_MIRROR_SLICE_BYTES). */
+int ferry_bo_mirror_push_slice(uint32_t ctx_id, uint32_t bo_id, uint32_t seq, const uint8_t *cur, uint8_t *snap,
+			       uint64_t size, uint64_t start_off, uint64_t budget, ferry_frame_sink sink, void *arg,
+			       struct ferry_wire_counters *tx, uint64_t *next);
+
 /* Applies a decoded BoData to dst (size bytes) and, when not NULL, to snap (same size): every
  * range checked against size (overflow-safe), compressed data bounded by raw_len and
  * FERRY_BO_DATA_MAX_RAW. Nothing is written unless the whole message is valid. Returns 0, or

@@ -204,6 +204,51 @@ static void test_decoder_rules(void)
 	CHECK_EQ(roundtrip(&m), -EBADMSG); /* uncompressed data not raw_len */
 }
 
+/* In slices of 100000 bytes (rounded to pages), from an unaligned start: the same bytes reach
+ * the peer as in one push, each slice ends on a page, and the last one says the BO is done. */
+static void test_slices(void)
+{
+	memcpy(snap, cur, SIZE); /* the tests before may have left the peer behind */
+	memcpy(peer, cur, SIZE);
+	for (uint32_t i = 0; i < SIZE; i += 777)
+		cur[i] ^= (uint8_t)(i * 13 + 1);
+	cur[8191] ^= 0x55; /* a range across a page boundary, cut between slices or not */
+	cur[8192] ^= 0x55;
+	frames = 0;
+	raw_total = 0;
+	uint64_t off = 1, next = 0;
+	unsigned slices = 0;
+	while (off < SIZE) {
+		CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, off, 100000, sink, NULL, NULL, &next), 0);
+		CHECK(next > off);
+		CHECK(next == SIZE || next % 4096 == 0);
+		CHECK(next - off / 4096 * 4096 <= 100000 + 4096);
+		off = next;
+		slices++;
+	}
+	CHECK_EQ(next, SIZE);
+	CHECK(slices >= SIZE / (100000 + 4096));
+	CHECK(memcmp(snap, cur, SIZE) == 0);
+	CHECK(memcmp(peer, cur, SIZE) == 0);
+	/* past the end, or budget 0: nothing to do, and said so */
+	CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, SIZE + 5, 100, sink, NULL, NULL, &next), 0);
+	CHECK_EQ(next, SIZE);
+	CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, 0, 0, sink, NULL, NULL, &next), 0);
+	CHECK_EQ(next, 4096);
+	/* Changed bytes weigh 4: 1 MiB of budget over changed bytes covers about 256 KiB. */
+	for (uint32_t i = 0; i < (2u << 20); i++)
+		cur[i] = (uint8_t)(cur[i] + 1);
+	CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, 0, 1u << 20, sink, NULL, NULL, &next), 0);
+	CHECK(next >= (256u << 10) && next <= (256u << 10) + 4096);
+	off = next;
+	while (off < SIZE) {
+		CHECK_EQ(ferry_bo_mirror_push_slice(1, 2, 0, cur, snap, SIZE, off, 1u << 20, sink, NULL, NULL, &next), 0);
+		off = next;
+	}
+	CHECK(memcmp(snap, cur, SIZE) == 0);
+	CHECK(memcmp(peer, cur, SIZE) == 0);
+}
+
 int main(void)
 {
 	cur = calloc(1, SIZE);
@@ -215,6 +260,7 @@ int main(void)
 	RUN_TEST(test_failed_frame_not_recorded);
 	RUN_TEST(test_refusals);
 	RUN_TEST(test_decoder_rules);
+	RUN_TEST(test_slices);
 	free(cur);
 	free(snap);
 	free(peer);
