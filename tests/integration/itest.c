@@ -37,22 +37,6 @@ int itest_finish(int status, int nr_tests)
 	return status == 0 && nr_tests > 0 && skipped >= nr_tests ? 77 : status;
 }
 
-int itest_free_tcp_uri(char *uri, size_t len)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int r = 0;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || getsockname(fd, (struct sockaddr *)&sa, &sl) < 0)
-		r = -errno;
-	close(fd);
-	if (r == 0)
-		snprintf(uri, len, "tcp:127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
-	return r;
-}
-
 void itest_start_ferryd(struct ferryd_proc *p)
 {
 	char path[PATH_MAX];

@@ -22,9 +22,6 @@ bool itest_sim_only(const char *what, const char *why);
 /* main's exit status: 77 (skipped) when every test of the program was skipped that way. */
 int itest_finish(int status, int nr_tests);
 
-/* A tcp: address on 127.0.0.1 with a port free a moment ago: "tcp:127.0.0.1:PORT" into uri.
- * 0 or a negative errno. */
-int itest_free_tcp_uri(char *uri, size_t len);
 
 /* Starts ferryd (REQUIREs success). */
 void itest_start_ferryd(struct ferryd_proc *p);

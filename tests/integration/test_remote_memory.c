@@ -345,16 +345,14 @@ static void *old_server(void *arg)
 
 static void test_server_without_mirror(void)
 {
-	char uri[64];
-	REQUIRE(itest_free_tcp_uri(uri, sizeof(uri)) == 0);
-	const char *port = strrchr(uri, ':') + 1;
 	old_listen = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	REQUIRE(old_listen >= 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int one = 1;
-	setsockopt(old_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
 	REQUIRE(bind(old_listen, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(old_listen, 1) == 0);
+	REQUIRE(getsockname(old_listen, (struct sockaddr *)&sa, &sl) == 0);
+	char uri[64];
+	snprintf(uri, sizeof(uri), "tcp:127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
 	pthread_t t;
 	REQUIRE(pthread_create(&t, NULL, old_server, NULL) == 0);
 	struct ferry_device *dev = NULL;
@@ -553,13 +551,13 @@ static void test_hostile_bo_data(void)
 
 int main(void)
 {
-	char path[PATH_MAX], listen_arg[80];
+	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	REQUIRE(itest_free_tcp_uri(tcp_uri, sizeof(tcp_uri)) == 0);
-	snprintf(listen_arg, sizeof(listen_arg), "--listen=%s", tcp_uri);
-	const char *const extra[] = { listen_arg, "--insecure", "--allow-passthrough", NULL };
+	const char *const extra[] = { "--insecure", "--allow-passthrough", NULL };
 	REQUIRE(setenv("FERRY_INSECURE", "1", 1) == 0); /* plain tcp on both ends: TLS is test_tls's */
-	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
+	/* The listener is bound by the spawner and passed to ferryd: no port race. */
+	REQUIRE(ferryd_spawn_tcp(path, "a630", extra, true, 30000, &ferryd) == 0);
+	snprintf(tcp_uri, sizeof(tcp_uri), "%s", ferryd.tcp_uri);
 	REQUIRE(itest_client_open(tcp_uri, &a) == 0);
 	struct ferry_wire_stats s;
 	CHECK_EQ(ferry_device_wire_stats(a.dev, &s), 0);

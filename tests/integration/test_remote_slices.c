@@ -300,13 +300,13 @@ static void test_raw_order(void)
 
 int main(void)
 {
-	char path[PATH_MAX], listen_arg[80];
+	char path[PATH_MAX];
 	REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
-	REQUIRE(itest_free_tcp_uri(tcp_uri, sizeof(tcp_uri)) == 0);
-	snprintf(listen_arg, sizeof(listen_arg), "--listen=%s", tcp_uri);
-	const char *const extra[] = { listen_arg, "--insecure", NULL };
+	const char *const extra[] = { "--insecure", NULL };
 	REQUIRE(setenv("FERRY_INSECURE", "1", 1) == 0);
-	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &ferryd) == 0);
+	/* The listener is bound by the spawner and passed to ferryd: no port race. */
+	REQUIRE(ferryd_spawn_tcp(path, "a630", extra, true, 30000, &ferryd) == 0);
+	snprintf(tcp_uri, sizeof(tcp_uri), "%s", ferryd.tcp_uri);
 	REQUIRE(itest_client_open(tcp_uri, &a) == 0);
 	RUN_TEST(test_big_write_exact);
 	RUN_TEST(test_other_client_served);
