@@ -71,21 +71,25 @@ static int64_t now_ns(void)
 
 static void set_dead(struct conn *c, const char *why)
 {
-	if (!c->dead) {
+	if (!c->dead)
 		ferryd_log(FERRY_LOG_INFO, "%s: closing (%s)", c->name, why);
-		/* What a tcp client cost on the wire (docs/network.md). */
-		if (c->mirror) {
-			struct ferry_wire_counters tx, rx;
-			remote_get_counters(c->mirror, &tx, &rx);
-			ferryd_log(FERRY_LOG_INFO, "%s: wire: sent %llu frames, %llu bytes (BoData %llu bytes as %llu); "
-				   "received %llu frames, %llu bytes (BoData %llu bytes as %llu)", c->name,
-				   (unsigned long long)tx.frames, (unsigned long long)tx.bytes,
-				   (unsigned long long)tx.bo_data_raw, (unsigned long long)tx.bo_data_wire,
-				   (unsigned long long)rx.frames, (unsigned long long)rx.bytes,
-				   (unsigned long long)rx.bo_data_raw, (unsigned long long)rx.bo_data_wire);
-		}
-	}
 	c->dead = true;
+}
+
+/* What a tcp client cost on the wire (docs/network.md), once, as its connection is freed: also
+ * when ferryd stops before it saw the client go. */
+static void log_wire(const struct conn *c)
+{
+	if (!c->mirror)
+		return;
+	struct ferry_wire_counters tx, rx;
+	remote_get_counters(c->mirror, &tx, &rx);
+	ferryd_log(FERRY_LOG_INFO, "%s: wire: sent %llu frames, %llu bytes (BoData %llu bytes as %llu); "
+		   "received %llu frames, %llu bytes (BoData %llu bytes as %llu)", c->name,
+		   (unsigned long long)tx.frames, (unsigned long long)tx.bytes,
+		   (unsigned long long)tx.bo_data_raw, (unsigned long long)tx.bo_data_wire,
+		   (unsigned long long)rx.frames, (unsigned long long)rx.bytes,
+		   (unsigned long long)rx.bo_data_raw, (unsigned long long)rx.bo_data_wire);
 }
 
 /* Reads while not throttled, writes while output is queued. HUP and ERR come regardless. */
@@ -769,6 +773,7 @@ static void conn_free(struct conn *c)
 		c->next->prev = c->prev;
 	set_busy(c, false);
 	ferry_host_client_free(c->client);
+	log_wire(c);
 	remote_free(c->mirror);
 	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->io.fd, NULL);
 	conn_io_close(&c->io);
