@@ -15,6 +15,7 @@
 #include "ferry/bo_mirror.h"
 #include "ferry/wire.h"
 #include "itest.h"
+#include "itest_raw.h"
 #include "test.h"
 #include "transport.h"
 
@@ -366,67 +367,34 @@ static void test_server_without_mirror(void)
 
 /* ---- hostile BoData on a raw connection ---- */
 
-struct raw {
-	int fd;
-	struct ferry_frame_reader rd;
-	uint32_t seq;
-};
-
-static void raw_send(struct raw *r, struct ferry_msg *m)
+/* The next reply (events skipped; ERROR: its errno in *err), NONE on a dead connection. */
+static enum ferry_msg_kind raw_reply(struct itest_raw *r, int *err)
 {
-	struct ferry_buf buf;
-	ferry_buf_init(&buf);
-	m->seq = ++r->seq;
-	REQUIRE(ferry_wire_encode(m, &buf) == 0);
-	REQUIRE(ferry_frame_send(r->fd, buf.data, buf.len, NULL, 0) == 0);
-	ferry_buf_free(&buf);
-}
-
-/* Next frame that is not an event; its kind (ERROR: its errno in *err). */
-static enum ferry_msg_kind raw_reply(struct raw *r, int *err)
-{
-	for (int i = 0; i < 1000; i++) {
-		int g = ferry_frame_read(r->fd, &r->rd);
-		if (g == 0) {
-			usleep(1000);
-			continue;
-		}
-		if (g < 0)
-			return FERRY_MSG_NONE;
-		struct ferry_msg m;
-		int d = ferry_wire_decode(r->rd.payload, r->rd.len, &m, NULL);
-		enum ferry_msg_kind k = d == 0 ? m.kind : FERRY_MSG_NONE;
-		if (k == FERRY_MSG_ERROR && err)
+	struct ferry_msg m;
+	while (itest_raw_next(r, &m)) {
+		if (m.kind == FERRY_MSG_ERROR && err)
 			*err = m.u.error.error;
-		ferry_frame_reader_next(&r->rd);
-		if (k == FERRY_MSG_FENCE_UPDATE || k == FERRY_MSG_BO_DATA || k == FERRY_MSG_FENCE_SIGNALED)
-			continue;
-		return k;
+		if (m.kind != FERRY_MSG_FENCE_UPDATE && m.kind != FERRY_MSG_BO_DATA && m.kind != FERRY_MSG_FENCE_SIGNALED)
+			return m.kind;
 	}
 	return FERRY_MSG_NONE;
 }
 
 static void test_hostile_bo_data(void)
 {
-	struct raw r = { .fd = -1 };
-	const char *hp = tcp_uri + 4;
-	char host[32];
-	const char *colon = strrchr(hp, ':');
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - hp), hp);
-	r.fd = ferry_tcp_connect(host, colon + 1);
-	REQUIRE(r.fd >= 0);
-	ferry_frame_reader_init(&r.rd);
+	struct itest_raw r;
+	REQUIRE(itest_raw_connect(&r, tcp_uri));
 	struct ferry_msg m = { .kind = FERRY_MSG_HELLO };
 	m.u.hello = (struct ferry_hello){ .version = FERRY_PROTOCOL_VERSION, .features = FERRY_FEATURE_MSM };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_HELLO_REPLY);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE };
 	m.u.context_create = (struct ferry_context_create){ .ctx_id = 1, .family = FERRY_FAMILY_MSM };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_CONTEXT_CREATED);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
 	m.u.bo_create = (struct ferry_bo_create){ .ctx_id = 1, .bo_id = 5, .size = 4096, .flags = MSM_BO_WC };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_CREATED);
 
 	uint8_t bytes[64] = { 1, 2, 3 };
@@ -436,15 +404,15 @@ static void test_hostile_bo_data(void)
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
 	m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 5, .nr_ranges = 1, .ranges = &rg, .raw_len = 16,
 					      .data_len = 16, .data = bytes };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, &err), FERRY_MSG_ERROR);
 	m.u.bo_data.bo_id = 99;
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, &err), FERRY_MSG_ERROR);
 	CHECK_EQ(err, -ENOENT);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_MAP };
 	m.u.bo_map = (struct ferry_bo_map){ .ctx_id = 1, .bo_id = 5 };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_STATUS_REPLY);
 
 	struct ferry_bo_range bad[] = {
@@ -456,7 +424,7 @@ static void test_hostile_bo_data(void)
 		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
 		m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 5, .nr_ranges = 1, .ranges = &bad[i],
 						      .raw_len = bad[i].len, .data_len = bad[i].len, .data = bytes };
-		raw_send(&r, &m);
+		itest_raw_send(&r, &m);
 		err = 0;
 		CHECK_EQ(raw_reply(&r, &err), FERRY_MSG_ERROR);
 		CHECK_EQ(err, -EINVAL);
@@ -465,21 +433,21 @@ static void test_hostile_bo_data(void)
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
 	m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 5, .flags = FERRY_BO_DATA_ZSTD, .nr_ranges = 1,
 					      .ranges = &rg, .raw_len = 16, .data_len = 64, .data = bytes };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_ERROR);
 	/* raw_len disagreeing with the ranges: the decoder refuses it. */
 	m.u.bo_data.flags = 0;
 	m.u.bo_data.raw_len = 8;
 	m.u.bo_data.data_len = 8;
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_ERROR);
 	/* A good one still works after all that. */
 	m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 5, .nr_ranges = 1, .ranges = &rg, .raw_len = 16,
 					      .data_len = 16, .data = bytes };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_INFO };
 	m.u.bo_info = (struct ferry_bo_info){ .ctx_id = 1, .bo_id = 5 };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_INFO_REPLY);
 
 	/* 16 MiB of noise into BO 5 (resized: a new BO 6), imported by name as BO 7 of a second
@@ -488,11 +456,11 @@ static void test_hostile_bo_data(void)
 	enum { BIG = 16 << 20, CHUNK = 512 << 10 };
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
 	m.u.bo_create = (struct ferry_bo_create){ .ctx_id = 1, .bo_id = 6, .size = BIG, .flags = MSM_BO_WC };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_CREATED);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_MAP };
 	m.u.bo_map = (struct ferry_bo_map){ .ctx_id = 1, .bo_id = 6 };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_STATUS_REPLY);
 	uint8_t *noise = malloc(CHUNK);
 	REQUIRE(noise);
@@ -508,43 +476,32 @@ static void test_hostile_bo_data(void)
 		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
 		m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 6, .nr_ranges = 1, .ranges = &big,
 						      .raw_len = CHUNK, .data_len = CHUNK, .data = noise };
-		raw_send(&r, &m);
+		itest_raw_send(&r, &m);
 	}
 	free(noise);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE };
 	m.u.context_create = (struct ferry_context_create){ .ctx_id = 2, .family = FERRY_FAMILY_MSM };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_CONTEXT_CREATED);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_IMPORT };
 	m.u.bo_import = (struct ferry_bo_import){ .ctx_id = 2, .bo_id = 7, .src_ctx_id = 1, .src_bo_id = 6 };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	CHECK_EQ(raw_reply(&r, NULL), FERRY_MSG_BO_CREATED);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_MAP };
 	m.u.bo_map = (struct ferry_bo_map){ .ctx_id = 2, .bo_id = 7 };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	usleep(300 * 1000); /* ferryd answers while nobody reads */
 	uint64_t got = 0;
 	enum ferry_msg_kind k = FERRY_MSG_NONE;
-	for (int i = 0; i < 20000 && k != FERRY_MSG_STATUS_REPLY; i++) {
-		int g = ferry_frame_read(r.fd, &r.rd);
-		if (g == 0) {
-			usleep(1000);
-			continue;
-		}
-		if (g < 0)
-			break;
-		struct ferry_msg rm;
-		if (ferry_wire_decode(r.rd.payload, r.rd.len, &rm, NULL) == 0) {
-			k = rm.kind;
-			if (k == FERRY_MSG_BO_DATA)
-				got += rm.u.bo_data.raw_len;
-		}
-		ferry_frame_reader_next(&r.rd);
+	struct ferry_msg rm;
+	while (k != FERRY_MSG_STATUS_REPLY && itest_raw_next(&r, &rm)) {
+		k = rm.kind;
+		if (k == FERRY_MSG_BO_DATA)
+			got += rm.u.bo_data.raw_len;
 	}
 	CHECK_EQ(k, FERRY_MSG_STATUS_REPLY);
 	CHECK(got >= (uint64_t)BIG);
-	ferry_frame_reader_fini(&r.rd);
-	close(r.fd);
+	itest_raw_close(&r);
 	CHECK(itest_proc_alive(ferryd.pid));
 	CHECK(itest_client_works(&a, 0x5eed5eedu));
 }

@@ -12,6 +12,7 @@
 #include "ferry/bo_mirror.h"
 #include "ferry/wire.h"
 #include "itest.h"
+#include "itest_raw.h"
 #include "test.h"
 #include "transport.h"
 
@@ -157,44 +158,10 @@ static void test_other_client_served(void)
 
 /* ---- the same on a raw connection: the order of frames as they arrive ---- */
 
-struct raw {
-	int fd;
-	struct ferry_frame_reader rd;
-	uint32_t seq;
-};
-
-static uint32_t raw_send(struct raw *r, struct ferry_msg *m)
-{
-	struct ferry_buf buf;
-	ferry_buf_init(&buf);
-	m->seq = ++r->seq;
-	REQUIRE(ferry_wire_encode(m, &buf) == 0);
-	REQUIRE(ferry_frame_send(r->fd, buf.data, buf.len, NULL, 0) == 0);
-	ferry_buf_free(&buf);
-	return m->seq;
-}
-
-/* The next frame, decoded into *m (its payload stays valid until the next call); false on a
- * dead connection or after ~10 s of nothing. */
-static bool raw_next(struct raw *r, struct ferry_msg *m)
-{
-	if (r->rd.len)
-		ferry_frame_reader_next(&r->rd);
-	for (int i = 0; i < 10000; i++) {
-		int g = ferry_frame_read(r->fd, &r->rd);
-		if (g == 0) {
-			usleep(1000);
-			continue;
-		}
-		return g > 0 && ferry_wire_decode(r->rd.payload, r->rd.len, m, NULL) == 0;
-	}
-	return false;
-}
-
 /* The reply to seq, skipping events (and applying BoData to mirror, size bytes, for bo_id). */
-static enum ferry_msg_kind raw_reply(struct raw *r, uint32_t seq, struct ferry_msg *m)
+static enum ferry_msg_kind raw_reply(struct itest_raw *r, uint32_t seq, struct ferry_msg *m)
 {
-	while (raw_next(r, m))
+	while (itest_raw_next(r, m))
 		if (m->seq == seq && m->kind != FERRY_MSG_BO_DATA && m->kind != FERRY_MSG_FENCE_UPDATE &&
 		    m->kind != FERRY_MSG_FENCE_SIGNALED)
 			return m->kind;
@@ -206,33 +173,27 @@ static enum ferry_msg_kind raw_reply(struct raw *r, uint32_t seq, struct ferry_m
 static void test_raw_order(void)
 {
 	enum { BIG = 64 << 20 };
-	struct raw r = { .fd = -1 };
-	const char *hp = tcp_uri + 4;
-	char host[32];
-	const char *colon = strrchr(hp, ':');
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - hp), hp);
-	r.fd = ferry_tcp_connect(host, colon + 1);
-	REQUIRE(r.fd >= 0);
-	ferry_frame_reader_init(&r.rd);
+	struct itest_raw r;
+	REQUIRE(itest_raw_connect(&r, tcp_uri));
 	struct ferry_msg m = { .kind = FERRY_MSG_HELLO }, rep;
 	m.u.hello = (struct ferry_hello){ .version = FERRY_PROTOCOL_VERSION, .features = FERRY_FEATURE_MSM };
-	CHECK_EQ(raw_reply(&r, raw_send(&r, &m), &rep), FERRY_MSG_HELLO_REPLY);
+	CHECK_EQ(raw_reply(&r, itest_raw_send(&r, &m), &rep), FERRY_MSG_HELLO_REPLY);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE };
 	m.u.context_create = (struct ferry_context_create){ .ctx_id = 1, .family = FERRY_FAMILY_MSM };
-	CHECK_EQ(raw_reply(&r, raw_send(&r, &m), &rep), FERRY_MSG_CONTEXT_CREATED);
+	CHECK_EQ(raw_reply(&r, itest_raw_send(&r, &m), &rep), FERRY_MSG_CONTEXT_CREATED);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_QUEUE_CREATE };
 	m.u.queue_create = (struct ferry_queue_create){ .ctx_id = 1, .queue_id = 0 };
-	raw_send(&r, &m); /* answered only when refused (ERROR) */
+	itest_raw_send(&r, &m); /* answered only when refused (ERROR) */
 	uint64_t iova[3] = { 0 };
 	for (uint32_t id = 1; id <= 2; id++) {
 		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
 		m.u.bo_create = (struct ferry_bo_create){ .ctx_id = 1, .bo_id = id, .size = id == 1 ? 4096 : BIG,
 							  .flags = MSM_BO_WC };
-		CHECK_EQ(raw_reply(&r, raw_send(&r, &m), &rep), FERRY_MSG_BO_CREATED);
+		CHECK_EQ(raw_reply(&r, itest_raw_send(&r, &m), &rep), FERRY_MSG_BO_CREATED);
 		iova[id] = rep.u.bo_created.iova;
 		m = (struct ferry_msg){ .kind = FERRY_MSG_BO_MAP };
 		m.u.bo_map = (struct ferry_bo_map){ .ctx_id = 1, .bo_id = id };
-		CHECK_EQ(raw_reply(&r, raw_send(&r, &m), &rep), FERRY_MSG_STATUS_REPLY);
+		CHECK_EQ(raw_reply(&r, itest_raw_send(&r, &m), &rep), FERRY_MSG_STATUS_REPLY);
 	}
 	/* The IB: a word in every 4 MiB and the last one. */
 	uint32_t ib[1024];
@@ -251,21 +212,21 @@ static void test_raw_order(void)
 	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_DATA };
 	m.u.bo_data = (struct ferry_bo_data){ .ctx_id = 1, .bo_id = 1, .nr_ranges = 1, .ranges = &rg,
 					      .raw_len = ib_bytes, .data_len = ib_bytes, .data = (uint8_t *)ib };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	struct ferry_msm_submit_bo sbo[2] = { { 1, MSM_SUBMIT_BO_READ }, { 2, MSM_SUBMIT_BO_WRITE } };
 	struct ferry_msm_submit_cmd cmd = { .type = MSM_SUBMIT_CMD_BUF, .bo_index = 0, .offset = 0, .size = ib_bytes };
 	m = (struct ferry_msg){ .kind = FERRY_MSG_MSM_SUBMIT };
 	m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = 1, .queue_id = 0, .seqno = 1, .flags = FERRY_SUBMIT_NOTIFY,
 						    .nr_bos = 2, .nr_cmds = 1, .bos = sbo, .cmds = &cmd };
-	raw_send(&r, &m);
+	itest_raw_send(&r, &m);
 	m = (struct ferry_msg){ .kind = FERRY_MSG_FENCE_WAIT };
 	m.u.fence_wait = (struct ferry_fence_wait){ .ctx_id = 1, .queue_id = 0, .seqno = 1, .timeout_ns = -1 };
-	uint32_t wait_seq = raw_send(&r, &m);
+	uint32_t wait_seq = itest_raw_send(&r, &m);
 	uint8_t *mirror = calloc(1, BIG);
 	REQUIRE(mirror);
 	bool got_update = false, got_signaled = false, got_reply = false;
 	unsigned complete_at_update = 0, complete_at_signaled = 0, complete_at_reply = 0;
-	while (!(got_update && got_signaled && got_reply) && raw_next(&r, &m)) {
+	while (!(got_update && got_signaled && got_reply) && itest_raw_next(&r, &m)) {
 		unsigned complete = 0;
 		if (m.kind == FERRY_MSG_BO_DATA && m.u.bo_data.bo_id == 2) {
 			CHECK_EQ(ferry_bo_mirror_apply(&m.u.bo_data, mirror, NULL, BIG, NULL), 0);
@@ -293,8 +254,7 @@ static void test_raw_order(void)
 	CHECK_EQ(complete_at_signaled, 17);
 	CHECK_EQ(complete_at_reply, 17);
 	free(mirror);
-	ferry_frame_reader_fini(&r.rd);
-	close(r.fd);
+	itest_raw_close(&r);
 	CHECK(itest_proc_alive(ferryd.pid));
 }
 
