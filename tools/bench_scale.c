@@ -230,7 +230,18 @@ long bench_scale_idle_kib(const char *uri, pid_t ferryd, int clients, long *base
 		free(res);
 		return r < 0 ? r : -EIO;
 	}
-	usleep(100 * 1000); /* ferryd frees a connection on its next pass */
+	/* ferryd frees a connection on its next pass and gives the memory back 1 s after the last
+	 * (FERRYD_TRIM_DELAY_NS): measure once that is behind it, and its fd count has settled (a
+	 * load before may still be leaving). */
+	int fds = -1;
+	for (int i = 0; i < 100; i++) {
+		usleep(50 * 1000);
+		int now = ferryd_proc_fd_count(ferryd);
+		if (now == fds)
+			break;
+		fds = now;
+	}
+	usleep(1200 * 1000);
 	*base_kib = ferryd_proc_mem_kib(ferryd);
 	r = group_start(&g, uri, MODE_IDLE, clients, false, 0);
 	if (r < 0) {
