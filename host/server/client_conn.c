@@ -460,8 +460,16 @@ static void read_frames(struct conn *c, int64_t slice_end)
 	for (unsigned i = 0; i < budget && !c->dead && !c->throttled && !c->busy &&
 			!remote_pending(c->mirror) && (i == 0 || now_ns() < slice_end); i++) {
 		int r = conn_io_read_frame(&c->io, &c->reader);
-		if (r == 0)
+		if (r == 0) {
+			/* Drained between frames: a buffer one large frame grew is not kept for a client
+			 * that has gone quiet (the next large frame grows it again). */
+			if (c->reader.hdr_got == 0 && c->reader.payload_cap > FERRYD_READ_KEEP_BYTES) {
+				free(c->reader.payload);
+				c->reader.payload = NULL;
+				c->reader.payload_cap = 0;
+			}
 			return;
+		}
 		if (r < 0 && c->auth != AUTH_DONE && r == -EMSGSIZE) {
 			auth_refuse(c, 0, "the first frame must be a HELLO of at most 4096 bytes");
 			return;

@@ -15,6 +15,9 @@
 #define FERRYD_OUT_CAP (8u << 20)
 /* The same for what a tcp client's memory mirror queues (BoData: client_conn.c). */
 #define FERRYD_OUT_CAP_REMOTE ((size_t)1 << 30)
+/* A connection's read buffer grows to its largest frame; past this it is freed once the client
+ * has no more bytes waiting (client_conn.c), so a quiet client holds a small one at most. */
+#define FERRYD_READ_KEEP_BYTES (256u << 10)
 /* Back-pressure: while this much output, or this many fds (ours, dup'd to ride with queued
  * replies), wait for a client, its requests are not read, so it cannot make us generate more
  * replies; reading resumes once it has taken half of it. Only requests make replies with fds, so
