@@ -456,8 +456,7 @@ static void read_frames(struct conn *c, int64_t slice_end)
 {
 	/* Back-pressure is checked before each frame: one frame's replies carry at most a few fds. */
 	/* A remote client with diff work pending is as busy: its frames wait for the BoData. */
-	unsigned budget = c->srv->frames_per_client ? c->srv->frames_per_client : FERRYD_FRAMES_PER_WAKEUP;
-	for (unsigned i = 0; i < budget && !c->dead && !c->throttled && !c->busy &&
+	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled && !c->busy &&
 			!remote_pending(c->mirror) && (i == 0 || now_ns() < slice_end); i++) {
 		int r = conn_io_read_frame(&c->io, &c->reader);
 		if (r == 0) {
@@ -502,14 +501,6 @@ static void read_frames(struct conn *c, int64_t slice_end)
 		else if (ret < 0)
 			set_dead(c, ret == -EPIPE ? "client gone" : "protocol violations");
 	}
-}
-
-void conn_pass_begin(struct server *srv, unsigned nr_ready)
-{
-	/* Busy connections are resumed in the same pass, and read what is left of their turn. */
-	unsigned n = nr_ready + srv->busy_conns;
-	unsigned share = n ? FERRYD_FRAMES_PER_PASS / n : FERRYD_FRAMES_PER_WAKEUP;
-	srv->frames_per_client = share < 1 ? 1 : share > FERRYD_FRAMES_PER_WAKEUP ? FERRYD_FRAMES_PER_WAKEUP : share;
 }
 
 void conn_event(struct conn *c, unsigned events)

@@ -159,7 +159,6 @@ static void run(struct server *srv)
 			ferryd_log(FERRY_LOG_ERROR, "epoll_wait: %s", strerror(errno));
 			break;
 		}
-		conn_pass_begin(srv, (unsigned)n);
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 			if ((char *)tag >= (char *)srv->listeners &&

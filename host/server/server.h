@@ -39,11 +39,6 @@
  * streaming cheap requests (say DEVICE_QUERY, ~8 us each) costs the others at most this many
  * per pass (64 made a good client's median round trip ~7x longer; 16, ~2x). */
 #define FERRYD_FRAMES_PER_WAKEUP 16
-/* Frames handled per pass, all clients together, before the host retires work and answers
- * waits (ferry_host_dispatch, once a pass): with many clients ready at once each gets this
- * divided among them (at least one, at most FERRYD_FRAMES_PER_WAKEUP), so a pass, and with it
- * every client's wait for its turn and its fence's answer, stays short however many are busy. */
-#define FERRYD_FRAMES_PER_PASS 128
 /* Handling time one client gets per pass before the others are served: a submit can cost
  * milliseconds to validate, and the listen fds are level-triggered, so what is left in the
  * client's socket is simply reported again on the next epoll_wait. */
@@ -108,7 +103,6 @@ struct server {
 	int64_t trim_at_ns; /* when to malloc_trim (conn_trim), 0: nothing freed since */
 	unsigned next_conn_id;
 	unsigned busy_conns; /* connections with a frame in progress: resumed every pass */
-	unsigned frames_per_client; /* this pass's share of FERRYD_FRAMES_PER_PASS (conn_pass_begin) */
 	bool stop;
 	struct control *control; /* the operator's control socket, or NULL */
 	struct capture_ctl *capture; /* capture_ctl.c */
@@ -172,8 +166,6 @@ void conn_reserve_fd_open(struct server *srv);
 int conn_accept_all(struct server *srv, struct listener *l);
 /* Counts ferryd's open fds (/proc/self/fd) and recalibrates srv->fds_base from it. */
 void conn_count_fds(struct server *srv);
-/* Before a pass's events: nr_ready of them (connections or not) share FERRYD_FRAMES_PER_PASS. */
-void conn_pass_begin(struct server *srv, unsigned nr_ready);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
 /* Continues, once per pass, each watched connection's frame in progress (and then reads its next
