@@ -26,7 +26,8 @@
 #define SCALE_MAX_LAT 200000
 #define SCALE_READY_MS 30000
 
-static int run_group(const char *uri, int mode, int n, bool probe, int duration_ms, struct bench_scale_result *res);
+static int run_group(const char *uri, int mode, int n, bool probe, int duration_ms, struct bench_scale_result *res,
+		     pid_t ferryd, double *cpu_s);
 
 enum scale_mode { MODE_IDLE, MODE_PIPELINE, MODE_PROBE };
 
@@ -38,7 +39,27 @@ struct scale_group {
 	int n;
 	int go_w;     /* closed to start them all at once */
 	int result_r; /* struct scale_result records */
+	pid_t ferryd; /* when > 0: its CPU time over the run goes to cpu_s */
+	double cpu_s;
 };
+
+/* User + system CPU seconds of a process, all its threads (/proc/PID/stat); -1 if unknown. */
+static double proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	unsigned long long ut, st;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
 
 static void report(int fd, const struct scale_result *r)
 {
@@ -181,6 +202,7 @@ static int group_start(struct scale_group *g, const char *uri, enum scale_mode m
  * how many reported ok. */
 static int group_finish(struct scale_group *g, struct scale_result *res)
 {
+	double cpu0 = g->ferryd > 0 ? proc_cpu_s(g->ferryd) : -1;
 	close(g->go_w);
 	int ok = 0;
 	for (int got = 0; got < g->n; got++) {
@@ -193,6 +215,8 @@ static int group_finish(struct scale_group *g, struct scale_result *res)
 			ok += r.ok;
 		}
 	}
+	double cpu1 = g->ferryd > 0 ? proc_cpu_s(g->ferryd) : -1;
+	g->cpu_s = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1;
 	close(g->result_r);
 	for (int i = 0; i < g->n; i++) {
 		int st;
@@ -266,20 +290,23 @@ static int cmp_double(const void *a, const void *b)
 /* n clients of mode (and a probe) for duration_ms; res gets n (+1) results. */
 int bench_scale_load(const char *uri, int clients, bool probe, int duration_ms, struct bench_scale_result *res)
 {
-	return run_group(uri, MODE_PIPELINE, clients, probe, duration_ms, res);
+	return run_group(uri, MODE_PIPELINE, clients, probe, duration_ms, res, 0, NULL);
 }
 
 static int run_group(const char *uri, int mode, int n, bool probe, int duration_ms,
-		     struct scale_result *res)
+		     struct scale_result *res, pid_t ferryd, double *cpu_s)
 {
 	struct scale_group g;
 	int r = group_start(&g, uri, mode, n, probe, duration_ms);
+	g.ferryd = ferryd;
 	if (r < 0) {
 		group_kill(&g);
 		fprintf(stderr, "bench: cannot start %d clients: %s\n", n, strerror(-r));
 		return r;
 	}
 	int ok = group_finish(&g, res);
+	if (cpu_s)
+		*cpu_s = g.cpu_s;
 	if (ok != g.n) {
 		for (int i = 0; i < g.n; i++)
 			if (!res[i].ok)
@@ -309,12 +336,13 @@ int bench_scale(const char *ferryd_path, const char *gpu, int clients, int durat
 
 	/* Alone: one pipelining client, then one submit+wait probe. */
 	struct scale_result one = { 0 }, alone = { 0 };
-	if (run_group(proc.uri, MODE_PIPELINE, 1, false, duration_ms, &one) < 0 ||
-	    run_group(proc.uri, MODE_PROBE, 0, true, duration_ms, &alone) < 0)
+	double cpu_one = -1, cpu_all = -1;
+	if (run_group(proc.uri, MODE_PIPELINE, 1, false, duration_ms, &one, proc.pid, &cpu_one) < 0 ||
+	    run_group(proc.uri, MODE_PROBE, 0, true, duration_ms, &alone, 0, NULL) < 0)
 		goto out;
 	double one_rate = one.submits / one.secs;
 
-	if (run_group(proc.uri, MODE_PIPELINE, clients, true, duration_ms, res) < 0)
+	if (run_group(proc.uri, MODE_PIPELINE, clients, true, duration_ms, res, proc.pid, &cpu_all) < 0)
 		goto out;
 	double agg = 0, longest = 0;
 	for (int i = 0; i < clients; i++) {
@@ -340,7 +368,16 @@ int bench_scale(const char *ferryd_path, const char *gpu, int clients, int durat
 	       agg / one_rate);
 	printf("  per client: min %.0f, median %.0f, max %.0f; fair share %.0f\n", rates[0],
 	       rates[clients / 2], rates[clients - 1], fair);
-	printf("  min / fair share                 %10.2f   (goal >= 0.5)\n\n", rates[0] / fair);
+	printf("  min / fair share                 %10.2f   (goal >= 0.5)\n", rates[0] / fair);
+	/* On a machine with fewer cores than clients, ferryd's share of the CPU bounds the aggregate:
+	 * its CPU time per submit tells its own cost apart from that. */
+	if (cpu_one >= 0 && cpu_all >= 0)
+		printf("  ferryd CPU per submit (us, all threads): one client %.1f, %d clients %.1f (%.2fx);\n"
+		       "  ferryd busy: one client %.2f cores, %d clients %.2f cores\n",
+		       cpu_one * 1e6 / (double)one.submits, clients, cpu_all * 1e6 / (double)total,
+		       (cpu_all / (double)total) / (cpu_one / (double)one.submits), cpu_one / one.secs, clients,
+		       cpu_all / longest);
+	printf("\n");
 	printf("submit+wait of one more client (us):  median      p99\n");
 	printf("  alone                           %8.1f %8.1f\n", alone.p50_us, alone.p99_us);
 	printf("  beside %3d pipelining clients   %8.1f %8.1f   p99 %.1fx alone\n", clients, probe->p50_us,
