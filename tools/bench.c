@@ -18,6 +18,7 @@
 #include "ferry/uapi/msm_drm.h"
 #include "bench_isolation.h"
 #include "bench_network.h"
+#include "bench_scale.h"
 #include "bench_v3d.h"
 #include "bench_vulkan.h"
 #include "ferry/ferry.h"
@@ -406,6 +407,8 @@ static void usage(FILE *f)
 		   "       ferry bench --vm [--server virtio:[/dev/dri/renderDN]] [--iterations N (default 500)]\n"
 		   "       ferry bench --network [--iterations N (default 1000)] [--delay-ms D (default 1)] [--vulkan]\n"
 		   "                   [--cross-dir DIR] [--ferryd PATH]\n"
+		   "       ferry bench --clients N (default 64) [--duration-ms MS (default 2000)] [--gpu a630|a660]\n"
+		   "                   [--ferryd PATH]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
 		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
@@ -430,7 +433,11 @@ static void usage(FILE *f)
 		   "  With --isolation: a good client's submit+wait of a 16 KiB validated stream and its\n"
 		   "  connect+HELLO (median, p99), alone and while another client of the same ferryd loops\n"
 		   "  the GPU in 16 contexts (waits that never end; IB chain spins), sends maximum-cost\n"
-		   "  validation submits, floods connections, or stops reading its replies; ratios to alone.\n");
+		   "  validation submits, floods connections, or stops reading its replies; ratios to alone.\n"
+		   "  With --clients: N client processes of one spawned ferryd: its memory per idle client\n"
+		   "  (HELLO, a context and a queue each; smaps_rollup Rss), one client's pipelined CP_NOP\n"
+		   "  rate against N pipelining at once for MS each (aggregate, per-client min/median/max,\n"
+		   "  min / fair share), and another client's submit+wait (median, p99) alone and beside them.\n");
 }
 
 int cmd_bench(int argc, char **argv)
@@ -438,7 +445,7 @@ int cmd_bench(int argc, char **argv)
 	int iters = 2000;
 	const char *gpu = "a630", *server = NULL, *ferryd_opt = NULL;
 	bool json = false, vulkan = false, isolation = false, iters_given = false, vm = false, network = false;
-	int delay_ms = 1;
+	int delay_ms = 1, clients = 0, duration_ms = BENCH_SCALE_DEFAULT_MS;
 	const char *cross_dir = getenv("FERRY_CROSS_BUILD");
 	static const struct option opts[] = {
 		{ "vulkan", no_argument, NULL, 'V' },
@@ -446,6 +453,8 @@ int cmd_bench(int argc, char **argv)
 		{ "vm", no_argument, NULL, 'M' },
 		{ "network", no_argument, NULL, 'N' },
 		{ "delay-ms", required_argument, NULL, 'D' },
+		{ "clients", optional_argument, NULL, 'K' },
+		{ "duration-ms", required_argument, NULL, 'T' },
 		{ "cross-dir", required_argument, NULL, 'C' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "gpu", required_argument, NULL, 'g' },
@@ -479,6 +488,23 @@ int cmd_bench(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'K':
+			/* "--clients", "--clients=N" and "--clients N" */
+			if (!optarg && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+				optarg = argv[optind++];
+			clients = optarg ? atoi(optarg) : 64;
+			if (clients < 1 || clients > BENCH_SCALE_MAX_CLIENTS) {
+				fprintf(stderr, "bench: --clients must be in [1, %d]\n", BENCH_SCALE_MAX_CLIENTS);
+				return 2;
+			}
+			break;
+		case 'T':
+			duration_ms = atoi(optarg);
+			if (duration_ms < 100 || duration_ms > 600000) {
+				fprintf(stderr, "bench: --duration-ms must be in [100, 600000]\n");
+				return 2;
+			}
+			break;
 		case 'g':
 			gpu = optarg;
 			break;
@@ -508,6 +534,14 @@ int cmd_bench(int argc, char **argv)
 	if (iters < 10 || iters > 10000000) {
 		fprintf(stderr, "bench: --iterations must be in [10, 10000000]\n");
 		return 2;
+	}
+	if (clients) {
+		char path[PATH_MAX];
+		if (ferryd_locate(ferryd_opt, path, sizeof(path)) < 0) {
+			fprintf(stderr, "bench: cannot find ferryd (use --ferryd or $FERRYD)\n");
+			return 1;
+		}
+		return bench_scale(path, gpu, clients, duration_ms);
 	}
 	if (vm)
 		return bench_vm(server, iters_given ? iters : 500);

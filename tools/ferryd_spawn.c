@@ -365,3 +365,18 @@ long ferryd_proc_rss_kib(pid_t pid)
 	fclose(f);
 	return kib;
 }
+
+long ferryd_proc_mem_kib(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long kib = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Rss: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}

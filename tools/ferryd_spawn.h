@@ -47,5 +47,8 @@ void ferryd_dump_log(const struct ferryd_proc *p, int max_lines);
 /* What a process (a ferryd) holds, from /proc: its open fds, and VmRSS in KiB; -1 if unknown. */
 int ferryd_proc_fd_count(pid_t pid);
 long ferryd_proc_rss_kib(pid_t pid);
+/* Its resident memory in KiB with the shared pages it maps (fence pages, memfds) counted whole:
+ * Rss of /proc/PID/smaps_rollup; -1 if unknown. */
+long ferryd_proc_mem_kib(pid_t pid);
 
 #endif

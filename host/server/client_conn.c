@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,10 @@ struct out_frame {
 struct conn {
 	struct server *srv;
 	struct conn *prev, *next;
+	/* On srv->watch (watched): a connection the loop must look at every pass, whether or not
+	 * its socket woke us (see needs_watch). */
+	struct conn *watch_prev, *watch_next;
+	bool watched;
 	struct conn_io io;
 	/* tcp: clients: AUTH_TLS (handshake), AUTH_HELLO (its first frame, small, decides), then
 	 * AUTH_DONE with a host client. Unix clients start AUTH_DONE. */
@@ -69,11 +74,51 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* What makes the per-pass walks (conn_resume_busy, conn_timeout_ms, conn_reap_dead) look at a
+ * connection: a frame in progress, a stuck-deadline, its freeing; and every tcp: one (its
+ * authentication deadline, GnuTLS's decrypted bytes and its memory mirror's work, none of which
+ * its socket reports). A plain unix client that is merely connected costs those walks nothing,
+ * so they grow with the busy clients, not with all of them. */
+static bool needs_watch(const struct conn *c)
+{
+	return c->dead || c->busy || c->throttled || c->remote;
+}
+
+/* Puts c on the watch list once it needs it. It leaves only in conn_reap_dead's sweep, so the
+ * walks may follow watch_next while what they call adds connections (at the head). */
+static void watch(struct conn *c)
+{
+	if (c->watched || !needs_watch(c))
+		return;
+	struct server *srv = c->srv;
+	c->watch_prev = NULL;
+	c->watch_next = srv->watch;
+	if (srv->watch)
+		srv->watch->watch_prev = c;
+	srv->watch = c;
+	c->watched = true;
+}
+
+static void unwatch(struct conn *c)
+{
+	if (!c->watched)
+		return;
+	if (c->watch_prev)
+		c->watch_prev->watch_next = c->watch_next;
+	else
+		c->srv->watch = c->watch_next;
+	if (c->watch_next)
+		c->watch_next->watch_prev = c->watch_prev;
+	c->watch_prev = c->watch_next = NULL;
+	c->watched = false;
+}
+
 static void set_dead(struct conn *c, const char *why)
 {
 	if (!c->dead)
 		ferryd_log(FERRY_LOG_INFO, "%s: closing (%s)", c->name, why);
 	c->dead = true;
+	watch(c);
 }
 
 /* What a tcp client cost on the wire (docs/network.md), once, as its connection is freed: also
@@ -113,6 +158,7 @@ static void update_throttle(struct conn *c)
 {
 	if (!c->throttled && over_throttle(c)) {
 		c->throttled = true;
+		watch(c);
 		c->stuck_since_ns = now_ns();
 		ferryd_log(FERRY_LOG_DEBUG, "%s: not reading its requests until it reads its replies "
 			   "(%zu bytes, %u fds queued)", c->name, c->out_bytes, c->out_fds);
@@ -403,6 +449,7 @@ static void set_busy(struct conn *c, bool busy)
 	if (c->busy != busy)
 		c->srv->busy_conns += busy ? 1u : -1u;
 	c->busy = busy;
+	watch(c);
 }
 
 static void read_frames(struct conn *c, int64_t slice_end)
@@ -412,8 +459,16 @@ static void read_frames(struct conn *c, int64_t slice_end)
 	for (int i = 0; i < FERRYD_FRAMES_PER_WAKEUP && !c->dead && !c->throttled && !c->busy &&
 			!remote_pending(c->mirror) && (i == 0 || now_ns() < slice_end); i++) {
 		int r = conn_io_read_frame(&c->io, &c->reader);
-		if (r == 0)
+		if (r == 0) {
+			/* Drained between frames: a buffer one large frame grew is not kept for a client
+			 * that has gone quiet (the next large frame grows it again). */
+			if (c->reader.hdr_got == 0 && c->reader.payload_cap > FERRYD_READ_KEEP_BYTES) {
+				free(c->reader.payload);
+				c->reader.payload = NULL;
+				c->reader.payload_cap = 0;
+			}
 			return;
+		}
 		if (r < 0 && c->auth != AUTH_DONE && r == -EMSGSIZE) {
 			auth_refuse(c, 0, "the first frame must be a HELLO of at most 4096 bytes");
 			return;
@@ -469,7 +524,7 @@ void conn_event(struct conn *c, unsigned events)
 
 bool conn_mirror_pending(const struct server *srv)
 {
-	for (const struct conn *c = srv->conns; c; c = c->next)
+	for (const struct conn *c = srv->watch; c; c = c->watch_next)
 		if (remote_pending(c->mirror) && !c->dead)
 			return true;
 	return false;
@@ -477,7 +532,8 @@ bool conn_mirror_pending(const struct server *srv)
 
 void conn_resume_busy(struct server *srv)
 {
-	for (struct conn *c = srv->conns; c; c = c->next) {
+	for (struct conn *c = srv->watch, *next; c; c = next) {
+		next = c->watch_next;
 		/* A remote client's diff work, one slice a pass; done, what is left of its turn reads. */
 		if (remote_pending(c->mirror) && !c->dead) {
 			if (remote_resume(c->mirror) < 0) {
@@ -571,6 +627,7 @@ static struct conn *conn_new(struct server *srv, int fd, const struct ucred *cre
 	if (srv->conns)
 		srv->conns->prev = c;
 	srv->conns = c;
+	watch(c);
 	return c;
 }
 
@@ -617,7 +674,7 @@ static long live_fds(const struct server *srv)
 	struct ferry_host_stats st;
 	ferry_host_get_stats(srv->host, &st);
 	long n = (long)srv->nr_conns + (long)srv->out_fds + (long)st.client_fds;
-	for (const struct conn *c = srv->conns; c; c = c->next)
+	for (const struct conn *c = srv->watch; c; c = c->watch_next) /* every tcp: one is on it */
 		n += remote_held_fds(c->mirror);
 	return n;
 }
@@ -772,6 +829,7 @@ static void conn_free(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	set_busy(c, false);
+	unwatch(c);
 	ferry_host_client_free(c->client);
 	log_wire(c);
 	remote_free(c->mirror);
@@ -792,9 +850,9 @@ static void conn_free(struct conn *c)
 void conn_reap_dead(struct server *srv)
 {
 	int64_t now = now_ns();
-	struct conn *c = srv->conns;
+	struct conn *c = srv->watch;
 	while (c) {
-		struct conn *next = c->next;
+		struct conn *next = c->watch_next;
 		if (c->throttled && !c->dead && now - c->stuck_since_ns >= FERRYD_STUCK_NS) {
 			char why[160];
 			snprintf(why, sizeof(why), "stuck: it took none of its %zu bytes (%u fds) of replies for %lld s",
@@ -805,16 +863,38 @@ void conn_reap_dead(struct server *srv)
 			auth_log(c, "dropped: no TLS handshake and HELLO within --auth-timeout-ms");
 			set_dead(c, "authentication timed out");
 		}
-		if (c->dead)
+		if (c->dead) {
+			/* Trimmed once the frees calm down, not on each: a connection flood frees many. */
+			srv->trim_at_ns = now + FERRYD_TRIM_DELAY_NS;
 			conn_free(c);
+		} else if (!needs_watch(c)) {
+			unwatch(c);
+		}
 		c = next;
 	}
+}
+
+void conn_trim(struct server *srv)
+{
+	if (!srv->trim_at_ns || now_ns() < srv->trim_at_ns)
+		return;
+	srv->trim_at_ns = 0;
+	/* What the freed clients held (their objects, queues, buffers) is mostly back in malloc's
+	 * free lists, spread over the heap where the top-of-heap trim cannot reach: give those pages
+	 * back, so ferryd's footprint follows the clients it has, not the most it ever had. */
+	malloc_trim(0);
 }
 
 int conn_timeout_ms(const struct server *srv, int timeout_ms)
 {
 	int64_t now = now_ns();
-	for (const struct conn *c = srv->conns; c; c = c->next) {
+	if (srv->trim_at_ns) {
+		int64_t left = srv->trim_at_ns - now;
+		int ms = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+		if (timeout_ms < 0 || ms < timeout_ms)
+			timeout_ms = ms;
+	}
+	for (const struct conn *c = srv->watch; c; c = c->watch_next) {
 		if (c->dead)
 			continue;
 		if (!c->busy && !c->throttled && c->auth != AUTH_TLS && conn_io_pending(&c->io))

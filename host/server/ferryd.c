@@ -181,6 +181,7 @@ static void run(struct server *srv)
 		/* Always: retires work, answers due waits (the host fd or a deadline may be why we woke). */
 		ferry_host_dispatch(srv->host);
 		conn_reap_dead(srv);
+		conn_trim(srv);
 		control_expire(srv);
 		metrics_expire(srv);
 		capture_ctl_poll(srv);

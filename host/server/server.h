@@ -15,6 +15,9 @@
 #define FERRYD_OUT_CAP (8u << 20)
 /* The same for what a tcp client's memory mirror queues (BoData: client_conn.c). */
 #define FERRYD_OUT_CAP_REMOTE ((size_t)1 << 30)
+/* A connection's read buffer grows to its largest frame; past this it is freed once the client
+ * has no more bytes waiting (client_conn.c), so a quiet client holds a small one at most. */
+#define FERRYD_READ_KEEP_BYTES (256u << 10)
 /* Back-pressure: while this much output, or this many fds (ours, dup'd to ride with queued
  * replies), wait for a client, its requests are not read, so it cannot make us generate more
  * replies; reading resumes once it has taken half of it. Only requests make replies with fds, so
@@ -45,6 +48,9 @@
  * several passes (FERRY_HOST_IN_PROGRESS) with the other clients served in between. At the
  * validator's worst case (~30 ns a dword) this is about 1 ms. */
 #define FERRYD_VALIDATE_SLICE_DWORDS (32u * 1024u)
+
+/* ferryd gives freed memory back to the system this long after it last freed a connection. */
+#define FERRYD_TRIM_DELAY_NS (1000ll * 1000 * 1000)
 
 struct conn;
 struct control;
@@ -91,6 +97,10 @@ struct server {
 	int signal_fd;
 	struct ferry_host *host;
 	struct conn *conns; /* doubly linked through conn.prev/next */
+	/* The connections each pass looks at (busy, throttled, dead, tcp:), through
+	 * conn.watch_prev/watch_next: the loop's walks are proportional to these, not to all. */
+	struct conn *watch;
+	int64_t trim_at_ns; /* when to malloc_trim (conn_trim), 0: nothing freed since */
 	unsigned next_conn_id;
 	unsigned busy_conns; /* connections with a frame in progress: resumed every pass */
 	bool stop;
@@ -158,17 +168,20 @@ int conn_accept_all(struct server *srv, struct listener *l);
 void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
 void conn_event(struct conn *c, unsigned events);
-/* Continues, once per pass, each connection's frame in progress (and then reads its next
+/* Continues, once per pass, each watched connection's frame in progress (and then reads its next
  * frames as conn_event would); reads the frames of TLS connections whose records GnuTLS
  * decrypted already, which their sockets do not poll readable for. */
 void conn_resume_busy(struct server *srv);
 /* A remote client has diff work pending (remote_resume): the loop must not sleep. */
 bool conn_mirror_pending(const struct server *srv);
+/* Gives the memory of freed connections back to the system, FERRYD_TRIM_DELAY_NS after the last
+ * was freed. */
+void conn_trim(struct server *srv);
 /* Frees dead connections, after cutting off throttled ones stuck past FERRYD_STUCK_NS and
  * tcp: ones not authenticated by --auth-timeout-ms. */
 void conn_reap_dead(struct server *srv);
-/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client or authentication deadline,
- * 0 while a TLS connection has decrypted bytes unread. */
+/* timeout_ms (epoll's, -1 = none) lowered to the next stuck-client, authentication or trim
+ * deadline, 0 while a TLS connection has decrypted bytes unread. */
 int conn_timeout_ms(const struct server *srv, int timeout_ms);
 void conn_free_all(struct server *srv);
 struct ferry_wire_counters;

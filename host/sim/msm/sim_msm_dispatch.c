@@ -70,6 +70,20 @@ static struct msms_queue *next_context(struct sim_msm_device *dev, uint32_t prio
 	return next ? next : first;
 }
 
+/* The context of priority prio after q in round-robin order (wrapping), or NULL. dev->queues is
+ * in seq order (msms_queue_create appends), so this walks forward from q, not the whole list:
+ * a pass over every context stays O(contexts), not O(contexts^2). */
+static struct msms_queue *context_after(struct sim_msm_device *dev, uint32_t prio, struct msms_queue *q)
+{
+	for (struct msms_queue *n = q->dev_next; n; n = n->dev_next)
+		if (n->prio == prio)
+			return n;
+	for (struct msms_queue *n = dev->queues; n && n != q; n = n->dev_next)
+		if (n->prio == prio)
+			return n;
+	return q;
+}
+
 /* The context's next submit for the ring: in order, so one still waiting for its in-fences
  * (drm_sched dependencies) holds back the rest. */
 static struct msms_submit *first_unissued(const struct msms_queue *q)
@@ -105,7 +119,7 @@ void msms_dispatch_issue(struct sim_msm_device *dev)
 					ring->issue_last = q->seq;
 					issued = true;
 				}
-				q = next_context(dev, prio, q->seq);
+				q = context_after(dev, prio, q);
 				if (q == start)
 					break;
 			}
