@@ -62,9 +62,10 @@ void msms_submit_free(struct msms_submit *s)
 {
 	if (s->fence_hashed) {
 		struct msms_submit **p = &s->queue->fence_hash[s->fence % MSMS_FENCE_HASH];
-		while (*p != s)
+		while (*p && *p != s)
 			p = &(*p)->hash_next;
-		*p = s->hash_next;
+		if (*p)
+			*p = s->hash_next;
 	}
 	if (s->done) {
 		/* Not retired: cancelled with its open. Waiters elsewhere must not hang. */
