@@ -26,6 +26,7 @@
 #include "ferryd_spawn.h"
 #include "pm4_workload.h"
 #include "sim/msm/sim_msm.h"
+#include "bench_cpu.h"
 #include "bench_ferry.h"
 #include "bench_stats.h"
 #include "subcommands.h"
@@ -118,7 +119,7 @@ static int bench_native(const char *gpu, int iters, struct figures *f)
 	struct drm_msm_submitqueue sq = { .prio = 0 };
 	r = kdev_ioctl(n.kd, DRM_IOCTL_MSM_SUBMITQUEUE_NEW, &sq);
 	n.queue = sq.id;
-	uint32_t ib;
+	uint32_t ib = 0;
 	void *map = NULL;
 	if (r == 0)
 		r = native_bo_new(&n, 4096, &ib, NULL, &map);
@@ -143,12 +144,18 @@ static int bench_native(const char *gpu, int iters, struct figures *f)
 
 	int burst = iters * 4;
 	uint32_t fence = 0;
+	struct bench_cpu c0, c1;
+	bool cpu = bench_cpu_sample(0, &c0) == 0;
 	double t0 = bench_now_us();
 	for (int i = 0; i < burst && r == 0; i++)
 		r = native_submit(&n, ib, 4, &fence);
 	if (r == 0)
 		r = native_wait(&n, fence);
 	f->pipelined_per_s = burst / ((bench_now_us() - t0) / 1e6);
+	if (cpu && bench_cpu_sample(0, &c1) == 0) {
+		bench_cpu_per(&c0, &c1, burst, &f->cpu_sim_us, &f->cpu_host_us);
+		f->cpu_ok = true;
+	}
 
 	t0 = bench_now_us();
 	for (int i = 0; i < iters && r == 0; i++) {
@@ -215,12 +222,18 @@ int bench_ferry(const char *uri, int iters, struct figures *f)
 
 	int burst = iters * 4;
 	uint32_t seqno = 0;
+	struct bench_cpu c0, c1;
+	bool cpu = f->cpu_pid > 0 && bench_cpu_sample(f->cpu_pid, &c0) == 0;
 	double t0 = bench_now_us();
 	for (int i = 0; i < burst && r == 0; i++)
 		r = ferry_submit(q, &s, &seqno);
 	if (r == 0)
 		r = ferry_fence_wait(q, seqno, 30000000000ll);
 	f->pipelined_per_s = burst / ((bench_now_us() - t0) / 1e6);
+	if (cpu && bench_cpu_sample(f->cpu_pid, &c1) == 0) {
+		bench_cpu_per(&c0, &c1, burst, &f->cpu_sim_us, &f->cpu_host_us);
+		f->cpu_ok = true;
+	}
 	if (f->mark && r == 0)
 		f->mark(f->mark_arg, dev, true);
 
@@ -411,7 +424,9 @@ static void usage(FILE *f)
 		   "                   [--ferryd PATH]\n"
 		   "  Measures, through ferryd and in-process on the simulator (no boundary):\n"
 		   "  (a) submit+wait round trip of a CP_NOP IB (median, p99), (b) pipelined submits\n"
-		   "  per second, (c) BO create+map+close per second; and the unix-socket round-trip\n"
+		   "  per second and CPU per submit (the spawned ferryd's or this process's threads, from\n"
+		   "  /proc/PID/task/*/schedstat: the simulated GPU's ferry-sim-gpu thread apart; not with\n"
+		   "  --server), (c) BO create+map+close per second; and the unix-socket round-trip\n"
 		   "  floor. Then PM4 validation: (d) copy+validate throughput in process for a\n"
 		   "  realistic stream of 64 KiB and 1 MiB, (e) submit+wait and pipelined submits of a\n"
 		   "  64 KiB stream through ferryd, validated vs passthrough context (a spawned ferryd\n"
@@ -621,7 +636,7 @@ int cmd_bench(int argc, char **argv)
 		uri = proc.uri;
 	}
 
-	struct figures fe = { 0 }, na = { 0 };
+	struct figures fe = { .cpu_pid = proc.pid }, na = { 0 };
 	double floor_med = 0, floor_p99 = 0;
 	int rf = bench_ferry(uri, iters, &fe);
 	int rn = bench_native(gpu, iters, &na);
@@ -669,6 +684,12 @@ int cmd_bench(int argc, char **argv)
 	       fe.rt_p99_us / na.rt_p99_us);
 	printf("%-40s %12.0f %12.0f %8.1fx\n", "(b) pipelined submits per second",
 	       fe.pipelined_per_s, na.pipelined_per_s, na.pipelined_per_s / fe.pipelined_per_s);
+	if (fe.cpu_ok && na.cpu_ok) {
+		printf("%-40s %12.2f %12.2f %8.1fx\n", "    host CPU/submit, outside sim GPU (us)",
+		       fe.cpu_host_us, na.cpu_host_us, fe.cpu_host_us / na.cpu_host_us);
+		printf("%-40s %12.2f %12.2f %8.1fx\n", "    CPU/submit in the simulated GPU (us)",
+		       fe.cpu_sim_us, na.cpu_sim_us, fe.cpu_sim_us / na.cpu_sim_us);
+	}
 	printf("%-40s %12.0f %12.0f %8.1fx\n", "(c) BO create+map+close per second",
 	       fe.bo_cycles_per_s, na.bo_cycles_per_s, na.bo_cycles_per_s / fe.bo_cycles_per_s);
 	printf("\nsocket round-trip floor (64-byte ping-pong over a unix socketpair, two threads):\n"

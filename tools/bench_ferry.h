@@ -15,6 +15,11 @@ struct figures {
 	 * signalled, so a caller can count what (a) and (b) put on the wire (bench_network.c). */
 	void (*mark)(void *arg, struct ferry_device *dev, bool end);
 	void *mark_arg;
+	/* Optional: the server's pid (bench.c's own ferryd); (b)'s CPU per submit is then measured
+	 * there, outside and inside the simulated GPU (bench_cpu.h). cpu_ok says it was. */
+	int cpu_pid;
+	bool cpu_ok;
+	double cpu_host_us, cpu_sim_us;
 };
 
 /* (a) submit+wait of a CP_NOP IB, (b) pipelined submits, (c) 64 KiB BO create+map+close, through

@@ -15,8 +15,16 @@
 #include "shadow_pool.h"
 #include "ferry/uapi/v3d_drm.h"
 
+/* Out-syncobjs of retired jobs kept for the next submits: a job costs no SYNCOBJ_CREATE and
+ * DESTROY. A kept one needs no SYNCOBJ_RESET either: a submit that succeeds replaces its fence
+ * with the job's (v3d_attach_fences_and_unlock_reservation), and only such a submit's syncobj is
+ * ever polled. The kernel frees those left at close. */
+#define V3D_SYNC_POOL 32
+
 struct v3d_ctx {
 	struct kdev *kd;
+	uint32_t nr_pool;
+	uint32_t pool[V3D_SYNC_POOL];
 };
 
 static const uint32_t probed_params[] = {
@@ -185,6 +193,10 @@ int v3d_bo_wait_poll(struct v3d_ctx *vc, uint32_t handle)
 
 static int sync_new(struct v3d_ctx *vc, uint32_t *sync)
 {
+	if (vc->nr_pool) {
+		*sync = vc->pool[--vc->nr_pool];
+		return 0;
+	}
 	struct drm_syncobj_create c = { .flags = 0 };
 	int ret = kdev_ioctl(vc->kd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
 	if (ret == 0)
@@ -194,6 +206,10 @@ static int sync_new(struct v3d_ctx *vc, uint32_t *sync)
 
 void v3d_sync_free(struct v3d_ctx *vc, uint32_t sync)
 {
+	if (vc->nr_pool < V3D_SYNC_POOL) {
+		vc->pool[vc->nr_pool++] = sync;
+		return;
+	}
 	struct drm_syncobj_destroy d = { .handle = sync };
 	kdev_ioctl(vc->kd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 }

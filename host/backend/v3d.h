@@ -65,8 +65,8 @@ struct v3d_csd_job {
 	uint32_t cfg[7];
 };
 
-/* Each submit makes a syncobj that gets the job's completion fence (*out_sync); poll it with
- * v3d_sync_poll and free it with v3d_sync_free once retired. Returns 0 or the kernel's -errno
+/* Each submit takes a syncobj (a kept one, or a new one) that gets the job's completion fence
+ * (*out_sync); poll it with v3d_sync_poll and give it back with v3d_sync_free once retired. Returns 0 or the kernel's -errno
  * (nothing to free then). */
 int v3d_submit_cl(struct v3d_ctx *vc, const struct v3d_cl_job *job, const uint32_t *handles, uint32_t nr,
 		  uint32_t *out_sync);

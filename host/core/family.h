@@ -88,6 +88,11 @@ struct host_family_ops {
 	/* A retiring fence in the kernel: 0 done (status: 0 or its fault's, reported), -EBUSY not
 	 * yet, or the kernel's poll error. */
 	int (*fence_retire)(struct host_queue *q, const struct pending_fence *f, int32_t *status);
+	/* Optional, for retiring a run of fences in a few kernel calls (host_queue.c): the kernel
+	 * says f is done (0), not yet (-EBUSY) or its poll error; and whether the queue's fault
+	 * count moved from what fence_retire last saw (1, 0, or -errno), changing nothing. */
+	int (*fence_poll)(struct host_queue *q, const struct pending_fence *f);
+	int (*faults_moved)(struct host_queue *q);
 
 	/* The submit kinds the family takes (client.c routes them here); a submit kind no entry
 	 * names is another family's. */

@@ -47,6 +47,11 @@ struct pending_fence *timeline_head(struct fence_timeline *tl)
 	return tl->count ? &tl->ring[tl->head] : NULL;
 }
 
+struct pending_fence *timeline_at(struct fence_timeline *tl, uint32_t i)
+{
+	return &tl->ring[(tl->head + i) % tl->cap];
+}
+
 void timeline_pop(struct fence_timeline *tl)
 {
 	tl->head = (tl->head + 1) % tl->cap;

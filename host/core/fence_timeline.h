@@ -41,6 +41,8 @@ void timeline_fini(struct fence_timeline *tl);
 int timeline_push(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status, bool in_kernel);
 struct pending_fence *timeline_head(struct fence_timeline *tl);
 void timeline_pop(struct fence_timeline *tl);
+/* The i-th unretired entry from the oldest (i < count). */
+struct pending_fence *timeline_at(struct fence_timeline *tl, uint32_t i);
 /* seqno retired with status (0, or its error, which the timeline records): told to the owner. */
 void timeline_retire(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status);
 bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);

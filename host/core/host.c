@@ -41,7 +41,6 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 	if (!h->cfg.max_client_fds)
 		h->cfg.max_client_fds = HOST_DEFAULT_MAX_CLIENT_FDS;
 	list_init(&h->clients);
-	list_init(&h->waits);
 	list_init(&h->timer_ctxs);
 	ferry_buf_init(&h->out);
 	h->epfd = -1;
@@ -96,6 +95,7 @@ void ferry_host_destroy(struct ferry_host *h)
 	gpu_device_destroy(h->gpu_dev);
 	if (h->epfd >= 0)
 		close(h->epfd);
+	wait_host_fini(h);
 	fault_log_free(h);
 	capture_host_fini(h);
 	trace_host_fini(h);

@@ -96,6 +96,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	ctx->page_fd = ctx->event_fd = ctx->poll_fd = -1;
 	list_init(&ctx->link);
 	list_init(&ctx->timer_link);
+	list_init(&ctx->waits);
 	int ret = bo_table_init(&ctx->bos, host_bo_removed, host_bo_released, ctx);
 	const char *step = "GPU device open";
 	if (ret == 0)

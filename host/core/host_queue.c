@@ -156,17 +156,97 @@ bool queue_pending(const struct host_queue *q)
 	return q->tl.count || !list_empty(&q->held);
 }
 
+/* The most fences one clean-prefix search vouches for (a stack array); more take another. */
+#define RETIRE_BATCH 64
+
+/* Whether the first n in-kernel fences of the leading run (none external) are done: the i-th of
+ * them lies at pos[i]. */
+static int polled_done(struct host_queue *q, const uint32_t *pos, uint32_t n)
+{
+	return q->ctx->client->host->fam->fence_poll(q, timeline_at(&q->tl, pos[n - 1]));
+}
+
+/* How many of the oldest in-kernel fences retired without a fault, in O(log done) kernel calls
+ * instead of a fence poll and a fault query per fence: the kernel retires a queue in order, so
+ * the done ones are a prefix (found by galloping, then bisecting), and one fault query after the
+ * polls vouches for all of them. A fault (or any error) answers 0: the caller then goes fence by
+ * fence, reporting the fault against the fence it always did. *busy: the in-kernel fence after
+ * the ones counted was polled not done (the caller stops there; its completion wakes the poll fd
+ * again). */
+static uint32_t retire_clean_prefix(struct host_queue *q, bool *busy)
+{
+	*busy = false;
+	const struct host_family_ops *fam = q->ctx->client->host->fam;
+	if (!fam->fence_poll || !fam->faults_moved)
+		return 0;
+	uint32_t pos[RETIRE_BATCH], m = 0;
+	for (uint32_t i = 0; i < q->tl.count && m < RETIRE_BATCH; i++) {
+		const struct pending_fence *f = timeline_at(&q->tl, i);
+		if (f->external)
+			break;
+		if (f->in_kernel)
+			pos[m++] = i;
+	}
+	if (m < 2)
+		return 0; /* one poll and one query either way */
+	uint32_t done = 0, bad = m + 1; /* a prefix length polled not done, the least known */
+	for (uint32_t step = 1;; step *= 2) {
+		uint32_t n = step < m ? step : m;
+		int ret = polled_done(q, pos, n);
+		if (ret == -EBUSY) {
+			bad = n;
+			break;
+		}
+		if (ret < 0)
+			return 0;
+		done = n;
+		if (n == m)
+			break;
+	}
+	while (bad <= m && bad - done > 1) {
+		uint32_t mid = done + (bad - done) / 2;
+		int ret = polled_done(q, pos, mid);
+		if (ret == -EBUSY)
+			bad = mid;
+		else if (ret < 0)
+			return 0;
+		else
+			done = mid;
+	}
+	if (!done) {
+		*busy = true;
+		return 0;
+	}
+	/* After the polls: a fault of any fence polled done has counted by now. */
+	if (fam->faults_moved(q) != 0)
+		return 0;
+	*busy = bad <= m;
+	return done;
+}
+
 bool queue_retire(struct host_queue *q)
 {
 	struct host_ctx *ctx = q->ctx;
 	bool progressed = false;
+	uint32_t clean = 0;
+	bool search = true, busy = false;
 	struct pending_fence *head;
 	while ((head = timeline_head(&q->tl))) {
 		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
 		struct pending_fence done = *head;
 		if (done.external)
 			break; /* the guest has not said it signaled */
-		if (done.in_kernel) {
+		if (done.in_kernel && !clean && busy)
+			break;
+		if (done.in_kernel && !clean && search) {
+			clean = retire_clean_prefix(q, &busy);
+			search = clean == RETIRE_BATCH && !busy;
+			if (!clean && busy)
+				break;
+		}
+		if (done.in_kernel && clean) {
+			clean--;
+		} else if (done.in_kernel) {
 			int ret = ctx->client->host->fam->fence_retire(q, &done, &done.status);
 			if (ret == -EBUSY)
 				break;

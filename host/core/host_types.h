@@ -94,7 +94,12 @@ struct ferry_host {
 	char device_name[64];
 	int epfd;            /* every context's kdev poll fd */
 	struct list clients; /* ferry_host_client.link */
-	struct list waits;   /* host_wait.link: deferred FENCE_WAIT / BO_CPU_PREP replies */
+	/* Deferred FENCE_WAIT / BO_CPU_PREP replies by deadline (a min-heap, host_wait.heap_idx):
+	 * expiring them costs what expired, not a walk of all. wait_free: ended ones kept for reuse. */
+	struct host_wait **wait_heap;
+	uint32_t nr_waits, cap_waits;
+	struct host_wait *wait_free;
+	uint32_t nr_wait_free;
 	struct list timer_ctxs; /* host_ctx.timer_link: contexts without a kdev poll fd */
 	struct ferry_host_stats stats;
 	struct ferry_buf out; /* encode scratch, reused for every frame sent */
@@ -184,6 +189,7 @@ struct host_ctx {
 	uint32_t family;     /* FERRY_FAMILY_*; the family's own state embeds this (family.h ctx_size) */
 	int poll_fd;
 	struct list timer_link;
+	struct list waits; /* host_wait.link: this context's deferred replies */
 	int page_fd, event_fd;
 	struct ferry_fence_page *page;
 	struct bo_table bos;
@@ -212,7 +218,8 @@ struct host_ctx {
 };
 
 struct host_wait {
-	struct list link;
+	struct list link; /* host_ctx.waits, in arrival order */
+	uint32_t heap_idx;
 	struct ferry_host_client *client;
 	struct host_ctx *ctx;
 	enum ferry_msg_kind kind; /* FENCE_WAIT or BO_CPU_PREP */

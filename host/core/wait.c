@@ -42,17 +42,123 @@ static int wait_ready(struct host_wait *w, int32_t *status)
 	return 1;
 }
 
+/* ---- the deadline heap ---- */
+
+static bool heap_before(const struct ferry_host *h, uint32_t a, uint32_t b)
+{
+	return h->wait_heap[a]->deadline_ns < h->wait_heap[b]->deadline_ns;
+}
+
+static void heap_swap(struct ferry_host *h, uint32_t a, uint32_t b)
+{
+	struct host_wait *t = h->wait_heap[a];
+	h->wait_heap[a] = h->wait_heap[b];
+	h->wait_heap[b] = t;
+	h->wait_heap[a]->heap_idx = a;
+	h->wait_heap[b]->heap_idx = b;
+}
+
+static void heap_up(struct ferry_host *h, uint32_t i)
+{
+	while (i && heap_before(h, i, (i - 1) / 2)) {
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_down(struct ferry_host *h, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->nr_waits && heap_before(h, l, m))
+			m = l;
+		if (r < h->nr_waits && heap_before(h, r, m))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+static int heap_push(struct ferry_host *h, struct host_wait *w)
+{
+	if (h->nr_waits == h->cap_waits) {
+		uint32_t cap = h->cap_waits ? h->cap_waits * 2 : 16;
+		struct host_wait **n = realloc(h->wait_heap, (size_t)cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		h->wait_heap = n;
+		h->cap_waits = cap;
+	}
+	w->heap_idx = h->nr_waits;
+	h->wait_heap[h->nr_waits++] = w;
+	heap_up(h, w->heap_idx);
+	return 0;
+}
+
+static void heap_remove(struct ferry_host *h, struct host_wait *w)
+{
+	uint32_t i = w->heap_idx, last = --h->nr_waits;
+	if (i == last)
+		return;
+	h->wait_heap[i] = h->wait_heap[last];
+	h->wait_heap[i]->heap_idx = i;
+	heap_up(h, i);
+	heap_down(h, h->wait_heap[i]->heap_idx);
+}
+
+/* A guest's wait loop defers a wait per round trip: ended ones are kept, so that costs no
+ * malloc and free each time. */
+#define WAIT_FREE_KEEP 64
+
+static struct host_wait *wait_alloc(struct ferry_host *h)
+{
+	struct host_wait *w = h->wait_free;
+	if (!w)
+		return malloc(sizeof(*w));
+	h->wait_free = (struct host_wait *)w->queue;
+	h->nr_wait_free--;
+	return w;
+}
+
+static void wait_release(struct ferry_host *h, struct host_wait *w)
+{
+	if (h->nr_wait_free >= WAIT_FREE_KEEP) {
+		free(w);
+		return;
+	}
+	w->queue = (struct host_queue *)h->wait_free; /* the free list's link: the wait is over */
+	h->wait_free = w;
+	h->nr_wait_free++;
+}
+
+void wait_host_fini(struct ferry_host *h)
+{
+	while (h->wait_free) {
+		struct host_wait *w = h->wait_free;
+		h->wait_free = (struct host_wait *)w->queue;
+		free(w);
+	}
+	h->nr_wait_free = 0;
+	free(h->wait_heap);
+	h->wait_heap = NULL;
+	h->nr_waits = h->cap_waits = 0;
+}
+
 static void wait_end(struct host_wait *w, bool reply, int32_t status)
 {
+	struct ferry_host *h = w->client->host;
 	if (reply)
 		client_send_status(w->client, w->seq, status);
 	if (reply && w->kind == FERRY_MSG_FENCE_WAIT)
 		latency_observe(&w->client->host->latency[FERRY_HOST_LATENCY_FENCE_WAIT], host_now_ns() - w->started_ns);
 	list_del(&w->link);
+	heap_remove(h, w);
 	w->client->nr_waits--;
 	if (w->bo)
 		bo_unref(w->bo);
-	free(w);
+	wait_release(h, w);
 }
 
 /* Answers at once when possible (or when no waiting was asked for), else queues the wait. */
@@ -73,16 +179,20 @@ static int start_wait(struct ferry_host_client *c, struct host_wait *tmpl, int64
 	}
 	if (c->nr_waits >= HOST_MAX_WAITS_PER_CLIENT)
 		return -EAGAIN;
-	struct host_wait *w = malloc(sizeof(*w));
+	struct host_wait *w = wait_alloc(c->host);
 	if (!w)
 		return -ENOMEM;
-	c->nr_waits++;
 	*w = *tmpl;
 	w->deadline_ns = deadline_of(timeout_ns);
 	w->started_ns = host_now_ns();
+	if (heap_push(c->host, w) < 0) {
+		wait_release(c->host, w);
+		return -ENOMEM;
+	}
+	c->nr_waits++;
 	if (w->bo)
 		bo_ref(w->bo);
-	list_add_tail(&c->host->waits, &w->link);
+	list_add_tail(&w->ctx->waits, &w->link);
 	return 0;
 }
 
@@ -137,21 +247,18 @@ int wait_handle_cpu_prep(struct ferry_host_client *c, const struct ferry_msg *m,
 void wait_check_ctx(struct host_ctx *ctx)
 {
 	struct list *l, *tmp;
-	list_for_each_safe(l, tmp, &ctx->client->host->waits) {
+	list_for_each_safe(l, tmp, &ctx->waits) {
 		struct host_wait *w = list_entry(l, struct host_wait, link);
 		int32_t status;
-		if (w->ctx == ctx && wait_ready(w, &status))
+		if (wait_ready(w, &status))
 			wait_end(w, true, status);
 	}
 }
 
 void wait_expire(struct ferry_host *h, int64_t now_ns)
 {
-	struct list *l, *tmp;
-	list_for_each_safe(l, tmp, &h->waits) {
-		struct host_wait *w = list_entry(l, struct host_wait, link);
-		if (w->deadline_ns > now_ns)
-			continue;
+	while (h->nr_waits && h->wait_heap[0]->deadline_ns <= now_ns) {
+		struct host_wait *w = h->wait_heap[0];
 		int32_t status;
 		if (!wait_ready(w, &status))
 			status = -ETIMEDOUT;
@@ -162,17 +269,14 @@ void wait_expire(struct ferry_host *h, int64_t now_ns)
 void wait_drop_ctx(struct host_ctx *ctx, bool reply, int32_t status)
 {
 	struct list *l, *tmp;
-	list_for_each_safe(l, tmp, &ctx->client->host->waits) {
-		struct host_wait *w = list_entry(l, struct host_wait, link);
-		if (w->ctx == ctx)
-			wait_end(w, reply, status);
-	}
+	list_for_each_safe(l, tmp, &ctx->waits)
+		wait_end(list_entry(l, struct host_wait, link), reply, status);
 }
 
 void wait_queue_gone(struct host_queue *q)
 {
 	struct list *l, *tmp;
-	list_for_each_safe(l, tmp, &q->ctx->client->host->waits) {
+	list_for_each_safe(l, tmp, &q->ctx->waits) {
 		struct host_wait *w = list_entry(l, struct host_wait, link);
 		if (w->queue == q) {
 			int32_t status = q->tl.error_seqno == w->seqno ? q->tl.error : 0;
@@ -183,11 +287,5 @@ void wait_queue_gone(struct host_queue *q)
 
 int64_t wait_next_deadline(const struct ferry_host *h)
 {
-	int64_t next = INT64_MAX;
-	for (struct list *l = h->waits.next; l != &h->waits; l = l->next) {
-		const struct host_wait *w = list_entry(l, struct host_wait, link);
-		if (w->deadline_ns < next)
-			next = w->deadline_ns;
-	}
-	return next;
+	return h->nr_waits ? h->wait_heap[0]->deadline_ns : INT64_MAX;
 }

@@ -13,5 +13,7 @@ void wait_drop_ctx(struct host_ctx *ctx, bool reply, int32_t status);
 /* A queue is going away: waits on it are answered (its work all retired). */
 void wait_queue_gone(struct host_queue *q);
 int64_t wait_next_deadline(const struct ferry_host *h);
+/* Frees the deadline heap and the kept waits (every wait has ended with its context). */
+void wait_host_fini(struct ferry_host *h);
 
 #endif

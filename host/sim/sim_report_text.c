@@ -19,7 +19,8 @@ void sim_text_publish(struct ferry_text *t, char **slot)
 		free(t->buf);
 	} else {
 		free(*slot);
-		*slot = t->buf;
+		/* Atomic: sim_coredump_take looks without the device lock. */
+		__atomic_store_n(slot, t->buf, __ATOMIC_RELEASE);
 	}
 	*t = (struct ferry_text){ 0 };
 }

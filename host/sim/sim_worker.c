@@ -93,6 +93,8 @@ void sim_device_sync_destroy(struct sim_dev_lock *lock, pthread_cond_t *work_con
 static void *worker_main(void *arg)
 {
 	struct sim_worker *w = arg;
+	/* `ferry bench` tells the simulated GPU's CPU time from the host's by this name. */
+	pthread_setname_np(pthread_self(), "ferry-sim-gpu");
 	pthread_mutex_lock(&w->lock->mutex);
 	while (!w->stop) {
 		uint64_t next_wake = UINT64_MAX;

@@ -222,6 +222,18 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 	return 0;
 }
 
+static int msm_fence_poll_op(struct host_queue *q, const struct pending_fence *pf)
+{
+	return msm_fence_poll(msm_hctx(q->ctx)->msm, q->kernel_id, pf->seqno);
+}
+
+static int msm_faults_moved(struct host_queue *q)
+{
+	uint32_t faults;
+	int ret = msm_queue_faults(msm_hctx(q->ctx)->msm, q->kernel_id, &faults);
+	return ret < 0 ? ret : faults != q->faults;
+}
+
 static const struct host_submit_kind msm_submits[] = { { FERRY_MSG_MSM_SUBMIT, msm_handle_submit } };
 
 const struct host_family_ops msm_family_ops = {
@@ -260,6 +272,8 @@ const struct host_family_ops msm_family_ops = {
 	.queue_new = msm_queue_new_op,
 	.queue_close = msm_queue_close_op,
 	.fence_retire = msm_fence_retire,
+	.fence_poll = msm_fence_poll_op,
+	.faults_moved = msm_faults_moved,
 	.submits = msm_submits,
 	.nr_submits = sizeof(msm_submits) / sizeof(msm_submits[0]),
 	.submit_cancel = validation_cancel,

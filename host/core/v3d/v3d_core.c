@@ -18,6 +18,7 @@
 #include "core/trace_host.h"
 #include "core/host_capture.h"
 #include "validate/v3d_validate.h"
+#include "ferry/array.h"
 
 /* ---- submits ---- */
 
@@ -92,12 +93,14 @@ int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const s
 	/* The kernel's bo_handles: this open's handles from the host's own BO table, then the
 	 * shadow BOs the validated lists live in. */
 	uint32_t nr_shadows = set ? set->nr_chunks : 0;
-	uint32_t *handles = malloc(((size_t)nr_bos + nr_shadows) * sizeof(*handles));
-	if (!handles) {
+	struct v3d_host_ctx *vctx = v3d_hctx(ctx);
+	/* nr_bos <= FERRY_MAX_SUBMIT_BOS and a handful of chunks: the sum cannot wrap. */
+	if (FERRY_ARRAY_RESERVE(vctx->job_handles, vctx->cap_job_handles, nr_bos + nr_shadows, 16)) {
 		if (set && !set_queued)
 			v3d_shadows_release(ctx, set);
 		HOST_FAIL(-ENOMEM, "out of memory");
 	}
+	uint32_t *handles = vctx->job_handles;
 	for (uint32_t i = 0; i < nr_bos; i++)
 		handles[i] = bos[i]->handle;
 	for (uint32_t i = 0; i < nr_shadows; i++)
@@ -110,7 +113,6 @@ int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const s
 	case FERRY_QUEUE_KIND_V3D_CSD: ret = v3d_submit_csd(v3d_hctx(ctx)->v3d, &run.u.csd, handles, nr, sync); break;
 	default: ret = -EINVAL; break;
 	}
-	free(handles);
 	/* In the kernel's job: the shadows are reused only once it retired (v3d_fence_retire). A set
 	 * queued when the job was held goes back when its seqno retires, run or not. */
 	if (set && !set_queued) {

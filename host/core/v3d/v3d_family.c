@@ -129,6 +129,8 @@ static void v3d_ctx_drop_validation(struct host_ctx *ctx)
 
 static void v3d_ctx_close(struct host_ctx *ctx)
 {
+	free(v3d_hctx(ctx)->job_handles);
+	free(v3d_hctx(ctx)->job_vbos);
 	if (v3d_hctx(ctx)->v3d) {
 		v3d_ctx_destroy(v3d_hctx(ctx)->v3d);
 		v3d_tenancy_removed(ctx);

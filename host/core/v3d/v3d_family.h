@@ -6,12 +6,20 @@
 #include <stddef.h>
 
 #include "backend/v3d.h"
+
+struct v3dval_bo;
 #include "core/host_types.h"
 
 struct v3d_host_ctx {
 	struct host_ctx base;
 	struct v3d_ctx *v3d;
 	struct shadow_pool *pool; /* validated contexts: CL shadows (v3d_validation.c), made on first use */
+	/* Per-job arrays, kept across jobs so a submit allocates nothing once they are big enough
+	 * (both at most FERRY_MAX_SUBMIT_BOS + the shadows' chunks). */
+	uint32_t *job_handles;           /* the kernel's bo_handles (v3d_core.c) */
+	uint32_t cap_job_handles;
+	struct v3dval_bo *job_vbos;      /* the validator's BOs sorted by address (v3d_validation.c) */
+	uint32_t cap_job_vbos;
 };
 
 struct v3d_host {

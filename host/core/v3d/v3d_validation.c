@@ -13,6 +13,7 @@
 #include "core/shadow_quota.h"
 #include "core/v3d/v3d_validation.h"
 #include "validate/v3d_validate.h"
+#include "ferry/array.h"
 
 int v3d_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 {
@@ -112,11 +113,12 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 	if (pool_get(ctx, &pool) < 0 || shadow_pool_begin(pool) < 0)
 		HOST_FAIL(-ENOMEM, "out of memory");
 	/* The validator wants the BOs sorted by address (they never overlap: the kernel's). */
-	struct v3dval_bo *vb = malloc((size_t)nr_bos * sizeof(*vb));
-	if (!vb) {
+	struct v3d_host_ctx *vctx = v3d_hctx(ctx);
+	if (FERRY_ARRAY_RESERVE(vctx->job_vbos, vctx->cap_job_vbos, nr_bos, 16)) {
 		shadow_pool_abort(pool);
 		HOST_FAIL(-ENOMEM, "out of memory");
 	}
+	struct v3dval_bo *vb = vctx->job_vbos;
 	for (uint32_t i = 0; i < nr_bos; i++)
 		vb[i] = (struct v3dval_bo){ .addr = (uint32_t)bos[i]->iova, .size = (uint32_t)bos[i]->size,
 					    .map = bos[i]->host_map, .id = bos[i]->id };
@@ -178,7 +180,6 @@ int v3d_validate_job(struct host_ctx *ctx, struct v3d_job_desc *job, struct host
 		snprintf(err.msg, sizeof(err.msg), "unknown job kind %u", job->kind);
 		break;
 	}
-	free(vb);
 	if (ret == 0) {
 		if (shadow_pool_take(pool, set) == 0)
 			return 0;

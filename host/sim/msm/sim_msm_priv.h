@@ -82,6 +82,8 @@ struct msms_submit {
 	uint32_t timestamp;       /* the context's timestamp for this submit (memstore sop/eop) */
 	bool issued;              /* on its ring */
 	bool sop_written;
+	bool fence_hashed;        /* on its queue's fence hash (queued, not yet freed) */
+	struct msms_submit *hash_next;
 	struct sim_sync_dev *sync;
 	struct sim_fence *done;   /* signaled at retire; what out-syncobjs get */
 	int lost_error;           /* a lose_on_fault open: this submit faulted (-EIO) or hung (-ETIMEDOUT) */
@@ -101,6 +103,8 @@ struct msms_submit {
 	uint64_t next_poll_ns;    /* stalled: do not retry before this */
 };
 
+#define MSMS_FENCE_HASH 1024 /* buckets; fences are mostly consecutive, so they spread evenly */
+
 struct msms_queue {
 	struct msms_open *open;    /* NULL once the open is gone */
 	struct msms_queue *dev_next;
@@ -109,6 +113,9 @@ struct msms_queue {
 	uint32_t faults;
 	uint32_t last_fence;      /* the newest fence submitted */
 	uint32_t cyclic_next;     /* idr_alloc_cyclic cursor */
+	/* The drawqueue's submits by fence (the kernel's idr): a fence lookup per submit and per
+	 * WAIT_FENCE, not a walk of every queued submit. */
+	struct msms_submit *fence_hash[MSMS_FENCE_HASH];
 	bool closed;              /* SUBMITQUEUE_CLOSE'd: freed when drained */
 	uint64_t seq;             /* creation order across the device: the round-robin key */
 	uint32_t ts_queued;       /* the newest context timestamp handed out */

@@ -60,6 +60,13 @@ bool msms_queue_maybe_free(struct msms_queue *q)
 
 void msms_submit_free(struct msms_submit *s)
 {
+	if (s->fence_hashed) {
+		struct msms_submit **p = &s->queue->fence_hash[s->fence % MSMS_FENCE_HASH];
+		while (*p && *p != s)
+			p = &(*p)->hash_next;
+		if (*p)
+			*p = s->hash_next;
+	}
 	if (s->done) {
 		/* Not retired: cancelled with its open. Waiters elsewhere must not hang. */
 		sim_fence_signal(s->sync, s->done, -ECANCELED);
@@ -132,7 +139,7 @@ int msms_ioctl_submitqueue_query(struct msms_open *o, struct drm_msm_submitqueue
 
 static struct msms_submit *find_fence(const struct msms_queue *q, uint32_t fence)
 {
-	for (struct msms_submit *s = q->head; s; s = s->next)
+	for (struct msms_submit *s = q->fence_hash[fence % MSMS_FENCE_HASH]; s; s = s->hash_next)
 		if (s->fence == fence)
 			return s;
 	return NULL;
@@ -492,6 +499,9 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	s->timestamp = ++q->ts_queued;
 	if (q->id < o->nr_memstore)
 		o->memstore[q->id].queued = s->timestamp;
+	s->hash_next = q->fence_hash[s->fence % MSMS_FENCE_HASH];
+	q->fence_hash[s->fence % MSMS_FENCE_HASH] = s;
+	s->fence_hashed = true;
 	if (q->tail)
 		q->tail->next = s;
 	else

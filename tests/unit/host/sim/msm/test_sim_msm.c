@@ -461,6 +461,41 @@ static void test_fence_sn_in_and_wait_fence(void)
 	k->ops->close(k);
 }
 
+/* The cyclic allocator steps over a fence userspace chose that is still queued, and keeps
+ * counting once it retired (its fast path walks no queue then). */
+static void test_cyclic_fence_skips_sn_in(void)
+{
+	struct kdev *k = sim_msm_open(dev);
+	uint32_t q = new_queue(k, 1);
+	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, cmd.cpu, 1024);
+	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff);
+	REQUIRE(pm4_builder_ok(&b));
+	struct drm_msm_gem_submit_bo bos[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle },
+						{ .flags = MSM_SUBMIT_BO_READ, .handle = flag.handle } };
+	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .size = b.len * 4 };
+	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_SN_IN, .fence = 2,
+					.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos,
+					.cmds = (uintptr_t)&c, .queueid = q };
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	s.flags = MSM_PIPE_3D0;
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	CHECK_EQ(s.fence, 1);
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	CHECK_EQ(s.fence, 3); /* 2 is queued */
+	__atomic_store_n(&flag.cpu[0], 1, __ATOMIC_RELEASE);
+	CHECK_EQ(wait_fence_ms(k, q, 3, 5000), 0);
+	for (uint32_t want = 4; want < 8; want++) {
+		CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+		CHECK_EQ(s.fence, want);
+	}
+	CHECK_EQ(wait_fence_ms(k, q, 7, 5000), 0);
+	tbo_free(k, &cmd);
+	tbo_free(k, &flag);
+	k->ops->close(k);
+}
+
 /* A submit without cmds (Turnip's vkQueueSubmit without command buffers) is the kernel's too:
  * it gets the queue's next fence, which signals only once the submit before it retired, with
  * or without a BO list and a cmds pointer. */
@@ -558,6 +593,7 @@ int main(void)
 	RUN_TEST(test_submit_envelope);
 	RUN_TEST(test_relocs_applied);
 	RUN_TEST(test_fence_sn_in_and_wait_fence);
+	RUN_TEST(test_cyclic_fence_skips_sn_in);
 	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_separate_address_spaces);
 	RUN_TEST(test_poll_fd);
