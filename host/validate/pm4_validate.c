@@ -34,6 +34,17 @@ static uint32_t merge_intervals(struct pm4v_interval *iv, uint32_t n)
 	return out + 1;
 }
 
+static void summarize(const struct pm4v_interval *iv, uint32_t n, uint64_t *summary)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (iv[i].first >= PM4V_SUMMARY_REGS)
+			continue;
+		uint32_t last = iv[i].last < PM4V_SUMMARY_REGS ? iv[i].last : PM4V_SUMMARY_REGS - 1u;
+		for (uint32_t b = iv[i].first >> PM4V_REG_BLOCK_SHIFT; b <= last >> PM4V_REG_BLOCK_SHIFT; b++)
+			summary[b >> 6] |= 1ull << (b & 63);
+	}
+}
+
 struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 {
 	struct pm4v_validator *v = calloc(1, sizeof(*v));
@@ -70,6 +81,12 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 	v->nr_wprot = merge_intervals(v->wprot, v->nr_wprot);
 	v->nr_rprot = merge_intervals(v->rprot, v->nr_rprot);
 	v->nr_shared = merge_intervals(v->shared, v->nr_shared);
+	summarize(v->wprot, v->nr_wprot, v->wprot_summary);
+	summarize(v->rprot, v->nr_rprot, v->rprot_summary);
+	for (uint32_t i = 0; i < policy->nr_write_areas && i < sizeof(policy->write_areas) / sizeof(policy->write_areas[0]); i++) {
+		struct pm4v_interval a = { policy->write_areas[i].addr, policy->write_areas[i].addr };
+		summarize(&a, 1, v->area_summary);
+	}
 
 	uint32_t slots = 0;
 	if (FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, 64, 16) ||
@@ -215,7 +232,16 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		v->err->addr = iova;
 		return r;
 	}
-	int bo = pm4v_find_bo(v->in, iova, bytes);
+	/* A stream already in the table passed the checks below with this submit's BOs. */
+	uint32_t h = stream_hash(iova, dwords, level, kind) & v->slot_mask;
+	for (; v->slot_gen[h] == v->gen; h = (h + 1) & v->slot_mask) {
+		const struct pm4v_stream *s = &v->streams[v->slots[h]];
+		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
+			*shadow_iova = s->shadow_iova;
+			return 0;
+		}
+	}
+	int bo = pm4v_find_bo_hint(v, iova, bytes);
 	if (bo < 0) {
 		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "0x%" PRIx64 " + 0x%" PRIx64 " bytes",
 				  iova, bytes);
@@ -227,15 +253,6 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 				  v->in->bos[bo].id);
 		v->err->addr = iova;
 		return r;
-	}
-
-	uint32_t h = stream_hash(iova, dwords, level, kind) & v->slot_mask;
-	for (; v->slot_gen[h] == v->gen; h = (h + 1) & v->slot_mask) {
-		const struct pm4v_stream *s = &v->streams[v->slots[h]];
-		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
-			*shadow_iova = s->shadow_iova;
-			return 0;
-		}
 	}
 	return add_stream(v, w, iova, dwords, level, kind, bo, h, shadow_iova);
 }
@@ -477,6 +494,7 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 	v->in = submit;
 	v->alloc = alloc;
 	v->err = err;
+	v->bo_hint = UINT32_MAX;
 	if (!v->resuming) {
 		v->walked = 0;
 		v->relocs_applied = 0;

@@ -74,12 +74,22 @@ struct pm4v_interval {
 	uint32_t first, last;
 };
 
+/* A summary of an interval list: one bit per block of 64 registers that any interval touches,
+ * for registers below 2^20 (every type-4 register and count). A clear bit answers "none" without
+ * the search; a set one sends the range to the exact search. */
+#define PM4V_REG_BLOCK_SHIFT 6u
+#define PM4V_SUMMARY_REGS (1u << 20)
+#define PM4V_SUMMARY_WORDS (PM4V_SUMMARY_REGS >> PM4V_REG_BLOCK_SHIFT >> 6)
+
 struct pm4v_validator {
 	struct pm4v_policy policy;
 	struct pm4v_interval *wprot, *rprot; /* write- / read-denied registers */
 	uint32_t nr_wprot, nr_rprot;
 	struct pm4v_interval *shared; /* readable without a write first (incl. write-protected) */
 	uint32_t nr_shared;
+	uint64_t wprot_summary[PM4V_SUMMARY_WORDS], rprot_summary[PM4V_SUMMARY_WORDS];
+	/* the same summary of policy.write_areas' lo registers */
+	uint64_t area_summary[PM4V_SUMMARY_WORDS];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
@@ -122,6 +132,7 @@ struct pm4v_validator {
 	struct pm4v_error *err;
 	uint64_t walked;
 	uint32_t relocs_applied;
+	uint32_t bo_hint;       /* the BO the last pm4v_find_bo_hint found */
 };
 
 /* Where a packet sits, for error reports. */
@@ -138,6 +149,22 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		uint32_t dwords, unsigned level, enum pm4v_kind kind, uint64_t *shadow_iova);
 /* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
 int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
+
+/* pm4v_find_bo on v->in, trying the BO the previous lookup found first: BOs do not overlap, so
+ * one holding the range is the one the search would find. */
+static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint64_t addr, uint64_t len)
+{
+	const struct pm4v_submit *in = v->in;
+	if (v->bo_hint < in->nr_bos && len) {
+		const struct pm4v_bo *bo = &in->bos[v->bo_hint];
+		if (addr >= bo->iova && addr - bo->iova < bo->size && len <= bo->size - (addr - bo->iova))
+			return (int)v->bo_hint;
+	}
+	int i = pm4v_find_bo(in, addr, len);
+	if (i >= 0)
+		v->bo_hint = (uint32_t)i;
+	return i;
+}
 
 /* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets, from
  * *at (zeroed for a new stream). With budget, stops at the first packet boundary after *budget
