@@ -117,10 +117,36 @@ static void note_slot(struct walk *k, uint32_t slot)
 
 static void note_writes(struct walk *k, uint32_t first, uint32_t count)
 {
-	if (k->nr_skips)
+	if (k->nr_skips || first >= PM4V_NR_TRACKED_REGS)
 		return;
-	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++)
-		note_slot(k, r);
+	/* note_slot for each register, its invariants hoisted (no overflow: first < 2^18,
+	 * count <= 0x1000) */
+	struct pm4v_validator *v = k->v;
+	uint32_t end = count < PM4V_NR_TRACKED_REGS - first ? first + count : PM4V_NR_TRACKED_REGS;
+	uint32_t sgen = v->stream_gen, pos = k->w.pos;
+	if (!k->s->top) {
+		for (uint32_t r = first; r < end; r++) {
+			struct pm4v_reg_write *w = &v->regs[r];
+			if (w->local_gen != sgen) {
+				w->local_gen = sgen;
+				w->local_pos = pos;
+			}
+		}
+		return;
+	}
+	uint32_t gen = v->gen;
+	uint64_t point = pm4v_exec_point(k->s->top, pos);
+	for (uint32_t r = first; r < end; r++) {
+		struct pm4v_reg_write *w = &v->regs[r];
+		if (w->local_gen != sgen) {
+			w->local_gen = sgen;
+			w->local_pos = pos;
+		}
+		if (w->gen != gen) {
+			w->gen = gen;
+			w->point = point;
+		}
+	}
 }
 
 /* Whether register r (or PM4V_BINNING_SLOT) certainly holds a value this submit put there

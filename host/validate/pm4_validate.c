@@ -90,10 +90,7 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 
 	uint32_t slots = 0;
 	if (FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, 64, 16) ||
-	    FERRY_ARRAY_RESERVE(v->slots, slots, 128, 16))
-		goto fail;
-	v->slot_gen = calloc(slots, sizeof(*v->slot_gen));
-	if (!v->slot_gen)
+	    FERRY_ARRAY_RESERVE(v->slots, slots, 128, 16)) /* zeroed: gen 0 is never live */
 		goto fail;
 	v->slot_mask = slots - 1;
 	return v;
@@ -112,7 +109,6 @@ void pm4v_destroy(struct pm4v_validator *v)
 	free(v->regs);
 	free(v->streams);
 	free(v->slots);
-	free(v->slot_gen);
 	free(v->scratch);
 	free(v->relocs);
 	free(v->out);
@@ -154,26 +150,19 @@ static int grow_slots(struct pm4v_validator *v)
 	uint64_t n = ((uint64_t)v->slot_mask + 1) * 2;
 	if (n > UINT32_MAX)
 		return -1;
-	uint32_t *slots = malloc(n * sizeof(*slots));
-	uint32_t *gen = calloc(n, sizeof(*gen));
-	if (!slots || !gen) {
-		free(slots);
-		free(gen);
+	struct pm4v_slot *slots = calloc(n, sizeof(*slots));
+	if (!slots)
 		return -1;
-	}
 	free(v->slots);
-	free(v->slot_gen);
 	v->slots = slots;
-	v->slot_gen = gen;
 	v->slot_mask = (uint32_t)n - 1;
 	v->gen = 1;
 	for (uint32_t i = 0; i < v->nr_streams; i++) {
 		const struct pm4v_stream *s = &v->streams[i];
 		uint32_t h = stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
-		while (gen[h] == v->gen)
+		while (slots[h].gen == v->gen)
 			h = (h + 1) & v->slot_mask;
-		gen[h] = v->gen;
-		slots[h] = i;
+		slots[h] = (struct pm4v_slot){ s->iova, s->dwords, s->level, s->kind, v->gen, i, s->shadow_iova };
 	}
 	return 0;
 }
@@ -212,8 +201,8 @@ static int add_stream(struct pm4v_validator *v, const struct pm4v_where *w, uint
 		.bo = (uint32_t)bo, .bo_offset = iova - b->iova,
 		.shadow_iova = sh.iova, .shadow_map = sh.map, .origin = origin, .top = top,
 	};
-	v->slot_gen[slot] = v->gen;
-	v->slots[slot] = v->nr_streams++;
+	v->slots[slot] = (struct pm4v_slot){ iova, dwords, (uint8_t)level, (uint8_t)kind, v->gen, v->nr_streams++,
+					     sh.iova };
 	v->walked += dwords;
 	*shadow_iova = sh.iova;
 
@@ -234,8 +223,8 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 	}
 	/* A stream already in the table passed the checks below with this submit's BOs. */
 	uint32_t h = stream_hash(iova, dwords, level, kind) & v->slot_mask;
-	for (; v->slot_gen[h] == v->gen; h = (h + 1) & v->slot_mask) {
-		const struct pm4v_stream *s = &v->streams[v->slots[h]];
+	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
+		const struct pm4v_slot *s = &v->slots[h];
 		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
 			*shadow_iova = s->shadow_iova;
 			return 0;
@@ -500,7 +489,8 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 		v->relocs_applied = 0;
 		v->nr_streams = 0;
 		if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
-			memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
+			for (uint32_t i = 0; i <= v->slot_mask; i++)
+				v->slots[i].gen = 0;
 			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].gen = 0;
 			v->gen = 1;

@@ -28,6 +28,17 @@ struct pm4v_stream {
 	uint32_t top;         /* 1 + index of a top-level cmd stream, 0 for any other */
 };
 
+/* A slot of the stream table: the stream's key and shadow next to its index, so a lookup reads
+ * one slot. Live iff gen == the validator's gen (no clearing per submit). */
+struct pm4v_slot {
+	uint64_t iova;
+	uint32_t dwords;
+	uint8_t level, kind;
+	uint32_t gen;
+	uint32_t idx;
+	uint64_t shadow_iova;
+};
+
 /* Execution-order key of dword pos of top-level stream top (1-based). */
 static inline uint64_t pm4v_exec_point(uint32_t top, uint32_t pos)
 {
@@ -100,8 +111,7 @@ struct pm4v_validator {
 
 	struct pm4v_stream *streams;
 	uint32_t nr_streams, cap_streams;
-	uint32_t *slots;     /* open-addressing table of stream indices */
-	uint32_t *slot_gen;  /* slot is live iff slot_gen == gen (no clearing per submit) */
+	struct pm4v_slot *slots; /* open-addressing table of the streams */
 	uint32_t slot_mask;
 	uint32_t gen;
 
