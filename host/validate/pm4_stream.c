@@ -71,7 +71,7 @@ static bool hits(const struct pm4v_interval *iv, uint32_t n, uint32_t first, uin
 }
 
 /* Whether the summary rules out every register of [first, last]. */
-static bool summary_clear(const uint64_t *summary, uint32_t first, uint32_t last)
+static inline bool summary_clear(const uint64_t *summary, uint32_t first, uint32_t last)
 {
 	if (last >= PM4V_SUMMARY_REGS)
 		return false;
@@ -115,7 +115,7 @@ static void note_slot(struct walk *k, uint32_t slot)
 	}
 }
 
-static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+static inline void note_writes(struct walk *k, uint32_t first, uint32_t count)
 {
 	if (k->nr_skips || first >= PM4V_NR_TRACKED_REGS)
 		return;
@@ -310,7 +310,8 @@ static int draw_state(struct walk *k, uint32_t *p, uint32_t cnt)
 			continue; /* no address is used */
 		uint64_t shadow;
 		uint32_t *addr = p + g + CP_SET_DRAW_STATE_GROUP_ADDR_DW;
-		if (pm4v_target(k->v, &k->w, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow))
+		if (!pm4v_target_known(k->v, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow) &&
+		    pm4v_target(k->v, &k->w, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow))
 			return -1;
 		hw_addr64_put(addr, shadow);
 	}
@@ -682,10 +683,14 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
-			if (check_regs(&k, pm4_type4_reg(h), cnt, true) ||
-			    write_areas(&k, pm4_type4_reg(h), cnt, d + pos + 1))
+			/* check_regs and write_areas, their summary tests first and inline */
+			uint32_t reg = pm4_type4_reg(h), last = reg + (cnt ? cnt - 1u : 0);
+			if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
 				return -1;
-			note_writes(&k, pm4_type4_reg(h), cnt);
+			if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
+			    write_areas(&k, reg, cnt, d + pos + 1))
+				return -1;
+			note_writes(&k, reg, cnt);
 		} else if (pm4_is_type7(h)) {
 			cnt = pm4_type7_count(h);
 			if (!pm4_type7_parity_ok(h))

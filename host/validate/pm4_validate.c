@@ -135,15 +135,6 @@ int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len)
 	return (int)(lo - 1);
 }
 
-static uint32_t stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
-{
-	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return (uint32_t)h;
-}
-
 /* Doubles the slot table and re-inserts this submit's streams. */
 static int grow_slots(struct pm4v_validator *v)
 {
@@ -156,10 +147,11 @@ static int grow_slots(struct pm4v_validator *v)
 	free(v->slots);
 	v->slots = slots;
 	v->slot_mask = (uint32_t)n - 1;
-	v->gen = 1;
+	/* The generation stays: the register writes (regs[].gen) are keyed on it too, and a fresh
+	 * table's slots (gen 0) are dead under any generation. */
 	for (uint32_t i = 0; i < v->nr_streams; i++) {
 		const struct pm4v_stream *s = &v->streams[i];
-		uint32_t h = stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
+		uint32_t h = pm4v_stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
 		while (slots[h].gen == v->gen)
 			h = (h + 1) & v->slot_mask;
 		slots[h] = (struct pm4v_slot){ s->iova, s->dwords, s->level, s->kind, v->gen, i, s->shadow_iova };
@@ -222,7 +214,7 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		return r;
 	}
 	/* A stream already in the table passed the checks below with this submit's BOs. */
-	uint32_t h = stream_hash(iova, dwords, level, kind) & v->slot_mask;
+	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
 	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
 		const struct pm4v_slot *s = &v->slots[h];
 		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {

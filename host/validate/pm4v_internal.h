@@ -160,6 +160,31 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 /* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
 int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
 
+static inline uint32_t pm4v_stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
+{
+	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+/* pm4v_target's answer for a stream already in this submit's table (then true), inline for the
+ * walk; false sends the caller to pm4v_target, which checks and adds it. */
+static inline bool pm4v_target_known(const struct pm4v_validator *v, uint64_t iova, uint32_t dwords, unsigned level,
+				     enum pm4v_kind kind, uint64_t *shadow_iova)
+{
+	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
+	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
+		const struct pm4v_slot *s = &v->slots[h];
+		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
+			*shadow_iova = s->shadow_iova;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* pm4v_find_bo on v->in, trying the BO the previous lookup found first: BOs do not overlap, so
  * one holding the range is the one the search would find. */
 static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint64_t addr, uint64_t len)
