@@ -64,8 +64,8 @@ static int block_reserve(struct v3dval *v, const struct v3dval_where *w)
  * attribute pointers a word, or 0 when unused. */
 static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
 {
-	const struct v3d_cl_addr_field *fields;
-	size_t n = v3d_cl_struct_address_fields(v->policy.ver, kind, &fields);
+	const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
+	size_t n = v->struct_nr_fields[kind];
 	const struct v3dval_seg *s = &v->segs[seg];
 	for (size_t i = 0; i < n; i++) {
 		uint32_t addr = v3d_cl_get_address(s->buf + off, fields[i].start, fields[i].size);
@@ -109,8 +109,8 @@ static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint3
 		if (struct_at(rel, prefix, gl, s->nr_attrs, &kind))
 			return v3dval_fail_at(v, seg, rel, s->opcode, V3DVAL_ERR_RELOC, 0,
 					      "relocation at +0x%x does not start a shader state structure", rel);
-		const struct v3d_cl_addr_field *fields;
-		size_t nf = v3d_cl_struct_address_fields(v->policy.ver, kind, &fields), f = 0;
+		const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
+		size_t nf = v->struct_nr_fields[kind], f = 0;
 		while (f < nf && !(fields[f].start == r->field_start && fields[f].size == r->field_size))
 			f++;
 		if (f == nf)

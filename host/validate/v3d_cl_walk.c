@@ -36,6 +36,11 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		v->op_nr_fields[op] = (uint8_t)v3d_cl_address_fields(policy->ver, (uint8_t)op, &f);
 		v->op_fields[op] = f;
 	}
+	for (int k = 0; k <= V3D_CL_STRUCT_TEXTURE_SHADER_STATE; k++) {
+		const struct v3d_cl_addr_field *f;
+		v->struct_nr_fields[k] = (uint8_t)v3d_cl_struct_address_fields(policy->ver, (enum v3d_cl_struct)k, &f);
+		v->struct_fields[k] = f;
+	}
 	return v;
 }
 

@@ -113,6 +113,9 @@ struct v3dval {
 	uint8_t op_len[256];
 	uint8_t op_nr_fields[256];
 	const struct v3d_cl_addr_field *op_fields[256];
+	/* the same per out-of-line structure (enum v3d_cl_struct) */
+	uint8_t struct_nr_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 };
 
 /* ---- BO table (v3d_val_common.c) ------------------------------------------------------------ */

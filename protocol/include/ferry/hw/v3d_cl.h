@@ -154,8 +154,11 @@ static inline uint64_t v3d_cl_get(const uint8_t *payload, unsigned start, unsign
 		return size ? v3d_cl_get_wide(payload, start, size) : 0;
 	const uint8_t *p = payload + (start >> 3);
 	uint64_t v = 0;
-	for (unsigned i = 0; i < nbytes; i++)
-		v |= (uint64_t)p[i] << (8u * i);
+	if (nbytes == 4) /* every address field: one load where the compiler merges the bytes */
+		v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	else
+		for (unsigned i = 0; i < nbytes; i++)
+			v |= (uint64_t)p[i] << (8u * i);
 	v >>= shift;
 	return size < 64u ? v & ((1ull << size) - 1u) : v;
 }
@@ -172,6 +175,15 @@ static inline void v3d_cl_set(uint8_t *payload, unsigned start, unsigned size, u
 	uint8_t *p = payload + (start >> 3);
 	uint64_t fmask = size < 64u ? (1ull << size) - 1u : ~0ull;
 	uint64_t w = 0;
+	if (nbytes == 4) { /* every address field, as in v3d_cl_get */
+		w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		w = (w & ~(fmask << shift)) | ((value & fmask) << shift);
+		p[0] = (uint8_t)w;
+		p[1] = (uint8_t)(w >> 8);
+		p[2] = (uint8_t)(w >> 16);
+		p[3] = (uint8_t)(w >> 24);
+		return;
+	}
 	for (unsigned i = 0; i < nbytes; i++)
 		w |= (uint64_t)p[i] << (8u * i);
 	w = (w & ~(fmask << shift)) | ((value & fmask) << shift);
