@@ -169,9 +169,39 @@ static void test_memory_operands(void)
 	harness_fini(&h);
 }
 
+/* The header parity predicates (ferry/hw/adreno_pm4.h) against their definition: each parity
+ * bit is the odd-parity bit of its field, folded here bit by bit. */
+static uint32_t odd_bit(uint32_t v)
+{
+	uint32_t ones = 0;
+	for (; v; v >>= 1)
+		ones += v & 1u;
+	return (ones & 1u) ^ 1u;
+}
+
+static void test_header_parity(void)
+{
+	unsigned bad = 0, ok4 = 0, ok7 = 0;
+	for (int i = 0; i < 200000; i++) {
+		uint32_t h = rnd();
+		if (i % 2) /* half of them well-formed, then one bit flipped now and then */
+			h = i % 4 == 1 ? pm4_type4_hdr(h >> 7, h & 0x7fu) : pm4_type7_hdr(h >> 14, h & 0x3fffu);
+		if (i % 8 == 3)
+			h ^= 1u << (rnd() % 32u);
+		bool want4 = ((h >> 7) & 1u) == odd_bit(h & 0x7fu) && ((h >> 27) & 1u) == odd_bit((h >> 8) & 0x7ffffu);
+		bool want7 = ((h >> 15) & 1u) == odd_bit(h & 0x3fffu) && ((h >> 23) & 1u) == odd_bit((h >> 16) & 0x7fu);
+		bad += pm4_type4_parity_ok(h) != want4 || pm4_type7_parity_ok(h) != want7;
+		ok4 += want4;
+		ok7 += want7;
+	}
+	CHECK_EQ(bad, 0u);
+	CHECK(ok4 > 50000 && ok7 > 50000);
+}
+
 int main(void)
 {
 	srand(16);
+	RUN_TEST(test_header_parity);
 	RUN_TEST(test_type4_writes);
 	RUN_TEST(test_memory_operands);
 	return test_finish();
