@@ -322,17 +322,19 @@ static int generic_tile_list(struct v3dval *v, const struct walk *k, const struc
 
 /* Copies the guest's bytes of seg from its copy's fill mark *copied up to at least `need`, in
  * chunks so that a list is not copied packet by packet, never past the BO's end (the caller
- * checked need against it). Every byte is copied once and only the copy is read afterwards. */
+ * checked need against it). Every byte is copied once and only the copy is read afterwards.
+ * A chunk is as long as what the segment already holds (256 B at first, 4 KiB at most), so a
+ * short list - a hostile job may make thousands - is not copied kilobytes ahead. */
 static int fill(struct v3dval *v, uint32_t seg, uint32_t *copied, uint32_t need, const struct v3dval_where *w)
 {
-	enum { CHUNK = 4096 };
 	struct v3dval_seg *s = &v->segs[seg];
 	const struct v3dval_bo *bo = &v->bos[s->bo];
 	uint32_t from = s->start + *copied; /* inside the BO: need - *copied bytes from it are */
 	uint64_t room = (uint64_t)bo->addr + bo->size - from;
 	uint32_t n = need - *copied;
-	if (n < CHUNK)
-		n = room < CHUNK ? (uint32_t)room : CHUNK;
+	uint32_t chunk = *copied < 256u ? 256u : *copied > 4096u ? 4096u : *copied;
+	if (n < chunk)
+		n = room < chunk ? (uint32_t)room : chunk;
 	if (v3dval_seg_reserve(v, seg, *copied + n, w))
 		return -1;
 	memcpy(v->segs[seg].buf + *copied, (const uint8_t *)bo->map + (from - bo->addr), n);
