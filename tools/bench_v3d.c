@@ -227,12 +227,13 @@ static void print_rates(const char *gpu)
 			printf("%-12u failed: %s\n", workload_draws[i], strerror(-r));
 			continue;
 		}
-		printf("%-12u %10llu %9u %9u %11.1f %12.0f %12.0f %6.1fx\n", workload_draws[i],
+		printf("%-12u %10llu %9u %9u %11.1f %12.0f %12.0f %6.3fx\n", workload_draws[i],
 		       (unsigned long long)rate.bytes, rate.segments, rate.blocks, rate.us_per_job, rate.mb_per_s,
-		       rate.copy_mb_per_s, rate.copy_mb_per_s / rate.mb_per_s);
+		       rate.copy_mb_per_s, rate.mb_per_s / rate.copy_mb_per_s);
 	}
-	printf("  bytes = list bytes walked + shader state blocks copied; ratio = validation time / time to\n"
-	       "  memcpy the same bytes into the same shadow memory (higher = more checking cost)\n");
+	printf("  bytes = list bytes walked + shader state blocks copied; ratio = validation MB/s / memcpy\n"
+	       "  MB/s of the same bytes into the same shadow memory (validation = 0.01x memcpy: 100 times\n"
+	       "  slower; higher = less checking cost)\n");
 }
 
 int bench_v3d(const char *gpu, const char *server, const char *ferryd_path, int iters)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "ferry/uapi/msm_drm.h"
@@ -131,6 +132,17 @@ int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4
 		t1 = now_s();
 	} while (t1 - t0 < seconds);
 	double per = (t1 - t0) / iters;
+	/* The baseline in the same conditions: the same bytes from the same BO into the same (warm)
+	 * shadow memory, nothing checked. */
+	unsigned copies = 0;
+	double c0 = now_s(), c1;
+	do {
+		memcpy(pool.mem, cmd, bytes);
+		__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
+		copies++;
+		c1 = now_s();
+	} while (c1 - c0 < seconds / 4);
+	double copy_per = (c1 - c0) / copies;
 	*out = (struct pm4_workload_rate){
 		.stream_bytes = bytes,
 		.us_per_submit = per * 1e6,
@@ -138,6 +150,7 @@ int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4
 		.walked_mb_per_s = (double)res.dwords * 4.0 / per / 1e6,
 		.streams = res.nr_streams,
 		.dwords = res.dwords,
+		.copy_mb_per_s = bytes / copy_per / 1e6,
 	};
 out:
 	pm4v_destroy(v);

@@ -35,6 +35,7 @@ struct pm4_workload_rate {
 	double walked_mb_per_s; /* of every stream walked (IB1 plus the draw-state groups) */
 	uint32_t streams;       /* copies made per submit */
 	uint64_t dwords;        /* dwords walked per submit */
+	double copy_mb_per_s;   /* memcpy of the submitted stream into the same shadow memory */
 };
 /* 0, -ENOMEM, or -EINVAL if the validator refused the stream (its message on stderr). */
 int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4_workload_rate *out);

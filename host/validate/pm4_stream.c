@@ -36,7 +36,7 @@ static int check_mem(struct walk *k, uint64_t addr, uint64_t len, bool write, co
 	if (!len)
 		return 0;
 	const struct pm4v_submit *in = k->v->in;
-	int bo = pm4v_find_bo(in, addr, len);
+	int bo = pm4v_find_bo_hint(k->v, addr, len);
 	if (bo < 0) {
 		pm4v_fail(k->v, &k->w, PM4V_ERR_ADDRESS, -1, "%s 0x%" PRIx64 " + 0x%" PRIx64, what,
 			  addr, len);
@@ -70,12 +70,25 @@ static bool hits(const struct pm4v_interval *iv, uint32_t n, uint32_t first, uin
 	return true;
 }
 
+/* Whether the summary rules out every register of [first, last]. */
+static inline bool summary_clear(const uint64_t *summary, uint32_t first, uint32_t last)
+{
+	if (last >= PM4V_SUMMARY_REGS)
+		return false;
+	for (uint32_t b = first >> PM4V_REG_BLOCK_SHIFT; b <= last >> PM4V_REG_BLOCK_SHIFT; b++)
+		if (summary[b >> 6] & (1ull << (b & 63)))
+			return false;
+	return true;
+}
+
 static int check_regs(struct walk *k, uint32_t first, uint32_t count, bool write)
 {
 	const struct pm4v_validator *v = k->v;
 	uint32_t reg;
 	/* No overflow: first <= PM4_TYPE4_REG_DECODE_MASK, count <= 0x1000. */
 	uint32_t last = first + (count ? count - 1 : 0);
+	if (summary_clear(write ? v->wprot_summary : v->rprot_summary, first, last))
+		return 0;
 	if (!hits(write ? v->wprot : v->rprot, write ? v->nr_wprot : v->nr_rprot, first, last, &reg))
 		return 0;
 	pm4v_fail(k->v, &k->w, PM4V_ERR_PROTECTED_REG, -1, "%s 0x%05x", write ? "write to" : "read of",
@@ -102,12 +115,38 @@ static void note_slot(struct walk *k, uint32_t slot)
 	}
 }
 
-static void note_writes(struct walk *k, uint32_t first, uint32_t count)
+static inline void note_writes(struct walk *k, uint32_t first, uint32_t count)
 {
-	if (k->nr_skips)
+	if (k->nr_skips || first >= PM4V_NR_TRACKED_REGS)
 		return;
-	for (uint32_t r = first; r - first < count && r < PM4V_NR_TRACKED_REGS; r++)
-		note_slot(k, r);
+	/* note_slot for each register, its invariants hoisted (no overflow: first < 2^18,
+	 * count <= 0x1000) */
+	struct pm4v_validator *v = k->v;
+	uint32_t end = count < PM4V_NR_TRACKED_REGS - first ? first + count : PM4V_NR_TRACKED_REGS;
+	uint32_t sgen = v->stream_gen, pos = k->w.pos;
+	if (!k->s->top) {
+		for (uint32_t r = first; r < end; r++) {
+			struct pm4v_reg_write *w = &v->regs[r];
+			if (w->local_gen != sgen) {
+				w->local_gen = sgen;
+				w->local_pos = pos;
+			}
+		}
+		return;
+	}
+	uint32_t gen = v->gen;
+	uint64_t point = pm4v_exec_point(k->s->top, pos);
+	for (uint32_t r = first; r < end; r++) {
+		struct pm4v_reg_write *w = &v->regs[r];
+		if (w->local_gen != sgen) {
+			w->local_gen = sgen;
+			w->local_pos = pos;
+		}
+		if (w->gen != gen) {
+			w->gen = gen;
+			w->point = point;
+		}
+	}
 }
 
 /* Whether register r (or PM4V_BINNING_SLOT) certainly holds a value this submit put there
@@ -206,6 +245,9 @@ static int close_skips(struct walk *k, uint32_t pos)
 static int write_areas(struct walk *k, uint32_t first, uint32_t cnt, const uint32_t *values)
 {
 	const struct pm4v_policy *p = &k->v->policy;
+	/* the loop below takes an area only if first <= addr <= first + cnt - 2 */
+	if (cnt < 2 || summary_clear(k->v->area_summary, first, first + cnt - 2u))
+		return 0;
 	for (uint32_t i = 0; i < p->nr_write_areas && i < sizeof(p->write_areas) / sizeof(p->write_areas[0]); i++) {
 		const struct pm4v_write_area *a = &p->write_areas[i];
 		/* no overflow: first <= PM4_TYPE4_REG_DECODE_MASK, cnt < 2^7 */
@@ -268,7 +310,8 @@ static int draw_state(struct walk *k, uint32_t *p, uint32_t cnt)
 			continue; /* no address is used */
 		uint64_t shadow;
 		uint32_t *addr = p + g + CP_SET_DRAW_STATE_GROUP_ADDR_DW;
-		if (pm4v_target(k->v, &k->w, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow))
+		if (!pm4v_target_known(k->v, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow) &&
+		    pm4v_target(k->v, &k->w, hw_addr64_at(addr), dwords, 2, PM4V_KIND_DRAW_STATE, &shadow))
 			return -1;
 		hw_addr64_put(addr, shadow);
 	}
@@ -598,7 +641,12 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, struct pm4v_walk_pos *at,
 	      uint64_t *budget)
 {
-	struct walk k = { .v = v, .s = s, .d = d, .n = s->dwords, .w = { .stream = s } };
+	struct walk k; /* skips[] beyond nr_skips is never read: not cleared per stream */
+	k.v = v;
+	k.s = s;
+	k.d = d;
+	k.n = s->dwords;
+	k.w = (struct pm4v_where){ .stream = s };
 	if (!at->begun) { /* a new stream: nothing written in it yet (a resumed one keeps its own) */
 		at->begun = true;
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
@@ -635,10 +683,14 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
-			if (check_regs(&k, pm4_type4_reg(h), cnt, true) ||
-			    write_areas(&k, pm4_type4_reg(h), cnt, d + pos + 1))
+			/* check_regs and write_areas, their summary tests first and inline */
+			uint32_t reg = pm4_type4_reg(h), last = reg + (cnt ? cnt - 1u : 0);
+			if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
 				return -1;
-			note_writes(&k, pm4_type4_reg(h), cnt);
+			if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
+			    write_areas(&k, reg, cnt, d + pos + 1))
+				return -1;
+			note_writes(&k, reg, cnt);
 		} else if (pm4_is_type7(h)) {
 			cnt = pm4_type7_count(h);
 			if (!pm4_type7_parity_ok(h))

@@ -34,6 +34,17 @@ static uint32_t merge_intervals(struct pm4v_interval *iv, uint32_t n)
 	return out + 1;
 }
 
+static void summarize(const struct pm4v_interval *iv, uint32_t n, uint64_t *summary)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (iv[i].first >= PM4V_SUMMARY_REGS)
+			continue;
+		uint32_t last = iv[i].last < PM4V_SUMMARY_REGS ? iv[i].last : PM4V_SUMMARY_REGS - 1u;
+		for (uint32_t b = iv[i].first >> PM4V_REG_BLOCK_SHIFT; b <= last >> PM4V_REG_BLOCK_SHIFT; b++)
+			summary[b >> 6] |= 1ull << (b & 63);
+	}
+}
+
 struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 {
 	struct pm4v_validator *v = calloc(1, sizeof(*v));
@@ -70,13 +81,16 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 	v->nr_wprot = merge_intervals(v->wprot, v->nr_wprot);
 	v->nr_rprot = merge_intervals(v->rprot, v->nr_rprot);
 	v->nr_shared = merge_intervals(v->shared, v->nr_shared);
+	summarize(v->wprot, v->nr_wprot, v->wprot_summary);
+	summarize(v->rprot, v->nr_rprot, v->rprot_summary);
+	for (uint32_t i = 0; i < policy->nr_write_areas && i < sizeof(policy->write_areas) / sizeof(policy->write_areas[0]); i++) {
+		struct pm4v_interval a = { policy->write_areas[i].addr, policy->write_areas[i].addr };
+		summarize(&a, 1, v->area_summary);
+	}
 
 	uint32_t slots = 0;
 	if (FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, 64, 16) ||
-	    FERRY_ARRAY_RESERVE(v->slots, slots, 128, 16))
-		goto fail;
-	v->slot_gen = calloc(slots, sizeof(*v->slot_gen));
-	if (!v->slot_gen)
+	    FERRY_ARRAY_RESERVE(v->slots, slots, 128, 16)) /* zeroed: gen 0 is never live */
 		goto fail;
 	v->slot_mask = slots - 1;
 	return v;
@@ -95,7 +109,6 @@ void pm4v_destroy(struct pm4v_validator *v)
 	free(v->regs);
 	free(v->streams);
 	free(v->slots);
-	free(v->slot_gen);
 	free(v->scratch);
 	free(v->relocs);
 	free(v->out);
@@ -122,41 +135,26 @@ int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len)
 	return (int)(lo - 1);
 }
 
-static uint32_t stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
-{
-	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return (uint32_t)h;
-}
-
 /* Doubles the slot table and re-inserts this submit's streams. */
 static int grow_slots(struct pm4v_validator *v)
 {
 	uint64_t n = ((uint64_t)v->slot_mask + 1) * 2;
 	if (n > UINT32_MAX)
 		return -1;
-	uint32_t *slots = malloc(n * sizeof(*slots));
-	uint32_t *gen = calloc(n, sizeof(*gen));
-	if (!slots || !gen) {
-		free(slots);
-		free(gen);
+	struct pm4v_slot *slots = calloc(n, sizeof(*slots));
+	if (!slots)
 		return -1;
-	}
 	free(v->slots);
-	free(v->slot_gen);
 	v->slots = slots;
-	v->slot_gen = gen;
 	v->slot_mask = (uint32_t)n - 1;
-	v->gen = 1;
+	/* The generation stays: the register writes (regs[].gen) are keyed on it too, and a fresh
+	 * table's slots (gen 0) are dead under any generation. */
 	for (uint32_t i = 0; i < v->nr_streams; i++) {
 		const struct pm4v_stream *s = &v->streams[i];
-		uint32_t h = stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
-		while (gen[h] == v->gen)
+		uint32_t h = pm4v_stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
+		while (slots[h].gen == v->gen)
 			h = (h + 1) & v->slot_mask;
-		gen[h] = v->gen;
-		slots[h] = i;
+		slots[h] = (struct pm4v_slot){ s->iova, s->dwords, s->level, s->kind, v->gen, i, s->shadow_iova };
 	}
 	return 0;
 }
@@ -195,8 +193,8 @@ static int add_stream(struct pm4v_validator *v, const struct pm4v_where *w, uint
 		.bo = (uint32_t)bo, .bo_offset = iova - b->iova,
 		.shadow_iova = sh.iova, .shadow_map = sh.map, .origin = origin, .top = top,
 	};
-	v->slot_gen[slot] = v->gen;
-	v->slots[slot] = v->nr_streams++;
+	v->slots[slot] = (struct pm4v_slot){ iova, dwords, (uint8_t)level, (uint8_t)kind, v->gen, v->nr_streams++,
+					     sh.iova };
 	v->walked += dwords;
 	*shadow_iova = sh.iova;
 
@@ -215,7 +213,16 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		v->err->addr = iova;
 		return r;
 	}
-	int bo = pm4v_find_bo(v->in, iova, bytes);
+	/* A stream already in the table passed the checks below with this submit's BOs. */
+	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
+	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
+		const struct pm4v_slot *s = &v->slots[h];
+		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
+			*shadow_iova = s->shadow_iova;
+			return 0;
+		}
+	}
+	int bo = pm4v_find_bo_hint(v, iova, bytes);
 	if (bo < 0) {
 		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "0x%" PRIx64 " + 0x%" PRIx64 " bytes",
 				  iova, bytes);
@@ -227,15 +234,6 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 				  v->in->bos[bo].id);
 		v->err->addr = iova;
 		return r;
-	}
-
-	uint32_t h = stream_hash(iova, dwords, level, kind) & v->slot_mask;
-	for (; v->slot_gen[h] == v->gen; h = (h + 1) & v->slot_mask) {
-		const struct pm4v_stream *s = &v->streams[v->slots[h]];
-		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
-			*shadow_iova = s->shadow_iova;
-			return 0;
-		}
 	}
 	return add_stream(v, w, iova, dwords, level, kind, bo, h, shadow_iova);
 }
@@ -477,12 +475,14 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 	v->in = submit;
 	v->alloc = alloc;
 	v->err = err;
+	v->bo_hint = UINT32_MAX;
 	if (!v->resuming) {
 		v->walked = 0;
 		v->relocs_applied = 0;
 		v->nr_streams = 0;
 		if (++v->gen == 0) { /* generation wrapped: forget every slot and write for real */
-			memset(v->slot_gen, 0, ((size_t)v->slot_mask + 1) * sizeof(*v->slot_gen));
+			for (uint32_t i = 0; i <= v->slot_mask; i++)
+				v->slots[i].gen = 0;
 			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].gen = 0;
 			v->gen = 1;

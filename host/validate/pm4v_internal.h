@@ -28,6 +28,17 @@ struct pm4v_stream {
 	uint32_t top;         /* 1 + index of a top-level cmd stream, 0 for any other */
 };
 
+/* A slot of the stream table: the stream's key and shadow next to its index, so a lookup reads
+ * one slot. Live iff gen == the validator's gen (no clearing per submit). */
+struct pm4v_slot {
+	uint64_t iova;
+	uint32_t dwords;
+	uint8_t level, kind;
+	uint32_t gen;
+	uint32_t idx;
+	uint64_t shadow_iova;
+};
+
 /* Execution-order key of dword pos of top-level stream top (1-based). */
 static inline uint64_t pm4v_exec_point(uint32_t top, uint32_t pos)
 {
@@ -74,12 +85,22 @@ struct pm4v_interval {
 	uint32_t first, last;
 };
 
+/* A summary of an interval list: one bit per block of 64 registers that any interval touches,
+ * for registers below 2^20 (every type-4 register and count). A clear bit answers "none" without
+ * the search; a set one sends the range to the exact search. */
+#define PM4V_REG_BLOCK_SHIFT 6u
+#define PM4V_SUMMARY_REGS (1u << 20)
+#define PM4V_SUMMARY_WORDS (PM4V_SUMMARY_REGS >> PM4V_REG_BLOCK_SHIFT >> 6)
+
 struct pm4v_validator {
 	struct pm4v_policy policy;
 	struct pm4v_interval *wprot, *rprot; /* write- / read-denied registers */
 	uint32_t nr_wprot, nr_rprot;
 	struct pm4v_interval *shared; /* readable without a write first (incl. write-protected) */
 	uint32_t nr_shared;
+	uint64_t wprot_summary[PM4V_SUMMARY_WORDS], rprot_summary[PM4V_SUMMARY_WORDS];
+	/* the same summary of policy.write_areas' lo registers */
+	uint64_t area_summary[PM4V_SUMMARY_WORDS];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
@@ -90,8 +111,7 @@ struct pm4v_validator {
 
 	struct pm4v_stream *streams;
 	uint32_t nr_streams, cap_streams;
-	uint32_t *slots;     /* open-addressing table of stream indices */
-	uint32_t *slot_gen;  /* slot is live iff slot_gen == gen (no clearing per submit) */
+	struct pm4v_slot *slots; /* open-addressing table of the streams */
 	uint32_t slot_mask;
 	uint32_t gen;
 
@@ -122,6 +142,7 @@ struct pm4v_validator {
 	struct pm4v_error *err;
 	uint64_t walked;
 	uint32_t relocs_applied;
+	uint32_t bo_hint;       /* the BO the last pm4v_find_bo_hint found */
 };
 
 /* Where a packet sits, for error reports. */
@@ -138,6 +159,47 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		uint32_t dwords, unsigned level, enum pm4v_kind kind, uint64_t *shadow_iova);
 /* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
 int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
+
+static inline uint32_t pm4v_stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
+{
+	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+/* pm4v_target's answer for a stream already in this submit's table (then true), inline for the
+ * walk; false sends the caller to pm4v_target, which checks and adds it. */
+static inline bool pm4v_target_known(const struct pm4v_validator *v, uint64_t iova, uint32_t dwords, unsigned level,
+				     enum pm4v_kind kind, uint64_t *shadow_iova)
+{
+	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
+	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
+		const struct pm4v_slot *s = &v->slots[h];
+		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
+			*shadow_iova = s->shadow_iova;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* pm4v_find_bo on v->in, trying the BO the previous lookup found first: BOs do not overlap, so
+ * one holding the range is the one the search would find. */
+static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint64_t addr, uint64_t len)
+{
+	const struct pm4v_submit *in = v->in;
+	if (v->bo_hint < in->nr_bos && len) {
+		const struct pm4v_bo *bo = &in->bos[v->bo_hint];
+		if (addr >= bo->iova && addr - bo->iova < bo->size && len <= bo->size - (addr - bo->iova))
+			return (int)v->bo_hint;
+	}
+	int i = pm4v_find_bo(in, addr, len);
+	if (i >= 0)
+		v->bo_hint = (uint32_t)i;
+	return i;
+}
 
 /* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets, from
  * *at (zeroed for a new stream). With budget, stops at the first packet boundary after *budget

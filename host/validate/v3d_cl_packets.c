@@ -95,7 +95,7 @@ static bool frame_level(uint8_t op)
 static int check_range(struct v3dval *v, const struct v3dval_where *w, const char *field, uint32_t addr,
 		       uint64_t len)
 {
-	if (v3dval_find_range(v->bos, v->nr_bos, addr, len) >= 0)
+	if (v3dval_find_range_hint(v, addr, len) >= 0)
 		return 0;
 	return v3dval_fail(v, w, V3DVAL_ERR_ADDRESS, addr, "%s 0x%08x (+0x%llx bytes) outside the context's buffers",
 			   field, addr, (unsigned long long)(len ? len : 1));
@@ -393,8 +393,8 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 		return 0; /* the walker follows these */
 	default: {
 		/* any other address field a policy lets through: at least inside the context */
-		const struct v3d_cl_addr_field *fields;
-		size_t n = v3d_cl_address_fields(v->policy.ver, op, &fields);
+		const struct v3d_cl_addr_field *fields = v->op_fields[op];
+		size_t n = v->op_nr_fields[op];
 		for (size_t i = 0; i < n; i++)
 			if (check_range(v, w, fields[i].name, v3d_cl_get_address(p, fields[i].start, fields[i].size), 1))
 				return -1;

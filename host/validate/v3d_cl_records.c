@@ -64,15 +64,15 @@ static int block_reserve(struct v3dval *v, const struct v3dval_where *w)
  * attribute pointers a word, or 0 when unused. */
 static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
 {
-	const struct v3d_cl_addr_field *fields;
-	size_t n = v3d_cl_struct_address_fields(v->policy.ver, kind, &fields);
+	const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
+	size_t n = v->struct_nr_fields[kind];
 	const struct v3dval_seg *s = &v->segs[seg];
 	for (size_t i = 0; i < n; i++) {
 		uint32_t addr = v3d_cl_get_address(s->buf + off, fields[i].start, fields[i].size);
 		bool code = fields[i].size < 32;
 		if (!code && addr == 0)
 			continue;
-		if (v3dval_find_range(v->bos, v->nr_bos, addr, code ? 8 : 4) < 0)
+		if (v3dval_find_range_hint(v, addr, code ? 8 : 4) < 0)
 			return v3dval_fail_at(v, seg, off, s->opcode, V3DVAL_ERR_ADDRESS, addr,
 					      "%s 0x%08x outside the context's buffers", fields[i].name, addr);
 	}
@@ -109,8 +109,8 @@ static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint3
 		if (struct_at(rel, prefix, gl, s->nr_attrs, &kind))
 			return v3dval_fail_at(v, seg, rel, s->opcode, V3DVAL_ERR_RELOC, 0,
 					      "relocation at +0x%x does not start a shader state structure", rel);
-		const struct v3d_cl_addr_field *fields;
-		size_t nf = v3d_cl_struct_address_fields(v->policy.ver, kind, &fields), f = 0;
+		const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
+		size_t nf = v->struct_nr_fields[kind], f = 0;
 		while (f < nf && !(fields[f].start == r->field_start && fields[f].size == r->field_size))
 			f++;
 		if (f == nf)
@@ -139,7 +139,7 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 	uint32_t prefix = op == V3D_CL_GL_SHADER_STATE_INCLUDING_GS ? V3DVAL_GS_PREFIX_BYTES : 0;
 	uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
 	uint32_t total = prefix + gl + 16u * nr_attrs;
-	int bo = v3dval_find_range(v->bos, v->nr_bos, addr, total);
+	int bo = v3dval_find_range_hint(v, addr, total);
 	if (bo < 0 || !v->bos[bo].map)
 		return v3dval_fail(v, w, V3DVAL_ERR_TARGET, addr,
 				   "shader state 0x%08x (+%u bytes) not inside a readable buffer of the context", addr, total);

@@ -30,6 +30,17 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		return NULL;
 	v->policy = *policy;
 	v->readahead = v3d_cle_readahead(policy->ver);
+	for (unsigned op = 0; op < 256; op++) {
+		const struct v3d_cl_addr_field *f;
+		v->op_len[op] = (uint8_t)v3d_cl_fixed_length(policy->ver, (uint8_t)op);
+		v->op_nr_fields[op] = (uint8_t)v3d_cl_address_fields(policy->ver, (uint8_t)op, &f);
+		v->op_fields[op] = f;
+	}
+	for (int k = 0; k <= V3D_CL_STRUCT_TEXTURE_SHADER_STATE; k++) {
+		const struct v3d_cl_addr_field *f;
+		v->struct_nr_fields[k] = (uint8_t)v3d_cl_struct_address_fields(policy->ver, (enum v3d_cl_struct)k, &f);
+		v->struct_fields[k] = f;
+	}
 	return v;
 }
 
@@ -64,7 +75,7 @@ static uint32_t add_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dva
 			enum v3dval_level level, const struct v3dval_where *w)
 {
 	/* New slots come zeroed (they own no copy yet); existing ones keep theirs across jobs. */
-	if (FERRY_ARRAY_RESERVE(v->segs, v->cap_segs, v->nr_segs + 1, 16)) {
+	if (v->nr_segs >= v->cap_segs && FERRY_ARRAY_RESERVE(v->segs, v->cap_segs, v->nr_segs + 1, 16)) {
 		v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 		return V3DVAL_NO_SEG;
 	}
@@ -105,6 +116,8 @@ uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const st
 int v3dval_seg_reserve(struct v3dval *v, uint32_t seg, uint32_t len, const struct v3dval_where *w)
 {
 	struct v3dval_seg *s = &v->segs[seg];
+	if (len <= s->cap)
+		return 0;
 	if (FERRY_ARRAY_RESERVE(s->buf, s->cap, len, 256))
 		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 	return 0;
@@ -113,7 +126,7 @@ int v3dval_seg_reserve(struct v3dval *v, uint32_t seg, uint32_t len, const struc
 int v3dval_add_fixup(struct v3dval *v, const struct v3dval_where *w, uint16_t start, uint8_t size,
 		     uint32_t target_seg, uint32_t target_off)
 {
-	if (FERRY_ARRAY_RESERVE(v->fixups, v->cap_fixups, v->nr_fixups + 1, 16))
+	if (v->nr_fixups >= v->cap_fixups && FERRY_ARRAY_RESERVE(v->fixups, v->cap_fixups, v->nr_fixups + 1, 16))
 		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 	v->fixups[v->nr_fixups++] = (struct v3dval_fixup){ w->seg, w->pos + 1u, start, size, target_seg, target_off };
 	return 0;
@@ -220,15 +233,16 @@ void v3dval_apply_reloc(struct v3dval *v, uint32_t sorted_index, uint8_t *bytes)
 static int relocate_packet(struct v3dval *v, const struct v3dval_where *w, uint32_t bo, uint32_t off,
 			   uint8_t *pkt, uint32_t len)
 {
+	if (!v->in->nr_relocs)
+		return 0;
 	uint32_t first, n = v3dval_relocs_in(v, V3DVAL_RELOC_PACKET, bo, off, len, &first);
 	for (uint32_t i = first; i < first + n; i++) {
 		const struct v3dval_reloc *r = &v->in->relocs[v->keys[i].idx];
 		if (r->cl_offset != off)
 			return v3dval_fail(v, w, V3DVAL_ERR_RELOC, 0, "relocation at bo +0x%x is inside the packet, not at it",
 					   r->cl_offset);
-		const struct v3d_cl_addr_field *fields;
-		size_t nf = v3d_cl_address_fields(v->policy.ver, pkt[0], &fields);
-		size_t f = 0;
+		const struct v3d_cl_addr_field *fields = v->op_fields[pkt[0]];
+		size_t nf = v->op_nr_fields[pkt[0]], f = 0;
 		while (f < nf && !(fields[f].start == r->field_start && fields[f].size == r->field_size))
 			f++;
 		if (f == nf)
@@ -306,13 +320,35 @@ static int generic_tile_list(struct v3dval *v, const struct walk *k, const struc
 	return v3dval_add_fixup(v, w, V3D_CL_GENERIC_TILE_LIST_END, end_seg, end_off);
 }
 
+/* Copies the guest's bytes of seg from its copy's fill mark *copied up to at least `need`, in
+ * chunks so that a list is not copied packet by packet, never past the BO's end (the caller
+ * checked need against it). Every byte is copied once and only the copy is read afterwards.
+ * A chunk is as long as what the segment already holds (256 B at first, 4 KiB at most), so a
+ * short list - a hostile job may make thousands - is not copied kilobytes ahead. */
+static int fill(struct v3dval *v, uint32_t seg, uint32_t *copied, uint32_t need, const struct v3dval_where *w)
+{
+	struct v3dval_seg *s = &v->segs[seg];
+	const struct v3dval_bo *bo = &v->bos[s->bo];
+	uint32_t from = s->start + *copied; /* inside the BO: need - *copied bytes from it are */
+	uint64_t room = (uint64_t)bo->addr + bo->size - from;
+	uint32_t n = need - *copied;
+	uint32_t chunk = *copied < 256u ? 256u : *copied > 4096u ? 4096u : *copied;
+	if (n < chunk)
+		n = room < chunk ? (uint32_t)room : chunk;
+	if (v3dval_seg_reserve(v, seg, *copied + n, w))
+		return -1;
+	memcpy(v->segs[seg].buf + *copied, (const uint8_t *)bo->map + (from - bo->addr), n);
+	*copied += n;
+	return 0;
+}
+
 static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v3dval_where *from)
 {
 	uint32_t seg = list_seg(v, k, start, from);
 	if (seg == V3DVAL_NO_SEG)
 		return -1;
 	k->first_seg = seg;
-	uint32_t pc = start;
+	uint32_t pc = start, copied = 0; /* copied: bytes of seg's copy filled from the guest */
 	int last_opcode = -1;
 	for (;;) {
 		const struct v3dval_bo *bo = &v->bos[v->segs[seg].bo];
@@ -327,16 +363,16 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 			return v3dval_fail(v, &w, V3DVAL_ERR_NO_END, pc,
 					   "list runs off the end of its buffer without reaching its end");
 		}
-		/* Copy the opcode (and the byte TRANSFORM_FEEDBACK_SPECS' length needs), then the rest:
-		 * the length is decided on the copy, never on guest memory that may change. */
+		/* The opcode (and the byte TRANSFORM_FEEDBACK_SPECS' length needs) comes from the copy,
+		 * then the rest: the length is decided on the copy, never on guest memory that may change. */
 		uint32_t head = avail < 2 ? (uint32_t)avail : 2;
-		if (v3dval_seg_reserve(v, seg, pos + head, &w))
+		if (pos + head > copied && fill(v, seg, &copied, pos + head, &w))
 			return -1;
-		const uint8_t *src = (const uint8_t *)bo->map + (pc - bo->addr);
-		memcpy(v->segs[seg].buf + pos, src, head);
 		uint8_t op = v->segs[seg].buf[pos];
 		w.opcode = op;
-		uint32_t len = v3d_cl_packet_length(v->policy.ver, v->segs[seg].buf + pos, head);
+		uint32_t len = v->op_len[op];
+		if (op == V3D_CL_TRANSFORM_FEEDBACK_SPECS)
+			len = v3d_cl_packet_length(v->policy.ver, v->segs[seg].buf + pos, head);
 		if (len == 0)
 			return v3dval_fail(v, &w, V3DVAL_ERR_UNKNOWN, 0, "opcode %u does not exist on V3D %d.%d", op,
 					   v->policy.ver / 10, v->policy.ver % 10);
@@ -350,11 +386,9 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 		if (v->bytes > v->policy.max_walk_bytes)
 			return v3dval_fail(v, &w, V3DVAL_ERR_LIMIT, 0, "more than %llu list bytes",
 					   (unsigned long long)v->policy.max_walk_bytes);
-		if (v3dval_seg_reserve(v, seg, pos + len, &w))
+		if (pos + len > copied && fill(v, seg, &copied, pos + len, &w))
 			return -1;
 		uint8_t *pkt = v->segs[seg].buf + pos;
-		if (len > head)
-			memcpy(pkt + head, src + head, len - head);
 		v->segs[seg].end = pc + len;
 		v->packets++;
 
@@ -377,6 +411,7 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 				return -1;
 			seg = next;
 			pc = target;
+			copied = 0;
 			last_opcode = op;
 			continue;
 		}
@@ -504,6 +539,7 @@ int v3dval_validate_cl(struct v3dval *v, const struct v3dval_cl_submit *submit,
 	v->bytes = 0;
 	v->packets = v->relocs_applied = v->tile_state_bytes = 0;
 	memset(&v->frame, 0, sizeof(v->frame));
+	v->bo_hint = UINT32_MAX;
 	if (v->block_hash)
 		memset(v->block_hash, 0, (size_t)v->block_hash_cap * sizeof(*v->block_hash));
 

@@ -104,6 +104,18 @@ struct v3dval {
 	/* block reuse: open-addressing hash of (addr, opcode, attrs) -> seg, rebuilt per call */
 	uint32_t *block_hash;
 	uint32_t block_hash_cap;
+
+	/* per call: the BO the last range lookup found (draws point into few BOs) */
+	uint32_t bo_hint;
+
+	/* per opcode, from protocol/hw/v3d_cl.c at create (the per-packet lookups there are switches):
+	 * fixed length for the version (0: unknown opcode) and the packet's address fields */
+	uint8_t op_len[256];
+	uint8_t op_nr_fields[256];
+	const struct v3d_cl_addr_field *op_fields[256];
+	/* the same per out-of-line structure (enum v3d_cl_struct) */
+	uint8_t struct_nr_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 };
 
 /* ---- BO table (v3d_val_common.c) ------------------------------------------------------------ */
@@ -115,6 +127,23 @@ int v3dval_find_bo(const struct v3dval_bo *bos, uint32_t nr_bos, uint32_t addr);
 /* Index of the one BO holding all of [addr, addr + len) (len >= 1), or -1 (outside, straddling
  * a BO end, or wrapping past 4 GiB). */
 int v3dval_find_range(const struct v3dval_bo *bos, uint32_t nr_bos, uint32_t addr, uint64_t len);
+
+/* v3dval_find_range over the call's BOs, trying the BO the previous lookup found first. */
+static inline int v3dval_find_range_hint(struct v3dval *v, uint32_t addr, uint64_t len)
+{
+	if (v->bo_hint < v->nr_bos) {
+		const struct v3dval_bo *b = &v->bos[v->bo_hint];
+		if (len == 0)
+			len = 1;
+		/* the same test as v3dval_find_range's, on the one BO */
+		if (addr >= b->addr && addr - b->addr < b->size && (uint64_t)(addr - b->addr) + len <= b->size)
+			return (int)v->bo_hint;
+	}
+	int i = v3dval_find_range(v->bos, v->nr_bos, addr, len);
+	if (i >= 0)
+		v->bo_hint = (uint32_t)i;
+	return i;
+}
 
 /* Resolves a reloc's target (range checked). 0 or -1. */
 int v3dval_reloc_target(const struct v3dval_bo *bos, uint32_t nr_bos, const struct v3dval_reloc *r,

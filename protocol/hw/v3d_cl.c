@@ -149,6 +149,20 @@ uint32_t v3d_cl_packet_lists(int ver, uint8_t opcode)
 	return info ? info->lists : 0;
 }
 
+/* ---- field access: fields over 56 bits that span 9 bytes ------------------------------------ */
+
+uint64_t v3d_cl_get_wide(const uint8_t *payload, unsigned start, unsigned size)
+{
+	uint64_t lo = v3d_cl_get(payload, start, 32);
+	return lo | v3d_cl_get(payload, start + 32u, size - 32u) << 32;
+}
+
+void v3d_cl_set_wide(uint8_t *payload, unsigned start, unsigned size, uint64_t value)
+{
+	v3d_cl_set(payload, start, 32, value);
+	v3d_cl_set(payload, start + 32u, size - 32u, value >> 32);
+}
+
 /* ---- address fields ---------------------------------------------------------------------- */
 
 static const struct v3d_cl_addr_field f_branch[] = { { 0, 32, "address" } };

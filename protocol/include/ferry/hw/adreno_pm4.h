@@ -14,10 +14,7 @@
 /* 1 iff popcount(v) is even: the field plus its parity bit then has an odd number of ones. */
 static inline uint32_t pm4_odd_parity_bit(uint32_t v)
 {
-	v ^= v >> 16;
-	v ^= v >> 8;
-	v ^= v >> 4;
-	return (~0x6996u >> (v & 0xf)) & 1u;
+	return (uint32_t)!__builtin_parity(v); /* every header is checked: one instruction, not a fold */
 }
 
 #define PM4_TYPE4_MAX_COUNT 0x7fu
@@ -48,15 +45,17 @@ static inline uint32_t pm4_type4_reg(uint32_t h) { return (h >> 8) & PM4_TYPE4_R
 static inline uint32_t pm4_type4_count(uint32_t h) { return h & 0x7fu; }
 static inline uint32_t pm4_type7_opcode(uint32_t h) { return (h >> 16) & PM4_TYPE7_OPCODE_MASK; }
 static inline uint32_t pm4_type7_count(uint32_t h) { return h & 0x3fffu; }
+/* A field and its odd-parity bit together hold an odd number of ones: one parity per field
+ * with its bit, on the header in place (validators check every header). Type 4: count[6:0] with
+ * bit 7, register[26:8] with bit 27. */
 static inline bool pm4_type4_parity_ok(uint32_t h)
 {
-	return ((h >> 7) & 1u) == pm4_odd_parity_bit(pm4_type4_count(h)) &&
-	       ((h >> 27) & 1u) == pm4_odd_parity_bit(pm4_type4_reg(h));
+	return __builtin_parity(h & 0x000000ffu) && __builtin_parity(h & 0x0fffff00u);
 }
+/* Type 7: count[13:0] with bit 15, opcode[22:16] with bit 23. */
 static inline bool pm4_type7_parity_ok(uint32_t h)
 {
-	return ((h >> 15) & 1u) == pm4_odd_parity_bit(pm4_type7_count(h)) &&
-	       ((h >> 23) & 1u) == pm4_odd_parity_bit(pm4_type7_opcode(h));
+	return __builtin_parity(h & 0x0000bfffu) && __builtin_parity(h & 0x00ff0000u);
 }
 
 /* Type-7 opcodes (enum adreno_pm4_type3_packets, a6xx values). */

@@ -140,27 +140,55 @@ uint32_t v3d_cl_packet_lists(int ver, uint8_t opcode);
 
 /* ---- field access (little-endian bit streams; fields up to 64 bits) ---------------------- */
 
+/* A field touches bytes [start / 8, (start + size - 1) / 8] and nothing past them (a packet may
+ * end its buffer). Those bytes are loaded once and shifted, not read bit by bit; with a constant
+ * `start, size` (the layout macros below) the loops fold into a load or two. A field spanning 9
+ * bytes (over 56 bits, not byte-aligned) takes the out-of-line path. */
+uint64_t v3d_cl_get_wide(const uint8_t *payload, unsigned start, unsigned size);
+void v3d_cl_set_wide(uint8_t *payload, unsigned start, unsigned size, uint64_t value);
+
 static inline uint64_t v3d_cl_get(const uint8_t *payload, unsigned start, unsigned size)
 {
+	unsigned shift = start & 7u, nbytes = (shift + size + 7u) >> 3;
+	if (size == 0 || nbytes > 8u)
+		return size ? v3d_cl_get_wide(payload, start, size) : 0;
+	const uint8_t *p = payload + (start >> 3);
 	uint64_t v = 0;
-	for (unsigned i = 0; i < size; i++) {
-		unsigned bit = start + i;
-		v |= (uint64_t)((payload[bit >> 3] >> (bit & 7)) & 1u) << i;
-	}
-	return v;
+	if (nbytes == 4) /* every address field: one load where the compiler merges the bytes */
+		v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	else
+		for (unsigned i = 0; i < nbytes; i++)
+			v |= (uint64_t)p[i] << (8u * i);
+	v >>= shift;
+	return size < 64u ? v & ((1ull << size) - 1u) : v;
 }
 
 /* ORs nothing outside the field: the field's bits are replaced, the rest of the bytes kept. */
 static inline void v3d_cl_set(uint8_t *payload, unsigned start, unsigned size, uint64_t value)
 {
-	for (unsigned i = 0; i < size; i++) {
-		unsigned bit = start + i;
-		uint8_t mask = (uint8_t)(1u << (bit & 7));
-		if ((value >> i) & 1u)
-			payload[bit >> 3] |= mask;
-		else
-			payload[bit >> 3] &= (uint8_t)~mask;
+	unsigned shift = start & 7u, nbytes = (shift + size + 7u) >> 3;
+	if (size == 0 || nbytes > 8u) {
+		if (size)
+			v3d_cl_set_wide(payload, start, size, value);
+		return;
 	}
+	uint8_t *p = payload + (start >> 3);
+	uint64_t fmask = size < 64u ? (1ull << size) - 1u : ~0ull;
+	uint64_t w = 0;
+	if (nbytes == 4) { /* every address field, as in v3d_cl_get */
+		w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		w = (w & ~(fmask << shift)) | ((value & fmask) << shift);
+		p[0] = (uint8_t)w;
+		p[1] = (uint8_t)(w >> 8);
+		p[2] = (uint8_t)(w >> 16);
+		p[3] = (uint8_t)(w >> 24);
+		return;
+	}
+	for (unsigned i = 0; i < nbytes; i++)
+		w |= (uint64_t)p[i] << (8u * i);
+	w = (w & ~(fmask << shift)) | ((value & fmask) << shift);
+	for (unsigned i = 0; i < nbytes; i++)
+		p[i] = (uint8_t)(w >> (8u * i));
 }
 
 /* An address field of `size` bits holds address >> (32 - size). */

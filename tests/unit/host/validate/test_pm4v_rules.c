@@ -1118,6 +1118,40 @@ static void test_overflow_edges(void)
 	free(topmem);
 }
 
+/* The read rule across submits and a growing stream table: a register written by an earlier
+ * submit stays unwritten for this one, and one this submit wrote stays written, also after the
+ * table of streams grew mid-submit (more than 64 distinct IB targets). */
+static void test_read_rule_table_growth(void)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa800, 1);
+	EXPECT_OK(&h);
+
+	/* 80 one-NOP IBs in bo1, each a distinct stream */
+	struct pm4_builder ib;
+	pm4_builder_init(&ib, h.mem[BO_CMD2], CMD_SIZE / 4u);
+	for (unsigned i = 0; i < 80; i++)
+		pm4_nop(&ib, 0);
+	REQUIRE(pm4_builder_ok(&ib));
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa900, 1);
+	for (unsigned i = 0; i < 80; i++)
+		pm4_ib(&h.b, CMD2_IOVA + 4u * i, 1);
+	pm4_reg_to_mem(&h.b, 0xa800, 1, DATA_IOVA, false); /* written by the submit before only */
+	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	CHECK_EQ(h.err.reg, 0xa800u);
+
+	harness_reset(&h);
+	PM4_PKT4(&h.b, 0xa900, 1);
+	for (unsigned i = 0; i < 80; i++)
+		pm4_ib(&h.b, CMD2_IOVA + 4u * i, 1);
+	pm4_reg_to_mem(&h.b, 0xa900, 1, DATA_IOVA, false); /* written before the table grew */
+	EXPECT_OK(&h);
+	harness_fini(&h);
+}
+
 int main(void)
 {
 	RUN_TEST(test_accept_plain_stream);
@@ -1141,5 +1175,6 @@ int main(void)
 	RUN_TEST(test_limits_and_shadow_failure);
 	RUN_TEST(test_input_checks);
 	RUN_TEST(test_overflow_edges);
+	RUN_TEST(test_read_rule_table_growth);
 	return test_finish();
 }
