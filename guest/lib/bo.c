@@ -128,7 +128,8 @@ static bool bo_retry_alone(struct ferry_bo *bo)
 {
 	struct ferry_context *ctx = bo->ctx;
 	struct ferry_device *dev = ctx->dev;
-	if (bo->retried || bo->imported || !(bo->from_batch || ferry_bo_stash_nonempty(ctx)) || dev->dead)
+	bool stash_in_way = bo->create_error == -EDQUOT && ferry_bo_stash_nonempty(ctx);
+	if (bo->retried || bo->imported || !(bo->from_batch || stash_in_way) || dev->dead)
 		return false;
 	bo->retried = true;
 	pthread_mutex_unlock(&dev->lock);
