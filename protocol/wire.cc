@@ -66,6 +66,8 @@ SAME_KIND(FERRY_MSG_EXTERNAL_FENCE, ExternalFence);
 SAME_KIND(FERRY_MSG_BO_DATA, BoData);
 SAME_KIND(FERRY_MSG_BO_MAP, BoMap);
 SAME_KIND(FERRY_MSG_FENCE_UPDATE, FenceUpdate);
+SAME_KIND(FERRY_MSG_BO_CREATE_BATCH, BoCreateBatch);
+SAME_KIND(FERRY_MSG_BO_BATCH_CREATED, BoBatchCreated);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
 
 // The largest frame is far below the FlatBuffers limits the Verifier asserts on.
@@ -79,7 +81,7 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
 	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
 	"bo_import",      "timestamp_query", "external_fence", "bo_data",        "bo_map",
-	"fence_update",
+	"fence_update",   "bo_create_batch", "bo_batch_created",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -182,6 +184,17 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 		return wire::CreateBoCreate(fbb, u.bo_create.ctx_id, u.bo_create.bo_id, u.bo_create.size,
 					    u.bo_create.flags, u.bo_create.iova)
 			.Union();
+	case FERRY_MSG_BO_CREATE_BATCH: {
+		const struct ferry_bo_create_batch &b = u.bo_create_batch;
+		return wire::CreateBoCreateBatch(fbb, b.ctx_id, b.first_bo_id, b.count, b.size, b.flags).Union();
+	}
+	case FERRY_MSG_BO_BATCH_CREATED: {
+		const struct ferry_bo_batch_created &b = u.bo_batch_created;
+		if (b.count > FERRY_MAX_BO_BATCH)
+			throw encode_error{-EINVAL};
+		auto iovas = fbb.CreateVector(b.iova, b.count);
+		return wire::CreateBoBatchCreated(fbb, b.ctx_id, b.first_bo_id, b.size, iovas).Union();
+	}
 	case FERRY_MSG_BO_CLOSE:
 		return wire::CreateBoClose(fbb, u.bo_close.ctx_id, u.bo_close.bo_id).Union();
 	case FERRY_MSG_BO_INFO:
@@ -607,6 +620,32 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 	case wire::Body_ContextCreated:
 		u.context_created.ctx_id = root->body_as_ContextCreated()->ctx_id();
 		return;
+	case wire::Body_BoCreateBatch: {
+		auto b = root->body_as_BoCreateBatch();
+		struct ferry_bo_create_batch &c = u.bo_create_batch;
+		c.ctx_id = b->ctx_id();
+		c.first_bo_id = b->first_bo_id();
+		c.count = b->count();
+		c.size = b->size();
+		c.flags = b->flags();
+		return;
+	}
+	case wire::Body_BoBatchCreated: {
+		auto b = root->body_as_BoBatchCreated();
+		struct ferry_bo_batch_created &c = u.bo_batch_created;
+		c.ctx_id = b->ctx_id();
+		c.first_bo_id = b->first_bo_id();
+		c.size = b->size();
+		auto v = b->iovas();
+		if (!v || v->size() == 0)
+			reject("BoBatchCreated has no BOs");
+		if (v->size() > FERRY_MAX_BO_BATCH)
+			reject("BoBatchCreated has more than FERRY_MAX_BO_BATCH BOs");
+		c.count = v->size();
+		for (uint32_t i = 0; i < c.count; i++)
+			c.iova[i] = v->Get(i);
+		return;
+	}
 	case wire::Body_BoCreated: {
 		auto b = root->body_as_BoCreated();
 		u.bo_created.ctx_id = b->ctx_id();

@@ -178,6 +178,52 @@ out:
 
 /* ---- through ferryd ---- */
 
+/* (c): 64 KiB BO create+map+touch+close, iters times. */
+static int bo_cycles(struct ferry_context *ctx, int iters, double *per_s)
+{
+	int r = 0;
+	double t0 = bench_now_us();
+	for (int i = 0; i < iters && r == 0; i++) {
+		struct ferry_bo *bo;
+		void *m;
+		r = ferry_bo_new(ctx, 65536, MSM_BO_WC, &bo);
+		if (r == 0) {
+			r = ferry_bo_map(bo, &m);
+			if (r == 0)
+				((volatile uint32_t *)m)[0] = 1;
+			ferry_bo_close(bo);
+		}
+	}
+	*per_s = iters / ((bench_now_us() - t0) / 1e6);
+	return r;
+}
+
+/* (c) on a connection whose libferry keeps no BO stash: every create a BoCreate round trip. */
+static int bo_cycles_nostash(const char *uri, int iters, double *per_s)
+{
+	const char *old = getenv("FERRY_BO_STASH");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("FERRY_BO_STASH", "0", 1);
+	struct ferry_device *dev;
+	struct ferry_context *ctx = NULL;
+	int r = ferry_device_open(uri, &dev);
+	if (saved)
+		setenv("FERRY_BO_STASH", saved, 1);
+	else
+		unsetenv("FERRY_BO_STASH");
+	free(saved);
+	if (r < 0)
+		return r;
+	r = ferry_context_create(dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &ctx);
+	if (r == 0)
+		r = bo_cycles(ctx, iters, per_s);
+	if (r < 0)
+		fprintf(stderr, "bench: %s\n", ferry_device_last_error(dev));
+	ferry_context_destroy(ctx);
+	ferry_device_close(dev);
+	return r;
+}
+
 int bench_ferry(const char *uri, int iters, struct figures *f)
 {
 	struct ferry_device *dev;
@@ -237,21 +283,12 @@ int bench_ferry(const char *uri, int iters, struct figures *f)
 	if (f->mark && r == 0)
 		f->mark(f->mark_arg, dev, true);
 
-	t0 = bench_now_us();
-	for (int i = 0; i < iters && r == 0; i++) {
-		struct ferry_bo *bo;
-		void *m;
-		r = ferry_bo_new(ctx, 65536, MSM_BO_WC, &bo);
-		if (r == 0) {
-			r = ferry_bo_map(bo, &m);
-			if (r == 0)
-				((volatile uint32_t *)m)[0] = 1;
-			ferry_bo_close(bo);
-		}
-	}
-	f->bo_cycles_per_s = iters / ((bench_now_us() - t0) / 1e6);
+	if (r == 0)
+		r = bo_cycles(ctx, iters, &f->bo_cycles_per_s);
 	if (r < 0)
 		fprintf(stderr, "bench: %s\n", ferry_device_last_error(dev));
+	if (r == 0 && f->measure_nostash)
+		r = bo_cycles_nostash(uri, iters, &f->bo_cycles_nostash_per_s);
 out:
 	ferry_bo_close(ib);
 	ferry_queue_close(q);
@@ -636,7 +673,7 @@ int cmd_bench(int argc, char **argv)
 		uri = proc.uri;
 	}
 
-	struct figures fe = { .cpu_pid = proc.pid }, na = { 0 };
+	struct figures fe = { .cpu_pid = proc.pid, .measure_nostash = true }, na = { 0 };
 	double floor_med = 0, floor_p99 = 0;
 	int rf = bench_ferry(uri, iters, &fe);
 	int rn = bench_native(gpu, iters, &na);
@@ -663,7 +700,7 @@ int cmd_bench(int argc, char **argv)
 		       " \"roundtrip_us\":{\"ferry\":{\"median\":%.2f,\"p99\":%.2f},"
 		       "\"native\":{\"median\":%.2f,\"p99\":%.2f}},\n"
 		       " \"pipelined_submits_per_s\":{\"ferry\":%.0f,\"native\":%.0f},\n"
-		       " \"bo_cycles_per_s\":{\"ferry\":%.0f,\"native\":%.0f},\n"
+		       " \"bo_cycles_per_s\":{\"ferry\":%.0f,\"native\":%.0f,\"ferry_nostash\":%.0f},\n"
 		       " \"socket_floor_us\":{\"median\":%.2f,\"p99\":%.2f},\n"
 		       " \"pm4_validate_mb_per_s\":{\"64k\":%.0f,\"1m\":%.0f},\n"
 		       " \"pm4_memcpy_mb_per_s\":{\"64k\":%.0f,\"1m\":%.0f},\n"
@@ -671,8 +708,8 @@ int cmd_bench(int argc, char **argv)
 		       " \"stream64k_pipelined_per_s\":{\"validated\":%.0f,\"passthrough\":%s}}\n",
 		       gpu, iters, fe.rt_median_us, fe.rt_p99_us, na.rt_median_us, na.rt_p99_us,
 		       fe.pipelined_per_s, na.pipelined_per_s, fe.bo_cycles_per_s,
-		       na.bo_cycles_per_s, floor_med, floor_p99, rate64.mb_per_s, rate1m.mb_per_s,
-		       rate64.copy_mb_per_s, rate1m.copy_mb_per_s,
+		       na.bo_cycles_per_s, fe.bo_cycles_nostash_per_s, floor_med, floor_p99, rate64.mb_per_s,
+		       rate1m.mb_per_s, rate64.copy_mb_per_s, rate1m.copy_mb_per_s,
 		       sv.median_us, sp.ok ? fmt(pt_med, sizeof(pt_med), "%.2f", sp.median_us) : "null",
 		       sv.pipelined_per_s, sp.ok ? fmt(pt_pipe, sizeof(pt_pipe), "%.0f", sp.pipelined_per_s) : "null");
 		return 0;
@@ -694,6 +731,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	printf("%-40s %12.0f %12.0f %8.1fx\n", "(c) BO create+map+close per second",
 	       fe.bo_cycles_per_s, na.bo_cycles_per_s, na.bo_cycles_per_s / fe.bo_cycles_per_s);
+	printf("%-40s %12.0f %12s %8.1fx\n", "    without the BO stash (FERRY_BO_STASH=0)", fe.bo_cycles_nostash_per_s, "",
+	       na.bo_cycles_per_s / fe.bo_cycles_nostash_per_s);
 	printf("\nsocket round-trip floor (64-byte ping-pong over a unix socketpair, two threads):\n"
 	       "  median %.1f us, p99 %.1f us\n", floor_med, floor_p99);
 	printf("ratio = cost through ferryd / cost in-process (higher = more overhead)\n");

@@ -11,6 +11,8 @@ struct figures {
 	double rt_median_us, rt_p99_us; /* submit+wait of an empty IB */
 	double pipelined_per_s;         /* submits per second, one wait at the end */
 	double bo_cycles_per_s;         /* create+map+close per second */
+	double bo_cycles_nostash_per_s; /* the same with libferry's BO stash off (FERRY_BO_STASH=0) */
+	bool measure_nostash;           /* set by the caller that wants bo_cycles_nostash_per_s */
 	/* Optional: called with end = false just before (a) and end = true once (b)'s last fence
 	 * signalled, so a caller can count what (a) and (b) put on the wire (bench_network.c). */
 	void (*mark)(void *arg, struct ferry_device *dev, bool end);

@@ -8,6 +8,26 @@
 
 #include "internal.h"
 
+void ferry_bo_link(struct ferry_context *ctx, struct ferry_bo *bo)
+{
+	bo->prev = NULL;
+	bo->next = ctx->bos;
+	if (ctx->bos)
+		ctx->bos->prev = bo;
+	ctx->bos = bo;
+}
+
+void ferry_bo_unlink(struct ferry_bo *bo)
+{
+	if (bo->prev)
+		bo->prev->next = bo->next;
+	else
+		bo->ctx->bos = bo->next;
+	if (bo->next)
+		bo->next->prev = bo->prev;
+	bo->prev = bo->next = NULL;
+}
+
 /* BO_CREATE (fd < 0) or BO_IMPORT of fd: a new local BO with a fresh id, its answer pending. */
 static int bo_request(struct ferry_context *ctx, uint64_t size, uint32_t flags, int fd, struct ferry_bo **out)
 {
@@ -34,10 +54,7 @@ static int bo_request(struct ferry_context *ctx, uint64_t size, uint32_t flags, 
 		free(bo);
 		return -ENOMEM;
 	}
-	bo->next = ctx->bos;
-	if (ctx->bos)
-		ctx->bos->prev = bo;
-	ctx->bos = bo;
+	ferry_bo_link(ctx, bo);
 	pthread_mutex_unlock(&dev->lock);
 
 	int r;
@@ -57,12 +74,7 @@ static int bo_request(struct ferry_context *ctx, uint64_t size, uint32_t flags, 
 	if (r < 0) {
 		ferry_set_error(dev, "sending %s failed: %s", ferry_msg_kind_name(msg.kind), strerror(-r));
 		pthread_mutex_lock(&dev->lock);
-		if (bo->prev)
-			bo->prev->next = bo->next;
-		else
-			ctx->bos = bo->next;
-		if (bo->next)
-			bo->next->prev = bo->prev;
+		ferry_bo_unlink(bo);
 		ferry_bo_free(bo);
 		pthread_mutex_unlock(&dev->lock);
 		return r;
@@ -76,6 +88,9 @@ int ferry_bo_new(struct ferry_context *ctx, uint64_t size, uint32_t flags, struc
 	*out = NULL;
 	if (size == 0)
 		return -EINVAL;
+	int r = ferry_bo_stash_take(ctx, size, flags, out);
+	if (r != -ENOENT)
+		return r;
 	return bo_request(ctx, size, flags, -1, out);
 }
 
@@ -101,15 +116,54 @@ int ferry_bo_import(struct ferry_context *ctx, int fd, struct ferry_bo **out)
 static bool bo_answered(void *arg)
 {
 	struct ferry_bo *bo = arg;
-	return bo->ready || bo->create_error || (bo->created && bo->created->done);
+	return bo->ready || bo->create_error || (bo->created && bo->created->done) ||
+	       (bo->batch && bo->batch->reply->done);
+}
+
+/* A create that failed (dev->lock held) is sent again alone, once, if the stash may be what was in
+ * the way: a batch asks for more than the one BO, and stashed BOs count against the quotas. The
+ * stash goes first, so ferryd has freed it by the time the BO_CREATE comes. Returns whether it
+ * was sent. */
+static bool bo_retry_alone(struct ferry_bo *bo)
+{
+	struct ferry_context *ctx = bo->ctx;
+	struct ferry_device *dev = ctx->dev;
+	bool stash_in_way = bo->create_error == -EDQUOT && ferry_bo_stash_nonempty(ctx);
+	if (bo->retried || bo->imported || !(bo->from_batch || stash_in_way) || dev->dead)
+		return false;
+	bo->retried = true;
+	pthread_mutex_unlock(&dev->lock);
+	ferry_bo_stash_trim(ctx);
+	struct ferry_msg msg = { .kind = FERRY_MSG_BO_CREATE, .seq = ferry_next_seq(dev) };
+	msg.u.bo_create = (struct ferry_bo_create){
+		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .flags = bo->flags,
+	};
+	pthread_mutex_lock(&dev->lock);
+	struct ferry_pending *p = ferry_pending_add(dev, msg.seq, msg.kind);
+	if (!p)
+		return false;
+	pthread_mutex_unlock(&dev->lock);
+	int r = ferry_send(dev, &msg);
+	pthread_mutex_lock(&dev->lock);
+	if (r < 0) {
+		ferry_pending_free(dev, p);
+		return false;
+	}
+	bo->created = p;
+	bo->create_error = 0;
+	return true;
 }
 
 int ferry_bo_wait_created(struct ferry_bo *bo)
 {
 	struct ferry_device *dev = bo->ctx->dev;
 	pthread_mutex_lock(&dev->lock);
-	int r = ferry_pump_wait(dev, bo_answered, bo, -1);
-	if (r == 0 && !bo->ready && !bo->create_error) {
+	int r;
+again:
+	r = ferry_pump_wait(dev, bo_answered, bo, -1);
+	if (r == 0 && bo->batch) {
+		ferry_bo_batch_resolve(dev, bo->batch);
+	} else if (r == 0 && !bo->ready && !bo->create_error) {
 		struct ferry_pending *p = bo->created;
 		if (p->kind == FERRY_MSG_BO_CREATED && p->nfds >= 1 &&
 		    p->msg.u.bo_created.bo_id == bo->id && p->msg.u.bo_created.size >= bo->size) {
@@ -128,6 +182,8 @@ int ferry_bo_wait_created(struct ferry_bo *bo)
 		ferry_pending_free(dev, p);
 		bo->created = NULL;
 	}
+	if (r == 0 && bo->create_error && bo_retry_alone(bo))
+		goto again;
 	if (r == 0 && bo->create_error)
 		r = bo->create_error;
 	pthread_mutex_unlock(&dev->lock);
@@ -247,6 +303,10 @@ int ferry_bo_cpu_prep(struct ferry_bo *bo, uint32_t op, int64_t timeout_ns)
 void ferry_bo_free(struct ferry_bo *bo)
 {
 	struct ferry_device *dev = bo->ctx->dev;
+	if (bo->stashed)
+		ferry_bo_stash_remove(bo);
+	if (bo->batch)
+		ferry_bo_batch_drop(dev, bo);
 	if (bo->created) {
 		/* BO_CREATED still on its way: the pump frees the record (and its fd) on arrival. */
 		if (bo->created->done)
@@ -273,12 +333,7 @@ void ferry_bo_close(struct ferry_bo *bo)
 
 	pthread_mutex_lock(&dev->lock);
 	bool exists_on_host = !bo->create_error;
-	if (bo->prev)
-		bo->prev->next = bo->next;
-	else
-		ctx->bos = bo->next;
-	if (bo->next)
-		bo->next->prev = bo->prev;
+	ferry_bo_unlink(bo);
 	if (exists_on_host)
 		ferry_async_note(dev, msg.seq, msg.kind, ctx->id, 0, 0);
 	ferry_bo_free(bo);

@@ -109,7 +109,7 @@ static int handshake(struct ferry_device *dev)
 {
 	struct ferry_msg msg = { .kind = FERRY_MSG_HELLO };
 	msg.u.hello.version = FERRY_PROTOCOL_VERSION;
-	msg.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM;
+	msg.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM | FERRY_FEATURE_BO_BATCH;
 	/* Only a network ferryd asks for it; a local one would not, and need not see it. */
 	char token[300] = "";
 	if (strncmp(dev->transport->name, "tcp:", 4) == 0) {
@@ -210,6 +210,7 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 		if (r < 0)
 			goto fail;
 	}
+	ferry_bo_stash_setup(dev);
 	*out = dev;
 	return 0;
 fail:

@@ -81,6 +81,31 @@ struct ferry_device {
 	struct ferry_capture *capture; /* FERRY_CAPTURE / FERRY_CAPTURE_DIR, else NULL (capture.c) */
 	/* An ERROR about no request (seq 0, request kind NONE): ferryd refusing the connection. */
 	char refusal[FERRY_ERRMSG_LEN];
+	bool bo_stash; /* BoCreateBatch and the stash are used (bo.c: ferry_bo_stash_setup) */
+};
+
+/* BOs of one BoCreateBatch: its reply (fds, iovas) is shared out when the first of them waits. */
+struct ferry_bo_batch {
+	struct ferry_pending *reply;
+	struct ferry_bo *bos[FERRY_MAX_BO_BATCH]; /* NULL: freed before the reply was shared out */
+	uint32_t first_id;
+	uint32_t count;
+	uint64_t size; /* each BO's size as asked (page-rounded) */
+};
+
+/* The stash (bo.c): BOs created ahead, in batches, for sizes a context makes again and again, so
+ * ferry_bo_new hands out one whose pages are usually there already. Small BOs only; a few
+ * classes per context, the least recently used one closed to make room. */
+#define FERRY_STASH_CLASSES  4u
+#define FERRY_STASH_MAX_SIZE (256u << 10)
+#define FERRY_STASH_LOW      (FERRY_MAX_BO_BATCH + 1u) /* refill once fewer are left */
+struct ferry_stash_class {
+	uint64_t size; /* page-rounded; 0: unused */
+	uint32_t flags;
+	uint32_t uses;     /* creates of this class; stashing starts at the second */
+	uint64_t last_use; /* ctx->stash_clock then */
+	struct ferry_bo *bos; /* stashed, linked by stash_next */
+	uint32_t nr;
 };
 
 struct ferry_queue {
@@ -105,6 +130,8 @@ struct ferry_context {
 	uint8_t queue_used[FERRY_FENCE_PAGE_QUEUES];
 	struct ferry_queue *queues;
 	struct ferry_bo *bos;
+	struct ferry_stash_class stash[FERRY_STASH_CLASSES];
+	uint64_t stash_clock;
 	struct ferry_fault_info **faults;
 	unsigned nr_faults;
 	uint32_t nr_refused; /* submits of this context the host refused (ERROR replies) */
@@ -125,6 +152,11 @@ struct ferry_bo {
 	void *map;
 	bool imported;
 	bool mirrored; /* no shared memory: ferryd knows the guest maps it (BoMap answered) */
+	struct ferry_bo_batch *batch; /* made by a BoCreateBatch whose reply is not shared out yet */
+	bool from_batch;
+	bool retried;  /* its create failed once and was sent again alone */
+	bool stashed;  /* in ctx->stash, not handed out */
+	struct ferry_bo *stash_next;
 };
 
 /* ---- device.c ---- */
@@ -179,6 +211,25 @@ void ferry_context_add_fault(struct ferry_context *ctx, const struct ferry_fault
 void ferry_queue_record_error(struct ferry_queue *q, uint32_t seqno, int32_t error, bool refused);
 void ferry_queue_free(struct ferry_queue *q);
 void ferry_bo_free(struct ferry_bo *bo);
+/* On / off ctx->bos (dev->lock held). */
+void ferry_bo_link(struct ferry_context *ctx, struct ferry_bo *bo);
+void ferry_bo_unlink(struct ferry_bo *bo);
+
+/* ---- bo_stash.c ---- */
+/* Decides dev->bo_stash after the handshake (server feature, transport, FERRY_BO_STASH=0). */
+void ferry_bo_stash_setup(struct ferry_device *dev);
+/* A BO for ferry_bo_new from the stash (lock NOT held): 0, or -ENOENT when the caller should make
+ * it alone (stash off, a large or first-seen size, no memory for a batch). */
+int ferry_bo_stash_take(struct ferry_context *ctx, uint64_t size, uint32_t flags, struct ferry_bo **out);
+/* Closes every stashed BO of ctx (lock NOT held). */
+void ferry_bo_stash_trim(struct ferry_context *ctx);
+/* The rest under dev->lock. */
+bool ferry_bo_stash_nonempty(const struct ferry_context *ctx);
+void ferry_bo_stash_remove(struct ferry_bo *bo);
+/* bo leaves its batch; the last one out frees the batch (and its reply, now or on arrival). */
+void ferry_bo_batch_drop(struct ferry_device *dev, struct ferry_bo *bo);
+/* The batch's reply arrived: every BO of it still there gets its fd and iova, or the error. */
+void ferry_bo_batch_resolve(struct ferry_device *dev, struct ferry_bo_batch *b);
 /* Waits (once) for BO_CREATED; lock NOT held on entry. */
 int ferry_bo_wait_created(struct ferry_bo *bo);
 

@@ -81,7 +81,7 @@ void ferry_wake_reader(struct ferry_device *dev)
 
 static bool is_reply(enum ferry_msg_kind k)
 {
-	return k >= FERRY_MSG_HELLO_REPLY && k <= FERRY_MSG_ERROR;
+	return (k >= FERRY_MSG_HELLO_REPLY && k <= FERRY_MSG_ERROR) || k == FERRY_MSG_BO_BATCH_CREATED;
 }
 
 static void copy_reply(struct ferry_pending *p, const struct ferry_msg *m, int *fds, int nfds)
@@ -117,7 +117,8 @@ static void copy_reply(struct ferry_pending *p, const struct ferry_msg *m, int *
 	if (s)
 		p->text = strdup(s);
 	/* Fds are kept only where the reply is defined to carry them. */
-	if (m->kind == FERRY_MSG_CONTEXT_CREATED || m->kind == FERRY_MSG_BO_CREATED) {
+	if (m->kind == FERRY_MSG_CONTEXT_CREATED || m->kind == FERRY_MSG_BO_CREATED ||
+	    m->kind == FERRY_MSG_BO_BATCH_CREATED) {
 		memcpy(p->fds, fds, (size_t)nfds * sizeof(int));
 		p->nfds = nfds;
 	} else {

@@ -50,6 +50,8 @@ struct ferry_transport {
 	 * libferry gets are local copies remote.c keeps in step, so mapping a BO asks ferryd for its
 	 * bytes (BoMap) and an unsignaled fence page is worth a look at the socket. */
 	bool no_shared_memory;
+	/* Set by the transport: frames carry fds as they are (unix), so a reply may bring several. */
+	bool passes_fds;
 };
 
 /* Why the last ferry_transport_open of this thread failed, when the transport had more to say

@@ -155,6 +155,7 @@ int ferry_transport_unix_from_fd(int fd, const char *name, struct ferry_transpor
 	bool has_scheme = name && strncmp(name, "tcp:", 4) == 0;
 	snprintf(u->name, sizeof(u->name), "%s%s", has_scheme ? "" : "unix:", name ? name : "");
 	u->base.name = u->name;
+	u->base.passes_fds = true;
 	ferry_frame_reader_init(&u->reader);
 	*out = &u->base;
 	return 0;

@@ -104,7 +104,7 @@ static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct ferry_msg r = { .kind = FERRY_MSG_HELLO_REPLY, .seq = m->seq };
 	r.u.hello_reply = (struct ferry_hello_reply){
 		.version = FERRY_PROTOCOL_VERSION,
-		.features = FERRY_FEATURE_FENCE_PAGE |
+		.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_BO_BATCH |
 			    c->host->fam->feature,
 		.server = server,
 	};
@@ -155,6 +155,7 @@ static host_request_fn handler_of(const struct ferry_host *h, enum ferry_msg_kin
 	case FERRY_MSG_QUEUE_CREATE: return queue_handle_create;
 	case FERRY_MSG_QUEUE_CLOSE: return queue_handle_close;
 	case FERRY_MSG_BO_CREATE: return bo_handle_create;
+	case FERRY_MSG_BO_CREATE_BATCH: return bo_handle_create_batch;
 	case FERRY_MSG_BO_CLOSE: return bo_handle_close;
 	case FERRY_MSG_BO_INFO: return bo_handle_info;
 	case FERRY_MSG_BO_IMPORT: return bo_handle_import;

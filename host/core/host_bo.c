@@ -102,8 +102,9 @@ int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, cha
 	return bo_install(c, ctx, bo, m->seq, why, n);
 }
 
-int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,
-	       size_t n)
+/* bo_install without the reply: *fd_out is the export the reply carries (the caller closes it). */
+static int bo_install_quiet(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, int *fd_out,
+			    char *why, size_t n)
 {
 	const struct host_family_ops *fam = c->host->fam;
 	char e[80];
@@ -148,13 +149,109 @@ int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo
 	c->host->stats.bo_bytes += bo->size;
 	c->nr_bos++;
 	c->bo_bytes += bo->size;
+	*fd_out = fd;
+	return 0;
+}
 
+int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,
+	       size_t n)
+{
+	int fd;
+	int ret = bo_install_quiet(c, ctx, bo, &fd, why, n);
+	if (ret < 0)
+		return ret;
 	struct ferry_msg reply = { .kind = FERRY_MSG_BO_CREATED, .seq = seq };
 	reply.u.bo_created = (struct ferry_bo_created){
 		.ctx_id = ctx->id, .bo_id = bo->id, .size = bo->size, .iova = bo->iova,
 	};
 	client_send(c, &reply, &fd, 1);
 	close(fd);
+	return 0;
+}
+
+/* The quotas for count more BOs of size bytes each (count <= FERRY_MAX_BO_BATCH). */
+static int bo_quota_admit_batch(struct ferry_host_client *c, uint64_t size, uint32_t count, char *why, size_t n)
+{
+	const struct ferry_host_config *cfg = &c->host->cfg;
+	if (c->nr_bos >= cfg->max_client_bos || count > cfg->max_client_bos - c->nr_bos)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos); %u held, a batch of %u asked",
+			  cfg->max_client_bos, c->nr_bos, count);
+	uint64_t room = ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes;
+	if (size > room / count)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
+			  "%u x %llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes, count,
+			  (unsigned long long)size);
+	/* Each BO holds its fds, and each reply fd is in flight until the client took it. */
+	return client_fds_admit(c, count * HOST_FDS_BO_CREATE, why, n);
+}
+
+/* Undoes the first count BOs of a batch that could not be finished: the guest never hears of them. */
+static void batch_undo(struct host_ctx *ctx, struct host_bo **bos, int *fds, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		bo_table_remove(&ctx->bos, bos[i]);
+		bo_unref(bos[i]);
+		close(fds[i]);
+	}
+}
+
+int bo_handle_create_batch(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n)
+{
+	const struct ferry_bo_create_batch *r = &m->u.bo_create_batch;
+	if (r->count == 0 || r->count > FERRY_MAX_BO_BATCH)
+		HOST_FAIL(-EINVAL, "a BO batch makes 1 to %u BOs, not %u", FERRY_MAX_BO_BATCH, r->count);
+	if (r->first_bo_id == 0 || r->first_bo_id > UINT32_MAX - (r->count - 1))
+		HOST_FAIL(-EINVAL, "bo ids %u..%u + %u: 0 is reserved and ids do not wrap", r->first_bo_id,
+			  r->first_bo_id, r->count - 1);
+	struct host_ctx *ctx;
+	for (uint32_t i = 0; i < r->count; i++) {
+		int tret = bo_new_target(c, r->ctx_id, r->first_bo_id + i, &ctx, why, n);
+		if (tret < 0)
+			return tret;
+	}
+	const struct host_family_ops *fam = c->host->fam;
+	struct ferry_bo_create one = { .ctx_id = r->ctx_id, .bo_id = r->first_bo_id, .size = r->size,
+				       .flags = r->flags };
+	uint64_t size;
+	int ret = fam->bo_check(ctx, &one, &size, why, n);
+	if (ret < 0)
+		return ret;
+	ret = bo_quota_admit_batch(c, size, r->count, why, n);
+	if (ret < 0)
+		return ret;
+
+	struct host_bo *bos[FERRY_MAX_BO_BATCH];
+	int fds[FERRY_MAX_BO_BATCH];
+	struct ferry_msg reply = { .kind = FERRY_MSG_BO_BATCH_CREATED, .seq = m->seq };
+	reply.u.bo_batch_created = (struct ferry_bo_batch_created){
+		.ctx_id = ctx->id, .first_bo_id = r->first_bo_id, .size = size, .count = r->count,
+	};
+	char e[80];
+	for (uint32_t i = 0; i < r->count; i++) {
+		struct host_bo *bo = calloc(1, sizeof(*bo));
+		one.bo_id = r->first_bo_id + i;
+		ret = bo ? fam->bo_create(ctx, &one, bo, size) : -ENOMEM;
+		if (ret < 0) {
+			free(bo);
+			batch_undo(ctx, bos, fds, i);
+			HOST_FAIL(ret, "kernel could not create a %llu-byte bo (%u of a batch of %u): %s",
+				  (unsigned long long)size, i + 1, r->count, ferry_errno_text(ret, e, sizeof(e)));
+		}
+		bo->ctx = ctx;
+		bo->id = one.bo_id;
+		bo->flags = r->flags;
+		bo->size = size;
+		ret = bo_install_quiet(c, ctx, bo, &fds[i], why, n);
+		if (ret < 0) {
+			batch_undo(ctx, bos, fds, i);
+			return ret;
+		}
+		bos[i] = bo;
+		reply.u.bo_batch_created.iova[i] = bo->iova;
+	}
+	client_send(c, &reply, fds, (int)r->count);
+	for (uint32_t i = 0; i < r->count; i++)
+		close(fds[i]);
 	return 0;
 }
 

@@ -15,6 +15,8 @@ int bo_new_target(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id, 
 struct host_bo *client_lookup_bo(struct ferry_host_client *c, uint32_t ctx_id, uint32_t bo_id,
 			       struct host_ctx **ctx_out, char *why, size_t n);
 int bo_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
+/* BO_CREATE_BATCH: count BOs of one size, all or none, answered by one BO_BATCH_CREATED. */
+int bo_handle_create_batch(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 /* The client's BO quotas (count, bytes, fds) for one more BO of size bytes: 0 or -EDQUOT. */

@@ -543,6 +543,8 @@ int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, 
 			/* Tells the guest its memory is mirrored: a server without this layer would
 			 * leave its local fence pages unsignaled forever. */
 			m.u.hello_reply.features |= FERRY_FEATURE_REMOTE_MEMORY;
+			/* Its BoBatchCreated fds would have no copy here (adopt_bo takes one BO a frame). */
+			m.u.hello_reply.features &= ~FERRY_FEATURE_BO_BATCH;
 			ferry_buf_reset(&r->hello);
 			if (ferry_wire_encode(&m, &r->hello) != 0)
 				return -1;

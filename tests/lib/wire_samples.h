@@ -91,6 +91,14 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 		m->u.fence_update = (struct ferry_fence_update){ .ctx_id = 3, .lost = 1, .nr_slots = 2,
 								 .slots = sample_slots };
 		break;
+	case FERRY_MSG_BO_CREATE_BATCH:
+		m->u.bo_create_batch = (struct ferry_bo_create_batch){ .ctx_id = 3, .first_bo_id = 0xfffffff0u, .count = 4,
+									.size = 0x10000, .flags = 0x10000 };
+		break;
+	case FERRY_MSG_BO_BATCH_CREATED:
+		m->u.bo_batch_created = (struct ferry_bo_batch_created){ .ctx_id = 3, .first_bo_id = 9, .size = 0x10000,
+									  .count = 3, .iova = { 0x100000000ull, 2, 3 } };
+		break;
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		m->u.timestamp_query = (struct ferry_timestamp_query){ .ctx_id = 0xfffffff0u };
 		break;
@@ -222,6 +230,14 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		       same_array(x->u.bo_data.data, y->u.bo_data.data, x->u.bo_data.data_len, 1);
 	case FERRY_MSG_BO_MAP:
 		return EQ(bo_map.ctx_id) && EQ(bo_map.bo_id);
+	case FERRY_MSG_BO_CREATE_BATCH:
+		return EQ(bo_create_batch.ctx_id) && EQ(bo_create_batch.first_bo_id) && EQ(bo_create_batch.count) &&
+		       EQ(bo_create_batch.size) && EQ(bo_create_batch.flags);
+	case FERRY_MSG_BO_BATCH_CREATED:
+		return EQ(bo_batch_created.ctx_id) && EQ(bo_batch_created.first_bo_id) && EQ(bo_batch_created.size) &&
+		       EQ(bo_batch_created.count) &&
+		       same_array(x->u.bo_batch_created.iova, y->u.bo_batch_created.iova, x->u.bo_batch_created.count,
+				  sizeof(x->u.bo_batch_created.iova[0]));
 	case FERRY_MSG_FENCE_UPDATE:
 		return EQ(fence_update.ctx_id) && EQ(fence_update.lost) && EQ(fence_update.nr_slots) &&
 		       same_array(x->u.fence_update.slots, y->u.fence_update.slots, x->u.fence_update.nr_slots,

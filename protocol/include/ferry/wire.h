@@ -19,6 +19,9 @@ extern "C" {
 /* The server mirrors memory for a client that shares none (tcp: BoMap, BoData, FenceUpdate;
  * docs/network.md). ferryd's remote layer adds it to the HelloReply of a tcp client. */
 #define FERRY_FEATURE_REMOTE_MEMORY (1ull << 3)
+/* (bit 4: the submit ring.) The server takes BoCreateBatch (docs/protocol.md); over fd-passing
+ * transports only: ferryd's remote layer does not offer it. */
+#define FERRY_FEATURE_BO_BATCH (1ull << 5)
 
 /* Largest frame payload either side accepts (the u32 length prefix not included). */
 #define FERRY_MAX_FRAME_SIZE (1u << 20)
@@ -26,6 +29,7 @@ extern "C" {
 #define FERRY_MAX_FRAME_FDS 4
 
 /* Limits every host enforces on guest-supplied counts (checked before anything is allocated). */
+#define FERRY_MAX_BO_BATCH        FERRY_MAX_FRAME_FDS /* BOs of one BoCreateBatch: one fd each */
 #define FERRY_MAX_SUBMIT_BOS      4096u
 #define FERRY_MAX_SUBMIT_CMDS     256u
 #define FERRY_MAX_SUBMIT_RELOCS   16384u
@@ -89,6 +93,8 @@ enum ferry_msg_kind {
 	FERRY_MSG_BO_DATA,     /* both ways */
 	FERRY_MSG_BO_MAP,      /* guest -> host request */
 	FERRY_MSG_FENCE_UPDATE, /* host -> guest event */
+	FERRY_MSG_BO_CREATE_BATCH, /* guest -> host request (FERRY_FEATURE_BO_BATCH) */
+	FERRY_MSG_BO_BATCH_CREATED, /* its reply */
 	FERRY_MSG_KIND_COUNT
 };
 
@@ -145,6 +151,16 @@ struct ferry_bo_create {
 	uint64_t size;
 	uint32_t flags; /* msm: MSM_BO_* (a cache mode is required) */
 	uint64_t iova;  /* 0: the host chooses; else the BO is placed there (replay: msm only) */
+};
+
+/* count BOs of one size and flags as ids first_bo_id .. first_bo_id + count - 1, all or none;
+ * count 1..FERRY_MAX_BO_BATCH (the decoder does not check it: the host does). */
+struct ferry_bo_create_batch {
+	uint32_t ctx_id;
+	uint32_t first_bo_id;
+	uint32_t count;
+	uint64_t size;
+	uint32_t flags;
 };
 
 struct ferry_bo_close {
@@ -384,6 +400,15 @@ struct ferry_bo_created {
 	uint64_t iova; /* GPU address in this context's address space */
 };
 
+/* fds[i] = the pages of BO first_bo_id + i (mmap(size, MAP_SHARED, offset 0)), at iova[i]. */
+struct ferry_bo_batch_created {
+	uint32_t ctx_id;
+	uint32_t first_bo_id;
+	uint64_t size; /* of each, after page rounding */
+	uint32_t count; /* 1..FERRY_MAX_BO_BATCH (the decoder rejects more) */
+	uint64_t iova[FERRY_MAX_BO_BATCH];
+};
+
 struct ferry_bo_info_reply {
 	uint32_t ctx_id;
 	uint32_t bo_id;
@@ -473,6 +498,8 @@ struct ferry_msg {
 		struct ferry_bo_data bo_data;
 		struct ferry_bo_map bo_map;
 		struct ferry_fence_update fence_update;
+		struct ferry_bo_create_batch bo_create_batch;
+		struct ferry_bo_batch_created bo_batch_created;
 	} u;
 };
 

@@ -2,6 +2,7 @@
  * replies routed by seq (out of order), asynchronous ERRORs tied to their fence, fault events,
  * fence waits that time out without spinning, several threads waiting on one context, and a
  * server that hangs up. */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,6 +25,8 @@
 #define DEFER_SIZE 12345u   /* BO_CREATE of this size is answered after the next BO_CREATE */
 #define FAIL_CMD_SIZE 8u    /* a submit whose first cmd has this size gets an ERROR */
 #define FAULT_PREP_OP 0x80u /* BO_CPU_PREP with this op makes the server send fault events */
+#define BAD_BATCH_SIZE 20480u    /* BO_CREATE_BATCH of this size gets a malformed reply */
+#define REFUSED_BATCH_SIZE 24576u /* ... this one an ERROR -EDQUOT */
 
 static struct {
 	char dir[48], path[64];
@@ -35,6 +38,7 @@ static struct {
 	atomic_int submits;
 	uint32_t last_submit_seqno, last_submit_nr_bos, first_bo_flags;
 	atomic_int hangup;
+	atomic_int batches, bo_creates;
 	/* deferred BO_CREATED */
 	bool deferred;
 	struct ferry_msg deferred_msg;
@@ -63,6 +67,27 @@ static void send_bo_created(const struct ferry_msg *req)
 	close(fd);
 }
 
+static void send_batch_created(const struct ferry_msg *req)
+{
+	const struct ferry_bo_create_batch *b = &req->u.bo_create_batch;
+	struct ferry_msg m = { .kind = FERRY_MSG_BO_BATCH_CREATED, .seq = req->seq };
+	uint64_t size = (b->size + 4095) & ~4095ull;
+	m.u.bo_batch_created = (struct ferry_bo_batch_created){ b->ctx_id, b->first_bo_id, size, b->count, { 0 } };
+	int fds[FERRY_MAX_BO_BATCH];
+	uint32_t n = b->count <= FERRY_MAX_BO_BATCH ? b->count : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		m.u.bo_batch_created.iova[i] = 0x100000000ull + (b->first_bo_id + i) * 0x100000ull;
+		fds[i] = memfd_create("bo", MFD_CLOEXEC);
+		if (ftruncate(fds[i], (off_t)size) < 0)
+			return;
+	}
+	if (b->size == BAD_BATCH_SIZE)
+		n--; /* one fd short of its count */
+	send_msg(&m, fds, (int)n);
+	for (uint32_t i = 0; i < b->count && i < FERRY_MAX_BO_BATCH; i++)
+		close(fds[i]);
+}
+
 static void handle(const struct ferry_msg *req, int *fds, int nfds)
 {
 	for (int i = 0; i < nfds; i++)
@@ -72,7 +97,8 @@ static void handle(const struct ferry_msg *req, int *fds, int nfds)
 	case FERRY_MSG_HELLO:
 		m.kind = FERRY_MSG_HELLO_REPLY;
 		m.u.hello_reply = (struct ferry_hello_reply){ FERRY_PROTOCOL_VERSION,
-							      FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM,
+							      FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM |
+								      FERRY_FEATURE_BO_BATCH,
 							      "fake ferryd" };
 		send_msg(&m, NULL, 0);
 		break;
@@ -104,7 +130,18 @@ static void handle(const struct ferry_msg *req, int *fds, int nfds)
 		close(pfd);
 		break;
 	}
+	case FERRY_MSG_BO_CREATE_BATCH:
+		atomic_fetch_add(&srv.batches, 1);
+		if (req->u.bo_create_batch.size == REFUSED_BATCH_SIZE) {
+			m.kind = FERRY_MSG_ERROR;
+			m.u.error = (struct ferry_error){ FERRY_MSG_BO_CREATE_BATCH, -EDQUOT, "client quota (scripted)" };
+			send_msg(&m, NULL, 0);
+		} else {
+			send_batch_created(req);
+		}
+		break;
 	case FERRY_MSG_BO_CREATE:
+		atomic_fetch_add(&srv.bo_creates, 1);
 		if (req->u.bo_create.size == DEFER_SIZE) {
 			srv.deferred = true;
 			srv.deferred_msg = *req;
@@ -275,6 +312,71 @@ static void test_context_and_bos(void)
 	ib = early;
 }
 
+static int open_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	REQUIRE(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static bool zeroed(const uint8_t *p, uint64_t size)
+{
+	for (uint64_t i = 0; i < size; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* A size made again comes from the stash: batches, not one BO_CREATE each; zeroed, distinct. A
+ * malformed or refused batch costs the caller nothing: its BO is made alone, no fd is left over. */
+static void test_bo_stash(void)
+{
+	/* ctx itself: the fake server drives only its newest context's fence page. */
+	struct ferry_bo *bos[16];
+	void *maps[16];
+	int fds_before = open_fds();
+	for (int k = 0; k < 2; k++) {
+		uint64_t size = k ? REFUSED_BATCH_SIZE : BAD_BATCH_SIZE;
+		int creates0 = atomic_load(&srv.bo_creates), batches0 = atomic_load(&srv.batches);
+		for (int i = 0; i < 3; i++) {
+			REQUIRE(ferry_bo_new(ctx, size, 0x20000, &bos[i]) == 0);
+			CHECK_EQ(ferry_bo_map(bos[i], &maps[i]), 0);
+			CHECK(maps[i] && zeroed(maps[i], size));
+		}
+		/* The first alone, then each from a failed batch alone again. */
+		CHECK_EQ(atomic_load(&srv.bo_creates) - creates0, 3);
+		CHECK_EQ(atomic_load(&srv.batches) - batches0, 2);
+		for (int i = 0; i < 3; i++)
+			ferry_bo_close(bos[i]);
+	}
+	/* A round trip: no reply is still on its way. Nothing of the failed batches is left. */
+	CHECK_EQ(ferry_bo_cpu_prep(ib, 1, 1000000), 0);
+	CHECK_EQ(open_fds(), fds_before);
+
+	int creates0 = atomic_load(&srv.bo_creates), batches0 = atomic_load(&srv.batches);
+	for (int i = 0; i < 16; i++) {
+		REQUIRE(ferry_bo_new(ctx, 8192, 0x20000, &bos[i]) == 0);
+		REQUIRE(ferry_bo_map(bos[i], &maps[i]) == 0);
+		CHECK_EQ(ferry_bo_size(bos[i]), 8192);
+		CHECK(zeroed(maps[i], 8192));
+		memset(maps[i], 0x5a, 8192);
+		for (int j = 0; j < i; j++)
+			CHECK(ferry_bo_id(bos[i]) != ferry_bo_id(bos[j]) && maps[i] != maps[j]);
+		uint64_t iova;
+		CHECK_EQ(ferry_bo_iova(bos[i], &iova), 0);
+		CHECK_EQ(iova, 0x100000000ull + ferry_bo_id(bos[i]) * 0x100000ull);
+	}
+	CHECK_EQ(atomic_load(&srv.bo_creates) - creates0, 1); /* the first of its size only */
+	int batches = atomic_load(&srv.batches) - batches0;
+	CHECK(batches >= 4 && batches <= 6);
+	for (int i = 0; i < 16; i++)
+		ferry_bo_close(bos[i]);
+}
+
 static void test_submit_and_fences(void)
 {
 	struct ferry_cmd cmd = { ib, 0, 4, 0 };
@@ -427,6 +529,7 @@ int main(void)
 	RUN_TEST(test_default_path);
 	RUN_TEST(test_open_and_query);
 	RUN_TEST(test_context_and_bos);
+	RUN_TEST(test_bo_stash);
 	RUN_TEST(test_submit_and_fences);
 	RUN_TEST(test_many_waiters);
 	RUN_TEST(test_async_error_and_fault);
