@@ -276,9 +276,14 @@ static void *worker(void *arg)
 				pfd[n++] = (struct pollfd){ .fd = efds[i], .events = POLLIN };
 		}
 		int timeout = ferry_host_next_timeout_ms(host);
-		bool backlog = false;
-		for (struct ctx_node *c = ctxs; c && !backlog; c = c->next)
-			backlog = vg_ctx_backlogged(c->c);
+		bool backlog = false, ring_more = false;
+		for (struct ctx_node *c = ctxs; c; c = c->next) {
+			backlog |= vg_ctx_backlogged(c->c);
+			ring_more |= vg_ctx_ring_more(c->c);
+		}
+		/* Submit rings with records a bounded pass left: another pass at once. */
+		if (ring_more)
+			timeout = 0;
 		/* The guest's reader frees ring room by a store, which wakes nothing here. */
 		if (backlog && (timeout < 0 || timeout > 1))
 			timeout = 1;
