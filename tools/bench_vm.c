@@ -1,6 +1,7 @@
 /* `ferry bench --vm`, run inside a guest whose virtio-gpu device is ferry's renderer (docs/vm.md):
  * libferry's submit+wait, pipelined submits and BO create+map+close over virtio-gpu, against the
- * floor measured in the same run: one bare EXECBUFFER whose out-fence the guest waits for. Under
+ * floor measured in the same run: one bare EXECBUFFER whose out-fence the guest waits for; and
+ * the same with submit rings off (FERRY_RING=0), so the ring's gain is a ratio of one run. Under
  * TCG absolute times mean little; the ratios are the figures. */
 #include <errno.h>
 #include <poll.h>
@@ -70,18 +71,34 @@ int bench_vm(const char *uri, int iters)
 	snprintf(full, sizeof(full), "virtio:%s", path);
 	double fl_med = 0, fl_p99 = 0;
 	int rf = floor_rt(path, iters, &fl_med, &fl_p99);
-	struct figures fe = { 0 };
+	/* The same loops twice in one run: libferry with submit rings off (FERRY_RING=0: an
+	 * EXECBUFFER per submit) and as configured (rings where the host offers them). */
+	const char *was = getenv("FERRY_RING");
+	char *saved = was ? strdup(was) : NULL;
+	setenv("FERRY_RING", "0", 1);
+	struct figures fo = { 0 }, fe = { 0 };
+	int ro = bench_ferry(full, iters, &fo);
+	if (saved)
+		setenv("FERRY_RING", saved, 1);
+	else
+		unsetenv("FERRY_RING");
+	free(saved);
 	int re = bench_ferry(full, iters, &fe);
-	if (rf < 0 || re < 0) {
-		fprintf(stderr, "bench --vm: a measurement failed (floor %s, ferry %s)\n", strerror(-rf), strerror(-re));
+	if (rf < 0 || re < 0 || ro < 0) {
+		fprintf(stderr, "bench --vm: a measurement failed (floor %s, rings off %s, rings on %s)\n", strerror(-rf),
+			strerror(-ro), strerror(-re));
 		return 1;
 	}
 	printf("ferry bench --vm (%s, %d iterations; TCG: compare ratios, not times)\n", full, iters);
 	printf("  floor: EXECBUFFER + out-fence round trip   median %8.1f us   p99 %8.1f us\n", fl_med, fl_p99);
 	printf("  (a) submit+wait of a CP_NOP IB           median %8.1f us   p99 %8.1f us   %.2fx the floor\n",
 	       fe.rt_median_us, fe.rt_p99_us, fe.rt_median_us / fl_med);
+	printf("      without submit rings                 median %8.1f us   p99 %8.1f us   %.2fx the floor\n",
+	       fo.rt_median_us, fo.rt_p99_us, fo.rt_median_us / fl_med);
 	printf("  (b) pipelined submits                    %10.0f /s   (floor rate %.0f /s: %.2fx)\n", fe.pipelined_per_s,
 	       1e6 / fl_med, fe.pipelined_per_s / (1e6 / fl_med));
+	printf("      without submit rings (EXECBUFFER each) %8.0f /s   rings: %.2fx that\n", fo.pipelined_per_s,
+	       fe.pipelined_per_s / fo.pipelined_per_s);
 	printf("  (c) BO create+map+close (64 KiB)         %10.0f /s   (%.2f floor round trips each)\n",
 	       fe.bo_cycles_per_s, (1e6 / fe.bo_cycles_per_s) / fl_med);
 	return 0;
