@@ -219,7 +219,7 @@ static void bind(struct vg_ctx *c, const uint8_t *p, uint32_t len)
 	}
 	memcpy(&b, p, sizeof(b));
 	uint64_t need = b.kind == FERRY_VIRTIO_BIND_FENCE_PAGE ? FERRY_FENCE_PAGE_SIZE : 1;
-	if (b.kind != FERRY_VIRTIO_BIND_FENCE_PAGE && b.kind != FERRY_VIRTIO_BIND_BO) {
+	if (b.kind != FERRY_VIRTIO_BIND_FENCE_PAGE && b.kind != FERRY_VIRTIO_BIND_BO && b.kind != FERRY_VIRTIO_BIND_RING) {
 		vg_ctx_fail(c, -EINVAL, "a BIND of an unknown kind");
 		return;
 	}

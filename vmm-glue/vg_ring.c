@@ -23,6 +23,7 @@ struct vg_sring {
 	uint64_t *buf;     /* one record's payload, 8-byte aligned for the decoder */
 	uint32_t buf_cap;
 	uint64_t kicks;
+	uint64_t stalls; /* passes that found a record ahead of the stream */
 	struct vg_sring *next;
 };
 
@@ -43,7 +44,8 @@ static void sring_free(struct vg_sring *s)
 static void log_ring(const struct vg_ctx *c, const struct vg_sring *s, const char *what)
 {
 	vg_log(FERRY_LOG_INFO, "virtio-gpu context %u: submit ring of ferry context %u %s (%u records taken, %llu "
-	       "doorbells)", c->id, s->ctx_id, what, s->cons.records, (unsigned long long)s->kicks);
+	       "doorbells, %llu stalls)", c->id, s->ctx_id, what, s->cons.records, (unsigned long long)s->kicks,
+	       (unsigned long long)s->stalls);
 }
 
 void vg_ring_drop(struct vg_ctx *c, uint32_t ctx_id)
@@ -202,8 +204,14 @@ static bool drain_one(struct vg_ctx *c, struct vg_sring *s, uint32_t max, bool *
 		} else if ((rc = ferry_ring_next(&s->cons, s->buf, s->buf_cap, &len, &seq)) == 1) {
 			/* A record that lies ahead of the stream waits for it: the stream frame it
 			 * follows is on its way, and takes it (the ring alone stalls meanwhile). */
-			if (!ferry_ring_seq_le(seq, c->sock_seq))
-				rc = 0, *stalled = true;
+			if (!ferry_ring_seq_le(seq, c->sock_seq)) {
+				rc = 0;
+				*stalled = true;
+				if (s->stalls++ == 0)
+					vg_log(FERRY_LOG_DEBUG, "virtio-gpu context %u: a record of ferry context %u "
+					       "follows stream frame %u, the host is at %u", c->id, s->ctx_id, seq,
+					       c->sock_seq);
+			}
 			else if (ferry_ring_consume(&s->cons))
 				*waiter = true;
 		}
