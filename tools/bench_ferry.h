@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "ferry/ferry.h"
+
 struct ferry_device;
 
 struct figures {
@@ -15,6 +17,9 @@ struct figures {
 	 * signalled, so a caller can count what (a) and (b) put on the wire (bench_network.c). */
 	void (*mark)(void *arg, struct ferry_device *dev, bool end);
 	void *mark_arg;
+	/* The context's submit ring over (a) and (b) (FERRY_RING=0: off), and their submits. */
+	struct ferry_ring_stats ring;
+	uint64_t submits;
 };
 
 /* (a) submit+wait of a CP_NOP IB, (b) pipelined submits, (c) 64 KiB BO create+map+close, through

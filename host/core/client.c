@@ -251,6 +251,7 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 		if (r < 0)
 			return r;
 		c->sock_seq++;
+		ring_client_counted(c);
 	}
 	if (dec < 0) {
 		h->stats.bad_messages++;

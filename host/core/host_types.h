@@ -162,6 +162,7 @@ struct ferry_host_client {
 	int deferred_fds[FERRY_MAX_FRAME_FDS];
 	int deferred_nfds;
 	bool rings_blocked; /* a ring record is in progress (pending): its rings wait */
+	uint32_t rings_stalled; /* its rings whose next record waits for a socket frame (ring.c) */
 };
 
 struct host_ctx;

@@ -34,6 +34,7 @@ struct host_ring {
 	bool broken;
 	bool armed;
 	bool queued;     /* on h->ring_work */
+	bool stalled;    /* its next record waits for socket frames (c->rings_stalled counts it) */
 	struct list link;      /* h->rings */
 	struct list work_link; /* h->ring_work */
 	struct ferry_host_ring_stats stats;
@@ -82,6 +83,8 @@ static void doorbell_unregister(struct host_ring *r)
 static void ring_destroy(struct host_ring *r)
 {
 	struct ferry_host *h = r->ctx->client->host;
+	if (r->stalled)
+		r->ctx->client->rings_stalled--;
 	ring_unqueue(r);
 	doorbell_unregister(r);
 	if (r->ours && r->mem)
@@ -261,8 +264,14 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 					   "its indices or a record header are out of bounds");
 			return DRAIN_BROKEN;
 		}
-		if (!ferry_ring_seq_le(seq, c->sock_seq))
-			return DRAIN_STALLED; /* written after socket frames not handled yet */
+		if (!ferry_ring_seq_le(seq, c->sock_seq)) {
+			/* Written after socket frames not handled yet: looked at again once one is. */
+			if (!r->stalled) {
+				r->stalled = true;
+				c->rings_stalled++;
+			}
+			return DRAIN_STALLED;
+		}
 		struct ferry_msg m;
 		const char *why = NULL;
 		char what[200];
@@ -349,6 +358,20 @@ int ring_drain_client(struct ferry_host_client *c)
 		}
 	}
 	return 0;
+}
+
+void ring_client_counted(struct ferry_host_client *c)
+{
+	if (!c->rings_stalled)
+		return;
+	for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
+		struct host_ring *r = list_entry(l, struct host_ctx, link)->ring;
+		if (r && r->stalled) {
+			r->stalled = false;
+			ring_queue(r);
+		}
+	}
+	c->rings_stalled = 0;
 }
 
 void ring_client_unblocked(struct ferry_host_client *c)

@@ -27,6 +27,8 @@ void ring_dispatch(struct ferry_host *h);
 /* Before a socket frame: every record written before it (sock_seq <= c->sock_seq). 0, or
  * FERRY_HOST_IN_PROGRESS (a record stopped at the validation budget), or -EPIPE (client gone). */
 int ring_drain_client(struct ferry_host_client *c);
+/* A socket frame was counted: rings whose next record waited for it are looked at again. */
+void ring_client_counted(struct ferry_host_client *c);
 /* The client's rings wait for nothing any more (its frame in progress finished). */
 void ring_client_unblocked(struct ferry_host_client *c);
 bool ring_work_pending(const struct ferry_host *h);
