@@ -16,10 +16,11 @@ static bool rings_wanted(struct ferry_device *dev)
 	const char *env = getenv("FERRY_RING");
 	if (env && strcmp(env, "0") == 0)
 		return false;
-	/* Shared memory: a unix socket (a tcp connection has none; the VM transport makes its
-	 * ring its own way). */
+	/* Shared memory: a unix socket, or virtio-gpu, whose transport makes the ring a guest-backed
+	 * resource and hands over its dma-buf and a doorbell as a socket's RingCreated carries them
+	 * (docs/vm.md "Submit rings"). A tcp connection has none. */
 	return (dev->server_features & FERRY_FEATURE_SUBMIT_RING) && !dev->transport->no_shared_memory &&
-	       strncmp(dev->transport->name, "unix:", 5) == 0;
+	       (strncmp(dev->transport->name, "unix:", 5) == 0 || strncmp(dev->transport->name, "virtio:", 7) == 0);
 }
 
 void ferry_ring_setup(struct ferry_context *ctx)
