@@ -2,7 +2,8 @@
  * back through a guest-backed reply ring the host writes, and the fds a unix socket would carry
  * are made here: a BO's and a fence page's pages are guest-backed resources (exported as
  * dma-bufs for libferry to map), a context's eventfd is signaled by this transport's notifier
- * thread. The notifier sleeps on the fence fd of a NOTIFY EXECBUFFER, never spins. */
+ * thread. The notifier sleeps on the fence fd of a NOTIFY EXECBUFFER, never spins. A submit
+ * ring is a guest-backed resource too; its doorbell a KICK EXECBUFFER. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -420,17 +421,23 @@ static int virtio_poll_fd(const struct ferry_transport *tr)
 	return ((const struct virtio_transport *)tr)->poll_efd;
 }
 
-/* The doorbell of the submit rings: a KICK, with no fence. */
-static void kick(struct virtio_transport *t)
+/* The doorbell of a submit ring (FERRY_VIRTIO_KICK_ALL: every ring of this context): a KICK,
+ * with no fence. */
+static int kick(struct virtio_transport *t, uint32_t ctx_id)
 {
 	struct {
 		struct ferry_virtio_packet p;
 		struct ferry_virtio_kick k;
-	} b = { { FERRY_VIRTIO_KICK, sizeof(struct ferry_virtio_kick) }, { FERRY_VIRTIO_KICK_ALL, 0 } };
+	} b = { { FERRY_VIRTIO_KICK, sizeof(struct ferry_virtio_kick) }, { ctx_id, 0 } };
 	pthread_mutex_lock(&t->lock);
-	if (!atomic_load(&t->stop))
-		(void)tx_execbuffer(t, &b, sizeof(b), NULL);
+	int r = atomic_load(&t->stop) ? -EPIPE : tx_execbuffer(t, &b, sizeof(b), NULL);
 	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+static int virtio_ring_doorbell(struct ferry_transport *tr, uint32_t ctx_id)
+{
+	return kick((struct virtio_transport *)tr, ctx_id);
 }
 
 /* Sleeps on a NOTIFY's fence until the host wrote a reply or a fence page, then wakes libferry's
@@ -482,7 +489,7 @@ static void *notifier(void *arg)
 			if (pfd[1].revents & POLLIN) {
 				uint64_t v;
 				if (read(t->bell_efd, &v, sizeof(v)) == sizeof(v))
-					kick(t);
+					(void)kick(t, FERRY_VIRTIO_KICK_ALL);
 			}
 			if (pfd[0].revents)
 				break;
@@ -537,6 +544,7 @@ static const struct ferry_transport_ops virtio_ops = {
 	.recv = virtio_recv,
 	.poll_fd = virtio_poll_fd,
 	.destroy = virtio_destroy,
+	.ring_doorbell = virtio_ring_doorbell,
 };
 
 int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps)
