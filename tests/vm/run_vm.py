@@ -528,11 +528,13 @@ def main():
             records = sum(r for r, _ in rings)
             bells = sum(b for _, b in rings)
             if a.expect_ring == 0:
-                if rings:
-                    log(f"FAIL ring: {len(rings)} submit rings were made, none expected")
+                # The hostile case's raw clients make rings of their own; libferry's carry records.
+                used = [r for r in rings if r[0] > 0]
+                if used:
+                    log(f"FAIL ring: {len(used)} submit rings carried records, none expected")
                     ok = False
                 else:
-                    log("PASS ring: no submit ring was made")
+                    log(f"PASS ring: no submit ring carried records ({len(rings)} hostile ones made)")
             elif refused:
                 log(f"FAIL ring: a submit ring was refused: {refused[0]}")
                 ok = False
