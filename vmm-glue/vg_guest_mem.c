@@ -226,7 +226,9 @@ int vg_res_linear_locked(struct vg_res *r, size_t len, void **map, uint64_t *gen
 			one_run = false;
 		done += r->iov[i].iov_len;
 	}
-	if (one_run) {
+	if (one_run && (uintptr_t)r->iov[0].iov_base % page) {
+		return -EINVAL; /* the header's atomics want it aligned; QEMU's pieces are pages */
+	} else if (one_run) {
 		r->lin = r->iov[0].iov_base;
 		r->lin_owned = false;
 	} else {

@@ -81,12 +81,13 @@ static void answer(struct vg_ctx *c, const struct ferry_msg *req, int err, const
 		m.u.ring_created = (struct ferry_ring_created){ req->u.ring_create.ctx_id, req->u.ring_create.data_size,
 								c->sock_seq };
 	}
-	struct ferry_buf out = { 0 };
+	struct ferry_buf out;
+	ferry_buf_init(&out);
 	if (ferry_wire_encode(&m, &out) == 0)
 		vg_ctx_reply(c, out.data, out.len);
 	else
 		vg_ctx_fail(c, -ENOMEM, "no memory for a reply");
-	free(out.data);
+	ferry_buf_free(&out);
 }
 
 void vg_ring_create(struct vg_ctx *c, const struct ferry_msg *m)
