@@ -316,16 +316,13 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 	return DRAIN_BUDGET;
 }
 
-/* After a drain that emptied the ring: ask for a doorbell only when nothing else will bring the
- * host back (no work in flight: a retire would). */
+/* After a drain that emptied the ring: ask for a doorbell before the host sleeps. Also while the
+ * context has work in flight: waiting for its retire instead would leave a record the running
+ * work depends on (a submit on another queue that releases it) untaken — a deadlock — and the
+ * GPU idle between a long job and the next. */
 static void ring_settle(struct host_ring *r)
 {
 	struct ferry_host *h = r->ctx->client->host;
-	if (r->ctx->nr_inflight) {
-		ferry_ring_disarm(&r->cons);
-		r->armed = false;
-		return;
-	}
 	if (ferry_ring_arm(&r->cons)) {
 		r->armed = true;
 		r->stats.arms++;
