@@ -108,20 +108,22 @@ static int ring_broken(struct ferry_context *ctx)
 }
 
 /* The ring is full: ask the host to say when it took records (it writes the context's eventfd)
- * and look again every millisecond at most, so a wakeup the reader thread took is not waited
- * for. Gives up when the host broke the ring, lost the context or the connection died. */
+ * and sleep until half the ring is free, so a guest faster than the host wakes once per half
+ * ring rather than once per record; looks again every millisecond at most, as the reader thread
+ * may take the eventfd's wakeup. Gives up when the host broke the ring, lost the context or the
+ * connection died. */
 static int ring_wait_room(struct ferry_context *ctx)
 {
 	struct ferry_device *dev = ctx->dev;
 	struct ferry_ring_producer *p = &ctx->ring;
-	uint32_t head0 = atomic_load_explicit(&p->hdr->head, memory_order_acquire);
 	ctx->ring_stats.full_waits++;
 	atomic_store_explicit(&p->hdr->producer_waiting, 1, memory_order_seq_cst);
 	ring_doorbell(ctx);
 	int r = 0;
 	for (;;) {
-		if (atomic_load_explicit(&p->hdr->head, memory_order_acquire) != head0)
-			break; /* the host took some: the caller tries again */
+		uint32_t used = ferry_ring_used(p);
+		if (used > p->size || used <= p->size / 2)
+			break; /* room (or nonsense indices: the caller's reserve says which) */
 		if ((r = ring_broken(ctx)) < 0)
 			break;
 		pthread_mutex_lock(&dev->lock);

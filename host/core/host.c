@@ -116,11 +116,16 @@ void ferry_host_dispatch(struct ferry_host *h)
 {
 	struct epoll_event evs[64];
 	int n = epoll_wait(h->epfd, evs, 64, 0);
-	for (int i = 0; i < n; i++) {
-		if (ring_epoll_tagged(evs[i].data.ptr)) {
+	/* Rings first (the doorbells that rang, and those with records left), as ferryd reads a
+	 * socket's frames before it dispatches: a submit's in-fences are then judged before work
+	 * that finished meanwhile is retired, as they would be had it come on the socket. */
+	for (int i = 0; i < n; i++)
+		if (ring_epoll_tagged(evs[i].data.ptr))
 			ring_doorbell(h, evs[i].data.ptr);
+	ring_dispatch(h);
+	for (int i = 0; i < n; i++) {
+		if (ring_epoll_tagged(evs[i].data.ptr))
 			continue;
-		}
 		struct host_ctx *ctx = evs[i].data.ptr;
 		/* Drain first: completions after the check below re-arm the fd. */
 		h->fam->ctx_poll_ack(ctx);
@@ -134,7 +139,6 @@ void ferry_host_dispatch(struct ferry_host *h)
 		if (ctx->nr_inflight)
 			ctx_progress(ctx);
 	}
-	ring_dispatch(h);
 	int64_t now = host_now_ns();
 	wait_expire(h, now);
 	watchdog_check(h, now);

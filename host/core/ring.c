@@ -245,6 +245,8 @@ static bool ring_kind_ctx(const struct ferry_msg *m, uint32_t *ctx_id)
 
 enum drain_end { DRAIN_EMPTY, DRAIN_STALLED, DRAIN_BUDGET, DRAIN_BROKEN, DRAIN_BUSY, DRAIN_GONE };
 
+static enum drain_end ring_take_one(struct host_ring *r, bool *wake_producer);
+
 /* Takes up to budget records written at or before the client's socket count. */
 static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 {
@@ -252,7 +254,26 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 	struct ferry_host_client *c = ctx->client;
 	struct ferry_host *h = c->host;
 	r->stats.drains++;
-	for (unsigned i = 0; i < budget; i++) {
+	enum drain_end end = DRAIN_BUDGET;
+	bool wake_producer = false;
+	for (unsigned i = 0; i < budget && end == DRAIN_BUDGET; i++)
+		end = ring_take_one(r, &wake_producer);
+	if (wake_producer) {
+		/* Once per pass, not per record: the guest waits for room on the context's eventfd. */
+		uint64_t one = 1;
+		if (write(ctx->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			host_log(h, FERRY_LOG_WARN, "eventfd write: %s", strerror(errno));
+	}
+	return end;
+}
+
+/* One record: DRAIN_BUDGET when it was taken and handled and more may follow. */
+static enum drain_end ring_take_one(struct host_ring *r, bool *wake_producer)
+{
+	struct host_ctx *ctx = r->ctx;
+	struct ferry_host_client *c = ctx->client;
+	struct ferry_host *h = c->host;
+	{
 		if (r->broken)
 			return DRAIN_BROKEN;
 		uint32_t len = 0, seq = 0;
@@ -293,12 +314,8 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 			ring_break(r, -EPROTO, what);
 			return DRAIN_BROKEN;
 		}
-		if (ferry_ring_consume(&r->cons)) {
-			/* The guest waits for room on the context's eventfd. */
-			uint64_t one = 1;
-			if (write(ctx->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-				host_log(h, FERRY_LOG_WARN, "eventfd write: %s", strerror(errno));
-		}
+		if (ferry_ring_consume(&r->cons))
+			*wake_producer = true;
 		r->stats.records++;
 		h->stats.ring_records++;
 		int ret = client_handle_msg(c, &m, h->ring_buf, len);
@@ -316,16 +333,13 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 	return DRAIN_BUDGET;
 }
 
-/* After a drain that emptied the ring: ask for a doorbell only when nothing else will bring the
- * host back (no work in flight: a retire would). */
+/* After a drain that emptied the ring: ask for a doorbell before the host sleeps. Also while the
+ * context has work in flight: waiting for its retire instead would leave a record the running
+ * work depends on (a submit on another queue that releases it) untaken — a deadlock — and the
+ * GPU idle between a long job and the next. */
 static void ring_settle(struct host_ring *r)
 {
 	struct ferry_host *h = r->ctx->client->host;
-	if (r->ctx->nr_inflight) {
-		ferry_ring_disarm(&r->cons);
-		r->armed = false;
-		return;
-	}
 	if (ferry_ring_arm(&r->cons)) {
 		r->armed = true;
 		r->stats.arms++;
