@@ -159,6 +159,8 @@ void vg_ctx_notify_disarm(struct vg_ctx *c);
 bool vg_ctx_backlogged(const struct vg_ctx *c);
 /* Its submit rings hold records the last pass left: the worker comes back without sleeping. */
 bool vg_ctx_ring_more(const struct vg_ctx *c);
+/* A ring of it is not armed while work is in flight: the worker looks at least every ms. */
+bool vg_ctx_ring_watch(const struct vg_ctx *c);
 /* The eventfds of its ferry contexts (fence pages), for the worker's poll: up to max. */
 int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max);
 

@@ -425,6 +425,11 @@ bool vg_ctx_ring_more(const struct vg_ctx *c)
 	return c->state == VG_FERRY && c->ring_more;
 }
 
+bool vg_ctx_ring_watch(const struct vg_ctx *c)
+{
+	return c->state == VG_FERRY && c->ring_watch;
+}
+
 bool vg_ctx_notify_due(const struct vg_ctx *c)
 {
 	if (c->state != VG_FERRY)

@@ -83,6 +83,7 @@ struct vg_ctx {
 	size_t frame_cap;    /* in u64s */
 	uint32_t sock_seq;
 	bool ring_more; /* records were left for the worker's next pass */
+	bool ring_watch; /* a ring waits without a doorbell for work in flight to retire */
 };
 
 /* vg_context.c (and vg_ctx_fail in vg.h: the client goes at the next update) */

@@ -250,6 +250,7 @@ static bool drain_one(struct vg_ctx *c, struct vg_sring *s, uint32_t max, bool *
 bool vg_ring_drain(struct vg_ctx *c, bool all)
 {
 	bool more = false, waiter = false;
+	c->ring_watch = false;
 	for (struct vg_sring *s = c->srings, *next; s && c->state == VG_FERRY; s = next) {
 		next = s->next;
 		for (int pass = 0;; pass++) {
@@ -263,15 +264,19 @@ bool vg_ring_drain(struct vg_ctx *c, bool all)
 			if (stalled)
 				break;
 			/* Nothing left to take now. While its context has work in flight the worker
-			 * looks again when that work retires; else the guest is asked for a doorbell,
-			 * and a record that arrived meanwhile is taken at once. */
+			 * looks again when that work retires, and at least every millisecond (the
+			 * running work may wait for a record, an external fence's signal); else the
+			 * guest is asked for a doorbell, and a record that arrived meanwhile is taken
+			 * at once. */
 			pthread_mutex_lock(&vg_mem_lock);
 			struct vg_res *r = vg_ctx_res_locked(c, s->res, 0);
 			bool alive = vg_res_linear_alive_locked(r, s->gen), armed = true;
-			if (alive && vg_ctx_fctx_busy(c, s->ctx_id))
+			if (alive && vg_ctx_fctx_busy(c, s->ctx_id)) {
 				ferry_ring_disarm(&s->cons);
-			else if (alive)
+				c->ring_watch = true;
+			} else if (alive) {
 				armed = ferry_ring_arm(&s->cons);
+			}
 			pthread_mutex_unlock(&vg_mem_lock);
 			if (armed)
 				break;
