@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: install, cross-build the arm64 guest side (shim, fake kernel, e2e programs),
-# build twice (plain, and ASan+UBSan), run every test in both — the e2e suite runs Debian's arm64
+# build twice (plain, and ASan+UBSan with FERRY_RING=0: no submit rings), run every test in both — the e2e suite runs Debian's arm64
 # Mesa under qemu-aarch64 against each build's ferryd, and the plain build also runs the VM suite
 # (Debian's 6.1 kernel under TCG in QEMU 7.2 with ferry's libvirglrenderer.so.1, tests/vm/) —
 # then build the libFuzzer targets (clang) and run each for FERRY_FUZZ_SECONDS (default 60; 0 =
@@ -45,7 +45,8 @@ fi
 
 # The VM suite only in the plain build: QEMU cannot load a sanitized renderer library.
 run_suite "plain" build-ci "${e2e_opt[@]}" -Dvm_tests=true
-run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false "${e2e_opt[@]}"
+# The sanitized pass runs libferry without submit rings (FERRY_RING=0), so both paths are covered.
+FERRY_RING=0 run_suite "asan+ubsan" build-ci-asan -Db_sanitize=address,undefined -Db_lundef=false "${e2e_opt[@]}"
 
 # Fuzzing: only the fuzz targets and the seed generator are built in this directory, and only the
 # fuzz suites run (each bounded run is one test; a sanitizer report or crash fails it).

@@ -14,6 +14,11 @@ namespace wire = ferry::wire;
 
 // FERRY_FENCE_PAGE_QUEUES (fence_page.h is C11 atomics, not for C++).
 constexpr uint32_t FERRY_FENCE_PAGE_QUEUES_WIRE = 128;
+// ferry_ring_size_ok (submit_ring.h is C11 atomics too); test_wire_codec checks they agree.
+static bool ring_size_ok(uint32_t v)
+{
+	return v >= 16u * 1024u && v <= (1u << 20) && (v & (v - 1)) == 0;
+}
 
 // ---- the C structs and the schema's structs are the same bytes (zero-copy decode) ----
 
@@ -66,6 +71,8 @@ SAME_KIND(FERRY_MSG_EXTERNAL_FENCE, ExternalFence);
 SAME_KIND(FERRY_MSG_BO_DATA, BoData);
 SAME_KIND(FERRY_MSG_BO_MAP, BoMap);
 SAME_KIND(FERRY_MSG_FENCE_UPDATE, FenceUpdate);
+SAME_KIND(FERRY_MSG_RING_CREATE, RingCreate);
+SAME_KIND(FERRY_MSG_RING_CREATED, RingCreated);
 SAME_KIND(FERRY_MSG_BO_CREATE_BATCH, BoCreateBatch);
 SAME_KIND(FERRY_MSG_BO_BATCH_CREATED, BoBatchCreated);
 static_assert((int)wire::Body_MAX == (int)FERRY_MSG_KIND_COUNT - 1, "every kind has a union member");
@@ -81,7 +88,7 @@ static const char *const kind_names[FERRY_MSG_KIND_COUNT] = {
 	"context_created", "bo_created",     "bo_info_reply", "status_reply",   "error",
 	"fence_signaled", "fault_report",  "v3d_submit_cl", "v3d_submit_tfu", "v3d_submit_csd",
 	"bo_import",      "timestamp_query", "external_fence", "bo_data",        "bo_map",
-	"fence_update",   "bo_create_batch", "bo_batch_created",
+	"fence_update",   "ring_create",     "ring_created",  "bo_create_batch", "bo_batch_created",
 };
 
 // C callers may hand over any int in an enum ferry_msg_kind; in C++ an out-of-range enum value
@@ -217,6 +224,12 @@ flatbuffers::Offset<void> encode_body(Builder &fbb, const struct ferry_msg *m)
 	}
 	case FERRY_MSG_BO_MAP:
 		return wire::CreateBoMap(fbb, u.bo_map.ctx_id, u.bo_map.bo_id).Union();
+	case FERRY_MSG_RING_CREATE:
+		return wire::CreateRingCreate(fbb, u.ring_create.ctx_id, u.ring_create.data_size).Union();
+	case FERRY_MSG_RING_CREATED:
+		return wire::CreateRingCreated(fbb, u.ring_created.ctx_id, u.ring_created.data_size,
+					       u.ring_created.sock_seq)
+			.Union();
 	case FERRY_MSG_FENCE_UPDATE: {
 		const struct ferry_fence_update &f = u.fence_update;
 		check_array_bytes((uint64_t)f.nr_slots * sizeof(*f.slots));
@@ -554,6 +567,23 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 		auto b = root->body_as_BoMap();
 		u.bo_map.ctx_id = b->ctx_id();
 		u.bo_map.bo_id = b->bo_id();
+		return;
+	}
+	case wire::Body_RingCreate: {
+		auto b = root->body_as_RingCreate();
+		u.ring_create.ctx_id = b->ctx_id();
+		u.ring_create.data_size = b->data_size();
+		if (!ring_size_ok(u.ring_create.data_size))
+			reject("RingCreate data_size is not a power of two in 16 KiB..1 MiB");
+		return;
+	}
+	case wire::Body_RingCreated: {
+		auto b = root->body_as_RingCreated();
+		u.ring_created.ctx_id = b->ctx_id();
+		u.ring_created.data_size = b->data_size();
+		u.ring_created.sock_seq = b->sock_seq();
+		if (!ring_size_ok(u.ring_created.data_size))
+			reject("RingCreated data_size is not a power of two in 16 KiB..1 MiB");
 		return;
 	}
 	case wire::Body_FenceUpdate: {

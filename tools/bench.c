@@ -282,6 +282,8 @@ int bench_ferry(const char *uri, int iters, struct figures *f)
 	}
 	if (f->mark && r == 0)
 		f->mark(f->mark_arg, dev, true);
+	ferry_context_ring_stats(ctx, &f->ring);
+	f->submits = (uint64_t)iters + (uint64_t)burst;
 
 	if (r == 0)
 		r = bo_cycles(ctx, iters, &f->bo_cycles_per_s);
@@ -733,6 +735,12 @@ int cmd_bench(int argc, char **argv)
 	       fe.bo_cycles_per_s, na.bo_cycles_per_s, na.bo_cycles_per_s / fe.bo_cycles_per_s);
 	printf("%-40s %12.0f %12s %8.1fx\n", "    without the BO stash (FERRY_BO_STASH=0)", fe.bo_cycles_nostash_per_s, "",
 	       na.bo_cycles_per_s / fe.bo_cycles_nostash_per_s);
+	if (fe.ring.active && fe.submits)
+		printf("    submit ring: on; per submit of (a)+(b): %.2f records, %.3f doorbells, %.3f waits "
+		       "for room\n", (double)fe.ring.records / fe.submits, (double)fe.ring.doorbells / fe.submits,
+		       (double)fe.ring.full_waits / fe.submits);
+	else
+		printf("    submit ring: off (FERRY_RING=0, or the server offers none): every submit on the socket\n");
 	printf("\nsocket round-trip floor (64-byte ping-pong over a unix socketpair, two threads):\n"
 	       "  median %.1f us, p99 %.1f us\n", floor_med, floor_p99);
 	printf("ratio = cost through ferryd / cost in-process (higher = more overhead)\n");

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "ferry/ferry.h"
+
 struct ferry_device;
 
 struct figures {
@@ -22,6 +24,9 @@ struct figures {
 	int cpu_pid;
 	bool cpu_ok;
 	double cpu_host_us, cpu_sim_us;
+	/* The context's submit ring over (a) and (b) (FERRY_RING=0: off), and their submits. */
+	struct ferry_ring_stats ring;
+	uint64_t submits;
 };
 
 /* (a) submit+wait of a CP_NOP IB, (b) pipelined submits, (c) 64 KiB BO create+map+close, through

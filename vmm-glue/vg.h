@@ -29,6 +29,12 @@ struct vg_res {
 	struct iovec *iov;    /* QEMU's, lent until detach */
 	int niov;
 	uint64_t iov_bytes;
+	/* A linear view of its first lin_len bytes (vg_res_linear_locked), dropped with the iovecs;
+	 * lin_gen tells one view from a later one at the same address. */
+	void *lin;
+	size_t lin_len;
+	bool lin_owned; /* an alias mapping of ours, else QEMU's own pointer */
+	uint64_t lin_gen;
 	uint64_t *ctxs;       /* the lives of virtio-gpu contexts it is attached to (their keys) */
 	uint32_t nr_ctxs, cap_ctxs;
 	struct vg_res *next;
@@ -57,6 +63,18 @@ bool vg_res_attached_locked(const struct vg_res *r, uint64_t key);
  * the range is not wholly backed. */
 bool vg_res_read_locked(const struct vg_res *r, uint64_t off, void *dst, size_t len);
 bool vg_res_write_locked(const struct vg_res *r, uint64_t off, const void *src, size_t len);
+/* vg_mem_lock held: the resource's first len bytes (a multiple of the page size) as one linear
+ * mapping, for memory both sides use in place (a submit ring). QEMU's pages are used as they
+ * are when they lie in one run; else, where guest RAM is a shared mapping (memory-backend-memfd
+ * share=on), its pages are mapped again side by side. -EXDEV when neither can be (guest RAM is
+ * private and the pages are scattered), -EINVAL when the resource is not backed that far. The
+ * view lives until the iovecs are detached or the resource freed: *gen names it. */
+int vg_res_linear_locked(struct vg_res *r, size_t len, void **map, uint64_t *gen);
+/* vg_mem_lock held: the view gen is still there. */
+static inline bool vg_res_linear_alive_locked(const struct vg_res *r, uint64_t gen)
+{
+	return r && r->lin && r->lin_gen == gen;
+}
 /* vg_mem_lock held: the 3-way merge of a BO's guest pages, host pages and the copy both last
  * agreed on (docs/vm.md, "BO memory"): every byte the guest changed since goes to the host,
  * every other byte the host changed goes to the guest, and base becomes the result. len bytes
@@ -139,6 +157,10 @@ void vg_ctx_notify_disarm(struct vg_ctx *c);
 /* Replies wait for room in the ring: the guest frees it without waking the worker, which must
  * look again soon. */
 bool vg_ctx_backlogged(const struct vg_ctx *c);
+/* Its submit rings hold records the last pass left: the worker comes back without sleeping. */
+bool vg_ctx_ring_more(const struct vg_ctx *c);
+/* A ring of it is not armed while work is in flight: the worker looks at least every ms. */
+bool vg_ctx_ring_watch(const struct vg_ctx *c);
 /* The eventfds of its ferry contexts (fence pages), for the worker's poll: up to max. */
 int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max);
 

@@ -39,6 +39,7 @@ uint64_t vg_ctx_merged_bytes(const struct vg_ctx *c)
 
 static void free_client(struct vg_ctx *c)
 {
+	vg_ring_free_all(c); /* the rings' pages are read no more */
 	if (c->client)
 		ferry_host_client_free(c->client);
 	c->client = NULL;
@@ -50,6 +51,7 @@ void vg_ctx_free(struct vg_ctx *c)
 	free_client(c);
 	free(c->backlog);
 	free(c->acc);
+	free(c->frame_buf);
 	free(c);
 }
 
@@ -217,7 +219,7 @@ static void bind(struct vg_ctx *c, const uint8_t *p, uint32_t len)
 	}
 	memcpy(&b, p, sizeof(b));
 	uint64_t need = b.kind == FERRY_VIRTIO_BIND_FENCE_PAGE ? FERRY_FENCE_PAGE_SIZE : 1;
-	if (b.kind != FERRY_VIRTIO_BIND_FENCE_PAGE && b.kind != FERRY_VIRTIO_BIND_BO) {
+	if (b.kind != FERRY_VIRTIO_BIND_FENCE_PAGE && b.kind != FERRY_VIRTIO_BIND_BO && b.kind != FERRY_VIRTIO_BIND_RING) {
 		vg_ctx_fail(c, -EINVAL, "a BIND of an unknown kind");
 		return;
 	}
@@ -250,26 +252,45 @@ uint32_t vg_ctx_take_bind(struct vg_ctx *c, uint32_t kind, uint32_t ctx_id, uint
 	return 0;
 }
 
-/* One whole frame (length prefix included) from the guest. */
+void vg_ctx_handle_frame(struct vg_ctx *c, const void *payload, uint32_t plen, const struct ferry_msg *m)
+{
+	c->frame_no++;
+	if (m)
+		vg_sync_before_frame(c, m);
+	int r = ferry_host_client_handle(c->client, payload, plen, NULL, 0);
+	if (m && r >= 0)
+		vg_sync_after_frame(c, m);
+	/* A ring goes with its context. */
+	if (m && r >= 0 && m->kind == FERRY_MSG_CONTEXT_DESTROY)
+		vg_ring_drop(c, m->u.context_destroy.ctx_id);
+	if (r < 0)
+		vg_ctx_fail(c, r, "the host dropped the client");
+}
+
+/* One whole frame (length prefix included) from the guest's stream. */
 static void frame(struct vg_ctx *c, const uint8_t *f, uint32_t plen)
 {
-	uint64_t *payload = malloc(((size_t)plen + 7) & ~(size_t)7);
-	if (!payload) {
+	if (FERRY_ARRAY_RESERVE(c->frame_buf, c->frame_cap, ((size_t)plen + 7) / 8, 1024)) {
 		vg_ctx_fail(c, -ENOMEM, "no memory for a frame");
 		return;
 	}
+	uint64_t *payload = c->frame_buf;
 	memcpy(payload, f + FERRY_FRAME_HDR_SIZE, plen);
 	struct ferry_msg m;
 	bool decoded = ferry_wire_decode(payload, plen, &m, NULL) == 0;
-	c->frame_no++;
-	if (decoded)
-		vg_sync_before_frame(c, &m);
-	int r = ferry_host_client_handle(c->client, payload, plen, NULL, 0);
-	if (decoded && r >= 0)
-		vg_sync_after_frame(c, &m);
-	free(payload);
-	if (r < 0)
-		vg_ctx_fail(c, r, "the host dropped the client");
+	if (decoded && m.kind == FERRY_MSG_RING_CREATE) {
+		/* The glue's own: the ring is guest memory it reads (not counted as a stream frame,
+		 * as the host does not count it on a socket). */
+		vg_ring_create(c, &m);
+		return;
+	}
+	/* Every ring record the guest wrote before this frame is taken before it. */
+	if (c->srings)
+		vg_ring_drain(c, true);
+	if (c->state != VG_FERRY)
+		return;
+	c->sock_seq++;
+	vg_ctx_handle_frame(c, payload, plen, decoded ? &m : NULL);
 }
 
 static void stream(struct vg_ctx *c, const uint8_t *p, uint32_t len)
@@ -347,9 +368,27 @@ void vg_ctx_submit(struct vg_ctx *c, const uint8_t *buf, size_t len)
 		case FERRY_VIRTIO_STREAM: stream(c, body, p.len); break;
 		case FERRY_VIRTIO_BIND: bind(c, body, p.len); break;
 		case FERRY_VIRTIO_NOTIFY: notify(c, body, p.len); break;
+		case FERRY_VIRTIO_KICK: vg_ring_kick(c, body, p.len); break;
 		default: vg_ctx_fail(c, -EPROTO, "an unknown packet"); return;
 		}
 	}
+}
+
+void vg_ctx_reply(struct vg_ctx *c, const void *frame, size_t len)
+{
+	(void)reply(c, frame, len, NULL, 0);
+}
+
+void vg_ctx_poke(struct vg_ctx *c)
+{
+	if (c->state != VG_FERRY)
+		return;
+	c->page_gen++;
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_ctx_res_locked(c, c->ring_res, (uint64_t)FERRY_VIRTIO_RING_HEADER);
+	if (r)
+		write_header_locked(c, r, 0);
+	pthread_mutex_unlock(&vg_mem_lock);
 }
 
 void vg_ctx_publish_pages(struct vg_ctx *c)
@@ -374,8 +413,21 @@ void vg_ctx_update(struct vg_ctx *c)
 	}
 	vg_ctx_publish_pages(c);
 	flush(c);
+	/* Rings of contexts whose work just retired are looked at now: a guest that pipelines
+	 * submits rings no doorbell while the host has its work. */
+	c->ring_more = c->srings && vg_ring_drain(c, false);
 	if (c->broken && c->client)
 		free_client(c);
+}
+
+bool vg_ctx_ring_more(const struct vg_ctx *c)
+{
+	return c->state == VG_FERRY && c->ring_more;
+}
+
+bool vg_ctx_ring_watch(const struct vg_ctx *c)
+{
+	return c->state == VG_FERRY && c->ring_watch;
 }
 
 bool vg_ctx_notify_due(const struct vg_ctx *c)

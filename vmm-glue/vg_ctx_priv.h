@@ -76,13 +76,47 @@ struct vg_ctx {
 	uint32_t notify_gen;
 	uint64_t merged_bytes;
 	uint64_t frame_no; /* guest frames handled, and 1 + each update */
+	/* Submit rings (vg_ring.c), and the stream frames handed to the host so far: a ring record
+	 * is taken once that count reached the one it carries (docs/protocol.md "Submit rings"). */
+	struct vg_sring *srings;
+	uint64_t *frame_buf; /* the frame being handled, 8-byte aligned for the decoder */
+	size_t frame_cap;    /* in u64s */
+	uint32_t sock_seq;
+	bool ring_more; /* records were left for the worker's next pass */
+	bool ring_watch; /* a ring waits without a doorbell for work in flight to retire */
 };
 
 /* vg_context.c (and vg_ctx_fail in vg.h: the client goes at the next update) */
 /* vg_mem_lock held: the resource if it exists, is attached to this context and has len bytes. */
 struct vg_res *vg_ctx_res_locked(const struct vg_ctx *c, uint32_t res, uint64_t len);
 
+/* A guest frame (payload 8-byte aligned; m its decoding, NULL when it does not decode): handed
+ * to the host between the BO merges it needs. From the stream or a submit ring. */
+void vg_ctx_handle_frame(struct vg_ctx *c, const void *payload, uint32_t plen, const struct ferry_msg *m);
+/* A frame of the glue's own into the reply ring (as the host's replies). */
+void vg_ctx_reply(struct vg_ctx *c, const void *frame, size_t len);
+/* page_gen moves, so the guest's notifier wakes its context eventfds. */
+void vg_ctx_poke(struct vg_ctx *c);
+
+/* vg_ring.c */
+/* RingCreate (not handed to the host): the bound resource becomes the ring; the answer goes to
+ * the reply ring. */
+void vg_ring_create(struct vg_ctx *c, const struct ferry_msg *m);
+/* A KICK packet: the ring it names is looked at. */
+void vg_ring_kick(struct vg_ctx *c, const uint8_t *p, uint32_t len);
+/* Takes what the rings hold that the stream allows (all: every such record, before a stream
+ * frame; else a bounded batch per ring), then arms idle rings. True when records were left. */
+bool vg_ring_drain(struct vg_ctx *c, bool all);
+void vg_ring_drop(struct vg_ctx *c, uint32_t ctx_id);
+void vg_ring_free_all(struct vg_ctx *c);
+/* Records taken and doorbells heard, over the context's rings. */
+uint64_t vg_ring_records(const struct vg_ctx *c, uint64_t *kicks);
+
 /* vg_sync.c */
+/* Whether ferry context ctx_id of this client exists (its ContextCreated came), and whether it
+ * has submits whose retirement the worker waits for. */
+bool vg_ctx_has_fctx(struct vg_ctx *c, uint32_t ctx_id);
+bool vg_ctx_fctx_busy(struct vg_ctx *c, uint32_t ctx_id);
 /* A guest frame, decoded: BOs of a submit go to the host first and are remembered until its
  * seqno retires; closes forget their objects. Called before the host handles the frame. */
 void vg_sync_before_frame(struct vg_ctx *c, const struct ferry_msg *m);

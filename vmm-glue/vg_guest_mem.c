@@ -63,8 +63,18 @@ int vg_res_create(uint32_t id, uint64_t size)
 	return r;
 }
 
+static void drop_linear(struct vg_res *r)
+{
+	if (r->lin && r->lin_owned)
+		munmap(r->lin, r->lin_len);
+	r->lin = NULL;
+	r->lin_len = 0;
+	r->lin_owned = false;
+}
+
 static void res_free(struct vg_res *r)
 {
+	drop_linear(r);
 	if (r->map)
 		munmap(r->map, r->size);
 	if (r->blob_fd >= 0)
@@ -189,9 +199,67 @@ void vg_res_detach_iov(uint32_t id, struct iovec **iov, int *niov)
 		*iov = r ? r->iov : NULL;
 	if (niov)
 		*niov = r ? r->niov : 0;
-	if (r)
+	if (r) {
+		drop_linear(r); /* QEMU may hand these pages back to the guest right after */
 		r->iov = NULL, r->niov = 0, r->iov_bytes = 0;
+	}
 	pthread_mutex_unlock(&vg_mem_lock);
+}
+
+int vg_res_linear_locked(struct vg_res *r, size_t len, void **map, uint64_t *gen)
+{
+	static uint64_t last_gen;
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (!r || r->blob_fd >= 0 || len == 0 || len % page || len > r->iov_bytes)
+		return -EINVAL;
+	if (r->lin && r->lin_len >= len) {
+		*map = r->lin;
+		*gen = r->lin_gen;
+		return 0;
+	}
+	drop_linear(r);
+	/* The pieces that hold [0, len): one run of QEMU's mapping is used in place. */
+	bool one_run = true;
+	size_t done = 0;
+	for (int i = 0; i < r->niov && done < len; i++) {
+		if (i > 0 && (uint8_t *)r->iov[i - 1].iov_base + r->iov[i - 1].iov_len != r->iov[i].iov_base)
+			one_run = false;
+		done += r->iov[i].iov_len;
+	}
+	if (one_run && (uintptr_t)r->iov[0].iov_base % page) {
+		return -EINVAL; /* the header's atomics want it aligned; QEMU's pieces are pages */
+	} else if (one_run) {
+		r->lin = r->iov[0].iov_base;
+		r->lin_owned = false;
+	} else {
+		/* Scattered guest pages: each piece mapped again at its place in a reserved range.
+		 * mremap with old size 0 duplicates a mapping, which Linux allows only for shared
+		 * ones (QEMU's guest RAM is private unless a shared memory backend was asked for). */
+		uint8_t *base = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (base == MAP_FAILED)
+			return -ENOMEM;
+		done = 0;
+		int err = 0;
+		for (int i = 0; i < r->niov && done < len && !err; i++) {
+			size_t n = r->iov[i].iov_len < len - done ? r->iov[i].iov_len : len - done;
+			if ((uintptr_t)r->iov[i].iov_base % page || n % page)
+				err = -EXDEV;
+			else if (mremap(r->iov[i].iov_base, 0, n, MREMAP_MAYMOVE | MREMAP_FIXED, base + done) == MAP_FAILED)
+				err = errno == EINVAL ? -EXDEV : -errno;
+			done += n;
+		}
+		if (err) {
+			munmap(base, len);
+			return err;
+		}
+		r->lin = base;
+		r->lin_owned = true;
+	}
+	r->lin_len = len;
+	r->lin_gen = ++last_gen;
+	*map = r->lin;
+	*gen = r->lin_gen;
+	return 0;
 }
 
 static uint64_t key_of(uint32_t ctx, uint32_t epoch)

@@ -352,3 +352,14 @@ void vg_sync_free(struct vg_ctx *c)
 	}
 	c->nr_binds = 0;
 }
+
+bool vg_ctx_has_fctx(struct vg_ctx *c, uint32_t ctx_id)
+{
+	return fctx_find(c, ctx_id) != NULL;
+}
+
+bool vg_ctx_fctx_busy(struct vg_ctx *c, uint32_t ctx_id)
+{
+	const struct vg_fctx *f = fctx_find(c, ctx_id);
+	return f && f->nr_inflight > 0;
+}

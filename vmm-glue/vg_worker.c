@@ -276,9 +276,19 @@ static void *worker(void *arg)
 				pfd[n++] = (struct pollfd){ .fd = efds[i], .events = POLLIN };
 		}
 		int timeout = ferry_host_next_timeout_ms(host);
-		bool backlog = false;
-		for (struct ctx_node *c = ctxs; c && !backlog; c = c->next)
-			backlog = vg_ctx_backlogged(c->c);
+		bool backlog = false, ring_more = false, ring_watch = false;
+		for (struct ctx_node *c = ctxs; c; c = c->next) {
+			backlog |= vg_ctx_backlogged(c->c);
+			ring_more |= vg_ctx_ring_more(c->c);
+			ring_watch |= vg_ctx_ring_watch(c->c);
+		}
+		/* A ring not armed while its work runs is looked at within a millisecond whether or
+		 * not that work retires (it may wait for a record still in the ring). */
+		if (ring_watch && (timeout < 0 || timeout > 1))
+			timeout = 1;
+		/* Submit rings with records a bounded pass left: another pass at once. */
+		if (ring_more)
+			timeout = 0;
 		/* The guest's reader frees ring room by a store, which wakes nothing here. */
 		if (backlog && (timeout < 0 || timeout > 1))
 			timeout = 1;

@@ -61,6 +61,7 @@ int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t pol
 	ctx->dev = dev;
 	ctx->family = family;
 	ctx->event_fd = -1;
+	ctx->ring_doorbell = -1;
 	ctx->next_bo_id = 1;
 	pthread_mutex_lock(&dev->lock);
 	ctx->id = dev->next_ctx_id++;
@@ -102,6 +103,9 @@ int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t pol
 		free(ctx);
 		return r;
 	}
+	pthread_mutex_unlock(&dev->lock);
+	ferry_ring_setup(ctx); /* before anyone can submit on it */
+	pthread_mutex_lock(&dev->lock);
 	ctx->next = dev->contexts;
 	dev->contexts = ctx;
 	pthread_mutex_unlock(&dev->lock);
@@ -145,6 +149,10 @@ void ferry_context_destroy(struct ferry_context *ctx)
 	if (!dev->dead)
 		ferry_send(dev, &msg);
 	ferry_wake_reader(dev);
+	ferry_ring_teardown(ctx);
+	free(ctx->sub_bos);
+	free(ctx->sub_cmds);
+	free(ctx->sub_ids);
 	if (ctx->page)
 		munmap(ctx->page, FERRY_FENCE_PAGE_SIZE);
 	for (unsigned i = 0; i < ctx->nr_faults; i++) {

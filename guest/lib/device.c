@@ -44,6 +44,8 @@ int ferry_send_locked(struct ferry_device *dev, const struct ferry_msg *msg, con
 	if (r < 0)
 		return r;
 	r = ferry_transport_send(dev->transport, dev->send_buf.data, dev->send_buf.len, fds, nfds);
+	if (r == 0 && msg->kind != FERRY_MSG_RING_CREATE)
+		dev->sock_frames++;
 	if (r == 0 && dev->capture)
 		ferry_capture_frame(dev, msg, dev->send_buf.data, dev->send_buf.len);
 	return r;
@@ -109,7 +111,8 @@ static int handshake(struct ferry_device *dev)
 {
 	struct ferry_msg msg = { .kind = FERRY_MSG_HELLO };
 	msg.u.hello.version = FERRY_PROTOCOL_VERSION;
-	msg.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM | FERRY_FEATURE_BO_BATCH;
+	msg.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM | FERRY_FEATURE_BO_BATCH |
+			       FERRY_FEATURE_SUBMIT_RING;
 	/* Only a network ferryd asks for it; a local one would not, and need not see it. */
 	char token[300] = "";
 	if (strncmp(dev->transport->name, "tcp:", 4) == 0) {

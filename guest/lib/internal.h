@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ferry/fence_page.h"
+#include "ferry/submit_ring.h"
 #include "ferry/ferry.h"
 #include "transport.h"
 
@@ -56,6 +57,9 @@ struct ferry_device {
 	pthread_cond_t cond;     /* broadcast whenever the reader handled something */
 	pthread_mutex_t send_lock; /* one frame at a time on the socket; also orders seqnos */
 	struct ferry_buf send_buf;
+	/* Frames sent on the socket (RingCreate not counted), under send_lock: the ring records'
+	 * sock_seq (docs/protocol.md "Submit rings"). */
+	uint32_t sock_frames;
 	bool reader_active;
 	int wake_fd; /* eventfd: pokes the reader when the set of fds it should poll changed */
 	int dead;    /* 0, or the negative errno that broke the connection */
@@ -136,6 +140,22 @@ struct ferry_context {
 	unsigned nr_faults;
 	uint32_t nr_refused; /* submits of this context the host refused (ERROR replies) */
 	char last_error[FERRY_ERRMSG_LEN];
+	/* Its submit ring (ring.c), all under dev->send_lock. A record's sock_seq is the host's
+	 * count at RingCreated plus the socket frames sent since RingCreate went out. */
+	bool has_ring;
+	struct ferry_ring_producer ring;
+	void *ring_mem;
+	size_t ring_len;
+	int ring_doorbell;
+	uint32_t ring_seq_base, ring_sock_at;
+	struct ferry_ring_stats ring_stats;
+	/* Submit scratch, grown on demand and kept (under send_lock): steady-state submits do not
+	 * allocate. A BO is in the submit being built when its submit_mark is submit_gen. */
+	struct ferry_msm_submit_bo *sub_bos;
+	struct ferry_msm_submit_cmd *sub_cmds;
+	uint32_t *sub_ids;
+	uint32_t sub_bos_cap, sub_cmds_cap, sub_ids_cap;
+	uint32_t submit_gen;
 };
 
 struct ferry_bo {
@@ -157,6 +177,7 @@ struct ferry_bo {
 	bool retried;  /* its create failed once and was sent again alone */
 	bool stashed;  /* in ctx->stash, not handed out */
 	struct ferry_bo *stash_next;
+	uint32_t submit_mark, submit_index; /* submit.c: O(1) duplicate check while a submit is built */
 };
 
 /* ---- device.c ---- */
@@ -167,6 +188,16 @@ uint32_t ferry_next_seq(struct ferry_device *dev);
 int ferry_send_locked(struct ferry_device *dev, const struct ferry_msg *msg, const int *fds,
 		      int nfds);
 int ferry_send(struct ferry_device *dev, const struct ferry_msg *msg);
+
+/* ---- ring.c ---- (under dev->send_lock) */
+/* After context create: a ring when the server offers them, memory is shared and FERRY_RING is
+ * not "0". Failing to get one is not an error: frames go on the socket. */
+void ferry_ring_setup(struct ferry_context *ctx);
+void ferry_ring_teardown(struct ferry_context *ctx);
+/* Sends a reply-less, fd-less frame of ctx: into its ring when it has one and the frame fits,
+ * else on the socket. 0 or a negative errno (-EIO: the host broke the ring, the context is
+ * lost). */
+int ferry_send_ctx_locked(struct ferry_context *ctx, const struct ferry_msg *msg);
 
 /* ---- capture.c ---- (the guest-side capture; all under dev->send_lock) */
 /* Opens the capture the environment asks for: 0 (none asked, or opened) or a negative errno. */
@@ -201,6 +232,9 @@ int ferry_pump_wait(struct ferry_device *dev, bool (*done)(void *arg), void *arg
  * record holding the reply (kind may be FERRY_MSG_ERROR); the caller frees it with
  * ferry_pending_free under dev->lock. */
 int ferry_request(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_pending **out);
+/* As ferry_request; *sock_at gets dev->sock_frames as the request went out. */
+int ferry_request_at(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_pending **out,
+		     uint32_t *sock_at);
 /* Pokes the reader so it re-reads the set of fds to poll. */
 void ferry_wake_reader(struct ferry_device *dev);
 

@@ -81,7 +81,8 @@ void ferry_wake_reader(struct ferry_device *dev)
 
 static bool is_reply(enum ferry_msg_kind k)
 {
-	return (k >= FERRY_MSG_HELLO_REPLY && k <= FERRY_MSG_ERROR) || k == FERRY_MSG_BO_BATCH_CREATED;
+	return (k >= FERRY_MSG_HELLO_REPLY && k <= FERRY_MSG_ERROR) || k == FERRY_MSG_BO_BATCH_CREATED ||
+	       k == FERRY_MSG_RING_CREATED;
 }
 
 static void copy_reply(struct ferry_pending *p, const struct ferry_msg *m, int *fds, int nfds)
@@ -118,7 +119,7 @@ static void copy_reply(struct ferry_pending *p, const struct ferry_msg *m, int *
 		p->text = strdup(s);
 	/* Fds are kept only where the reply is defined to carry them. */
 	if (m->kind == FERRY_MSG_CONTEXT_CREATED || m->kind == FERRY_MSG_BO_CREATED ||
-	    m->kind == FERRY_MSG_BO_BATCH_CREATED) {
+	    m->kind == FERRY_MSG_BO_BATCH_CREATED || m->kind == FERRY_MSG_RING_CREATED) {
 		memcpy(p->fds, fds, (size_t)nfds * sizeof(int));
 		p->nfds = nfds;
 	} else {
@@ -380,6 +381,12 @@ static bool pending_done(void *arg)
 
 int ferry_request(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_pending **out)
 {
+	return ferry_request_at(dev, msg, out, NULL);
+}
+
+int ferry_request_at(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_pending **out,
+		     uint32_t *sock_at)
+{
 	*out = NULL;
 	msg->seq = ferry_next_seq(dev);
 	pthread_mutex_lock(&dev->lock);
@@ -394,7 +401,11 @@ int ferry_request(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_
 	if (!p)
 		return -ENOMEM;
 
-	int r = ferry_send(dev, msg);
+	pthread_mutex_lock(&dev->send_lock);
+	if (sock_at)
+		*sock_at = dev->sock_frames;
+	int r = ferry_send_locked(dev, msg, NULL, 0);
+	pthread_mutex_unlock(&dev->send_lock);
 	pthread_mutex_lock(&dev->lock);
 	if (r == 0)
 		r = ferry_pump_wait(dev, pending_done, p, -1);

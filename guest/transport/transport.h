@@ -32,6 +32,10 @@ struct ferry_transport_ops {
 	 * several fds at once. */
 	int (*poll_fd)(const struct ferry_transport *t);
 	void (*destroy)(struct ferry_transport *t);
+	/* Optional: rings the doorbell of context ctx_id's submit ring from the calling thread, in
+	 * place of a write to the doorbell fd its RingCreated carried (virtio-gpu: a KICK
+	 * EXECBUFFER, without a hop through the notifier thread). 0 or -errno. */
+	int (*ring_doorbell)(struct ferry_transport *t, uint32_t ctx_id);
 };
 
 struct ferry_transport {

@@ -2,7 +2,8 @@
  * back through a guest-backed reply ring the host writes, and the fds a unix socket would carry
  * are made here: a BO's and a fence page's pages are guest-backed resources (exported as
  * dma-bufs for libferry to map), a context's eventfd is signaled by this transport's notifier
- * thread. The notifier sleeps on the fence fd of a NOTIFY EXECBUFFER, never spins. */
+ * thread. The notifier sleeps on the fence fd of a NOTIFY EXECBUFFER, never spins. A submit
+ * ring is a guest-backed resource too; its doorbell a KICK EXECBUFFER. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 
 #include "ferry/array.h"
 #include "ferry/fence_page.h"
+#include "ferry/submit_ring.h"
 #include "ferry/virtio.h"
 #include "transport.h"
 
@@ -62,6 +64,9 @@ struct virtio_transport {
 	/* Every context's eventfd is a copy of this one: a fence page update wakes libferry's pump,
 	 * whose waiters all look at their own pages again. */
 	int page_efd;
+	/* Every submit ring's doorbell is a copy of this one: the notifier turns a ring into a KICK
+	 * EXECBUFFER. */
+	int bell_efd;
 	/* A send failed part-way: the host holds a partial frame, the stream is out of step. */
 	bool dead;
 	/* The device has context types and host-visible blobs (newer VMMs; docs/vm.md): this
@@ -166,7 +171,13 @@ static int bind_for(struct virtio_transport *t, const struct ferry_msg *m)
 {
 	struct vobj o = { 0 };
 	uint64_t size;
-	if (m->kind == FERRY_MSG_CONTEXT_CREATE) {
+	if (m->kind == FERRY_MSG_RING_CREATE) {
+		/* Host blobs would be the ring's memory there; the host answers no (docs/vm.md). */
+		if (t->blobs)
+			return 0;
+		o = (struct vobj){ FERRY_VIRTIO_BIND_RING, m->u.ring_create.ctx_id, 0, m->seq, 0, 0, NULL };
+		size = (uint64_t)FERRY_RING_HDR_SIZE + m->u.ring_create.data_size;
+	} else if (m->kind == FERRY_MSG_CONTEXT_CREATE) {
 		o = (struct vobj){ FERRY_VIRTIO_BIND_FENCE_PAGE, m->u.context_create.ctx_id, 0, m->seq, 0, 0, NULL };
 		size = FERRY_FENCE_PAGE_SIZE;
 	} else if (m->kind == FERRY_MSG_BO_CREATE) {
@@ -205,7 +216,8 @@ static bool ends(const struct vobj *o, const struct ferry_msg *m)
 		return o->ctx_id == m->u.context_destroy.ctx_id;
 	case FERRY_MSG_ERROR:
 		return o->seq == m->seq && (m->u.error.request_kind == FERRY_MSG_BO_CREATE ||
-					    m->u.error.request_kind == FERRY_MSG_CONTEXT_CREATE);
+					    m->u.error.request_kind == FERRY_MSG_CONTEXT_CREATE ||
+					    m->u.error.request_kind == FERRY_MSG_RING_CREATE);
 	default:
 		return false;
 	}
@@ -295,6 +307,20 @@ static void substitute(struct virtio_transport *t, const struct ferry_msg *m, st
 			    o->ctx_id == m->u.context_created.ctx_id;
 		bool bo = m->kind == FERRY_MSG_BO_CREATED && o->kind == FERRY_VIRTIO_BIND_BO &&
 			  o->ctx_id == m->u.bo_created.ctx_id && o->bo_id == m->u.bo_created.bo_id;
+		bool ring = m->kind == FERRY_MSG_RING_CREATED && o->kind == FERRY_VIRTIO_BIND_RING &&
+			    o->ctx_id == m->u.ring_created.ctx_id && o->gem;
+		if (ring) {
+			/* The ring's pages and its doorbell, as a socket's RingCreated carries them. */
+			int f = prime_fd(t->fd, o->gem);
+			int e = f >= 0 ? fcntl(t->bell_efd, F_DUPFD_CLOEXEC, 0) : -1;
+			if (f >= 0 && e >= 0) {
+				out->fds[out->nfds++] = f;
+				out->fds[out->nfds++] = e;
+			} else if (f >= 0) {
+				close(f);
+			}
+			break;
+		}
 		if (!page && !bo)
 			continue;
 		if (t->blobs && !o->gem) {
@@ -395,6 +421,25 @@ static int virtio_poll_fd(const struct ferry_transport *tr)
 	return ((const struct virtio_transport *)tr)->poll_efd;
 }
 
+/* The doorbell of a submit ring (FERRY_VIRTIO_KICK_ALL: every ring of this context): a KICK,
+ * with no fence. */
+static int kick(struct virtio_transport *t, uint32_t ctx_id)
+{
+	struct {
+		struct ferry_virtio_packet p;
+		struct ferry_virtio_kick k;
+	} b = { { FERRY_VIRTIO_KICK, sizeof(struct ferry_virtio_kick) }, { ctx_id, 0 } };
+	pthread_mutex_lock(&t->lock);
+	int r = atomic_load(&t->stop) ? -EPIPE : tx_execbuffer(t, &b, sizeof(b), NULL);
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+static int virtio_ring_doorbell(struct ferry_transport *tr, uint32_t ctx_id)
+{
+	return kick((struct virtio_transport *)tr, ctx_id);
+}
+
 /* Sleeps on a NOTIFY's fence until the host wrote a reply or a fence page, then wakes libferry's
  * reader (the transport's fd) and its fence waiters (the contexts' eventfds). */
 static void *notifier(void *arg)
@@ -432,9 +477,23 @@ static void *notifier(void *arg)
 			signal_efd(t->poll_efd);
 			break;
 		}
-		struct pollfd pfd = { .fd = fence, .events = POLLIN };
-		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
-			;
+		/* Until the fence: each ring of a doorbell is one KICK (for every ring of this
+		 * context: the host looks at those it asked to be woken for). */
+		for (;;) {
+			struct pollfd pfd[2] = { { .fd = fence, .events = POLLIN }, { .fd = t->bell_efd, .events = POLLIN } };
+			if (poll(pfd, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (pfd[1].revents & POLLIN) {
+				uint64_t v;
+				if (read(t->bell_efd, &v, sizeof(v)) == sizeof(v))
+					(void)kick(t, FERRY_VIRTIO_KICK_ALL);
+			}
+			if (pfd[0].revents)
+				break;
+		}
 		close(fence);
 	}
 	return NULL;
@@ -464,6 +523,8 @@ static void virtio_destroy(struct ferry_transport *tr)
 	}
 	if (t->page_efd >= 0)
 		close(t->page_efd);
+	if (t->bell_efd >= 0)
+		close(t->bell_efd);
 	if (t->ring_map)
 		munmap(t->ring_map, t->ring_map_len);
 	if (t->ring_gem)
@@ -483,6 +544,7 @@ static const struct ferry_transport_ops virtio_ops = {
 	.recv = virtio_recv,
 	.poll_fd = virtio_poll_fd,
 	.destroy = virtio_destroy,
+	.ring_doorbell = virtio_ring_doorbell,
 };
 
 int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps)
@@ -565,6 +627,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 	t->fd = -1;
 	t->poll_efd = -1;
 	t->page_efd = -1;
+	t->bell_efd = -1;
 	pthread_mutex_init(&t->lock, NULL);
 	t->base.ops = &virtio_ops;
 	snprintf(t->name, sizeof(t->name), "virtio:%s", path);
@@ -578,7 +641,8 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 	if (r == 0)
 		t->blobs = init_blob_context(t->fd);
 	if (r == 0 && ((t->poll_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
-		       (t->page_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0))
+		       (t->page_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+		       (t->bell_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0))
 		r = -errno;
 	uint32_t ring_res = 0;
 	t->ring_map_len = FERRY_VIRTIO_RING_HEADER + RING_SIZE;

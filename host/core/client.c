@@ -25,6 +25,7 @@
  *   FENCE_WAIT       -> STATUS_REPLY (0 or the fence's error, -ETIMEDOUT, -ECANCELED), or ERROR
  *   TIMESTAMP_QUERY  -> STATUS_REPLY (error 0, value: the msm GPU's always-on counter), or ERROR
  *   EXTERNAL_FENCE   -> nothing on success; ERROR on failure (host_external_fence.c)
+ *   RING_CREATE      -> RING_CREATED (fds: the ring memfd, its doorbell eventfd), or ERROR (ring.c)
  *   a malformed frame -> ERROR with seq 0, request_kind NONE, -EBADMSG
  *   a reply or event kind sent to the host -> ERROR -EINVAL
  */
@@ -42,6 +43,7 @@
 #include "host_queue.h"
 #include "wait.h"
 #include "host_capture.h"
+#include "ring.h"
 
 void client_send(struct ferry_host_client *c, const struct ferry_msg *m, const int *fds, int nfds)
 {
@@ -104,8 +106,8 @@ static int handle_hello(struct ferry_host_client *c, const struct ferry_msg *m, 
 	struct ferry_msg r = { .kind = FERRY_MSG_HELLO_REPLY, .seq = m->seq };
 	r.u.hello_reply = (struct ferry_hello_reply){
 		.version = FERRY_PROTOCOL_VERSION,
-		.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_BO_BATCH |
-			    c->host->fam->feature,
+		.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_BO_BATCH | c->host->fam->feature |
+			    (c->host->cfg.no_submit_ring ? 0 : FERRY_FEATURE_SUBMIT_RING),
 		.server = server,
 	};
 	client_send(c, &r, NULL, 0);
@@ -163,6 +165,7 @@ static host_request_fn handler_of(const struct ferry_host *h, enum ferry_msg_kin
 	case FERRY_MSG_EXTERNAL_FENCE: return external_fence_handle;
 	case FERRY_MSG_BO_CPU_PREP: return wait_handle_cpu_prep;
 	case FERRY_MSG_FENCE_WAIT: return wait_handle_fence;
+	case FERRY_MSG_RING_CREATE: return ring_handle_create;
 	default: return NULL;
 	}
 }
@@ -174,21 +177,26 @@ static void submit_cancel(struct ferry_host_client *c)
 		c->host->fam->submit_cancel(c);
 }
 
-static int handle_aligned(struct ferry_host_client *c, const void *payload, size_t len)
+/* Keeps a socket frame (and its fds) that must wait for a ring record in progress. */
+static int defer_frame(struct ferry_host_client *c, const void *payload, size_t len)
+{
+	c->deferred = aligned_alloc(8, (len + 8) & ~(size_t)7);
+	if (!c->deferred)
+		return -ENOMEM;
+	memcpy(c->deferred, payload, len);
+	c->deferred_len = len;
+	c->deferred_nfds = 0;
+	for (int i = 0; i < c->in_nfds; i++) {
+		c->deferred_fds[c->deferred_nfds++] = c->in_fds[i];
+		c->in_fds[i] = -1; /* ours now */
+	}
+	return FERRY_HOST_IN_PROGRESS;
+}
+
+int client_handle_msg(struct ferry_host_client *c, const struct ferry_msg *mp, const void *payload, size_t len)
 {
 	struct ferry_host *h = c->host;
-	struct ferry_msg m;
-	const char *why = "malformed";
-	if (ferry_wire_decode(payload, len, &m, &why) < 0) {
-		h->stats.bad_messages++;
-		c->bad_frames++;
-		char msg[160];
-		snprintf(msg, sizeof(msg), "malformed frame: %s", why ? why : "rejected by the verifier");
-		host_log(h, FERRY_LOG_WARN, "%s: %s", c->peer, msg);
-		send_error(c, 0, FERRY_MSG_NONE, -EBADMSG, msg);
-		return c->bad_frames > HOST_MAX_BAD_FRAMES ? -EPROTO : 0;
-	}
-
+	const struct ferry_msg m = *mp;
 	char reason[256] = "";
 	int ret;
 	if (!c->resuming)
@@ -230,6 +238,34 @@ static int handle_aligned(struct ferry_host_client *c, const void *payload, size
 	return c->gone ? -EPIPE : 0;
 }
 
+static int handle_aligned(struct ferry_host_client *c, const void *payload, size_t len)
+{
+	struct ferry_host *h = c->host;
+	struct ferry_msg m;
+	const char *why = "malformed";
+	int dec = ferry_wire_decode(payload, len, &m, &why);
+	if (!c->resuming && (dec < 0 || m.kind != FERRY_MSG_RING_CREATE)) {
+		/* Ring records written before this frame go first (docs/protocol.md "Submit rings"). */
+		int r = ring_drain_client(c);
+		if (r == FERRY_HOST_IN_PROGRESS)
+			return defer_frame(c, payload, len);
+		if (r < 0)
+			return r;
+		c->sock_seq++;
+		ring_client_counted(c);
+	}
+	if (dec < 0) {
+		h->stats.bad_messages++;
+		c->bad_frames++;
+		char msg[160];
+		snprintf(msg, sizeof(msg), "malformed frame: %s", why ? why : "rejected by the verifier");
+		host_log(h, FERRY_LOG_WARN, "%s: %s", c->peer, msg);
+		send_error(c, 0, FERRY_MSG_NONE, -EBADMSG, msg);
+		return c->bad_frames > HOST_MAX_BAD_FRAMES ? -EPROTO : 0;
+	}
+	return client_handle_msg(c, &m, payload, len);
+}
+
 static void drop_pending(struct ferry_host_client *c)
 {
 	submit_cancel(c);
@@ -238,11 +274,21 @@ static void drop_pending(struct ferry_host_client *c)
 	c->pending_len = 0;
 }
 
+static void drop_deferred(struct ferry_host_client *c)
+{
+	for (int i = 0; i < c->deferred_nfds; i++)
+		close(c->deferred_fds[i]);
+	c->deferred_nfds = 0;
+	free(c->deferred);
+	c->deferred = NULL;
+	c->deferred_len = 0;
+}
+
 static int handle_frame(struct ferry_host_client *c, const void *payload, size_t len)
 {
 	if (c->gone)
 		return -EPIPE;
-	if (c->pending) {
+	if (c->pending || c->deferred) {
 		host_log(c->host, FERRY_LOG_ERROR, "%s: a frame came while one is in progress (embedder bug)",
 			 c->peer);
 		return -EBUSY;
@@ -273,25 +319,57 @@ int ferry_host_client_handle(struct ferry_host_client *c, const void *payload, s
 	return ret;
 }
 
+/* The socket frame that waited for ring records: handled as ferry_host_client_handle would. */
+static int handle_deferred(struct ferry_host_client *c)
+{
+	void *payload = c->deferred;
+	size_t len = c->deferred_len;
+	int fds[FERRY_MAX_FRAME_FDS];
+	int nfds = c->deferred_nfds;
+	memcpy(fds, c->deferred_fds, sizeof(fds));
+	c->deferred = NULL;
+	c->deferred_len = 0;
+	c->deferred_nfds = 0;
+	int ret = ferry_host_client_handle(c, payload, len, fds, nfds);
+	free(payload);
+	return ret;
+}
+
 int ferry_host_client_resume(struct ferry_host_client *c)
 {
-	if (!c->pending)
+	if (!c->pending && !c->deferred)
 		return 0;
 	if (c->gone) {
 		drop_pending(c);
+		drop_deferred(c);
 		return -EPIPE;
 	}
-	c->resuming = true;
-	int ret = handle_aligned(c, c->pending, c->pending_len);
-	c->resuming = false;
-	if (ret != FERRY_HOST_IN_PROGRESS)
+	int ret = 0;
+	if (c->pending) {
+		c->resuming = true;
+		ret = handle_aligned(c, c->pending, c->pending_len);
+		c->resuming = false;
+		if (ret == FERRY_HOST_IN_PROGRESS)
+			return ret;
 		drop_pending(c);
+	}
+	c->rings_blocked = false;
+	if (ret >= 0 && c->deferred) {
+		ret = ring_drain_client(c);
+		if (ret == FERRY_HOST_IN_PROGRESS)
+			return ret;
+		if (ret >= 0)
+			return handle_deferred(c);
+	}
+	drop_deferred(c);
+	if (ret >= 0)
+		ring_client_unblocked(c);
 	return ret;
 }
 
 bool ferry_host_client_busy(const struct ferry_host_client *c)
 {
-	return c->pending != NULL;
+	return c->pending != NULL || c->deferred != NULL;
 }
 
 struct ferry_host_client *ferry_host_client_new(struct ferry_host *h, const struct ferry_host_client_ops *ops,
@@ -320,6 +398,7 @@ void ferry_host_client_free(struct ferry_host_client *c)
 	struct ferry_host *h = c->host;
 	c->gone = true; /* teardown sends nothing */
 	drop_pending(c);
+	drop_deferred(c);
 	while (!list_empty(&c->contexts))
 		ctx_destroy(list_entry(c->contexts.next, struct host_ctx, link), true);
 	list_del(&c->link);

@@ -17,6 +17,7 @@
 #include "trace_host.h"
 #include "host_capture.h"
 #include "watchdog.h"
+#include "ring.h"
 
 int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out)
 {
@@ -42,6 +43,7 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		h->cfg.max_client_fds = HOST_DEFAULT_MAX_CLIENT_FDS;
 	list_init(&h->clients);
 	list_init(&h->timer_ctxs);
+	ring_host_init(h);
 	ferry_buf_init(&h->out);
 	h->epfd = -1;
 	watchdog_init(h);
@@ -100,6 +102,7 @@ void ferry_host_destroy(struct ferry_host *h)
 	capture_host_fini(h);
 	trace_host_fini(h);
 	ferry_buf_free(&h->out);
+	ring_host_fini(h);
 	bo_pages_fini(h);
 	free(h);
 }
@@ -113,7 +116,16 @@ void ferry_host_dispatch(struct ferry_host *h)
 {
 	struct epoll_event evs[64];
 	int n = epoll_wait(h->epfd, evs, 64, 0);
+	/* Rings first (the doorbells that rang, and those with records left), as ferryd reads a
+	 * socket's frames before it dispatches: a submit's in-fences are then judged before work
+	 * that finished meanwhile is retired, as they would be had it come on the socket. */
+	for (int i = 0; i < n; i++)
+		if (ring_epoll_tagged(evs[i].data.ptr))
+			ring_doorbell(h, evs[i].data.ptr);
+	ring_dispatch(h);
 	for (int i = 0; i < n; i++) {
+		if (ring_epoll_tagged(evs[i].data.ptr))
+			continue;
 		struct host_ctx *ctx = evs[i].data.ptr;
 		/* Drain first: completions after the check below re-arm the fd. */
 		h->fam->ctx_poll_ack(ctx);
@@ -135,6 +147,8 @@ void ferry_host_dispatch(struct ferry_host *h)
 
 int ferry_host_next_timeout_ms(const struct ferry_host *h)
 {
+	if (ring_work_pending(h))
+		return 0; /* rings with records left after their batch */
 	int64_t ms = -1;
 	int64_t deadline = wait_next_deadline(h);
 	int64_t watchdog = watchdog_next_ns(h);

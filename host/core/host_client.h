@@ -11,5 +11,8 @@ void client_send_status(struct ferry_host_client *c, uint32_t seq, int32_t error
 int client_fds_admit(struct ferry_host_client *c, uint32_t need, char *why, size_t n);
 /* Counts fds the client's objects now hold (delta > 0) or no longer hold (delta < 0). */
 void client_fds_add(struct ferry_host_client *c, int delta);
+/* Handles a decoded request (payload: its frame, 8-byte aligned, kept if it goes in progress):
+ * the path every socket frame and ring record takes. As ferry_host_client_handle returns. */
+int client_handle_msg(struct ferry_host_client *c, const struct ferry_msg *m, const void *payload, size_t len);
 
 #endif

@@ -20,6 +20,7 @@
 #include "sched.h"
 #include "wait.h"
 #include "trace_host.h"
+#include "ring.h"
 
 struct host_ctx *ctx_find(struct ferry_host_client *c, uint32_t id)
 {
@@ -174,6 +175,7 @@ int ctx_handle_timestamp(struct ferry_host_client *c, const struct ferry_msg *m,
 void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 {
 	struct ferry_host *h = ctx->client->host;
+	ring_free(ctx);
 	wait_drop_ctx(ctx, !client_gone, -ECANCELED);
 	if (h->trace.on)
 		trace_pull_kernel(ctx); /* before its queues (their ids) and the open go */
@@ -264,4 +266,5 @@ void ctx_progress(struct host_ctx *ctx)
 		if (q && q->closing && q->tl.count == 0 && list_empty(&q->held))
 			queue_free(q);
 	}
+	ring_ctx_progress(ctx);
 }

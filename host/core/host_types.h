@@ -41,6 +41,10 @@
 #define HOST_FDS_PER_SHADOW_BO 1u
 #define HOST_FDS_CTX_CREATE    (HOST_FDS_PER_CTX + 1u + 2u)
 #define HOST_FDS_BO_CREATE     (HOST_FDS_PER_BO + 1u)
+/* A submit ring holds its doorbell eventfd; making one also needs its memfd until the reply is
+ * sent, and the reply's two fds. */
+#define HOST_FDS_PER_RING      1u
+#define HOST_FDS_RING_CREATE   (HOST_FDS_PER_RING + 1u + 2u)
 /* Host memory a guest can pin: deferred waits per client, held submits per context. */
 #define HOST_MAX_WAITS_PER_CLIENT 1024u
 #define HOST_MAX_HELD_PER_CTX     1024u
@@ -117,6 +121,11 @@ struct ferry_host {
 	struct host_bo **pages;
 	uint32_t pages_nbuckets, pages_count;
 	struct host_latency latency[FERRY_HOST_LATENCY_KINDS]; /* latency.c */
+	/* Submit rings (ring.c): every live one, those with records to take now, and the one
+	 * buffer records are copied into (FERRY_RING_MAX_DATA / 4, made with the first ring). */
+	struct list rings;
+	struct list ring_work;
+	void *ring_buf;
 };
 
 struct ferry_host_client {
@@ -147,11 +156,22 @@ struct ferry_host_client {
 	void *submit_pending;
 	struct host_ctx *submit_ctx;
 	/* The fds of the frame being handled (borrowed: closed after it; none on resume). */
-	const int *in_fds;
+	int *in_fds;
 	int in_nfds;
+	/* Submit rings: socket frames handled so far (RingCreate not counted), the records'
+	 * sock_seq (docs/protocol.md "Submit rings"). A socket frame that must wait for a ring
+	 * record in progress is kept here with its fds until ferry_host_client_resume. */
+	uint32_t sock_seq;
+	void *deferred;
+	size_t deferred_len;
+	int deferred_fds[FERRY_MAX_FRAME_FDS];
+	int deferred_nfds;
+	bool rings_blocked; /* a ring record is in progress (pending): its rings wait */
+	uint32_t rings_stalled; /* its rings whose next record waits for a socket frame (ring.c) */
 };
 
 struct host_ctx;
+struct host_ring;
 
 struct host_bo {
 	struct host_bo *hash_next;
@@ -215,6 +235,7 @@ struct host_ctx {
 	bool trace_unsupported;     /* trace_read said no once: not asked again */
 	uint64_t unmodeled[FERRY_UNMODELED_KINDS]; /* work the simulator did not execute (unmodeled.c) */
 	uint32_t unmodeled_warned;  /* kinds already warned about, a bit each */
+	struct host_ring *ring;     /* its submit ring (ring.c), or NULL */
 };
 
 struct host_wait {

@@ -321,7 +321,17 @@ static unsigned conn_held_fds(void *cookie)
 	return 1 + c->out_fds + remote_held_fds(c->mirror);
 }
 
-static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds };
+static void set_busy(struct conn *c, bool busy);
+
+/* Submit rings: a ring record taken in ferry_host_dispatch stopped at the validation budget; the
+ * connection is busy as if its own frame had (conn_resume_busy goes on with it). */
+static void conn_host_busy(void *cookie)
+{
+	set_busy(cookie, true);
+}
+
+static const struct ferry_host_client_ops conn_ops = { .send = conn_send, .held_fds = conn_held_fds,
+						       .busy = conn_host_busy };
 
 static void set_mask(struct conn *c, unsigned mask)
 {

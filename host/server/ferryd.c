@@ -98,6 +98,11 @@ static void usage(FILE *f)
 		"  --validate-slice N   PM4 dwords of a submit validated per client per loop pass; a\n"
 		"                       longer submit goes on in later passes (default %u; 0 = whole\n"
 		"                       submits at once, which lets one client stall the others)\n"
+		"  --no-submit-ring     do not offer submit rings (guests send every frame on the\n"
+		"                       socket; for debugging and comparison)\n"
+		"  --ring-spin-us N     before sleeping, look at the submit rings for up to N us, so a\n"
+		"                       guest submitting steadily needs no doorbell (default 0: no\n"
+		"                       spin; costs CPU while guests are idle-but-connected)\n"
 		"  --help, --version\n",
 		FERRYD_DEFAULT_GPU, FERRYD_VALIDATE_SLICE_DWORDS);
 }
@@ -146,13 +151,34 @@ static unsigned long clamp_ul(unsigned long v, unsigned long lo, unsigned long h
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* --ring-spin-us: 0 = sleep at once. */
+static unsigned ring_spin_us;
+
+/* Before a sleep: records published meanwhile are taken without the guest's doorbell. */
+static bool ring_spin(struct server *srv)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (ferry_host_rings_poll(srv->host))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000000 + (t.tv_nsec - t0.tv_nsec) / 1000 >= (long)ring_spin_us)
+			return false;
+	}
+}
+
 static void run(struct server *srv)
 {
 	struct epoll_event evs[64];
 	while (!srv->stop) {
 		int timeout = metrics_timeout_ms(srv, conn_timeout_ms(srv, capture_ctl_timeout_ms(srv,
 					      control_timeout_ms(srv, ferry_host_next_timeout_ms(srv->host)))));
-		int n = epoll_wait(srv->epfd, evs, 64, srv->busy_conns || conn_mirror_pending(srv) ? 0 : timeout);
+		if (srv->busy_conns || conn_mirror_pending(srv))
+			timeout = 0;
+		if (ring_spin_us && timeout != 0 && ring_spin(srv))
+			timeout = 0;
+		int n = epoll_wait(srv->epfd, evs, 64, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -221,7 +247,7 @@ int main(int argc, char **argv)
 	       OPT_MAX_CLIENT_FDS, OPT_MAX_CLIENTS, OPT_FD_RESERVE, OPT_MAX_CONNS_PER_PROCESS,
 	       OPT_FENCE_DUMP_MAX_KIB, OPT_FENCE_DUMP_INTERVAL, OPT_FENCE_DUMP_HOST_INTERVAL, OPT_VALIDATE_SLICE, OPT_SIM_STRICT,
 	       OPT_LISTEN, OPT_INSECURE, OPT_METRICS, OPT_METRICS_ALLOW_REMOTE, OPT_TLS_CREDS, OPT_AUTH_TOKENS,
-	       OPT_AUTH_TIMEOUT };
+	       OPT_AUTH_TIMEOUT, OPT_NO_SUBMIT_RING, OPT_RING_SPIN_US };
 	_Static_assert(OPT_CONTROL - OPT_HANGCHECK == DIAG_OPT_CONTROL, "diag options keep their order");
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
@@ -261,11 +287,13 @@ int main(int argc, char **argv)
 		{ "fd-reserve", required_argument, NULL, OPT_FD_RESERVE },
 		{ "max-connections-per-process", required_argument, NULL, OPT_MAX_CONNS_PER_PROCESS },
 		{ "validate-slice", required_argument, NULL, OPT_VALIDATE_SLICE },
+		{ "no-submit-ring", no_argument, NULL, OPT_NO_SUBMIT_RING },
+		{ "ring-spin-us", required_argument, NULL, OPT_RING_SPIN_US },
 		{ NULL, 0, NULL, 0 },
 	};
 	char socket_path[108] = "";
 	const char *gpu = FERRYD_DEFAULT_GPU;
-	bool passthrough = false, sim_strict = false;
+	bool passthrough = false, sim_strict = false, no_submit_ring = false;
 	bool v3d_shared = false;
 	const char *trace_file = NULL;
 	const char *capture_dir = NULL, *capture_trigger = NULL;
@@ -418,6 +446,20 @@ int main(int argc, char **argv)
 			validate_slice = (uint32_t)v;
 			break;
 		}
+		case OPT_NO_SUBMIT_RING:
+			no_submit_ring = true;
+			break;
+		case OPT_RING_SPIN_US: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || errno || v > 1000000UL) {
+				fprintf(stderr, "ferryd: bad --ring-spin-us '%s' (want 0..1000000)\n", optarg);
+				return 2;
+			}
+			ring_spin_us = (unsigned)v;
+			break;
+		}
 		case OPT_HANGCHECK:
 		case OPT_FENCE_TIMEOUT:
 		case OPT_CRASH_DIR:
@@ -529,6 +571,7 @@ int main(int argc, char **argv)
 		.max_client_fds = max_client_fds,
 		.validate_slice_dwords = validate_slice,
 		.sim_strict = sim_strict,
+		.no_submit_ring = no_submit_ring,
 	};
 	int ret = ferry_host_create(&cfg, &srv.host);
 	if (ret < 0) {

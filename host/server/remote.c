@@ -545,6 +545,8 @@ int remote_out(struct remote *r, const void *frame, size_t len, const int *fds, 
 			m.u.hello_reply.features |= FERRY_FEATURE_REMOTE_MEMORY;
 			/* Its BoBatchCreated fds would have no copy here (adopt_bo takes one BO a frame). */
 			m.u.hello_reply.features &= ~FERRY_FEATURE_BO_BATCH;
+			/* A ring is shared memory: there is none over tcp. */
+			m.u.hello_reply.features &= ~FERRY_FEATURE_SUBMIT_RING;
 			ferry_buf_reset(&r->hello);
 			if (ferry_wire_encode(&m, &r->hello) != 0)
 				return -1;
@@ -669,6 +671,9 @@ int remote_in(struct remote *r, const void *payload, size_t len, int *fds, int *
 		return 1;
 	case FERRY_MSG_BO_MAP:
 		return bo_map(r, &m) < 0 ? -EPIPE : 0;
+	case FERRY_MSG_RING_CREATE:
+		return send_error(r, m.seq, m.kind, -EOPNOTSUPP, "RingCreate: a submit ring needs shared memory; "
+				  "there is none over tcp") < 0 ? -EPIPE : 0;
 	case FERRY_MSG_BO_DATA:
 		return bo_data(r, &m) < 0 ? -EPIPE : 0;
 	case FERRY_MSG_BO_IMPORT: {

@@ -91,6 +91,12 @@ static inline void sample_msg(enum ferry_msg_kind kind, struct ferry_msg *m)
 		m->u.fence_update = (struct ferry_fence_update){ .ctx_id = 3, .lost = 1, .nr_slots = 2,
 								 .slots = sample_slots };
 		break;
+	case FERRY_MSG_RING_CREATE:
+		m->u.ring_create = (struct ferry_ring_create){ .ctx_id = 0xfffffff3u, .data_size = 1u << 20 };
+		break;
+	case FERRY_MSG_RING_CREATED:
+		m->u.ring_created = (struct ferry_ring_created){ .ctx_id = 3, .data_size = 16384, .sock_seq = 0xfffffffeu };
+		break;
 	case FERRY_MSG_BO_CREATE_BATCH:
 		m->u.bo_create_batch = (struct ferry_bo_create_batch){ .ctx_id = 3, .first_bo_id = 0xfffffff0u, .count = 4,
 									.size = 0x10000, .flags = 0x10000 };
@@ -242,6 +248,10 @@ static inline bool same_msg(const struct ferry_msg *a, const struct ferry_msg *b
 		return EQ(fence_update.ctx_id) && EQ(fence_update.lost) && EQ(fence_update.nr_slots) &&
 		       same_array(x->u.fence_update.slots, y->u.fence_update.slots, x->u.fence_update.nr_slots,
 				  sizeof(*x->u.fence_update.slots));
+	case FERRY_MSG_RING_CREATE:
+		return EQ(ring_create.ctx_id) && EQ(ring_create.data_size);
+	case FERRY_MSG_RING_CREATED:
+		return EQ(ring_created.ctx_id) && EQ(ring_created.data_size) && EQ(ring_created.sock_seq);
 	case FERRY_MSG_TIMESTAMP_QUERY:
 		return EQ(timestamp_query.ctx_id);
 	case FERRY_MSG_EXTERNAL_FENCE:

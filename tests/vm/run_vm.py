@@ -371,6 +371,10 @@ def run_qemu(a, tmp, kernel_dir, initrd, display, cases):
            "-display", a.display + ",gl=on", "-serial", "stdio", "-monitor", "none",
            "-kernel", os.path.join(kernel_dir, "vmlinuz"), "-initrd", initrd,
            "-append", f"console={arch['console']} panic=-1 quiet", "-no-reboot"] + a.qemu_arg
+    if a.shared_ram:
+        # Guest RAM as a shared memfd: the glue can then map a submit ring's scattered pages side
+        # by side (docs/vm.md "Submit rings"); with private RAM only rings in one run of pages.
+        cmd += ["-object", "memory-backend-memfd,id=ram,size=1G,share=on", "-machine", "memory-backend=ram"]
     qlog_path = os.path.join(tmp, "qemu-stderr.log")
     qlog = open(qlog_path, "w")
     t0 = time.monotonic()
@@ -449,6 +453,11 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--expect-clean", action="store_true",
                     help="fail unless the host holds no client, context or BO once every guest process is gone")
+    ap.add_argument("--shared-ram", action="store_true",
+                    help="guest RAM from a shared memfd (memory-backend-memfd share=on)")
+    ap.add_argument("--expect-ring", type=int, metavar="N",
+                    help="fail unless some submit ring carried at least N records with doorbells at most a "
+                         "quarter of them and no ring was refused; 0: fail if any ring was made")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     cache = a.cache or os.path.join(a.build, "tests", "vm", "cache")
@@ -511,6 +520,30 @@ def main():
                 ok = False
             else:
                 log(f"PASS clean: {len(gone)} contexts gone, the host holds 0 clients, 0 contexts, 0 BOs")
+        # Submit rings (FERRY_VG_LOG_LEVEL >= 2): the glue logs each ring's end with its counts.
+        if a.expect_ring is not None:
+            rings = [tuple(int(v) for v in m) for m in
+                     re.findall(r"submit ring of ferry context \d+ closed \((\d+) records taken, (\d+) doorbells", qerr)]
+            refused = re.findall(r"no submit ring for ferry context \d+: (.*)", qerr)
+            records = sum(r for r, _ in rings)
+            bells = sum(b for _, b in rings)
+            if a.expect_ring == 0:
+                # The hostile case's raw clients make rings of their own; libferry's carry records.
+                used = [r for r in rings if r[0] > 0]
+                if used:
+                    log(f"FAIL ring: {len(used)} submit rings carried records, none expected")
+                    ok = False
+                else:
+                    log(f"PASS ring: no submit ring carried records ({len(rings)} hostile ones made)")
+            elif refused:
+                log(f"FAIL ring: a submit ring was refused: {refused[0]}")
+                ok = False
+            elif not rings or max(r for r, _ in rings) < a.expect_ring or bells * 4 > records:
+                log(f"FAIL ring: rings (records, doorbells) {rings}: want one with >= {a.expect_ring} records "
+                    f"and doorbells <= a quarter of the records")
+                ok = False
+            else:
+                log(f"PASS ring: {len(rings)} submit rings carried {records} records with {bells} doorbells")
         if not ok:
             print("vm: QEMU's stderr (last 6000 bytes):\n" + qerr[-6000:])
         timing = ", ".join(f"{k} {v:.1f} s" for k, v in times.items())

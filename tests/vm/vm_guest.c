@@ -7,13 +7,15 @@
  *   vm_guest killed        a child that makes BOs and submits is killed mid-way; the parent goes on
  *   vm_guest hostile       (virtio-gpu only) while this process pipelines submits, children send
  *                          the device random bytes, frames announced past the limit and cut short,
- *                          BINDs of resources that are not theirs and out-of-range transfers;
+ *                          BINDs of resources that are not theirs, out-of-range transfers and
+ *                          submit rings whose tail lies past the ring (their context refused);
  *                          the good context keeps its results and the device keeps answering
  * Each prints "vm_guest: <case> PASS" or "... FAIL" and exits 0 only on PASS. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,10 @@
 
 #include "ferry/uapi/msm_drm.h"
 #include "ferry/ferry.h"
+#include "ferry/fence_page.h"
+#include "ferry/submit_ring.h"
 #include "ferry/virtio.h"
+#include "ferry/wire.h"
 #include "pm4_builder.h"
 #include "transport.h"
 
@@ -355,6 +360,112 @@ static int abuse(const char *node, uint32_t round)
 	return bad;
 }
 
+/* A mapping of a guest resource of this open (for the raw clients below), or MAP_FAILED. */
+static void *map_res(int fd, uint32_t gem, size_t len)
+{
+	struct drm_virtgpu_map mp = { .handle = gem };
+	if (ioctl(fd, DRM_IOCTL_VIRTGPU_MAP, &mp) != 0)
+		return MAP_FAILED;
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)mp.offset);
+}
+
+/* Appends a packet, a frame's bytes in a STREAM packet when m is given. */
+static size_t put(uint8_t *buf, size_t at, uint32_t op, const void *data, uint32_t len)
+{
+	struct ferry_virtio_packet p = { op, len };
+	memcpy(buf + at, &p, sizeof(p));
+	memcpy(buf + at + sizeof(p), data, len);
+	memset(buf + at + sizeof(p) + len, 0, ferry_virtio_padded(len) - len);
+	return at + sizeof(p) + ferry_virtio_padded(len);
+}
+
+static size_t put_msg(uint8_t *buf, size_t at, const struct ferry_msg *m)
+{
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	if (ferry_wire_encode(m, &b) == 0)
+		at = put(buf, at, FERRY_VIRTIO_STREAM, b.data, (uint32_t)b.len);
+	ferry_buf_free(&b);
+	return at;
+}
+
+static bool wait_word(const _Atomic uint32_t *w, bool (*ok)(uint32_t))
+{
+	for (int i = 0; i < 10000; i++) {
+		if (ok(atomic_load(w)))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static bool is_ring_magic(uint32_t v)
+{
+	return v == FERRY_RING_MAGIC;
+}
+
+static bool nonzero(uint32_t v)
+{
+	return v != 0;
+}
+
+/* A raw client whose submit ring's tail points past the ring: the host must stop reading it,
+ * say why in the ring and refuse this client's virtio-gpu context, and nobody else's. */
+static int abuse_ring(const char *node)
+{
+	int fd = ferry_virtio_open_node(node);
+	if (fd < 0)
+		return 1;
+	const uint32_t reply = 2u << 20, data = FERRY_RING_MIN_DATA;
+	uint32_t rgem, rres, pgem, pres, sgem, sres;
+	int bad = ferry_virtio_resource_new(fd, FERRY_VIRTIO_RING_HEADER + reply, &rgem, &rres) < 0 ||
+		  ferry_virtio_resource_new(fd, FERRY_FENCE_PAGE_SIZE, &pgem, &pres) < 0 ||
+		  ferry_virtio_resource_new(fd, FERRY_RING_HDR_SIZE + data, &sgem, &sres) < 0;
+	static uint8_t buf[4096];
+	size_t at = 0;
+	struct ferry_virtio_hello h = { FERRY_VIRTIO_CAPS_MAGIC, FERRY_VIRTIO_VERSION, rres, reply };
+	at = put(buf, at, FERRY_VIRTIO_HELLO, &h, sizeof(h));
+	struct ferry_msg m = { .kind = FERRY_MSG_HELLO, .seq = 1 };
+	m.u.hello.version = FERRY_PROTOCOL_VERSION;
+	m.u.hello.features = FERRY_FEATURE_FENCE_PAGE | FERRY_FEATURE_MSM | FERRY_FEATURE_SUBMIT_RING;
+	at = put_msg(buf, at, &m);
+	struct ferry_virtio_bind bp = { FERRY_VIRTIO_BIND_FENCE_PAGE, pres, 1, 0 };
+	at = put(buf, at, FERRY_VIRTIO_BIND, &bp, sizeof(bp));
+	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_CREATE, .seq = 2 };
+	m.u.context_create = (struct ferry_context_create){ 1, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED };
+	at = put_msg(buf, at, &m);
+	struct ferry_virtio_bind bs = { FERRY_VIRTIO_BIND_RING, sres, 1, 0 };
+	at = put(buf, at, FERRY_VIRTIO_BIND, &bs, sizeof(bs));
+	m = (struct ferry_msg){ .kind = FERRY_MSG_RING_CREATE, .seq = 3 };
+	m.u.ring_create = (struct ferry_ring_create){ 1, data };
+	at = put_msg(buf, at, &m);
+	uint8_t *ring = bad ? MAP_FAILED : map_res(fd, sgem, FERRY_RING_HDR_SIZE + data);
+	uint8_t *rep = bad ? MAP_FAILED : map_res(fd, rgem, FERRY_VIRTIO_RING_HEADER);
+	bad = bad || ring == MAP_FAILED || rep == MAP_FAILED || ferry_virtio_execbuffer(fd, buf, at, NULL) < 0;
+	struct ferry_ring_header *rh = (struct ferry_ring_header *)ring;
+	if (!bad && !wait_word((const _Atomic uint32_t *)&rh->magic, is_ring_magic)) {
+		printf("vm_guest: the host made no submit ring (is guest RAM shared memory? docs/vm.md)\n");
+		bad = 1;
+	}
+	if (!bad) {
+		atomic_store(&rh->tail, atomic_load(&rh->head) + 3 * data);
+		struct ferry_virtio_kick k = { 1, 0 };
+		at = put(buf, 0, FERRY_VIRTIO_KICK, &k, sizeof(k));
+		bad = ferry_virtio_execbuffer(fd, buf, at, NULL) < 0;
+	}
+	if (!bad && (!wait_word((const _Atomic uint32_t *)&((struct ferry_virtio_ring *)rep)->error, nonzero) ||
+		     atomic_load(&rh->error) >= 0)) {
+		printf("vm_guest: a ring tail past the ring did not end the context\n");
+		bad = 1;
+	}
+	if (ring != MAP_FAILED)
+		munmap(ring, FERRY_RING_HDR_SIZE + data);
+	if (rep != MAP_FAILED)
+		munmap(rep, FERRY_VIRTIO_RING_HEADER);
+	close(fd);
+	return bad;
+}
+
 static int case_hostile(void)
 {
 	char node[64];
@@ -370,7 +481,7 @@ static int case_hostile(void)
 	for (uint32_t round = 0; round < 32; round++) {
 		pid_t pid = fork();
 		if (pid == 0)
-			_exit(abuse(node, round));
+			_exit(round % 8 == 7 ? abuse_ring(node) : abuse(node, round));
 		if (pid > 0)
 			children++;
 		/* The good context's work goes on between the abuse. */

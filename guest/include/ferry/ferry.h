@@ -61,6 +61,17 @@ int ferry_queue_confirm(struct ferry_queue *q, uint32_t seqno);
 int ferry_context_timestamp(struct ferry_context *ctx, uint64_t *ticks);
 /* Submits of the context (only_queue: of queue queue_id) the host refused, as seen so far. */
 uint32_t ferry_context_refusals(struct ferry_context *ctx, uint32_t queue_id, bool only_queue);
+/* The context's submit ring (docs/protocol.md "Submit rings"; FERRY_RING=0 turns rings off):
+ * whether it has one, frames it put in the ring, doorbells it rang, frames that went on the
+ * socket instead (too large), and waits for room. */
+struct ferry_ring_stats {
+	bool active;
+	uint64_t records;
+	uint64_t doorbells;
+	uint64_t socket_frames;
+	uint64_t full_waits;
+};
+void ferry_context_ring_stats(struct ferry_context *ctx, struct ferry_ring_stats *out);
 
 /* Queues (no round trip). ferry_queue_create makes the family's main queue (msm submitqueue,
  * V3D CL); ferry_queue_create_kind names the engine (enum ferry_queue_kind: V3D_CL / TFU / CSD on

@@ -84,6 +84,9 @@ struct ferry_host_config {
 	 * (ferry_host_stats.unmodeled, per context in ferry_host_visit_contexts) and warned about
 	 * once per context and kind. */
 	bool sim_strict;
+	/* Submit rings (docs/protocol.md "Submit rings"): true = FERRY_FEATURE_SUBMIT_RING is not
+	 * offered and RingCreate is refused (ferryd --no-submit-ring). */
+	bool no_submit_ring;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);
@@ -94,6 +97,11 @@ struct ferry_host_client_ops {
 	/* Optional: how many fds the embedder holds for this client now (its connection, fds of
 	 * replies it queued); counted against max_client_fds. */
 	unsigned (*held_fds)(void *cookie);
+	/* Optional: the host left the client with a frame in progress outside a call of
+	 * ferry_host_client_handle / _resume (a submit-ring record taken in ferry_host_dispatch
+	 * stopped at the validation budget). The embedder then calls ferry_host_client_resume as if
+	 * handle had returned FERRY_HOST_IN_PROGRESS. Without it such records are handled whole. */
+	void (*busy)(void *cookie);
 };
 
 int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **out);
@@ -135,6 +143,38 @@ int ferry_host_client_resume(struct ferry_host_client *client);
 /* Whether the client has a frame in progress. */
 bool ferry_host_client_busy(const struct ferry_host_client *client);
 
+/* --- Submit rings (docs/protocol.md "Submit rings") ---
+ * On a socket the host makes a context's ring itself (RingCreate). An embedder whose guest
+ * shares memory another way (the VM glue: a guest-backed resource) attaches it here. */
+
+/* Makes mem (len bytes: FERRY_RING_HDR_SIZE + a data size ferry_ring_size_ok accepts) the ring
+ * of context ctx_id. The host initializes the header (the guest's producer then inits with
+ * init = false). The embedder keeps mem mapped until ring_detach or the context's destruction
+ * (ferry_host_client_free, a ContextDestroy). *sock_seq: the client's count of frames handled so
+ * far, the base the guest's records count from (RingCreated.sock_seq). There is no doorbell fd:
+ * the embedder calls ferry_host_client_ring_kick when the guest rings. 0, -ENOENT (no such
+ * context), -EEXIST (it has a ring), -EINVAL (bad size or memory), -EOPNOTSUPP (rings off). */
+int ferry_host_client_ring_attach(struct ferry_host_client *client, uint32_t ctx_id, void *mem, size_t len,
+				  uint32_t *sock_seq);
+/* The guest rang the doorbell of ctx_id's ring: the next ferry_host_dispatch drains it. */
+void ferry_host_client_ring_kick(struct ferry_host_client *client, uint32_t ctx_id);
+/* Stops reading ctx_id's ring; the host no longer touches its memory. */
+void ferry_host_client_ring_detach(struct ferry_host_client *client, uint32_t ctx_id);
+/* For an embedder spinning before it sleeps (ferryd --ring-spin-us): true when some ring has
+ * records the host has not taken; they are drained by the next ferry_host_dispatch (whose
+ * next_timeout is then 0). Cheap: two loads per ring. */
+bool ferry_host_rings_poll(struct ferry_host *host);
+struct ferry_host_ring_stats {
+	uint64_t records;   /* frames taken from the ring */
+	uint64_t doorbells; /* doorbell rings (eventfd reads or kicks) */
+	uint64_t arms;      /* times the host asked for a doorbell before sleeping */
+	uint64_t drains;    /* passes that looked at the ring */
+	int32_t error;      /* 0, or the negative errno that broke the ring */
+};
+/* ctx_id's ring counters: 0, or -ENOENT when the context has no ring. */
+int ferry_host_client_ring_stats(const struct ferry_host_client *client, uint32_t ctx_id,
+				 struct ferry_host_ring_stats *out);
+
 /* Kinds of work the simulated GPU does not execute: draw, dispatch, engine (copy / fill
  * variants), packet, state (state-only packets: counted, never failed by sim_strict). */
 #define FERRY_UNMODELED_KINDS 5u
@@ -173,6 +213,12 @@ struct ferry_host_stats {
 	uint64_t hangs;
 	/* Seqnos of the GPU queues (not EXTERNAL ones) that signaled, with an error or not. */
 	uint64_t fences_signaled;
+	/* Submit rings: live ones; frames taken from all rings ever, doorbells, arms, broken rings. */
+	uint32_t rings;
+	uint64_t ring_records;
+	uint64_t ring_doorbells;
+	uint64_t ring_arms;
+	uint64_t rings_broken;
 };
 void ferry_host_get_stats(const struct ferry_host *host, struct ferry_host_stats *out);
 

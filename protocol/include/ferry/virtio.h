@@ -36,6 +36,7 @@ enum ferry_virtio_op {
 	FERRY_VIRTIO_STREAM = 2,     /* bytes of the ferry frame stream (docs/protocol.md), any split */
 	FERRY_VIRTIO_BIND = 3,       /* struct ferry_virtio_bind: before the frame that needs it */
 	FERRY_VIRTIO_NOTIFY = 4,     /* struct ferry_virtio_notify: this EXECBUFFER's fence waits */
+	FERRY_VIRTIO_KICK = 5,       /* struct ferry_virtio_kick: the doorbell of a submit ring */
 };
 
 struct ferry_virtio_packet {
@@ -58,11 +59,14 @@ struct ferry_virtio_hello {
 };
 
 /* What a resource stands for, by the ferry ids of the frame that follows: the fence page of
- * context ctx_id (before its ContextCreate), or the pages of BO bo_id (before its BoCreate).
- * The resource must be attached to this virtio-gpu context and at least as large. */
+ * context ctx_id (before its ContextCreate), the pages of BO bo_id (before its BoCreate), or the
+ * submit ring of context ctx_id (before its RingCreate: FERRY_RING_HDR_SIZE + data_size bytes,
+ * ferry/submit_ring.h). The resource must be attached to this virtio-gpu context and at least
+ * as large. */
 enum ferry_virtio_bind_kind {
 	FERRY_VIRTIO_BIND_FENCE_PAGE = 1,
 	FERRY_VIRTIO_BIND_BO = 2,
+	FERRY_VIRTIO_BIND_RING = 3,
 };
 
 struct ferry_virtio_bind {
@@ -79,6 +83,15 @@ struct ferry_virtio_bind {
 struct ferry_virtio_notify {
 	uint64_t read_pos;
 	uint32_t page_gen;
+	uint32_t pad;
+};
+
+/* The guest published records in the submit ring of ferry context ctx_id (every ring of this
+ * virtio-gpu context: FERRY_VIRTIO_KICK_ALL) after the host asked to be woken (the ring's wakeup
+ * word): the host looks at that ring. Needs no fence. */
+#define FERRY_VIRTIO_KICK_ALL 0xffffffffu
+struct ferry_virtio_kick {
+	uint32_t ctx_id;
 	uint32_t pad;
 };
 

@@ -19,6 +19,8 @@ extern "C" {
 /* The server mirrors memory for a client that shares none (tcp: BoMap, BoData, FenceUpdate;
  * docs/network.md). ferryd's remote layer adds it to the HelloReply of a tcp client. */
 #define FERRY_FEATURE_REMOTE_MEMORY (1ull << 3)
+/* Per-context submit rings in shared memory (RingCreate; docs/protocol.md "Submit rings"). */
+#define FERRY_FEATURE_SUBMIT_RING (1ull << 4)
 /* (bit 4: the submit ring.) The server takes BoCreateBatch (docs/protocol.md); over fd-passing
  * transports only: ferryd's remote layer does not offer it. */
 #define FERRY_FEATURE_BO_BATCH (1ull << 5)
@@ -93,6 +95,9 @@ enum ferry_msg_kind {
 	FERRY_MSG_BO_DATA,     /* both ways */
 	FERRY_MSG_BO_MAP,      /* guest -> host request */
 	FERRY_MSG_FENCE_UPDATE, /* host -> guest event */
+	/* submit rings (FERRY_FEATURE_SUBMIT_RING): docs/protocol.md "Submit rings" */
+	FERRY_MSG_RING_CREATE,  /* guest -> host request */
+	FERRY_MSG_RING_CREATED, /* host -> guest reply */
 	FERRY_MSG_BO_CREATE_BATCH, /* guest -> host request (FERRY_FEATURE_BO_BATCH) */
 	FERRY_MSG_BO_BATCH_CREATED, /* its reply */
 	FERRY_MSG_KIND_COUNT
@@ -118,6 +123,13 @@ struct ferry_context_create {
 
 struct ferry_context_destroy {
 	uint32_t ctx_id;
+};
+
+/* A submit ring for a context (ferry/submit_ring.h): data_size a power of two in
+ * FERRY_RING_MIN_DATA..FERRY_RING_MAX_DATA (the decoder checks). */
+struct ferry_ring_create {
+	uint32_t ctx_id;
+	uint32_t data_size;
 };
 
 struct ferry_queue_create {
@@ -392,6 +404,14 @@ struct ferry_context_created {
 	uint32_t ctx_id;
 };
 
+/* fds[0] = the ring (sealed memfd: FERRY_RING_HDR_SIZE + data_size bytes), fds[1] = its
+ * doorbell (eventfd). sock_seq: the host's count of this client's socket frames handled so far. */
+struct ferry_ring_created {
+	uint32_t ctx_id;
+	uint32_t data_size;
+	uint32_t sock_seq;
+};
+
 /* fds[0] = the BO's pages, mappable with mmap(size, MAP_SHARED, offset 0). */
 struct ferry_bo_created {
 	uint32_t ctx_id;
@@ -498,6 +518,8 @@ struct ferry_msg {
 		struct ferry_bo_data bo_data;
 		struct ferry_bo_map bo_map;
 		struct ferry_fence_update fence_update;
+		struct ferry_ring_create ring_create;
+		struct ferry_ring_created ring_created;
 		struct ferry_bo_create_batch bo_create_batch;
 		struct ferry_bo_batch_created bo_batch_created;
 	} u;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/submit_ring.h"
 #include "ferry/wire.h"
 #include "test.h"
 #include "wire_samples.h"
@@ -319,6 +320,31 @@ static void test_decode_limits(void)
 	CHECK_EQ(ferry_wire_decode(scratch, FERRY_MAX_FRAME_SIZE + 1, &out, &why), -EBADMSG);
 	CHECK_EQ(ferry_wire_decode(NULL, 0, &out, &why), -EBADMSG);
 	CHECK_EQ(ferry_wire_decode(scratch, 0, &out, NULL), -EBADMSG);
+}
+
+/* The decoder's ring-size rule is ferry_ring_size_ok's, for both ring messages. */
+static void test_ring_sizes(void)
+{
+	const uint32_t sizes[] = { 0, 1, 4096, 8192, 16383, 16384, 16400, 32768, 65536, 3u << 14, 1u << 19,
+				   1u << 20, (1u << 20) + 16, 1u << 21, 1u << 31, 0xffffffffu };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (int k = 0; k < 2; k++) {
+			struct ferry_msg m, out;
+			struct ferry_buf b;
+			const char *why = NULL;
+			sample_msg(k ? FERRY_MSG_RING_CREATED : FERRY_MSG_RING_CREATE, &m);
+			if (k)
+				m.u.ring_created.data_size = sizes[i];
+			else
+				m.u.ring_create.data_size = sizes[i];
+			encode_ok(&m, &b);
+			int err = decode_copy(b.data + 4, b.len - 4, &out, &why);
+			CHECK_EQ(err, ferry_ring_size_ok(sizes[i]) ? 0 : -EBADMSG);
+			if (err)
+				CHECK(why && strstr(why, "data_size"));
+			ferry_buf_free(&b);
+		}
+	}
 }
 
 static void test_decode_string_rules(void)
@@ -690,6 +716,7 @@ int main(void)
 	RUN_TEST(test_empty_arrays_and_null_strings);
 	RUN_TEST(test_encode_rejects);
 	RUN_TEST(test_decode_limits);
+	RUN_TEST(test_ring_sizes);
 	RUN_TEST(test_decode_string_rules);
 	RUN_TEST(test_fault_report_text_limit);
 	RUN_TEST(test_decode_rejects_bad_envelope);
