@@ -566,8 +566,6 @@ static void test_guest_rings_forever(void)
  * socket frame's); a socket frame arriving meanwhile waits for it, and the order holds. */
 static void test_record_in_progress(void)
 {
-	if (itest_render_node() && itest_sim_only("validation slices", "render-node mode validates the same"))
-		return;
 	struct fixture f;
 	const char *const extra[] = { "--validate-slice", "64", NULL };
 	setup_with(&f, extra);
