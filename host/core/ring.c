@@ -273,63 +273,61 @@ static enum drain_end ring_take_one(struct host_ring *r, bool *wake_producer)
 	struct host_ctx *ctx = r->ctx;
 	struct ferry_host_client *c = ctx->client;
 	struct ferry_host *h = c->host;
-	{
-		if (r->broken)
-			return DRAIN_BROKEN;
-		uint32_t len = 0, seq = 0;
-		int got = ferry_ring_next(&r->cons, h->ring_buf, ferry_ring_max_payload(r->cons.size), &len, &seq);
-		if (got == 0)
-			return DRAIN_EMPTY;
-		if (got < 0) {
-			ring_break(r, got, got == -EMSGSIZE ? "a record larger than a quarter of the ring" :
-					   "its indices or a record header are out of bounds");
-			return DRAIN_BROKEN;
-		}
-		if (!ferry_ring_seq_le(seq, c->sock_seq)) {
-			/* Written after socket frames not handled yet: looked at again once one is. */
-			if (!r->stalled) {
-				r->stalled = true;
-				c->rings_stalled++;
-			}
-			return DRAIN_STALLED;
-		}
-		struct ferry_msg m;
-		const char *why = NULL;
-		char what[200];
-		uint32_t ctx_id;
-		if (ferry_wire_decode(h->ring_buf, len, &m, &why) < 0) {
-			snprintf(what, sizeof(what), "a record that does not decode: %s", why ? why : "malformed");
-			ring_break(r, -EBADMSG, what);
-			return DRAIN_BROKEN;
-		}
-		if (!ring_kind_ctx(&m, &ctx_id)) {
-			snprintf(what, sizeof(what), "a %s record: only reply-less requests go in a ring",
-				 ferry_msg_kind_name(m.kind));
-			ring_break(r, -EPROTO, what);
-			return DRAIN_BROKEN;
-		}
-		if (ctx_id != ctx->id) {
-			snprintf(what, sizeof(what), "a %s record names context %u", ferry_msg_kind_name(m.kind),
-				 ctx_id);
-			ring_break(r, -EPROTO, what);
-			return DRAIN_BROKEN;
-		}
-		if (ferry_ring_consume(&r->cons))
-			*wake_producer = true;
-		r->stats.records++;
-		h->stats.ring_records++;
-		int ret = client_handle_msg(c, &m, h->ring_buf, len);
-		if (ret == FERRY_HOST_IN_PROGRESS) {
-			c->rings_blocked = true;
-			return DRAIN_BUSY;
-		}
-		if (ret == -EPROTO) {
-			ring_break(r, -EPROTO, "too many failing requests in a row");
-			return DRAIN_BROKEN;
-		}
-		if (ret < 0)
-			return DRAIN_GONE;
+	if (r->broken)
+		return DRAIN_BROKEN;
+	uint32_t len = 0, seq = 0;
+	int got = ferry_ring_next(&r->cons, h->ring_buf, ferry_ring_max_payload(r->cons.size), &len, &seq);
+	if (got == 0)
+		return DRAIN_EMPTY;
+	if (got < 0) {
+		ring_break(r, got, got == -EMSGSIZE ? "a record larger than a quarter of the ring" :
+				   "its indices or a record header are out of bounds");
+		return DRAIN_BROKEN;
 	}
+	if (!ferry_ring_seq_le(seq, c->sock_seq)) {
+		/* Written after socket frames not handled yet: looked at again once one is. */
+		if (!r->stalled) {
+			r->stalled = true;
+			c->rings_stalled++;
+		}
+		return DRAIN_STALLED;
+	}
+	struct ferry_msg m;
+	const char *why = NULL;
+	char what[200];
+	uint32_t ctx_id;
+	if (ferry_wire_decode(h->ring_buf, len, &m, &why) < 0) {
+		snprintf(what, sizeof(what), "a record that does not decode: %s", why ? why : "malformed");
+		ring_break(r, -EBADMSG, what);
+		return DRAIN_BROKEN;
+	}
+	if (!ring_kind_ctx(&m, &ctx_id)) {
+		snprintf(what, sizeof(what), "a %s record: only reply-less requests go in a ring",
+			 ferry_msg_kind_name(m.kind));
+		ring_break(r, -EPROTO, what);
+		return DRAIN_BROKEN;
+	}
+	if (ctx_id != ctx->id) {
+		snprintf(what, sizeof(what), "a %s record names context %u", ferry_msg_kind_name(m.kind),
+			 ctx_id);
+		ring_break(r, -EPROTO, what);
+		return DRAIN_BROKEN;
+	}
+	if (ferry_ring_consume(&r->cons))
+		*wake_producer = true;
+	r->stats.records++;
+	h->stats.ring_records++;
+	int ret = client_handle_msg(c, &m, h->ring_buf, len);
+	if (ret == FERRY_HOST_IN_PROGRESS) {
+		c->rings_blocked = true;
+		return DRAIN_BUSY;
+	}
+	if (ret == -EPROTO) {
+		ring_break(r, -EPROTO, "too many failing requests in a row");
+		return DRAIN_BROKEN;
+	}
+	if (ret < 0)
+		return DRAIN_GONE;
 	return DRAIN_BUDGET;
 }
 

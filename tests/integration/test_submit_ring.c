@@ -3,6 +3,7 @@
  * way a guest can break its ring — each answered by losing (or stalling) that context only,
  * while another context and another client of the same ferryd are still served. */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -145,7 +146,8 @@ static void raw_ctx_new(struct raw *r, struct raw_ctx *c, uint32_t id, bool ring
 	raw_next(r);
 	uint32_t *ib = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
 	REQUIRE(ib != MAP_FAILED);
-	ib[0] = pm4_type7_hdr(CP_NOP, 0);
+	for (unsigned i = 0; i < 1024; i++)
+		ib[i] = pm4_type7_hdr(CP_NOP, 0); /* submits run 4 bytes of it, or cmd_bytes */
 	munmap(ib, 4096);
 	close(fds[0]);
 	if (!ring)
@@ -191,6 +193,9 @@ static void doorbell(struct raw_ctx *c)
 	CHECK(write(c->doorbell, &one, sizeof(one)) == sizeof(one));
 }
 
+/* Bytes of the NOP IB each submit runs. */
+static uint32_t cmd_bytes = 4;
+
 /* A submit of the context's NOP IB as a message (name: the context it names). */
 static struct ferry_msg submit_msg(struct raw_ctx *c, uint32_t name, uint32_t seqno, uint32_t nr_cmds)
 {
@@ -198,7 +203,7 @@ static struct ferry_msg submit_msg(struct raw_ctx *c, uint32_t name, uint32_t se
 	static struct ferry_msm_submit_cmd cmds[FERRY_MAX_SUBMIT_CMDS];
 	bo = (struct ferry_msm_submit_bo){ c->bo_id, MSM_SUBMIT_BO_READ };
 	for (uint32_t i = 0; i < FERRY_MAX_SUBMIT_CMDS; i++)
-		cmds[i] = (struct ferry_msm_submit_cmd){ MSM_SUBMIT_CMD_BUF, 0, 0, 4 };
+		cmds[i] = (struct ferry_msm_submit_cmd){ MSM_SUBMIT_CMD_BUF, 0, 0, cmd_bytes };
 	struct ferry_msg m = { .kind = FERRY_MSG_MSM_SUBMIT, .seq = 0 };
 	m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = name, .queue_id = 0, .seqno = seqno, .nr_bos = 1,
 						    .nr_cmds = nr_cmds, .bos = &bo, .cmds = cmds };
@@ -287,14 +292,25 @@ struct fixture {
 	struct raw_ctx a, b; /* a: with a ring; b: without */
 };
 
-static void setup(struct fixture *f)
+static void setup_with(struct fixture *f, const char *const *extra)
 {
 	f->p = (struct ferryd_proc){ .pid = -1 };
-	itest_start_ferryd(&f->p);
+	if (extra) {
+		char path[PATH_MAX];
+		REQUIRE(ferryd_locate(NULL, path, sizeof(path)) == 0);
+		REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &f->p) == 0);
+	} else {
+		itest_start_ferryd(&f->p);
+	}
 	raw_connect(&f->r, f->p.uri);
 	raw_hello(&f->r);
 	raw_ctx_new(&f->r, &f->b, 2, false);
 	raw_ctx_new(&f->r, &f->a, 1, true);
+}
+
+static void setup(struct fixture *f)
+{
+	setup_with(f, NULL);
 }
 
 static void teardown(struct fixture *f)
@@ -546,6 +562,31 @@ static void test_guest_rings_forever(void)
 	teardown(&f);
 }
 
+/* With a small validation budget a ring record stops part-way (ferryd resumes it later, as a
+ * socket frame's); a socket frame arriving meanwhile waits for it, and the order holds. */
+static void test_record_in_progress(void)
+{
+	struct fixture f;
+	const char *const extra[] = { "--validate-slice", "64", NULL };
+	setup_with(&f, extra);
+	cmd_bytes = 4096; /* 1024 NOPs: 16 slices each */
+	for (int round = 0; round < 5; round++) {
+		uint32_t last = ring_submits(&f.r, &f.a, 8);
+		/* Sent while the host is likely still inside those: it must wait for all of them. */
+		CHECK_EQ(raw_wait(&f.r, &f.a, last), 0);
+		struct ferry_msg big = submit_msg(&f.a, f.a.id, ++f.a.seqno, FERRY_MAX_SUBMIT_CMDS);
+		raw_send(&f.r, &big); /* on the socket, between ring records */
+		last = ring_submits(&f.r, &f.a, 4);
+		CHECK_EQ(raw_wait(&f.r, &f.a, last), 0);
+	}
+	cmd_bytes = 4;
+	CHECK_EQ(atomic_load(&f.a.ring.hdr->error), 0);
+	CHECK(!atomic_load(&f.a.page->lost));
+	CHECK(itest_log_count(&f.p, "embedder bug") == 0);
+	others_served(&f.r, &f.b, f.p.uri);
+	teardown(&f);
+}
+
 /* libferry itself: a context gets a ring unless FERRY_RING=0, and its submits use it. */
 static void test_libferry_uses_ring(void)
 {
@@ -578,6 +619,7 @@ int main(void)
 	RUN_TEST(test_guest_never_rings);
 	RUN_TEST(test_stalled_sock_seq);
 	RUN_TEST(test_guest_rings_forever);
+	RUN_TEST(test_record_in_progress);
 	RUN_TEST(test_libferry_uses_ring);
 	return test_finish();
 }
