@@ -671,6 +671,9 @@ void decode_body(const wire::Message *root, struct ferry_msg *m)
 			reject("BoBatchCreated has no BOs");
 		if (v->size() > FERRY_MAX_BO_BATCH)
 			reject("BoBatchCreated has more than FERRY_MAX_BO_BATCH BOs");
+		// The Verifier aligns a vector's length word to 4 only; a u64 element needs 8.
+		if ((uintptr_t)v->Data() % alignof(uint64_t) != 0)
+			reject("BoBatchCreated iovas misaligned");
 		c.count = v->size();
 		for (uint32_t i = 0; i < c.count; i++)
 			c.iova[i] = v->Get(i);
