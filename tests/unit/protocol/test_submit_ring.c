@@ -158,6 +158,13 @@ static void test_hostile(void)
 		CHECK_EQ(ferry_ring_next(&c, buf, sizeof(buf), &len, &s), -EPROTO);
 		CHECK_EQ(c.head, 0u);
 	}
+	/* Padding at offset 0 (a whole ring of it): no producer writes one, and a guest that kept
+	 * moving its tail past such records would keep the host skipping them forever. */
+	setup(&p, &c);
+	*r = (struct ferry_ring_record){ FERRY_RING_MIN_DATA, FERRY_RING_REC_PAD, 0, 0 };
+	atomic_store(&c.hdr->tail, FERRY_RING_MIN_DATA);
+	CHECK_EQ(ferry_ring_next(&c, buf, sizeof(buf), &len, &s), -EPROTO);
+	CHECK_EQ(c.head, 0u);
 	/* A record that claims to run past the end of the data area. */
 	setup(&p, &c);
 	atomic_store(&c.hdr->head, FERRY_RING_MIN_DATA - 32);
