@@ -286,7 +286,7 @@ static void frame(struct vg_ctx *c, const uint8_t *f, uint32_t plen)
 	}
 	/* Every ring record the guest wrote before this frame is taken before it. */
 	if (c->srings)
-		vg_ring_drain(c, true);
+		c->ring_more |= vg_ring_drain(c, true);
 	if (c->state != VG_FERRY)
 		return;
 	c->sock_seq++;

@@ -255,7 +255,10 @@ bool vg_ring_drain(struct vg_ctx *c, bool all)
 		next = s->next;
 		for (int pass = 0;; pass++) {
 			bool left, stalled;
-			if (!drain_one(c, s, all ? UINT32_MAX : RING_BATCH, &left, &stalled, &waiter))
+			/* all: at most what the ring holds, so a vCPU that keeps writing cannot keep
+			 * this thread here; the rest is taken as a batch later (ring_more). */
+			if (!drain_one(c, s, all ? s->cons.size / FERRY_RING_ALIGN : RING_BATCH, &left, &stalled,
+				       &waiter))
 				goto out; /* the list may have changed */
 			if (left || pass == 2) {
 				more = true;

@@ -354,10 +354,12 @@ int ring_drain_client(struct ferry_host_client *c)
 		struct host_ring *r = ctx->ring;
 		if (!r || r->broken)
 			continue;
-		enum drain_end e;
-		do
-			e = ring_drain(r, UINT32_MAX);
-		while (e == DRAIN_BUDGET);
+		/* At most what the ring can hold: every record written before the frame is in it
+		 * now, and a guest that keeps writing meanwhile must not hold the frame (and this
+		 * thread) forever. What is left is taken in ferry_host_dispatch. */
+		enum drain_end e = ring_drain(r, r->cons.size / FERRY_RING_ALIGN);
+		if (e == DRAIN_BUDGET)
+			ring_queue(r);
 		if (e == DRAIN_BUSY)
 			return FERRY_HOST_IN_PROGRESS;
 		if (e == DRAIN_GONE)
@@ -463,7 +465,11 @@ bool ferry_host_rings_poll(struct ferry_host *h)
 	bool any = false;
 	for (struct list *l = h->rings.next; l != &h->rings; l = l->next) {
 		struct host_ring *r = list_entry(l, struct host_ring, link);
-		if (r->broken || r->queued)
+		const struct ferry_host_client *c = r->ctx->client;
+		/* Records a dispatch pass would leave where they are do not count as work, or an
+		 * embedder polling for it would spin: a stalled ring waits for a socket frame, a
+		 * busy client for ferry_host_client_resume (which requeues its rings). */
+		if (r->broken || r->queued || r->stalled || c->gone || c->pending || c->deferred)
 			continue;
 		if (atomic_load_explicit(&r->cons.hdr->tail, memory_order_acquire) != r->cons.head) {
 			ring_queue(r);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -562,6 +563,72 @@ static void test_guest_rings_forever(void)
 	teardown(&f);
 }
 
+/* A thread keeps a's ring full of valid records, all written "before" the socket's next frame,
+ * for as long as the main thread asks: the host takes at most a ring's worth of them ahead of each
+ * socket frame, so the client's own socket requests are answered while the flood goes on. */
+struct refill {
+	struct raw_ctx *c;
+	uint32_t sock_seq;
+	_Atomic bool stop;
+	_Atomic unsigned records;
+};
+
+static void *refiller(void *arg)
+{
+	struct refill *rf = arg;
+	struct ferry_msm_submit_bo bo = { rf->c->bo_id, MSM_SUBMIT_BO_READ };
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, 0, 0, 4 };
+	struct ferry_buf b;
+	ferry_buf_init(&b);
+	uint32_t seqno = rf->c->seqno;
+	/* Bounded: were the host held, the main thread's waits would end first (ITEST_WAIT_NS). */
+	for (unsigned i = 0; i < 2000000 && !atomic_load(&rf->stop); i++) {
+		struct ferry_msg m = { .kind = FERRY_MSG_MSM_SUBMIT };
+		m.u.msm_submit = (struct ferry_msm_submit){ .ctx_id = rf->c->id, .seqno = ++seqno, .nr_bos = 1,
+							    .nr_cmds = 1, .bos = &bo, .cmds = &cmd };
+		ferry_buf_reset(&b);
+		if (ferry_wire_encode(&m, &b) != 0)
+			break;
+		uint32_t len = (uint32_t)b.len - FERRY_FRAME_HDR_SIZE;
+		int err;
+		void *dst;
+		while (!(dst = ferry_ring_reserve(&rf->c->ring, len, rf->sock_seq, &err)) && err == -EAGAIN &&
+		       !atomic_load(&rf->stop) && !atomic_load(&rf->c->ring.hdr->error))
+			sched_yield();
+		if (!dst)
+			break;
+		memcpy(dst, b.data + FERRY_FRAME_HDR_SIZE, len);
+		if (ferry_ring_publish(&rf->c->ring))
+			doorbell(rf->c);
+		atomic_fetch_add(&rf->records, 1);
+	}
+	ferry_buf_free(&b);
+	return NULL;
+}
+
+static void test_frame_not_held_by_refilled_ring(void)
+{
+	struct fixture f;
+	setup(&f);
+	struct ferry_msg m = submit_msg(&f.b, f.b.id, ++f.b.seqno, 1);
+	raw_send(&f.r, &m);
+	struct refill rf = { &f.a, f.a.seq_base + (f.r.sent - f.a.sent_at), false, 0 };
+	pthread_t t;
+	REQUIRE(pthread_create(&t, NULL, refiller, &rf) == 0);
+	while (atomic_load(&rf.records) < 1000)
+		usleep(1000);
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(raw_wait(&f.r, &f.b, f.b.seqno), 0);
+	unsigned during = atomic_load(&rf.records);
+	atomic_store(&rf.stop, true);
+	pthread_join(t, NULL);
+	CHECK(during < 2000000u); /* the answers came while the flood still ran */
+	CHECK_EQ(atomic_load(&f.a.ring.hdr->error), 0);
+	CHECK(itest_proc_alive(f.p.pid));
+	others_served(&f.r, &f.b, f.p.uri);
+	teardown(&f);
+}
+
 /* With a small validation budget a ring record stops part-way (ferryd resumes it later, as a
  * socket frame's); a socket frame arriving meanwhile waits for it, and the order holds. */
 static void test_record_in_progress(void)
@@ -605,6 +672,66 @@ static void test_libferry_uses_ring(void)
 	CHECK(itest_stop_ferryd(&p));
 }
 
+/* ferryd stops reading (SIGSTOP) until libferry's ring is full, then dies: the submit waiting
+ * for room learns it from the socket, though no thread of the program reads it, and fails. */
+struct stuffer {
+	struct itest_client *c;
+	struct ferry_bo *ib;
+	_Atomic unsigned sent;
+	_Atomic int result;
+	_Atomic bool done;
+};
+
+static void *stuffer(void *arg)
+{
+	struct stuffer *st = arg;
+	int r = 0;
+	for (unsigned i = 0; i < 1000000 && r == 0; i++) {
+		uint32_t seqno;
+		r = itest_submit(st->c, st->ib, 0, 4, NULL, 0, &seqno);
+		atomic_fetch_add(&st->sent, 1);
+	}
+	atomic_store(&st->result, r);
+	atomic_store(&st->done, true);
+	return NULL;
+}
+
+static void test_libferry_full_ring_host_gone(void)
+{
+	struct ferryd_proc p = { .pid = -1 };
+	itest_start_ferryd(&p);
+	struct itest_client c;
+	REQUIRE(itest_client_open(p.uri, &c) == 0);
+	struct itest_bo ib;
+	REQUIRE(itest_bo_new(c.ctx, 4096, &ib) == 0);
+	ib.cpu[0] = pm4_type7_hdr(CP_NOP, 0);
+	REQUIRE(kill(p.pid, SIGSTOP) == 0);
+	struct stuffer st = { &c, ib.bo, 0, 0, false };
+	pthread_t t;
+	REQUIRE(pthread_create(&t, NULL, stuffer, &st) == 0);
+	/* Full: no submit got through for 300 ms. */
+	unsigned last = UINT32_MAX;
+	for (int i = 0; i < 100 && atomic_load(&st.sent) != last; i++) {
+		last = atomic_load(&st.sent);
+		usleep(300 * 1000);
+	}
+	CHECK(!atomic_load(&st.done));
+	REQUIRE(kill(p.pid, SIGKILL) == 0);
+	bool done = false;
+	for (int i = 0; i < 1000 && !(done = atomic_load(&st.done)); i++)
+		usleep(10 * 1000);
+	CHECK(done);
+	if (!done) {
+		fprintf(stderr, "  the submit still waits for room 10 s after ferryd died\n");
+		exit(1); /* its thread cannot be joined */
+	}
+	pthread_join(t, NULL);
+	CHECK(atomic_load(&st.result) < 0);
+	ferry_bo_close(ib.bo);
+	itest_client_close(&c);
+	ferryd_stop(&p, 1000);
+}
+
 int main(void)
 {
 	RUN_TEST(test_order_and_wrap);
@@ -619,7 +746,9 @@ int main(void)
 	RUN_TEST(test_guest_never_rings);
 	RUN_TEST(test_stalled_sock_seq);
 	RUN_TEST(test_guest_rings_forever);
+	RUN_TEST(test_frame_not_held_by_refilled_ring);
 	RUN_TEST(test_record_in_progress);
 	RUN_TEST(test_libferry_uses_ring);
+	RUN_TEST(test_libferry_full_ring_host_gone);
 	return test_finish();
 }
