@@ -84,17 +84,20 @@ void ferry_context_ring_stats(struct ferry_context *ctx, struct ferry_ring_stats
 static void ring_doorbell(struct ferry_context *ctx)
 {
 	uint64_t one = 1;
-	ctx->ring_stats.doorbells++;
+	bool rang;
 	/* A transport that rings from this thread (virtio-gpu: no hop through its notifier). */
 	struct ferry_transport *t = ctx->dev->transport;
-	if (t->ops->ring_doorbell) {
-		if (t->ops->ring_doorbell(t, ctx->id) < 0)
-			ctx->ring_stats.doorbells--;
+	if (t->ops->ring_doorbell)
+		rang = t->ops->ring_doorbell(t, ctx->id) >= 0;
+	else /* EAGAIN: the counter is full, the host has a wakeup coming anyway. */
+		rang = write(ctx->ring_doorbell, &one, sizeof(one)) == (ssize_t)sizeof(one) || errno == EAGAIN;
+	if (rang) {
+		ctx->ring_stats.doorbells++;
 		return;
 	}
-	/* EAGAIN: the counter is full, the host has a wakeup coming anyway. */
-	if (write(ctx->ring_doorbell, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		ctx->ring_stats.doorbells--;
+	/* The publish took the host's wakeup flag: give it back, so the next record rings again
+	 * rather than leaving the host asleep on records it was never told about. */
+	atomic_store_explicit(&ctx->ring.hdr->wakeup, 1, memory_order_release);
 }
 
 static int ring_broken(struct ferry_context *ctx)
@@ -122,10 +125,19 @@ static int ring_wait_room(struct ferry_context *ctx)
 	int r = 0;
 	for (;;) {
 		uint32_t used = ferry_ring_used(p);
-		if (used > p->size || used <= p->size / 2)
-			break; /* room (or nonsense indices: the caller's reserve says which) */
+		if (used > p->size) {
+			/* The host's head is not one it could have written: reserving would fail for
+			 * ever. */
+			ferry_set_error(dev, "context %u: the host's submit ring head is out of bounds", ctx->id);
+			r = -EIO;
+			break;
+		}
+		if (used <= p->size / 2)
+			break;
 		if ((r = ring_broken(ctx)) < 0)
 			break;
+		/* With no reader thread at the socket, nobody else would notice the host going. */
+		ferry_pump_drain_if_idle(dev);
 		pthread_mutex_lock(&dev->lock);
 		r = dev->dead;
 		pthread_mutex_unlock(&dev->lock);
