@@ -87,8 +87,10 @@ static void ring_destroy(struct host_ring *r)
 		r->ctx->client->rings_stalled--;
 	ring_unqueue(r);
 	doorbell_unregister(r);
-	if (r->ours && r->mem)
+	if (r->ours && r->mem) {
 		munmap(r->mem, r->len);
+		r->ctx->client->bo_bytes -= r->len;
+	}
 	list_del(&r->link);
 	h->stats.rings--;
 	r->ctx->ring = NULL;
@@ -157,6 +159,8 @@ static int ring_setup(struct ferry_host_client *c, struct host_ctx *ctx, void *m
 	}
 	/* An empty ring with nothing in flight: the guest's first record rings. */
 	r->armed = ferry_ring_arm(&r->cons);
+	if (ours)
+		c->bo_bytes += len; /* ring_handle_create admitted it */
 	list_add_tail(&h->rings, &r->link);
 	h->stats.rings++;
 	ctx->ring = r;
@@ -178,10 +182,17 @@ int ring_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, c
 	if (!ferry_ring_size_ok(q->data_size))
 		HOST_FAIL(-EINVAL, "ring data size %u is not a power of two in %u..%u", q->data_size,
 			  FERRY_RING_MIN_DATA, FERRY_RING_MAX_DATA);
+	size_t len = (size_t)FERRY_RING_HDR_SIZE + q->data_size;
+	/* Memory the guest made us allocate, as a BO's: without this a client's contexts could
+	 * hold up to a MiB each outside every quota. c->bo_bytes never exceeds the cap. */
+	uint64_t cap = (uint64_t)h->cfg.max_client_bo_mib << 20;
+	if (len > cap - c->bo_bytes)
+		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs and submit rings (ferryd --max-client-bo-mib); "
+			  "%llu bytes in use, a ring of %zu asked", h->cfg.max_client_bo_mib,
+			  (unsigned long long)c->bo_bytes, len);
 	int ret = client_fds_admit(c, HOST_FDS_RING_CREATE, why, n);
 	if (ret < 0)
 		return ret;
-	size_t len = (size_t)FERRY_RING_HDR_SIZE + q->data_size;
 	const char *step = "memfd";
 	void *mem = MAP_FAILED;
 	int doorbell = -1;

@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		"                       it holds 0 (polled every 100 ms)\n"
 		"  --max-client-contexts N  contexts one client may hold (default 16)\n"
 		"  --max-client-bos N   BOs one client may hold, across its contexts (default 16384)\n"
-		"  --max-client-bo-mib N  total MiB of one client's BOs (default 4096)\n"
+		"  --max-client-bo-mib N  total MiB of one client's BOs and submit rings (default 4096)\n"
 		"  --max-client-shadow-mib N  shadow copies of validated command streams one client\n"
 		"                       may hold (in flight + recycled): N MiB plus the ratio below\n"
 		"                       times its BO bytes (default 64)\n"

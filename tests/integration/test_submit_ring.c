@@ -672,6 +672,49 @@ static void test_libferry_uses_ring(void)
 	CHECK(itest_stop_ferryd(&p));
 }
 
+/* A ring's memory counts against the client's BO memory quota; once it goes, so does its
+ * charge. */
+static bool ring_create(struct raw *r, uint32_t ctx_id, uint32_t data_size, struct ferry_msg *m)
+{
+	int fds[4], n = 0;
+	*m = (struct ferry_msg){ .kind = FERRY_MSG_RING_CREATE };
+	m->u.ring_create = (struct ferry_ring_create){ ctx_id, data_size };
+	uint32_t s = raw_send(r, m);
+	REQUIRE(raw_reply(r, s, m, fds, &n));
+	for (int i = 0; i < n && i < 4; i++)
+		close(fds[i]);
+	return m->kind == FERRY_MSG_RING_CREATED;
+}
+
+static void test_ring_memory_quota(void)
+{
+	struct fixture f;
+	const char *const extra[] = { "--max-client-bo-mib", "1", NULL };
+	setup_with(&f, extra);
+	/* Two 4 KiB BOs and a's ring are charged: a MiB more does not fit. */
+	struct ferry_msg m;
+	CHECK(!ring_create(&f.r, f.b.id, FERRY_RING_MAX_DATA, &m));
+	CHECK(m.kind == FERRY_MSG_ERROR && m.u.error.error == -EDQUOT);
+	CHECK(m.kind == FERRY_MSG_ERROR && strstr(m.u.error.message, "--max-client-bo-mib"));
+	raw_next(&f.r);
+	/* A BO that fits only without a's ring: refused while the ring is there. */
+	uint32_t big = (1u << 20) - 2 * 4096 - 2 * 4096;
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
+	m.u.bo_create = (struct ferry_bo_create){ .ctx_id = f.b.id, .bo_id = 7, .size = big, .flags = MSM_BO_WC };
+	int fds[4], n = 0;
+	uint32_t s = raw_send(&f.r, &m);
+	REQUIRE(raw_reply(&f.r, s, &m, fds, &n));
+	CHECK(m.kind == FERRY_MSG_ERROR && m.u.error.error == -EDQUOT);
+	raw_next(&f.r);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	/* A small ring still fits; the others are served. */
+	CHECK(ring_create(&f.r, f.b.id, FERRY_RING_MIN_DATA, &m));
+	raw_next(&f.r);
+	others_served(&f.r, &f.b, f.p.uri);
+	teardown(&f);
+}
+
 /* ferryd stops reading (SIGSTOP) until libferry's ring is full, then dies: the submit waiting
  * for room learns it from the socket, though no thread of the program reads it, and fails. */
 struct stuffer {
@@ -750,5 +793,6 @@ int main(void)
 	RUN_TEST(test_record_in_progress);
 	RUN_TEST(test_libferry_uses_ring);
 	RUN_TEST(test_libferry_full_ring_host_gone);
+	RUN_TEST(test_ring_memory_quota);
 	return test_finish();
 }
