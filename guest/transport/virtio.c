@@ -82,6 +82,17 @@ int ferry_virtio_open_node(const char *path)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
 }
 
+/* As libdrm's drmIoctl: a signal (or a busy device) before the kernel took the request is no
+ * answer, so the request goes again; EXECBUFFER is only queued once it returns 0. */
+static int drm_ioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+	do
+		r = ioctl(fd, req, arg);
+	while (r < 0 && (errno == EINTR || errno == EAGAIN));
+	return r;
+}
+
 static void signal_efd(int fd)
 {
 	uint64_t one = 1;
@@ -96,7 +107,7 @@ int ferry_virtio_execbuffer(int fd, const void *buf, size_t len, int *fence_fd)
 		.command = (uintptr_t)buf,
 		.fence_fd = -1,
 	};
-	if (ioctl(fd, DRM_IOCTL_VIRTGPU_EXECBUFFER, &eb) < 0)
+	if (drm_ioctl(fd, DRM_IOCTL_VIRTGPU_EXECBUFFER, &eb) < 0)
 		return -errno;
 	if (fence_fd)
 		*fence_fd = eb.fence_fd;
@@ -113,7 +124,7 @@ static int tx_execbuffer(struct virtio_transport *t, const void *buf, size_t len
 		.flags = FERRY_VIRTGPU_EXECBUF_RING_IDX | (fence_fd ? VIRTGPU_EXECBUF_FENCE_FD_OUT : 0),
 		.size = (uint32_t)len, .command = (uintptr_t)buf, .fence_fd = -1, .ring_idx = 0,
 	};
-	if (ioctl(t->fd, FERRY_DRM_IOCTL_VIRTGPU_EXECBUFFER_RING, &eb) < 0)
+	if (drm_ioctl(t->fd, FERRY_DRM_IOCTL_VIRTGPU_EXECBUFFER_RING, &eb) < 0)
 		return -errno;
 	if (fence_fd)
 		*fence_fd = eb.fence_fd;
@@ -128,7 +139,7 @@ int ferry_virtio_resource_new(int fd, uint64_t size, uint32_t *gem, uint32_t *re
 		.target = PIPE_BUFFER, .format = VIRGL_FORMAT_R8_UNORM, .bind = VIRGL_BIND_CUSTOM,
 		.width = (uint32_t)size, .height = 1, .depth = 1, .array_size = 1, .size = (uint32_t)size,
 	};
-	if (ioctl(fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc) < 0)
+	if (drm_ioctl(fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc) < 0)
 		return -errno;
 	*gem = rc.bo_handle;
 	*res = rc.res_handle;
@@ -140,7 +151,7 @@ static void gem_close(int fd, uint32_t gem)
 	if (!gem)
 		return; /* a blob the host never got to make */
 	struct drm_gem_close gc = { .handle = gem };
-	ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
+	drm_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gc);
 }
 
 /* Stages a packet for the next EXECBUFFER (t->lock held). */
@@ -294,7 +305,7 @@ static void ring_copy(struct virtio_transport *t, uint64_t pos, void *dst, size_
 static int prime_fd(int fd, uint32_t gem)
 {
 	struct drm_prime_handle ph = { .handle = gem, .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1 };
-	return ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph) < 0 ? -errno : ph.fd;
+	return drm_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph) < 0 ? -errno : ph.fd;
 }
 
 /* The fds a unix socket would have carried with this reply. */
@@ -331,7 +342,7 @@ static void substitute(struct virtio_transport *t, const struct ferry_msg *m, st
 				.size = page ? FERRY_FENCE_PAGE_SIZE : m->u.bo_created.size,
 				.blob_id = (uint64_t)o->ctx_id << 32 | (page ? 0 : o->bo_id),
 			};
-			if (ioctl(t->fd, FERRY_DRM_IOCTL_VIRTGPU_RESOURCE_CREATE_BLOB, &cb) < 0)
+			if (drm_ioctl(t->fd, FERRY_DRM_IOCTL_VIRTGPU_RESOURCE_CREATE_BLOB, &cb) < 0)
 				break;
 			o->gem = cb.bo_handle;
 			o->res = cb.res_handle;
@@ -555,7 +566,7 @@ int ferry_transport_virtio_probe(int fd, struct ferry_virtio_caps *caps)
 		.cap_set_id = FERRY_VIRTIO_CAPSET_ID, .cap_set_ver = FERRY_VIRTIO_CAPSET_VERSION,
 		.addr = (uintptr_t)&c, .size = sizeof(c),
 	};
-	if (ioctl(fd, DRM_IOCTL_VIRTGPU_GET_CAPS, &gc) < 0)
+	if (drm_ioctl(fd, DRM_IOCTL_VIRTGPU_GET_CAPS, &gc) < 0)
 		return -errno;
 	if (c.magic != FERRY_VIRTIO_CAPS_MAGIC)
 		return -ENODEV;
@@ -571,7 +582,7 @@ static uint64_t getparam(int fd, uint64_t param)
 {
 	int v = 0;
 	struct drm_virtgpu_getparam gp = { .param = param, .value = (uintptr_t)&v };
-	return ioctl(fd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp) < 0 ? 0 : (uint64_t)(unsigned)v;
+	return drm_ioctl(fd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp) < 0 ? 0 : (uint64_t)(unsigned)v;
 }
 
 /* Where the device has context types and host-visible blobs and its DRM capset is ferry's, this
@@ -586,14 +597,14 @@ static bool init_blob_context(int fd)
 	memset(&c, 0, sizeof(c));
 	struct drm_virtgpu_get_caps gc = { .cap_set_id = FERRY_VIRTIO_CAPSET_DRM, .cap_set_ver = FERRY_VIRTIO_CAPSET_VERSION,
 					   .addr = (uintptr_t)&c, .size = sizeof(c) };
-	if (ioctl(fd, DRM_IOCTL_VIRTGPU_GET_CAPS, &gc) < 0 || c.magic != FERRY_VIRTIO_CAPS_MAGIC)
+	if (drm_ioctl(fd, DRM_IOCTL_VIRTGPU_GET_CAPS, &gc) < 0 || c.magic != FERRY_VIRTIO_CAPS_MAGIC)
 		return false;
 	struct ferry_virtgpu_context_set_param params[2] = {
 		{ FERRY_VIRTGPU_CONTEXT_PARAM_CAPSET_ID, FERRY_VIRTIO_CAPSET_DRM },
 		{ FERRY_VIRTGPU_CONTEXT_PARAM_NUM_RINGS, 1 },
 	};
 	struct ferry_virtgpu_context_init ci = { .num_params = 2, .ctx_set_params = (uintptr_t)params };
-	return ioctl(fd, FERRY_DRM_IOCTL_VIRTGPU_CONTEXT_INIT, &ci) == 0;
+	return drm_ioctl(fd, FERRY_DRM_IOCTL_VIRTGPU_CONTEXT_INIT, &ci) == 0;
 }
 
 int ferry_virtio_find_node(char *path, size_t len)
@@ -650,7 +661,7 @@ int ferry_transport_virtio_open(const char *path, struct ferry_transport **out)
 		r = ferry_virtio_resource_new(t->fd, t->ring_map_len, &t->ring_gem, &ring_res);
 	if (r == 0) {
 		struct drm_virtgpu_map mp = { .handle = t->ring_gem };
-		if (ioctl(t->fd, DRM_IOCTL_VIRTGPU_MAP, &mp) < 0) {
+		if (drm_ioctl(t->fd, DRM_IOCTL_VIRTGPU_MAP, &mp) < 0) {
 			r = -errno;
 		} else {
 			void *m = mmap(NULL, t->ring_map_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)mp.offset);
