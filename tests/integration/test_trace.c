@@ -246,14 +246,23 @@ static void test_trace_v3d(void)
 		.bos = cl_bos, .nr_bos = 4,
 	};
 	uint32_t cl_seqno = 0, tfu_seqno = 0;
+	/* The small CL may finish before the TFU's submit reaches the host; an external fence the
+	 * test signals after that submit makes the hold certain. */
+	struct ferry_queue *ext;
+	uint32_t ext_seqno;
+	REQUIRE(ferry_queue_create_kind(ctx, FERRY_QUEUE_KIND_EXTERNAL, 0, &ext) == 0);
+	REQUIRE(ferry_external_fence_add(ext, &ext_seqno) == 0);
 	REQUIRE(ferry_v3d_submit_cl(cl, &s, &cl_seqno) == 0);
-	struct ferry_fence_ref after_cl = { .queue_id = ferry_queue_id(cl), .seqno = cl_seqno };
+	struct ferry_fence_ref after[] = { { .queue_id = ferry_queue_id(cl), .seqno = cl_seqno },
+					   { .queue_id = ferry_queue_id(ext), .seqno = ext_seqno } };
 	struct ferry_bo *tfu_bos[] = { outb.bo, dst.bo };
 	struct ferry_v3d_tfu t = {
 		.icfg = 4u << 9 /* TTYPE; FORMAT 0 = raster */, .iia = dst.addr, .iis = w, .ioa = outb.addr,
-		.ios = (h << 16) | w, .bos = tfu_bos, .nr_bos = 2, .in_fences = &after_cl, .nr_in_fences = 1,
+		.ios = (h << 16) | w, .bos = tfu_bos, .nr_bos = 2, .in_fences = after, .nr_in_fences = 2,
 	};
 	REQUIRE(ferry_v3d_submit_tfu(tfu, &t, &tfu_seqno) == 0);
+	usleep(20 * 1000);
+	CHECK_EQ(ferry_external_fence_signal(ext, ext_seqno, 0), 0);
 	CHECK_EQ(ferry_fence_wait(cl, cl_seqno, ITEST_WAIT_NS), 0);
 	CHECK_EQ(ferry_fence_wait(tfu, tfu_seqno, ITEST_WAIT_NS), 0);
 	CHECK(memcmp(outb.cpu, src.cpu, (size_t)stride * h) == 0);
