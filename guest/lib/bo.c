@@ -72,7 +72,7 @@ static int bo_request(struct ferry_context *ctx, uint64_t size, uint32_t flags, 
 		pthread_mutex_unlock(&dev->send_lock);
 	}
 	if (r < 0) {
-		ferry_set_error(dev, "sending %s failed: %s", ferry_msg_kind_name(msg.kind), strerror(-r));
+		ferry_set_send_error(dev, msg.kind, r);
 		pthread_mutex_lock(&dev->lock);
 		ferry_bo_unlink(bo);
 		ferry_bo_free(bo);

@@ -68,7 +68,7 @@ static int batch_request(struct ferry_context *ctx, uint64_t size, uint32_t flag
 	};
 	int r = ferry_send(dev, &msg);
 	if (r < 0) {
-		ferry_set_error(dev, "sending %s failed: %s", ferry_msg_kind_name(msg.kind), strerror(-r));
+		ferry_set_send_error(dev, msg.kind, r);
 		pthread_mutex_lock(&dev->lock);
 		for (uint32_t i = 0; i < count; i++) {
 			ferry_bo_unlink(bos[i]);

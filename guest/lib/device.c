@@ -21,6 +21,22 @@ void ferry_set_error(struct ferry_device *dev, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ferry_set_connection_lost(struct ferry_device *dev, int err)
+{
+	/* Said so a user can tell a board that died (or a balancer that cut the session) from a
+	 * refused request: every context of this device is lost. */
+	ferry_set_error(dev, "connection to the server (%s) was lost: %s; every context on it is lost",
+			dev->transport->name, dev->transport->error[0] ? dev->transport->error : strerror(-err));
+}
+
+void ferry_set_send_error(struct ferry_device *dev, enum ferry_msg_kind kind, int err)
+{
+	if (err == -EPIPE || err == -ECONNRESET)
+		ferry_set_connection_lost(dev, err);
+	else
+		ferry_set_error(dev, "sending %s failed: %s", ferry_msg_kind_name(kind), strerror(-err));
+}
+
 const char *ferry_device_last_error(const struct ferry_device *dev)
 {
 	return dev->last_error;

@@ -181,6 +181,11 @@ struct ferry_bo {
 };
 
 /* ---- device.c ---- */
+/* The connection to the server is gone (err: how it ended): the one message a user sees for it,
+ * whichever path noticed first. */
+void ferry_set_connection_lost(struct ferry_device *dev, int err);
+/* A request could not be sent: the connection-lost message for a closed connection. */
+void ferry_set_send_error(struct ferry_device *dev, enum ferry_msg_kind kind, int err);
 void ferry_set_error(struct ferry_device *dev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 uint32_t ferry_next_seq(struct ferry_device *dev);

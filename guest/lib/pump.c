@@ -229,11 +229,7 @@ static int drain_socket(struct ferry_device *dev)
 			return 0;
 		if (r < 0) {
 			dev->dead = r == -EPIPE || r == -ECONNRESET ? -EPIPE : r;
-			/* Said so a user can tell a board that died (or a balancer that cut the
-			 * session) from a refused request: every context of this device is lost. */
-			ferry_set_error(dev, "connection to the server (%s) was lost: %s; every context on it is lost",
-					dev->transport->name,
-					dev->transport->error[0] ? dev->transport->error : strerror(-r));
+			ferry_set_connection_lost(dev, r);
 			return dev->dead;
 		}
 		dispatch(dev, &f);

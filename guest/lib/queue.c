@@ -121,7 +121,7 @@ int ferry_external_fence_add(struct ferry_queue *q, uint32_t *seqno)
 		q->last_seqno = msg.u.external_fence.seqno;
 		*seqno = q->last_seqno;
 	} else {
-		ferry_set_error(dev, "external fence: send failed: %s", strerror(-r));
+		ferry_set_send_error(dev, FERRY_MSG_EXTERNAL_FENCE, r);
 	}
 	pthread_mutex_unlock(&dev->send_lock);
 	return r;

@@ -150,7 +150,7 @@ int ferry_submit(struct ferry_queue *q, const struct ferry_submit *s, uint32_t *
 		if (seqno)
 			*seqno = m->seqno;
 	} else if (r != -EIO) {
-		ferry_set_error(dev, "submit: send failed: %s", strerror(-r));
+		ferry_set_send_error(dev, FERRY_MSG_MSM_SUBMIT, r);
 	}
 	pthread_mutex_unlock(&dev->send_lock);
 	return r;

@@ -83,7 +83,7 @@ static int send_submit(struct ferry_queue *q, struct ferry_msg *msg, uint32_t *s
 		if (seqno)
 			*seqno = *slot;
 	} else if (r != -EIO) {
-		ferry_set_error(dev, "V3D submit: send failed: %s", strerror(-r));
+		ferry_set_send_error(dev, msg->kind, r);
 	}
 	pthread_mutex_unlock(&dev->send_lock);
 	return r;
