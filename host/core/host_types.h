@@ -143,7 +143,7 @@ struct ferry_host_client {
 	/* Quota use (ferry_host_config.max_client_*): contexts, and BOs until their last ref goes. */
 	uint32_t nr_contexts;
 	uint32_t nr_bos;
-	uint64_t bo_bytes;
+	uint64_t bo_bytes; /* its BOs and the submit rings ferryd made for it (ring.c) */
 	uint64_t shadow_bytes; /* every shadow chunk of its contexts' pools (shadow_quota.c) */
 	int64_t wd_last_dump_ns; /* its last watchdog dump (INT64_MIN: none), for the rate limit */
 	uint32_t nr_fds; /* held for its objects (HOST_FDS_*), the embedder's not included */
