@@ -194,7 +194,11 @@ static void test_validated_hang(void)
 	REQUIRE(pm4_builder_ok(&pb));
 	uint32_t seqno;
 	REQUIRE(itest_submit(&c, ib.bo, offset, pm4_builder_bytes(&pb), &sync.bo, 1, &seqno) == 0);
-	/* A second queue's job, the same stall: queued behind the first on the GPU's one ring. */
+	/* A second queue's job, the same stall: queued behind the first on the GPU's one ring. The
+	 * simulated CP lets a stalled wait yield to another queue (as a preempting CP would), so the
+	 * second one stalls too; it comes 80 ms (80 hangcheck polls) later, so that the first is the
+	 * one found hung, not whichever of two simultaneous stalls the poll order reaches first. */
+	usleep(80 * 1000);
 	struct ferry_queue *q2;
 	REQUIRE(ferry_queue_create(c.ctx, 0, &q2) == 0);
 	struct ferry_submit_bo sb = { sync.bo, MSM_SUBMIT_BO_WRITE };
