@@ -437,6 +437,9 @@ static void test_long_stream_does_not_starve(void)
 	struct fixture f;
 	fx_init(&f);
 	sim_msm_set_slice_budget(dev, 256);
+	/* About fairness, not hangs: A's ~16M packets must not pass the hangcheck's CP-time limit
+	 * (4 periods) on a slow run (ASan on a loaded machine took over 2 s). */
+	sim_msm_set_hangcheck_ms(dev, 10000);
 	uint32_t qa = new_queue(f.k, 1), qb = new_queue(f.k, 1);
 	/* IB2: 16K dwords of small NOPs; IB1 calls it 2000 times: ~32M dwords, ~16M packets. Then
 	 * A copies what B wrote (data[1]) to data[2] and waits for the test's gate (data[3]). */
@@ -470,6 +473,7 @@ static void test_long_stream_does_not_starve(void)
 	CHECK_EQ(f.data.cpu[2], 0xb); /* B ran before A's long stream ended */
 	CHECK_EQ(get_param(f.k, MSM_PARAM_FAULTS), 0);
 	sim_msm_set_slice_budget(dev, 0);
+	sim_msm_set_hangcheck_ms(dev, 0);
 	tbo_free(f.k, &small);
 	fx_fini(&f);
 }
