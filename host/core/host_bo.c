@@ -36,13 +36,18 @@ void host_bo_released(void *arg, struct host_bo *bo)
 }
 
 
+uint64_t bo_bytes_room(const struct ferry_host_client *c)
+{
+	/* c->bo_bytes never exceeds the cap, so the subtraction cannot wrap. */
+	return ((uint64_t)c->host->cfg.max_client_bo_mib << 20) - c->bo_bytes;
+}
+
 int bo_quota_admit(struct ferry_host_client *c, uint64_t size, char *why, size_t n)
 {
 	const struct ferry_host_config *cfg = &c->host->cfg;
 	if (c->nr_bos >= cfg->max_client_bos)
 		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos)", cfg->max_client_bos);
-	/* c->bo_bytes never exceeds the cap, so the subtraction cannot wrap. */
-	if (size > ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes)
+	if (size > bo_bytes_room(c))
 		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
 			  "%llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes,
 			  (unsigned long long)size);
@@ -176,8 +181,7 @@ static int bo_quota_admit_batch(struct ferry_host_client *c, uint64_t size, uint
 	if (c->nr_bos >= cfg->max_client_bos || count > cfg->max_client_bos - c->nr_bos)
 		HOST_FAIL(-EDQUOT, "client quota: at most %u BOs (ferryd --max-client-bos); %u held, a batch of %u asked",
 			  cfg->max_client_bos, c->nr_bos, count);
-	uint64_t room = ((uint64_t)cfg->max_client_bo_mib << 20) - c->bo_bytes;
-	if (size > room / count)
+	if (size > bo_bytes_room(c) / count)
 		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs (ferryd --max-client-bo-mib); %llu bytes in use, "
 			  "%u x %llu more asked", cfg->max_client_bo_mib, (unsigned long long)c->bo_bytes, count,
 			  (unsigned long long)size);

@@ -21,6 +21,8 @@ int bo_handle_close(struct ferry_host_client *c, const struct ferry_msg *m, char
 int bo_handle_info(struct ferry_host_client *c, const struct ferry_msg *m, char *why, size_t n);
 /* The client's BO quotas (count, bytes, fds) for one more BO of size bytes: 0 or -EDQUOT. */
 int bo_quota_admit(struct ferry_host_client *c, uint64_t size, char *why, size_t n);
+/* Bytes the client may still hold in BOs and submit rings (--max-client-bo-mib). */
+uint64_t bo_bytes_room(const struct ferry_host_client *c);
 /* A new BO with its kernel handle, iova, id, size and flags set: exported, host-mapped, put in
  * ctx's table and answered with BO_CREATED (+ its fd) to seq. Frees bo on failure. */
 int bo_install(struct ferry_host_client *c, struct host_ctx *ctx, struct host_bo *bo, uint32_t seq, char *why,

@@ -16,6 +16,7 @@
 
 #include <ferry/submit_ring.h>
 
+#include "host_bo.h"
 #include "host_client.h"
 #include "host_context.h"
 #include "host_log.h"
@@ -184,9 +185,8 @@ int ring_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, c
 			  FERRY_RING_MIN_DATA, FERRY_RING_MAX_DATA);
 	size_t len = (size_t)FERRY_RING_HDR_SIZE + q->data_size;
 	/* Memory the guest made us allocate, as a BO's: without this a client's contexts could
-	 * hold up to a MiB each outside every quota. c->bo_bytes never exceeds the cap. */
-	uint64_t cap = (uint64_t)h->cfg.max_client_bo_mib << 20;
-	if (len > cap - c->bo_bytes)
+	 * hold up to a MiB each outside every quota. */
+	if (len > bo_bytes_room(c))
 		HOST_FAIL(-EDQUOT, "client quota: at most %u MiB of BOs and submit rings (ferryd --max-client-bo-mib); "
 			  "%llu bytes in use, a ring of %zu asked", h->cfg.max_client_bo_mib,
 			  (unsigned long long)c->bo_bytes, len);
