@@ -624,6 +624,8 @@ static void test_frame_not_held_by_refilled_ring(void)
 	pthread_join(t, NULL);
 	CHECK(during < 2000000u); /* the answers came while the flood still ran */
 	CHECK_EQ(atomic_load(&f.a.ring.hdr->error), 0);
+	if (atomic_load(&f.a.ring.hdr->error))
+		ferryd_dump_log(&f.p, 400);
 	CHECK(itest_proc_alive(f.p.pid));
 	others_served(&f.r, &f.b, f.p.uri);
 	teardown(&f);
@@ -708,6 +710,22 @@ static void test_ring_memory_quota(void)
 	raw_next(&f.r);
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
+	/* Once a and its ring are gone, the same BO fits. */
+	m = (struct ferry_msg){ .kind = FERRY_MSG_CONTEXT_DESTROY };
+	m.u.context_destroy = (struct ferry_context_destroy){ f.a.id };
+	raw_send(&f.r, &m);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CREATE };
+	m.u.bo_create = (struct ferry_bo_create){ .ctx_id = f.b.id, .bo_id = 7, .size = big, .flags = MSM_BO_WC };
+	s = raw_send(&f.r, &m);
+	n = 0;
+	REQUIRE(raw_reply(&f.r, s, &m, fds, &n));
+	CHECK_EQ(m.kind, FERRY_MSG_BO_CREATED);
+	raw_next(&f.r);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	m = (struct ferry_msg){ .kind = FERRY_MSG_BO_CLOSE };
+	m.u.bo_close = (struct ferry_bo_close){ .ctx_id = f.b.id, .bo_id = 7 };
+	raw_send(&f.r, &m);
 	/* A small ring still fits; the others are served. */
 	CHECK(ring_create(&f.r, f.b.id, FERRY_RING_MIN_DATA, &m));
 	raw_next(&f.r);

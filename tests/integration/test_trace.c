@@ -261,7 +261,6 @@ static void test_trace_v3d(void)
 		.ios = (h << 16) | w, .bos = tfu_bos, .nr_bos = 2, .in_fences = after, .nr_in_fences = 2,
 	};
 	REQUIRE(ferry_v3d_submit_tfu(tfu, &t, &tfu_seqno) == 0);
-	usleep(20 * 1000);
 	CHECK_EQ(ferry_external_fence_signal(ext, ext_seqno, 0), 0);
 	CHECK_EQ(ferry_fence_wait(cl, cl_seqno, ITEST_WAIT_NS), 0);
 	CHECK_EQ(ferry_fence_wait(tfu, tfu_seqno, ITEST_WAIT_NS), 0);
