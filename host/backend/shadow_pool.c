@@ -1,6 +1,7 @@
 /* The per-context shadow pool: chunks of host-private kernel BOs (the backend's shadow_bo_ops) in
- * six size classes (4 KiB to 4 MiB), bump-allocated by one submit at a time, recycled when that
- * submit's seqno retires, and destroyed when they stay unused beyond the pool's reserve. */
+ * six size classes (4 KiB to 4 MiB), bump-allocated by one submit at a time and shared by the
+ * submits that follow while room is left, recycled when the last of them retires, and destroyed
+ * when they stay unused beyond the pool's reserve. */
 #include "shadow_pool.h"
 
 #include <ferry/errno_text.h>
@@ -31,6 +32,9 @@ struct shadow_chunk {
 	uint64_t iova;
 	uint8_t *map;
 	uint32_t size, used;
+	/* Sets holding it, plus one while it is the pool's open chunk: recycled at 0. Carves only
+	 * ever grow used, so the shadows of every holder stay apart. */
+	uint32_t refs;
 	int64_t freed_ns; /* when it was last recycled: free lists are newest first */
 };
 
@@ -46,6 +50,10 @@ struct shadow_pool {
 	struct shadow_chunk *free_chunks[SHADOW_NR_CLASSES];
 	struct shadow_set *free_sets;
 	struct shadow_set *cur; /* the submit being validated */
+	/* The last chunk a submit carved from, whose room the next submits use first: a submit of
+	 * a few hundred bytes then costs no chunk of its own (thousands of small submits in flight
+	 * would otherwise hold a 4 KiB kernel BO each). */
+	struct shadow_chunk *open;
 	struct shadow_fifo *queues;
 	uint32_t nr_queues;
 	int last_err;        /* of the last failed carve, negative */
@@ -127,8 +135,15 @@ static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
 	free(c);
 }
 
-static void chunk_recycle(struct shadow_pool *p, struct shadow_chunk *c, int64_t now)
+/* Drops one hold on c: the last one recycles it. */
+static void chunk_put(struct shadow_pool *p, struct shadow_chunk *c, int64_t now)
 {
+	if (--c->refs) {
+		/* Only open now: nothing in flight lives in it, so it starts over. */
+		if (c->refs == 1 && c == p->open)
+			c->used = 0;
+		return;
+	}
 	if (c->cls == SHADOW_OVERSIZE_CLASS) {
 		chunk_destroy(p, c);
 		return;
@@ -156,7 +171,7 @@ static void set_recycle(struct shadow_pool *p, struct shadow_set *s)
 	/* One clock read per set, and none at all for a set without chunks. */
 	int64_t now = s->nr_chunks ? now_ns() : 0;
 	for (uint32_t i = 0; i < s->nr_chunks; i++)
-		chunk_recycle(p, s->chunks[i], now);
+		chunk_put(p, s->chunks[i], now);
 	if (s->nr_chunks)
 		schedule_trim(p, now);
 	s->nr_chunks = 0;
@@ -175,6 +190,18 @@ static void set_free(struct shadow_set *s)
 	free(s);
 }
 
+/* The pool stops holding its open chunk. */
+static void close_open(struct shadow_pool *p)
+{
+	struct shadow_chunk *c = p->open;
+	if (!c)
+		return;
+	p->open = NULL;
+	int64_t now = now_ns();
+	chunk_put(p, c, now);
+	schedule_trim(p, now);
+}
+
 void shadow_pool_destroy(struct shadow_pool *p)
 {
 	if (!p)
@@ -182,6 +209,7 @@ void shadow_pool_destroy(struct shadow_pool *p)
 	shadow_pool_abort(p);
 	for (uint32_t q = 0; q < p->nr_queues; q++)
 		shadow_pool_drop_queue(p, q);
+	close_open(p);
 	while (p->free_sets) {
 		struct shadow_set *s = p->free_sets;
 		p->free_sets = s->next;
@@ -276,6 +304,14 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 		*out = last;
 		return 0;
 	}
+	if (!last && p->open && size <= p->open->size - p->open->used) {
+		if (FERRY_ARRAY_RESERVE(s->chunks, s->cap_chunks, 1, 8))
+			return pool_fail(p, -ENOMEM, "shadow set: out of memory");
+		p->open->refs++;
+		s->chunks[s->nr_chunks++] = p->open;
+		*out = p->open;
+		return 0;
+	}
 	uint32_t cls = class_for(size);
 	if (cls >= SHADOW_NR_CLASSES && !p->cfg.oversize)
 		return pool_fail(p, -E2BIG, "shadow copy of %u bytes is larger than the largest shadow BO (%u)",
@@ -290,6 +326,7 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 		int ret = chunk_new(p, SHADOW_OVERSIZE_CLASS, (uint32_t)bytes, &c);
 		if (ret < 0)
 			return ret;
+		c->refs = 1;
 		s->chunks[s->nr_chunks++] = c;
 		*out = c;
 		return 0;
@@ -308,6 +345,7 @@ static int chunk_for(struct shadow_pool *p, uint32_t size, struct shadow_chunk *
 		if (ret < 0)
 			return ret;
 	}
+	c->refs = 1;
 	s->chunks[s->nr_chunks++] = c;
 	*out = c;
 	return 0;
@@ -342,6 +380,17 @@ int shadow_pool_alloc(void *pool, uint32_t size, struct pm4v_shadow *out)
 	return 0;
 }
 
+/* A set is handed out: its last chunk, if room is left, is where the next submits carve. */
+static void adopt_open(struct shadow_pool *p, struct shadow_set *s)
+{
+	struct shadow_chunk *c = s->nr_chunks ? s->chunks[s->nr_chunks - 1] : NULL;
+	if (!c || c == p->open || c->cls == SHADOW_OVERSIZE_CLASS || c->used >= c->size)
+		return;
+	close_open(p);
+	c->refs++;
+	p->open = c;
+}
+
 static int fill_handles(struct shadow_set *s)
 {
 	if (FERRY_ARRAY_RESERVE(s->handles, s->cap_handles, s->nr_chunks, 8))
@@ -360,6 +409,7 @@ int shadow_pool_take(struct shadow_pool *p, struct shadow_set **out)
 		return -ENOMEM;
 	s->nr_cmds = 0;
 	p->cur = NULL;
+	adopt_open(p, s);
 	*out = s;
 	return 0;
 }
@@ -389,6 +439,7 @@ int shadow_pool_finish(struct shadow_pool *p, const struct pm4v_out_cmd *cmds, u
 	}
 	s->nr_cmds = nr_cmds;
 	p->cur = NULL;
+	adopt_open(p, s);
 	*out = s;
 	return 0;
 }
@@ -470,6 +521,10 @@ void shadow_pool_drop_queue(struct shadow_pool *p, uint32_t queue)
 int64_t shadow_pool_trim(struct shadow_pool *p, int64_t now_ns, uint64_t keep)
 {
 	int64_t next = INT64_MAX;
+	/* Unused memory is due back: so is the open chunk, once no set in flight holds it (the
+	 * next submit takes a recycled chunk instead, no dearer). */
+	if (p->open && p->open->refs == 1)
+		close_open(p);
 	/* Largest classes first: the most memory back for the fewest kernel calls. */
 	for (uint32_t cls = SHADOW_NR_CLASSES; cls-- > 0;) {
 		for (struct shadow_chunk **pc = &p->free_chunks[cls]; *pc;) {

@@ -1,7 +1,8 @@
 /* The per-context shadow pool of both backends: host-private kernel BOs (never exported to the
  * guest) that hold the validated, relocated copies of a submit's command streams. Carved out of
- * size-classed chunks, bound to the submit that used them and recycled when it retires, so
- * steady-state submits create no BO; recycled chunks beyond a small reserve are destroyed once
+ * size-classed chunks, which the following submits share while room is left and which are
+ * recycled when the last submit carved from them retires, so steady-state submits create no BO
+ * and small ones in flight need few; recycled chunks beyond a small reserve are destroyed once
  * they sat unused for a while, and every chunk is charged to its owner's quota. The BOs come
  * from a backend's shadow_bo_ops (msm, v3d). */
 #ifndef FERRY_BACKEND_SHADOW_POOL_H

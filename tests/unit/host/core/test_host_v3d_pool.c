@@ -220,32 +220,40 @@ static void test_idle_shadows_given_back(void)
 	fixture_close(&f);
 }
 
-/* --max-client-shadow-mib 8, ratio 1: two such jobs fit, the third is refused with -EDQUOT and
- * a message naming the quota (nothing else changes), and goes through once the two retired. */
+/* --max-client-shadow-mib 8, ratio 1: jobs of ~1 MiB tile memory each are taken until their
+ * shadows fill the quota; the next is refused with -EDQUOT and a message naming the quota
+ * (nothing else changes), and goes through once the others retired. */
 static void test_shadow_quota(void)
 {
 	const struct ferry_host_config base = { .max_client_shadow_mib = 8, .max_client_shadow_ratio = 1 };
 	struct fixture f;
 	fixture_open_cfg(&f, 42, "v3d-4.2", 1u << 20, &base);
-	send_job(&f, 1, false);
-	send_job(&f, 2, true);
+	struct ferry_host_stats st;
 	struct ferry_msg m = { .kind = FERRY_MSG_V3D_SUBMIT_CL };
 	m.u.v3d_submit_cl = f.submit;
-	m.u.v3d_submit_cl.seqno = 3;
-	uint32_t seq = harness_request(&f.hc, &m);
-	CHECK_ERROR(&f.hc, seq, -EDQUOT);
-	struct rx_msg *r = harness_reply(&f.hc, seq);
+	uint32_t refused = 0;
+	for (uint32_t seqno = 1; seqno <= 32 && !refused; seqno++) {
+		m.u.v3d_submit_cl.seqno = seqno;
+		uint32_t seq = harness_request(&f.hc, &m);
+		if (harness_reply(&f.hc, seq))
+			refused = seqno;
+	}
+	/* 8 MiB holds at least the tile memory of six jobs besides their control lists. */
+	CHECK(refused > 6);
+	struct rx_msg *r = harness_find(&f.hc, FERRY_MSG_ERROR);
+	CHECK(r && r->m.u.error.error == -EDQUOT);
 	CHECK(r && r->m.u.error.message && strstr(r->m.u.error.message, "client quota") &&
 	      strstr(r->m.u.error.message, "--max-client-shadow-mib"));
-	struct ferry_host_stats st;
 	ferry_host_get_stats(f.host, &st);
 	CHECK_EQ(st.shadow_quota_refusals, 1);
+	CHECK_EQ(st.submits, refused - 1);
 	CHECK(st.shadow_bytes <= (8u << 20) + st.bo_bytes);
 	harness_clear(&f.hc);
-	wait_signaled(&f, 2);
+	HARNESS_RUN_UNTIL(f.host, (ferry_host_get_stats(f.host, &st), st.fences_signaled >= refused - 1), 20000);
+	CHECK(st.fences_signaled >= refused - 1);
 	fill_src(&f, 3);
-	send_job(&f, 3, true);
-	wait_signaled(&f, 3);
+	send_job(&f, refused, true);
+	wait_signaled(&f, refused);
 	CHECK(memcmp(f.dst.cpu, f.src.cpu, (size_t)f.stride * f.height) == 0);
 	fixture_close(&f);
 }

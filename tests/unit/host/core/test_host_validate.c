@@ -336,6 +336,52 @@ static void test_shadow_pool_steady_state(void)
 	CHECK_EQ(st.shadow_bytes, 0); /* the context's pool went with it */
 }
 
+/* 256 small submits in flight at once (held behind a gate): their shadows share chunks (a few
+ * BOs, not one each), never overlap (each writes its own value), and the chunks are reused by
+ * the next round once these retired. */
+static void test_shadow_pool_small_submits_share(void)
+{
+	struct fixture f;
+	fixture_open(&f);
+	const uint32_t n = 256, first_data = 1024;
+	struct ferry_host_stats st0, st;
+	ferry_host_get_stats(host, &st0);
+	for (uint32_t round = 0; round < 2; round++) {
+		__atomic_store_n(&f.data[0], 0, __ATOMIC_SEQ_CST);
+		struct pm4_builder b = at_dword(&f, 0); /* queue 0: wait for data[0] >= 1 */
+		pm4_wait_mem(&b, WRITE_GE, f.data_iova, 1, 0xffffffffu);
+		struct submit gate = one_cmd(0, round + 1, 0, b.len);
+		send_submit(&f, &gate);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t at = 1024 + i * 8;
+			b = at_dword(&f, at);
+			pm4_mem_write(&b, f.data_iova + 4ull * (first_data + i), (const uint32_t[]){ round << 16 | i }, 1);
+			struct submit a = one_cmd(1, round * n + i + 1, at, b.len);
+			if (i == 0) {
+				a.nr_in = 1;
+				a.in[0] = (struct ferry_fence_ref){ .queue_id = 0, .seqno = round + 1 };
+			}
+			send_submit(&f, &a);
+		}
+		CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+		ferry_host_get_stats(host, &st);
+		/* 256 copies of 16 bytes and the gate's: one or two 4 KiB chunks (was one each) */
+		CHECK(st.shadow_bos_created - st0.shadow_bos_created <= 4);
+		CHECK(st.shadow_bytes - st0.shadow_bytes <= 16u << 10);
+		__atomic_store_n(&f.data[0], 1, __ATOMIC_SEQ_CST);
+		HARNESS_RUN_UNTIL(host, signaled(&f, 1) == (round + 1) * n, 10000);
+		REQUIRE(signaled(&f, 1) == (round + 1) * n);
+		for (uint32_t i = 0; i < n; i++)
+			if (f.data[first_data + i] != (round << 16 | i)) {
+				fprintf(stderr, "  round %u: data[%u] = 0x%x\n", round, first_data + i, f.data[first_data + i]);
+				CHECK(false);
+				break;
+			}
+		harness_clear(&f.hc);
+	}
+	fixture_close(&f);
+}
+
 /* ---- validation in budgeted steps (ferry_host_config.validate_slice_dwords) ---- */
 
 /* harness_request without its CHECK: the raw return of ferry_host_client_handle. */
@@ -529,6 +575,7 @@ int main(void)
 	RUN_TEST(test_held_submit_runs_what_was_validated);
 	RUN_TEST(test_passthrough_policy);
 	RUN_TEST(test_shadow_pool_steady_state);
+	RUN_TEST(test_shadow_pool_small_submits_share);
 	RUN_TEST(test_validation_in_steps);
 	ferry_host_destroy(host);
 	return test_finish();
