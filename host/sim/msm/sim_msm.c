@@ -286,6 +286,7 @@ static void sim_kdev_close(struct kdev *kd)
 	for (struct msms_queue **pq = &dev->queues; *pq;) {
 		struct msms_queue *q = *pq;
 		if (q->open == o) {
+			msms_dispatch_forget_queue(dev, q);
 			*pq = q->dev_next;
 			free(q);
 		} else {
@@ -307,6 +308,7 @@ static void sim_kdev_close(struct kdev *kd)
 	close(o->eventfd);
 	free(o->coredump);
 	free(o->memstore);
+	free(o->queue_by_id);
 	free(o->bos);
 	free(o->trace);
 	free(o);
@@ -366,6 +368,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	if (!q0) {
 		sim_dev_unlock(&dev->lock);
 		free(o->memstore);
+		free(o->queue_by_id);
 		iova_alloc_fini(&o->vm);
 		close(o->eventfd);
 		free(o);

@@ -55,21 +55,6 @@ void msms_dispatch_eop(struct msms_submit *s)
 	msms_trace_record(s, KDEV_TRACE_END);
 }
 
-/* The context of priority prio after seq `after` in round-robin order (wrapping), or NULL. */
-static struct msms_queue *next_context(struct sim_msm_device *dev, uint32_t prio, uint64_t after)
-{
-	struct msms_queue *first = NULL, *next = NULL;
-	for (struct msms_queue *q = dev->queues; q; q = q->dev_next) {
-		if (q->prio != prio)
-			continue;
-		if (!first || q->seq < first->seq)
-			first = q;
-		if (q->seq > after && (!next || q->seq < next->seq))
-			next = q;
-	}
-	return next ? next : first;
-}
-
 /* The context of priority prio after q in round-robin order (wrapping), or NULL. dev->queues is
  * in seq order (msms_queue_create appends), so this walks forward from q, not the whole list:
  * a pass over every context stays O(contexts), not O(contexts^2). */
@@ -82,6 +67,37 @@ static struct msms_queue *context_after(struct sim_msm_device *dev, uint32_t pri
 		if (n->prio == prio)
 			return n;
 	return q;
+}
+
+/* The context of priority prio after the one that issued last (wrapping), or NULL. */
+static struct msms_queue *next_context(struct sim_msm_device *dev, uint32_t prio, const struct msms_ring *ring)
+{
+	if (!dev->nr_queues_prio[prio])
+		return NULL;
+	if (ring->issue_last)
+		return context_after(dev, prio, ring->issue_last);
+	for (struct msms_queue *q = dev->queues; q; q = q->dev_next)
+		if (q->prio == prio)
+			return q;
+	return NULL;
+}
+
+void msms_dispatch_add_queue(struct sim_msm_device *dev, struct msms_queue *q)
+{
+	dev->nr_queues_prio[q->prio]++;
+}
+
+void msms_dispatch_forget_queue(struct sim_msm_device *dev, struct msms_queue *q)
+{
+	struct msms_ring *ring = &dev->rings[q->prio];
+	dev->nr_queues_prio[q->prio]--;
+	if (ring->issue_last != q)
+		return;
+	/* The one before it, so that the next pass starts where it would have: after q. */
+	ring->issue_last = NULL;
+	for (struct msms_queue *n = dev->queues; n && n != q; n = n->dev_next)
+		if (n->prio == q->prio)
+			ring->issue_last = n;
 }
 
 /* The context's next submit for the ring: in order, so one still waiting for its in-fences
@@ -103,12 +119,13 @@ void msms_dispatch_issue(struct sim_msm_device *dev)
 		bool issued = true;
 		while (issued && ring->count < MSMS_RING_SIZE) {
 			issued = false;
-			struct msms_queue *start = next_context(dev, prio, ring->issue_last), *q = start;
+			struct msms_queue *start = next_context(dev, prio, ring), *q = start;
 			while (q && ring->count < MSMS_RING_SIZE) {
 				struct msms_submit *s = q->inflight < MSMS_CONTEXT_INFLIGHT ? first_unissued(q) : NULL;
 				if (s) {
 					s->issued = true;
 					s->ring_next = NULL;
+					s->ring_prev = ring->tail;
 					if (ring->tail)
 						ring->tail->ring_next = s;
 					else
@@ -116,7 +133,7 @@ void msms_dispatch_issue(struct sim_msm_device *dev)
 					ring->tail = s;
 					ring->count++;
 					q->inflight++;
-					ring->issue_last = q->seq;
+					ring->issue_last = q;
 					issued = true;
 				}
 				q = context_after(dev, prio, q);
@@ -149,7 +166,7 @@ struct msms_submit *msms_dispatch_pick(struct sim_msm_device *dev, uint64_t now,
 			/* Only a context's oldest submit runs: contexts execute in order. */
 			if (s != s->queue->head)
 				continue;
-			if (s->stalled && s->next_poll_ns > now) {
+			if (s->stalled && s->next_poll_ns > now && s->poll_gen == dev->wake_gen) {
 				if (s->next_poll_ns < *next_wake)
 					*next_wake = s->next_poll_ns;
 				continue;
@@ -180,21 +197,18 @@ void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s)
 	if (!s->issued)
 		return;
 	struct msms_ring *ring = &dev->rings[s->queue->prio];
-	struct msms_submit *prev = NULL;
-	for (struct msms_submit *it = ring->head; it; prev = it, it = it->ring_next) {
-		if (it != s)
-			continue;
-		if (prev)
-			prev->ring_next = s->ring_next;
-		else
-			ring->head = s->ring_next;
-		if (ring->tail == s)
-			ring->tail = prev;
-		ring->count--;
-		s->queue->inflight--;
-		s->issued = false;
-		return;
-	}
+	if (s->ring_prev)
+		s->ring_prev->ring_next = s->ring_next;
+	else
+		ring->head = s->ring_next;
+	if (s->ring_next)
+		s->ring_next->ring_prev = s->ring_prev;
+	else
+		ring->tail = s->ring_prev;
+	s->ring_next = s->ring_prev = NULL;
+	ring->count--;
+	s->queue->inflight--;
+	s->issued = false;
 }
 
 static void notify_open(struct msms_open *o)
@@ -205,40 +219,32 @@ static void notify_open(struct msms_open *o)
 		perror("sim-msm: eventfd write");
 }
 
-void msms_dispatch_retire(struct sim_msm_device *dev)
+void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q)
 {
 	bool any = false;
-	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++) {
-		struct msms_submit *s = dev->rings[prio].head;
-		while (s) {
-			struct msms_submit *next = s->ring_next;
-			struct msms_queue *q = s->queue;
-			struct msms_memstore_slot *m = slot_of(s);
-			/* Retire in context order: only the context's head can have completed. */
-			if (m && s == q->head && ts_reached(m->eoptimestamp, s->timestamp)) {
-				msms_dispatch_unlink(dev, s);
-				q->head = s->next;
-				if (!q->head)
-					q->tail = NULL;
-				msms_submit_retired(s);
-				msms_submit_free(s);
-				dev->retired++;
-				notify_open(q->open);
-				msms_queue_maybe_free(q);
-				any = true;
-				next = dev->rings[prio].head; /* the next of the context may follow now */
-			}
-			s = next;
-		}
+	/* In context order: only the context's head can have completed. */
+	for (struct msms_submit *s = q->head; s && s->issued; s = q->head) {
+		struct msms_memstore_slot *m = slot_of(s);
+		if (!m || !ts_reached(m->eoptimestamp, s->timestamp))
+			break;
+		msms_dispatch_unlink(dev, s);
+		q->head = s->next;
+		if (!q->head)
+			q->tail = NULL;
+		msms_submit_retired(s);
+		msms_submit_free(s);
+		dev->retired++;
+		notify_open(q->open);
+		any = true;
 	}
-	if (any)
+	if (any) {
+		msms_queue_maybe_free(q); /* last: it may free q */
 		pthread_cond_broadcast(&dev->done_cond);
+	}
 }
 
 void msms_dispatch_wake_stalled(struct sim_msm_device *dev)
 {
-	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++)
-		for (struct msms_submit *s = dev->rings[prio].head; s; s = s->ring_next)
-			if (s->stalled)
-				s->next_poll_ns = 0;
+	/* Every submit stalled before now is due (pick compares its poll_gen), without a walk. */
+	dev->wake_gen++;
 }

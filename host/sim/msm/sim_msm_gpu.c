@@ -52,7 +52,7 @@ static void complete(struct sim_msm_device *dev, struct msms_submit *s)
 	memset(&s->cp.unmodeled, 0, sizeof(s->cp.unmodeled));
 	msms_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
 	msms_dispatch_eop(s);
-	msms_dispatch_retire(dev);
+	msms_dispatch_retire(dev, s->queue);
 }
 
 /* Recovery: blame the queue and its address space, dump, complete. */
@@ -192,6 +192,7 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 				return true;
 			}
 			s->next_poll_ns = now + WAIT_REPOLL_NS;
+			s->poll_gen = dev->wake_gen;
 			return s->cp.packets != before;
 		}
 		s->stalled = false; /* BUDGET: progress was made */

@@ -76,8 +76,12 @@ struct msms_queue;
 
 struct msms_submit {
 	struct msms_submit *next;      /* the context's drawqueue, in submission order */
-	struct msms_submit *ring_next; /* the priority ring's in-flight list, once issued */
+	struct msms_submit *ring_next, *ring_prev; /* the priority ring's in-flight list, once issued */
 	struct msms_queue *queue;
+	/* What msms_dispatch_pick reads of every submit on the ring, up front (cp is large). */
+	bool stalled;             /* the last slice ended in an unmet wait */
+	uint64_t next_poll_ns;    /* stalled: do not retry before this... */
+	uint64_t poll_gen;        /* ...unless dev->wake_gen moved on since it stalled */
 	uint32_t fence;
 	uint32_t timestamp;       /* the context's timestamp for this submit (memstore sop/eop) */
 	bool issued;              /* on its ring */
@@ -96,11 +100,9 @@ struct msms_submit {
 	uint32_t cmd_index;       /* next command buffer to start */
 	bool running;             /* a command buffer is in cp */
 	struct cp_exec cp;
-	bool stalled;             /* the last slice ended in an unmet wait */
 	uint64_t stall_since_ns;
 	uint64_t loop_since_ns;   /* when its CP was first seen looping through an IB chain */
 	uint64_t run_ns;          /* the CP worker's CPU time its slices took, summed */
-	uint64_t next_poll_ns;    /* stalled: do not retry before this */
 };
 
 #define MSMS_FENCE_HASH 1024 /* buckets; fences are mostly consecutive, so they spread evenly */
@@ -113,15 +115,16 @@ struct msms_queue {
 	uint32_t faults;
 	uint32_t last_fence;      /* the newest fence submitted */
 	uint32_t cyclic_next;     /* idr_alloc_cyclic cursor */
-	/* The drawqueue's submits by fence (the kernel's idr): a fence lookup per submit and per
-	 * WAIT_FENCE, not a walk of every queued submit. */
-	struct msms_submit *fence_hash[MSMS_FENCE_HASH];
 	bool closed;              /* SUBMITQUEUE_CLOSE'd: freed when drained */
 	uint64_t seq;             /* creation order across the device: the round-robin key */
 	uint32_t ts_queued;       /* the newest context timestamp handed out */
 	unsigned inflight;        /* submits issued to the ring, not yet retired */
 	uint64_t vrun;            /* CP work (packets) this context ran: who is served next */
 	struct msms_submit *head, *tail; /* the drawqueue: every submit not yet retired */
+	/* The drawqueue's submits by fence (the kernel's idr): a fence lookup per submit and per
+	 * WAIT_FENCE, not a walk of every queued submit. Last: the dispatcher's walks over every
+	 * queue read only the fields above, a cache line or two, not past 8 KiB of buckets. */
+	struct msms_submit *fence_hash[MSMS_FENCE_HASH];
 };
 
 /* One context's slot of the per-open memstore (KGSL's kgsl_devmemstore, the fields the model
@@ -137,7 +140,9 @@ struct msms_ring {
 	struct msms_submit *head, *tail;
 	uint32_t count;
 	uint64_t rr_last;         /* context seq that ran last: round-robin cursor */
-	uint64_t issue_last;      /* context seq that issued last */
+	/* The context that issued last (round-robin cursor), or NULL: before the first. A context
+	 * that goes hands it to the one of its priority before it (msms_dispatch_forget_queue). */
+	struct msms_queue *issue_last;
 	uint64_t vclock;          /* the largest vrun picked: where a context that idled resumes */
 };
 
@@ -157,6 +162,10 @@ struct msms_open {
 	char cmdline[4096]; /* as the kernel's dump: get_cmdline reads a page at most */
 	struct msms_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
 	uint32_t nr_memstore;
+	/* The open's live queues by id (the kernel's per-file idr): a submit or WAIT_FENCE looks
+	 * its queue up here, not in the device's list of every client's queues. */
+	struct msms_queue **queue_by_id;
+	uint32_t nr_queue_slots;
 	uint64_t next_mmap_offset;
 	char name[48];
 	struct kdev_trace_event *trace; /* CP start / end ring (SIM_MSM_TRACE_RING), made on first use */
@@ -174,6 +183,8 @@ struct sim_msm_device {
 	uint32_t serial;           /* sim_drm_device_serial: tags BO memfds */
 	struct msms_open *opens;
 	struct msms_queue *queues;  /* every queue with an open or pending work */
+	uint32_t nr_queues_prio[MSMS_NR_PRIORITIES]; /* of queues, by priority */
+	uint64_t wake_gen;         /* msms_dispatch_wake_stalled's: stalls before it are due */
 	uint64_t queue_seq;
 	struct msms_ring rings[MSMS_NR_PRIORITIES];
 	bool paused;               /* sim_msm_set_paused: the worker runs nothing */
@@ -195,6 +206,9 @@ void msms_bo_put(struct msms_bo *bo);
 int msms_bo_get_iova(struct msms_bo *bo, uint64_t *iova);
 struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id);
 struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio);
+/* q joins / leaves dev->queues: the dispatcher counts it, and its cursors stop pointing at it. */
+void msms_dispatch_add_queue(struct sim_msm_device *dev, struct msms_queue *q);
+void msms_dispatch_forget_queue(struct sim_msm_device *dev, struct msms_queue *q);
 /* Frees q if it is closed (or orphaned) and has no pending work. Returns true if freed. */
 bool msms_queue_maybe_free(struct msms_queue *q);
 /* Frees s; its fence, if nobody retired it, signals -ECANCELED (the open went away). */
@@ -246,8 +260,8 @@ void msms_trace_record(struct msms_submit *s, uint32_t phase);
 ssize_t msms_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
 void msms_dispatch_sop(struct msms_submit *s);
 void msms_dispatch_eop(struct msms_submit *s);
-/* Retires, ring by ring, every submit whose context's eoptimestamp has reached it. */
-void msms_dispatch_retire(struct sim_msm_device *dev);
+/* Retires the submits of q whose eoptimestamp was reached (only q's end of pipe moved). */
+void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q);
 /* Unlinks s from its ring (cancel). */
 void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s);
 /* Makes sure o's memstore has a slot for queue id. */

@@ -10,21 +10,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "ferry/array.h"
 #include "sim_msm_priv.h"
 #include "sim/sim_syncobj_timeline.h"
 
 struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id)
 {
-	for (struct msms_queue *q = o->dev->queues; q; q = q->dev_next)
-		if (q->open == o && !q->closed && q->id == id)
-			return q;
-	return NULL;
+	struct msms_queue *q = id < o->nr_queue_slots ? o->queue_by_id[id] : NULL;
+	return q && !q->closed ? q : NULL;
 }
 
 struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 {
 	/* The memstore slot first: a queue id always has one. */
-	if (msms_memstore_reserve(o, o->next_queue_id))
+	if (msms_memstore_reserve(o, o->next_queue_id) ||
+	    FERRY_ARRAY_RESERVE(o->queue_by_id, o->nr_queue_slots, (size_t)o->next_queue_id + 1, 8))
 		return NULL;
 	struct msms_queue *q = calloc(1, sizeof(*q));
 	if (!q)
@@ -35,6 +35,8 @@ struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 	q->prio = prio;
 	q->cyclic_next = 1;
 	q->seq = ++dev->queue_seq;
+	o->queue_by_id[q->id] = q;
+	msms_dispatch_add_queue(dev, q);
 	/* Append, so round-robin order is creation order. */
 	struct msms_queue **pq = &dev->queues;
 	while (*pq)
@@ -48,12 +50,14 @@ bool msms_queue_maybe_free(struct msms_queue *q)
 	if (!q->closed || q->head)
 		return false;
 	struct sim_msm_device *dev = q->open->dev;
+	msms_dispatch_forget_queue(dev, q);
 	for (struct msms_queue **pq = &dev->queues; *pq; pq = &(*pq)->dev_next) {
 		if (*pq == q) {
 			*pq = q->dev_next;
 			break;
 		}
 	}
+	q->open->queue_by_id[q->id] = NULL;
 	free(q);
 	return true;
 }
@@ -571,20 +575,18 @@ int msms_ioctl_wait_fence(struct msms_open *o, struct drm_msm_wait_fence *a)
 	struct sim_msm_device *dev = o->dev;
 	uint32_t fence = a->fence;
 	uint64_t seq = q->seq;
+	struct msms_queue *cur = q;
 	for (;;) {
-		/* The queue may be closed while we sleep: look it up again by its identity. */
-		struct msms_queue *cur = NULL;
-		for (struct msms_queue *it = dev->queues; it; it = it->dev_next)
-			if (it->seq == seq)
-				cur = it;
 		if (!cur || !find_fence(cur, fence))
 			return 0;
 		if (deadline <= sim_now_ns())
 			return -ETIMEDOUT;
-		if (pthread_cond_timedwait(&dev->done_cond, &dev->lock.mutex, &abs) == ETIMEDOUT) {
-			for (cur = dev->queues; cur && cur->seq != seq; cur = cur->dev_next)
-				;
+		int r = pthread_cond_timedwait(&dev->done_cond, &dev->lock.mutex, &abs);
+		/* The queue (and its open) may have gone while we slept: look it up again by its
+		 * identity, in the device's list. */
+		for (cur = dev->queues; cur && cur->seq != seq; cur = cur->dev_next)
+			;
+		if (r == ETIMEDOUT)
 			return cur && find_fence(cur, fence) ? -ETIMEDOUT : 0;
-		}
 	}
 }
