@@ -109,7 +109,10 @@ static void ring_doorbell(struct ferry_context *ctx)
 void ferry_ring_kick_untaken(struct ferry_context *ctx)
 {
 	struct ferry_device *dev = ctx->dev;
-	pthread_mutex_lock(&dev->send_lock);
+	/* Never waits for the lock: its holder sends (and rings when the host asks), or sleeps
+	 * for ring room, having rung; a waiter must not sit behind either beyond its timeout. */
+	if (pthread_mutex_trylock(&dev->send_lock) != 0)
+		return;
 	/* A doorbell the host did not ask for only makes it look: nothing to give back if it
 	 * cannot ring (the host takes the records at its next look anyway). */
 	if (ctx->has_ring && ferry_ring_used(&ctx->ring) != 0)
