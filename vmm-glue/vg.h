@@ -120,6 +120,7 @@ void vg_fence_poll(void);
 struct vg_config {
 	struct ferry_host_config host;
 	char gpu[32];
+	uint32_t ring_linger_us; /* vg_ring_set_linger */
 };
 
 int vg_worker_start(const struct vg_config *cfg);
@@ -159,8 +160,15 @@ void vg_ctx_notify_disarm(struct vg_ctx *c);
 bool vg_ctx_backlogged(const struct vg_ctx *c);
 /* Its submit rings hold records the last pass left: the worker comes back without sleeping. */
 bool vg_ctx_ring_more(const struct vg_ctx *c);
-/* A ring of it is not armed while work is in flight: the worker looks at least every ms. */
-bool vg_ctx_ring_watch(const struct vg_ctx *c);
+/* Within how many ns the worker looks at its rings again, 0 when a doorbell will say: a ring
+ * not armed while work is in flight is looked at every ms, one lingering after it took records
+ * every tick (vg_ring.c). */
+uint64_t vg_ctx_ring_look_ns(const struct vg_ctx *c);
+/* Submit rings (vg_ring.c): how long a ring that took records stays unarmed, looked at every
+ * tick (vg_ring_tick_ns) rather than asking the guest for a doorbell; 0 arms at once. */
+#define VG_RING_LINGER_DEFAULT_US 1000u
+void vg_ring_set_linger(uint32_t us);
+uint64_t vg_ring_tick_ns(void);
 /* The eventfds of its ferry contexts (fence pages), for the worker's poll: up to max. */
 int vg_ctx_event_fds(const struct vg_ctx *c, int *fds, int max);
 

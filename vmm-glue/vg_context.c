@@ -425,9 +425,13 @@ bool vg_ctx_ring_more(const struct vg_ctx *c)
 	return c->state == VG_FERRY && c->ring_more;
 }
 
-bool vg_ctx_ring_watch(const struct vg_ctx *c)
+uint64_t vg_ctx_ring_look_ns(const struct vg_ctx *c)
 {
-	return c->state == VG_FERRY && c->ring_watch;
+	if (c->state != VG_FERRY)
+		return 0;
+	if (c->ring_linger)
+		return vg_ring_tick_ns();
+	return c->ring_watch ? 1000000u : 0;
 }
 
 bool vg_ctx_notify_due(const struct vg_ctx *c)

@@ -84,6 +84,7 @@ struct vg_ctx {
 	uint32_t sock_seq;
 	bool ring_more; /* records were left for the worker's next pass */
 	bool ring_watch; /* a ring waits without a doorbell for work in flight to retire */
+	bool ring_linger; /* a ring that just took records waits without a doorbell (a tick) */
 };
 
 /* vg_context.c (and vg_ctx_fail in vg.h: the client goes at the next update) */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ferry/submit_ring.h"
 #include "vg_ctx_priv.h"
@@ -13,6 +14,36 @@
 /* Records taken in one opportunistic pass of a ring, so one busy guest cannot hold the worker
  * (before a stream frame every record written before it is taken, however many). */
 #define RING_BATCH 256u
+
+/* Lingering: for a while after it last took a record a ring stays unarmed and the worker looks
+ * at it every RING_TICK_NS instead (FERRY_VG_RING_LINGER_US, docs/vm.md "Submit rings"). A
+ * guest that pipelines submits writes its next record within microseconds, but a ring armed the
+ * moment it ran dry makes that record ring the doorbell: a KICK EXECBUFFER, which holds the
+ * submitting thread far longer than a record takes (~250 us under TCG). Meanwhile the host takes
+ * the record, runs dry and arms again, so the next record rings too: the two sides then move in
+ * lockstep at the doorbell's rate, a record or two per doorbell (measured: 800 pipelined
+ * submits, ~320 doorbells, a quarter of the rate of the runs that escaped it). The worker sleeps
+ * between looks (no spin). A guest about to wait for a submit rings for it itself (libferry's
+ * fence waits), so a lone submit is not left for the next look. */
+#define RING_TICK_NS 100000ull
+static uint64_t linger_ns = VG_RING_LINGER_DEFAULT_US * 1000ull;
+
+void vg_ring_set_linger(uint32_t us)
+{
+	linger_ns = (uint64_t)us * 1000u;
+}
+
+uint64_t vg_ring_tick_ns(void)
+{
+	return linger_ns < RING_TICK_NS ? linger_ns : RING_TICK_NS;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 struct vg_sring {
 	uint32_t ctx_id;
@@ -24,6 +55,7 @@ struct vg_sring {
 	uint32_t buf_cap;
 	uint64_t kicks;
 	uint64_t stalls; /* passes that found a record ahead of the stream */
+	uint64_t last_take_ns; /* when it last took a record (0: never), for lingering */
 	struct vg_sring *next;
 };
 
@@ -192,6 +224,8 @@ static bool drain_one(struct vg_ctx *c, struct vg_sring *s, uint32_t max, bool *
 {
 	*left = *stalled = false;
 	for (uint32_t taken = 0; c->state == VG_FERRY; taken++) {
+		if (taken) /* the record before this pass's look */
+			s->last_take_ns = now_ns();
 		if (taken == max) {
 			*left = true;
 			return true;
@@ -250,7 +284,7 @@ static bool drain_one(struct vg_ctx *c, struct vg_sring *s, uint32_t max, bool *
 bool vg_ring_drain(struct vg_ctx *c, bool all)
 {
 	bool more = false, waiter = false;
-	c->ring_watch = false;
+	c->ring_watch = c->ring_linger = false;
 	for (struct vg_sring *s = c->srings, *next; s && c->state == VG_FERRY; s = next) {
 		next = s->next;
 		for (int pass = 0;; pass++) {
@@ -258,25 +292,34 @@ bool vg_ring_drain(struct vg_ctx *c, bool all)
 			/* all: at most what the ring holds, so a vCPU that keeps writing cannot keep
 			 * this thread here; the rest is taken as a batch later (ring_more). */
 			if (!drain_one(c, s, all ? s->cons.size / FERRY_RING_ALIGN : RING_BATCH, &left, &stalled,
-				       &waiter))
-				goto out; /* the list may have changed */
+				       &waiter)) {
+				/* The list may have changed: the rings not looked at are looked at
+				 * again at once (each may be unarmed, waiting for a look). */
+				more = true;
+				goto out;
+			}
 			if (left || pass == 2) {
 				more = true;
 				break;
 			}
 			if (stalled)
 				break;
-			/* Nothing left to take now. While its context has work in flight the worker
-			 * looks again when that work retires, and at least every millisecond (the
-			 * running work may wait for a record, an external fence's signal); else the
-			 * guest is asked for a doorbell, and a record that arrived meanwhile is taken
-			 * at once. */
+			/* Nothing left to take now. Right after it took records the worker looks
+			 * again every tick for a while (lingering: the guest's next record would
+			 * otherwise ring); while its context has work in flight it looks again when
+			 * that work retires, and at least every millisecond (the running work may
+			 * wait for a record, an external fence's signal); else the guest is asked for
+			 * a doorbell, and a record that arrived meanwhile is taken at once. */
+			bool linger = s->last_take_ns && now_ns() - s->last_take_ns < linger_ns;
 			pthread_mutex_lock(&vg_mem_lock);
 			struct vg_res *r = vg_ctx_res_locked(c, s->res, 0);
 			bool alive = vg_res_linear_alive_locked(r, s->gen), armed = true;
-			if (alive && vg_ctx_fctx_busy(c, s->ctx_id)) {
+			if (alive && (linger || vg_ctx_fctx_busy(c, s->ctx_id))) {
 				ferry_ring_disarm(&s->cons);
-				c->ring_watch = true;
+				if (linger)
+					c->ring_linger = true;
+				else
+					c->ring_watch = true;
 			} else if (alive) {
 				armed = ferry_ring_arm(&s->cons);
 			}

@@ -276,16 +276,15 @@ static void *worker(void *arg)
 				pfd[n++] = (struct pollfd){ .fd = efds[i], .events = POLLIN };
 		}
 		int timeout = ferry_host_next_timeout_ms(host);
-		bool backlog = false, ring_more = false, ring_watch = false;
+		bool backlog = false, ring_more = false;
+		uint64_t ring_look_ns = 0;
 		for (struct ctx_node *c = ctxs; c; c = c->next) {
 			backlog |= vg_ctx_backlogged(c->c);
 			ring_more |= vg_ctx_ring_more(c->c);
-			ring_watch |= vg_ctx_ring_watch(c->c);
+			uint64_t ns = vg_ctx_ring_look_ns(c->c);
+			if (ns && (!ring_look_ns || ns < ring_look_ns))
+				ring_look_ns = ns;
 		}
-		/* A ring not armed while its work runs is looked at within a millisecond whether or
-		 * not that work retires (it may wait for a record still in the ring). */
-		if (ring_watch && (timeout < 0 || timeout > 1))
-			timeout = 1;
 		/* Submit rings with records a bounded pass left: another pass at once. */
 		if (ring_more)
 			timeout = 0;
@@ -295,7 +294,17 @@ static void *worker(void *arg)
 		/* Past MAX_POLL event fds, look at least every 10 ms (QEMU's own poll period). */
 		if (n == MAX_POLL && (timeout < 0 || timeout > 10))
 			timeout = 10;
-		poll(pfd, (nfds_t)n, timeout);
+		/* A ring not armed is looked at within its time (vg_ctx_ring_look_ns): a ms while
+		 * its work runs, whether or not that work retires (it may wait for a record still
+		 * in the ring); a tick while it lingers after taking records. */
+		struct timespec ts, *tsp = NULL;
+		if (timeout >= 0)
+			ts = (struct timespec){ timeout / 1000, (long)(timeout % 1000) * 1000000 };
+		if (ring_look_ns && (timeout < 0 || ring_look_ns < (uint64_t)timeout * 1000000u))
+			ts = (struct timespec){ (time_t)(ring_look_ns / 1000000000u), (long)(ring_look_ns % 1000000000u) };
+		if (timeout >= 0 || ring_look_ns)
+			tsp = &ts;
+		ppoll(pfd, (nfds_t)n, tsp, NULL);
 		for (int i = 2; i < n; i++) {
 			uint64_t v;
 			if (pfd[i].revents & POLLIN)
@@ -341,6 +350,7 @@ int vg_worker_start(const struct vg_config *cfg)
 	if (running)
 		return 0;
 	log_level = cfg->host.log_level;
+	vg_ring_set_linger(cfg->ring_linger_us);
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
 		return -errno;

@@ -53,7 +53,8 @@ static const char *env_or(const char *name, const char *def)
 
 /* The host's settings come from the environment QEMU was started with (`ferry qemu`, or
  * libvirt's <qemu:env>): FERRY_VG_GPU, FERRY_VG_SIM_STRICT, FERRY_VG_V3D_TENANCY,
- * FERRY_VG_ALLOW_PASSTHROUGH (ferryd's --allow-passthrough), FERRY_VG_LOG_LEVEL (docs/vm.md). */
+ * FERRY_VG_ALLOW_PASSTHROUGH (ferryd's --allow-passthrough), FERRY_VG_LOG_LEVEL,
+ * FERRY_VG_RING_LINGER_US (docs/vm.md). */
 static void config(struct vg_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -63,6 +64,10 @@ static void config(struct vg_config *cfg)
 	cfg->host.v3d_shared_tenancy = strcmp(env_or("FERRY_VG_V3D_TENANCY", "exclusive"), "shared") == 0;
 	cfg->host.allow_passthrough = strcmp(env_or("FERRY_VG_ALLOW_PASSTHROUGH", "0"), "1") == 0;
 	cfg->host.log_level = atoi(env_or("FERRY_VG_LOG_LEVEL", "1"));
+	/* Capped at 10 s: longer would only keep the worker looking at idle rings. */
+	const char *lv = getenv("FERRY_VG_RING_LINGER_US");
+	long linger = lv && *lv ? strtol(lv, NULL, 10) : (long)VG_RING_LINGER_DEFAULT_US;
+	cfg->ring_linger_us = linger < 0 ? 0 : linger > 10000000 ? 10000000 : (uint32_t)linger;
 }
 
 VG_EXPORT int virgl_renderer_init(void *cookie, int flags, struct virgl_renderer_callbacks *cb)

@@ -90,6 +90,8 @@ int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 		pthread_mutex_unlock(&dev->lock);
 		return err;
 	}
+	if (timeout_ns != 0) /* a poll does not sleep */
+		ferry_ring_kick_untaken(ctx);
 	pthread_mutex_lock(&dev->lock);
 	/* seq_cst increment before the re-check inside the pump: the host bumps the slot and then
 	 * reads waiters, so either we see the new slot or it sees us and writes the eventfd. */
@@ -151,6 +153,14 @@ int ferry_fence_wait_many(const struct ferry_fence_point *fences, uint32_t count
 			return -EINVAL;
 	int64_t deadline = ferry_deadline(timeout_ns);
 	struct fence_many_arg arg = { fences, count, wait_all, 0 };
+	/* Each context once (ferry_ring_kick_untaken), before dev->lock; not for a poll. */
+	for (uint32_t i = 0; i < count && timeout_ns != 0; i++) {
+		bool seen = false;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = fences[j].q->ctx == fences[i].q->ctx;
+		if (!seen)
+			ferry_ring_kick_untaken(fences[i].q->ctx);
+	}
 
 	pthread_mutex_lock(&dev->lock);
 	int r = 0;

@@ -203,6 +203,13 @@ void ferry_ring_teardown(struct ferry_context *ctx);
  * else on the socket. 0 or a negative errno (-EIO: the host broke the ring, the context is
  * lost). */
 int ferry_send_ctx_locked(struct ferry_context *ctx, const struct ferry_msg *msg);
+/* Before a thread sleeps on a fence of ctx (tries send_lock, so not under dev->lock; skipped
+ * when another thread holds it): rings the doorbell when its ring holds records the host has
+ * not taken. A host that just took records
+ * does not ask for a doorbell for a while (it looks at the ring every tick instead, docs/vm.md
+ * "Submit rings"), so the submit waited for may still sit there; rung now, it is taken while
+ * this thread is on its way to sleep, often retired before it sleeps at all. */
+void ferry_ring_kick_untaken(struct ferry_context *ctx);
 
 /* ---- capture.c ---- (the guest-side capture; all under dev->send_lock) */
 /* Opens the capture the environment asks for: 0 (none asked, or opened) or a negative errno. */

@@ -1,6 +1,7 @@
 /* libferry's submit rings (docs/protocol.md "Submit rings"): RingCreate after a context is made,
  * and the send path that puts a context's reply-less frames into its ring instead of the socket,
- * ringing the doorbell only when the host asked for it. */
+ * ringing the doorbell when the host asked for it, and before a wait on records it has not
+ * taken. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -81,7 +82,7 @@ void ferry_context_ring_stats(struct ferry_context *ctx, struct ferry_ring_stats
 	pthread_mutex_unlock(&ctx->dev->send_lock);
 }
 
-static void ring_doorbell(struct ferry_context *ctx)
+static bool ring_doorbell_rang(struct ferry_context *ctx)
 {
 	uint64_t one = 1;
 	bool rang;
@@ -91,13 +92,32 @@ static void ring_doorbell(struct ferry_context *ctx)
 		rang = t->ops->ring_doorbell(t, ctx->id) >= 0;
 	else /* EAGAIN: the counter is full, the host has a wakeup coming anyway. */
 		rang = write(ctx->ring_doorbell, &one, sizeof(one)) == (ssize_t)sizeof(one) || errno == EAGAIN;
-	if (rang) {
+	if (rang)
 		ctx->ring_stats.doorbells++;
+	return rang;
+}
+
+static void ring_doorbell(struct ferry_context *ctx)
+{
+	if (ring_doorbell_rang(ctx))
 		return;
-	}
 	/* The publish took the host's wakeup flag: give it back, so the next record rings again
 	 * rather than leaving the host asleep on records it was never told about. */
 	atomic_store_explicit(&ctx->ring.hdr->wakeup, 1, memory_order_release);
+}
+
+void ferry_ring_kick_untaken(struct ferry_context *ctx)
+{
+	struct ferry_device *dev = ctx->dev;
+	/* Never waits for the lock: its holder sends (and rings when the host asks), or sleeps
+	 * for ring room, having rung; a waiter must not sit behind either beyond its timeout. */
+	if (pthread_mutex_trylock(&dev->send_lock) != 0)
+		return;
+	/* A doorbell the host did not ask for only makes it look: nothing to give back if it
+	 * cannot ring (the host takes the records at its next look anyway). */
+	if (ctx->has_ring && ferry_ring_used(&ctx->ring) != 0)
+		(void)ring_doorbell_rang(ctx);
+	pthread_mutex_unlock(&dev->send_lock);
 }
 
 static int ring_broken(struct ferry_context *ctx)

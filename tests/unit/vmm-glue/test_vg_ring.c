@@ -4,7 +4,8 @@
  * guest's pages; records ordered against the EXECBUFFER stream; rings the glue must refuse (no
  * bind, too small, scattered private pages, a second ring) without harm; a bind of another
  * context's resource, which refuses its context as any bind does; a hostile ring index or
- * record that loses its own virtio-gpu context alone; a ring whose pages the guest detached. */
+ * record that loses its own virtio-gpu context alone; a ring whose pages the guest detached; a
+ * ring that just took records asks for no doorbell (it lingers) and still takes the next one. */
 #include <sys/mman.h>
 
 #include "ferry/submit_ring.h"
@@ -230,13 +231,19 @@ static void ring_jobs(enum layout how, uint32_t ctx, uint32_t res0)
 	CHECK(bells < 100);
 	CHECK_EQ(atomic_load(&((struct ferry_ring_header *)rr.mem)->consumed), 200u);
 
+	/* The ring took records just now, so it lingers (FERRY_VG_RING_LINGER_US, 10 s here: main):
+	 * not armed, the next record asks for no doorbell, and the worker takes it on its own. */
+	CHECK(!ring_submit(&prod, &j, 201, base, 12, 0x5eedu));
+	wait_slot(&j, 201);
+	CHECK_EQ(data_word(&j, 12), 0x5eedu);
+
 	/* A record after a stream frame the host has not seen waits for that frame. */
-	CHECK(ring_submit(&prod, &j, 201, base + 1, 8, 0xabcdu) || true);
+	CHECK(ring_submit(&prod, &j, 202, base + 1, 8, 0xabcdu) || true);
 	kick(&g, 1);
 	pump(NULL, NULL, 50);
-	CHECK_EQ(atomic_load(&((struct ferry_ring_header *)rr.mem)->consumed), 200u);
+	CHECK_EQ(atomic_load(&((struct ferry_ring_header *)rr.mem)->consumed), 201u);
 	check_answers(&g); /* the stream frame it waited for */
-	wait_slot(&j, 201);
+	wait_slot(&j, 202);
 	CHECK_EQ(data_word(&j, 8), 0xabcdu);
 	CHECK_EQ(ring_header(&g).error, 0);
 	vr.context_destroy(g.ctx);
@@ -350,6 +357,9 @@ static void test_ring_hostile(void)
 int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2);
+	/* Long enough that a ring that just took records is surely still lingering when a check
+	 * looks (the checks never wait for it to end). */
+	setenv("FERRY_VG_RING_LINGER_US", "10000000", 1);
 	harness_open(argv[1]);
 	RUN_TEST(test_ring_one_run);
 	RUN_TEST(test_ring_scattered_shared);
