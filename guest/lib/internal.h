@@ -147,6 +147,8 @@ struct ferry_context {
 	void *ring_mem;
 	size_t ring_len;
 	int ring_doorbell;
+	bool ring_rung;           /* a doorbell went out when the ring's tail was ring_rung_tail */
+	uint32_t ring_rung_tail;
 	uint32_t ring_seq_base, ring_sock_at;
 	struct ferry_ring_stats ring_stats;
 	/* Submit scratch, grown on demand and kept (under send_lock): steady-state submits do not

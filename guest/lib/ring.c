@@ -92,8 +92,11 @@ static bool ring_doorbell_rang(struct ferry_context *ctx)
 		rang = t->ops->ring_doorbell(t, ctx->id) >= 0;
 	else /* EAGAIN: the counter is full, the host has a wakeup coming anyway. */
 		rang = write(ctx->ring_doorbell, &one, sizeof(one)) == (ssize_t)sizeof(one) || errno == EAGAIN;
-	if (rang)
+	if (rang) {
 		ctx->ring_stats.doorbells++;
+		ctx->ring_rung = true;
+		ctx->ring_rung_tail = ctx->ring.tail;
+	}
 	return rang;
 }
 
@@ -114,8 +117,10 @@ void ferry_ring_kick_untaken(struct ferry_context *ctx)
 	if (pthread_mutex_trylock(&dev->send_lock) != 0)
 		return;
 	/* A doorbell the host did not ask for only makes it look: nothing to give back if it
-	 * cannot ring (the host takes the records at its next look anyway). */
-	if (ctx->has_ring && ferry_ring_used(&ctx->ring) != 0)
+	 * cannot ring (the host takes the records at its next look anyway). None when the last
+	 * record already rang it (ferryd asks at once when idle): the host is on its way. */
+	if (ctx->has_ring && ferry_ring_used(&ctx->ring) != 0 &&
+	    !(ctx->ring_rung && ctx->ring_rung_tail == ctx->ring.tail))
 		(void)ring_doorbell_rang(ctx);
 	pthread_mutex_unlock(&dev->send_lock);
 }
