@@ -269,6 +269,13 @@ void vg_sync_reply(struct vg_ctx *c, const struct ferry_msg *m, const int *fds, 
  * the submits they retired. */
 static bool sync_fctx(struct vg_ctx *c, struct vg_fctx *f)
 {
+	/* The guest's page is written in three steps: the changed slots' errors, then the lost
+	 * word, then the signaled seqnos. The host writes a failing fence's error before its lost
+	 * word, so that stays true; and a guest that sees a seqno signaled (its wait returns
+	 * -EIO) sees the context lost with it, as over a socket, where both are in the page
+	 * before the host's next message. */
+	uint64_t changed_q[FERRY_FENCE_PAGE_QUEUES / 64] = { 0 };
+	uint32_t sigs[FERRY_FENCE_PAGE_QUEUES];
 	bool changed = false;
 	uint32_t lost = atomic_load(&f->page->lost);
 	for (uint32_t q = 0; q < FERRY_FENCE_PAGE_QUEUES; q++) {
@@ -299,32 +306,41 @@ static bool sync_fctx(struct vg_ctx *c, struct vg_fctx *f)
 		atomic_store(&shown->error_seqno, eseq);
 		atomic_store(&shown->error, err);
 		atomic_store(&shown->signaled, sig);
-		pthread_mutex_lock(&vg_mem_lock);
-		struct vg_res *r = vg_ctx_res_locked(c, f->res, FERRY_FENCE_PAGE_SIZE);
-		if (r) {
+		changed_q[q / 64] |= 1ull << (q % 64);
+		sigs[q] = sig;
+		changed = true;
+	}
+	bool lost_changed = lost != f->lost;
+	if (!changed && !lost_changed)
+		return false;
+	f->lost = lost;
+	pthread_mutex_lock(&vg_mem_lock);
+	struct vg_res *r = vg_ctx_res_locked(c, f->res, FERRY_FENCE_PAGE_SIZE);
+	if (r) {
+		for (uint32_t q = 0; q < FERRY_FENCE_PAGE_QUEUES; q++) {
+			if (!(changed_q[q / 64] & (1ull << (q % 64))))
+				continue;
 			size_t off = offsetof(struct ferry_fence_page, slots) + q * sizeof(struct ferry_fence_slot);
-			struct ferry_fence_slot s = { 0 };
-			vg_res_read_locked(r, off, &s, sizeof(s));
-			/* The error before the seqno that reports it, as the host writes them. */
-			atomic_store(&s.error_seqno, eseq);
-			atomic_store(&s.error, err);
-			vg_res_write_locked(r, off, &s, sizeof(s));
-			__atomic_thread_fence(__ATOMIC_RELEASE);
-			vg_res_write_locked(r, off + offsetof(struct ferry_fence_slot, signaled), &sig, sizeof(sig));
+			struct ferry_fence_slot sl = { 0 };
+			vg_res_read_locked(r, off, &sl, sizeof(sl));
+			atomic_store(&sl.error_seqno, atomic_load(&f->shown[q].error_seqno));
+			atomic_store(&sl.error, atomic_load(&f->shown[q].error));
+			vg_res_write_locked(r, off, &sl, sizeof(sl)); /* signaled as the guest had it */
 		}
-		pthread_mutex_unlock(&vg_mem_lock);
-		changed = true;
-	}
-	if (lost != f->lost) {
-		f->lost = lost;
-		pthread_mutex_lock(&vg_mem_lock);
-		struct vg_res *r = vg_ctx_res_locked(c, f->res, FERRY_FENCE_PAGE_SIZE);
-		if (r)
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		if (lost_changed)
 			vg_res_write_locked(r, offsetof(struct ferry_fence_page, lost), &lost, sizeof(lost));
-		pthread_mutex_unlock(&vg_mem_lock);
-		changed = true;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		for (uint32_t q = 0; q < FERRY_FENCE_PAGE_QUEUES; q++) {
+			if (!(changed_q[q / 64] & (1ull << (q % 64))))
+				continue;
+			size_t off = offsetof(struct ferry_fence_page, slots) + q * sizeof(struct ferry_fence_slot) +
+				     offsetof(struct ferry_fence_slot, signaled);
+			vg_res_write_locked(r, off, &sigs[q], sizeof(sigs[q]));
+		}
 	}
-	return changed;
+	pthread_mutex_unlock(&vg_mem_lock);
+	return true;
 }
 
 bool vg_sync_pages(struct vg_ctx *c)
