@@ -15,6 +15,7 @@
 
 #include "ferry/uapi/msm_drm.h"
 #include "ferry/ferry.h"
+#include "ferryd_spawn.h"
 #include "pm4_builder.h"
 #include "soak.h"
 
@@ -586,12 +587,21 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s)
 /* ---- slow readers and flooders (raw sockets) ---- */
 
 /* ferryd's fds minus the BOs of all clients (each holds one fd); -1 if not measurable. */
-static long long fds_beyond_bos(const struct soak_env *env)
+/* ferryd's fds beyond its BOs' own, as a range: the fd count is read before and after the
+ * status that gives the BO count, and another client creating or closing BOs meanwhile (the
+ * greedy one makes 4096) moves the fds between the two reads. The lower end is what ferryd
+ * surely held, the higher what it may have held. false: no reading. */
+static bool fds_beyond_bos(const struct soak_env *env, long long *low, long long *high)
 {
 	struct soak_probe p;
 	if (env->ferryd_pid <= 0 || soak_probe(env->control, env->ferryd_pid, &p, NULL) < 0 || p.fds < 0 || p.bos < 0)
-		return -1;
-	return p.fds - p.bos;
+		return false;
+	long long after = ferryd_proc_fd_count(env->ferryd_pid);
+	if (after < 0)
+		return false;
+	*low = (p.fds < after ? p.fds : after) - p.bos;
+	*high = (p.fds > after ? p.fds : after) - p.bos;
+	return true;
 }
 
 void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
@@ -603,7 +613,10 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 			sleep_ms(100);
 			continue;
 		}
-		long long before = fds_beyond_bos(env);
+		/* What ferryd may have held before us, against what it surely holds after. */
+		long long before = -1, before_low;
+		if (!fds_beyond_bos(env, &before_low, &before))
+			before = -1;
 		struct ferry_buf buf;
 		ferry_buf_init(&buf);
 		encode_hello(&buf, 1);
@@ -629,8 +642,8 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 		long long least = -1;
 		sleep_ms(100);
 		for (int t = 0; t < 10 && !soak_should_stop(env) && before >= 0; t++) {
-			long long now = fds_beyond_bos(env);
-			if (now >= 0 && (least < 0 || now - before < least))
+			long long now, now_high;
+			if (fds_beyond_bos(env, &now, &now_high) && (least < 0 || now - before < least))
 				least = now - before > 0 ? now - before : 0;
 			sleep_ms(100);
 		}
