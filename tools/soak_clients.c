@@ -586,11 +586,10 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s)
 
 /* ---- slow readers and flooders (raw sockets) ---- */
 
-/* ferryd's fds minus the BOs of all clients (each holds one fd); -1 if not measurable. */
-/* ferryd's fds beyond its BOs' own, as a range: the fd count is read before and after the
- * status that gives the BO count, and another client creating or closing BOs meanwhile (the
- * greedy one makes 4096) moves the fds between the two reads. The lower end is what ferryd
- * surely held, the higher what it may have held. false: no reading. */
+/* ferryd's fds beyond its BOs' own (each holds one fd), as a range: the fd count is read before
+ * and after the status that gives the BO count, and another client creating or closing BOs
+ * meanwhile (the greedy one makes 4096) moves the fds between the two reads. The lower end is
+ * what ferryd surely held, the higher what it may have held. false: no reading. */
 static bool fds_beyond_bos(const struct soak_env *env, long long *low, long long *high)
 {
 	struct soak_probe p;
@@ -614,9 +613,8 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 			continue;
 		}
 		/* What ferryd may have held before us, against what it surely holds after. */
-		long long before = -1, before_low;
-		if (!fds_beyond_bos(env, &before_low, &before))
-			before = -1;
+		long long before = 0, before_low;
+		bool measured = fds_beyond_bos(env, &before_low, &before);
 		struct ferry_buf buf;
 		ferry_buf_init(&buf);
 		encode_hello(&buf, 1);
@@ -641,7 +639,7 @@ void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
 		 * over the samples: other clients' replies in flight come and go) is pinned for us. */
 		long long least = -1;
 		sleep_ms(100);
-		for (int t = 0; t < 10 && !soak_should_stop(env) && before >= 0; t++) {
+		for (int t = 0; t < 10 && !soak_should_stop(env) && measured; t++) {
 			long long now, now_high;
 			if (fds_beyond_bos(env, &now, &now_high) && (least < 0 || now - before < least))
 				least = now - before > 0 ? now - before : 0;
