@@ -525,8 +525,8 @@ static struct spread spread_of(double *v, int n)
 	return sp;
 }
 
-/* The rounds' ratio of field through ferryd to in-process (den_ferry false), or in-process to
- * ferryd (true: for rates, where higher is better, so the ratio reads as overhead either way). */
+/* The rounds' ratio of field through ferryd to in-process, or for a rate (higher is better)
+ * in-process to ferryd, so that either reads as overhead. */
 static struct spread ratio_spread(const struct round *rd, int n, size_t field, bool rate)
 {
 	double v[BENCH_ROUNDS];

@@ -127,16 +127,21 @@ static bool many_done(void *arg)
 	return a->wait_all;
 }
 
+/* Whether f[i] is the first of f[0..i] in its context: what is done per context, once. */
+static bool first_of_ctx(const struct ferry_fence_point *f, uint32_t i)
+{
+	for (uint32_t j = 0; j < i; j++)
+		if (f[j].q->ctx == f[i].q->ctx)
+			return false;
+	return true;
+}
+
 /* The waiters word of every context involved, once each (dev->lock held). */
 static void many_waiters(const struct ferry_fence_point *f, uint32_t count, int delta)
 {
-	for (uint32_t i = 0; i < count; i++) {
-		bool seen = false;
-		for (uint32_t j = 0; j < i && !seen; j++)
-			seen = f[j].q->ctx == f[i].q->ctx;
-		if (!seen)
+	for (uint32_t i = 0; i < count; i++)
+		if (first_of_ctx(f, i))
 			atomic_fetch_add(&f[i].q->ctx->page->waiters, delta);
-	}
 }
 
 int ferry_fence_wait_many(const struct ferry_fence_point *fences, uint32_t count, bool wait_all,
@@ -154,13 +159,9 @@ int ferry_fence_wait_many(const struct ferry_fence_point *fences, uint32_t count
 	int64_t deadline = ferry_deadline(timeout_ns);
 	struct fence_many_arg arg = { fences, count, wait_all, 0 };
 	/* Each context once (ferry_ring_kick_untaken), before dev->lock; not for a poll. */
-	for (uint32_t i = 0; i < count && timeout_ns != 0; i++) {
-		bool seen = false;
-		for (uint32_t j = 0; j < i && !seen; j++)
-			seen = fences[j].q->ctx == fences[i].q->ctx;
-		if (!seen)
+	for (uint32_t i = 0; i < count && timeout_ns != 0; i++)
+		if (first_of_ctx(fences, i))
 			ferry_ring_kick_untaken(fences[i].q->ctx);
-	}
 
 	pthread_mutex_lock(&dev->lock);
 	int r = 0;
