@@ -308,7 +308,6 @@ static void sim_kdev_close(struct kdev *kd)
 	close(o->eventfd);
 	free(o->coredump);
 	free(o->memstore);
-	free(o->queue_by_id);
 	free(o->bos);
 	free(o->trace);
 	free(o);
@@ -368,7 +367,6 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	if (!q0) {
 		sim_dev_unlock(&dev->lock);
 		free(o->memstore);
-		free(o->queue_by_id);
 		iova_alloc_fini(&o->vm);
 		close(o->eventfd);
 		free(o);

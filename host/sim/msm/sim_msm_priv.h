@@ -110,6 +110,7 @@ struct msms_submit {
 struct msms_queue {
 	struct msms_open *open;    /* NULL once the open is gone */
 	struct msms_queue *dev_next;
+	struct msms_queue *open_next; /* the open's live queues */
 	uint32_t id;
 	uint32_t prio;
 	uint32_t faults;
@@ -162,10 +163,9 @@ struct msms_open {
 	char cmdline[4096]; /* as the kernel's dump: get_cmdline reads a page at most */
 	struct msms_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
 	uint32_t nr_memstore;
-	/* The open's live queues by id (the kernel's per-file idr): a submit or WAIT_FENCE looks
-	 * its queue up here, not in the device's list of every client's queues. */
-	struct msms_queue **queue_by_id;
-	uint32_t nr_queue_slots;
+	/* The open's live queues (the kernel's per-file list): a submit or WAIT_FENCE looks its
+	 * queue up here, among a few, not in the device's list of every client's queues. */
+	struct msms_queue *queues;
 	uint64_t next_mmap_offset;
 	char name[48];
 	struct kdev_trace_event *trace; /* CP start / end ring (SIM_MSM_TRACE_RING), made on first use */

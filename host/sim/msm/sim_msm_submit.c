@@ -10,21 +10,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "ferry/array.h"
 #include "sim_msm_priv.h"
 #include "sim/sim_syncobj_timeline.h"
 
 struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id)
 {
-	struct msms_queue *q = id < o->nr_queue_slots ? o->queue_by_id[id] : NULL;
-	return q && !q->closed ? q : NULL;
+	for (struct msms_queue *q = o->queues; q; q = q->open_next)
+		if (q->id == id)
+			return q->closed ? NULL : q;
+	return NULL;
 }
 
 struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 {
 	/* The memstore slot first: a queue id always has one. */
-	if (msms_memstore_reserve(o, o->next_queue_id) ||
-	    FERRY_ARRAY_RESERVE(o->queue_by_id, o->nr_queue_slots, (size_t)o->next_queue_id + 1, 8))
+	if (msms_memstore_reserve(o, o->next_queue_id))
 		return NULL;
 	struct msms_queue *q = calloc(1, sizeof(*q));
 	if (!q)
@@ -35,7 +35,8 @@ struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 	q->prio = prio;
 	q->cyclic_next = 1;
 	q->seq = ++dev->queue_seq;
-	o->queue_by_id[q->id] = q;
+	q->open_next = o->queues;
+	o->queues = q;
 	msms_dispatch_add_queue(dev, q);
 	/* Append, so round-robin order is creation order. */
 	struct msms_queue **pq = &dev->queues;
@@ -57,7 +58,12 @@ bool msms_queue_maybe_free(struct msms_queue *q)
 			break;
 		}
 	}
-	q->open->queue_by_id[q->id] = NULL;
+	for (struct msms_queue **pq = &q->open->queues; *pq; pq = &(*pq)->open_next) {
+		if (*pq == q) {
+			*pq = q->open_next;
+			break;
+		}
+	}
 	free(q);
 	return true;
 }
