@@ -588,19 +588,26 @@ void soak_run_kill(const struct soak_env *env, struct soak_slot *s)
 
 /* ferryd's fds beyond its BOs' own (each holds one fd), as a range: the fd count is read before
  * and after the status that gives the BO count, and another client creating or closing BOs
- * meanwhile (the greedy one makes 4096) moves the fds between the two reads. The lower end is
+ * meanwhile (the greedy one makes 4096) moves the fds between the two reads. A few tries look
+ * for a reading where they did not move (exact); else the last try's range. The lower end is
  * what ferryd surely held, the higher what it may have held. false: no reading. */
 static bool fds_beyond_bos(const struct soak_env *env, long long *low, long long *high)
 {
-	struct soak_probe p;
-	if (env->ferryd_pid <= 0 || soak_probe(env->control, env->ferryd_pid, &p, NULL) < 0 || p.fds < 0 || p.bos < 0)
-		return false;
-	long long after = ferryd_proc_fd_count(env->ferryd_pid);
-	if (after < 0)
-		return false;
-	*low = (p.fds < after ? p.fds : after) - p.bos;
-	*high = (p.fds > after ? p.fds : after) - p.bos;
-	return true;
+	bool got = false;
+	for (int t = 0; t < 5 && env->ferryd_pid > 0; t++) {
+		struct soak_probe p;
+		if (soak_probe(env->control, env->ferryd_pid, &p, NULL) < 0 || p.fds < 0 || p.bos < 0)
+			return got;
+		long long after = ferryd_proc_fd_count(env->ferryd_pid);
+		if (after < 0)
+			return got;
+		*low = (p.fds < after ? p.fds : after) - p.bos;
+		*high = (p.fds > after ? p.fds : after) - p.bos;
+		got = true;
+		if (*low == *high)
+			break;
+	}
+	return got;
 }
 
 void soak_run_slow(const struct soak_env *env, struct soak_slot *s)
