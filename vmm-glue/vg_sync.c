@@ -275,7 +275,6 @@ static bool sync_fctx(struct vg_ctx *c, struct vg_fctx *f)
 	 * -EIO) sees the context lost with it, as over a socket, where both are in the page
 	 * before the host's next message. */
 	uint64_t changed_q[FERRY_FENCE_PAGE_QUEUES / 64] = { 0 };
-	uint32_t sigs[FERRY_FENCE_PAGE_QUEUES];
 	bool changed = false;
 	uint32_t lost = atomic_load(&f->page->lost);
 	for (uint32_t q = 0; q < FERRY_FENCE_PAGE_QUEUES; q++) {
@@ -307,7 +306,6 @@ static bool sync_fctx(struct vg_ctx *c, struct vg_fctx *f)
 		atomic_store(&shown->error, err);
 		atomic_store(&shown->signaled, sig);
 		changed_q[q / 64] |= 1ull << (q % 64);
-		sigs[q] = sig;
 		changed = true;
 	}
 	bool lost_changed = lost != f->lost;
@@ -336,7 +334,8 @@ static bool sync_fctx(struct vg_ctx *c, struct vg_fctx *f)
 				continue;
 			size_t off = offsetof(struct ferry_fence_page, slots) + q * sizeof(struct ferry_fence_slot) +
 				     offsetof(struct ferry_fence_slot, signaled);
-			vg_res_write_locked(r, off, &sigs[q], sizeof(sigs[q]));
+			uint32_t sig = atomic_load(&f->shown[q].signaled);
+			vg_res_write_locked(r, off, &sig, sizeof(sig));
 		}
 	}
 	pthread_mutex_unlock(&vg_mem_lock);
