@@ -141,12 +141,15 @@ int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out
 	struct msms_open *o = (struct msms_open *)kd;
 	sim_dev_lock(&o->dev->lock);
 	int ret = -ENOENT;
-	if (ctx < o->next_queue_id && ctx < o->nr_memstore) {
-		const struct msms_memstore_slot *m = &o->memstore[ctx];
+	for (const struct msms_queue *q = o->queues; q; q = q->open_next) {
+		if (q->id != ctx)
+			continue;
+		const struct msms_memstore_slot *m = &q->memstore;
 		*out = (struct sim_msm_memstore){ .soptimestamp = m->soptimestamp,
 						  .eoptimestamp = m->eoptimestamp,
 						  .queued = m->queued };
 		ret = 0;
+		break;
 	}
 	sim_dev_unlock(&o->dev->lock);
 	return ret;
@@ -307,7 +310,6 @@ static void sim_kdev_close(struct kdev *kd)
 	iova_alloc_fini(&o->vm);
 	close(o->eventfd);
 	free(o->coredump);
-	free(o->memstore);
 	free(o->bos);
 	free(o->trace);
 	free(o);
@@ -366,8 +368,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	struct msms_queue *q0 = msms_queue_create(o, (MSMS_NR_PRIORITIES - 1 + 1) / 2);
 	if (!q0) {
 		sim_dev_unlock(&dev->lock);
-		free(o->memstore);
-		iova_alloc_fini(&o->vm);
+			iova_alloc_fini(&o->vm);
 		close(o->eventfd);
 		free(o);
 		return NULL;

@@ -83,8 +83,8 @@ struct sim_msm_memstore {
 	uint32_t eoptimestamp;
 	uint32_t queued;         /* the newest timestamp handed out */
 };
-/* kd: an open from sim_msm_open(); ctx: a submitqueue id of it (also after the queue was
- * closed). 0 or -ENOENT. */
+/* kd: an open from sim_msm_open(); ctx: a submitqueue id of it, also a closed queue until its
+ * last submit retired (then the queue and its slot are gone). 0 or -ENOENT. */
 int sim_msm_memstore(struct kdev *kd, uint32_t ctx, struct sim_msm_memstore *out);
 
 #endif

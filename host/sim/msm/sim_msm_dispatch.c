@@ -3,7 +3,7 @@
  * per priority (at most MSMS_CONTEXT_INFLIGHT per context, MSMS_RING_SIZE per ring), the CP serves
  * the highest priority ring that has a ready submit and, within it, the context that ran least
  * (round-robin among equals), one slice at a time. Around each submit the ring writes the context's start-of-pipe and
- * end-of-pipe timestamps into the open's memstore (kgsl_devmemstore), and submits retire when
+ * end-of-pipe timestamps into its memstore slot (kgsl_devmemstore), and submits retire when
  * the eoptimestamp has reached theirs (retire_obj / adreno_dispatch_retire_drawqueue).
  * A context's submits run in order; a submit stalled in a CP wait is not ready until its next
  * poll, so it yields the CP to others (as a preempting CP would). */
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ferry/array.h"
 #include "sim_msm_priv.h"
 
 /* Wrap-aware "timestamp a has reached b" (timestamp_cmp() >= 0). */
@@ -23,25 +22,13 @@ static bool ts_reached(uint32_t a, uint32_t b)
 
 static struct msms_memstore_slot *slot_of(const struct msms_submit *s)
 {
-	struct msms_queue *q = s->queue;
-	return q->id < q->open->nr_memstore ? &q->open->memstore[q->id] : NULL;
-}
-
-int msms_memstore_reserve(struct msms_open *o, uint32_t id)
-{
-	if (id < o->nr_memstore)
-		return 0;
-	if (id >= UINT32_MAX / 2)
-		return -ENOMEM;
-	return FERRY_ARRAY_RESERVE(o->memstore, o->nr_memstore, (size_t)id + 1, 8);
+	return &s->queue->memstore;
 }
 
 void msms_dispatch_sop(struct msms_submit *s)
 {
-	struct msms_memstore_slot *m = slot_of(s);
 	if (!s->sop_written) {
-		if (m)
-			__atomic_store_n(&m->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
+		__atomic_store_n(&slot_of(s)->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
 		msms_trace_record(s, KDEV_TRACE_BEGIN);
 	}
 	s->sop_written = true;
@@ -49,9 +36,7 @@ void msms_dispatch_sop(struct msms_submit *s)
 
 void msms_dispatch_eop(struct msms_submit *s)
 {
-	struct msms_memstore_slot *m = slot_of(s);
-	if (m)
-		__atomic_store_n(&m->eoptimestamp, s->timestamp, __ATOMIC_RELEASE);
+	__atomic_store_n(&slot_of(s)->eoptimestamp, s->timestamp, __ATOMIC_RELEASE);
 	msms_trace_record(s, KDEV_TRACE_END);
 }
 
@@ -224,8 +209,7 @@ void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q)
 	bool any = false;
 	/* In context order: only the context's head can have completed. */
 	for (struct msms_submit *s = q->head; s && s->issued; s = q->head) {
-		struct msms_memstore_slot *m = slot_of(s);
-		if (!m || !ts_reached(m->eoptimestamp, s->timestamp))
+		if (!ts_reached(slot_of(s)->eoptimestamp, s->timestamp))
 			break;
 		msms_dispatch_unlink(dev, s);
 		q->head = s->next;

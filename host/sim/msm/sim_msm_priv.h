@@ -105,6 +105,13 @@ struct msms_submit {
 	uint64_t run_ns;          /* the CP worker's CPU time its slices took, summed */
 };
 
+/* One context's memstore slot (KGSL's kgsl_devmemstore, the fields the model writes). */
+struct msms_memstore_slot {
+	uint32_t soptimestamp;    /* start of pipe: the newest submit the CP began */
+	uint32_t eoptimestamp;    /* end of pipe: the newest submit that completed */
+	uint32_t queued;          /* the newest timestamp handed out (kernel bookkeeping) */
+};
+
 #define MSMS_FENCE_HASH 1024 /* buckets; fences are mostly consecutive, so they spread evenly */
 
 struct msms_queue {
@@ -119,6 +126,9 @@ struct msms_queue {
 	bool closed;              /* SUBMITQUEUE_CLOSE'd: freed when drained */
 	uint64_t seq;             /* creation order across the device: the round-robin key */
 	uint32_t ts_queued;       /* the newest context timestamp handed out */
+	/* Kept in the queue, not in a table by id: ids never come back (msm's queueid++), so a
+	 * table grew with every queue an open ever made. Kernel-owned, never GPU-mapped. */
+	struct msms_memstore_slot memstore;
 	unsigned inflight;        /* submits issued to the ring, not yet retired */
 	uint64_t vrun;            /* CP work (packets) this context ran: who is served next */
 	struct msms_submit *head, *tail; /* the drawqueue: every submit not yet retired */
@@ -126,14 +136,6 @@ struct msms_queue {
 	 * WAIT_FENCE, not a walk of every queued submit. Last: the dispatcher's walks over every
 	 * queue read only the fields above, a cache line or two, not past 8 KiB of buckets. */
 	struct msms_submit *fence_hash[MSMS_FENCE_HASH];
-};
-
-/* One context's slot of the per-open memstore (KGSL's kgsl_devmemstore, the fields the model
- * writes). */
-struct msms_memstore_slot {
-	uint32_t soptimestamp;    /* start of pipe: the newest submit the CP began */
-	uint32_t eoptimestamp;    /* end of pipe: the newest submit that completed */
-	uint32_t queued;          /* the newest timestamp handed out (kernel bookkeeping) */
 };
 
 /* One ringbuffer per priority: the submits the dispatcher issued, oldest first. */
@@ -161,8 +163,6 @@ struct msms_open {
 	char *coredump;           /* pending devcoredump text, or NULL */
 	char comm[64];
 	char cmdline[4096]; /* as the kernel's dump: get_cmdline reads a page at most */
-	struct msms_memstore_slot *memstore; /* by submitqueue id; kernel-owned, never GPU-mapped */
-	uint32_t nr_memstore;
 	/* The open's live queues (the kernel's per-file list): a submit or WAIT_FENCE looks its
 	 * queue up here, among a few, not in the device's list of every client's queues. */
 	struct msms_queue *queues;
@@ -264,8 +264,6 @@ void msms_dispatch_eop(struct msms_submit *s);
 void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q);
 /* Unlinks s from its ring (cancel). */
 void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s);
-/* Makes sure o's memstore has a slot for queue id. */
-int msms_memstore_reserve(struct msms_open *o, uint32_t id);
 /* Wakes every stalled submit for an immediate re-poll. */
 void msms_dispatch_wake_stalled(struct sim_msm_device *dev);
 

@@ -23,9 +23,8 @@ struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id)
 
 struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 {
-	/* The memstore slot first: a queue id always has one. */
-	if (msms_memstore_reserve(o, o->next_queue_id))
-		return NULL;
+	if (o->next_queue_id == UINT32_MAX)
+		return NULL; /* ids are not reused */
 	struct msms_queue *q = calloc(1, sizeof(*q));
 	if (!q)
 		return NULL;
@@ -507,8 +506,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	}
 	/* Into the context's drawqueue with its next timestamp; the dispatcher issues it. */
 	s->timestamp = ++q->ts_queued;
-	if (q->id < o->nr_memstore)
-		o->memstore[q->id].queued = s->timestamp;
+	q->memstore.queued = s->timestamp;
 	s->hash_next = q->fence_hash[s->fence % MSMS_FENCE_HASH];
 	q->fence_hash[s->fence % MSMS_FENCE_HASH] = s;
 	s->fence_hashed = true;
