@@ -39,6 +39,8 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 	if (!h->cfg.max_client_shadow_ratio)
 		h->cfg.max_client_shadow_ratio = HOST_DEFAULT_MAX_CLIENT_SHADOW_RATIO;
 	h->shadow_trim_ns = INT64_MAX;
+	if (!h->cfg.dispatch_pass_us)
+		h->cfg.dispatch_pass_us = HOST_DEFAULT_DISPATCH_PASS_US;
 	if (!h->cfg.max_client_fds)
 		h->cfg.max_client_fds = HOST_DEFAULT_MAX_CLIENT_FDS;
 	list_init(&h->clients);

@@ -34,6 +34,18 @@ static inline void list_del(struct list *n)
 	list_init(n);
 }
 
+/* Moves all of from's entries to the tail of to; from is left empty. */
+static inline void list_splice_tail_init(struct list *to, struct list *from)
+{
+	if (list_empty(from))
+		return;
+	from->next->prev = to->prev;
+	to->prev->next = from->next;
+	from->prev->next = to;
+	to->prev = from->prev;
+	list_init(from);
+}
+
 #define list_entry(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* Safe against removing pos while iterating. */

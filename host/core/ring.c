@@ -24,6 +24,8 @@
 
 /* Records one ring gives per dispatch pass, so one busy ring cannot starve the others. */
 #define RING_BATCH 64u
+/* An idle context's records go before the busy rings', a few per pass (more go to the tail). */
+#define RING_BATCH_IDLE 8u
 
 struct host_ring {
 	struct host_ctx *ctx;
@@ -34,7 +36,8 @@ struct host_ring {
 	int doorbell_fd; /* -1 for an attached ring: the embedder kicks */
 	bool broken;
 	bool armed;
-	bool queued;     /* on h->ring_work */
+	bool queued;     /* on h->ring_work or h->ring_work_idle */
+	bool woken;      /* on h->ring_work_idle */
 	bool stalled;    /* its next record waits for socket frames (c->rings_stalled counts it) */
 	struct list link;      /* h->rings */
 	struct list work_link; /* h->ring_work */
@@ -45,6 +48,7 @@ void ring_host_init(struct ferry_host *h)
 {
 	list_init(&h->rings);
 	list_init(&h->ring_work);
+	list_init(&h->ring_work_idle);
 }
 
 void ring_host_fini(struct ferry_host *h)
@@ -62,11 +66,26 @@ static void ring_queue(struct host_ring *r)
 	list_add_tail(&h->ring_work, &r->work_link);
 }
 
+/* A ring that asked for its doorbell (it ran dry) of a context with nothing in flight: a client
+ * waiting on each submit, whose latency is one pass, not a turn behind every busy ring. */
+static void ring_queue_woken(struct host_ring *r)
+{
+	struct ferry_host *h = r->ctx->client->host;
+	if (r->queued || r->broken)
+		return;
+	if (!r->armed || r->ctx->nr_inflight) {
+		ring_queue(r);
+		return;
+	}
+	r->queued = r->woken = true;
+	list_add_tail(&h->ring_work_idle, &r->work_link);
+}
+
 static void ring_unqueue(struct host_ring *r)
 {
 	if (!r->queued)
 		return;
-	r->queued = false;
+	r->queued = r->woken = false;
 	list_del(&r->work_link);
 }
 
@@ -258,8 +277,9 @@ enum drain_end { DRAIN_EMPTY, DRAIN_STALLED, DRAIN_BUDGET, DRAIN_BROKEN, DRAIN_B
 
 static enum drain_end ring_take_one(struct host_ring *r, bool *wake_producer);
 
-/* Takes up to budget records written at or before the client's socket count. */
-static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
+/* Takes up to budget records written at or before the client's socket count, and none after
+ * deadline (host_now_ns; 0 for none) once one was taken. */
+static enum drain_end ring_drain(struct host_ring *r, unsigned budget, int64_t deadline)
 {
 	struct host_ctx *ctx = r->ctx;
 	struct ferry_host_client *c = ctx->client;
@@ -267,8 +287,11 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget)
 	r->stats.drains++;
 	enum drain_end end = DRAIN_BUDGET;
 	bool wake_producer = false;
-	for (unsigned i = 0; i < budget && end == DRAIN_BUDGET; i++)
+	for (unsigned i = 0; i < budget && end == DRAIN_BUDGET; i++) {
 		end = ring_take_one(r, &wake_producer);
+		if (deadline && end == DRAIN_BUDGET && host_now_ns() >= deadline)
+			break;
+	}
 	if (wake_producer) {
 		/* Once per pass, not per record: the guest waits for room on the context's eventfd. */
 		uint64_t one = 1;
@@ -368,7 +391,7 @@ int ring_drain_client(struct ferry_host_client *c)
 		/* At most what the ring can hold: every record written before the frame is in it
 		 * now, and a guest that keeps writing meanwhile must not hold the frame (and this
 		 * thread) forever. What is left is taken in ferry_host_dispatch. */
-		enum drain_end e = ring_drain(r, r->cons.size / FERRY_RING_ALIGN);
+		enum drain_end e = ring_drain(r, r->cons.size / FERRY_RING_ALIGN, 0);
 		if (e == DRAIN_BUDGET)
 			ring_queue(r);
 		if (e == DRAIN_BUSY)
@@ -416,8 +439,8 @@ void ring_doorbell(struct ferry_host *h, void *tagged)
 		r->stats.doorbells++;
 		h->stats.ring_doorbells++;
 	}
+	ring_queue_woken(r);
 	r->armed = false;
-	ring_queue(r);
 }
 
 void ring_ctx_progress(struct host_ctx *ctx)
@@ -429,24 +452,23 @@ void ring_ctx_progress(struct host_ctx *ctx)
 
 void ring_dispatch(struct ferry_host *h)
 {
-	/* One pass over what is queued now; rings with records left go back on the list. */
+	/* One pass over what is queued now, woken idle contexts first, for at most dispatch_pass_us:
+	 * rings with records left go to the back, rings not reached this time to the front. */
 	struct list todo;
 	list_init(&todo);
-	if (list_empty(&h->ring_work))
+	list_splice_tail_init(&todo, &h->ring_work_idle);
+	list_splice_tail_init(&todo, &h->ring_work);
+	if (list_empty(&todo))
 		return;
-	todo.next = h->ring_work.next;
-	todo.prev = h->ring_work.prev;
-	todo.next->prev = &todo;
-	todo.prev->next = &todo;
-	list_init(&h->ring_work);
+	int64_t deadline = host_now_ns() + (int64_t)h->cfg.dispatch_pass_us * 1000;
 	while (!list_empty(&todo)) {
 		struct host_ring *r = list_entry(todo.next, struct host_ring, work_link);
-		list_del(&r->work_link);
-		r->queued = false;
+		bool woken = r->woken;
+		ring_unqueue(r);
 		struct ferry_host_client *c = r->ctx->client;
 		if (c->gone || c->pending || c->deferred)
 			continue; /* ferry_host_client_resume requeues it */
-		enum drain_end e = ring_drain(r, RING_BATCH);
+		enum drain_end e = ring_drain(r, woken ? RING_BATCH_IDLE : RING_BATCH, deadline);
 		if (e == DRAIN_BUSY) {
 			if (c->ops.busy) {
 				c->ops.busy(c->cookie);
@@ -463,12 +485,18 @@ void ring_dispatch(struct ferry_host *h)
 		} else if (e == DRAIN_EMPTY) {
 			ring_settle(r);
 		}
+		if (host_now_ns() >= deadline) {
+			/* Their turn comes first next pass; rings queued meanwhile after them. */
+			list_splice_tail_init(&todo, &h->ring_work);
+			list_splice_tail_init(&h->ring_work, &todo);
+			break;
+		}
 	}
 }
 
 bool ring_work_pending(const struct ferry_host *h)
 {
-	return !list_empty(&h->ring_work);
+	return !list_empty(&h->ring_work) || !list_empty(&h->ring_work_idle);
 }
 
 bool ferry_host_rings_poll(struct ferry_host *h)
@@ -487,7 +515,7 @@ bool ferry_host_rings_poll(struct ferry_host *h)
 			any = true;
 		}
 	}
-	return any || !list_empty(&h->ring_work);
+	return any || ring_work_pending(h);
 }
 
 static struct host_ring *client_ring(const struct ferry_host_client *c, uint32_t ctx_id)
@@ -522,8 +550,8 @@ void ferry_host_client_ring_kick(struct ferry_host_client *c, uint32_t ctx_id)
 		return;
 	r->stats.doorbells++;
 	c->host->stats.ring_doorbells++;
+	ring_queue_woken(r);
 	r->armed = false;
-	ring_queue(r);
 }
 
 void ferry_host_client_ring_detach(struct ferry_host_client *c, uint32_t ctx_id)

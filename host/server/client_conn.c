@@ -513,7 +513,7 @@ static void read_frames(struct conn *c, int64_t slice_end)
 	}
 }
 
-void conn_event(struct conn *c, unsigned events)
+void conn_event(struct conn *c, unsigned events, int64_t slice_ns)
 {
 	if (c->auth == AUTH_TLS) {
 		auth_handshake(c);
@@ -529,7 +529,7 @@ void conn_event(struct conn *c, unsigned events)
 	if (c->throttled && (events & (EPOLLHUP | EPOLLERR)))
 		set_dead(c, "client hung up with replies unread");
 	else if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->busy)
-		read_frames(c, now_ns() + FERRYD_CLIENT_SLICE_NS);
+		read_frames(c, now_ns() + slice_ns);
 }
 
 bool conn_mirror_pending(const struct server *srv)

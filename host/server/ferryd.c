@@ -185,6 +185,9 @@ static void run(struct server *srv)
 			ferryd_log(FERRY_LOG_ERROR, "epoll_wait: %s", strerror(errno));
 			break;
 		}
+		int64_t slice_ns = n > 0 ? FERRYD_PASS_NS / n : FERRYD_PASS_NS;
+		if (slice_ns > FERRYD_CLIENT_SLICE_NS)
+			slice_ns = FERRYD_CLIENT_SLICE_NS;
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 			if ((char *)tag >= (char *)srv->listeners &&
@@ -199,7 +202,7 @@ static void run(struct server *srv)
 				remote_events(srv->remote_epfd);
 			} else if (tag != &tag_host && !control_event(srv, tag, evs[i].events) &&
 				   !metrics_event(srv, tag, evs[i].events)) {
-				conn_event(tag, evs[i].events);
+				conn_event(tag, evs[i].events, slice_ns);
 			}
 		}
 		/* After everyone else's frames: long submits go on by one validation slice. */

@@ -43,6 +43,10 @@
  * milliseconds to validate, and the listen fds are level-triggered, so what is left in the
  * client's socket is simply reported again on the next epoll_wait. */
 #define FERRYD_CLIENT_SLICE_NS (2 * 1000 * 1000)
+/* Handling time of one pass shared by the clients whose sockets woke it (each gets at least one
+ * frame): work finished meanwhile is retired after the pass, so 64 clients' slices in a row
+ * (~17 ms of submits here) were what a light client's every wait took too. */
+#define FERRYD_PASS_NS (1000 * 1000)
 /* PM4 dwords of one submit validated per client per pass (--validate-slice): a legal submit
  * may carry 16 Mi dwords, hundreds of ms of validation, so a longer one is validated over
  * several passes (FERRY_HOST_IN_PROGRESS) with the other clients served in between. At the
@@ -167,7 +171,7 @@ int conn_accept_all(struct server *srv, struct listener *l);
 /* Counts ferryd's open fds (/proc/self/fd) and recalibrates srv->fds_base from it. */
 void conn_count_fds(struct server *srv);
 /* Handles epoll events of one connection; it may be marked dead. */
-void conn_event(struct conn *c, unsigned events);
+void conn_event(struct conn *c, unsigned events, int64_t slice_ns);
 /* Continues, once per pass, each watched connection's frame in progress (and then reads its next
  * frames as conn_event would); reads the frames of TLS connections whose records GnuTLS
  * decrypted already, which their sockets do not poll readable for. */

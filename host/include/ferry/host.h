@@ -87,6 +87,11 @@ struct ferry_host_config {
 	/* Submit rings (docs/protocol.md "Submit rings"): true = FERRY_FEATURE_SUBMIT_RING is not
 	 * offered and RingCreate is refused (ferryd --no-submit-ring). */
 	bool no_submit_ring;
+	/* The time one ferry_host_dispatch spends taking submit-ring records before it retires
+	 * what finished meanwhile (0 = the default, 1000 us): a context with nothing in flight
+	 * whose ring woke goes first, so its submit+wait costs about two passes however many
+	 * other rings are busy; rings not reached go first next time. */
+	uint32_t dispatch_pass_us;
 };
 
 /* What the host says to one client. frame is one whole encoded frame (ferry_wire_encode);

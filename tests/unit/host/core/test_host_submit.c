@@ -2,6 +2,8 @@
  * change nothing), execution and retire through dispatch (fence page, events, eventfd),
  * relocations, faults (report, -EIO, context lost), in-fences held host-side, wait deadlines,
  * and freeing a client with work in flight. */
+#include <ferry/submit_ring.h>
+
 #include "host_harness.h"
 
 #define MSM_BO_READ  1u
@@ -96,7 +98,7 @@ static struct submit_args simple_submit(uint32_t queue, uint32_t seqno, uint32_t
 	return a;
 }
 
-static uint32_t req_submit(struct harness_client *hc, const struct submit_args *a)
+static struct ferry_msg submit_msg(const struct submit_args *a)
 {
 	struct ferry_msg m = { .kind = FERRY_MSG_MSM_SUBMIT };
 	m.u.msm_submit = (struct ferry_msm_submit){
@@ -104,7 +106,28 @@ static uint32_t req_submit(struct harness_client *hc, const struct submit_args *
 		.nr_bos = a->nr_bos, .nr_cmds = a->nr_cmds, .nr_relocs = a->nr_relocs, .nr_in_fences = a->nr_in,
 		.bos = a->bos, .cmds = a->cmds, .relocs = a->relocs, .in_fences = a->in,
 	};
+	return m;
+}
+
+static uint32_t req_submit(struct harness_client *hc, const struct submit_args *a)
+{
+	struct ferry_msg m = submit_msg(a);
 	return harness_request(hc, &m);
+}
+
+/* The submit as a record of a submit ring (a frame's payload, without its length prefix). */
+static void ring_put_submit(struct ferry_ring_producer *prod, uint32_t sock_seq, const struct submit_args *a)
+{
+	struct ferry_msg m = submit_msg(a);
+	struct ferry_buf fb;
+	ferry_buf_init(&fb);
+	REQUIRE(ferry_wire_encode(&m, &fb) == 0);
+	int err = 0;
+	void *rec = ferry_ring_reserve(prod, (uint32_t)fb.len - 4, sock_seq, &err);
+	REQUIRE(rec);
+	memcpy(rec, fb.data + 4, fb.len - 4);
+	ferry_buf_free(&fb);
+	ferry_ring_publish(prod);
 }
 
 static struct rx_msg *find_signal(struct harness_client *hc, uint32_t queue, uint32_t seqno)
@@ -686,6 +709,70 @@ static void test_queue_close_with_work_in_flight(void)
 	fixture_close(&f);
 }
 
+/* A dispatch pass takes ring records for dispatch_pass_us at most, and a ring that woke for a
+ * context with nothing in flight goes before busy rings: with a 1 us pass, one record per pass,
+ * the idle context's before the 39 a busy context left. Everything still runs, in each ring's
+ * order. (Unbounded passes in ring order made a light client's submit+wait beside 64 busy ones
+ * ~30 ms.) */
+static void test_ring_pass_bounded_idle_first(void)
+{
+	struct ferry_host *shared = host;
+	struct ferry_host_config cfg = { .gpu = "a630", .log_level = FERRY_LOG_ERROR, .fence_timeout_ms = -1,
+					 .dispatch_pass_us = 1 };
+	REQUIRE(ferry_host_create(&cfg, &host) == 0);
+	enum { BUSY, IDLE, N = 40 };
+	struct ctx_fixture f[2];
+	struct ferry_ring_producer prod[2];
+	struct ferry_host_ring_stats st[2];
+	uint32_t sock_seq[2];
+	size_t len = FERRY_RING_HDR_SIZE + FERRY_RING_MIN_DATA;
+	void *mem[2];
+	for (int i = 0; i < 2; i++) {
+		fixture_open(&f[i], i == BUSY ? "t-ring-busy" : "t-ring-idle");
+		mem[i] = aligned_alloc(4096, len);
+		REQUIRE(mem[i]);
+		memset(mem[i], 0, len);
+		REQUIRE(ferry_host_client_ring_attach(f[i].hc.client, 1, mem[i], len, &sock_seq[i]) == 0);
+		REQUIRE(ferry_ring_producer_init(&prod[i], mem[i], len, false) == 0);
+	}
+	/* Busy submit s writes s to data[s] from its own 4 dwords of the command BO. */
+	for (uint32_t s = 1; s <= N; s++) {
+		emit_mem_write(f[BUSY].cmd, 4 * (s - 1), f[BUSY].data_iova + 4 * s, s);
+		struct submit_args a = simple_submit(0, s, 16 * (s - 1), 4);
+		ring_put_submit(&prod[BUSY], sock_seq[BUSY], &a);
+	}
+	ferry_host_client_ring_kick(f[BUSY].hc.client, 1);
+	ferry_host_dispatch(host);
+	REQUIRE(ferry_host_client_ring_stats(f[BUSY].hc.client, 1, &st[BUSY]) == 0);
+	CHECK_EQ(st[BUSY].records, 1u); /* the pass ended after its first record */
+
+	emit_mem_write(f[IDLE].cmd, 0, f[IDLE].data_iova, 0x1d1eu);
+	struct submit_args a = simple_submit(0, 1, 0, 4);
+	ring_put_submit(&prod[IDLE], sock_seq[IDLE], &a);
+	ferry_host_client_ring_kick(f[IDLE].hc.client, 1);
+	ferry_host_dispatch(host);
+	REQUIRE(ferry_host_client_ring_stats(f[IDLE].hc.client, 1, &st[IDLE]) == 0);
+	REQUIRE(ferry_host_client_ring_stats(f[BUSY].hc.client, 1, &st[BUSY]) == 0);
+	CHECK_EQ(st[IDLE].records, 1u);
+	CHECK_EQ(st[BUSY].records, 1u); /* the idle ring's record was the whole second pass */
+
+	HARNESS_RUN_UNTIL(host, atomic_load(&f[BUSY].page->slots[0].signaled) == N &&
+				       atomic_load(&f[IDLE].page->slots[0].signaled) == 1, 10000);
+	CHECK_EQ(atomic_load(&f[BUSY].page->slots[0].signaled), (uint32_t)N);
+	CHECK_EQ(atomic_load(&f[IDLE].page->slots[0].signaled), 1u);
+	for (uint32_t s = 1; s <= N; s++)
+		CHECK_EQ(f[BUSY].data[s], s);
+	CHECK_EQ(f[IDLE].data[0], 0x1d1eu);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(harness_count(&f[i].hc, FERRY_MSG_ERROR), 0);
+		ferry_host_client_ring_detach(f[i].hc.client, 1);
+		fixture_close(&f[i]);
+		free(mem[i]);
+	}
+	ferry_host_destroy(host);
+	host = shared;
+}
+
 int main(void)
 {
 	/* Watchdog off: its check while work is pending would show in ferry_host_next_timeout_ms,
@@ -705,6 +792,7 @@ int main(void)
 	RUN_TEST(test_context_destroy_cancels_waits);
 	RUN_TEST(test_queue_close_with_work_in_flight);
 	RUN_TEST(test_hang);
+	RUN_TEST(test_ring_pass_bounded_idle_first);
 	ferry_host_destroy(host);
 	return test_finish();
 }
