@@ -431,7 +431,7 @@ int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t
 	return 0;
 }
 
-int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno)
+int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool alone)
 {
 	if (!mc->prepared)
 		return -EINVAL;
@@ -447,6 +447,8 @@ int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno)
 		.fence_fd = -1,
 		.queueid = kernel_id,
 	};
+	if (alone && mc->kd->ops->submit_here)
+		mc->kd->ops->submit_here(mc->kd);
 	return kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req);
 }
 

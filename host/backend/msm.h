@@ -98,8 +98,9 @@ struct msm_shadow_cmd {
 int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t nr_handles,
 			   const struct msm_shadow_cmd *cmds, uint32_t nr_cmds);
 /* Issues the submit prepared last on kernel queue kernel_id with fence seqno (FENCE_SN_IN).
- * Returns 0 or the kernel's -errno. */
-int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno);
+ * alone: it is all the context has in flight (kdev submit_here). Returns 0 or the kernel's
+ * -errno. */
+int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool alone);
 
 enum msm_fault_kind {
 	MSM_FAULT_UNKNOWN = 0, /* FAULTS went up but the dump said nothing we know */

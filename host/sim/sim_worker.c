@@ -104,7 +104,9 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (next_wake == UINT64_MAX) {
+			w->idle = true;
 			pthread_cond_wait(w->work_cond, &w->lock->mutex);
+			w->idle = false;
 		} else {
 			struct timespec abs = sim_abs_timespec(next_wake);
 			pthread_cond_timedwait(w->work_cond, &w->lock->mutex, &abs);

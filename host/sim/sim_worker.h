@@ -54,6 +54,9 @@ struct sim_worker {
 	pthread_t thread;
 	bool running;
 	bool stop; /* under *lock */
+	/* Under *lock: asleep with nothing to do and no timer, so a thread holding the lock may run
+	 * a step itself instead of waking it (sim_msm's submits run here). */
+	bool idle;
 };
 
 /* Starts the thread; the fields above `thread` must be set. Returns 0 or a negative errno. */

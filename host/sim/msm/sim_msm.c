@@ -267,6 +267,11 @@ static void sim_kdev_poll_ack(struct kdev *kd)
 	sim_wakeup_drain(to_open(kd)->eventfd, "sim-msm");
 }
 
+static void sim_kdev_submit_here(struct kdev *kd)
+{
+	to_open(kd)->submit_here = true;
+}
+
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 {
 	struct msms_open *o = to_open(kd);
@@ -325,6 +330,7 @@ static const struct kdev_ops sim_msm_kdev_ops = {
 	.debug_state = sim_kdev_debug_state,
 	.close = sim_kdev_close,
 	.trace_read = msms_kdev_trace_read,
+	.submit_here = sim_kdev_submit_here,
 };
 
 void sim_msm_set_strict(struct sim_msm_device *dev, bool strict)

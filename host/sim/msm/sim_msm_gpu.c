@@ -18,6 +18,10 @@
 #define WAIT_REPOLL_NS 1000000ull /* 1 ms */
 /* CP budget units run between two looks for a thread waiting for the device lock. */
 #define MSMS_PREEMPT_PIECE 4096u
+/* What a submit_here submit may run in the submitting thread (ferryd's loop): a small job's
+ * whole work, a big one's first piece (the worker goes on with the rest). */
+#define MSMS_HERE_BUDGET 1024u
+#define MSMS_HERE_STEPS 4u
 
 /* The per-open address space, as struct cp_mem sees it. */
 static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint64_t *avail,
@@ -129,22 +133,26 @@ static uint64_t thread_cpu_ns(void)
 
 /* Runs one slice of s (which may retire). Returns false if the slice only re-polled an unmet
  * wait, true if it did work others may be waiting for. */
-static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_t now)
+static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_t now, uint32_t budget)
 {
 	struct msms_open *o = s->queue->open;
 	struct cp_mem mem = { .ctx = o, .translate = translate };
 	uint64_t period_ns = (uint64_t)dev->hangcheck_ms * 1000000u;
 	uint64_t before = s->cp.packets;
+	/* The slice's, over all the command buffers it gets to: many small ones do not make it
+	 * longer (a submit_here slice runs in the submitting thread). */
+	uint32_t left = budget;
 	msms_dispatch_sop(s);
 	for (;;) {
 		if (!s->running && !start_next_cmd(dev, s)) {
 			complete(dev, s);
 			return true;
 		}
+		if (!left)
+			return true; /* the next slice goes on with this command buffer */
 		uint64_t t0 = thread_cpu_ns();
 		/* In pieces, so that an ioctl arriving mid-slice waits for one piece, not the slice. */
 		enum cp_result r;
-		uint32_t left = dev->slice_budget;
 		uint64_t ran = s->cp.packets;
 		do {
 			uint32_t piece = left < MSMS_PREEMPT_PIECE ? left : MSMS_PREEMPT_PIECE;
@@ -200,11 +208,9 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 	}
 }
 
-/* One round of the worker (sim_worker.h): issue what became runnable, run a slice of the submit
- * due next. */
-static bool gpu_step(void *arg, uint64_t now, uint64_t *next_wake)
+/* Issue what became runnable, run a slice of at most budget of the submit due next. */
+static bool step_budget(struct sim_msm_device *dev, uint64_t now, uint64_t *next_wake, uint32_t budget)
 {
-	struct sim_msm_device *dev = arg;
 	if (dev->paused)
 		return false;
 	msms_dispatch_issue(dev);
@@ -212,9 +218,16 @@ static bool gpu_step(void *arg, uint64_t now, uint64_t *next_wake)
 	if (!s)
 		return false;
 	/* A slice that did more than re-poll a wait may have written what others wait on. */
-	if (run_slice(dev, s, now))
+	if (run_slice(dev, s, now, budget))
 		msms_dispatch_wake_stalled(dev);
 	return true;
+}
+
+/* One round of the worker (sim_worker.h). */
+static bool gpu_step(void *arg, uint64_t now, uint64_t *next_wake)
+{
+	struct sim_msm_device *dev = arg;
+	return step_budget(dev, now, next_wake, dev->slice_budget);
 }
 
 int msms_gpu_start(struct sim_msm_device *dev)
@@ -229,8 +242,26 @@ void msms_gpu_stop(struct sim_msm_device *dev)
 	sim_worker_stop(&dev->worker);
 }
 
-void msms_gpu_kick(struct sim_msm_device *dev)
+/* The submit just queued, run here while the worker sleeps idle: true when the device is idle
+ * again (all done, no timer), so the worker need not wake. The same steps the worker would take,
+ * under the same lock, with a small budget: only which thread runs them differs. */
+static bool run_here(struct sim_msm_device *dev)
 {
+	if (!dev->worker.running || !dev->worker.idle)
+		return false;
+	for (unsigned i = 0; i < MSMS_HERE_STEPS; i++) {
+		uint64_t next_wake = UINT64_MAX;
+		if (!step_budget(dev, sim_now_ns(), &next_wake, MSMS_HERE_BUDGET))
+			return next_wake == UINT64_MAX;
+		atomic_fetch_add(&dev->lock.steps, 1);
+	}
+	return false;
+}
+
+void msms_gpu_kick(struct sim_msm_device *dev, bool here)
+{
+	if (here && run_here(dev))
+		return;
 	pthread_cond_signal(&dev->work_cond);
 }
 

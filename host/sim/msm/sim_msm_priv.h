@@ -171,6 +171,7 @@ struct msms_open {
 	struct kdev_trace_event *trace; /* CP start / end ring (SIM_MSM_TRACE_RING), made on first use */
 	uint64_t trace_next;      /* events ever recorded: trace_read's cursor */
 	struct sim_unmodeled_sink unmodeled; /* retired submits' unexecuted work, for the owner */
+	bool submit_here;         /* kdev submit_here: owner's thread; the next GEM_SUBMIT takes it */
 };
 
 struct sim_msm_device {
@@ -241,8 +242,9 @@ void msms_gem_close_all(struct msms_open *o);
 /* The GPU (sim_msm_gpu.c). */
 int msms_gpu_start(struct sim_msm_device *dev);
 void msms_gpu_stop(struct sim_msm_device *dev);
-/* Called after queueing work: wakes the worker. */
-void msms_gpu_kick(struct sim_msm_device *dev);
+/* Called after queueing work: wakes the worker, or with here (kdev submit_here) runs the first
+ * slice in this thread when the worker is idle. */
+void msms_gpu_kick(struct sim_msm_device *dev, bool here);
 /* Drops every pending submit of the open's queues without running them. */
 void msms_gpu_cancel_open(struct msms_open *o);
 

@@ -330,6 +330,8 @@ static int apply_relocs(struct msms_submit *s, const bool *bo_valid, struct msms
 
 int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 {
+	bool here = o->submit_here; /* for this call only, whatever it returns */
+	o->submit_here = false;
 	if (a->pad)
 		return -EINVAL;
 	if (MSM_PIPE_ID(a->flags) != MSM_PIPE_3D0)
@@ -541,7 +543,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		else
 			a->fence_fd = fd;
 	}
-	msms_gpu_kick(o->dev);
+	msms_gpu_kick(o->dev, here);
 	return ret;
 
 fail_in:

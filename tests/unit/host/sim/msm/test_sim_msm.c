@@ -582,6 +582,50 @@ static void test_poll_fd(void)
 	k->ops->close(k);
 }
 
+/* kdev submit_here: with the GPU idle, the submit's first slice runs in the submitting thread, so
+ * a small job has completed (fence, poll fd) when GEM_SUBMIT returns, 100 times in a row (the
+ * worker's wakeup alone takes longer than the next instruction); a job that outlives that slice
+ * (a CP wait on memory nobody wrote yet) goes on in the worker. */
+static void test_submit_here(void)
+{
+	struct kdev *k = sim_msm_open(dev);
+	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
+	cmd.cpu[0] = pm4_type7_hdr(CP_NOP, 0);
+	CHECK_EQ(wait_fence_ms(k, 0, submit_ib(k, 0, &cmd, 1), 5000), 0);
+	usleep(20000); /* the worker is asleep, idle */
+	struct pollfd pfd = { .fd = k->ops->poll_fd(k), .events = POLLIN };
+	for (int i = 0; i < 100; i++) {
+		k->ops->poll_ack(k);
+		k->ops->submit_here(k);
+		uint32_t f = submit_ib(k, 0, &cmd, 1);
+		CHECK_EQ(wait_fence_ms(k, 0, f, 0), 0);
+		CHECK_EQ(poll(&pfd, 1, 0), 1);
+	}
+	/* Stalled in the submitting thread's slice: the worker polls it on, and finishes it. */
+	struct pm4_builder b;
+	pm4_builder_init(&b, cmd.cpu + 64, 64);
+	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff);
+	uint32_t done = 0xd0e;
+	pm4_mem_write(&b, flag.iova + 4, &done, 1);
+	REQUIRE(pm4_builder_ok(&b));
+	struct drm_msm_gem_submit_bo bos[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle },
+						{ .flags = MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE,
+						  .handle = flag.handle } };
+	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .submit_offset = 256,
+					    .size = pm4_builder_bytes(&b) };
+	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0, .nr_bos = 2, .nr_cmds = 1,
+					.bos = (uintptr_t)bos, .cmds = (uintptr_t)&c };
+	k->ops->submit_here(k);
+	REQUIRE(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s) == 0);
+	CHECK_EQ(wait_fence_ms(k, 0, s.fence, 0), -ETIMEDOUT);
+	__atomic_store_n(&flag.cpu[0], 1, __ATOMIC_RELEASE);
+	CHECK_EQ(wait_fence_ms(k, 0, s.fence, 5000), 0);
+	CHECK_EQ(flag.cpu[1], 0xd0eu);
+	tbo_free(k, &cmd);
+	tbo_free(k, &flag);
+	k->ops->close(k);
+}
+
 static size_t heap_in_use(void)
 {
 	struct mallinfo2 mi = mallinfo2();
@@ -627,6 +671,7 @@ int main(void)
 	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_separate_address_spaces);
 	RUN_TEST(test_poll_fd);
+	RUN_TEST(test_submit_here);
 	sim_msm_device_destroy(dev);
 	return test_finish();
 }
