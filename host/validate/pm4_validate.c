@@ -372,6 +372,10 @@ static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, 
  * spend a budget. */
 #define COPY_COST_SHIFT 3u
 
+/* Dwords copied in per step of an unbudgeted walk: small enough to stay in the L1 cache
+ * between the copy in, the walk and the copy out. */
+#define COPY_CHUNK_DWORDS 1024u
+
 static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *budget)
 {
 	const struct pm4v_submit *in = v->in;
@@ -421,27 +425,35 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 			v->stream_open = true;
 		}
 		/* Copy in (once per dword: the snapshot) and relocate only what this call's walk can
-		 * read, and copy out what it finished, so that a budget bounds the bytes moved too. */
-		uint64_t want = s.dwords;
-		if (budget && (uint64_t)v->walk_at.pos + *budget + MAX_PACKET_DWORDS < want)
-			want = v->walk_at.pos + *budget + MAX_PACKET_DWORDS;
-		if (want > v->copied) {
-			memcpy(v->scratch + v->copied,
-			       (const uint8_t *)in->bos[s.bo].map + s.bo_offset + (uint64_t)v->copied * 4u,
-			       ((size_t)want - v->copied) * 4u);
-			apply_relocs(v, &s, v->scratch, v->copied, (uint32_t)want);
-			if (budget) {
-				uint64_t cost = 1u + ((want - v->copied) >> COPY_COST_SHIFT);
-				*budget -= *budget > cost ? cost : *budget - 1; /* still one packet now */
+		 * read, and copy out what it finished, so that a budget bounds the bytes moved too.
+		 * Without a budget the same loop runs a chunk at a time, so that the walk and the copy
+		 * out read what the copy in just wrote while it is still in the cache. */
+		int r;
+		do {
+			uint64_t want = s.dwords;
+			if (budget && (uint64_t)v->walk_at.pos + *budget + MAX_PACKET_DWORDS < want)
+				want = v->walk_at.pos + *budget + MAX_PACKET_DWORDS;
+			else if (!budget && (uint64_t)v->copied + COPY_CHUNK_DWORDS < want)
+				want = v->copied + COPY_CHUNK_DWORDS;
+			if (want > v->copied) {
+				memcpy(v->scratch + v->copied,
+				       (const uint8_t *)in->bos[s.bo].map + s.bo_offset + (uint64_t)v->copied * 4u,
+				       ((size_t)want - v->copied) * 4u);
+				apply_relocs(v, &s, v->scratch, v->copied, (uint32_t)want);
+				if (budget) {
+					uint64_t cost = 1u + ((want - v->copied) >> COPY_COST_SHIFT);
+					*budget -= *budget > cost ? cost : *budget - 1; /* still one packet now */
+				}
+				v->copied = (uint32_t)want;
 			}
-			v->copied = (uint32_t)want;
-		}
-		int r = pm4v_walk(v, &s, v->scratch, &v->walk_at, budget);
-		if (r < 0)
-			return -1;
-		uint32_t done = r > 0 ? v->walk_at.pos : s.dwords;
-		memcpy(s.shadow_map + v->published, v->scratch + v->published, ((size_t)done - v->published) * 4u);
-		v->published = done;
+			r = pm4v_walk(v, &s, v->scratch, v->copied, &v->walk_at, budget);
+			if (r < 0)
+				return -1;
+			uint32_t done = r > 0 ? v->walk_at.pos : s.dwords;
+			memcpy(s.shadow_map + v->published, v->scratch + v->published,
+			       ((size_t)done - v->published) * 4u);
+			v->published = done;
+		} while (r > 0 && !budget);
 		if (r > 0) {
 			v->next_stream = i;
 			return 1;
