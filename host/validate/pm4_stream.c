@@ -683,11 +683,13 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 				goto stop;
 			/* check_regs and write_areas, their summary tests first and inline */
 			uint32_t reg = pm4_type4_reg(h), last = reg + (cnt ? cnt - 1u : 0);
-			if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
-				return -1;
-			if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
-			    write_areas(&k, reg, cnt, d + pos + 1))
-				return -1;
+			if (!summary_clear(v->type4_summary, reg, last)) { /* else neither can hit */
+				if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
+					return -1;
+				if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
+				    write_areas(&k, reg, cnt, d + pos + 1))
+					return -1;
+			}
 			note_writes(&k, reg, cnt);
 		} else if (pm4_is_type7(h)) {
 			cnt = pm4_type7_count(h);

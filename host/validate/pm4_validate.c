@@ -87,6 +87,8 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 		struct pm4v_interval a = { policy->write_areas[i].addr, policy->write_areas[i].addr };
 		summarize(&a, 1, v->area_summary);
 	}
+	for (uint32_t i = 0; i < PM4V_SUMMARY_WORDS; i++)
+		v->type4_summary[i] = v->wprot_summary[i] | v->area_summary[i];
 
 	uint32_t slots = 0;
 	if (FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, 64, 16) ||
@@ -419,7 +421,11 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				if (FERRY_ARRAY_RESERVE(v->scratch, v->cap_scratch, s.dwords, 16))
 					return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 			}
-			v->walk_at = (struct pm4v_walk_pos){ .pos = 0 };
+			/* skips[] past nr_skips is never read: not cleared per stream (a draw-state
+			 * group is a few dozen dwords; the whole struct would be more to write) */
+			v->walk_at.pos = 0;
+			v->walk_at.nr_skips = 0;
+			v->walk_at.begun = false;
 			v->copied = 0;
 			v->published = 0;
 			v->stream_open = true;

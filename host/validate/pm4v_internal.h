@@ -101,6 +101,8 @@ struct pm4v_validator {
 	uint64_t wprot_summary[PM4V_SUMMARY_WORDS], rprot_summary[PM4V_SUMMARY_WORDS];
 	/* the same summary of policy.write_areas' lo registers */
 	uint64_t area_summary[PM4V_SUMMARY_WORDS];
+	/* wprot_summary | area_summary: a type-4 write clear in it needs neither search */
+	uint64_t type4_summary[PM4V_SUMMARY_WORDS];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
