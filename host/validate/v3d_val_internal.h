@@ -116,7 +116,17 @@ struct v3dval {
 	/* the same per out-of-line structure (enum v3d_cl_struct) */
 	uint8_t struct_nr_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	/* Per list (policy.allow's index) and top-level list or not, the opcodes whose
+	 * v3dval_check_packet is its list and level test alone and passed: set by its default case,
+	 * which reads neither payload nor job state, so a later packet of that opcode there would
+	 * pass again (the policy is fixed at create). v3dval_packet_plain. */
+	uint32_t plain[2][2][8];
 };
+
+static inline bool v3dval_packet_plain(const struct v3dval *v, uint32_t list, bool top, uint8_t op)
+{
+	return v->plain[list & 1][top][op >> 5] & (1u << (op & 31));
+}
 
 /* ---- BO table (v3d_val_common.c) ------------------------------------------------------------ */
 

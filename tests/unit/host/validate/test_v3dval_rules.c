@@ -340,6 +340,37 @@ static void test_frame_state(void)
 	}
 }
 
+/* The validator remembers which opcodes pass on their list and level test alone
+ * (v3dval_packet_plain): what passed at the top of the render list must still be refused in a
+ * render sub-list and in the bin list, by the same validator, after it passed. */
+static void test_plain_packets_per_list_and_level(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct h_job j = store_job(&h, DATA, 64); /* END_OF_RENDERING at the top: passes */
+		H_ACCEPT(&h, &j);
+		struct v3d_clb s, b;
+		h_clb(&h, &s, SUB, 0x1000);
+		v3d_clb_op(&s, V3D_CL_END_OF_RENDERING);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_branch_to_sub_list(&b, SUB);
+		h_rcl_end(&b);
+		REQUIRE(v3d_clb_ok(&s) && v3d_clb_ok(&b));
+		j = (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+		H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, "at render sub-list");
+		uint8_t raw[16];
+		uint32_t len = pack(raw, V3D_CL_END_OF_RENDERING, ver);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "at bin list");
+		j = store_job(&h, DATA, 64);
+		H_ACCEPT(&h, &j);
+		h_fini(&h);
+	}
+}
+
 static void test_bin_address_packets(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
@@ -635,6 +666,7 @@ int main(void)
 	RUN_TEST(test_store_addresses);
 	RUN_TEST(test_load_store_formats);
 	RUN_TEST(test_frame_state);
+	RUN_TEST(test_plain_packets_per_list_and_level);
 	RUN_TEST(test_bin_address_packets);
 	RUN_TEST(test_shader_state);
 	RUN_TEST(test_tile_memory);
