@@ -41,6 +41,7 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		v->struct_nr_fields[k] = (uint8_t)v3d_cl_struct_address_fields(policy->ver, (enum v3d_cl_struct)k, &f);
 		v->struct_fields[k] = f;
 	}
+	v3dval_struct_words(v);
 	return v;
 }
 
