@@ -638,8 +638,8 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 	}
 }
 
-int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, struct pm4v_walk_pos *at,
-	      uint64_t *budget)
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t avail,
+	      struct pm4v_walk_pos *at, uint64_t *budget)
 {
 	struct walk k; /* skips[] beyond nr_skips is never read: not cleared per stream */
 	k.v = v;
@@ -661,12 +661,8 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
 
 	while (pos < k.n) {
-		if (budget && !*budget) {
-			at->pos = pos;
-			at->nr_skips = k.nr_skips;
-			memcpy(at->skips, k.skips, k.nr_skips * sizeof(k.skips[0]));
-			return 1;
-		}
+		if ((budget && !*budget) || pos >= avail)
+			goto stop;
 		if (k.nr_skips && close_skips(&k, pos))
 			return -1;
 		uint32_t h = d[pos];
@@ -683,13 +679,17 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
+			if (cnt >= avail - pos) /* not all copied yet */
+				goto stop;
 			/* check_regs and write_areas, their summary tests first and inline */
 			uint32_t reg = pm4_type4_reg(h), last = reg + (cnt ? cnt - 1u : 0);
-			if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
-				return -1;
-			if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
-			    write_areas(&k, reg, cnt, d + pos + 1))
-				return -1;
+			if (!summary_clear(v->type4_summary, reg, last)) { /* else neither can hit */
+				if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
+					return -1;
+				if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
+				    write_areas(&k, reg, cnt, d + pos + 1))
+					return -1;
+			}
 			note_writes(&k, reg, cnt);
 		} else if (pm4_is_type7(h)) {
 			cnt = pm4_type7_count(h);
@@ -698,6 +698,8 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			if (cnt > k.n - pos - 1)
 				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
 						 "%u dwords, %u left", cnt, k.n - pos - 1);
+			if (cnt >= avail - pos)
+				goto stop;
 			uint32_t op = pm4_type7_opcode(h);
 			if (deny[op >> 5] & (1u << (op & 31)))
 				return pm4v_fail(v, &k.w, PM4V_ERR_PRIVILEGED, -1, NULL);
@@ -711,4 +713,9 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			*budget -= *budget > 1 + cnt ? 1 + cnt : *budget;
 	}
 	return k.nr_skips ? close_skips(&k, pos) : 0;
+stop: /* at a packet boundary: close_skips runs again there when the walk continues */
+	at->pos = pos;
+	at->nr_skips = k.nr_skips;
+	memcpy(at->skips, k.skips, k.nr_skips * sizeof(k.skips[0]));
+	return 1;
 }

@@ -87,6 +87,8 @@ struct pm4v_validator *pm4v_create(const struct pm4v_policy *policy)
 		struct pm4v_interval a = { policy->write_areas[i].addr, policy->write_areas[i].addr };
 		summarize(&a, 1, v->area_summary);
 	}
+	for (uint32_t i = 0; i < PM4V_SUMMARY_WORDS; i++)
+		v->type4_summary[i] = v->wprot_summary[i] | v->area_summary[i];
 
 	uint32_t slots = 0;
 	if (FERRY_ARRAY_RESERVE(v->streams, v->cap_streams, 64, 16) ||
@@ -372,6 +374,10 @@ static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, 
  * spend a budget. */
 #define COPY_COST_SHIFT 3u
 
+/* Dwords copied in per step of an unbudgeted walk: small enough to stay in the L1 cache
+ * between the copy in, the walk and the copy out. */
+#define COPY_CHUNK_DWORDS 1024u
+
 static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *budget)
 {
 	const struct pm4v_submit *in = v->in;
@@ -415,33 +421,45 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				if (FERRY_ARRAY_RESERVE(v->scratch, v->cap_scratch, s.dwords, 16))
 					return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 			}
-			v->walk_at = (struct pm4v_walk_pos){ .pos = 0 };
+			/* skips[] past nr_skips is never read: not cleared per stream (a draw-state
+			 * group is a few dozen dwords; the whole struct would be more to write) */
+			v->walk_at.pos = 0;
+			v->walk_at.nr_skips = 0;
+			v->walk_at.begun = false;
 			v->copied = 0;
 			v->published = 0;
 			v->stream_open = true;
 		}
 		/* Copy in (once per dword: the snapshot) and relocate only what this call's walk can
-		 * read, and copy out what it finished, so that a budget bounds the bytes moved too. */
-		uint64_t want = s.dwords;
-		if (budget && (uint64_t)v->walk_at.pos + *budget + MAX_PACKET_DWORDS < want)
-			want = v->walk_at.pos + *budget + MAX_PACKET_DWORDS;
-		if (want > v->copied) {
-			memcpy(v->scratch + v->copied,
-			       (const uint8_t *)in->bos[s.bo].map + s.bo_offset + (uint64_t)v->copied * 4u,
-			       ((size_t)want - v->copied) * 4u);
-			apply_relocs(v, &s, v->scratch, v->copied, (uint32_t)want);
-			if (budget) {
-				uint64_t cost = 1u + ((want - v->copied) >> COPY_COST_SHIFT);
-				*budget -= *budget > cost ? cost : *budget - 1; /* still one packet now */
+		 * read, and copy out what it finished, so that a budget bounds the bytes moved too.
+		 * Without a budget the same loop runs a chunk at a time, so that the walk and the copy
+		 * out read what the copy in just wrote while it is still in the cache. */
+		int r;
+		do {
+			uint64_t want = s.dwords;
+			if (budget && (uint64_t)v->walk_at.pos + *budget + MAX_PACKET_DWORDS < want)
+				want = v->walk_at.pos + *budget + MAX_PACKET_DWORDS;
+			else if (!budget && (uint64_t)v->copied + COPY_CHUNK_DWORDS < want)
+				want = v->copied + COPY_CHUNK_DWORDS;
+			if (want > v->copied) {
+				memcpy(v->scratch + v->copied,
+				       (const uint8_t *)in->bos[s.bo].map + s.bo_offset + (uint64_t)v->copied * 4u,
+				       ((size_t)want - v->copied) * 4u);
+				apply_relocs(v, &s, v->scratch, v->copied, (uint32_t)want);
+				if (budget) {
+					uint64_t cost = 1u + ((want - v->copied) >> COPY_COST_SHIFT);
+					*budget -= *budget > cost ? cost : *budget - 1; /* still one packet now */
+				}
+				v->copied = (uint32_t)want;
 			}
-			v->copied = (uint32_t)want;
-		}
-		int r = pm4v_walk(v, &s, v->scratch, &v->walk_at, budget);
-		if (r < 0)
-			return -1;
-		uint32_t done = r > 0 ? v->walk_at.pos : s.dwords;
-		memcpy(s.shadow_map + v->published, v->scratch + v->published, ((size_t)done - v->published) * 4u);
-		v->published = done;
+			r = pm4v_walk(v, &s, v->scratch, v->copied, &v->walk_at, budget);
+			if (r < 0)
+				return -1;
+			uint32_t done = r > 0 ? v->walk_at.pos : s.dwords;
+			memcpy(s.shadow_map + v->published, v->scratch + v->published,
+			       ((size_t)done - v->published) * 4u);
+			v->published = done;
+		} while (r > 0 && !budget);
 		if (r > 0) {
 			v->next_stream = i;
 			return 1;

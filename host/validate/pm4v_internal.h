@@ -101,6 +101,8 @@ struct pm4v_validator {
 	uint64_t wprot_summary[PM4V_SUMMARY_WORDS], rprot_summary[PM4V_SUMMARY_WORDS];
 	/* the same summary of policy.write_areas' lo registers */
 	uint64_t area_summary[PM4V_SUMMARY_WORDS];
+	/* wprot_summary | area_summary: a type-4 write clear in it needs neither search */
+	uint64_t type4_summary[PM4V_SUMMARY_WORDS];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
@@ -202,11 +204,12 @@ static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint64_t addr, uin
 }
 
 /* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets, from
- * *at (zeroed for a new stream). With budget, stops at the first packet boundary after *budget
- * dwords were walked (counting them down), saves where in *at and returns 1; else 0 at the end
- * of the stream, -1 on a rejection. */
-int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, struct pm4v_walk_pos *at,
-	      uint64_t *budget);
+ * *at (zeroed for a new stream). Only d[0, avail) holds the copy yet: the walk also stops
+ * before a packet that does not lie whole in it. With budget, stops at the first packet boundary
+ * after *budget dwords were walked (counting them down). Stopped, it saves where in *at and
+ * returns 1; else 0 at the end of the stream, -1 on a rejection. */
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t avail,
+	      struct pm4v_walk_pos *at, uint64_t *budget);
 
 /* pm4v_error.c: fills v->err for a packet at w (w may be NULL for errors about cmds or relocs,
  * then bo_index names the BO or is -1); detail is printf-style, may be NULL. Returns -1. */

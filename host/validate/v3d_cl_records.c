@@ -60,15 +60,43 @@ static int block_reserve(struct v3dval *v, const struct v3dval_where *w)
 	return 0;
 }
 
+void v3dval_struct_words(struct v3dval *v)
+{
+	for (int k = 0; k <= V3D_CL_STRUCT_TEXTURE_SHADER_STATE; k++) {
+		const struct v3d_cl_addr_field *f = v->struct_fields[k];
+		size_t n = v->struct_nr_fields[k];
+		v->words_ok[k] = n <= V3DVAL_MAX_WORD_FIELDS;
+		for (size_t i = 0; i < n && v->words_ok[k]; i++) {
+			unsigned end = f[i].start + f[i].size;
+			if (f[i].size == 0 || f[i].size > 32 || end % 32u) {
+				v->words_ok[k] = false;
+				break;
+			}
+			v->struct_words[k][i] = (struct v3dval_word_field){
+				.at = (uint16_t)(end / 8u - 4u), .mask = ~0u << (32u - f[i].size),
+			};
+		}
+	}
+}
+
 /* Shader code needs a QPU instruction (8 B) inside the context; uniform, default-attribute and
  * attribute pointers a word, or 0 when unused. */
 static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
 {
 	const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
+	const struct v3dval_word_field *words = v->struct_words[kind];
 	size_t n = v->struct_nr_fields[kind];
 	const struct v3dval_seg *s = &v->segs[seg];
+	const uint8_t *rec = s->buf + off;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t addr = v3d_cl_get_address(s->buf + off, fields[i].start, fields[i].size);
+		uint32_t addr;
+		if (v->words_ok[kind]) { /* = v3d_cl_get_address, for a field that ends a word */
+			const uint8_t *b = rec + words[i].at;
+			addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) &
+			       words[i].mask;
+		} else {
+			addr = v3d_cl_get_address(rec, fields[i].start, fields[i].size);
+		}
 		bool code = fields[i].size < 32;
 		if (!code && addr == 0)
 			continue;

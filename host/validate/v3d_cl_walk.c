@@ -41,6 +41,7 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		v->struct_nr_fields[k] = (uint8_t)v3d_cl_struct_address_fields(policy->ver, (enum v3d_cl_struct)k, &f);
 		v->struct_fields[k] = f;
 	}
+	v3dval_struct_words(v);
 	return v;
 }
 
@@ -394,7 +395,9 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 
 		if (relocate_packet(v, &w, v->segs[seg].bo, pc - bo->addr, pkt, len))
 			return -1;
-		if (v3dval_check_packet(v, &w, pkt, len))
+		const struct v3dval_seg *cur = &v->segs[seg];
+		if (!v3dval_packet_plain(v, cur->list, cur->level == V3DVAL_LEVEL_TOP, op) &&
+		    v3dval_check_packet(v, &w, pkt, len))
 			return -1;
 
 		switch (op) {

@@ -74,6 +74,8 @@ struct v3dval_where {
 	int opcode;
 };
 
+#define V3DVAL_MAX_WORD_FIELDS 8u
+
 struct v3dval {
 	struct v3dval_policy policy;
 	uint32_t readahead;
@@ -116,7 +118,22 @@ struct v3dval {
 	/* the same per out-of-line structure (enum v3d_cl_struct) */
 	uint8_t struct_nr_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	/* struct_fields[] read as words, derived at create (v3dval_struct_words): a field that ends
+	 * on a 32-bit boundary holds the high bits of that little-endian word, so its address is
+	 * the word at byte `at` & mask, no shifts by field. words_ok[kind]: every field is so. */
+	struct v3dval_word_field { uint16_t at; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
+	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	/* Per list (policy.allow's index) and top-level list or not, the opcodes whose
+	 * v3dval_check_packet is its list and level test alone and passed: set by its default case,
+	 * which reads neither payload nor job state, so a later packet of that opcode there would
+	 * pass again (the policy is fixed at create). v3dval_packet_plain. */
+	uint32_t plain[2][2][8];
 };
+
+static inline bool v3dval_packet_plain(const struct v3dval *v, uint32_t list, bool top, uint8_t op)
+{
+	return v->plain[list & 1][top][op >> 5] & (1u << (op & 31));
+}
 
 /* ---- BO table (v3d_val_common.c) ------------------------------------------------------------ */
 
@@ -193,6 +210,8 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 int v3dval_check_job(struct v3dval *v);
 /* Copies and checks the shader-state block a GL_SHADER_STATE* packet names; *seg_out = its
  * segment (an existing one when the same block was already validated). 0 or -1. */
+/* Fills v->struct_words / words_ok from struct_fields (at create). */
+void v3dval_struct_words(struct v3dval *v);
 int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t opcode, uint32_t addr,
 			uint32_t nr_attrs, uint32_t *seg_out);
 

@@ -300,10 +300,112 @@ static void test_steps_equal_whole(void)
 	harness_fini(&h);
 }
 
+/* Packets of every size laid over the boundaries of the chunks an unbudgeted walk copies in
+ * (big NOPs, register bursts, relocated writes, a skip over several chunks): validated whole
+ * they give the shadow stepped validation gives, and a packet that overruns the stream or a
+ * skip that lands inside a packet far past the first chunk is refused where it is. */
+static void test_chunk_boundaries(void)
+{
+	struct harness h;
+	harness_init(&h);
+	enum { DW = 200000 };
+	struct pm4_builder b;
+	pm4_builder_init(&b, h.mem[BO_DATA], DW);
+	struct ferry_msm_submit_reloc relocs[64];
+	uint32_t nr = 0, vals[127] = { 0 };
+	srand(7);
+	while (b.len < DW - 20000) {
+		switch (rand() % 5) {
+		case 0:
+			pm4_nop(&b, (uint32_t)rand() % 0x4000u); /* up to the longest packet */
+			break;
+		case 1:
+			pm4_pkt4(&b, 0x8800, vals, 1u + (uint32_t)rand() % 127u);
+			break;
+		case 2:
+			if (nr < 64) {
+				uint32_t at = b.len;
+				pm4_mem_write(&b, 0, (const uint32_t[]){ at }, 1);
+				relocs[nr++] = (struct ferry_msm_submit_reloc){ .submit_offset = (at + 1) * 4,
+										.bo_index = BO_DATA, .bo_offset = 64 };
+				relocs[nr++] = (struct ferry_msm_submit_reloc){ .submit_offset = (at + 2) * 4,
+										.bo_index = BO_DATA, .bo_offset = 64,
+										.shift = -32 };
+			}
+			break;
+		case 3: {
+			uint32_t skip = 3000u + (uint32_t)rand() % 3000u, end = b.len + 7u + skip;
+			PM4_PKT7(&b, CP_COND_EXEC, LO(DATA_IOVA), HI(DATA_IOVA), LO(DATA_IOVA), HI(DATA_IOVA), 0, skip);
+			while (b.len < end) /* whole packets up to the target */
+				pm4_nop(&b, end - b.len - 1u < 300u ? end - b.len - 1u : (uint32_t)rand() % 300u);
+			break;
+		}
+		default:
+			pm4_wait_for_idle(&b);
+			break;
+		}
+	}
+	REQUIRE(pm4_builder_ok(&b));
+	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_DATA, 0, b.len * 4 };
+	struct pm4v_submit sub = {
+		.bos = h.bos, .nr_bos = NR_BOS, .submit_bos = h.submit_bos, .nr_submit_bos = NR_BOS,
+		.cmds = &cmd, .nr_cmds = 1, .relocs = relocs, .nr_relocs = nr,
+	};
+	struct pm4v_shadow_allocator a = { harness_alloc, &h };
+	h.pool_used = 0;
+	int w = pm4v_validate(h.v, &sub, &a, &h.res, &h.err);
+	if (w)
+		fprintf(stderr, "  %s\n", h.err.msg);
+	REQUIRE(w == 0);
+	uint32_t used = h.pool_used;
+	uint32_t *shadow = malloc(b.len * 4u);
+	REQUIRE(shadow);
+	memcpy(shadow, h.pool, b.len * 4u);
+	CHECK_EQ(h.res.relocs_applied, nr);
+	REQUIRE(nr > 0);
+	CHECK(memcmp(shadow, h.mem[BO_DATA], relocs[0].submit_offset) == 0); /* the copy, up to a reloc */
+	memset(h.pool, 0, POOL_SIZE);
+	h.pool_used = 0;
+	int r;
+	while ((r = pm4v_validate_step(h.v, &sub, &a, 700, &h.res, &h.err)) == 1)
+		;
+	CHECK_EQ(r, 0);
+	CHECK_EQ(h.pool_used, used);
+	CHECK(memcmp(h.pool, shadow, b.len * 4u) == 0);
+	free(shadow);
+
+	/* The last packet claims one dword more than the stream holds. */
+	uint32_t *d = h.mem[BO_DATA];
+	uint32_t last = b.len;
+	pm4_nop(&b, 5000);
+	REQUIRE(pm4_builder_ok(&b));
+	cmd.size = (b.len - 1u) * 4u;
+	h.pool_used = 0;
+	CHECK_EQ(pm4v_validate(h.v, &sub, &a, &h.res, &h.err), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_COUNT_OVERRUN);
+	CHECK_EQ(h.err.offset, last * 4ull);
+
+	/* A skip that resumes one dword into a NOP straddling a chunk boundary. */
+	pm4_builder_init(&b, d, DW);
+	pm4_nop(&b, 5000);
+	PM4_PKT7(&b, CP_COND_EXEC, LO(DATA_IOVA), HI(DATA_IOVA), LO(DATA_IOVA), HI(DATA_IOVA), 0, 2000 + 2);
+	pm4_nop(&b, 2000);
+	pm4_nop(&b, 3000);
+	REQUIRE(pm4_builder_ok(&b));
+	cmd.size = b.len * 4u;
+	sub.nr_relocs = 0;
+	h.pool_used = 0;
+	CHECK_EQ(pm4v_validate(h.v, &sub, &a, &h.res, &h.err), -1);
+	CHECK_EQ(h.err.rule, PM4V_ERR_COND_SKIP);
+	CHECK_EQ(h.err.offset, 5001ull * 4u);
+	harness_fini(&h);
+}
+
 int main(void)
 {
 	RUN_TEST(test_relocs_into_shadow);
 	RUN_TEST(test_steps_equal_whole);
+	RUN_TEST(test_chunk_boundaries);
 	RUN_TEST(test_reloc_errors);
 	RUN_TEST(test_targets_rewritten);
 	RUN_TEST(test_toctou);

@@ -2,6 +2,7 @@
  * opcodes, packets in the wrong list, frame-level packets in sub-lists, address fields outside the
  * context / straddling a BO end / in another context's BO, load/store extents, draw-side address
  * packets, shader-state records, the binner's tile memory and implicit tile lists, 4 GiB edges. */
+#include "v3d_val_internal.h" /* test_struct_word_reads: the derived word table */
 #include "v3dval_harness.h"
 
 #define CL 0x00100000u      /* lists: bcl +0, rcl +0x4000, sub-lists +0x8000 */
@@ -340,6 +341,72 @@ static void test_frame_state(void)
 	}
 }
 
+/* The validator remembers which opcodes pass on their list and level test alone
+ * (v3dval_packet_plain): what passed at the top of the render list must still be refused in a
+ * render sub-list and in the bin list, by the same validator, after it passed. */
+static void test_plain_packets_per_list_and_level(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct h_job j = store_job(&h, DATA, 64); /* END_OF_RENDERING at the top: passes */
+		H_ACCEPT(&h, &j);
+		struct v3d_clb s, b;
+		h_clb(&h, &s, SUB, 0x1000);
+		v3d_clb_op(&s, V3D_CL_END_OF_RENDERING);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		h_clb(&h, &b, RCL, 0x4000);
+		h_rcl_begin(&h, &b, 16, 16);
+		v3d_clb_branch_to_sub_list(&b, SUB);
+		h_rcl_end(&b);
+		REQUIRE(v3d_clb_ok(&s) && v3d_clb_ok(&b));
+		j = (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&b) };
+		H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, "at render sub-list");
+		uint8_t raw[16];
+		uint32_t len = pack(raw, V3D_CL_END_OF_RENDERING, ver);
+		j = bin_job(&h, raw, len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, "at bin list");
+		j = store_job(&h, DATA, 64);
+		H_ACCEPT(&h, &j);
+		h_fini(&h);
+	}
+}
+
+/* The struct address checks read a field that ends a 32-bit word as that word masked
+ * (v3dval_struct_words): on random bytes that gives v3d_cl_get_address's answer for every
+ * field of every structure that takes the word path, on both versions. */
+static void test_struct_word_reads(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct v3dval_policy p;
+		v3dval_policy_default(&p, ver);
+		struct v3dval *v = v3dval_create(&p);
+		REQUIRE(v);
+		CHECK(v->words_ok[V3D_CL_STRUCT_GL_SHADER_STATE_RECORD]);
+		CHECK(v->words_ok[V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD]);
+		CHECK(v->words_ok[V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD]);
+		srand(11);
+		for (int k = 0; k <= V3D_CL_STRUCT_TEXTURE_SHADER_STATE; k++) {
+			if (!v->words_ok[k])
+				continue;
+			for (int round = 0; round < 64; round++) {
+				uint8_t rec[128];
+				for (size_t b = 0; b < sizeof(rec); b++)
+					rec[b] = (uint8_t)rand();
+				for (size_t i = 0; i < v->struct_nr_fields[k]; i++) {
+					const struct v3d_cl_addr_field *f = &v->struct_fields[k][i];
+					const struct v3dval_word_field *w = &v->struct_words[k][i];
+					REQUIRE(w->at + 4u <= sizeof(rec));
+					uint32_t word = rec[w->at] | (uint32_t)rec[w->at + 1] << 8 |
+							(uint32_t)rec[w->at + 2] << 16 | (uint32_t)rec[w->at + 3] << 24;
+					CHECK_EQ(word & w->mask, v3d_cl_get_address(rec, f->start, f->size));
+				}
+			}
+		}
+		v3dval_destroy(v);
+	}
+}
+
 static void test_bin_address_packets(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
@@ -635,8 +702,10 @@ int main(void)
 	RUN_TEST(test_store_addresses);
 	RUN_TEST(test_load_store_formats);
 	RUN_TEST(test_frame_state);
+	RUN_TEST(test_plain_packets_per_list_and_level);
 	RUN_TEST(test_bin_address_packets);
 	RUN_TEST(test_shader_state);
+	RUN_TEST(test_struct_word_reads);
 	RUN_TEST(test_tile_memory);
 	RUN_TEST(test_bo_table);
 	return test_finish();
