@@ -89,14 +89,21 @@ static inline void harness_fini(struct harness *h)
 	free(h->pool);
 }
 
+static inline struct pm4v_submit harness_submit_of(struct harness *h, const struct ferry_msm_submit_cmd *cmds,
+						      uint32_t nr_cmds, const struct ferry_msm_submit_reloc *relocs,
+						      uint32_t nr_relocs)
+{
+	return (struct pm4v_submit){
+		.bos = h->bos, .nr_bos = NR_BOS, .submit_bos = h->submit_bos, .nr_submit_bos = NR_BOS,
+		.cmds = cmds, .nr_cmds = nr_cmds, .relocs = relocs, .nr_relocs = nr_relocs,
+	};
+}
+
 static inline int harness_submit(struct harness *h, const struct ferry_msm_submit_cmd *cmds,
 			  uint32_t nr_cmds, const struct ferry_msm_submit_reloc *relocs,
 			  uint32_t nr_relocs)
 {
-	struct pm4v_submit s = {
-		.bos = h->bos, .nr_bos = NR_BOS, .submit_bos = h->submit_bos, .nr_submit_bos = NR_BOS,
-		.cmds = cmds, .nr_cmds = nr_cmds, .relocs = relocs, .nr_relocs = nr_relocs,
-	};
+	struct pm4v_submit s = harness_submit_of(h, cmds, nr_cmds, relocs, nr_relocs);
 	struct pm4v_shadow_allocator a = { harness_alloc, h };
 	h->pool_used = 0;
 	h->allocs = 0;

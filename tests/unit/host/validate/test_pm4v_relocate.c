@@ -224,6 +224,20 @@ static void test_reuse(void)
 
 /* Validated in budgeted steps (pm4v_validate_step), a long stream with relocs, a conditional
  * skip and an IB spread over it gives the same shadows and result as validated whole. */
+/* Validates the stream b wrote into BO_DATA with its relocs whole (it must pass); *sub is the
+ * same submit, to step through after. */
+static void validate_whole(struct harness *h, const struct pm4_builder *b, struct ferry_msm_submit_cmd *cmd,
+			   const struct ferry_msm_submit_reloc *relocs, uint32_t nr, struct pm4v_submit *sub)
+{
+	REQUIRE(pm4_builder_ok(b));
+	*cmd = (struct ferry_msm_submit_cmd){ MSM_SUBMIT_CMD_BUF, BO_DATA, 0, b->len * 4 };
+	*sub = harness_submit_of(h, cmd, 1, relocs, nr);
+	int w = harness_submit(h, cmd, 1, relocs, nr);
+	if (w)
+		fprintf(stderr, "  %s\n", h->err.msg);
+	REQUIRE(w == 0);
+}
+
 static void test_steps_equal_whole(void)
 {
 	struct harness h;
@@ -254,17 +268,10 @@ static void test_steps_equal_whole(void)
 			pm4_nop(&b, 0);
 		}
 	}
-	REQUIRE(pm4_builder_ok(&b));
-	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_DATA, 0, b.len * 4 };
-	struct pm4v_submit sub = {
-		.bos = h.bos, .nr_bos = NR_BOS, .submit_bos = h.submit_bos, .nr_submit_bos = NR_BOS,
-		.cmds = &cmd, .nr_cmds = 1, .relocs = relocs, .nr_relocs = nr,
-	};
+	struct ferry_msm_submit_cmd cmd;
+	struct pm4v_submit sub;
+	validate_whole(&h, &b, &cmd, relocs, nr, &sub);
 	struct pm4v_shadow_allocator a = { harness_alloc, &h };
-	int w = pm4v_validate(h.v, &sub, &a, &h.res, &h.err);
-	if (w)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	REQUIRE(w == 0);
 	struct pm4v_result whole = h.res;
 	uint32_t used = h.pool_used;
 	uint8_t *pool = malloc(used);
@@ -345,18 +352,10 @@ static void test_chunk_boundaries(void)
 			break;
 		}
 	}
-	REQUIRE(pm4_builder_ok(&b));
-	struct ferry_msm_submit_cmd cmd = { MSM_SUBMIT_CMD_BUF, BO_DATA, 0, b.len * 4 };
-	struct pm4v_submit sub = {
-		.bos = h.bos, .nr_bos = NR_BOS, .submit_bos = h.submit_bos, .nr_submit_bos = NR_BOS,
-		.cmds = &cmd, .nr_cmds = 1, .relocs = relocs, .nr_relocs = nr,
-	};
+	struct ferry_msm_submit_cmd cmd;
+	struct pm4v_submit sub;
+	validate_whole(&h, &b, &cmd, relocs, nr, &sub);
 	struct pm4v_shadow_allocator a = { harness_alloc, &h };
-	h.pool_used = 0;
-	int w = pm4v_validate(h.v, &sub, &a, &h.res, &h.err);
-	if (w)
-		fprintf(stderr, "  %s\n", h.err.msg);
-	REQUIRE(w == 0);
 	uint32_t used = h.pool_used;
 	uint32_t *shadow = malloc(b.len * 4u);
 	REQUIRE(shadow);
