@@ -545,5 +545,6 @@ enum cp_result cp_run(struct cp_device *cp, const struct cp_mem *m, struct cp_ex
 	}
 	cp_blit_state_save(cp, x);
 	cp_sync_ib_regs(cp, x);
+	x->spent = cost;
 	return res;
 }

@@ -155,6 +155,7 @@ struct cp_exec {
 	struct cp_frame ib[CP_MAX_FRAMES]; /* [0] IB1, [1] IB2 or a draw-state group, [2] group */
 	unsigned depth;          /* frames in use */
 	uint64_t packets;        /* packets this submit has executed */
+	uint32_t spent;          /* work units the last cp_run took (may pass its budget) */
 	struct cp_fault fault;
 	/* Render mode as CP_SET_MARKER left it: a CP_DRAW_STATE_MODE_x bit. */
 	uint32_t render_mode;

@@ -157,7 +157,9 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 		do {
 			uint32_t piece = left < MSMS_PREEMPT_PIECE ? left : MSMS_PREEMPT_PIECE;
 			r = cp_run(&dev->cp, &mem, &s->cp, piece);
-			left -= piece;
+			/* What it took: a command buffer of a few packets leaves the rest of the slice to
+			 * the next one. */
+			left -= s->cp.spent < piece ? s->cp.spent : piece;
 		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
 		s->queue->vrun += s->cp.packets - ran + 1; /* the dispatcher's fairness key */
 		s->run_ns += thread_cpu_ns() - t0;

@@ -584,8 +584,8 @@ static void test_poll_fd(void)
 
 /* kdev submit_here: with the GPU idle, the submit's first slice runs in the submitting thread, so
  * a small job has completed (fence, poll fd) when GEM_SUBMIT returns, 100 times in a row (the
- * worker's wakeup alone takes longer than the next instruction); a job that outlives that slice
- * (a CP wait on memory nobody wrote yet) goes on in the worker. */
+ * worker's wakeup alone takes longer than the next instruction), one of 16 command buffers too;
+ * a job that outlives that slice (a CP wait on memory nobody wrote yet) goes on in the worker. */
 static void test_submit_here(void)
 {
 	struct kdev *k = sim_msm_open(dev);
@@ -612,6 +612,16 @@ static void test_submit_here(void)
 		CHECK_EQ(wait_fence_ms(k, 0, f, 0), 0);
 		CHECK_EQ(poll(&pfd, 1, 0), 1);
 	}
+	/* A slice spends what its command buffers took: 16 small ones are one job run here. */
+	struct drm_msm_gem_submit_bo bo0 = { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle };
+	struct drm_msm_gem_submit_cmd cmds[16];
+	for (int i = 0; i < 16; i++)
+		cmds[i] = (struct drm_msm_gem_submit_cmd){ .type = MSM_SUBMIT_CMD_BUF, .size = 4 };
+	struct drm_msm_gem_submit many = { .flags = MSM_PIPE_3D0, .nr_bos = 1, .nr_cmds = 16,
+					   .bos = (uintptr_t)&bo0, .cmds = (uintptr_t)cmds };
+	k->ops->submit_here(k);
+	REQUIRE(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &many) == 0);
+	CHECK_EQ(wait_fence_ms(k, 0, many.fence, 0), 0);
 	/* Stalled in the submitting thread's slice: the worker polls it on, and finishes it. */
 	struct pm4_builder b;
 	pm4_builder_init(&b, cmd.cpu + 64, 64);
