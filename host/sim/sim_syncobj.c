@@ -120,7 +120,8 @@ void sim_fence_signal(struct sim_sync_dev *sd, struct sim_fence *f, int error)
 			make_readable(e);
 	sim_chain_update(sd);
 	pthread_cond_broadcast(sd->done_cond);
-	pthread_cond_signal(sd->work_cond);
+	if (!sd->work_muted)
+		pthread_cond_signal(sd->work_cond);
 }
 
 /* A fence born signaled (dma_fence_get_stub / dma_fence_allocate_private_stub). */

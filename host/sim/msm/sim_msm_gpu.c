@@ -251,13 +251,18 @@ static bool run_here(struct sim_msm_device *dev)
 {
 	if (!dev->worker.running || !dev->worker.idle)
 		return false;
+	bool idle = false;
+	dev->sync.work_muted = true; /* a job its fences release runs in a step here, or the caller kicks */
 	for (unsigned i = 0; i < MSMS_HERE_STEPS; i++) {
 		uint64_t next_wake = UINT64_MAX;
-		if (!step_budget(dev, sim_now_ns(), &next_wake, MSMS_HERE_BUDGET))
-			return next_wake == UINT64_MAX;
+		if (!step_budget(dev, sim_now_ns(), &next_wake, MSMS_HERE_BUDGET)) {
+			idle = next_wake == UINT64_MAX;
+			break;
+		}
 		atomic_fetch_add(&dev->lock.steps, 1);
 	}
-	return false;
+	dev->sync.work_muted = false;
+	return idle;
 }
 
 void msms_gpu_kick(struct sim_msm_device *dev, bool here)
