@@ -374,7 +374,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	struct msms_queue *q0 = msms_queue_create(o, (MSMS_NR_PRIORITIES - 1 + 1) / 2);
 	if (!q0) {
 		sim_dev_unlock(&dev->lock);
-			iova_alloc_fini(&o->vm);
+		iova_alloc_fini(&o->vm);
 		close(o->eventfd);
 		free(o);
 		return NULL;
