@@ -224,8 +224,6 @@ static bool drain_one(struct vg_ctx *c, struct vg_sring *s, uint32_t max, bool *
 {
 	*left = *stalled = false;
 	for (uint32_t taken = 0; c->state == VG_FERRY; taken++) {
-		if (taken) /* the record before this pass's look */
-			s->last_take_ns = now_ns();
 		if (taken == max) {
 			*left = true;
 			return true;
@@ -289,6 +287,7 @@ bool vg_ring_drain(struct vg_ctx *c, bool all)
 		next = s->next;
 		for (int pass = 0;; pass++) {
 			bool left, stalled;
+			uint32_t head = s->cons.head;
 			/* all: at most what the ring holds, so a vCPU that keeps writing cannot keep
 			 * this thread here; the rest is taken as a batch later (ring_more). */
 			if (!drain_one(c, s, all ? s->cons.size / FERRY_RING_ALIGN : RING_BATCH, &left, &stalled,
@@ -298,6 +297,8 @@ bool vg_ring_drain(struct vg_ctx *c, bool all)
 				more = true;
 				goto out;
 			}
+			if (s->cons.head != head) /* once per pass that took records, not per record */
+				s->last_take_ns = now_ns();
 			if (left || pass == 2) {
 				more = true;
 				break;

@@ -114,6 +114,14 @@ int ferry_host_poll_fd(const struct ferry_host *h)
 	return h->epfd;
 }
 
+/* Doorbells that rang in evs: their rings are queued for ring_dispatch. */
+static void doorbell_events(struct ferry_host *h, const struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ring_epoll_tagged(evs[i].data.ptr))
+			ring_doorbell(h, evs[i].data.ptr);
+}
+
 /* Completions the kernel reported (a context's poll fd) in evs. */
 static void ctx_events(struct ferry_host *h, const struct epoll_event *evs, int n)
 {
@@ -134,9 +142,7 @@ void ferry_host_dispatch(struct ferry_host *h)
 	/* Rings first (the doorbells that rang, and those with records left), as ferryd reads a
 	 * socket's frames before it dispatches: a submit's in-fences are then judged before work
 	 * that finished meanwhile is retired, as they would be had it come on the socket. */
-	for (int i = 0; i < n; i++)
-		if (ring_epoll_tagged(evs[i].data.ptr))
-			ring_doorbell(h, evs[i].data.ptr);
+	doorbell_events(h, evs, n);
 	unsigned took = ring_dispatch(h);
 	ctx_events(h, evs, n);
 	if (took) {
@@ -144,9 +150,7 @@ void ferry_host_dispatch(struct ferry_host *h)
 		 * in GEM_SUBMIT): retired now, not after another turn of the embedder's loop. A
 		 * doorbell seen here is queued for the next pass. */
 		n = epoll_wait(h->epfd, evs, 64, 0);
-		for (int i = 0; i < n; i++)
-			if (ring_epoll_tagged(evs[i].data.ptr))
-				ring_doorbell(h, evs[i].data.ptr);
+		doorbell_events(h, evs, n);
 		ctx_events(h, evs, n);
 	}
 	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {

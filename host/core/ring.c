@@ -454,16 +454,16 @@ unsigned ring_dispatch(struct ferry_host *h)
 {
 	/* One pass over what is queued now, woken idle contexts first, for at most dispatch_pass_us:
 	 * rings with records left go to the back, rings not reached this time to the front. */
-	struct list todo;
-	list_init(&todo);
-	list_splice_tail_init(&todo, &h->ring_work_idle);
-	list_splice_tail_init(&todo, &h->ring_work);
-	if (list_empty(&todo))
+	struct list pass;
+	list_init(&pass);
+	list_splice_tail_init(&pass, &h->ring_work_idle);
+	list_splice_tail_init(&pass, &h->ring_work);
+	if (list_empty(&pass))
 		return 0;
 	uint64_t records = h->stats.ring_records;
 	int64_t deadline = host_now_ns() + (int64_t)h->cfg.dispatch_pass_us * 1000;
-	while (!list_empty(&todo)) {
-		struct host_ring *r = list_entry(todo.next, struct host_ring, work_link);
+	while (!list_empty(&pass)) {
+		struct host_ring *r = list_entry(pass.next, struct host_ring, work_link);
 		bool woken = r->woken;
 		ring_unqueue(r);
 		struct ferry_host_client *c = r->ctx->client;
@@ -488,8 +488,8 @@ unsigned ring_dispatch(struct ferry_host *h)
 		}
 		if (host_now_ns() >= deadline) {
 			/* Their turn comes first next pass; rings queued meanwhile after them. */
-			list_splice_tail_init(&todo, &h->ring_work);
-			list_splice_tail_init(&h->ring_work, &todo);
+			list_splice_tail_init(&pass, &h->ring_work);
+			list_splice_tail_init(&h->ring_work, &pass);
 			break;
 		}
 	}

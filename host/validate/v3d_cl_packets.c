@@ -396,7 +396,7 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 		const struct v3d_cl_addr_field *fields = v->op_fields[op];
 		size_t n = v->op_nr_fields[op];
 		if (n == 0) /* nothing but the tests above, which it passed here */
-			v->plain[list & 1][s->level == V3DVAL_LEVEL_TOP][op >> 5] |= 1u << (op & 31);
+			v->plain[list == V3DVAL_LIST_RENDER][s->level == V3DVAL_LEVEL_TOP][op >> 5] |= 1u << (op & 31);
 		for (size_t i = 0; i < n; i++)
 			if (check_range(v, w, fields[i].name, v3d_cl_get_address(p, fields[i].start, fields[i].size), 1))
 				return -1;

@@ -123,7 +123,7 @@ struct v3dval {
 	 * the word at byte `at` & mask, no shifts by field. words_ok[kind]: every field is so. */
 	struct v3dval_word_field { uint16_t at; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
 	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
-	/* Per list (policy.allow's index) and top-level list or not, the opcodes whose
+	/* Per list (bin 0, render 1) and top-level list or not, the opcodes whose
 	 * v3dval_check_packet is its list and level test alone and passed: set by its default case,
 	 * which reads neither payload nor job state, so a later packet of that opcode there would
 	 * pass again (the policy is fixed at create). v3dval_packet_plain. */
@@ -132,7 +132,7 @@ struct v3dval {
 
 static inline bool v3dval_packet_plain(const struct v3dval *v, uint32_t list, bool top, uint8_t op)
 {
-	return v->plain[list & 1][top][op >> 5] & (1u << (op & 31));
+	return v->plain[list == V3DVAL_LIST_RENDER][top][op >> 5] & (1u << (op & 31));
 }
 
 /* ---- BO table (v3d_val_common.c) ------------------------------------------------------------ */
