@@ -82,6 +82,7 @@ void sim_msm_device_destroy(struct sim_msm_device *dev)
 		}
 		free(q);
 	}
+	free(dev->cp_spare);
 	sim_sync_dev_fini(&dev->sync);
 	sim_device_sync_destroy(&dev->lock, &dev->work_cond, &dev->done_cond);
 	free(dev->cp.regs);

@@ -163,8 +163,10 @@ void msms_coredump_capture(struct sim_msm_device *dev, struct msms_open *o, cons
 		else
 			ferry_text_put(&t, "  frame: ib\n");
 	}
-	put_last_packets(&t, &s->cp);
-	put_cp_state(&t, &s->cp);
+	if (s->cp) { /* NULL: the submit failed before its first packet */
+		put_last_packets(&t, s->cp);
+		put_cp_state(&t, s->cp);
+	}
 	ferry_text_put(&t, "registers:\n");
 	for (size_t i = 0; i < sizeof(dumped_regs) / sizeof(dumped_regs[0]); i++) {
 		char nb[48];

@@ -59,8 +59,8 @@ static const char *op_name(uint32_t function)
 static void describe_wait(struct sim_msm_device *dev, const struct msms_submit *s, char *line, size_t len)
 {
 	line[0] = '\0';
-	const struct cp_exec *x = &s->cp;
-	if (!s->running || !s->stalled || x->depth == 0)
+	const struct cp_exec *x = s->cp;
+	if (!s->running || !s->stalled || !x || x->depth == 0)
 		return;
 	const struct cp_frame *fr = &x->ib[x->depth - 1];
 	const struct msms_open *o = s->queue->open;

@@ -52,8 +52,17 @@ static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint6
 static void complete(struct sim_msm_device *dev, struct msms_submit *s)
 {
 	dev->last_ctx = s->queue->open;
-	sim_unmodeled_sink_add(&s->queue->open->unmodeled, &s->cp.unmodeled);
-	memset(&s->cp.unmodeled, 0, sizeof(s->cp.unmodeled));
+	if (s->cp) {
+		/* Its state goes to the next submit: a stream of small ones allocates none. */
+		sim_unmodeled_sink_add(&s->queue->open->unmodeled, &s->cp->unmodeled);
+		cp_exec_fini(s->cp);
+		if (!dev->cp_spare)
+			dev->cp_spare = s->cp;
+		else
+			free(s->cp);
+		s->cp = NULL;
+		s->running = false;
+	}
 	msms_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
 	msms_dispatch_eop(s);
 	msms_dispatch_retire(dev, s->queue);
@@ -63,7 +72,8 @@ static void complete(struct sim_msm_device *dev, struct msms_submit *s)
 static void fault(struct sim_msm_device *dev, struct msms_submit *s, struct cp_fault *f)
 {
 	struct msms_queue *q = s->queue;
-	cp_sync_ib_regs(&dev->cp, &s->cp);
+	if (s->cp)
+		cp_sync_ib_regs(&dev->cp, s->cp);
 	q->faults++;
 	q->open->faults++;
 	/* What ferryd's lost context gives the failing fence (the fake kernel's lose_on_fault). */
@@ -77,8 +87,8 @@ static void fault(struct sim_msm_device *dev, struct msms_submit *s, struct cp_f
 static void hang(struct sim_msm_device *dev, struct msms_submit *s, const char *reason)
 {
 	struct cp_fault f = { .kind = CP_FAULT_HANG, .reason = reason, .opcode = -2 };
-	struct cp_exec *x = &s->cp;
-	if (x->depth) {
+	struct cp_exec *x = s->cp;
+	if (x && x->depth) {
 		struct cp_frame *fr = &x->ib[x->depth - 1];
 		f.ib_level = x->depth;
 		f.frame_kind = fr->kind;
@@ -115,7 +125,7 @@ static bool start_next_cmd(struct sim_msm_device *dev, struct msms_submit *s)
 			continue;
 		if (c->type == MSM_SUBMIT_CMD_CTX_RESTORE_BUF && dev->last_ctx == s->queue->open)
 			continue;
-		cp_exec_start_ib1(&s->cp, c->iova, c->size_dw);
+		cp_exec_start_ib1(s->cp, c->iova, c->size_dw);
 		s->running = true;
 		return true;
 	}
@@ -138,7 +148,17 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 	struct msms_open *o = s->queue->open;
 	struct cp_mem mem = { .ctx = o, .translate = translate };
 	uint64_t period_ns = (uint64_t)dev->hangcheck_ms * 1000000u;
-	uint64_t before = s->cp.packets;
+	if (!s->cp) {
+		s->cp = dev->cp_spare ? dev->cp_spare : malloc(sizeof(*s->cp));
+		dev->cp_spare = NULL;
+		if (!s->cp) {
+			hang(dev, s, "the simulator is out of memory for the submit's CP state");
+			return true;
+		}
+		cp_exec_init(s->cp);
+	}
+	struct cp_exec *x = s->cp;
+	uint64_t before = x->packets;
 	/* The slice's, over all the command buffers it gets to: many small ones do not make it
 	 * longer (a submit_here slice runs in the submitting thread). */
 	uint32_t left = budget;
@@ -153,15 +173,15 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 		uint64_t t0 = thread_cpu_ns();
 		/* In pieces, so that an ioctl arriving mid-slice waits for one piece, not the slice. */
 		enum cp_result r;
-		uint64_t ran = s->cp.packets;
+		uint64_t ran = x->packets;
 		do {
 			uint32_t piece = left < MSMS_PREEMPT_PIECE ? left : MSMS_PREEMPT_PIECE;
-			r = cp_run(&dev->cp, &mem, &s->cp, piece);
+			r = cp_run(&dev->cp, &mem, x, piece);
 			/* What it took: a command buffer of a few packets leaves the rest of the slice to
 			 * the next one. */
-			left -= s->cp.spent < piece ? s->cp.spent : piece;
+			left -= x->spent < piece ? x->spent : piece;
 		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
-		s->queue->vrun += s->cp.packets - ran + 1; /* the dispatcher's fairness key */
+		s->queue->vrun += x->packets - ran + 1; /* the dispatcher's fairness key */
 		s->run_ns += thread_cpu_ns() - t0;
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {
@@ -170,10 +190,10 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 			continue; /* next command buffer in the same slice */
 		}
 		if (r == CP_RESULT_FAULT) {
-			fault(dev, s, &s->cp.fault);
+			fault(dev, s, &x->fault);
 			return true;
 		}
-		if (s->cp.packets > MSMS_MAX_SUBMIT_PACKETS) {
+		if (x->packets > MSMS_MAX_SUBMIT_PACKETS) {
 			hang(dev, s, "submit exceeded the simulator's packet budget");
 			return true;
 		}
@@ -184,7 +204,7 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 			hang(dev, s, "hangcheck: submit ran too long");
 			return true;
 		}
-		if (s->cp.chain_loop) {
+		if (x->chain_loop) {
 			if (!s->loop_since_ns)
 				s->loop_since_ns = now;
 			if (now - s->loop_since_ns >= period_ns) {
@@ -193,7 +213,7 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 			}
 		}
 		if (r == CP_RESULT_WAIT) {
-			if (!s->stalled || s->cp.packets != before) {
+			if (!s->stalled || x->packets != before) {
 				s->stalled = true;
 				s->stall_since_ns = now;
 			}
@@ -203,7 +223,7 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 			}
 			s->next_poll_ns = now + WAIT_REPOLL_NS;
 			s->poll_gen = dev->wake_gen;
-			return s->cp.packets != before;
+			return x->packets != before;
 		}
 		s->stalled = false; /* BUDGET: progress was made */
 		return true;

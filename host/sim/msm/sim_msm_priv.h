@@ -99,7 +99,9 @@ struct msms_submit {
 	struct msms_cmd *cmds;
 	uint32_t cmd_index;       /* next command buffer to start */
 	bool running;             /* a command buffer is in cp */
-	struct cp_exec cp;
+	/* Its CP state (~2.7 KiB) from its first slice until it completes: a queue of thousands
+	 * waiting to run holds none. */
+	struct cp_exec *cp;
 	uint64_t stall_since_ns;
 	uint64_t loop_since_ns;   /* when its CP was first seen looping through an IB chain */
 	uint64_t run_ns;          /* the CP worker's CPU time its slices took, summed */
@@ -196,6 +198,7 @@ struct sim_msm_device {
 	uint32_t slice_budget;
 	const struct msms_open *last_ctx; /* for CTX_RESTORE_BUF */
 	uint64_t retired;
+	struct cp_exec *cp_spare;   /* the last completed submit's CP state, for the next one's */
 };
 
 /* Helpers shared across files (called with dev->lock held unless noted). */

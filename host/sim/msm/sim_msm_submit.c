@@ -94,7 +94,9 @@ void msms_submit_free(struct msms_submit *s)
 	}
 	free(s->bos);
 	free(s->cmds);
-	cp_exec_fini(&s->cp);
+	if (s->cp)
+		cp_exec_fini(s->cp);
+	free(s->cp);
 	free(s);
 }
 
@@ -359,7 +361,6 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		return -ENOMEM;
 	s->queue = q;
 	s->sync = &o->dev->sync;
-	cp_exec_init(&s->cp);
 	/* The in-fence fd's fences are dependencies as in-syncobjs' are; not a sync file: -EINVAL. */
 	if (a->flags & MSM_SUBMIT_FENCE_FD_IN) {
 		ret = sfh->fences(&o->dev->sync, a->fence_fd, &s->deps, &s->nr_deps);
