@@ -4,6 +4,7 @@
 #include "sim_thread.h"
 
 #include <errno.h>
+#include <unistd.h>
 
 uint64_t sim_now_ns(void)
 {
@@ -18,13 +19,67 @@ struct timespec sim_abs_timespec(uint64_t deadline_ns)
 				  .tv_nsec = (long)(deadline_ns % 1000000000u) };
 }
 
+/* How long a thread tries for the device lock (and the worker waits for the threads it handed
+ * the lock to) before sleeping: the holder is the worker between two pieces or a thread in an
+ * ioctl, each done within microseconds, while a sleep costs a futex wakeup on both sides (the
+ * worker's handoff then a second one back). Only with another CPU to run the holder on. */
+#define LOCK_SPIN_NS 5000u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+static bool spin_allowed(void)
+{
+	static int cpus; /* racy first use is harmless: every thread computes the same value */
+	if (!cpus)
+		cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus > 1;
+}
+
+/* Spins until done(arg) or LOCK_SPIN_NS passed; whether done(arg) became true. */
+static bool spin_until(bool (*done)(void *), void *arg)
+{
+	if (!spin_allowed())
+		return done(arg);
+	uint64_t until = 0;
+	for (unsigned i = 0;; i++) {
+		if (done(arg))
+			return true;
+		if ((i & 63) == 0) {
+			uint64_t now = sim_now_ns();
+			if (!until)
+				until = now + LOCK_SPIN_NS;
+			else if (now >= until)
+				return false;
+		}
+		cpu_relax();
+	}
+}
+
+static bool took_mutex(void *m)
+{
+	return pthread_mutex_trylock(m) == 0;
+}
+
+static void lock_mutex(pthread_mutex_t *m)
+{
+	if (!spin_until(took_mutex, m))
+		pthread_mutex_lock(m);
+}
+
 void sim_dev_lock(struct sim_dev_lock *l)
 {
 	if (pthread_mutex_trylock(&l->mutex) == 0)
 		return;
 	atomic_fetch_add(&l->waiters, 1);
 	uint64_t steps = atomic_load(&l->steps);
-	pthread_mutex_lock(&l->mutex);
+	lock_mutex(&l->mutex);
 	steps = atomic_load(&l->steps) - steps;
 	if (steps > l->wait_steps_max)
 		l->wait_steps_max = steps;
@@ -45,6 +100,11 @@ void sim_dev_unlock(struct sim_dev_lock *l)
  * on a loaded machine): the GPU must not stop behind one. */
 #define HANDOFF_MAX_NS 10000000ull
 
+static bool no_waiters(void *l)
+{
+	return atomic_load(&((struct sim_dev_lock *)l)->waiters) == 0;
+}
+
 /* Between two steps: unlock, and let every thread waiting for the lock have it before the
  * worker takes it again. A waiter woken by the unlock needs a wakeup's time to run; relocking at
  * once would win the mutex back, step after step. (noinline: GCC 12 with -fsanitize=address
@@ -52,17 +112,15 @@ void sim_dev_unlock(struct sim_dev_lock *l)
 __attribute__((noinline)) static void handoff(struct sim_dev_lock *l)
 {
 	pthread_mutex_unlock(&l->mutex);
-	if (!atomic_load(&l->waiters)) {
-		pthread_mutex_lock(&l->mutex);
-		return;
+	if (atomic_load(&l->waiters) && !spin_until(no_waiters, l)) {
+		struct timespec until = sim_abs_timespec(sim_now_ns() + HANDOFF_MAX_NS);
+		pthread_mutex_lock(&l->handoff_mutex);
+		while (atomic_load(&l->waiters) &&
+		       pthread_cond_timedwait(&l->handoff_cond, &l->handoff_mutex, &until) != ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&l->handoff_mutex);
 	}
-	struct timespec until = sim_abs_timespec(sim_now_ns() + HANDOFF_MAX_NS);
-	pthread_mutex_lock(&l->handoff_mutex);
-	while (atomic_load(&l->waiters) &&
-	       pthread_cond_timedwait(&l->handoff_cond, &l->handoff_mutex, &until) != ETIMEDOUT)
-		;
-	pthread_mutex_unlock(&l->handoff_mutex);
-	pthread_mutex_lock(&l->mutex);
+	lock_mutex(&l->mutex);
 }
 
 void sim_device_sync_init(struct sim_dev_lock *lock, pthread_cond_t *work_cond, pthread_cond_t *done_cond)
