@@ -159,6 +159,11 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 	}
 	struct cp_exec *x = s->cp;
 	uint64_t before = x->packets;
+	/* A submit's first slice is timed by the monotonic clock (vDSO), later ones by the thread's
+	 * CPU clock, which a preemption does not inflate: most submits end in their first slice, and
+	 * the CPU clock is a syscall (0.35 us here) twice per command buffer. A preemption counts at
+	 * most once per submit. */
+	bool wall = before == 0;
 	/* The slice's, over all the command buffers it gets to: many small ones do not make it
 	 * longer (a submit_here slice runs in the submitting thread). */
 	uint32_t left = budget;
@@ -170,7 +175,7 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 		}
 		if (!left)
 			return true; /* the next slice goes on with this command buffer */
-		uint64_t t0 = thread_cpu_ns();
+		uint64_t t0 = wall ? sim_now_ns() : thread_cpu_ns();
 		/* In pieces, so that an ioctl arriving mid-slice waits for one piece, not the slice. */
 		enum cp_result r;
 		uint64_t ran = x->packets;
@@ -182,7 +187,7 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 			left -= x->spent < piece ? x->spent : piece;
 		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
 		s->queue->vrun += x->packets - ran + 1; /* the dispatcher's fairness key */
-		s->run_ns += thread_cpu_ns() - t0;
+		s->run_ns += (wall ? sim_now_ns() : thread_cpu_ns()) - t0;
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {
 			s->running = false;
