@@ -179,9 +179,9 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	wait_drop_ctx(ctx, !client_gone, -ECANCELED);
 	if (h->trace.on)
 		trace_pull_kernel(ctx); /* before its queues (their ids) and the open go */
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
-		if (ctx->queues[id])
-			queue_free(ctx->queues[id]);
+	struct host_queue *q;
+	ctx_for_each_queue(ctx, q)
+		queue_free(q);
 	/* Shadow BOs before the open: both go, and the kernel keeps in-flight ones alive. The
 	 * validator's BO table before the BOs, so their removal does not edit it one by one. */
 	h->fam->ctx_drop_validation(ctx);
@@ -249,11 +249,10 @@ void ctx_progress(struct host_ctx *ctx)
 	bool progressed;
 	do {
 		progressed = false;
-		for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-			struct host_queue *q = ctx->queues[id];
-			if (q && q->tl.count && queue_retire(q))
+		struct host_queue *q;
+		ctx_for_each_queue(ctx, q)
+			if (q->tl.count && queue_retire(q))
 				progressed = true;
-		}
 		/* Retired fences may free held submits; released ones that failed retire at once. */
 	} while (sched_release(ctx) || progressed);
 	ctx_publish_lost(ctx);
@@ -261,10 +260,9 @@ void ctx_progress(struct host_ctx *ctx)
 		trace_pull_kernel(ctx);
 	ctx_wake_guest(ctx);
 	wait_check_ctx(ctx);
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-		struct host_queue *q = ctx->queues[id];
-		if (q && q->closing && q->tl.count == 0 && list_empty(&q->held))
+	struct host_queue *q;
+	ctx_for_each_queue(ctx, q)
+		if (q->closing && q->tl.count == 0 && list_empty(&q->held))
 			queue_free(q);
-	}
 	ring_ctx_progress(ctx);
 }

@@ -111,6 +111,7 @@ int queue_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, 
 	atomic_store(&slot->error_seqno, 0);
 	atomic_store(&slot->signaled, 0);
 	ctx->queues[q->id] = q;
+	ctx->queue_mask[q->id / 64] |= 1ull << (q->id % 64);
 	h->stats.queues++;
 	return 0;
 }
@@ -147,6 +148,7 @@ void queue_free(struct host_queue *q)
 	}
 	timeline_fini(&q->tl);
 	ctx->queues[q->id] = NULL;
+	ctx->queue_mask[q->id / 64] &= ~(1ull << (q->id % 64));
 	ctx->client->host->stats.queues--;
 	free(q);
 }

@@ -219,6 +219,7 @@ struct host_ctx {
 	struct ferry_fence_page *page;
 	struct bo_table bos;
 	struct host_queue *queues[FERRY_FENCE_PAGE_QUEUES];
+	uint64_t queue_mask[FERRY_FENCE_PAGE_QUEUES / 64]; /* bit id: queues[id] is set */
 	uint32_t nr_inflight; /* pending + held submits over all queues */
 	uint32_t nr_held;
 	bool lost;
@@ -242,6 +243,28 @@ struct host_ctx {
 	uint32_t unmodeled_warned;  /* kinds already warned about, a bit each */
 	struct host_ring *ring;     /* its submit ring (ring.c), or NULL */
 };
+
+_Static_assert(FERRY_FENCE_PAGE_QUEUES % 64 == 0, "queue_mask words");
+
+/* The context's queue with the lowest id >= *id, its id in *id; NULL past the last. The paths run
+ * on every completion visit the queues that exist, not all 128 slots. */
+static inline struct host_queue *ctx_queue_from(const struct host_ctx *ctx, uint32_t *id)
+{
+	for (uint32_t w = *id / 64; w < FERRY_FENCE_PAGE_QUEUES / 64; w++) {
+		uint64_t bits = ctx->queue_mask[w];
+		if (w == *id / 64)
+			bits &= ~0ull << (*id % 64);
+		if (bits) {
+			*id = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			return ctx->queues[*id];
+		}
+	}
+	return NULL;
+}
+
+/* Every queue of ctx in id order; the body may free q (the next is found from the mask). */
+#define ctx_for_each_queue(ctx, q) \
+	for (uint32_t q##_id = 0; ((q) = ctx_queue_from((ctx), &q##_id)) != NULL; q##_id++)
 
 struct host_wait {
 	struct list link; /* host_ctx.waits, in arrival order */

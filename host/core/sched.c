@@ -198,9 +198,11 @@ static void release_one(struct host_queue *q, struct held_submit *hs, int32_t st
 bool sched_release(struct host_ctx *ctx)
 {
 	bool progressed = false;
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-		struct host_queue *q = ctx->queues[id];
-		while (q && !list_empty(&q->held)) {
+	if (!ctx->nr_held)
+		return false;
+	struct host_queue *q;
+	ctx_for_each_queue(ctx, q) {
+		while (!list_empty(&q->held)) {
 			struct held_submit *hs = list_entry(q->held.next, struct held_submit, link);
 			if (!held_ready(hs))
 				break;
@@ -213,9 +215,9 @@ bool sched_release(struct host_ctx *ctx)
 
 void sched_cancel(struct host_ctx *ctx, int32_t status)
 {
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-		struct host_queue *q = ctx->queues[id];
-		while (q && !list_empty(&q->held))
+	struct host_queue *q;
+	ctx_for_each_queue(ctx, q) {
+		while (!list_empty(&q->held))
 			release_one(q, list_entry(q->held.next, struct held_submit, link), status);
 	}
 }
@@ -231,10 +233,8 @@ void sched_free_queue(struct host_queue *q)
 void sched_forget_queue(struct host_queue *gone)
 {
 	struct host_ctx *ctx = gone->ctx;
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-		struct host_queue *q = ctx->queues[id];
-		if (!q)
-			continue;
+	struct host_queue *q;
+	ctx_for_each_queue(ctx, q) {
 		for (struct list *l = q->held.next; l != &q->held; l = l->next) {
 			struct held_submit *hs = list_entry(l, struct held_submit, link);
 			for (uint32_t i = 0; i < hs->nr_in; i++)

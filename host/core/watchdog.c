@@ -78,9 +78,9 @@ void ferry_host_set_fence_timeout(struct ferry_host *h, unsigned ms)
 		c->wd_last_dump_ns = INT64_MIN;
 		for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
 			struct host_ctx *ctx = list_entry(l, struct host_ctx, link);
-			for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
-				if (ctx->queues[id])
-					ctx->queues[id]->wd.armed = false;
+			struct host_queue *q;
+			ctx_for_each_queue(ctx, q)
+				q->wd.armed = false;
 		}
 	}
 	h->wd.next_check_ns = 0;
@@ -309,10 +309,8 @@ void watchdog_check(struct ferry_host *h, int64_t now_ns)
 		struct ferry_host_client *c = list_entry(cl, struct ferry_host_client, link);
 		for (struct list *l = c->contexts.next; l != &c->contexts; l = l->next) {
 			struct host_ctx *ctx = list_entry(l, struct host_ctx, link);
-			for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-				struct host_queue *q = ctx->queues[id];
-				if (!q)
-					continue;
+			struct host_queue *q;
+			ctx_for_each_queue(ctx, q) {
 				/* An external queue runs nothing here: its fences are another process's
 				 * work, and the submits waiting on them are timed on their own queues. */
 				bool pending = q->kind != FERRY_QUEUE_KIND_EXTERNAL && queue_pending(q);
