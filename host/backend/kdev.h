@@ -36,7 +36,9 @@ struct kdev_ops {
 	/* An fd that becomes readable when some submitted work may have completed (the owner then
 	 * polls fences with WAIT_FENCE timeout=now), or -1 if the owner must poll on a timer. */
 	int (*poll_fd)(struct kdev *kd);
-	/* Acknowledge a poll_fd wakeup (drain it). */
+	/* Acknowledge a poll_fd wakeup (drain it). The owner checks its fences after each ack: a
+	 * completion before the ack need not make the fd readable again (the simulators write it
+	 * once between two acks). */
 	void (*poll_ack)(struct kdev *kd);
 	/* The newest devcoredump (text, msm's a6xx format) captured for this device open since the
 	 * last call, copied into buf (NUL-terminated, truncated to len). Returns its length, or

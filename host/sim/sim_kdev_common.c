@@ -20,17 +20,39 @@ int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len)
 	return munmap(addr, len) ? -errno : 0;
 }
 
-int sim_wakeup_eventfd(void)
+int sim_wakeup_init(struct sim_wakeup *w)
 {
-	return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	atomic_init(&w->pending, false);
+	w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return w->fd < 0 ? -1 : 0;
 }
 
-void sim_wakeup_drain(int fd, const char *who)
+void sim_wakeup_fini(struct sim_wakeup *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}
+
+void sim_wakeup_notify(struct sim_wakeup *w, const char *who)
+{
+	if (atomic_exchange(&w->pending, true))
+		return;
+	uint64_t one = 1;
+	/* A full counter (never in practice) still leaves the fd readable, which is all we need. */
+	if (write(w->fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		fprintf(stderr, "%s: eventfd write: %s\n", who, strerror(errno));
+}
+
+void sim_wakeup_drain(struct sim_wakeup *w, const char *who)
 {
 	uint64_t v;
-	/* Non-blocking eventfd: one read drains every pending wakeup. */
-	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+	/* Non-blocking eventfd: one read drains every pending wakeup. Re-armed after the read: a
+	 * completion between the two writes nothing, and the caller's check that follows the ack
+	 * sees it (both sides hold the device lock around it). */
+	if (read(w->fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		fprintf(stderr, "%s: eventfd read: %s\n", who, strerror(errno));
+	atomic_store(&w->pending, false);
 }
 
 void sim_unlock_keep_errno(struct sim_dev_lock *lock)

@@ -4,6 +4,7 @@
 #define FERRY_SIM_KDEV_COMMON_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -24,10 +25,23 @@ int sim_drm_ioctl(struct sim_dev_lock *lock, void *open, enum ferry_ioctl_family
 /* kdev_ops.munmap: BO mappings are plain mappings of the BO's memfd. */
 int sim_kdev_munmap(struct kdev *kd, void *addr, size_t len);
 
-/* A non-blocking, close-on-exec eventfd for an open's completions; -1 on failure. */
-int sim_wakeup_eventfd(void);
-/* kdev_ops.poll_ack's work: drains every pending wakeup of fd; who prefixes a failure message. */
-void sim_wakeup_drain(int fd, const char *who);
+/* An open's completion wakeup (kdev_ops.poll_fd): a non-blocking, close-on-exec eventfd written
+ * once between two acks, not once per completion. The caller checks for completions after each
+ * ack (kdev.h), so a completion that finds the fd still readable from an earlier one, not yet
+ * acked, needs no write of its own: a pipelining open otherwise woke its reader and wrote and read
+ * the counter for every submit. */
+struct sim_wakeup {
+	int fd;
+	atomic_bool pending; /* written since the last ack */
+};
+
+/* 0, or -1 when no eventfd could be made. */
+int sim_wakeup_init(struct sim_wakeup *w);
+void sim_wakeup_fini(struct sim_wakeup *w);
+/* Something completed (called under the device lock); who prefixes a failure message. */
+void sim_wakeup_notify(struct sim_wakeup *w, const char *who);
+/* kdev_ops.poll_ack's work: drains the fd, then re-arms the next completion's write. */
+void sim_wakeup_drain(struct sim_wakeup *w, const char *who);
 
 /* Unlocks lock leaving errno as it was, for a kdev_ops.mmap that fails with errno set. */
 void sim_unlock_keep_errno(struct sim_dev_lock *lock);

@@ -260,12 +260,12 @@ static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uin
 
 static int sim_kdev_poll_fd(struct kdev *kd)
 {
-	return to_open(kd)->eventfd;
+	return to_open(kd)->wakeup.fd;
 }
 
 static void sim_kdev_poll_ack(struct kdev *kd)
 {
-	sim_wakeup_drain(to_open(kd)->eventfd, "sim-msm");
+	sim_wakeup_drain(&to_open(kd)->wakeup, "sim-msm");
 }
 
 static void sim_kdev_submit_here(struct kdev *kd)
@@ -314,7 +314,7 @@ static void sim_kdev_close(struct kdev *kd)
 	pthread_cond_broadcast(&dev->done_cond);
 	sim_dev_unlock(&dev->lock);
 	iova_alloc_fini(&o->vm);
-	close(o->eventfd);
+	sim_wakeup_fini(&o->wakeup);
 	free(o->coredump);
 	free(o->bos);
 	free(o->trace);
@@ -353,14 +353,13 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	if (!o)
 		return NULL;
 	o->dev = dev;
-	o->eventfd = sim_wakeup_eventfd();
-	if (o->eventfd < 0) {
+	if (sim_wakeup_init(&o->wakeup)) {
 		free(o);
 		return NULL;
 	}
 	/* Per-process pagetables: every open gets [VA_START, VA_START + VA_SIZE). */
 	if (iova_alloc_init(&o->vm, 0x100000000ull, dev->model->va_size)) {
-		close(o->eventfd);
+		sim_wakeup_fini(&o->wakeup);
 		free(o);
 		return NULL;
 	}
@@ -376,7 +375,7 @@ struct kdev *sim_msm_open(struct sim_msm_device *dev)
 	if (!q0) {
 		sim_dev_unlock(&dev->lock);
 		iova_alloc_fini(&o->vm);
-		close(o->eventfd);
+		sim_wakeup_fini(&o->wakeup);
 		free(o);
 		return NULL;
 	}

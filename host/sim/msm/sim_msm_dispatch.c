@@ -196,14 +196,6 @@ void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s)
 	s->issued = false;
 }
 
-static void notify_open(struct msms_open *o)
-{
-	uint64_t one = 1;
-	/* A full counter (never in practice) still leaves the fd readable, which is all we need. */
-	if (write(o->eventfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		perror("sim-msm: eventfd write");
-}
-
 void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q)
 {
 	bool any = false;
@@ -218,7 +210,7 @@ void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q)
 		msms_submit_retired(s);
 		msms_submit_free(s);
 		dev->retired++;
-		notify_open(q->open);
+		sim_wakeup_notify(&q->open->wakeup, "sim-msm");
 		any = true;
 	}
 	if (any) {

@@ -14,6 +14,7 @@
 #include "a6xx_cp.h"
 #include "sim/iova_alloc.h"
 #include "sim/sim_drm_core.h"
+#include "sim/sim_kdev_common.h"
 #include "sim/sim_syncobj.h"
 #include "sim/sim_unmodeled.h"
 #include "sim/sim_worker.h"
@@ -161,7 +162,7 @@ struct msms_open {
 	struct iova_alloc vm;
 	uint32_t next_queue_id;
 	uint32_t faults;          /* faults/hangs attributed to this address space */
-	int eventfd;
+	struct sim_wakeup wakeup; /* kdev poll_fd */
 	char *coredump;           /* pending devcoredump text, or NULL */
 	char comm[64];
 	char cmdline[4096]; /* as the kernel's dump: get_cmdline reads a page at most */

@@ -264,12 +264,12 @@ static void *sim_kdev_mmap(struct kdev *kd, size_t len, int prot, int flags, uin
 
 static int sim_kdev_poll_fd(struct kdev *kd)
 {
-	return to_open(kd)->eventfd;
+	return to_open(kd)->wakeup.fd;
 }
 
 static void sim_kdev_poll_ack(struct kdev *kd)
 {
-	sim_wakeup_drain(to_open(kd)->eventfd, "sim-v3d");
+	sim_wakeup_drain(&to_open(kd)->wakeup, "sim-v3d");
 }
 
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
@@ -294,7 +294,7 @@ static void sim_kdev_close(struct kdev *kd)
 	}
 	pthread_cond_broadcast(&dev->done_cond);
 	sim_dev_unlock(&dev->lock);
-	close(o->eventfd);
+	sim_wakeup_fini(&o->wakeup);
 	free(o->coredump);
 	free(o->bos);
 	free(o);
@@ -330,8 +330,7 @@ struct kdev *sim_v3d_open(struct sim_v3d_device *dev)
 	if (!o)
 		return NULL;
 	o->dev = dev;
-	o->eventfd = sim_wakeup_eventfd();
-	if (o->eventfd < 0) {
+	if (sim_wakeup_init(&o->wakeup)) {
 		free(o);
 		return NULL;
 	}

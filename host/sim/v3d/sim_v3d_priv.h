@@ -13,6 +13,7 @@
 #include "ferry/uapi/v3d_drm.h"
 #include "sim/iova_alloc.h"
 #include "sim/sim_drm_core.h"
+#include "sim/sim_kdev_common.h"
 #include "sim/sim_syncobj.h"
 #include "sim/sim_unmodeled.h"
 #include "sim/sim_worker.h"
@@ -94,7 +95,7 @@ struct v3ds_open {
 	struct sim_syncobj_table syncobjs;
 	struct v3ds_entity entity[V3DS_NR_QUEUES];
 	uint32_t faults;
-	int eventfd;
+	struct sim_wakeup wakeup; /* kdev poll_fd */
 	char *coredump;              /* pending report text, or NULL */
 	char name[48];
 	struct sim_unmodeled_sink unmodeled; /* finished jobs' unexecuted work, for the owner */

@@ -52,13 +52,6 @@ void v3ds_sched_push(struct sim_v3d_device *dev, struct v3ds_job *job)
 	pthread_cond_signal(&dev->work_cond);
 }
 
-static void notify_open(struct v3ds_open *o)
-{
-	uint64_t one = 1;
-	if (write(o->eventfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		perror("sim-v3d: eventfd write");
-}
-
 static const enum sim_v3d_trace_kind irq_kind[V3DS_NR_QUEUES] = {
 	[V3D_BIN] = SIM_V3D_TRACE_BCL_IRQ,
 	[V3D_RENDER] = SIM_V3D_TRACE_RCL_IRQ,
@@ -83,7 +76,7 @@ static void complete(struct sim_v3d_device *dev, struct v3ds_job *job, int error
 	v3ds_trace(dev, irq_kind[job->queue], job->queue, job->seqno, job->client, 0, 0);
 	dev->stats.jobs_done[job->queue]++;
 	sim_fence_signal(&dev->sync, job->done, error);
-	notify_open(job->open);
+	sim_wakeup_notify(&job->open->wakeup, "sim-v3d");
 	q->running = NULL;
 	q->stalled = false;
 	v3ds_job_free(job);

@@ -699,6 +699,34 @@ static void test_queued_submits_hold_no_cp_state(void)
 	k->ops->close(k);
 }
 
+/* The poll fd is written once between two acks: 50 completions nobody acked leave a counter of
+ * 1 (it was one write, and one wakeup of the reader, per retire), and after an ack the next
+ * completion makes it readable again. */
+static void test_poll_fd_written_once_per_ack(void)
+{
+	struct kdev *k = sim_msm_open(dev);
+	int fd = k->ops->poll_fd(k);
+	struct tbo cmd = tbo_new(k, 4096);
+	cmd.cpu[0] = pm4_type7_hdr(CP_NOP, 0);
+	k->ops->poll_ack(k);
+	uint32_t f = 0;
+	for (int i = 0; i < 50; i++) {
+		f = submit_ib(k, 0, &cmd, 1);
+		CHECK_EQ(wait_fence_ms(k, 0, f, 5000), 0); /* each retires on its own */
+	}
+	uint64_t count = 0;
+	CHECK_EQ(read(fd, &count, sizeof(count)), (ssize_t)sizeof(count));
+	CHECK_EQ(count, 1u);
+	k->ops->poll_ack(k);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	CHECK_EQ(poll(&pfd, 1, 0), 0);
+	f = submit_ib(k, 0, &cmd, 1);
+	CHECK_EQ(poll(&pfd, 1, 5000), 1);
+	CHECK_EQ(wait_fence_ms(k, 0, f, 5000), 0);
+	tbo_free(k, &cmd);
+	k->ops->close(k);
+}
+
 int main(void)
 {
 	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
@@ -716,6 +744,7 @@ int main(void)
 	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_separate_address_spaces);
 	RUN_TEST(test_poll_fd);
+	RUN_TEST(test_poll_fd_written_once_per_ack);
 	RUN_TEST(test_submit_here);
 	RUN_TEST(test_queued_submits_hold_no_cp_state);
 	sim_msm_device_destroy(dev);
