@@ -59,6 +59,7 @@ struct msms_bo {
 	uint64_t mmap_offset;
 	uint32_t madv;
 	unsigned active_readers, active_writers; /* pending submits, by MSM_SUBMIT_BO_x */
+	uint64_t listed_gen;  /* the last GEM_SUBMIT (dev->submit_gen) that listed it */
 	char name[32];
 };
 
@@ -199,6 +200,7 @@ struct sim_msm_device {
 	uint32_t slice_budget;
 	const struct msms_open *last_ctx; /* for CTX_RESTORE_BUF */
 	uint64_t retired;
+	uint64_t submit_gen;        /* GEM_SUBMITs begun: a BO listed twice in one (listed_gen) */
 	struct cp_exec *cp_spare;   /* the last completed submit's CP state, for the next one's */
 };
 

@@ -92,8 +92,6 @@ void msms_submit_free(struct msms_submit *s)
 			bo->active_readers--;
 		msms_bo_put(bo);
 	}
-	free(s->bos);
-	free(s->cmds);
 	if (s->cp)
 		cp_exec_fini(s->cp);
 	free(s->cp);
@@ -354,11 +352,25 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	int ret;
 	struct sim_syncobj **reset_objs = NULL, **out_objs = NULL;
 	uint64_t *out_points = NULL;
-	bool *bo_valid = NULL;
-	struct drm_msm_gem_submit_bo *in = NULL;
-	struct msms_submit *s = calloc(1, sizeof(*s));
+	/* The submit, its BO list and its command buffers in one allocation, as submit_create()'s
+	 * struct_size(): counts too large for memory are -ENOMEM before anything is read. */
+	size_t bos_bytes, cmds_bytes, sz;
+	if (__builtin_mul_overflow((size_t)a->nr_bos, sizeof(struct msms_submit_bo), &bos_bytes) ||
+	    __builtin_mul_overflow((size_t)a->nr_cmds, sizeof(struct msms_cmd), &cmds_bytes) ||
+	    __builtin_add_overflow(sizeof(struct msms_submit), bos_bytes, &sz) ||
+	    __builtin_add_overflow(sz, cmds_bytes, &sz))
+		return -ENOMEM;
+	struct msms_submit *s = calloc(1, sz);
 	if (!s)
 		return -ENOMEM;
+	s->bos = (struct msms_submit_bo *)(s + 1);
+	s->cmds = (struct msms_cmd *)(s->bos + a->nr_bos);
+	/* The caller's BO table, copied, and which presumed iovas hold: on the stack when small. */
+	enum { SMALL_BOS = 16 };
+	struct drm_msm_gem_submit_bo in_small[SMALL_BOS];
+	bool valid_small[SMALL_BOS];
+	struct drm_msm_gem_submit_bo *in = in_small;
+	bool *bo_valid = valid_small;
 	s->queue = q;
 	s->sync = &o->dev->sync;
 	/* The in-fence fd's fences are dependencies as in-syncobjs' are; not a sync file: -EINVAL. */
@@ -383,66 +395,51 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		goto fail;
 	}
 
-	if (a->nr_bos) {
-		s->bos = calloc(a->nr_bos, sizeof(*s->bos));
-		bo_valid = calloc(a->nr_bos, sizeof(*bo_valid));
-		if (!s->bos || !bo_valid) {
+	if (a->nr_bos > SMALL_BOS) {
+		in = malloc((size_t)a->nr_bos * sizeof(*in));
+		bo_valid = malloc((size_t)a->nr_bos * sizeof(*bo_valid));
+		if (!in || !bo_valid) {
 			ret = -ENOMEM;
-			goto fail;
-		}
-		if (!a->bos) {
-			ret = -EFAULT;
 			goto fail;
 		}
 	}
-	if (a->nr_cmds) {
-		s->cmds = calloc(a->nr_cmds, sizeof(*s->cmds));
-		if (!s->cmds) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		if (!a->cmds) {
-			ret = -EFAULT;
-			goto fail;
-		}
+	if ((a->nr_bos && !a->bos) || (a->nr_cmds && !a->cmds)) {
+		ret = -EFAULT;
+		goto fail;
 	}
 
 	/* BO table: flags first for every entry, then handles (submit_lookup_objects). */
 	const struct drm_msm_gem_submit_bo *ubos = (const void *)(uintptr_t)a->bos;
-	if (a->nr_bos) {
-		in = calloc(a->nr_bos, sizeof(*in));
-		if (!in) {
-			ret = -ENOMEM;
-			goto fail;
-		}
+	if (a->nr_bos)
 		memcpy(in, ubos, (size_t)a->nr_bos * sizeof(*in));
-	}
 	for (uint32_t i = 0; i < a->nr_bos; i++) {
 		if ((in[i].flags & ~MSM_SUBMIT_BO_FLAGS) ||
 		    !(in[i].flags & (MSM_SUBMIT_BO_READ | MSM_SUBMIT_BO_WRITE))) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		s->bos[i].flags = in[i].flags;
 	}
+	/* A handle listed twice is -EINVAL ("already on submit list" at ww-lock time, after every
+	 * lookup; the same errno as a bad handle, so found as the list is read): a BO carries the
+	 * number of the last submit that listed it, not an O(n^2) compare. */
+	uint64_t gen = ++o->dev->submit_gen;
+	bool twice = false;
 	for (uint32_t i = 0; i < a->nr_bos; i++) {
 		struct msms_bo *bo = msms_bo_lookup(o, in[i].handle);
 		if (!bo) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		s->bos[i].bo = bo;
 		bo->refs++;
 		s->nr_bos = i + 1;
+		twice |= bo->listed_gen == gen;
+		bo->listed_gen = gen;
 	}
-	/* A handle listed twice: "already on submit list" at ww-lock time. */
-	for (uint32_t i = 0; i < s->nr_bos; i++) {
-		for (uint32_t j = i + 1; j < s->nr_bos; j++) {
-			if (s->bos[i].bo == s->bos[j].bo) {
-				ret = -EINVAL;
-				goto fail_in;
-			}
-		}
+	if (twice) {
+		ret = -EINVAL;
+		goto fail;
 	}
 	/* Pin: every listed BO gets an iova in this address space. */
 	bool all_valid = true;
@@ -450,7 +447,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		uint64_t iova;
 		ret = msms_bo_get_iova(s->bos[i].bo, &iova);
 		if (ret)
-			goto fail_in;
+			goto fail;
 		bo_valid[i] = iova == in[i].presumed;
 		all_valid &= bo_valid[i];
 	}
@@ -462,21 +459,21 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		if (c.type != MSM_SUBMIT_CMD_BUF && c.type != MSM_SUBMIT_CMD_IB_TARGET_BUF &&
 		    c.type != MSM_SUBMIT_CMD_CTX_RESTORE_BUF) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		if (c.size % 4) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		if (c.submit_idx >= s->nr_bos) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		struct msms_bo *bo = s->bos[c.submit_idx].bo;
 		uint64_t size_dw = c.size / 4, offset_dw = c.submit_offset / 4;
 		if (size_dw == 0 || size_dw + offset_dw > bo->size / 4) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		s->cmds[i].type = c.type;
 		s->cmds[i].iova = bo->iova + offset_dw * 4;
@@ -484,7 +481,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		if (!all_valid) {
 			ret = apply_relocs(s, bo_valid, bo, c.submit_offset, &c);
 			if (ret)
-				goto fail_in;
+				goto fail;
 		}
 	}
 	s->nr_cmds = a->nr_cmds;
@@ -492,14 +489,16 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	if (a->flags & MSM_SUBMIT_FENCE_SN_IN) {
 		if (a->fence == 0 || find_fence(q, a->fence)) {
 			ret = -EINVAL;
-			goto fail_in;
+			goto fail;
 		}
 		s->fence = a->fence;
 	} else {
 		s->fence = alloc_cyclic_fence(q);
 	}
-	free(in);
-	free(bo_valid);
+	if (in != in_small)
+		free(in);
+	if (bo_valid != valid_small)
+		free(bo_valid);
 
 	for (uint32_t i = 0; i < s->nr_bos; i++) {
 		if (s->bos[i].flags & MSM_SUBMIT_BO_WRITE)
@@ -547,10 +546,11 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	msms_gpu_kick(o->dev, here);
 	return ret;
 
-fail_in:
-	free(in);
 fail:
-	free(bo_valid);
+	if (in != in_small)
+		free(in);
+	if (bo_valid != valid_small)
+		free(bo_valid);
 	put_syncobjs(reset_objs, a->nr_in_syncobjs);
 	put_syncobjs(out_objs, a->nr_out_syncobjs);
 	free(out_points);
@@ -560,8 +560,6 @@ fail:
 		sim_fence_put(s->deps[i]);
 	free(s->deps);
 	sim_fence_put(s->done); /* nobody saw it: no signal */
-	free(s->bos);
-	free(s->cmds);
 	free(s);
 	return ret;
 }

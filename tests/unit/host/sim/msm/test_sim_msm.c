@@ -270,6 +270,38 @@ static void test_submitqueues(void)
 	k->ops->close(k);
 }
 
+/* Long BO lists (past the submit's on-stack copy): 40 BOs run, the same BO at both ends of the
+ * list is -EINVAL, and so is one listed twice in a row; a refused list leaves no reference (every
+ * BO still closes), and the next submit listing them all is fine. */
+static void test_submit_long_bo_list(void)
+{
+	struct kdev *k = sim_msm_open(dev);
+	enum { N = 40 };
+	struct tbo t[N];
+	struct drm_msm_gem_submit_bo bos[N];
+	for (int i = 0; i < N; i++) {
+		t[i] = tbo_new(k, 4096);
+		bos[i] = (struct drm_msm_gem_submit_bo){ .flags = MSM_SUBMIT_BO_READ, .handle = t[i].handle };
+	}
+	t[N - 1].cpu[0] = pm4_type7_hdr(CP_NOP, 0);
+	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .submit_idx = N - 1, .size = 4 };
+	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0, .nr_bos = N, .nr_cmds = 1,
+					.bos = (uintptr_t)bos, .cmds = (uintptr_t)&c };
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	CHECK_EQ(wait_fence_ms(k, 0, s.fence, 5000), 0);
+	bos[N - 1].handle = t[0].handle;
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	bos[N - 1].handle = t[N - 1].handle;
+	bos[21].handle = t[20].handle;
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL);
+	bos[21].handle = t[21].handle;
+	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	CHECK_EQ(wait_fence_ms(k, 0, s.fence, 5000), 0);
+	for (int i = 0; i < N; i++)
+		tbo_free(k, &t[i]);
+	k->ops->close(k);
+}
+
 /* The envelope of GEM_SUBMIT: every check of 6.1's msm_ioctl_gem_submit. */
 static void test_submit_envelope(void)
 {
@@ -738,6 +770,7 @@ int main(void)
 	RUN_TEST(test_submitqueues);
 	RUN_TEST(test_submitqueue_churn_keeps_nothing);
 	RUN_TEST(test_submit_envelope);
+	RUN_TEST(test_submit_long_bo_list);
 	RUN_TEST(test_relocs_applied);
 	RUN_TEST(test_fence_sn_in_and_wait_fence);
 	RUN_TEST(test_cyclic_fence_skips_sn_in);
