@@ -3,6 +3,7 @@
 #ifndef FERRY_KDEV_H
 #define FERRY_KDEV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -69,6 +70,12 @@ struct kdev_ops {
 	 * submit+wait costs two thread wakeups (the guest's and ferryd's), not four. Owner's
 	 * thread only, as the ioctl. */
 	void (*submit_here)(struct kdev *kd);
+	/* Optional, with submit_here: after the GEM_SUBMIT that followed it, whether work of this
+	 * open retired in the calling thread during that ioctl. Its poll_fd was not written for
+	 * that work: the owner checks its fences now, as after a poll_ack (which saves the fd's
+	 * write, the epoll report of it and the ack's read). Clears the answer. Owner's thread
+	 * only. */
+	bool (*done_here)(struct kdev *kd);
 };
 
 struct kdev {

@@ -431,8 +431,10 @@ int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t
 	return 0;
 }
 
-int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool alone)
+int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool alone, bool *done_here)
 {
+	if (done_here)
+		*done_here = false;
 	if (!mc->prepared)
 		return -EINVAL;
 	mc->prepared = false;
@@ -447,9 +449,15 @@ int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, boo
 		.fence_fd = -1,
 		.queueid = kernel_id,
 	};
-	if (alone && mc->kd->ops->submit_here)
-		mc->kd->ops->submit_here(mc->kd);
-	return kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req);
+	const struct kdev_ops *ops = mc->kd->ops;
+	bool here = alone && ops->submit_here;
+	if (here)
+		ops->submit_here(mc->kd);
+	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req);
+	/* Asked after a failure too: the answer is cleared for the next call either way. */
+	if (here && ops->done_here && ops->done_here(mc->kd) && done_here && ret == 0)
+		*done_here = true;
+	return ret;
 }
 
 int msm_read_fault(struct msm_ctx *mc, struct msm_fault *f, char *text, size_t text_len)

@@ -45,6 +45,7 @@ int ferry_host_create(const struct ferry_host_config *cfg, struct ferry_host **o
 		h->cfg.max_client_fds = HOST_DEFAULT_MAX_CLIENT_FDS;
 	list_init(&h->clients);
 	list_init(&h->timer_ctxs);
+	list_init(&h->done_ctxs);
 	ring_host_init(h);
 	ferry_buf_init(&h->out);
 	h->epfd = -1;
@@ -145,6 +146,11 @@ void ferry_host_dispatch(struct ferry_host *h)
 	doorbell_events(h, evs, n);
 	unsigned took = ring_dispatch(h);
 	ctx_events(h, evs, n);
+	while (!list_empty(&h->done_ctxs)) {
+		struct host_ctx *ctx = list_entry(h->done_ctxs.next, struct host_ctx, done_link);
+		list_del(&ctx->done_link);
+		ctx_progress(ctx);
+	}
 	if (took) {
 		/* What the records' submits completed already (a simulated GPU runs a lone submit
 		 * in GEM_SUBMIT): retired now, not after another turn of the embedder's loop. A
@@ -169,8 +175,8 @@ void ferry_host_dispatch(struct ferry_host *h)
 
 int ferry_host_next_timeout_ms(const struct ferry_host *h)
 {
-	if (ring_work_pending(h))
-		return 0; /* rings with records left after their batch */
+	if (ring_work_pending(h) || !list_empty(&h->done_ctxs))
+		return 0; /* rings with records left after their batch, or retired work to tell */
 	int64_t ms = -1;
 	int64_t deadline = wait_next_deadline(h);
 	int64_t watchdog = watchdog_next_ns(h);

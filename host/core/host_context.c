@@ -97,6 +97,7 @@ int ctx_handle_create(struct ferry_host_client *c, const struct ferry_msg *m, ch
 	ctx->page_fd = ctx->event_fd = ctx->poll_fd = -1;
 	list_init(&ctx->link);
 	list_init(&ctx->timer_link);
+	list_init(&ctx->done_link);
 	list_init(&ctx->waits);
 	int ret = bo_table_init(&ctx->bos, host_bo_removed, host_bo_released, ctx);
 	const char *step = "GPU device open";
@@ -190,6 +191,7 @@ void ctx_destroy(struct host_ctx *ctx, bool client_gone)
 	if (ctx->poll_fd >= 0)
 		epoll_ctl(h->epfd, EPOLL_CTL_DEL, ctx->poll_fd, NULL);
 	list_del(&ctx->timer_link);
+	list_del(&ctx->done_link);
 	/* Closing the open cancels or waits out its GPU work (kernel and simulator alike). */
 	h->fam->ctx_close(ctx);
 	if (ctx->page)
@@ -228,6 +230,12 @@ void ctx_publish_lost(struct host_ctx *ctx)
 	/* The guest takes every fence not signaled by now as failed: its waits end. */
 	atomic_fetch_add(&ctx->page->lost, 1);
 	ctx->wake = true;
+}
+
+void ctx_done_here(struct host_ctx *ctx)
+{
+	if (list_empty(&ctx->done_link))
+		list_add_tail(&ctx->client->host->done_ctxs, &ctx->done_link);
 }
 
 void ctx_wake_guest(struct host_ctx *ctx)

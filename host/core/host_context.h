@@ -20,6 +20,9 @@ void ctx_mark_lost(struct host_ctx *ctx);
 /* Tells the guest (fence page) a context is lost: after the failing fence's slot was written. */
 void ctx_publish_lost(struct host_ctx *ctx);
 void ctx_wake_guest(struct host_ctx *ctx);
+/* The kernel retired some of ctx's work inside the call that submitted it and will not say so on
+ * its poll fd (kdev done_here): ctx_progress runs in the next ferry_host_dispatch. */
+void ctx_done_here(struct host_ctx *ctx);
 
 /* refusal.c: the validator refused seqno of q (ctx->refused was set): warns, at most once a
  * second per context. The caller completes the fence with err. */

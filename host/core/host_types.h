@@ -109,6 +109,9 @@ struct ferry_host {
 	struct host_wait *wait_free;
 	uint32_t nr_wait_free;
 	struct list timer_ctxs; /* host_ctx.timer_link: contexts without a kdev poll fd */
+	/* host_ctx.done_link: work retired inside the kernel call that submitted it (kdev done_here),
+	 * told by no poll fd: checked in the next dispatch. */
+	struct list done_ctxs;
 	struct ferry_host_stats stats;
 	struct ferry_buf out; /* encode scratch, reused for every frame sent */
 	struct fault_log *fault_log; /* reports kept for operators (fault_log.c) */
@@ -214,6 +217,7 @@ struct host_ctx {
 	uint32_t family;     /* FERRY_FAMILY_*; the family's own state embeds this (family.h ctx_size) */
 	int poll_fd;
 	struct list timer_link;
+	struct list done_link;  /* ferry_host.done_ctxs */
 	struct list waits; /* host_wait.link: this context's deferred replies */
 	int page_fd, event_fd;
 	struct ferry_fence_page *page;

@@ -117,7 +117,10 @@ int msm_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		}
 		/* Noted before the call: the GPU may start it before the call returns. */
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, s->seqno, 0);
-		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, s->seqno, ctx->nr_inflight == 0);
+		bool done_here;
+		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, s->seqno, ctx->nr_inflight == 0, &done_here);
+		if (done_here)
+			ctx_done_here(ctx);
 		if (ret < 0) {
 			trace_queue_event(q, TRACE_REJECTED, s->seqno, ret);
 			q->tl.count--; /* un-push: the kernel did not take it */
@@ -156,7 +159,7 @@ int msm_held_run(struct host_queue *q, struct held_submit *hs, uint32_t *syncobj
 	if (ret == 0) {
 		trace_queue_event(q, TRACE_RELEASED, hs->seqno, 0);
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, hs->seqno, 0);
-		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, hs->seqno, false);
+		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, hs->seqno, false, NULL);
 	}
 	if (ret < 0 && !why[0])
 		snprintf(why, n, "%s", strerror(-ret));

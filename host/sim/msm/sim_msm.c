@@ -273,6 +273,14 @@ static void sim_kdev_submit_here(struct kdev *kd)
 	to_open(kd)->submit_here = true;
 }
 
+static bool sim_kdev_done_here(struct kdev *kd)
+{
+	struct msms_open *o = to_open(kd);
+	bool done = o->done_here;
+	o->done_here = false;
+	return done;
+}
+
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 {
 	struct msms_open *o = to_open(kd);
@@ -332,6 +340,7 @@ static const struct kdev_ops sim_msm_kdev_ops = {
 	.close = sim_kdev_close,
 	.trace_read = msms_kdev_trace_read,
 	.submit_here = sim_kdev_submit_here,
+	.done_here = sim_kdev_done_here,
 };
 
 void sim_msm_set_strict(struct sim_msm_device *dev, bool strict)

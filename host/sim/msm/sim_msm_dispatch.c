@@ -210,7 +210,11 @@ void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q)
 		msms_submit_retired(s);
 		msms_submit_free(s);
 		dev->retired++;
-		sim_wakeup_notify(&q->open->wakeup, "sim-msm");
+		/* The open whose GEM_SUBMIT runs this step learns of it from done_here. */
+		if (q->open == dev->here_open)
+			q->open->done_here = true;
+		else
+			sim_wakeup_notify(&q->open->wakeup, "sim-msm");
 		any = true;
 	}
 	if (any) {

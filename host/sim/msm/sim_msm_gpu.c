@@ -272,12 +272,13 @@ void msms_gpu_stop(struct sim_msm_device *dev)
 /* The submit just queued, run here while the worker sleeps idle: true when the device is idle
  * again (all done, no timer), so the worker need not wake. The same steps the worker would take,
  * under the same lock, with a small budget: only which thread runs them differs. */
-static bool run_here(struct sim_msm_device *dev)
+static bool run_here(struct sim_msm_device *dev, struct msms_open *o)
 {
 	if (!dev->worker.running || !dev->worker.idle)
 		return false;
 	bool idle = false;
 	dev->sync.work_muted = true; /* a job its fences release runs in a step here, or the caller kicks */
+	dev->here_open = o; /* its retires are told by done_here, not its poll fd */
 	for (unsigned i = 0; i < MSMS_HERE_STEPS; i++) {
 		uint64_t next_wake = UINT64_MAX;
 		if (!step_budget(dev, sim_now_ns(), &next_wake, MSMS_HERE_BUDGET)) {
@@ -287,12 +288,13 @@ static bool run_here(struct sim_msm_device *dev)
 		atomic_fetch_add(&dev->lock.steps, 1);
 	}
 	dev->sync.work_muted = false;
+	dev->here_open = NULL;
 	return idle;
 }
 
-void msms_gpu_kick(struct sim_msm_device *dev, bool here)
+void msms_gpu_kick(struct sim_msm_device *dev, struct msms_open *here)
 {
-	if (here && run_here(dev))
+	if (here && run_here(dev, here))
 		return;
 	pthread_cond_signal(&dev->work_cond);
 }

@@ -176,6 +176,7 @@ struct msms_open {
 	uint64_t trace_next;      /* events ever recorded: trace_read's cursor */
 	struct sim_unmodeled_sink unmodeled; /* retired submits' unexecuted work, for the owner */
 	bool submit_here;         /* kdev submit_here: owner's thread; the next GEM_SUBMIT takes it */
+	bool done_here;           /* kdev done_here: its work retired in that GEM_SUBMIT (owner's thread) */
 };
 
 struct sim_msm_device {
@@ -200,6 +201,7 @@ struct sim_msm_device {
 	uint32_t slice_budget;
 	const struct msms_open *last_ctx; /* for CTX_RESTORE_BUF */
 	uint64_t retired;
+	struct msms_open *here_open; /* whose GEM_SUBMIT runs steps in its thread (run_here) */
 	uint64_t submit_gen;        /* GEM_SUBMITs begun: a BO listed twice in one (listed_gen) */
 	struct cp_exec *cp_spare;   /* the last completed submit's CP state, for the next one's */
 };
@@ -248,9 +250,9 @@ void msms_gem_close_all(struct msms_open *o);
 /* The GPU (sim_msm_gpu.c). */
 int msms_gpu_start(struct sim_msm_device *dev);
 void msms_gpu_stop(struct sim_msm_device *dev);
-/* Called after queueing work: wakes the worker, or with here (kdev submit_here) runs the first
- * slice in this thread when the worker is idle. */
-void msms_gpu_kick(struct sim_msm_device *dev, bool here);
+/* Called after queueing work: wakes the worker, or with here (the open whose kdev submit_here
+ * asked for it, else NULL) runs the first slice in this thread when the worker is idle. */
+void msms_gpu_kick(struct sim_msm_device *dev, struct msms_open *here);
 /* Drops every pending submit of the open's queues without running them. */
 void msms_gpu_cancel_open(struct msms_open *o);
 

@@ -543,7 +543,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 		else
 			a->fence_fd = fd;
 	}
-	msms_gpu_kick(o->dev, here);
+	msms_gpu_kick(o->dev, here ? o : NULL);
 	return ret;
 
 fail:

@@ -714,6 +714,33 @@ static void test_queue_close_with_work_in_flight(void)
  * the idle context's before the 39 a busy context left. Everything still runs, in each ring's
  * order. (Unbounded passes in ring order made a light client's submit+wait beside 64 busy ones
  * ~30 ms.) */
+/* A lone submit on an idle simulated GPU runs inside the kernel call (kdev submit_here), and the
+ * simulator tells that by done_here, not by its poll fd: the one dispatch after the submit
+ * retires it (the guest's page slot), with no poll of the host fd between. 20 such in a row;
+ * a try the worker took instead (a busy machine) is waited out and not counted. */
+static void test_lone_submit_retires_in_next_dispatch(void)
+{
+	struct ctx_fixture f;
+	fixture_open(&f, "t-here");
+	f.cmd[0] = pm4_type7_hdr(CP_NOP, 0);
+	uint32_t seqno = 0, inline_done = 0;
+	for (int i = 0; i < 1000 && inline_done < 20; i++) {
+		struct submit_args a = simple_submit(0, ++seqno, 0, 1);
+		req_submit(&f.hc, &a);
+		ferry_host_dispatch(host);
+		if (atomic_load(&f.page->slots[0].signaled) == seqno) {
+			inline_done++;
+			continue;
+		}
+		HARNESS_RUN_UNTIL(host, atomic_load(&f.page->slots[0].signaled) == seqno, 10000);
+		REQUIRE(atomic_load(&f.page->slots[0].signaled) == seqno);
+		usleep(2000); /* until the worker sleeps idle again */
+	}
+	CHECK_EQ(inline_done, 20u);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	fixture_close(&f);
+}
+
 static void test_ring_pass_bounded_idle_first(void)
 {
 	struct ferry_host *shared = host;
@@ -793,6 +820,7 @@ int main(void)
 	RUN_TEST(test_queue_close_with_work_in_flight);
 	RUN_TEST(test_hang);
 	RUN_TEST(test_ring_pass_bounded_idle_first);
+	RUN_TEST(test_lone_submit_retires_in_next_dispatch);
 	ferry_host_destroy(host);
 	return test_finish();
 }

@@ -615,9 +615,10 @@ static void test_poll_fd(void)
 }
 
 /* kdev submit_here: with the GPU idle, the submit's first slice runs in the submitting thread, so
- * a small job has completed (fence, poll fd) when GEM_SUBMIT returns, 100 times in a row (the
- * worker's wakeup alone takes longer than the next instruction), one of 16 command buffers too;
- * a job that outlives that slice (a CP wait on memory nobody wrote yet) goes on in the worker. */
+ * a small job has completed when GEM_SUBMIT returns, 100 times in a row (the worker's wakeup alone
+ * takes longer than the next instruction), one of 16 command buffers too; done_here says so once
+ * and the poll fd stays quiet (the caller checks its fences itself). A job that outlives that
+ * slice (a CP wait on memory nobody wrote yet) goes on in the worker, which wakes the poll fd. */
 static void test_submit_here(void)
 {
 	struct kdev *k = sim_msm_open(dev);
@@ -630,6 +631,7 @@ static void test_submit_here(void)
 		k->ops->submit_here(k);
 		uint32_t f = submit_ib(k, 0, &cmd, 1);
 		settled = wait_fence_ms(k, 0, f, 0) == 0;
+		(void)k->ops->done_here(k); /* the worker may have run it: either way, cleared */
 		if (!settled) {
 			CHECK_EQ(wait_fence_ms(k, 0, f, 5000), 0);
 			usleep(2000);
@@ -642,7 +644,9 @@ static void test_submit_here(void)
 		k->ops->submit_here(k);
 		uint32_t f = submit_ib(k, 0, &cmd, 1);
 		CHECK_EQ(wait_fence_ms(k, 0, f, 0), 0);
-		CHECK_EQ(poll(&pfd, 1, 0), 1);
+		CHECK(k->ops->done_here(k));
+		CHECK(!k->ops->done_here(k)); /* told once */
+		CHECK_EQ(poll(&pfd, 1, 0), 0);
 	}
 	/* A slice spends what its command buffers took: 16 small ones are one job run here. */
 	struct drm_msm_gem_submit_bo bo0 = { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle };
@@ -654,6 +658,7 @@ static void test_submit_here(void)
 	k->ops->submit_here(k);
 	REQUIRE(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &many) == 0);
 	CHECK_EQ(wait_fence_ms(k, 0, many.fence, 0), 0);
+	CHECK(k->ops->done_here(k));
 	/* Stalled in the submitting thread's slice: the worker polls it on, and finishes it. */
 	struct pm4_builder b;
 	pm4_builder_init(&b, cmd.cpu + 64, 64);
@@ -668,11 +673,14 @@ static void test_submit_here(void)
 					    .size = pm4_builder_bytes(&b) };
 	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0, .nr_bos = 2, .nr_cmds = 1,
 					.bos = (uintptr_t)bos, .cmds = (uintptr_t)&c };
+	k->ops->poll_ack(k);
 	k->ops->submit_here(k);
 	REQUIRE(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s) == 0);
 	CHECK_EQ(wait_fence_ms(k, 0, s.fence, 0), -ETIMEDOUT);
+	CHECK(!k->ops->done_here(k));
 	__atomic_store_n(&flag.cpu[0], 1, __ATOMIC_RELEASE);
 	CHECK_EQ(wait_fence_ms(k, 0, s.fence, 5000), 0);
+	CHECK_EQ(poll(&pfd, 1, 5000), 1); /* the worker retired it */
 	CHECK_EQ(flag.cpu[1], 0xd0eu);
 	tbo_free(k, &cmd);
 	tbo_free(k, &flag);
