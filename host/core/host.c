@@ -144,20 +144,14 @@ void ferry_host_dispatch(struct ferry_host *h)
 	 * socket's frames before it dispatches: a submit's in-fences are then judged before work
 	 * that finished meanwhile is retired, as they would be had it come on the socket. */
 	doorbell_events(h, evs, n);
-	unsigned took = ring_dispatch(h);
+	ring_dispatch(h);
 	ctx_events(h, evs, n);
+	/* Work the pass's submits completed inside the kernel call (a simulated GPU runs a lone
+	 * submit in GEM_SUBMIT) retires now, not after another turn of the embedder's loop. */
 	while (!list_empty(&h->done_ctxs)) {
 		struct host_ctx *ctx = list_entry(h->done_ctxs.next, struct host_ctx, done_link);
 		list_del(&ctx->done_link);
 		ctx_progress(ctx);
-	}
-	if (took) {
-		/* What the records' submits completed already (a simulated GPU runs a lone submit
-		 * in GEM_SUBMIT): retired now, not after another turn of the embedder's loop. A
-		 * doorbell seen here is queued for the next pass. */
-		n = epoll_wait(h->epfd, evs, 64, 0);
-		doorbell_events(h, evs, n);
-		ctx_events(h, evs, n);
 	}
 	for (struct list *l = h->timer_ctxs.next; l != &h->timer_ctxs; l = l->next) {
 		struct host_ctx *ctx = list_entry(l, struct host_ctx, timer_link);
