@@ -51,23 +51,55 @@ static const char *env_or(const char *name, const char *def)
 	return v && *v ? v : def;
 }
 
+/* A whole number setting in 0..max (unset or empty: def). A value that does not parse is an
+ * error on QEMU's stderr, and the renderer does not start: it is never read as 0 or the default. */
+static bool env_uint(const char *name, uint32_t def, uint32_t max, uint32_t *out)
+{
+	const char *v = getenv(name);
+	if (!v || !*v) {
+		*out = def;
+		return true;
+	}
+	char *end;
+	errno = 0;
+	unsigned long x = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || errno || x > max) {
+		vg_log(FERRY_LOG_ERROR, "%s=%s: not a whole number in 0..%u", name, v, max);
+		return false;
+	}
+	*out = (uint32_t)x;
+	return true;
+}
+
+/* One of two words (unset or empty: the first); anything else as env_uint refuses it. */
+static bool env_pick(const char *name, const char *off, const char *on, bool *out)
+{
+	const char *v = env_or(name, off);
+	*out = strcmp(v, on) == 0;
+	if (*out || strcmp(v, off) == 0)
+		return true;
+	vg_log(FERRY_LOG_ERROR, "%s=%s: expected %s or %s", name, v, off, on);
+	return false;
+}
+
 /* The host's settings come from the environment QEMU was started with (`ferry qemu`, or
  * libvirt's <qemu:env>): FERRY_VG_GPU, FERRY_VG_SIM_STRICT, FERRY_VG_V3D_TENANCY,
  * FERRY_VG_ALLOW_PASSTHROUGH (ferryd's --allow-passthrough), FERRY_VG_LOG_LEVEL,
- * FERRY_VG_RING_LINGER_US (docs/vm.md). */
-static void config(struct vg_config *cfg)
+ * FERRY_VG_RING_LINGER_US (docs/vm.md). False when one of them is malformed (said on stderr). */
+static bool config(struct vg_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->gpu, sizeof(cfg->gpu), "%s", env_or("FERRY_VG_GPU", "a630"));
 	cfg->host.gpu = cfg->gpu;
-	cfg->host.sim_strict = strcmp(env_or("FERRY_VG_SIM_STRICT", "0"), "1") == 0;
-	cfg->host.v3d_shared_tenancy = strcmp(env_or("FERRY_VG_V3D_TENANCY", "exclusive"), "shared") == 0;
-	cfg->host.allow_passthrough = strcmp(env_or("FERRY_VG_ALLOW_PASSTHROUGH", "0"), "1") == 0;
-	cfg->host.log_level = atoi(env_or("FERRY_VG_LOG_LEVEL", "1"));
-	/* Capped at 10 s: longer would only keep the worker looking at idle rings. */
-	const char *lv = getenv("FERRY_VG_RING_LINGER_US");
-	long linger = lv && *lv ? strtol(lv, NULL, 10) : (long)VG_RING_LINGER_DEFAULT_US;
-	cfg->ring_linger_us = linger < 0 ? 0 : linger > 10000000 ? 10000000 : (uint32_t)linger;
+	uint32_t level;
+	/* At most 10 s of linger: longer would only keep the worker looking at idle rings. */
+	bool ok = env_pick("FERRY_VG_SIM_STRICT", "0", "1", &cfg->host.sim_strict) &
+		  env_pick("FERRY_VG_V3D_TENANCY", "exclusive", "shared", &cfg->host.v3d_shared_tenancy) &
+		  env_pick("FERRY_VG_ALLOW_PASSTHROUGH", "0", "1", &cfg->host.allow_passthrough) &
+		  env_uint("FERRY_VG_LOG_LEVEL", FERRY_LOG_WARN, FERRY_LOG_DEBUG, &level) &
+		  env_uint("FERRY_VG_RING_LINGER_US", VG_RING_LINGER_DEFAULT_US, 10000000, &cfg->ring_linger_us);
+	cfg->host.log_level = (int)level;
+	return ok;
 }
 
 VG_EXPORT int virgl_renderer_init(void *cookie, int flags, struct virgl_renderer_callbacks *cb)
@@ -78,7 +110,8 @@ VG_EXPORT int virgl_renderer_init(void *cookie, int flags, struct virgl_renderer
 	if (!cb || !cb->write_fence)
 		return -EINVAL;
 	struct vg_config cfg;
-	config(&cfg);
+	if (!config(&cfg))
+		return -EINVAL;
 	int r = vg_fence_init(cb->write_fence, cb->version >= 3 ? cb->write_context_fence : NULL, cookie);
 	if (r == 0 && (r = vg_worker_start(&cfg)) < 0)
 		vg_fence_fini();

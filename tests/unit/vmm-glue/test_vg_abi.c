@@ -406,9 +406,34 @@ static void test_blobs(void)
 	gres_free(&g.ring);
 }
 
+/* A malformed setting in QEMU's environment is refused, not read as 0 or the default:
+ * virgl_renderer_init fails with -EINVAL (QEMU then does not start the device) and says which
+ * on stderr; the same library starts once the settings are right (harness_open after this). */
+static void test_bad_settings(const char *path)
+{
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	REQUIRE(lib);
+	int (*init)(void *, int, void *) = (int (*)(void *, int, void *))dlsym(lib, "virgl_renderer_init");
+	REQUIRE(init);
+	static const char *const bad[][2] = {
+		{ "FERRY_VG_RING_LINGER_US", "1ms" },	 { "FERRY_VG_RING_LINGER_US", "-5" },
+		{ "FERRY_VG_RING_LINGER_US", "20000000" }, { "FERRY_VG_LOG_LEVEL", "debug" },
+		{ "FERRY_VG_LOG_LEVEL", "4" },		 { "FERRY_VG_SIM_STRICT", "yes" },
+		{ "FERRY_VG_V3D_TENANCY", "open" },	 { "FERRY_VG_ALLOW_PASSTHROUGH", "true" },
+	};
+	struct cbs cb = { .version = 3, .write_fence = write_fence, .write_context_fence = write_context_fence };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i][0], bad[i][1], 1);
+		CHECK_EQ(init(&cb, 0, &cb), -EINVAL);
+		unsetenv(bad[i][0]);
+	}
+	dlclose(lib);
+}
+
 int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2);
+	test_bad_settings(argv[1]);
 	harness_open(argv[1]);
 	RUN_TEST(test_caps);
 	RUN_TEST(test_scanout_info);
