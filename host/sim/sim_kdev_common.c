@@ -49,7 +49,7 @@ void sim_wakeup_drain(struct sim_wakeup *w, const char *who)
 	uint64_t v;
 	/* Non-blocking eventfd: one read drains every pending wakeup. Re-armed after the read: a
 	 * completion between the two writes nothing, and the caller's check that follows the ack
-	 * sees it (both sides hold the device lock around it). */
+	 * sees it (the retire and the check each hold the device lock). */
 	if (read(w->fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		fprintf(stderr, "%s: eventfd read: %s\n", who, strerror(errno));
 	atomic_store(&w->pending, false);

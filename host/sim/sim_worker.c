@@ -36,10 +36,13 @@ static inline void cpu_relax(void)
 
 static bool spin_allowed(void)
 {
-	static int cpus; /* racy first use is harmless: every thread computes the same value */
-	if (!cpus)
-		cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus > 1;
+	static atomic_int cpus; /* 0: not asked yet (every thread that asks gets the same answer) */
+	int n = atomic_load_explicit(&cpus, memory_order_relaxed);
+	if (!n) {
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		atomic_store_explicit(&cpus, n, memory_order_relaxed);
+	}
+	return n > 1;
 }
 
 /* Spins until done(arg) or LOCK_SPIN_NS passed; whether done(arg) became true. */
