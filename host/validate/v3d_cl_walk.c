@@ -195,8 +195,8 @@ static int prepare_relocs(struct v3dval *v)
 	return 0;
 }
 
-uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off,
-			  uint32_t len, uint32_t *first)
+/* Index into v->keys of the first reloc at or after (kind, bo, off), or nr_relocs. */
+static uint32_t relocs_from(const struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off)
 {
 	uint32_t lo = 0, hi = v->in->nr_relocs;
 	while (lo < hi) {
@@ -206,6 +206,13 @@ uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off,
+			  uint32_t len, uint32_t *first)
+{
+	uint32_t lo = relocs_from(v, kind, bo, off);
 	*first = lo;
 	uint32_t n = 0;
 	uint64_t end = (uint64_t)off + len;
@@ -343,6 +350,49 @@ static int fill(struct v3dval *v, uint32_t seg, uint32_t *copied, uint32_t need,
 	return 0;
 }
 
+/* The run of packets at pc that the loop below would pass with no effect but their count: opcodes
+ * v->run_len gives for the segment's list and level, wholly inside what is copied, before the
+ * list's end address, within the walk-byte budget and short of the next PACKET relocation (a
+ * relocated packet takes the full path, which applies or refuses it). The first packet past
+ * those bounds is left to the full path, which then fails or passes it as it would have.
+ * Returns the run's bytes; *last_opcode = its last packet's opcode. */
+static uint32_t plain_run(struct v3dval *v, const struct walk *k, uint32_t seg, uint32_t pc, uint32_t copied,
+			  int *last_opcode)
+{
+	struct v3dval_seg *s = &v->segs[seg];
+	uint32_t pos = pc - s->start;
+	const uint8_t *lens = v->run_len[s->list == V3DVAL_LIST_RENDER][s->level == V3DVAL_LEVEL_TOP];
+	if (pos >= copied || !lens[s->buf[pos]])
+		return 0;
+	uint32_t stop = copied - pos; /* bytes the run may take */
+	if (k->has_end && k->end >= pc && k->end - pc < stop)
+		stop = k->end - pc;
+	if (v->policy.max_walk_bytes - v->bytes < stop) /* v->bytes never exceeds the limit */
+		stop = (uint32_t)(v->policy.max_walk_bytes - v->bytes);
+	if (v->in->nr_relocs) {
+		uint32_t off = pc - v->bos[s->bo].addr;
+		uint32_t i = relocs_from(v, V3DVAL_RELOC_PACKET, s->bo, off);
+		if (i < v->in->nr_relocs) {
+			const struct v3dval_rkey *r = &v->keys[i];
+			if (r->kind == V3DVAL_RELOC_PACKET && r->bo == s->bo && r->off - off < stop)
+				stop = r->off - off;
+		}
+	}
+	const uint8_t *p = s->buf + pos;
+	uint32_t run = 0, n = 0, len, last = 0;
+	while (run < stop && (len = lens[p[run]]) != 0 && len <= stop - run) {
+		last = run;
+		run += len;
+		n++;
+	}
+	if (n)
+		*last_opcode = p[last];
+	v->bytes += run;
+	v->packets += n;
+	s->end = pc + run;
+	return run;
+}
+
 static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v3dval_where *from)
 {
 	uint32_t seg = list_seg(v, k, start, from);
@@ -352,6 +402,7 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 	uint32_t pc = start, copied = 0; /* copied: bytes of seg's copy filled from the guest */
 	int last_opcode = -1;
 	for (;;) {
+		pc += plain_run(v, k, seg, pc, copied, &last_opcode);
 		const struct v3dval_bo *bo = &v->bos[v->segs[seg].bo];
 		uint32_t pos = pc - v->segs[seg].start;
 		struct v3dval_where w = { seg, pos, -1 };
@@ -444,6 +495,10 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 			break;
 		}
 		default:
+			/* the walker has nothing to do with it either; a variable length needs the full path */
+			if (op != V3D_CL_TRANSFORM_FEEDBACK_SPECS &&
+			    v3dval_packet_plain(v, cur->list, cur->level == V3DVAL_LEVEL_TOP, op))
+				v->run_len[cur->list == V3DVAL_LIST_RENDER][cur->level == V3DVAL_LEVEL_TOP][op] = (uint8_t)len;
 			break;
 		}
 		last_opcode = op;

@@ -128,6 +128,10 @@ struct v3dval {
 	 * which reads neither payload nor job state, so a later packet of that opcode there would
 	 * pass again (the policy is fixed at create). v3dval_packet_plain. */
 	uint32_t plain[2][2][8];
+	/* Per list and level as plain[]: the length of a plain opcode the walker does nothing with
+	 * either (no control flow, a fixed length), else 0. Set by the walker as it meets them; a
+	 * run of such packets needs nothing but its bytes counted (plain_run in v3d_cl_walk.c). */
+	uint8_t run_len[2][2][256];
 };
 
 static inline bool v3dval_packet_plain(const struct v3dval *v, uint32_t list, bool top, uint8_t op)

@@ -372,6 +372,109 @@ static void test_plain_packets_per_list_and_level(void)
 	}
 }
 
+/* nr packets the validator learns as plain in the bin list (draw state with zero payloads, NOP,
+ * cache flush), cycling; off[i] = where packet i starts. Returns the bytes. */
+static uint32_t plain_packets(uint8_t *raw, int ver, uint32_t nr, uint32_t *off)
+{
+	static const uint8_t ops[] = {
+		V3D_CL_CFG_BITS, V3D_CL_CLIP_WINDOW, V3D_CL_VIEWPORT_OFFSET, V3D_CL_NOP,
+		V3D_CL_CLIPPER_XY_SCALING, V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET, V3D_CL_FLUSH_VCD_CACHE,
+	};
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		off[i] = n;
+		n += pack(raw + n, ops[i % sizeof(ops)], ver);
+	}
+	return n;
+}
+
+static const char *at_bin(char *buf, size_t size, const char *level, uint32_t addr)
+{
+	snprintf(buf, size, "at bin %s 0x%08x ", level, addr);
+	return buf;
+}
+
+/* Once the validator met a list's plain opcodes it passes runs of them without the per-packet
+ * path (plain_run in v3d_cl_walk.c): the same totals and shadows as the first, full walk, and
+ * whatever interrupts a run is still refused at the packet it is at - a forbidden opcode, a
+ * frame-level packet in a sub-list, an address outside the context, a relocation on or inside a
+ * plain packet, the list's end address inside a packet, the walk-byte limit. */
+static void test_plain_runs(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[40 * 16 + 16];
+		uint32_t off[40], n = plain_packets(raw, ver, 40, off);
+		char where[64];
+		struct h_job j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j); /* learns the plain opcodes */
+		struct v3dval_cl_result cold = h.res;
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.packets, cold.packets);
+		CHECK_EQ(h.res.bytes, cold.bytes);
+		CHECK_EQ(h.res.bcl_end - h.res.bcl_start, j.bcl_end - j.bcl_start);
+		CHECK(memcmp(h_shadow_ptr(&h, h.res.bcl_start), h_ptr(&h, BCL), n + 1) == 0);
+
+		/* a forbidden opcode, and an address outside the context, after a run */
+		uint32_t len = pack(raw + n, V3D_CL_L2T_CACHE_FLUSH_CONTROL, ver);
+		j = bin_job(&h, raw, n + len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, at_bin(where, sizeof(where), "list", BCL + n));
+		len = pack(raw + n, V3D_CL_INDEX_BUFFER_SETUP, ver);
+		v3d_cl_set_address(raw + n + 1, V3D_CL_INDEX_BUFFER_ADDRESS, FOREIGN);
+		v3d_cl_set(raw + n + 1, V3D_CL_INDEX_BUFFER_SIZE, 16);
+		j = bin_job(&h, raw, n + len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, at_bin(where, sizeof(where), "list", BCL + n));
+
+		/* a relocation on a plain packet mid-run, and one inside another */
+		j = bin_job(&h, raw, n);
+		struct v3dval_reloc r = { .cl_bo = 0, .cl_offset = off[20], .bo_index = 1, .bo_offset = 0,
+					  .field_start = 0, .field_size = 32, .kind = V3DVAL_RELOC_PACKET };
+		j.relocs = &r;
+		j.nr_relocs = 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_RELOC, at_bin(where, sizeof(where), "list", BCL + off[20]));
+		CHECK(h_contains(h.err.msg, "are not an address field"));
+		r.cl_offset = off[21] + 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_RELOC, at_bin(where, sizeof(where), "list", BCL + off[21]));
+		CHECK(h_contains(h.err.msg, "inside the packet"));
+
+		/* the list's end inside a packet mid-run */
+		j = bin_job(&h, raw, n);
+		j.bcl_end = BCL + off[25] + 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_NO_END, at_bin(where, sizeof(where), "list", BCL + off[25]));
+		CHECK(h_contains(h.err.msg, "straddles"));
+		j.bcl_end = BCL + off[25]; /* on a packet boundary: ends there */
+		H_ACCEPT(&h, &j);
+
+		/* a frame-level packet after a run in a sub-list (learned there first) */
+		struct v3d_clb s;
+		h_clb(&h, &s, SUB, 0x1000);
+		v3d_clb_raw(&s, raw, n);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		uint8_t call[16];
+		uint32_t call_len = pack(call, V3D_CL_BRANCH_TO_SUB_LIST, ver);
+		v3d_cl_set_address(call + 1, V3D_CL_BRANCH_ADDRESS, SUB);
+		j = bin_job(&h, call, call_len);
+		H_ACCEPT(&h, &j);
+		h_clb(&h, &s, SUB, 0x1000);
+		v3d_clb_raw(&s, raw, n);
+		v3d_clb_number_of_layers(&s, 1);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		REQUIRE(v3d_clb_ok(&s));
+		H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, at_bin(where, sizeof(where), "sub-list", SUB + n));
+
+		/* the walk-byte limit reached mid-run: refused at the packet that passes it */
+		j = bin_job(&h, raw, n);
+		h.policy.max_walk_bytes = off[30] + 1;
+		h_set_policy(&h);
+		struct h_job warm = bin_job(&h, raw, off[8]);
+		h_validate(&h, &warm); /* learns the opcodes again, whether or not the whole job fits */
+		j = bin_job(&h, raw, n);
+		H_REJECT(&h, &j, V3DVAL_ERR_LIMIT, at_bin(where, sizeof(where), "list", BCL + off[30]));
+		h_fini(&h);
+	}
+}
+
 /* The struct address checks read a field that ends a 32-bit word as that word masked
  * (v3dval_struct_words): on random bytes that gives v3d_cl_get_address's answer for every
  * field of every structure that takes the word path, on both versions. */
@@ -703,6 +806,7 @@ int main(void)
 	RUN_TEST(test_load_store_formats);
 	RUN_TEST(test_frame_state);
 	RUN_TEST(test_plain_packets_per_list_and_level);
+	RUN_TEST(test_plain_runs);
 	RUN_TEST(test_bin_address_packets);
 	RUN_TEST(test_shader_state);
 	RUN_TEST(test_struct_word_reads);
