@@ -60,6 +60,14 @@ static int block_reserve(struct v3dval *v, const struct v3dval_where *w)
 	return 0;
 }
 
+/* Bytes an address field must reach inside the context: a QPU instruction (8 B) for shader code
+ * (the 29-bit fields), a word for uniform, default-attribute and attribute pointers, which may
+ * also be 0 when unused. */
+static uint32_t field_need(const struct v3d_cl_addr_field *f)
+{
+	return f->size < 32 ? 8u : 4u;
+}
+
 void v3dval_struct_words(struct v3dval *v)
 {
 	for (int k = 0; k <= V3D_CL_STRUCT_TEXTURE_SHADER_STATE; k++) {
@@ -73,36 +81,37 @@ void v3dval_struct_words(struct v3dval *v)
 				break;
 			}
 			v->struct_words[k][i] = (struct v3dval_word_field){
-				.at = (uint16_t)(end / 8u - 4u), .mask = ~0u << (32u - f[i].size),
+				.at = (uint16_t)(end / 8u - 4u), .need = (uint8_t)field_need(&f[i]),
+				.mask = ~0u << (32u - f[i].size),
 			};
 		}
 	}
 }
 
-/* Shader code needs a QPU instruction (8 B) inside the context; uniform, default-attribute and
- * attribute pointers a word, or 0 when unused. */
+/* The address fields of the structure at byte off of seg's copy, each inside the context
+ * (field_need). */
 static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
 {
-	const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
-	const struct v3dval_word_field *words = v->struct_words[kind];
+	const uint8_t *rec = v->segs[seg].buf + off;
 	size_t n = v->struct_nr_fields[kind];
-	const struct v3dval_seg *s = &v->segs[seg];
-	const uint8_t *rec = s->buf + off;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t addr;
+		uint32_t addr, need;
 		if (v->words_ok[kind]) { /* = v3d_cl_get_address, for a field that ends a word */
-			const uint8_t *b = rec + words[i].at;
-			addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) &
-			       words[i].mask;
+			const struct v3dval_word_field *w = &v->struct_words[kind][i];
+			const uint8_t *b = rec + w->at;
+			addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) & w->mask;
+			need = w->need;
 		} else {
-			addr = v3d_cl_get_address(rec, fields[i].start, fields[i].size);
+			const struct v3d_cl_addr_field *f = &v->struct_fields[kind][i];
+			addr = v3d_cl_get_address(rec, f->start, f->size);
+			need = field_need(f);
 		}
-		bool code = fields[i].size < 32;
-		if (!code && addr == 0)
+		if (need == 4 && addr == 0)
 			continue;
-		if (v3dval_find_range_hint(v, addr, code ? 8 : 4) < 0)
-			return v3dval_fail_at(v, seg, off, s->opcode, V3DVAL_ERR_ADDRESS, addr,
-					      "%s 0x%08x outside the context's buffers", fields[i].name, addr);
+		if (v3dval_find_range_hint(v, addr, need) < 0)
+			return v3dval_fail_at(v, seg, off, v->segs[seg].opcode, V3DVAL_ERR_ADDRESS, addr,
+					      "%s 0x%08x outside the context's buffers", v->struct_fields[kind][i].name,
+					      addr);
 	}
 	return 0;
 }
@@ -127,6 +136,8 @@ static int struct_at(uint32_t rel, uint32_t prefix, uint32_t gl, uint32_t attrs,
 
 static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint32_t gl)
 {
+	if (!v->in->nr_relocs)
+		return 0;
 	struct v3dval_seg *s = &v->segs[seg];
 	uint32_t off = s->start - v->bos[s->bo].addr, len = s->end - s->start;
 	uint32_t first, n = v3dval_relocs_in(v, V3DVAL_RELOC_RECORD, s->bo, off, len, &first);

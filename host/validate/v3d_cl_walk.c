@@ -598,6 +598,7 @@ int v3dval_validate_cl(struct v3dval *v, const struct v3dval_cl_submit *submit,
 	v->packets = v->relocs_applied = v->tile_state_bytes = 0;
 	memset(&v->frame, 0, sizeof(v->frame));
 	v->bo_hint = UINT32_MAX;
+	v->hint_addr = v->hint_size = 0;
 	if (v->block_hash)
 		memset(v->block_hash, 0, (size_t)v->block_hash_cap * sizeof(*v->block_hash));
 

@@ -107,8 +107,9 @@ struct v3dval {
 	uint32_t *block_hash;
 	uint32_t block_hash_cap;
 
-	/* per call: the BO the last range lookup found (draws point into few BOs) */
-	uint32_t bo_hint;
+	/* per call: the BO the last range lookup found (draws point into few BOs), and its range
+	 * (hint_size 0: none yet) */
+	uint32_t bo_hint, hint_addr, hint_size;
 
 	/* per opcode, from protocol/hw/v3d_cl.c at create (the per-packet lookups there are switches):
 	 * fixed length for the version (0: unknown opcode) and the packet's address fields */
@@ -120,8 +121,10 @@ struct v3dval {
 	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	/* struct_fields[] read as words, derived at create (v3dval_struct_words): a field that ends
 	 * on a 32-bit boundary holds the high bits of that little-endian word, so its address is
-	 * the word at byte `at` & mask, no shifts by field. words_ok[kind]: every field is so. */
-	struct v3dval_word_field { uint16_t at; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
+	 * the word at byte `at` & mask, no shifts by field; need: the bytes it must reach in the
+	 * context (8: shader code, 4: a pointer, which 0 may leave unused). words_ok[kind]: every
+	 * field is so. */
+	struct v3dval_word_field { uint16_t at; uint8_t need; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
 	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	/* Per list (bin 0, render 1) and top-level list or not, the opcodes whose
 	 * v3dval_check_packet is its list and level test alone and passed: set by its default case,
@@ -152,17 +155,17 @@ int v3dval_find_range(const struct v3dval_bo *bos, uint32_t nr_bos, uint32_t add
 /* v3dval_find_range over the call's BOs, trying the BO the previous lookup found first. */
 static inline int v3dval_find_range_hint(struct v3dval *v, uint32_t addr, uint64_t len)
 {
-	if (v->bo_hint < v->nr_bos) {
-		const struct v3dval_bo *b = &v->bos[v->bo_hint];
-		if (len == 0)
-			len = 1;
-		/* the same test as v3dval_find_range's, on the one BO */
-		if (addr >= b->addr && addr - b->addr < b->size && (uint64_t)(addr - b->addr) + len <= b->size)
-			return (int)v->bo_hint;
-	}
+	/* the same test as v3dval_find_range's, on the one BO: an addr below it wraps to at least
+	 * 4 GiB - hint_addr, past its size (a BO ends by 4 GiB, v3dval_check_bos) */
+	uint32_t rel = addr - v->hint_addr;
+	if (rel < v->hint_size && (len ? len : 1) <= (uint64_t)v->hint_size - rel)
+		return (int)v->bo_hint;
 	int i = v3dval_find_range(v->bos, v->nr_bos, addr, len);
-	if (i >= 0)
+	if (i >= 0) {
 		v->bo_hint = (uint32_t)i;
+		v->hint_addr = v->bos[i].addr;
+		v->hint_size = v->bos[i].size;
+	}
 	return i;
 }
 

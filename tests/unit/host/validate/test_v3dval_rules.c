@@ -503,6 +503,7 @@ static void test_struct_word_reads(void)
 					uint32_t word = rec[w->at] | (uint32_t)rec[w->at + 1] << 8 |
 							(uint32_t)rec[w->at + 2] << 16 | (uint32_t)rec[w->at + 3] << 24;
 					CHECK_EQ(word & w->mask, v3d_cl_get_address(rec, f->start, f->size));
+					CHECK_EQ(w->need, f->size < 32 ? 8u : 4u);
 				}
 			}
 		}
