@@ -88,32 +88,60 @@ void v3dval_struct_words(struct v3dval *v)
 	}
 }
 
-/* The address fields of the structure at byte off of seg's copy, each inside the context
- * (field_need). */
-static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
+static int struct_address_fails(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind, size_t field,
+				 uint32_t addr)
+{
+	return v3dval_fail_at(v, seg, off, v->segs[seg].opcode, V3DVAL_ERR_ADDRESS, addr,
+			      "%s 0x%08x outside the context's buffers", v->struct_fields[kind][field].name, addr);
+}
+
+/* The address fields of `count` structures of `kind` one after the other from byte off of seg's
+ * copy, each inside the context (field_need). */
+static int check_structs(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind, uint32_t count)
 {
 	const uint8_t *rec = v->segs[seg].buf + off;
+	uint32_t stride = v->struct_size[kind];
 	size_t n = v->struct_nr_fields[kind];
-	for (size_t i = 0; i < n; i++) {
-		uint32_t addr, need;
-		if (v->words_ok[kind]) { /* = v3d_cl_get_address, for a field that ends a word */
-			const struct v3dval_word_field *w = &v->struct_words[kind][i];
-			const uint8_t *b = rec + w->at;
-			addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) & w->mask;
-			need = w->need;
-		} else {
-			const struct v3d_cl_addr_field *f = &v->struct_fields[kind][i];
-			addr = v3d_cl_get_address(rec, f->start, f->size);
-			need = field_need(f);
+	if (!v->words_ok[kind]) {
+		for (uint32_t r = 0; r < count; r++, rec += stride)
+			for (size_t i = 0; i < n; i++) {
+				const struct v3d_cl_addr_field *f = &v->struct_fields[kind][i];
+				uint32_t addr = v3d_cl_get_address(rec, f->start, f->size), need = field_need(f);
+				if ((need != 4 || addr) && v3dval_find_range_hint(v, addr, need) < 0)
+					return struct_address_fails(v, seg, off + r * stride, kind, i, addr);
+			}
+		return 0;
+	}
+	/* = v3d_cl_get_address, for fields that end a word; the hint's range held in locals */
+	const struct v3dval_word_field *words = v->struct_words[kind];
+	uint32_t lo = v->hint_addr, size = v->hint_size;
+	for (uint32_t r = 0; r < count; r++, rec += stride) {
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *b = rec + words[i].at;
+			uint32_t addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) &
+					words[i].mask;
+			uint32_t need = words[i].need, rel = addr - lo;
+			if ((need == 4 && addr == 0) || (rel < size && need <= size - rel))
+				continue;
+			if (v3dval_find_range_hint(v, addr, need) < 0)
+				return struct_address_fails(v, seg, off + r * stride, kind, i, addr);
+			lo = v->hint_addr;
+			size = v->hint_size;
 		}
-		if (need == 4 && addr == 0)
-			continue;
-		if (v3dval_find_range_hint(v, addr, need) < 0)
-			return v3dval_fail_at(v, seg, off, v->segs[seg].opcode, V3DVAL_ERR_ADDRESS, addr,
-					      "%s 0x%08x outside the context's buffers", v->struct_fields[kind][i].name,
-					      addr);
 	}
 	return 0;
+}
+
+/* A block (a whole number of words) copied word by word rather than by memcpy: the checks
+ * read the copy's words right after, and a word stored whole forwards to the load of it, where
+ * the wide, overlapping stores of a small memcpy make those loads wait. */
+static void copy_words(uint8_t *dst, const uint8_t *src, uint32_t bytes)
+{
+	for (uint32_t i = 0; i + 4 <= bytes; i += 4) {
+		uint32_t word;
+		memcpy(&word, src + i, 4);
+		memcpy(dst + i, &word, 4);
+	}
 }
 
 /* Which structure of the block starts at byte rel, or -1. */
@@ -163,7 +191,6 @@ static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint3
 int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t op, uint32_t addr,
 			uint32_t nr_attrs, uint32_t *seg_out)
 {
-	int ver = v->policy.ver;
 	uint32_t list = v->segs[w->seg].list;
 	if (op == V3D_CL_GL_SHADER_STATE_INCLUDING_TS || op == V3D_CL_GL_SHADER_STATE_INCLUDING_TS_GS)
 		return v3dval_fail(v, w, V3DVAL_ERR_UNSUPPORTED, addr, "tessellation shader state is not validated");
@@ -176,8 +203,8 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 		return 0;
 	}
 	uint32_t prefix = op == V3D_CL_GL_SHADER_STATE_INCLUDING_GS ? V3DVAL_GS_PREFIX_BYTES : 0;
-	uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
-	uint32_t total = prefix + gl + 16u * nr_attrs;
+	uint32_t gl = v->struct_size[V3D_CL_STRUCT_GL_SHADER_STATE_RECORD];
+	uint32_t total = prefix + gl + v->struct_size[V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD] * nr_attrs;
 	int bo = v3dval_find_range_hint(v, addr, total);
 	if (bo < 0 || !v->bos[bo].map)
 		return v3dval_fail(v, w, V3DVAL_ERR_TARGET, addr,
@@ -192,19 +219,17 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 	struct v3dval_seg *s = &v->segs[seg];
 	s->opcode = op;
 	s->nr_attrs = (uint8_t)nr_attrs;
-	memcpy(s->buf, (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
+	copy_words(s->buf, (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
 	s->end = addr + total;
 	block_put(v, seg);
 
 	if (relocate_block(v, seg, prefix, gl))
 		return -1;
-	if (prefix && check_struct(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD))
+	if (prefix && check_structs(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD, 1))
 		return -1;
-	if (check_struct(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD))
+	if (check_structs(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, 1) ||
+	    check_structs(v, seg, prefix + gl, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, nr_attrs))
 		return -1;
-	for (uint32_t i = 0; i < nr_attrs; i++)
-		if (check_struct(v, seg, prefix + gl + 16u * i, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD))
-			return -1;
 	*seg_out = seg;
 	return 0;
 }

@@ -40,6 +40,7 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		const struct v3d_cl_addr_field *f;
 		v->struct_nr_fields[k] = (uint8_t)v3d_cl_struct_address_fields(policy->ver, (enum v3d_cl_struct)k, &f);
 		v->struct_fields[k] = f;
+		v->struct_size[k] = (uint8_t)v3d_cl_struct_size(policy->ver, (enum v3d_cl_struct)k);
 	}
 	v3dval_struct_words(v);
 	return v;

@@ -116,8 +116,9 @@ struct v3dval {
 	uint8_t op_len[256];
 	uint8_t op_nr_fields[256];
 	const struct v3d_cl_addr_field *op_fields[256];
-	/* the same per out-of-line structure (enum v3d_cl_struct) */
+	/* the same per out-of-line structure (enum v3d_cl_struct), and its size in bytes */
 	uint8_t struct_nr_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	uint8_t struct_size[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	/* struct_fields[] read as words, derived at create (v3dval_struct_words): a field that ends
 	 * on a 32-bit boundary holds the high bits of that little-endian word, so its address is
