@@ -128,9 +128,10 @@ struct v3dval {
 	struct v3dval_word_field { uint16_t at; uint8_t need; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
 	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	/* Per list (bin 0, render 1) and top-level list or not, the opcodes whose
-	 * v3dval_check_packet is its list and level test alone and passed: set by its default case,
-	 * which reads neither payload nor job state, so a later packet of that opcode there would
-	 * pass again (the policy is fixed at create). v3dval_packet_plain. */
+	 * v3dval_check_packet is its list and level test alone and passed: set by the cases that
+	 * read neither payload nor job state (its default for packets without addresses, and the
+	 * ones the walker follows), so a later packet of that opcode there would pass again (the
+	 * policy is fixed at create). v3dval_packet_plain. */
 	uint32_t plain[2][2][8];
 	/* Per list and level as plain[]: the length of a plain opcode the walker does nothing with
 	 * either (no control flow, a fixed length), else 0. Set by the walker as it meets them; a

@@ -617,6 +617,15 @@ static void test_shader_state(void)
 		CHECK(shadow_rec != REC && shadow_rec % 32 == 0);
 		CHECK_EQ(v3d_cl_get(pkt + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES), 2);
 		CHECK(memcmp(h_shadow_ptr(&h, shadow_rec), rec, gl + 32) == 0);
+		/* passed in the bin list (v3dval_packet_plain there now), still refused in the render list */
+		struct v3d_clb r;
+		h_clb(&h, &r, RCL, 0x4000);
+		h_rcl_begin(&h, &r, 16, 16);
+		v3d_clb_gl_shader_state(&r, REC, 2);
+		h_rcl_end(&r);
+		REQUIRE(v3d_clb_ok(&r));
+		struct h_job rj = { .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&r) };
+		H_REJECT(&h, &rj, V3DVAL_ERR_FORBIDDEN, "GL Shader State at render list");
 		/* the record itself straddling its BO's end */
 		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, DATA + 0x10000 - 32, 2);
 		H_REJECT(&h, &j, V3DVAL_ERR_TARGET, "GL Shader State at bin list");
