@@ -53,6 +53,7 @@ void v3dval_destroy(struct v3dval *v)
 	for (uint32_t i = 0; i < v->cap_segs; i++)
 		free(v->segs[i].buf);
 	free(v->segs);
+	free(v->lists);
 	free(v->fixups);
 	free(v->tlsbs);
 	free(v->keys);
@@ -65,9 +66,9 @@ void v3dval_destroy(struct v3dval *v)
 
 static bool in_walked_list(const struct v3dval *v, uint32_t addr)
 {
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
-		if (!s->block && addr >= s->start && addr < s->end)
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
+		if (addr >= s->start && addr < s->end)
 			return true;
 	}
 	return false;
@@ -98,11 +99,19 @@ static uint32_t add_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dva
 uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
 			enum v3dval_level level, const struct v3dval_where *w)
 {
-	if (v->nr_segs - v->nr_blocks >= v->policy.max_segments) {
+	uint32_t nr_lists = v->nr_segs - v->nr_blocks;
+	if (nr_lists >= v->policy.max_segments) {
 		v3dval_fail(v, w, V3DVAL_ERR_LIMIT, addr, "more than %u list segments", v->policy.max_segments);
 		return V3DVAL_NO_SEG;
 	}
-	return add_seg(v, bo, addr, list, level, w);
+	if (FERRY_ARRAY_RESERVE(v->lists, v->cap_lists, (size_t)nr_lists + 1, 16)) {
+		v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
+		return V3DVAL_NO_SEG;
+	}
+	uint32_t seg = add_seg(v, bo, addr, list, level, w);
+	if (seg != V3DVAL_NO_SEG)
+		v->lists[nr_lists] = seg;
+	return seg;
 }
 
 uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const struct v3dval_where *w)
@@ -285,10 +294,10 @@ static int call_sub_list(struct v3dval *v, const struct walk *k, const struct v3
 	if (k->in_call)
 		return v3dval_fail(v, w, V3DVAL_ERR_NESTING, target,
 				   "call inside a sub-list (the CLE has one return register)");
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
-		if (s->entry && !s->block && s->level == V3DVAL_LEVEL_SUB_LIST && s->list == k->list && s->start == target)
-			return v3dval_add_fixup(v, w, V3D_CL_BRANCH_ADDRESS, i, 0);
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
+		if (s->entry && s->level == V3DVAL_LEVEL_SUB_LIST && s->list == k->list && s->start == target)
+			return v3dval_add_fixup(v, w, V3D_CL_BRANCH_ADDRESS, v->lists[i], 0);
 	}
 	struct walk sub = { .list = k->list, .level = V3DVAL_LEVEL_SUB_LIST, .in_call = true };
 	if (walk(v, &sub, target, w))
@@ -303,10 +312,10 @@ static int generic_tile_list(struct v3dval *v, const struct walk *k, const struc
 	uint32_t gstart = v3d_cl_get_address(pkt + 1, V3D_CL_GENERIC_TILE_LIST_START);
 	uint32_t gend = v3d_cl_get_address(pkt + 1, V3D_CL_GENERIC_TILE_LIST_END);
 	uint32_t first = V3DVAL_NO_SEG, end_seg = V3DVAL_NO_SEG, end_off = 0;
-	for (uint32_t i = 0; i < v->nr_segs && first == V3DVAL_NO_SEG; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
-		if (s->entry && !s->block && s->level == V3DVAL_LEVEL_TILE_LIST && s->start == gstart && s->entry_end == gend) {
-			first = i;
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks && first == V3DVAL_NO_SEG; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
+		if (s->entry && s->level == V3DVAL_LEVEL_TILE_LIST && s->start == gstart && s->entry_end == gend) {
+			first = v->lists[i];
 			end_seg = s->end_seg;
 			end_off = s->end_off;
 		}

@@ -93,6 +93,10 @@ struct v3dval {
 
 	struct v3dval_seg *segs;
 	uint32_t nr_segs, cap_segs, nr_blocks;
+	/* the list segments' indices into segs[] in walk order (nr_segs - nr_blocks of them): what
+	 * the cycle and reuse checks scan, not the shader-state blocks between them */
+	uint32_t *lists;
+	uint32_t cap_lists;
 	struct v3dval_fixup *fixups;
 	uint32_t nr_fixups, cap_fixups;
 	struct v3dval_tlsb *tlsbs;
