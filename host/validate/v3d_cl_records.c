@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "v3d_val_internal.h"
 
 static uint32_t block_key(uint32_t addr, uint8_t op, uint32_t attrs, uint32_t list)
@@ -99,7 +100,7 @@ static int struct_address_fails(struct v3dval *v, uint32_t seg, uint32_t off, en
  * copy, each inside the context (field_need). */
 static int check_structs(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind, uint32_t count)
 {
-	const uint8_t *rec = v->segs[seg].buf + off;
+	const uint8_t *rec = v3dval_seg_bytes(v, &v->segs[seg]) + off;
 	uint32_t stride = v->struct_size[kind];
 	size_t n = v->struct_nr_fields[kind];
 	if (!v->words_ok[kind]) {
@@ -183,7 +184,7 @@ static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint3
 		if (f == nf)
 			return v3dval_fail_at(v, seg, rel, s->opcode, V3DVAL_ERR_RELOC, 0,
 					      "relocated bits %u+%u are not an address field", r->field_start, r->field_size);
-		v3dval_apply_reloc(v, i, s->buf + rel);
+		v3dval_apply_reloc(v, i, v3dval_seg_bytes(v, s) + rel);
 	}
 	return 0;
 }
@@ -213,13 +214,19 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 		return v3dval_fail(v, w, V3DVAL_ERR_LIMIT, addr, "more than %u shader state blocks", v->policy.max_blocks);
 	if (block_reserve(v, w))
 		return -1;
+	/* total is at most a few hundred bytes and max_blocks bounds the count: no overflow */
+	if (v->block_used + total > v->block_cap &&
+	    FERRY_ARRAY_RESERVE(v->block_bytes, v->block_cap, (size_t)v->block_used + total, 4096))
+		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 	uint32_t seg = v3dval_new_block(v, (uint32_t)bo, addr, w);
-	if (seg == V3DVAL_NO_SEG || v3dval_seg_reserve(v, seg, total, w))
+	if (seg == V3DVAL_NO_SEG)
 		return -1;
 	struct v3dval_seg *s = &v->segs[seg];
 	s->opcode = op;
 	s->nr_attrs = (uint8_t)nr_attrs;
-	copy_words(s->buf, (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
+	s->at = v->block_used;
+	v->block_used += total;
+	copy_words(v3dval_seg_bytes(v, s), (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
 	s->end = addr + total;
 	block_put(v, seg);
 

@@ -54,6 +54,7 @@ void v3dval_destroy(struct v3dval *v)
 		free(v->segs[i].buf);
 	free(v->segs);
 	free(v->lists);
+	free(v->block_bytes);
 	free(v->fixups);
 	free(v->tlsbs);
 	free(v->keys);
@@ -586,7 +587,7 @@ static int make_shadows(struct v3dval *v, const struct v3dval_shadow_allocator *
 		const struct v3dval_seg *s = &v->segs[i];
 		uint32_t len = s->end - s->start;
 		if (len)
-			memcpy(s->shadow.map, s->buf, len);
+			memcpy(s->shadow.map, v3dval_seg_bytes(v, s), len);
 		if (!s->block)
 			memset((uint8_t *)s->shadow.map + len, 0, v->readahead);
 	}
@@ -603,7 +604,7 @@ int v3dval_validate_cl(struct v3dval *v, const struct v3dval_cl_submit *submit,
 	v->in = submit;
 	v->bos = submit->bos;
 	v->nr_bos = submit->nr_bos;
-	v->nr_segs = v->nr_fixups = v->nr_tlsbs = v->nr_blocks = 0;
+	v->nr_segs = v->nr_fixups = v->nr_tlsbs = v->nr_blocks = v->block_used = 0;
 	v->bytes = 0;
 	v->packets = v->relocs_applied = v->tile_state_bytes = 0;
 	memset(&v->frame, 0, sizeof(v->frame));

@@ -28,8 +28,9 @@ struct v3dval_seg {
 	uint32_t end_off;
 	uint8_t opcode;       /* block: the GL_SHADER_STATE* opcode */
 	uint8_t nr_attrs;     /* block: attribute records */
-	uint8_t *buf;         /* the copy; kept across jobs, grown on demand */
+	uint8_t *buf;         /* a list's copy; kept across jobs, grown on demand */
 	uint32_t cap;
+	uint32_t at;          /* block: where its copy is in v->block_bytes (v3dval_seg_bytes) */
 	struct v3dval_shadow shadow;
 };
 
@@ -97,6 +98,10 @@ struct v3dval {
 	 * the cycle and reuse checks scan, not the shader-state blocks between them */
 	uint32_t *lists;
 	uint32_t cap_lists;
+	/* the shader-state blocks' copies one after the other: a block is small and there may be
+	 * one per draw, so they share one buffer (kept across jobs) rather than a buffer each */
+	uint8_t *block_bytes;
+	uint32_t block_used, block_cap;
 	struct v3dval_fixup *fixups;
 	uint32_t nr_fixups, cap_fixups;
 	struct v3dval_tlsb *tlsbs;
@@ -142,6 +147,12 @@ struct v3dval {
 	 * run of such packets needs nothing but its bytes counted (plain_run in v3d_cl_walk.c). */
 	uint8_t run_len[2][2][256];
 };
+
+/* The bytes of seg's copy. */
+static inline uint8_t *v3dval_seg_bytes(const struct v3dval *v, const struct v3dval_seg *s)
+{
+	return s->block ? v->block_bytes + s->at : s->buf;
+}
 
 static inline bool v3dval_packet_plain(const struct v3dval *v, uint32_t list, bool top, uint8_t op)
 {
