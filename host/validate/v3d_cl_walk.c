@@ -391,10 +391,37 @@ static uint32_t plain_run(struct v3dval *v, const struct walk *k, uint32_t seg, 
 	}
 	const uint8_t *p = s->buf + pos;
 	uint32_t run = 0, n = 0, len, last = 0;
-	while (run < stop && (len = lens[p[run]]) != 0 && len <= stop - run) {
+	/* One by one, each packet's position waits on the previous packet's length. A run that
+	 * starts as the last one walked so did (draws repeat their state packets) is taken whole
+	 * when every opcode is where the memo puts it: those are the packets the loop would
+	 * walk, as each has a length (run_len entries never change once set) and they fit. */
+	struct v3dval_run_memo *m = &v->memo;
+	if (m->lens == lens && m->n && m->bytes <= stop) {
+		bool same = true;
+		for (uint32_t i = 0; i < m->n; i++)
+			same &= p[m->off[i]] == m->op[i];
+		if (same) {
+			run = m->bytes;
+			n = m->n;
+			last = m->off[n - 1];
+		}
+	}
+	if (!n) {
+		m->lens = lens;
+		for (; run < stop && (len = lens[p[run]]) != 0 && len <= stop - run; n++) {
+			if (n < V3DVAL_MEMO_PACKETS) {
+				m->op[n] = p[run];
+				m->off[n] = (uint16_t)run;
+				m->bytes = run + len;
+			}
+			last = run;
+			run += len;
+		}
+		m->n = (uint8_t)(n < V3DVAL_MEMO_PACKETS ? n : V3DVAL_MEMO_PACKETS);
+	}
+	for (; run < stop && (len = lens[p[run]]) != 0 && len <= stop - run; n++) {
 		last = run;
 		run += len;
-		n++;
 	}
 	if (n)
 		*last_opcode = p[last];
@@ -605,6 +632,7 @@ int v3dval_validate_cl(struct v3dval *v, const struct v3dval_cl_submit *submit,
 	v->bos = submit->bos;
 	v->nr_bos = submit->nr_bos;
 	v->nr_segs = v->nr_fixups = v->nr_tlsbs = v->nr_blocks = v->block_used = 0;
+	v->memo.n = 0;
 	v->bytes = 0;
 	v->packets = v->relocs_applied = v->tile_state_bytes = 0;
 	memset(&v->frame, 0, sizeof(v->frame));

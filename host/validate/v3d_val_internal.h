@@ -76,6 +76,7 @@ struct v3dval_where {
 };
 
 #define V3DVAL_MAX_WORD_FIELDS 8u
+#define V3DVAL_MEMO_PACKETS 16u
 
 struct v3dval {
 	struct v3dval_policy policy;
@@ -146,6 +147,15 @@ struct v3dval {
 	 * either (no control flow, a fixed length), else 0. Set by the walker as it meets them; a
 	 * run of such packets needs nothing but its bytes counted (plain_run in v3d_cl_walk.c). */
 	uint8_t run_len[2][2][256];
+	/* The first packets of the last run plain_run walked one by one (lens: its run_len row;
+	 * off: from the run's start; bytes: where the last of them ends), for a run repeating it. */
+	struct v3dval_run_memo {
+		const uint8_t *lens;
+		uint32_t bytes;
+		uint8_t n;
+		uint8_t op[V3DVAL_MEMO_PACKETS];
+		uint16_t off[V3DVAL_MEMO_PACKETS];
+	} memo;
 };
 
 /* The bytes of seg's copy. */

@@ -475,6 +475,98 @@ static void test_plain_runs(void)
 	}
 }
 
+/* Draws repeated: runs of plain packets split by a packet with an address. Returns the bytes;
+ * *third = where the last run's third packet is. */
+static uint32_t repeated_draws(uint8_t *raw, int ver, uint32_t draws, uint32_t *third)
+{
+	static const uint8_t ops[] = { V3D_CL_CFG_BITS, V3D_CL_CLIP_WINDOW, V3D_CL_NOP, V3D_CL_FLUSH_VCD_CACHE,
+				       V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET };
+	uint32_t n = 0;
+	for (uint32_t d = 0; d < draws; d++) {
+		for (size_t i = 0; i < sizeof(ops); i++) {
+			if (i == 2)
+				*third = n;
+			n += pack(raw + n, ops[i], ver);
+		}
+		uint32_t len = pack(raw + n, V3D_CL_INDEX_BUFFER_SETUP, ver);
+		v3d_cl_set_address(raw + n + 1, V3D_CL_INDEX_BUFFER_ADDRESS, DATA);
+		v3d_cl_set(raw + n + 1, V3D_CL_INDEX_BUFFER_SIZE, 16);
+		n += len;
+	}
+	return n;
+}
+
+/* A run that starts as the last one did is taken whole when its opcodes sit where the last
+ * run's did (v->memo in plain_run): one that then differs - a forbidden opcode, a plain one of
+ * another length, the list's end address inside it - is walked as the packets are. */
+static void test_plain_run_memo(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[4 * 64];
+		uint32_t third, n = repeated_draws(raw, ver, 4, &third);
+		char where[64];
+		struct h_job j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j);
+		H_ACCEPT(&h, &j);
+		struct v3dval_cl_result same = h.res;
+		/* the last draw's third packet forbidden */
+		uint8_t nop = raw[third];
+		raw[third] = V3D_CL_L2T_CACHE_FLUSH_CONTROL;
+		j = bin_job(&h, raw, n);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, at_bin(where, sizeof(where), "list", BCL + third));
+		/* a plain opcode one byte longer (the packet after it becomes a payload byte) */
+		REQUIRE(v3d_cl_fixed_length(ver, V3D_CL_FLUSH_VCD_CACHE) == 1 && raw[third + 1] == V3D_CL_FLUSH_VCD_CACHE);
+		raw[third] = V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET;
+		uint32_t zlen = v3d_cl_fixed_length(ver, V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET);
+		memset(raw + third + 1, 0, zlen - 1);
+		raw[third + zlen] = V3D_CL_NOP; /* whatever it overlapped, the packets go on from here */
+		for (uint32_t i = third + zlen + 1; i < n; i++)
+			raw[i] = V3D_CL_NOP;
+		j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j);
+		struct v3dval_cl_result warm = h.res;
+		struct harness cold;
+		setup(&cold, ver);
+		memcpy(h_ptr(&cold, CL), h_ptr(&h, CL), 0x10000);
+		H_ACCEPT(&cold, &j); /* a validator with no memo and nothing learned */
+		CHECK_EQ(warm.packets, cold.res.packets);
+		CHECK_EQ(warm.bytes, cold.res.bytes);
+		CHECK(warm.packets != same.packets);
+		h_fini(&cold);
+		/* the list's end inside the last run, where the memo's packets would still go on */
+		n = repeated_draws(raw, ver, 4, &third);
+		CHECK_EQ(raw[third], nop);
+		j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j);
+		uint32_t clip = third - v3d_cl_fixed_length(ver, V3D_CL_CLIP_WINDOW);
+		j.bcl_end = BCL + third - 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_NO_END, at_bin(where, sizeof(where), "list", BCL + clip));
+		CHECK(h_contains(h.err.msg, "straddles"));
+		/* a memo made at the top of the render list, where End of rendering is plain, and a
+		 * sub-list starting the same way, where it is refused */
+		struct v3d_clb r, sub;
+		h_clb(&h, &sub, SUB, 0x1000);
+		v3d_clb_op(&sub, V3D_CL_NOP); /* a segment's first packet takes the full path: runs start after it */
+		v3d_clb_op(&sub, V3D_CL_NOP);
+		v3d_clb_op(&sub, V3D_CL_END_OF_RENDERING);
+		v3d_clb_op(&sub, V3D_CL_RETURN_FROM_SUB_LIST);
+		h_clb(&h, &r, RCL, 0x4000);
+		h_rcl_begin(&h, &r, 16, 16);
+		v3d_clb_tile_coordinates(&r, 0, 0); /* not plain: the run below starts after it */
+		v3d_clb_op(&r, V3D_CL_NOP);
+		v3d_clb_op(&r, V3D_CL_END_OF_RENDERING);
+		v3d_clb_branch_to_sub_list(&r, SUB);
+		h_rcl_end(&r);
+		REQUIRE(v3d_clb_ok(&sub) && v3d_clb_ok(&r));
+		j = (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&r) };
+		for (int round = 0; round < 2; round++) /* the first learns, the second runs */
+			H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, "End of rendering at render sub-list");
+		h_fini(&h);
+	}
+}
+
 /* The struct address checks read a field that ends a 32-bit word as that word masked
  * (v3dval_struct_words): on random bytes that gives v3d_cl_get_address's answer for every
  * field of every structure that takes the word path, on both versions. */
@@ -817,6 +909,7 @@ int main(void)
 	RUN_TEST(test_frame_state);
 	RUN_TEST(test_plain_packets_per_list_and_level);
 	RUN_TEST(test_plain_runs);
+	RUN_TEST(test_plain_run_memo);
 	RUN_TEST(test_bin_address_packets);
 	RUN_TEST(test_shader_state);
 	RUN_TEST(test_struct_word_reads);
