@@ -215,8 +215,8 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 	if (block_reserve(v, w))
 		return -1;
 	/* total is at most a few hundred bytes and max_blocks bounds the count: no overflow */
-	if (v->block_used + total > v->block_cap &&
-	    FERRY_ARRAY_RESERVE(v->block_bytes, v->block_cap, (size_t)v->block_used + total, 4096))
+	uint32_t at = (v->block_used + v->block_align - 1) & ~(v->block_align - 1);
+	if (at + total > v->block_cap && FERRY_ARRAY_RESERVE(v->block_bytes, v->block_cap, (size_t)at + total, 4096))
 		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 	uint32_t seg = v3dval_new_block(v, (uint32_t)bo, addr, w);
 	if (seg == V3DVAL_NO_SEG)
@@ -224,8 +224,9 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 	struct v3dval_seg *s = &v->segs[seg];
 	s->opcode = op;
 	s->nr_attrs = (uint8_t)nr_attrs;
-	s->at = v->block_used;
-	v->block_used += total;
+	memset(v->block_bytes + v->block_used, 0, at - v->block_used); /* not an earlier job's bytes */
+	s->at = at;
+	v->block_used = at + total;
 	copy_words(v3dval_seg_bytes(v, s), (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
 	s->end = addr + total;
 	block_put(v, seg);

@@ -43,6 +43,8 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		v->struct_size[k] = (uint8_t)v3d_cl_struct_size(policy->ver, (enum v3d_cl_struct)k);
 	}
 	v3dval_struct_words(v);
+	static const unsigned shader_address[] = { V3D_CL_GL_SHADER_ADDRESS }; /* start, size */
+	v->block_align = 1u << (32u - shader_address[1]);
 	return v;
 }
 
@@ -595,13 +597,23 @@ static int tile_memory_shadows(struct v3dval *v, const struct v3dval_shadow_allo
 
 static int make_shadows(struct v3dval *v, const struct v3dval_shadow_allocator *alloc)
 {
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		struct v3dval_seg *s = &v->segs[i];
-		uint32_t len = s->end - s->start;
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		struct v3dval_seg *s = &v->segs[v->lists[i]];
 		/* lists get the CLE's read-ahead of zeroes (HALTs) so the prefetcher stays inside */
-		uint32_t size = len + (s->block ? 0u : v->readahead);
-		if (alloc_shadow(v, alloc, size, &s->shadow))
+		if (alloc_shadow(v, alloc, s->end - s->start + v->readahead, &s->shadow))
 			return -1;
+	}
+	if (v->nr_blocks) {
+		/* no fixup patches a block: their copies go to the shadow as they are */
+		struct v3dval_shadow blocks;
+		if (alloc_shadow(v, alloc, v->block_used, &blocks))
+			return -1;
+		memcpy(blocks.map, v->block_bytes, v->block_used);
+		for (uint32_t i = 0; i < v->nr_segs; i++) {
+			struct v3dval_seg *s = &v->segs[i];
+			if (s->block)
+				s->shadow = (struct v3dval_shadow){ blocks.addr + s->at, (uint8_t *)blocks.map + s->at };
+		}
 	}
 	if (tile_memory_shadows(v, alloc))
 		return -1;
@@ -610,13 +622,12 @@ static int make_shadows(struct v3dval *v, const struct v3dval_shadow_allocator *
 		uint32_t target = v->segs[f->target_seg].shadow.addr + f->target_off;
 		v3d_cl_set_address(v->segs[f->seg].buf + f->pos, f->start, f->size, target);
 	}
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
 		uint32_t len = s->end - s->start;
 		if (len)
-			memcpy(s->shadow.map, v3dval_seg_bytes(v, s), len);
-		if (!s->block)
-			memset((uint8_t *)s->shadow.map + len, 0, v->readahead);
+			memcpy(s->shadow.map, s->buf, len);
+		memset((uint8_t *)s->shadow.map + len, 0, v->readahead);
 	}
 	return 0;
 }

@@ -30,7 +30,8 @@ struct v3dval_seg {
 	uint8_t nr_attrs;     /* block: attribute records */
 	uint8_t *buf;         /* a list's copy; kept across jobs, grown on demand */
 	uint32_t cap;
-	uint32_t at;          /* block: where its copy is in v->block_bytes (v3dval_seg_bytes) */
+	uint32_t at;          /* block: where its copy is in v->block_bytes (v3dval_seg_bytes) and its
+			       * shadow in the blocks' shadow */
 	struct v3dval_shadow shadow;
 };
 
@@ -99,10 +100,12 @@ struct v3dval {
 	 * the cycle and reuse checks scan, not the shader-state blocks between them */
 	uint32_t *lists;
 	uint32_t cap_lists;
-	/* the shader-state blocks' copies one after the other: a block is small and there may be
-	 * one per draw, so they share one buffer (kept across jobs) rather than a buffer each */
+	/* the shader-state blocks' copies one after the other, each at a multiple of block_align
+	 * (what GL_SHADER_STATE's address field can name), zeroes between: a block is small and
+	 * there may be one per draw, so they share one buffer (kept across jobs) and one shadow
+	 * laid out the same */
 	uint8_t *block_bytes;
-	uint32_t block_used, block_cap;
+	uint32_t block_used, block_cap, block_align;
 	struct v3dval_fixup *fixups;
 	uint32_t nr_fixups, cap_fixups;
 	struct v3dval_tlsb *tlsbs;

@@ -690,6 +690,51 @@ static struct h_job shader_job(struct harness *h, uint8_t op, uint32_t rec, uint
 	return bin_job(h, raw, 5);
 }
 
+/* A job's shader-state blocks share one shadow, each at a 32-byte step, zeroes between them
+ * (never the bytes an earlier job's blocks left in the validator's copy); a block used twice is
+ * there once. */
+static void test_blocks_share_a_shadow(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
+		for (uint32_t b = 0; b < 2; b++) {
+			uint8_t *rec = h_ptr(&h, REC + 0x100 * b);
+			fill_struct(ver, rec, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, CODE, UNIF);
+			for (int i = 0; i < 3; i++)
+				fill_struct(ver, rec + gl + 16 * i, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, 0, VBO + 4 * i);
+		}
+		/* first a job whose one block (3 records) fills what the next job's first leaves out */
+		struct h_job j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 3);
+		H_ACCEPT(&h, &j);
+		uint8_t raw[15];
+		for (int p = 0; p < 3; p++) {
+			raw[5 * p] = V3D_CL_GL_SHADER_STATE;
+			v3d_cl_set_address(raw + 5 * p + 1, V3D_CL_GL_SHADER_ADDRESS, p == 1 ? REC + 0x100 : REC);
+			v3d_cl_set(raw + 5 * p + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES, 1);
+		}
+		j = bin_job(&h, raw, sizeof(raw));
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.nr_blocks, 2);
+		CHECK_EQ(h.nr_shadows, h.res.nr_segments + 1);
+		uint8_t *pkt = h_shadow_ptr(&h, h.res.bcl_start);
+		uint32_t a = v3d_cl_get_address(pkt + 1, V3D_CL_GL_SHADER_ADDRESS);
+		uint32_t b = v3d_cl_get_address(pkt + 6, V3D_CL_GL_SHADER_ADDRESS);
+		CHECK_EQ(v3d_cl_get_address(pkt + 11, V3D_CL_GL_SHADER_ADDRESS), a);
+		REQUIRE(h_shadow_at(&h, a) && h_shadow_at(&h, a) == h_shadow_at(&h, b));
+		uint32_t block = gl + 16;
+		CHECK_EQ(b - a, (block + 31u) & ~31u);
+		CHECK(memcmp(h_shadow_ptr(&h, a), h_ptr(&h, REC), block) == 0);
+		CHECK(memcmp(h_shadow_ptr(&h, b), h_ptr(&h, REC + 0x100), block) == 0);
+		unsigned nonzero = 0;
+		for (uint32_t i = block; i < b - a; i++)
+			nonzero += h_shadow_ptr(&h, a)[i] != 0;
+		CHECK_EQ(nonzero, 0);
+		h_fini(&h);
+	}
+}
+
 static void test_shader_state(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
@@ -912,6 +957,7 @@ int main(void)
 	RUN_TEST(test_plain_run_memo);
 	RUN_TEST(test_bin_address_packets);
 	RUN_TEST(test_shader_state);
+	RUN_TEST(test_blocks_share_a_shadow);
 	RUN_TEST(test_struct_word_reads);
 	RUN_TEST(test_tile_memory);
 	RUN_TEST(test_bo_table);
