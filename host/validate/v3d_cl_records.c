@@ -89,6 +89,7 @@ void v3dval_struct_words(struct v3dval *v)
 	}
 }
 
+/* The error for field `field` of the structure of `kind` at byte off of seg. */
 static int struct_address_fails(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind, size_t field,
 				 uint32_t addr)
 {
@@ -133,16 +134,18 @@ static int check_structs(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_
 	return 0;
 }
 
-/* A block (a whole number of words) copied word by word rather than by memcpy: the checks
- * read the copy's words right after, and a word stored whole forwards to the load of it, where
- * the wide, overlapping stores of a small memcpy make those loads wait. */
+/* A block copied word by word rather than by memcpy: the checks read the copy's words right
+ * after, and a word stored whole forwards to the load of it, where the wide, overlapping stores
+ * of a small memcpy make those loads wait. (Blocks are whole words; a tail would be copied.) */
 static void copy_words(uint8_t *dst, const uint8_t *src, uint32_t bytes)
 {
-	for (uint32_t i = 0; i + 4 <= bytes; i += 4) {
+	uint32_t i = 0;
+	for (; i + 4 <= bytes; i += 4) {
 		uint32_t word;
 		memcpy(&word, src + i, 4);
 		memcpy(dst + i, &word, 4);
 	}
+	memcpy(dst + i, src + i, bytes - i);
 }
 
 /* Which structure of the block starts at byte rel, or -1. */
