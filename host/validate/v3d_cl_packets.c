@@ -390,7 +390,9 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 	case V3D_CL_GL_SHADER_STATE_INCLUDING_TS:
 	case V3D_CL_GL_SHADER_STATE_INCLUDING_GS:
 	case V3D_CL_GL_SHADER_STATE_INCLUDING_TS_GS:
-		return 0; /* the walker follows these */
+		/* the walker follows these: nothing here but the tests above, which it passed */
+		v->plain[list == V3DVAL_LIST_RENDER][s->level == V3DVAL_LEVEL_TOP][op >> 5] |= 1u << (op & 31);
+		return 0;
 	default: {
 		/* any other address field a policy lets through: at least inside the context */
 		const struct v3d_cl_addr_field *fields = v->op_fields[op];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ferry/array.h"
 #include "v3d_val_internal.h"
 
 static uint32_t block_key(uint32_t addr, uint8_t op, uint32_t attrs, uint32_t list)
@@ -60,6 +61,14 @@ static int block_reserve(struct v3dval *v, const struct v3dval_where *w)
 	return 0;
 }
 
+/* Bytes an address field must reach inside the context: a QPU instruction (8 B) for shader code
+ * (the 29-bit fields), a word for uniform, default-attribute and attribute pointers, which may
+ * also be 0 when unused. */
+static uint32_t field_need(const struct v3d_cl_addr_field *f)
+{
+	return f->size < 32 ? 8u : 4u;
+}
+
 void v3dval_struct_words(struct v3dval *v)
 {
 	for (int k = 0; k <= V3D_CL_STRUCT_TEXTURE_SHADER_STATE; k++) {
@@ -73,38 +82,70 @@ void v3dval_struct_words(struct v3dval *v)
 				break;
 			}
 			v->struct_words[k][i] = (struct v3dval_word_field){
-				.at = (uint16_t)(end / 8u - 4u), .mask = ~0u << (32u - f[i].size),
+				.at = (uint16_t)(end / 8u - 4u), .need = (uint8_t)field_need(&f[i]),
+				.mask = ~0u << (32u - f[i].size),
 			};
 		}
 	}
 }
 
-/* Shader code needs a QPU instruction (8 B) inside the context; uniform, default-attribute and
- * attribute pointers a word, or 0 when unused. */
-static int check_struct(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind)
+/* The error for field `field` of the structure of `kind` at byte off of seg. */
+static int struct_address_fails(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind, size_t field,
+				 uint32_t addr)
 {
-	const struct v3d_cl_addr_field *fields = v->struct_fields[kind];
-	const struct v3dval_word_field *words = v->struct_words[kind];
+	return v3dval_fail_at(v, seg, off, v->segs[seg].opcode, V3DVAL_ERR_ADDRESS, addr,
+			      "%s 0x%08x outside the context's buffers", v->struct_fields[kind][field].name, addr);
+}
+
+/* The address fields of `count` structures of `kind` one after the other from byte off of seg's
+ * copy, each inside the context (field_need). */
+static int check_structs(struct v3dval *v, uint32_t seg, uint32_t off, enum v3d_cl_struct kind, uint32_t count)
+{
+	const uint8_t *rec = v3dval_seg_bytes(v, &v->segs[seg]) + off;
+	uint32_t stride = v->struct_size[kind];
 	size_t n = v->struct_nr_fields[kind];
-	const struct v3dval_seg *s = &v->segs[seg];
-	const uint8_t *rec = s->buf + off;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t addr;
-		if (v->words_ok[kind]) { /* = v3d_cl_get_address, for a field that ends a word */
+	if (!v->words_ok[kind]) {
+		for (uint32_t r = 0; r < count; r++, rec += stride)
+			for (size_t i = 0; i < n; i++) {
+				const struct v3d_cl_addr_field *f = &v->struct_fields[kind][i];
+				uint32_t addr = v3d_cl_get_address(rec, f->start, f->size), need = field_need(f);
+				if ((need != 4 || addr) && v3dval_find_range_hint(v, addr, need) < 0)
+					return struct_address_fails(v, seg, off + r * stride, kind, i, addr);
+			}
+		return 0;
+	}
+	/* = v3d_cl_get_address, for fields that end a word; the hint's range held in locals */
+	const struct v3dval_word_field *words = v->struct_words[kind];
+	uint32_t lo = v->hint_addr, size = v->hint_size;
+	for (uint32_t r = 0; r < count; r++, rec += stride) {
+		for (size_t i = 0; i < n; i++) {
 			const uint8_t *b = rec + words[i].at;
-			addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) &
-			       words[i].mask;
-		} else {
-			addr = v3d_cl_get_address(rec, fields[i].start, fields[i].size);
+			uint32_t addr = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) &
+					words[i].mask;
+			uint32_t need = words[i].need, rel = addr - lo;
+			if ((need == 4 && addr == 0) || (rel < size && need <= size - rel))
+				continue;
+			if (v3dval_find_range_hint(v, addr, need) < 0)
+				return struct_address_fails(v, seg, off + r * stride, kind, i, addr);
+			lo = v->hint_addr;
+			size = v->hint_size;
 		}
-		bool code = fields[i].size < 32;
-		if (!code && addr == 0)
-			continue;
-		if (v3dval_find_range_hint(v, addr, code ? 8 : 4) < 0)
-			return v3dval_fail_at(v, seg, off, s->opcode, V3DVAL_ERR_ADDRESS, addr,
-					      "%s 0x%08x outside the context's buffers", fields[i].name, addr);
 	}
 	return 0;
+}
+
+/* A block copied word by word rather than by memcpy: the checks read the copy's words right
+ * after, and a word stored whole forwards to the load of it, where the wide, overlapping stores
+ * of a small memcpy make those loads wait. (Blocks are whole words; a tail would be copied.) */
+static void copy_words(uint8_t *dst, const uint8_t *src, uint32_t bytes)
+{
+	uint32_t i = 0;
+	for (; i + 4 <= bytes; i += 4) {
+		uint32_t word;
+		memcpy(&word, src + i, 4);
+		memcpy(dst + i, &word, 4);
+	}
+	memcpy(dst + i, src + i, bytes - i);
 }
 
 /* Which structure of the block starts at byte rel, or -1. */
@@ -127,6 +168,8 @@ static int struct_at(uint32_t rel, uint32_t prefix, uint32_t gl, uint32_t attrs,
 
 static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint32_t gl)
 {
+	if (!v->in->nr_relocs)
+		return 0;
 	struct v3dval_seg *s = &v->segs[seg];
 	uint32_t off = s->start - v->bos[s->bo].addr, len = s->end - s->start;
 	uint32_t first, n = v3dval_relocs_in(v, V3DVAL_RELOC_RECORD, s->bo, off, len, &first);
@@ -144,7 +187,7 @@ static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint3
 		if (f == nf)
 			return v3dval_fail_at(v, seg, rel, s->opcode, V3DVAL_ERR_RELOC, 0,
 					      "relocated bits %u+%u are not an address field", r->field_start, r->field_size);
-		v3dval_apply_reloc(v, i, s->buf + rel);
+		v3dval_apply_reloc(v, i, v3dval_seg_bytes(v, s) + rel);
 	}
 	return 0;
 }
@@ -152,7 +195,6 @@ static int relocate_block(struct v3dval *v, uint32_t seg, uint32_t prefix, uint3
 int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t op, uint32_t addr,
 			uint32_t nr_attrs, uint32_t *seg_out)
 {
-	int ver = v->policy.ver;
 	uint32_t list = v->segs[w->seg].list;
 	if (op == V3D_CL_GL_SHADER_STATE_INCLUDING_TS || op == V3D_CL_GL_SHADER_STATE_INCLUDING_TS_GS)
 		return v3dval_fail(v, w, V3DVAL_ERR_UNSUPPORTED, addr, "tessellation shader state is not validated");
@@ -165,8 +207,8 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 		return 0;
 	}
 	uint32_t prefix = op == V3D_CL_GL_SHADER_STATE_INCLUDING_GS ? V3DVAL_GS_PREFIX_BYTES : 0;
-	uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
-	uint32_t total = prefix + gl + 16u * nr_attrs;
+	uint32_t gl = v->struct_size[V3D_CL_STRUCT_GL_SHADER_STATE_RECORD];
+	uint32_t total = prefix + gl + v->struct_size[V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD] * nr_attrs;
 	int bo = v3dval_find_range_hint(v, addr, total);
 	if (bo < 0 || !v->bos[bo].map)
 		return v3dval_fail(v, w, V3DVAL_ERR_TARGET, addr,
@@ -175,25 +217,30 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 		return v3dval_fail(v, w, V3DVAL_ERR_LIMIT, addr, "more than %u shader state blocks", v->policy.max_blocks);
 	if (block_reserve(v, w))
 		return -1;
+	/* total is at most a few hundred bytes and max_blocks bounds the count: no overflow */
+	uint32_t at = (v->block_used + v->block_align - 1) & ~(v->block_align - 1);
+	if (at + total > v->block_cap && FERRY_ARRAY_RESERVE(v->block_bytes, v->block_cap, (size_t)at + total, 4096))
+		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 	uint32_t seg = v3dval_new_block(v, (uint32_t)bo, addr, w);
-	if (seg == V3DVAL_NO_SEG || v3dval_seg_reserve(v, seg, total, w))
+	if (seg == V3DVAL_NO_SEG)
 		return -1;
 	struct v3dval_seg *s = &v->segs[seg];
 	s->opcode = op;
 	s->nr_attrs = (uint8_t)nr_attrs;
-	memcpy(s->buf, (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
+	memset(v->block_bytes + v->block_used, 0, at - v->block_used); /* not an earlier job's bytes */
+	s->at = at;
+	v->block_used = at + total;
+	copy_words(v3dval_seg_bytes(v, s), (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);
 	s->end = addr + total;
 	block_put(v, seg);
 
 	if (relocate_block(v, seg, prefix, gl))
 		return -1;
-	if (prefix && check_struct(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD))
+	if (prefix && check_structs(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD, 1))
 		return -1;
-	if (check_struct(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD))
+	if (check_structs(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, 1) ||
+	    check_structs(v, seg, prefix + gl, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, nr_attrs))
 		return -1;
-	for (uint32_t i = 0; i < nr_attrs; i++)
-		if (check_struct(v, seg, prefix + gl + 16u * i, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD))
-			return -1;
 	*seg_out = seg;
 	return 0;
 }

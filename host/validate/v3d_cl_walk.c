@@ -40,8 +40,11 @@ struct v3dval *v3dval_create(const struct v3dval_policy *policy)
 		const struct v3d_cl_addr_field *f;
 		v->struct_nr_fields[k] = (uint8_t)v3d_cl_struct_address_fields(policy->ver, (enum v3d_cl_struct)k, &f);
 		v->struct_fields[k] = f;
+		v->struct_size[k] = (uint8_t)v3d_cl_struct_size(policy->ver, (enum v3d_cl_struct)k);
 	}
 	v3dval_struct_words(v);
+	static const unsigned shader_address[] = { V3D_CL_GL_SHADER_ADDRESS }; /* start, size */
+	v->block_align = 1u << (32u - shader_address[1]);
 	return v;
 }
 
@@ -52,6 +55,8 @@ void v3dval_destroy(struct v3dval *v)
 	for (uint32_t i = 0; i < v->cap_segs; i++)
 		free(v->segs[i].buf);
 	free(v->segs);
+	free(v->lists);
+	free(v->block_bytes);
 	free(v->fixups);
 	free(v->tlsbs);
 	free(v->keys);
@@ -64,9 +69,9 @@ void v3dval_destroy(struct v3dval *v)
 
 static bool in_walked_list(const struct v3dval *v, uint32_t addr)
 {
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
-		if (!s->block && addr >= s->start && addr < s->end)
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
+		if (addr >= s->start && addr < s->end)
 			return true;
 	}
 	return false;
@@ -97,11 +102,19 @@ static uint32_t add_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dva
 uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
 			enum v3dval_level level, const struct v3dval_where *w)
 {
-	if (v->nr_segs - v->nr_blocks >= v->policy.max_segments) {
+	uint32_t nr_lists = v->nr_segs - v->nr_blocks;
+	if (nr_lists >= v->policy.max_segments) {
 		v3dval_fail(v, w, V3DVAL_ERR_LIMIT, addr, "more than %u list segments", v->policy.max_segments);
 		return V3DVAL_NO_SEG;
 	}
-	return add_seg(v, bo, addr, list, level, w);
+	if (FERRY_ARRAY_RESERVE(v->lists, v->cap_lists, (size_t)nr_lists + 1, 16)) {
+		v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
+		return V3DVAL_NO_SEG;
+	}
+	uint32_t seg = add_seg(v, bo, addr, list, level, w);
+	if (seg != V3DVAL_NO_SEG)
+		v->lists[nr_lists] = seg;
+	return seg;
 }
 
 uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const struct v3dval_where *w)
@@ -195,8 +208,8 @@ static int prepare_relocs(struct v3dval *v)
 	return 0;
 }
 
-uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off,
-			  uint32_t len, uint32_t *first)
+/* Index into v->keys of the first reloc at or after (kind, bo, off), or nr_relocs. */
+static uint32_t relocs_from(const struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off)
 {
 	uint32_t lo = 0, hi = v->in->nr_relocs;
 	while (lo < hi) {
@@ -206,6 +219,13 @@ uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off,
+			  uint32_t len, uint32_t *first)
+{
+	uint32_t lo = relocs_from(v, kind, bo, off);
 	*first = lo;
 	uint32_t n = 0;
 	uint64_t end = (uint64_t)off + len;
@@ -277,10 +297,10 @@ static int call_sub_list(struct v3dval *v, const struct walk *k, const struct v3
 	if (k->in_call)
 		return v3dval_fail(v, w, V3DVAL_ERR_NESTING, target,
 				   "call inside a sub-list (the CLE has one return register)");
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
-		if (s->entry && !s->block && s->level == V3DVAL_LEVEL_SUB_LIST && s->list == k->list && s->start == target)
-			return v3dval_add_fixup(v, w, V3D_CL_BRANCH_ADDRESS, i, 0);
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
+		if (s->entry && s->level == V3DVAL_LEVEL_SUB_LIST && s->list == k->list && s->start == target)
+			return v3dval_add_fixup(v, w, V3D_CL_BRANCH_ADDRESS, v->lists[i], 0);
 	}
 	struct walk sub = { .list = k->list, .level = V3DVAL_LEVEL_SUB_LIST, .in_call = true };
 	if (walk(v, &sub, target, w))
@@ -295,10 +315,10 @@ static int generic_tile_list(struct v3dval *v, const struct walk *k, const struc
 	uint32_t gstart = v3d_cl_get_address(pkt + 1, V3D_CL_GENERIC_TILE_LIST_START);
 	uint32_t gend = v3d_cl_get_address(pkt + 1, V3D_CL_GENERIC_TILE_LIST_END);
 	uint32_t first = V3DVAL_NO_SEG, end_seg = V3DVAL_NO_SEG, end_off = 0;
-	for (uint32_t i = 0; i < v->nr_segs && first == V3DVAL_NO_SEG; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
-		if (s->entry && !s->block && s->level == V3DVAL_LEVEL_TILE_LIST && s->start == gstart && s->entry_end == gend) {
-			first = i;
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks && first == V3DVAL_NO_SEG; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
+		if (s->entry && s->level == V3DVAL_LEVEL_TILE_LIST && s->start == gstart && s->entry_end == gend) {
+			first = v->lists[i];
 			end_seg = s->end_seg;
 			end_off = s->end_off;
 		}
@@ -343,6 +363,76 @@ static int fill(struct v3dval *v, uint32_t seg, uint32_t *copied, uint32_t need,
 	return 0;
 }
 
+/* The run of packets at pc that the loop below would pass with no effect but their count: opcodes
+ * v->run_len gives for the segment's list and level, wholly inside what is copied, before the
+ * list's end address, within the walk-byte budget and short of the next PACKET relocation (a
+ * relocated packet takes the full path, which applies or refuses it). The first packet past
+ * those bounds is left to the full path, which then fails or passes it as it would have.
+ * Returns the run's bytes; *last_opcode = its last packet's opcode. */
+static uint32_t plain_run(struct v3dval *v, const struct walk *k, uint32_t seg, uint32_t pc, uint32_t copied,
+			  int *last_opcode)
+{
+	struct v3dval_seg *s = &v->segs[seg];
+	uint32_t pos = pc - s->start;
+	const uint8_t *lens = v->run_len[s->list == V3DVAL_LIST_RENDER][s->level == V3DVAL_LEVEL_TOP];
+	if (pos >= copied || !lens[s->buf[pos]])
+		return 0;
+	uint32_t stop = copied - pos; /* bytes the run may take */
+	if (k->has_end && k->end >= pc && k->end - pc < stop)
+		stop = k->end - pc;
+	if (v->policy.max_walk_bytes - v->bytes < stop) /* v->bytes never exceeds the limit */
+		stop = (uint32_t)(v->policy.max_walk_bytes - v->bytes);
+	if (v->in->nr_relocs) {
+		uint32_t off = pc - v->bos[s->bo].addr;
+		uint32_t i = relocs_from(v, V3DVAL_RELOC_PACKET, s->bo, off);
+		if (i < v->in->nr_relocs) {
+			const struct v3dval_rkey *r = &v->keys[i];
+			if (r->kind == V3DVAL_RELOC_PACKET && r->bo == s->bo && r->off - off < stop)
+				stop = r->off - off;
+		}
+	}
+	const uint8_t *p = s->buf + pos;
+	uint32_t run = 0, n = 0, len, last = 0;
+	/* One by one, each packet's position waits on the previous packet's length. A run that
+	 * starts as the last one walked so did (draws repeat their state packets) is taken whole
+	 * when every opcode is where the memo puts it: those are the packets the loop would
+	 * walk, as each has a length (run_len entries never change once set) and they fit. */
+	struct v3dval_run_memo *m = &v->memo;
+	if (m->lens == lens && m->n && m->bytes <= stop) {
+		bool same = true;
+		for (uint32_t i = 0; i < m->n; i++)
+			same &= p[m->off[i]] == m->op[i];
+		if (same) {
+			run = m->bytes;
+			n = m->n;
+			last = m->off[n - 1];
+		}
+	}
+	if (!n) {
+		m->lens = lens;
+		for (; run < stop && (len = lens[p[run]]) != 0 && len <= stop - run; n++) {
+			if (n < V3DVAL_MEMO_PACKETS) {
+				m->op[n] = p[run];
+				m->off[n] = (uint16_t)run;
+				m->bytes = run + len;
+			}
+			last = run;
+			run += len;
+		}
+		m->n = (uint8_t)(n < V3DVAL_MEMO_PACKETS ? n : V3DVAL_MEMO_PACKETS);
+	}
+	for (; run < stop && (len = lens[p[run]]) != 0 && len <= stop - run; n++) {
+		last = run;
+		run += len;
+	}
+	if (n)
+		*last_opcode = p[last];
+	v->bytes += run;
+	v->packets += n;
+	s->end = pc + run;
+	return run;
+}
+
 static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v3dval_where *from)
 {
 	uint32_t seg = list_seg(v, k, start, from);
@@ -352,6 +442,7 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 	uint32_t pc = start, copied = 0; /* copied: bytes of seg's copy filled from the guest */
 	int last_opcode = -1;
 	for (;;) {
+		pc += plain_run(v, k, seg, pc, copied, &last_opcode);
 		const struct v3dval_bo *bo = &v->bos[v->segs[seg].bo];
 		uint32_t pos = pc - v->segs[seg].start;
 		struct v3dval_where w = { seg, pos, -1 };
@@ -444,6 +535,10 @@ static int walk(struct v3dval *v, struct walk *k, uint32_t start, const struct v
 			break;
 		}
 		default:
+			/* the walker has nothing to do with it either; a variable length needs the full path */
+			if (op != V3D_CL_TRANSFORM_FEEDBACK_SPECS &&
+			    v3dval_packet_plain(v, cur->list, cur->level == V3DVAL_LEVEL_TOP, op))
+				v->run_len[cur->list == V3DVAL_LIST_RENDER][cur->level == V3DVAL_LEVEL_TOP][op] = (uint8_t)len;
 			break;
 		}
 		last_opcode = op;
@@ -502,13 +597,23 @@ static int tile_memory_shadows(struct v3dval *v, const struct v3dval_shadow_allo
 
 static int make_shadows(struct v3dval *v, const struct v3dval_shadow_allocator *alloc)
 {
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		struct v3dval_seg *s = &v->segs[i];
-		uint32_t len = s->end - s->start;
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		struct v3dval_seg *s = &v->segs[v->lists[i]];
 		/* lists get the CLE's read-ahead of zeroes (HALTs) so the prefetcher stays inside */
-		uint32_t size = len + (s->block ? 0u : v->readahead);
-		if (alloc_shadow(v, alloc, size, &s->shadow))
+		if (alloc_shadow(v, alloc, s->end - s->start + v->readahead, &s->shadow))
 			return -1;
+	}
+	if (v->nr_blocks) {
+		/* no fixup patches a block: their copies go to the shadow as they are */
+		struct v3dval_shadow blocks;
+		if (alloc_shadow(v, alloc, v->block_used, &blocks))
+			return -1;
+		memcpy(blocks.map, v->block_bytes, v->block_used);
+		for (uint32_t i = 0; i < v->nr_segs; i++) {
+			struct v3dval_seg *s = &v->segs[i];
+			if (s->block)
+				s->shadow = (struct v3dval_shadow){ blocks.addr + s->at, (uint8_t *)blocks.map + s->at };
+		}
 	}
 	if (tile_memory_shadows(v, alloc))
 		return -1;
@@ -517,13 +622,12 @@ static int make_shadows(struct v3dval *v, const struct v3dval_shadow_allocator *
 		uint32_t target = v->segs[f->target_seg].shadow.addr + f->target_off;
 		v3d_cl_set_address(v->segs[f->seg].buf + f->pos, f->start, f->size, target);
 	}
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		const struct v3dval_seg *s = &v->segs[i];
+	for (uint32_t i = 0; i < v->nr_segs - v->nr_blocks; i++) {
+		const struct v3dval_seg *s = &v->segs[v->lists[i]];
 		uint32_t len = s->end - s->start;
 		if (len)
 			memcpy(s->shadow.map, s->buf, len);
-		if (!s->block)
-			memset((uint8_t *)s->shadow.map + len, 0, v->readahead);
+		memset((uint8_t *)s->shadow.map + len, 0, v->readahead);
 	}
 	return 0;
 }
@@ -538,11 +642,13 @@ int v3dval_validate_cl(struct v3dval *v, const struct v3dval_cl_submit *submit,
 	v->in = submit;
 	v->bos = submit->bos;
 	v->nr_bos = submit->nr_bos;
-	v->nr_segs = v->nr_fixups = v->nr_tlsbs = v->nr_blocks = 0;
+	v->nr_segs = v->nr_fixups = v->nr_tlsbs = v->nr_blocks = v->block_used = 0;
+	v->memo.n = 0;
 	v->bytes = 0;
 	v->packets = v->relocs_applied = v->tile_state_bytes = 0;
 	memset(&v->frame, 0, sizeof(v->frame));
 	v->bo_hint = UINT32_MAX;
+	v->hint_addr = v->hint_size = 0;
 	if (v->block_hash)
 		memset(v->block_hash, 0, (size_t)v->block_hash_cap * sizeof(*v->block_hash));
 

@@ -28,8 +28,10 @@ struct v3dval_seg {
 	uint32_t end_off;
 	uint8_t opcode;       /* block: the GL_SHADER_STATE* opcode */
 	uint8_t nr_attrs;     /* block: attribute records */
-	uint8_t *buf;         /* the copy; kept across jobs, grown on demand */
+	uint8_t *buf;         /* a list's copy; kept across jobs, grown on demand */
 	uint32_t cap;
+	uint32_t at;          /* block: where its copy is in v->block_bytes (v3dval_seg_bytes) and its
+			       * shadow in the blocks' shadow */
 	struct v3dval_shadow shadow;
 };
 
@@ -75,6 +77,7 @@ struct v3dval_where {
 };
 
 #define V3DVAL_MAX_WORD_FIELDS 8u
+#define V3DVAL_MEMO_PACKETS 16u
 
 struct v3dval {
 	struct v3dval_policy policy;
@@ -93,6 +96,16 @@ struct v3dval {
 
 	struct v3dval_seg *segs;
 	uint32_t nr_segs, cap_segs, nr_blocks;
+	/* the list segments' indices into segs[] in walk order (nr_segs - nr_blocks of them): what
+	 * the cycle and reuse checks scan, not the shader-state blocks between them */
+	uint32_t *lists;
+	uint32_t cap_lists;
+	/* the shader-state blocks' copies one after the other, each at a multiple of block_align
+	 * (what GL_SHADER_STATE's address field can name), zeroes between: a block is small and
+	 * there may be one per draw, so they share one buffer (kept across jobs) and one shadow
+	 * laid out the same */
+	uint8_t *block_bytes;
+	uint32_t block_used, block_cap, block_align;
 	struct v3dval_fixup *fixups;
 	uint32_t nr_fixups, cap_fixups;
 	struct v3dval_tlsb *tlsbs;
@@ -107,28 +120,52 @@ struct v3dval {
 	uint32_t *block_hash;
 	uint32_t block_hash_cap;
 
-	/* per call: the BO the last range lookup found (draws point into few BOs) */
-	uint32_t bo_hint;
+	/* per call: the BO the last range lookup found (draws point into few BOs), and its range
+	 * (hint_size 0: none yet) */
+	uint32_t bo_hint, hint_addr, hint_size;
 
 	/* per opcode, from protocol/hw/v3d_cl.c at create (the per-packet lookups there are switches):
 	 * fixed length for the version (0: unknown opcode) and the packet's address fields */
 	uint8_t op_len[256];
 	uint8_t op_nr_fields[256];
 	const struct v3d_cl_addr_field *op_fields[256];
-	/* the same per out-of-line structure (enum v3d_cl_struct) */
+	/* the same per out-of-line structure (enum v3d_cl_struct), and its size in bytes */
 	uint8_t struct_nr_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	uint8_t struct_size[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	const struct v3d_cl_addr_field *struct_fields[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	/* struct_fields[] read as words, derived at create (v3dval_struct_words): a field that ends
 	 * on a 32-bit boundary holds the high bits of that little-endian word, so its address is
-	 * the word at byte `at` & mask, no shifts by field. words_ok[kind]: every field is so. */
-	struct v3dval_word_field { uint16_t at; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
+	 * the word at byte `at` & mask, no shifts by field; need: the bytes it must reach in the
+	 * context (8: shader code, 4: a pointer, which 0 may leave unused). words_ok[kind]: every
+	 * field is so. */
+	struct v3dval_word_field { uint16_t at; uint8_t need; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
 	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
 	/* Per list (bin 0, render 1) and top-level list or not, the opcodes whose
-	 * v3dval_check_packet is its list and level test alone and passed: set by its default case,
-	 * which reads neither payload nor job state, so a later packet of that opcode there would
-	 * pass again (the policy is fixed at create). v3dval_packet_plain. */
+	 * v3dval_check_packet is its list and level test alone and passed: set by the cases that
+	 * read neither payload nor job state (its default for packets without addresses, and the
+	 * ones the walker follows), so a later packet of that opcode there would pass again (the
+	 * policy is fixed at create). v3dval_packet_plain. */
 	uint32_t plain[2][2][8];
+	/* Per list and level as plain[]: the length of a plain opcode the walker does nothing with
+	 * either (no control flow, a fixed length), else 0. Set by the walker as it meets them; a
+	 * run of such packets needs nothing but its bytes counted (plain_run in v3d_cl_walk.c). */
+	uint8_t run_len[2][2][256];
+	/* The first packets of the last run plain_run walked one by one (lens: its run_len row;
+	 * off: from the run's start; bytes: where the last of them ends), for a run repeating it. */
+	struct v3dval_run_memo {
+		const uint8_t *lens;
+		uint32_t bytes;
+		uint8_t n;
+		uint8_t op[V3DVAL_MEMO_PACKETS];
+		uint16_t off[V3DVAL_MEMO_PACKETS];
+	} memo;
 };
+
+/* The bytes of seg's copy. */
+static inline uint8_t *v3dval_seg_bytes(const struct v3dval *v, const struct v3dval_seg *s)
+{
+	return s->block ? v->block_bytes + s->at : s->buf;
+}
 
 static inline bool v3dval_packet_plain(const struct v3dval *v, uint32_t list, bool top, uint8_t op)
 {
@@ -148,17 +185,17 @@ int v3dval_find_range(const struct v3dval_bo *bos, uint32_t nr_bos, uint32_t add
 /* v3dval_find_range over the call's BOs, trying the BO the previous lookup found first. */
 static inline int v3dval_find_range_hint(struct v3dval *v, uint32_t addr, uint64_t len)
 {
-	if (v->bo_hint < v->nr_bos) {
-		const struct v3dval_bo *b = &v->bos[v->bo_hint];
-		if (len == 0)
-			len = 1;
-		/* the same test as v3dval_find_range's, on the one BO */
-		if (addr >= b->addr && addr - b->addr < b->size && (uint64_t)(addr - b->addr) + len <= b->size)
-			return (int)v->bo_hint;
-	}
+	/* the same test as v3dval_find_range's, on the one BO: an addr below it wraps to at least
+	 * 4 GiB - hint_addr, past its size (a BO ends by 4 GiB, v3dval_check_bos) */
+	uint32_t rel = addr - v->hint_addr;
+	if (rel < v->hint_size && (len ? len : 1) <= (uint64_t)v->hint_size - rel)
+		return (int)v->bo_hint;
 	int i = v3dval_find_range(v->bos, v->nr_bos, addr, len);
-	if (i >= 0)
+	if (i >= 0) {
 		v->bo_hint = (uint32_t)i;
+		v->hint_addr = v->bos[i].addr;
+		v->hint_size = v->bos[i].size;
+	}
 	return i;
 }
 

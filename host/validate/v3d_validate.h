@@ -33,8 +33,9 @@
  *    the GPU reads is ignored.
  *  - a shadow allocator: alloc(ctx, size, &out) -> 0 and {global address, writable host map} of
  *    size bytes of GPU-visible memory the guest can neither map nor name, V3DVAL_SHADOW_ALIGN
- *    aligned, or < 0. Called once per distinct list segment and shader-state block, after the
- *    whole job validated. Every list shadow is allocated with the CLE's read-ahead
+ *    aligned, or < 0. Called once per distinct list segment, and once for all the job's
+ *    shader-state blocks (laid out one after the other at the 32-byte steps GL_SHADER_STATE can
+ *    name), after the whole job validated. Every list shadow is allocated with the CLE's read-ahead
  *    (v3d_cle_readahead: 256 B on 4.2, 1024 B on 7.1) of zeroed slack past its last packet, so
  *    the prefetcher never leaves the shadow.
  *  - a policy (v3dval_policy_default(ver) fills the defaults).

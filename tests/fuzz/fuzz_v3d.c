@@ -1,5 +1,6 @@
 /* libFuzzer target for the V3D validator and the simulated CLE / TFU: the input is one SUBMIT_CL
- * (or TFU, or CSD) job in a small fixed BO set; what the validator accepts runs on the model. */
+ * (or TFU, or CSD) job in a small fixed BO set; what the validator accepts runs on the model, and
+ * a CL job gets the same answer from a fresh validator as from the one that met every input. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -160,6 +161,33 @@ static void check_rejection(int r, const struct v3dval_error *err)
 		fprintf(stderr, "rejected: %s\n", err->msg);
 }
 
+/* What a validator answered, to hold against another's. */
+struct answer {
+	int r;
+	struct v3dval_cl_result res;
+	struct v3dval_error err;
+};
+
+/* The long-lived validator has learned from every earlier input which opcodes pass on their
+ * list test alone, walks runs of them at once and remembers the last run (plain_run): none of
+ * that may change an answer, so a validator that has learned nothing must give the same. */
+static void check_same(const struct answer *learned, const struct answer *fresh)
+{
+	bool same = learned->r == fresh->r;
+	if (same && learned->r)
+		same = learned->err.rule == fresh->err.rule && strcmp(learned->err.msg, fresh->err.msg) == 0;
+	else if (same)
+		same = learned->res.bytes == fresh->res.bytes && learned->res.packets == fresh->res.packets &&
+		       learned->res.nr_segments == fresh->res.nr_segments &&
+		       learned->res.nr_blocks == fresh->res.nr_blocks &&
+		       learned->res.relocs_applied == fresh->res.relocs_applied;
+	if (!same) {
+		fprintf(stderr, "learned validator: %d \"%s\"; fresh one: %d \"%s\"\n", learned->r,
+			learned->r ? learned->err.msg : "", fresh->r, fresh->r ? fresh->err.msg : "");
+		abort();
+	}
+}
+
 static void fuzz_cl(const struct fv_input *in)
 {
 	int v = in->ver == 71;
@@ -171,13 +199,24 @@ static void fuzz_cl(const struct fv_input *in)
 		.relocs = in->relocs, .nr_relocs = in->nr_relocs,
 	};
 	struct v3dval_shadow_allocator a = { shadow_alloc, fx };
-	struct v3dval_cl_result res;
-	struct v3dval_error err;
-	int r = v3dval_validate_cl(fx->val[v], &s, &a, &res, &err);
-	if (r)
-		check_rejection(r, &err);
+	struct v3dval_policy p;
+	v3dval_policy_default(&p, in->ver);
+	struct v3dval *fresh = v3dval_create(&p);
+	if (!fresh)
+		abort();
+	struct answer first, learned;
+	first.r = v3dval_validate_cl(fresh, &s, &a, &first.res, &first.err);
+	v3dval_destroy(fresh);
+	for (uint32_t i = 0; i < fx->nr_shadows; i++)
+		free(fx->shadows[i].data);
+	fx->nr_shadows = 0;
+	fx->next_shadow = SHADOW_BASE;
+	learned.r = v3dval_validate_cl(fx->val[v], &s, &a, &learned.res, &learned.err);
+	check_same(&learned, &first);
+	if (learned.r)
+		check_rejection(learned.r, &learned.err);
 	else
-		run_cl(v, &res);
+		run_cl(v, &learned.res);
 }
 
 static void fuzz_tfu(const struct fv_input *in)

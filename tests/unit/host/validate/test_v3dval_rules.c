@@ -372,6 +372,201 @@ static void test_plain_packets_per_list_and_level(void)
 	}
 }
 
+/* nr packets the validator learns as plain in the bin list (draw state with zero payloads, NOP,
+ * cache flush), cycling; off[i] = where packet i starts. Returns the bytes. */
+static uint32_t plain_packets(uint8_t *raw, int ver, uint32_t nr, uint32_t *off)
+{
+	static const uint8_t ops[] = {
+		V3D_CL_CFG_BITS, V3D_CL_CLIP_WINDOW, V3D_CL_VIEWPORT_OFFSET, V3D_CL_NOP,
+		V3D_CL_CLIPPER_XY_SCALING, V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET, V3D_CL_FLUSH_VCD_CACHE,
+	};
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		off[i] = n;
+		n += pack(raw + n, ops[i % sizeof(ops)], ver);
+	}
+	return n;
+}
+
+static const char *at_bin(char *buf, size_t size, const char *level, uint32_t addr)
+{
+	snprintf(buf, size, "at bin %s 0x%08x ", level, addr);
+	return buf;
+}
+
+/* Once the validator met a list's plain opcodes it passes runs of them without the per-packet
+ * path (plain_run in v3d_cl_walk.c): the same totals and shadows as the first, full walk, and
+ * whatever interrupts a run is still refused at the packet it is at - a forbidden opcode, a
+ * frame-level packet in a sub-list, an address outside the context, a relocation on or inside a
+ * plain packet, the list's end address inside a packet, the walk-byte limit. */
+static void test_plain_runs(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[40 * 16 + 16];
+		uint32_t off[40], n = plain_packets(raw, ver, 40, off);
+		char where[64];
+		struct h_job j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j); /* learns the plain opcodes */
+		struct v3dval_cl_result cold = h.res;
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.packets, cold.packets);
+		CHECK_EQ(h.res.bytes, cold.bytes);
+		CHECK_EQ(h.res.bcl_end - h.res.bcl_start, j.bcl_end - j.bcl_start);
+		CHECK(memcmp(h_shadow_ptr(&h, h.res.bcl_start), h_ptr(&h, BCL), n + 1) == 0);
+
+		/* a forbidden opcode, and an address outside the context, after a run */
+		uint32_t len = pack(raw + n, V3D_CL_L2T_CACHE_FLUSH_CONTROL, ver);
+		j = bin_job(&h, raw, n + len);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, at_bin(where, sizeof(where), "list", BCL + n));
+		len = pack(raw + n, V3D_CL_INDEX_BUFFER_SETUP, ver);
+		v3d_cl_set_address(raw + n + 1, V3D_CL_INDEX_BUFFER_ADDRESS, FOREIGN);
+		v3d_cl_set(raw + n + 1, V3D_CL_INDEX_BUFFER_SIZE, 16);
+		j = bin_job(&h, raw, n + len);
+		H_REJECT(&h, &j, V3DVAL_ERR_ADDRESS, at_bin(where, sizeof(where), "list", BCL + n));
+
+		/* a relocation on a plain packet mid-run, and one inside another */
+		j = bin_job(&h, raw, n);
+		struct v3dval_reloc r = { .cl_bo = 0, .cl_offset = off[20], .bo_index = 1, .bo_offset = 0,
+					  .field_start = 0, .field_size = 32, .kind = V3DVAL_RELOC_PACKET };
+		j.relocs = &r;
+		j.nr_relocs = 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_RELOC, at_bin(where, sizeof(where), "list", BCL + off[20]));
+		CHECK(h_contains(h.err.msg, "are not an address field"));
+		r.cl_offset = off[21] + 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_RELOC, at_bin(where, sizeof(where), "list", BCL + off[21]));
+		CHECK(h_contains(h.err.msg, "inside the packet"));
+
+		/* the list's end inside a packet mid-run */
+		j = bin_job(&h, raw, n);
+		j.bcl_end = BCL + off[25] + 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_NO_END, at_bin(where, sizeof(where), "list", BCL + off[25]));
+		CHECK(h_contains(h.err.msg, "straddles"));
+		j.bcl_end = BCL + off[25]; /* on a packet boundary: ends there */
+		H_ACCEPT(&h, &j);
+
+		/* a frame-level packet after a run in a sub-list (learned there first) */
+		struct v3d_clb s;
+		h_clb(&h, &s, SUB, 0x1000);
+		v3d_clb_raw(&s, raw, n);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		uint8_t call[16];
+		uint32_t call_len = pack(call, V3D_CL_BRANCH_TO_SUB_LIST, ver);
+		v3d_cl_set_address(call + 1, V3D_CL_BRANCH_ADDRESS, SUB);
+		j = bin_job(&h, call, call_len);
+		H_ACCEPT(&h, &j);
+		h_clb(&h, &s, SUB, 0x1000);
+		v3d_clb_raw(&s, raw, n);
+		v3d_clb_number_of_layers(&s, 1);
+		v3d_clb_op(&s, V3D_CL_RETURN_FROM_SUB_LIST);
+		REQUIRE(v3d_clb_ok(&s));
+		H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, at_bin(where, sizeof(where), "sub-list", SUB + n));
+
+		/* the walk-byte limit reached mid-run: refused at the packet that passes it */
+		j = bin_job(&h, raw, n);
+		h.policy.max_walk_bytes = off[30] + 1;
+		h_set_policy(&h);
+		struct h_job warm = bin_job(&h, raw, off[8]);
+		h_validate(&h, &warm); /* learns the opcodes again, whether or not the whole job fits */
+		j = bin_job(&h, raw, n);
+		H_REJECT(&h, &j, V3DVAL_ERR_LIMIT, at_bin(where, sizeof(where), "list", BCL + off[30]));
+		h_fini(&h);
+	}
+}
+
+/* Draws repeated: runs of plain packets split by a packet with an address. Returns the bytes;
+ * *third = where the last run's third packet is. */
+static uint32_t repeated_draws(uint8_t *raw, int ver, uint32_t draws, uint32_t *third)
+{
+	static const uint8_t ops[] = { V3D_CL_CFG_BITS, V3D_CL_CLIP_WINDOW, V3D_CL_NOP, V3D_CL_FLUSH_VCD_CACHE,
+				       V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET };
+	uint32_t n = 0;
+	for (uint32_t d = 0; d < draws; d++) {
+		for (size_t i = 0; i < sizeof(ops); i++) {
+			if (i == 2)
+				*third = n;
+			n += pack(raw + n, ops[i], ver);
+		}
+		uint32_t len = pack(raw + n, V3D_CL_INDEX_BUFFER_SETUP, ver);
+		v3d_cl_set_address(raw + n + 1, V3D_CL_INDEX_BUFFER_ADDRESS, DATA);
+		v3d_cl_set(raw + n + 1, V3D_CL_INDEX_BUFFER_SIZE, 16);
+		n += len;
+	}
+	return n;
+}
+
+/* A run that starts as the last one did is taken whole when its opcodes sit where the last
+ * run's did (v->memo in plain_run): one that then differs - a forbidden opcode, a plain one of
+ * another length, the list's end address inside it - is walked as the packets are. */
+static void test_plain_run_memo(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint8_t raw[4 * 64];
+		uint32_t third, n = repeated_draws(raw, ver, 4, &third);
+		char where[64];
+		struct h_job j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j);
+		H_ACCEPT(&h, &j);
+		struct v3dval_cl_result same = h.res;
+		/* the last draw's third packet forbidden */
+		uint8_t nop = raw[third];
+		raw[third] = V3D_CL_L2T_CACHE_FLUSH_CONTROL;
+		j = bin_job(&h, raw, n);
+		H_REJECT(&h, &j, V3DVAL_ERR_FORBIDDEN, at_bin(where, sizeof(where), "list", BCL + third));
+		/* a plain opcode one byte longer (the packet after it becomes a payload byte) */
+		REQUIRE(v3d_cl_fixed_length(ver, V3D_CL_FLUSH_VCD_CACHE) == 1 && raw[third + 1] == V3D_CL_FLUSH_VCD_CACHE);
+		raw[third] = V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET;
+		uint32_t zlen = v3d_cl_fixed_length(ver, V3D_CL_CLIPPER_Z_SCALE_AND_OFFSET);
+		memset(raw + third + 1, 0, zlen - 1);
+		raw[third + zlen] = V3D_CL_NOP; /* whatever it overlapped, the packets go on from here */
+		for (uint32_t i = third + zlen + 1; i < n; i++)
+			raw[i] = V3D_CL_NOP;
+		j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j);
+		struct v3dval_cl_result warm = h.res;
+		struct harness cold;
+		setup(&cold, ver);
+		memcpy(h_ptr(&cold, CL), h_ptr(&h, CL), 0x10000);
+		H_ACCEPT(&cold, &j); /* a validator with no memo and nothing learned */
+		CHECK_EQ(warm.packets, cold.res.packets);
+		CHECK_EQ(warm.bytes, cold.res.bytes);
+		CHECK(warm.packets != same.packets);
+		h_fini(&cold);
+		/* the list's end inside the last run, where the memo's packets would still go on */
+		n = repeated_draws(raw, ver, 4, &third);
+		CHECK_EQ(raw[third], nop);
+		j = bin_job(&h, raw, n);
+		H_ACCEPT(&h, &j);
+		uint32_t clip = third - v3d_cl_fixed_length(ver, V3D_CL_CLIP_WINDOW);
+		j.bcl_end = BCL + third - 1;
+		H_REJECT(&h, &j, V3DVAL_ERR_NO_END, at_bin(where, sizeof(where), "list", BCL + clip));
+		CHECK(h_contains(h.err.msg, "straddles"));
+		/* a memo made at the top of the render list, where End of rendering is plain, and a
+		 * sub-list starting the same way, where it is refused */
+		struct v3d_clb r, sub;
+		h_clb(&h, &sub, SUB, 0x1000);
+		v3d_clb_op(&sub, V3D_CL_NOP); /* a segment's first packet takes the full path: runs start after it */
+		v3d_clb_op(&sub, V3D_CL_NOP);
+		v3d_clb_op(&sub, V3D_CL_END_OF_RENDERING);
+		v3d_clb_op(&sub, V3D_CL_RETURN_FROM_SUB_LIST);
+		h_clb(&h, &r, RCL, 0x4000);
+		h_rcl_begin(&h, &r, 16, 16);
+		v3d_clb_tile_coordinates(&r, 0, 0); /* not plain: the run below starts after it */
+		v3d_clb_op(&r, V3D_CL_NOP);
+		v3d_clb_op(&r, V3D_CL_END_OF_RENDERING);
+		v3d_clb_branch_to_sub_list(&r, SUB);
+		h_rcl_end(&r);
+		REQUIRE(v3d_clb_ok(&sub) && v3d_clb_ok(&r));
+		j = (struct h_job){ .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&r) };
+		for (int round = 0; round < 2; round++) /* the first learns, the second runs */
+			H_REJECT(&h, &j, V3DVAL_ERR_LEVEL, "End of rendering at render sub-list");
+		h_fini(&h);
+	}
+}
+
 /* The struct address checks read a field that ends a 32-bit word as that word masked
  * (v3dval_struct_words): on random bytes that gives v3d_cl_get_address's answer for every
  * field of every structure that takes the word path, on both versions. */
@@ -400,6 +595,7 @@ static void test_struct_word_reads(void)
 					uint32_t word = rec[w->at] | (uint32_t)rec[w->at + 1] << 8 |
 							(uint32_t)rec[w->at + 2] << 16 | (uint32_t)rec[w->at + 3] << 24;
 					CHECK_EQ(word & w->mask, v3d_cl_get_address(rec, f->start, f->size));
+					CHECK_EQ(w->need, f->size < 32 ? 8u : 4u);
 				}
 			}
 		}
@@ -494,6 +690,51 @@ static struct h_job shader_job(struct harness *h, uint8_t op, uint32_t rec, uint
 	return bin_job(h, raw, 5);
 }
 
+/* A job's shader-state blocks share one shadow, each at a 32-byte step, zeroes between them
+ * (never the bytes an earlier job's blocks left in the validator's copy); a block used twice is
+ * there once. */
+static void test_blocks_share_a_shadow(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
+		for (uint32_t b = 0; b < 2; b++) {
+			uint8_t *rec = h_ptr(&h, REC + 0x100 * b);
+			fill_struct(ver, rec, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, CODE, UNIF);
+			for (int i = 0; i < 3; i++)
+				fill_struct(ver, rec + gl + 16 * i, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, 0, VBO + 4 * i);
+		}
+		/* first a job whose one block (3 records) fills what the next job's first leaves out */
+		struct h_job j = shader_job(&h, V3D_CL_GL_SHADER_STATE, REC, 3);
+		H_ACCEPT(&h, &j);
+		uint8_t raw[15];
+		for (int p = 0; p < 3; p++) {
+			raw[5 * p] = V3D_CL_GL_SHADER_STATE;
+			v3d_cl_set_address(raw + 5 * p + 1, V3D_CL_GL_SHADER_ADDRESS, p == 1 ? REC + 0x100 : REC);
+			v3d_cl_set(raw + 5 * p + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES, 1);
+		}
+		j = bin_job(&h, raw, sizeof(raw));
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.nr_blocks, 2);
+		CHECK_EQ(h.nr_shadows, h.res.nr_segments + 1);
+		uint8_t *pkt = h_shadow_ptr(&h, h.res.bcl_start);
+		uint32_t a = v3d_cl_get_address(pkt + 1, V3D_CL_GL_SHADER_ADDRESS);
+		uint32_t b = v3d_cl_get_address(pkt + 6, V3D_CL_GL_SHADER_ADDRESS);
+		CHECK_EQ(v3d_cl_get_address(pkt + 11, V3D_CL_GL_SHADER_ADDRESS), a);
+		REQUIRE(h_shadow_at(&h, a) && h_shadow_at(&h, a) == h_shadow_at(&h, b));
+		uint32_t block = gl + 16;
+		CHECK_EQ(b - a, (block + 31u) & ~31u);
+		CHECK(memcmp(h_shadow_ptr(&h, a), h_ptr(&h, REC), block) == 0);
+		CHECK(memcmp(h_shadow_ptr(&h, b), h_ptr(&h, REC + 0x100), block) == 0);
+		unsigned nonzero = 0;
+		for (uint32_t i = block; i < b - a; i++)
+			nonzero += h_shadow_ptr(&h, a)[i] != 0;
+		CHECK_EQ(nonzero, 0);
+		h_fini(&h);
+	}
+}
+
 static void test_shader_state(void)
 {
 	for (int ver = 42; ver <= 71; ver += 29) {
@@ -513,6 +754,15 @@ static void test_shader_state(void)
 		CHECK(shadow_rec != REC && shadow_rec % 32 == 0);
 		CHECK_EQ(v3d_cl_get(pkt + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES), 2);
 		CHECK(memcmp(h_shadow_ptr(&h, shadow_rec), rec, gl + 32) == 0);
+		/* passed in the bin list (v3dval_packet_plain there now), still refused in the render list */
+		struct v3d_clb r;
+		h_clb(&h, &r, RCL, 0x4000);
+		h_rcl_begin(&h, &r, 16, 16);
+		v3d_clb_gl_shader_state(&r, REC, 2);
+		h_rcl_end(&r);
+		REQUIRE(v3d_clb_ok(&r));
+		struct h_job rj = { .rcl_start = RCL, .rcl_end = v3d_clb_gpu_addr(&r) };
+		H_REJECT(&h, &rj, V3DVAL_ERR_FORBIDDEN, "GL Shader State at render list");
 		/* the record itself straddling its BO's end */
 		j = shader_job(&h, V3D_CL_GL_SHADER_STATE, DATA + 0x10000 - 32, 2);
 		H_REJECT(&h, &j, V3DVAL_ERR_TARGET, "GL Shader State at bin list");
@@ -703,8 +953,11 @@ int main(void)
 	RUN_TEST(test_load_store_formats);
 	RUN_TEST(test_frame_state);
 	RUN_TEST(test_plain_packets_per_list_and_level);
+	RUN_TEST(test_plain_runs);
+	RUN_TEST(test_plain_run_memo);
 	RUN_TEST(test_bin_address_packets);
 	RUN_TEST(test_shader_state);
+	RUN_TEST(test_blocks_share_a_shadow);
 	RUN_TEST(test_struct_word_reads);
 	RUN_TEST(test_tile_memory);
 	RUN_TEST(test_bo_table);
