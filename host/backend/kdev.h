@@ -64,13 +64,13 @@ struct kdev_ops {
 	 * (-ENOTSUP: a render node without writable tracefs, where the drivers' tracepoints live;
 	 * render_node_trace.c). Events older than the kernel's ring are lost. */
 	ssize_t (*trace_read)(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
-	/* Optional (NULL = nothing to do): the next GEM_SUBMIT of this open is all its owner has in
-	 * flight and will be waited for at once. A simulated GPU that is idle then runs its first
-	 * slice in the calling thread before the ioctl returns, instead of waking its worker: a
-	 * submit+wait costs two thread wakeups (the guest's and ferryd's), not four. Owner's
-	 * thread only, as the ioctl. */
+	/* Optional (NULL = nothing to do): the next GEM_SUBMIT (msm) or SUBMIT_CL (v3d) of this
+	 * open is all its owner has in flight and will be waited for at once. A simulated GPU that
+	 * is idle then runs its first slice in the calling thread before the ioctl returns, instead
+	 * of waking its worker: a submit+wait costs two thread wakeups (the guest's and ferryd's),
+	 * not four. Owner's thread only, as the ioctl. */
 	void (*submit_here)(struct kdev *kd);
-	/* Optional, with submit_here: after the GEM_SUBMIT that followed it, whether work of this
+	/* Optional, with submit_here: after the submit ioctl that followed it, whether work of this
 	 * open retired in the calling thread during that ioctl. Its poll_fd was not written for
 	 * that work: the owner checks its fences now, as after a poll_ack (which saves the fd's
 	 * write, the epoll report of it and the ack's read). Clears the answer. Owner's thread

@@ -67,9 +67,11 @@ struct v3d_csd_job {
 
 /* Each submit takes a syncobj (a kept one, or a new one) that gets the job's completion fence
  * (*out_sync); poll it with v3d_sync_poll and give it back with v3d_sync_free once retired. Returns 0 or the kernel's -errno
- * (nothing to free then). */
+ * (nothing to free then). v3d_submit_cl's alone: the job is all the context has in flight (kdev
+ * submit_here); *done_here is then set when it completed during the call without a poll fd
+ * wakeup (kdev done_here: the caller checks its fences). */
 int v3d_submit_cl(struct v3d_ctx *vc, const struct v3d_cl_job *job, const uint32_t *handles, uint32_t nr,
-		  uint32_t *out_sync);
+		  uint32_t *out_sync, bool alone, bool *done_here);
 /* handles: output BO first, then inputs; 1..4. */
 int v3d_submit_tfu(struct v3d_ctx *vc, const struct v3d_tfu_job *job, const uint32_t *handles, uint32_t nr,
 		   uint32_t *out_sync);

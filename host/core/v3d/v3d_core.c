@@ -106,9 +106,13 @@ int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const s
 	for (uint32_t i = 0; i < nr_shadows; i++)
 		handles[nr_bos + i] = set->handles[i];
 	uint32_t nr = nr_bos + nr_shadows;
+	/* All the context has in flight (a held job counts itself): the simulator may run it here. */
+	bool alone = ctx->nr_inflight == 0, done_here = false;
 	int ret;
 	switch (run.kind) {
-	case FERRY_QUEUE_KIND_V3D_CL: ret = v3d_submit_cl(v3d_hctx(ctx)->v3d, &run.u.cl, handles, nr, sync); break;
+	case FERRY_QUEUE_KIND_V3D_CL:
+		ret = v3d_submit_cl(v3d_hctx(ctx)->v3d, &run.u.cl, handles, nr, sync, alone, &done_here);
+		break;
 	case FERRY_QUEUE_KIND_V3D_TFU: ret = v3d_submit_tfu(v3d_hctx(ctx)->v3d, &run.u.tfu, handles, nr, sync); break;
 	case FERRY_QUEUE_KIND_V3D_CSD: ret = v3d_submit_csd(v3d_hctx(ctx)->v3d, &run.u.csd, handles, nr, sync); break;
 	default: ret = -EINVAL; break;
@@ -123,6 +127,8 @@ int v3d_job_run(struct host_ctx *ctx, uint32_t queue_id, uint32_t seqno, const s
 	}
 	if (ret < 0)
 		HOST_FAIL(ret, "kernel rejected the V3D job (%s)", strerror(-ret));
+	if (done_here)
+		ctx_done_here(ctx);
 	return 0;
 }
 

@@ -272,6 +272,19 @@ static void sim_kdev_poll_ack(struct kdev *kd)
 	sim_wakeup_drain(&to_open(kd)->wakeup, "sim-v3d");
 }
 
+static void sim_kdev_submit_here(struct kdev *kd)
+{
+	to_open(kd)->submit_here = true;
+}
+
+static bool sim_kdev_done_here(struct kdev *kd)
+{
+	struct v3ds_open *o = to_open(kd);
+	bool done = o->done_here;
+	o->done_here = false;
+	return done;
+}
+
 static ssize_t sim_kdev_coredump(struct kdev *kd, char *buf, size_t len)
 {
 	struct v3ds_open *o = to_open(kd);
@@ -309,6 +322,8 @@ static const struct kdev_ops sim_v3d_kdev_ops = {
 	.coredump = sim_kdev_coredump,
 	.close = sim_kdev_close,
 	.trace_read = v3ds_kdev_trace_read,
+	.submit_here = sim_kdev_submit_here,
+	.done_here = sim_kdev_done_here,
 };
 
 void sim_v3d_set_strict(struct sim_v3d_device *dev, bool strict)

@@ -96,6 +96,8 @@ struct v3ds_open {
 	struct v3ds_entity entity[V3DS_NR_QUEUES];
 	uint32_t faults;
 	struct sim_wakeup wakeup; /* kdev poll_fd */
+	bool submit_here;            /* kdev submit_here: owner's thread; the next SUBMIT_CL takes it */
+	bool done_here;              /* kdev done_here: its work completed in that SUBMIT_CL */
 	char *coredump;              /* pending report text, or NULL */
 	char name[48];
 	struct sim_unmodeled_sink unmodeled; /* finished jobs' unexecuted work, for the owner */
@@ -139,6 +141,7 @@ struct sim_v3d_device {
 	struct v3ds_trace_ring *trace;
 	struct v3ds_csd_ring *csd;
 	bool strict;                 /* sim_v3d_set_strict */
+	struct v3ds_open *here_open; /* whose SUBMIT_CL runs steps in its thread (v3ds_sched_kick) */
 };
 
 /* sim_v3d.c */
@@ -173,8 +176,12 @@ void v3ds_job_free(struct v3ds_job *job);
 /* sim_v3d_sched.c */
 int v3ds_sched_start(struct sim_v3d_device *dev);
 void v3ds_sched_stop(struct sim_v3d_device *dev);
-/* Appends job to its open's entity and wakes the worker (lock held). */
+/* Appends job to its open's entity (lock held); v3ds_sched_kick after the ioctl's last push. */
 void v3ds_sched_push(struct sim_v3d_device *dev, struct v3ds_job *job);
+/* After a submit ioctl pushed its jobs: wakes the worker, or with here (the open whose kdev
+ * submit_here asked for it, else NULL) first runs their first bin / render slices in this thread
+ * when the worker sleeps idle. */
+void v3ds_sched_kick(struct sim_v3d_device *dev, struct v3ds_open *here);
 /* Drops every queued or running job of the open; their fences signal -ECANCELED (lock held). */
 void v3ds_sched_cancel_open(struct v3ds_open *o);
 

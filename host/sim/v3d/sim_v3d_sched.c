@@ -49,7 +49,6 @@ void v3ds_sched_push(struct sim_v3d_device *dev, struct v3ds_job *job)
 	else
 		e->head = job;
 	e->tail = job;
-	pthread_cond_signal(&dev->work_cond);
 }
 
 static const enum sim_v3d_trace_kind irq_kind[V3DS_NR_QUEUES] = {
@@ -76,7 +75,11 @@ static void complete(struct sim_v3d_device *dev, struct v3ds_job *job, int error
 	v3ds_trace(dev, irq_kind[job->queue], job->queue, job->seqno, job->client, 0, 0);
 	dev->stats.jobs_done[job->queue]++;
 	sim_fence_signal(&dev->sync, job->done, error);
-	sim_wakeup_notify(&job->open->wakeup, "sim-v3d");
+	/* The open whose SUBMIT_CL runs this step learns of it from done_here. */
+	if (job->open == dev->here_open)
+		job->open->done_here = true;
+	else
+		sim_wakeup_notify(&job->open->wakeup, "sim-v3d");
 	q->running = NULL;
 	q->stalled = false;
 	v3ds_job_free(job);
@@ -226,14 +229,15 @@ static void hang(struct sim_v3d_device *dev, struct v3ds_job *job, struct v3d_cl
 	v3ds_trace(dev, SIM_V3D_TRACE_RESET_END, queue, seqno, client, 0, 0);
 }
 
-/* One slice of a bin or render list. Returns true if it made progress. */
-static bool run_cl(struct sim_v3d_device *dev, struct v3ds_job *job, uint64_t now, uint64_t *next_wake)
+/* One slice of a bin or render list, of at most packets. Returns true if it made progress. */
+static bool run_cl(struct sim_v3d_device *dev, struct v3ds_job *job, uint64_t now, uint64_t *next_wake,
+		   uint32_t packets)
 {
 	struct v3ds_queue *q = &dev->queues[job->queue];
 	struct v3d_cle *cle = dev->cle[job->queue];
 	const struct v3d_cle_mem mem = { .ctx = dev, .read = mem_read, .write = mem_write };
 	uint64_t before = v3d_cle_stats(cle)->packets;
-	enum v3d_cle_status st = v3d_cle_run(cle, &mem, V3DS_CL_SLICE_PACKETS);
+	enum v3d_cle_status st = v3d_cle_run(cle, &mem, packets);
 	dev->stats.cle_packets += v3d_cle_stats(cle)->packets - before;
 	uint64_t deadline = job->start_ns + (uint64_t)dev->hangcheck_ms * 1000000u;
 	struct sim_unmodeled_counts unmodeled = { 0 };
@@ -368,15 +372,17 @@ static void run_csd(struct sim_v3d_device *dev, struct v3ds_job *job)
 
 /* --- the worker --- */
 
-/* One round of the worker (sim_worker.h): start what each idle queue may run, run a slice of
- * each queue's running job. */
-static bool sched_step(void *arg, uint64_t now, uint64_t *next_wake)
+/* One round over the queues in mask: start what each idle queue may run, run a slice (CL lists:
+ * of at most packets) of each queue's running job. */
+static bool step_queues(struct sim_v3d_device *dev, uint64_t now, uint64_t *next_wake, unsigned mask,
+			uint32_t packets)
 {
-	struct sim_v3d_device *dev = arg;
 	bool progress = false;
 	if (dev->paused)
 		return false;
 	for (unsigned qi = 0; qi < V3DS_NR_QUEUES; qi++) {
+		if (!(mask & (1u << qi)))
+			continue;
 		struct v3ds_queue *q = &dev->queues[qi];
 		if (!q->running) {
 			struct v3ds_job *job = pick(dev, (enum v3d_queue)qi);
@@ -391,7 +397,7 @@ static bool sched_step(void *arg, uint64_t now, uint64_t *next_wake)
 		switch (job->queue) {
 		case V3D_BIN:
 		case V3D_RENDER:
-			progress |= run_cl(dev, job, now, next_wake);
+			progress |= run_cl(dev, job, now, next_wake, packets);
 			break;
 		case V3D_TFU:
 			run_tfu(dev, job);
@@ -408,6 +414,58 @@ static bool sched_step(void *arg, uint64_t now, uint64_t *next_wake)
 		}
 	}
 	return progress;
+}
+
+/* One round of the worker (sim_worker.h): every queue. */
+static bool sched_step(void *arg, uint64_t now, uint64_t *next_wake)
+{
+	return step_queues(arg, now, next_wake, (1u << V3DS_NR_QUEUES) - 1, V3DS_CL_SLICE_PACKETS);
+}
+
+/* What a SUBMIT_CL run in the submitting thread (ferryd's loop) may do: a few rounds of the bin,
+ * render and cache-clean queues with short list slices, a small job's whole work; TFU and CSD
+ * jobs, whose step is the whole job, stay the worker's. */
+#define V3DS_HERE_STEPS 8u
+#define V3DS_HERE_PACKETS 256u
+#define V3DS_HERE_QUEUES ((1u << V3D_BIN) | (1u << V3D_RENDER) | (1u << V3D_CACHE_CLEAN))
+
+/* Nothing runs or waits to run: the worker may sleep on. */
+static bool device_idle(const struct sim_v3d_device *dev)
+{
+	for (unsigned qi = 0; qi < V3DS_NR_QUEUES; qi++)
+		if (dev->queues[qi].running)
+			return false;
+	for (const struct v3ds_open *o = dev->opens; o; o = o->next)
+		for (unsigned qi = 0; qi < V3DS_NR_QUEUES; qi++)
+			if (o->entity[qi].head)
+				return false;
+	return true;
+}
+
+/* The jobs just pushed, run here while the worker sleeps idle (the same steps under the same
+ * lock); true when the device is idle again, so the worker need not wake. */
+static bool run_here(struct sim_v3d_device *dev, struct v3ds_open *o)
+{
+	if (!dev->worker.running || !dev->worker.idle)
+		return false;
+	dev->sync.work_muted = true; /* a job its fences release runs in a step here, or the caller kicks */
+	dev->here_open = o;
+	for (unsigned i = 0; i < V3DS_HERE_STEPS; i++) {
+		uint64_t next_wake = UINT64_MAX;
+		if (!step_queues(dev, sim_now_ns(), &next_wake, V3DS_HERE_QUEUES, V3DS_HERE_PACKETS))
+			break;
+		atomic_fetch_add(&dev->lock.steps, 1);
+	}
+	dev->sync.work_muted = false;
+	dev->here_open = NULL;
+	return device_idle(dev);
+}
+
+void v3ds_sched_kick(struct sim_v3d_device *dev, struct v3ds_open *here)
+{
+	if (here && run_here(dev, here))
+		return;
+	pthread_cond_signal(&dev->work_cond);
 }
 
 int v3ds_sched_start(struct sim_v3d_device *dev)

@@ -235,6 +235,8 @@ static void attach_fences(struct v3ds_open *o, struct v3ds_job *last, uint32_t o
 int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a)
 {
 	struct sim_v3d_device *dev = o->dev;
+	bool here = o->submit_here; /* for this call only, whatever it returns */
+	o->submit_here = false;
 	uint64_t serial = dev->next_submit_serial++;
 	v3ds_trace(dev, SIM_V3D_TRACE_SUBMIT_CL_IOCTL, a->bcl_start != a->bcl_end ? V3D_BIN : V3D_RENDER, 0,
 		   o->client, a->rcl_start, a->rcl_end);
@@ -310,6 +312,7 @@ int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a)
 	v3ds_sched_push(dev, render);
 	if (clean)
 		v3ds_sched_push(dev, clean);
+	v3ds_sched_kick(dev, here ? o : NULL);
 	bin = render = clean = NULL;
 out:
 	v3ds_job_free(bin);
@@ -362,6 +365,7 @@ int v3ds_ioctl_submit_tfu(struct v3ds_open *o, struct drm_v3d_submit_tfu *a)
 		goto out;
 	attach_fences(o, job, a->out_sync, &ms);
 	v3ds_sched_push(dev, job);
+	v3ds_sched_kick(dev, NULL);
 	job = NULL;
 out:
 	v3ds_job_free(job);
@@ -412,6 +416,7 @@ int v3ds_ioctl_submit_csd(struct v3ds_open *o, struct drm_v3d_submit_csd *a)
 	attach_fences(o, clean, a->out_sync, &ms);
 	v3ds_sched_push(dev, job);
 	v3ds_sched_push(dev, clean);
+	v3ds_sched_kick(dev, NULL);
 	job = clean = NULL;
 out:
 	v3ds_job_free(job);

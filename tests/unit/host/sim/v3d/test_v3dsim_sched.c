@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "ferry/hw/v3d_cl.h"
 #include "v3dsim_util.h"
@@ -483,6 +484,65 @@ static void test_close_cancels(void)
 	env_fini(&e);
 }
 
+/* kdev submit_here on the simulated V3D: with the worker idle, a small SUBMIT_CL (bin and render
+ * lists of a few packets) has completed when the ioctl returns, 50 times in a row; done_here says
+ * so once and the poll fd stays quiet. A bin list longer than the inline slices is finished by
+ * the worker, which wakes the poll fd; a TFU job is never run in the submitting thread. */
+static void test_submit_here(void)
+{
+	struct env e;
+	env_init(&e, "v3d-4.2");
+	uint32_t out = syncobj_new(e.kd, false);
+	uint32_t bend = cl_nops(&e.cl, 0, 8);
+	uint32_t rstart = e.cl.offset + 4096, rend = cl_nops(&e.cl, 4096, 8);
+	struct drm_v3d_submit_cl s = cl_submit(e.cl.offset, bend, rstart, rend, e.handles, 2);
+	s.out_sync = out;
+	/* Until the worker sleeps idle (a loaded machine may not run it for a while). */
+	bool settled = false;
+	for (int i = 0; i < 1000 && !settled; i++) {
+		e.kd->ops->submit_here(e.kd);
+		REQUIRE(kdev_ioctl(e.kd, DRM_IOCTL_V3D_SUBMIT_CL, &s) == 0);
+		settled = syncobj_wait(e.kd, &out, 1, 0) == 0;
+		(void)e.kd->ops->done_here(e.kd);
+		if (!settled) {
+			CHECK_EQ(syncobj_wait1(e.kd, out), 0);
+			usleep(2000);
+		}
+	}
+	REQUIRE(settled);
+	struct pollfd pfd = { .fd = e.kd->ops->poll_fd(e.kd), .events = POLLIN };
+	for (int i = 0; i < 50; i++) {
+		e.kd->ops->poll_ack(e.kd);
+		e.kd->ops->submit_here(e.kd);
+		REQUIRE(kdev_ioctl(e.kd, DRM_IOCTL_V3D_SUBMIT_CL, &s) == 0);
+		CHECK_EQ(syncobj_wait(e.kd, &out, 1, 0), 0);
+		CHECK(e.kd->ops->done_here(e.kd));
+		CHECK(!e.kd->ops->done_here(e.kd)); /* told once */
+		CHECK_EQ(poll(&pfd, 1, 0), 0);
+	}
+	/* 100000 NOPs: past the inline steps' slices; the worker goes on and wakes the poll fd. */
+	e.kd->ops->poll_ack(e.kd);
+	struct drm_v3d_submit_cl big = cl_submit(e.cl.offset, cl_nops(&e.cl, 0, 100000), rstart, rend, e.handles, 2);
+	big.out_sync = out;
+	e.kd->ops->submit_here(e.kd);
+	REQUIRE(kdev_ioctl(e.kd, DRM_IOCTL_V3D_SUBMIT_CL, &big) == 0);
+	CHECK_EQ(syncobj_wait1(e.kd, out), 0);
+	CHECK_EQ(poll(&pfd, 1, 5000), 1);
+	(void)e.kd->ops->done_here(e.kd);
+	/* A TFU job after submit_here (which only SUBMIT_CL takes) runs in the worker. */
+	e.kd->ops->poll_ack(e.kd);
+	usleep(2000);
+	e.kd->ops->submit_here(e.kd);
+	struct drm_v3d_submit_tfu t = tfu_copy(42, 0, e.data.offset, 64, e.data.offset + 32768, 64, 64, 4);
+	t.bo_handles[0] = e.data.handle;
+	t.out_sync = out;
+	REQUIRE(kdev_ioctl(e.kd, DRM_IOCTL_V3D_SUBMIT_TFU, &t) == 0);
+	CHECK_EQ(syncobj_wait1(e.kd, out), 0);
+	CHECK_EQ(poll(&pfd, 1, 5000), 1);
+	CHECK(!e.kd->ops->done_here(e.kd));
+	env_fini(&e);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bin_before_render);
@@ -493,5 +553,6 @@ int main(void)
 	RUN_TEST(test_fault_isolated_to_open);
 	RUN_TEST(test_hangcheck);
 	RUN_TEST(test_close_cancels);
+	RUN_TEST(test_submit_here);
 	return test_finish();
 }
