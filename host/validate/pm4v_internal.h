@@ -103,6 +103,9 @@ struct pm4v_validator {
 	uint64_t area_summary[PM4V_SUMMARY_WORDS];
 	/* wprot_summary | area_summary: a type-4 write clear in it needs neither search */
 	uint64_t type4_summary[PM4V_SUMMARY_WORDS];
+	/* type-7 opcodes the walk found to have no rule (pm4_stream.c's pkt7): learned, as the
+	 * policy is fixed for the validator's life */
+	uint32_t plain_ops[(PM4_TYPE7_OPCODE_MASK + 1) / 32];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
