@@ -693,11 +693,14 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
 			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].local_gen = 0;
+			memset(v->memo, 0, sizeof(v->memo));
 			v->stream_gen = 1;
 		}
 	}
 	const uint32_t *deny = v->policy.deny, *plain = v->plain_ops;
 	const uint64_t *type4_summary = v->type4_summary;
+	struct pm4v_memo *memo = v->memo;
+	const uint32_t sgen = v->stream_gen;
 	uint32_t pos = at->pos;
 	k.nr_skips = at->nr_skips < MAX_OPEN_SKIPS ? at->nr_skips : MAX_OPEN_SKIPS;
 	memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
@@ -712,13 +715,23 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 		 * budget's, or the next open skip's target (every one is > pos after close_skips).
 		 * Until then the loop below does only what each packet needs; in it, a packet with no
 		 * rule to apply - a type-4 write no summary flags, an opcode without rules - costs its
-		 * header tests and the note of its writes. */
+		 * header tests and the note of its writes, and only its length test when this stream
+		 * met the same header before (v->memo: a draw's state writes repeat draw after draw). */
 		uint32_t lim = fit, start = pos;
 		if (budget && *budget < lim - pos)
 			lim = pos + (uint32_t)*budget;
 		lim = skip_limit(&k, lim);
 		do {
 			uint32_t h = d[pos], cnt;
+			struct pm4v_memo *m = &memo[pm4v_memo_slot(h)];
+			if (m->header == h && m->stream_gen == sgen) {
+				/* type 4 or 7 (bit 29 tells them apart): its count */
+				cnt = h & (PM4_TYPE4_MAX_COUNT | ((h >> 29) & 1u) * (PM4_TYPE7_MAX_COUNT & ~PM4_TYPE4_MAX_COUNT));
+				if (cnt < fit - pos) {
+					pos += 1 + cnt;
+					continue;
+				}
+			}
 			k.w.pos = pos;
 			k.w.header = h;
 			if (pm4_is_type4(h)) {
@@ -735,15 +748,19 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 					goto partial;
 				}
 				uint32_t reg = pm4_type4_reg(h);
-				if (!type4_clear(type4_summary, reg, cnt)) { /* else neither search can hit */
+				if (type4_clear(type4_summary, reg, cnt)) { /* neither search can hit */
+					note_writes(&k, reg, cnt);
+					if (!k.nr_skips) /* else nothing was noted */
+						*m = (struct pm4v_memo){ h, sgen };
+				} else {
 					uint32_t last = reg + (cnt ? cnt - 1u : 0);
 					if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
 						return -1;
 					if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
 					    write_areas(&k, reg, cnt, d + pos + 1))
 						return -1;
+					note_writes(&k, reg, cnt);
 				}
-				note_writes(&k, reg, cnt);
 			} else if (pm4_is_type7(h)) {
 				cnt = pm4_type7_count(h);
 				if (!pm4_type7_parity_ok(h))
@@ -755,7 +772,9 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 					goto partial;
 				}
 				uint32_t op = pm4_type7_opcode(h);
-				if (!(plain[op >> 5] & (1u << (op & 31)))) {
+				if (plain[op >> 5] & (1u << (op & 31))) {
+					*m = (struct pm4v_memo){ h, sgen };
+				} else {
 					if (deny[op >> 5] & (1u << (op & 31)))
 						return pm4v_fail(v, &k.w, PM4V_ERR_PRIVILEGED, -1, NULL);
 					uint32_t nr_skips = k.nr_skips;

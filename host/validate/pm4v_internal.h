@@ -92,6 +92,17 @@ struct pm4v_interval {
 #define PM4V_SUMMARY_REGS (1u << 20)
 #define PM4V_SUMMARY_WORDS (PM4V_SUMMARY_REGS >> PM4V_REG_BLOCK_SHIFT >> 6)
 
+#define PM4V_MEMO_SHIFT 8u
+#define PM4V_MEMO_SLOTS (1u << PM4V_MEMO_SHIFT)
+struct pm4v_memo {
+	uint32_t header, stream_gen;
+};
+
+static inline uint32_t pm4v_memo_slot(uint32_t header)
+{
+	return (header * 0x9e3779b1u) >> (32u - PM4V_MEMO_SHIFT);
+}
+
 struct pm4v_validator {
 	struct pm4v_policy policy;
 	struct pm4v_interval *wprot, *rprot; /* write- / read-denied registers */
@@ -106,6 +117,10 @@ struct pm4v_validator {
 	/* type-7 opcodes the walk found to have no rule (pm4_stream.c's pkt7): learned, as the
 	 * policy is fixed for the validator's life */
 	uint32_t plain_ops[(PM4_TYPE7_OPCODE_MASK + 1) / 32];
+	/* Headers the walk of stream stream_gen met that need nothing again but their length:
+	 * parity good, no rule to apply, every register they write noted (direct-mapped by
+	 * pm4v_memo_slot; cleared when stream_gen wraps). */
+	struct pm4v_memo memo[PM4V_MEMO_SLOTS];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
