@@ -28,12 +28,17 @@ struct pm4v_stream {
 	uint32_t top;         /* 1 + index of a top-level cmd stream, 0 for any other */
 };
 
-/* A slot of the stream table: the stream's key and shadow next to its index, so a lookup reads
- * one slot. Live iff gen == the validator's gen (no clearing per submit). */
+/* A stream's identity besides its address, in one word a lookup compares at once. */
+static inline uint64_t pm4v_stream_key(uint32_t dwords, unsigned level, unsigned kind)
+{
+	return dwords | (uint64_t)(level & 0xffu) << 32 | (uint64_t)(kind & 0xffu) << 40;
+}
+
+/* A slot of the stream table: the stream's address and key and its shadow next to its index,
+ * so a lookup reads one slot. Live iff gen == the validator's gen (no clearing per submit). */
 struct pm4v_slot {
 	uint64_t iova;
-	uint32_t dwords;
-	uint8_t level, kind;
+	uint64_t key; /* pm4v_stream_key */
 	uint32_t gen;
 	uint32_t idx;
 	uint64_t shadow_iova;
@@ -180,13 +185,23 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 /* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
 int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
 
-static inline uint32_t pm4v_stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
+/* One multiply, as the walk looks up two draw-state groups per draw: bits 32 and up of the
+ * product, which mix the address's bits below them with the key's dwords (rotated to bit 16). */
+static inline uint32_t pm4v_stream_hash(uint64_t iova, uint64_t key)
 {
-	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return (uint32_t)h;
+	return (uint32_t)(((iova ^ (key << 16 | key >> 48)) * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* The live slot of stream (iova, key), or NULL with *free_slot where it would go. */
+static inline const struct pm4v_slot *pm4v_slot_find(const struct pm4v_validator *v, uint64_t iova, uint64_t key,
+						     uint32_t *free_slot)
+{
+	uint32_t h = pm4v_stream_hash(iova, key) & v->slot_mask;
+	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask)
+		if (v->slots[h].iova == iova && v->slots[h].key == key)
+			return &v->slots[h];
+	*free_slot = h;
+	return NULL;
 }
 
 /* pm4v_target's answer for a stream already in this submit's table (then true), inline for the
@@ -194,15 +209,11 @@ static inline uint32_t pm4v_stream_hash(uint64_t iova, uint32_t dwords, unsigned
 static inline bool pm4v_target_known(const struct pm4v_validator *v, uint64_t iova, uint32_t dwords, unsigned level,
 				     enum pm4v_kind kind, uint64_t *shadow_iova)
 {
-	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
-	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
-		const struct pm4v_slot *s = &v->slots[h];
-		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
-			*shadow_iova = s->shadow_iova;
-			return true;
-		}
-	}
-	return false;
+	uint32_t unused;
+	const struct pm4v_slot *s = pm4v_slot_find(v, iova, pm4v_stream_key(dwords, level, kind), &unused);
+	if (s)
+		*shadow_iova = s->shadow_iova;
+	return s != NULL;
 }
 
 /* pm4v_find_bo on v->in, trying the BO the previous lookup found first: BOs do not overlap, so
