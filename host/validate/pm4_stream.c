@@ -703,7 +703,8 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	const uint32_t sgen = v->stream_gen;
 	uint32_t pos = at->pos;
 	k.nr_skips = at->nr_skips < MAX_OPEN_SKIPS ? at->nr_skips : MAX_OPEN_SKIPS;
-	memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
+	if (k.nr_skips) /* a draw-state group has none: no call for nothing */
+		memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
 	const uint32_t fit = avail < k.n ? avail : k.n; /* a packet must end by here */
 
 	while (pos < k.n) {
@@ -725,8 +726,9 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			uint32_t h = d[pos], cnt;
 			struct pm4v_memo *m = &memo[pm4v_memo_slot(h)];
 			if (m->header == h && m->stream_gen == sgen) {
-				/* type 4 or 7 (bit 29 tells them apart): its count */
-				cnt = h & (PM4_TYPE4_MAX_COUNT | ((h >> 29) & 1u) * (PM4_TYPE7_MAX_COUNT & ~PM4_TYPE4_MAX_COUNT));
+				/* type 4 or 7, bit 29 tells them apart: a select, as the next header's
+				 * address waits for this count */
+				cnt = h & (h & (1u << 29) ? PM4_TYPE7_MAX_COUNT : PM4_TYPE4_MAX_COUNT);
 				if (cnt < fit - pos) {
 					pos += 1 + cnt;
 					continue;
