@@ -36,7 +36,7 @@ static int check_mem_slow(struct walk *k, uint64_t addr, uint64_t len, bool writ
 	if (!len)
 		return 0;
 	const struct pm4v_submit *in = k->v->in;
-	int bo = pm4v_find_bo_hint(k->v, addr, len);
+	int bo = pm4v_find_bo_hint(k->v, &k->v->bo_hint, addr, len);
 	if (bo < 0) {
 		pm4v_fail(k->v, &k->w, PM4V_ERR_ADDRESS, -1, "%s 0x%" PRIx64 " + 0x%" PRIx64, what,
 			  addr, len);

@@ -223,7 +223,7 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		*shadow_iova = known->shadow_iova;
 		return 0;
 	}
-	int bo = pm4v_find_bo_hint(v, iova, bytes);
+	int bo = pm4v_find_bo_hint(v, &v->target_hint, iova, bytes);
 	if (bo < 0) {
 		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "0x%" PRIx64 " + 0x%" PRIx64 " bytes",
 				  iova, bytes);
@@ -492,7 +492,7 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 	v->in = submit;
 	v->alloc = alloc;
 	v->err = err;
-	v->bo_hint = UINT32_MAX;
+	v->bo_hint = v->target_hint = UINT32_MAX;
 	if (!v->resuming) {
 		v->walked = 0;
 		v->relocs_applied = 0;

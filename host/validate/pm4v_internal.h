@@ -167,7 +167,7 @@ struct pm4v_validator {
 	struct pm4v_error *err;
 	uint64_t walked;
 	uint32_t relocs_applied;
-	uint32_t bo_hint;       /* the BO the last pm4v_find_bo_hint found */
+	uint32_t bo_hint, target_hint; /* the BOs the last pm4v_find_bo_hint calls found */
 };
 
 /* Where a packet sits, for error reports. */
@@ -216,19 +216,21 @@ static inline bool pm4v_target_known(const struct pm4v_validator *v, uint64_t io
 	return s != NULL;
 }
 
-/* pm4v_find_bo on v->in, trying the BO the previous lookup found first: BOs do not overlap, so
- * one holding the range is the one the search would find. */
-static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint64_t addr, uint64_t len)
+/* pm4v_find_bo on v->in, trying the BO the previous lookup through *hint found first: BOs do not
+ * overlap, so one holding the range is the one the search would find. Memory operands and stream
+ * targets keep a hint each (v->bo_hint, v->target_hint): a draw's index buffer and its new
+ * draw-state groups sit in different BOs. */
+static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint32_t *hint, uint64_t addr, uint64_t len)
 {
 	const struct pm4v_submit *in = v->in;
-	if (v->bo_hint < in->nr_bos && len) {
-		const struct pm4v_bo *bo = &in->bos[v->bo_hint];
+	if (*hint < in->nr_bos && len) {
+		const struct pm4v_bo *bo = &in->bos[*hint];
 		if (addr >= bo->iova && addr - bo->iova < bo->size && len <= bo->size - (addr - bo->iova))
-			return (int)v->bo_hint;
+			return (int)*hint;
 	}
 	int i = pm4v_find_bo(in, addr, len);
 	if (i >= 0)
-		v->bo_hint = (uint32_t)i;
+		*hint = (uint32_t)i;
 	return i;
 }
 
