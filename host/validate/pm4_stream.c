@@ -30,13 +30,13 @@ static int need(struct walk *k, uint32_t cnt, uint32_t min)
 			 min);
 }
 
-/* Memory operand [addr, addr + len) read or written by the CP. */
-static int check_mem(struct walk *k, uint64_t addr, uint64_t len, bool write, const char *what)
+/* check_mem past its inline test: the search, and the reports. */
+static int check_mem_slow(struct walk *k, uint64_t addr, uint64_t len, bool write, const char *what)
 {
 	if (!len)
 		return 0;
 	const struct pm4v_submit *in = k->v->in;
-	int bo = pm4v_find_bo_hint(k->v, addr, len);
+	int bo = pm4v_find_bo_hint(k->v, &k->v->bo_hint, addr, len);
 	if (bo < 0) {
 		pm4v_fail(k->v, &k->w, PM4V_ERR_ADDRESS, -1, "%s 0x%" PRIx64 " + 0x%" PRIx64, what,
 			  addr, len);
@@ -50,6 +50,21 @@ static int check_mem(struct walk *k, uint64_t addr, uint64_t len, bool write, co
 		return -1;
 	}
 	return 0;
+}
+
+/* Memory operand [addr, addr + len) read or written by the CP. Most land in the BO the previous
+ * one did (pm4v_find_bo_hint): that answer inline, the rest in check_mem_slow. */
+static inline int check_mem(struct walk *k, uint64_t addr, uint64_t len, bool write, const char *what)
+{
+	const struct pm4v_submit *in = k->v->in;
+	uint32_t hint = k->v->bo_hint;
+	if (hint < in->nr_bos) {
+		const struct pm4v_bo *bo = &in->bos[hint];
+		if (addr >= bo->iova && addr - bo->iova < bo->size && len <= bo->size - (addr - bo->iova) &&
+		    !(write && (bo->flags & PM4V_BO_GPU_READONLY)))
+			return 0;
+	}
+	return check_mem_slow(k, addr, len, write, what);
 }
 
 /* First register of [first, last] inside one of the sorted disjoint intervals, if any. */
@@ -634,8 +649,34 @@ static int pkt7(struct walk *k, uint32_t op, uint32_t *p, uint32_t cnt, uint32_t
 		return read_regs(k, p[CP_WAIT_TWO_REGS_REG0_DW] & PM4_PAYLOAD_REG_MASK, 1) ||
 		       read_regs(k, p[CP_WAIT_TWO_REGS_REG1_DW] & PM4_PAYLOAD_REG_MASK, 1) ? -1 : 0;
 	default:
-		return 0; /* not known to ferry: passes, as on the CP */
+		/* Not known to ferry: passes, as on the CP. This switch is the one place that says
+		 * which opcodes have rules: one that lands here has none, whatever its payload, so its
+		 * later packets take plain_run (the deny test came first and is fixed per validator). */
+		k->v->plain_ops[op >> 5] |= 1u << (op & 31);
+		return 0;
 	}
+}
+
+/* summary_clear for the registers a type-4 packet at reg with cnt values writes, the loop
+ * unrolled: such a packet ends below the summary's limit and spans at most three blocks, so the
+ * first, middle and last block are all of them. */
+_Static_assert(PM4_TYPE4_REG_DECODE_MASK + PM4_TYPE4_MAX_COUNT < PM4V_SUMMARY_REGS, "type-4 past the summary");
+_Static_assert(PM4_TYPE4_MAX_COUNT - 1u <= 2u << PM4V_REG_BLOCK_SHIFT, "type-4 over more than 3 blocks");
+static inline bool type4_clear(const uint64_t *summary, uint32_t reg, uint32_t cnt)
+{
+	uint32_t b0 = reg >> PM4V_REG_BLOCK_SHIFT, b2 = (reg + (cnt ? cnt - 1u : 0)) >> PM4V_REG_BLOCK_SHIFT;
+	uint32_t b1 = b0 + ((b2 - b0) >> 1);
+	return !(((summary[b0 >> 6] >> (b0 & 63)) | (summary[b1 >> 6] >> (b1 & 63)) | (summary[b2 >> 6] >> (b2 & 63))) &
+		 1u);
+}
+
+/* The first open skip target below lim, else lim: where the walk must next run close_skips. */
+static uint32_t skip_limit(const struct walk *k, uint32_t lim)
+{
+	for (uint32_t i = 0; i < k->nr_skips; i++)
+		if (k->skips[i].target < lim)
+			lim = k->skips[i].target;
+	return lim;
 }
 
 int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t avail,
@@ -652,65 +693,110 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 		if (++v->stream_gen == 0) { /* wrapped: forget every stream-local write for real */
 			for (uint32_t r = 0; r < PM4V_NR_WRITE_SLOTS; r++)
 				v->regs[r].local_gen = 0;
+			memset(v->memo, 0, sizeof(v->memo));
 			v->stream_gen = 1;
 		}
 	}
-	const uint32_t *deny = v->policy.deny;
+	const uint32_t *deny = v->policy.deny, *plain = v->plain_ops;
+	const uint64_t *type4_summary = v->type4_summary;
+	struct pm4v_memo *memo = v->memo;
+	const uint32_t sgen = v->stream_gen;
 	uint32_t pos = at->pos;
 	k.nr_skips = at->nr_skips < MAX_OPEN_SKIPS ? at->nr_skips : MAX_OPEN_SKIPS;
-	memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
+	if (k.nr_skips) /* a draw-state group has none: no call for nothing */
+		memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
+	const uint32_t fit = avail < k.n ? avail : k.n; /* a packet must end by here */
 
 	while (pos < k.n) {
 		if ((budget && !*budget) || pos >= avail)
 			goto stop;
 		if (k.nr_skips && close_skips(&k, pos))
 			return -1;
-		uint32_t h = d[pos];
-		k.w.pos = pos;
-		k.w.header = h;
-		uint32_t cnt;
-		if (pm4_is_type4(h)) {
-			cnt = pm4_type4_count(h);
-			if (!pm4_type4_parity_ok(h))
-				return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
-			/* Count 0 is a header alone that writes nothing: Turnip's tu6_emit_fs_outputs
-			 * writes SP_FS_OUTPUT_REG(0..n) with n = 0 for a fragment shader without
-			 * outputs, as the CP model takes it. Its register is still checked below. */
-			if (cnt > k.n - pos - 1)
-				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
-						 "%u dwords, %u left", cnt, k.n - pos - 1);
-			if (cnt >= avail - pos) /* not all copied yet */
-				goto stop;
-			/* check_regs and write_areas, their summary tests first and inline */
-			uint32_t reg = pm4_type4_reg(h), last = reg + (cnt ? cnt - 1u : 0);
-			if (!summary_clear(v->type4_summary, reg, last)) { /* else neither can hit */
-				if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
-					return -1;
-				if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
-				    write_areas(&k, reg, cnt, d + pos + 1))
-					return -1;
+		/* Packets starting before lim need none of the tests above: it is the copy's end, the
+		 * budget's, or the next open skip's target (every one is > pos after close_skips).
+		 * Until then the loop below does only what each packet needs; in it, a packet with no
+		 * rule to apply - a type-4 write no summary flags, an opcode without rules - costs its
+		 * header tests and the note of its writes, and only its length test when this stream
+		 * met the same header before (v->memo: a draw's state writes repeat draw after draw). */
+		uint32_t lim = fit, start = pos;
+		if (budget && *budget < lim - pos)
+			lim = pos + (uint32_t)*budget;
+		lim = skip_limit(&k, lim);
+		do {
+			uint32_t h = d[pos], cnt;
+			struct pm4v_memo *m = &memo[pm4v_memo_slot(h)];
+			if (m->header == h && m->stream_gen == sgen) {
+				/* type 4 or 7, bit 29 tells them apart: a select, as the next header's
+				 * address waits for this count */
+				cnt = h & (h & (1u << 29) ? PM4_TYPE7_MAX_COUNT : PM4_TYPE4_MAX_COUNT);
+				if (cnt < fit - pos) {
+					pos += 1 + cnt;
+					continue;
+				}
 			}
-			note_writes(&k, reg, cnt);
-		} else if (pm4_is_type7(h)) {
-			cnt = pm4_type7_count(h);
-			if (!pm4_type7_parity_ok(h))
-				return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
-			if (cnt > k.n - pos - 1)
-				return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
-						 "%u dwords, %u left", cnt, k.n - pos - 1);
-			if (cnt >= avail - pos)
-				goto stop;
-			uint32_t op = pm4_type7_opcode(h);
-			if (deny[op >> 5] & (1u << (op & 31)))
-				return pm4v_fail(v, &k.w, PM4V_ERR_PRIVILEGED, -1, NULL);
-			if (pkt7(&k, op, d + pos + 1, cnt, pos + 1 + cnt))
-				return -1;
-		} else {
-			return pm4v_fail(v, &k.w, PM4V_ERR_BAD_TYPE, -1, NULL);
-		}
-		pos += 1 + cnt;
+			k.w.pos = pos;
+			k.w.header = h;
+			if (pm4_is_type4(h)) {
+				cnt = pm4_type4_count(h);
+				if (!pm4_type4_parity_ok(h))
+					return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
+				/* Count 0 is a header alone that writes nothing: Turnip's tu6_emit_fs_outputs
+				 * writes SP_FS_OUTPUT_REG(0..n) with n = 0 for a fragment shader without
+				 * outputs, as the CP model takes it. Its register is still checked below. */
+				if (cnt >= fit - pos) { /* past the stream, or not all copied yet */
+					if (cnt > k.n - pos - 1)
+						return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
+								 "%u dwords, %u left", cnt, k.n - pos - 1);
+					goto partial;
+				}
+				uint32_t reg = pm4_type4_reg(h);
+				if (type4_clear(type4_summary, reg, cnt)) { /* neither search can hit */
+					note_writes(&k, reg, cnt);
+					if (!k.nr_skips) /* else nothing was noted */
+						*m = (struct pm4v_memo){ h, sgen };
+				} else {
+					uint32_t last = reg + (cnt ? cnt - 1u : 0);
+					if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
+						return -1;
+					if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
+					    write_areas(&k, reg, cnt, d + pos + 1))
+						return -1;
+					note_writes(&k, reg, cnt);
+				}
+			} else if (pm4_is_type7(h)) {
+				cnt = pm4_type7_count(h);
+				if (!pm4_type7_parity_ok(h))
+					return pm4v_fail(v, &k.w, PM4V_ERR_PARITY, -1, NULL);
+				if (cnt >= fit - pos) {
+					if (cnt > k.n - pos - 1)
+						return pm4v_fail(v, &k.w, PM4V_ERR_COUNT_OVERRUN, -1,
+								 "%u dwords, %u left", cnt, k.n - pos - 1);
+					goto partial;
+				}
+				uint32_t op = pm4_type7_opcode(h);
+				if (plain[op >> 5] & (1u << (op & 31))) {
+					*m = (struct pm4v_memo){ h, sgen };
+				} else {
+					if (deny[op >> 5] & (1u << (op & 31)))
+						return pm4v_fail(v, &k.w, PM4V_ERR_PRIVILEGED, -1, NULL);
+					uint32_t nr_skips = k.nr_skips;
+					if (pkt7(&k, op, d + pos + 1, cnt, pos + 1 + cnt))
+						return -1;
+					if (k.nr_skips != nr_skips) /* it opened a skip: lim may come sooner */
+						lim = skip_limit(&k, lim);
+				}
+			} else {
+				return pm4v_fail(v, &k.w, PM4V_ERR_BAD_TYPE, -1, NULL);
+			}
+			pos += 1 + cnt;
+		} while (pos < lim);
 		if (budget)
-			*budget -= *budget > 1 + cnt ? 1 + cnt : *budget;
+			*budget -= *budget > pos - start ? pos - start : *budget;
+		continue;
+	partial:
+		if (budget)
+			*budget -= *budget > pos - start ? pos - start : *budget;
+		goto stop;
 	}
 	return k.nr_skips ? close_skips(&k, pos) : 0;
 stop: /* at a packet boundary: close_skips runs again there when the walk continues */

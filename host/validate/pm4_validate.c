@@ -153,10 +153,11 @@ static int grow_slots(struct pm4v_validator *v)
 	 * table's slots (gen 0) are dead under any generation. */
 	for (uint32_t i = 0; i < v->nr_streams; i++) {
 		const struct pm4v_stream *s = &v->streams[i];
-		uint32_t h = pm4v_stream_hash(s->iova, s->dwords, s->level, s->kind) & v->slot_mask;
+		uint64_t key = pm4v_stream_key(s->dwords, s->level, s->kind);
+		uint32_t h = pm4v_stream_hash(s->iova, key) & v->slot_mask;
 		while (slots[h].gen == v->gen)
 			h = (h + 1) & v->slot_mask;
-		slots[h] = (struct pm4v_slot){ s->iova, s->dwords, s->level, s->kind, v->gen, i, s->shadow_iova };
+		slots[h] = (struct pm4v_slot){ s->iova, key, v->gen, i, s->shadow_iova };
 	}
 	return 0;
 }
@@ -195,7 +196,7 @@ static int add_stream(struct pm4v_validator *v, const struct pm4v_where *w, uint
 		.bo = (uint32_t)bo, .bo_offset = iova - b->iova,
 		.shadow_iova = sh.iova, .shadow_map = sh.map, .origin = origin, .top = top,
 	};
-	v->slots[slot] = (struct pm4v_slot){ iova, dwords, (uint8_t)level, (uint8_t)kind, v->gen, v->nr_streams++,
+	v->slots[slot] = (struct pm4v_slot){ iova, pm4v_stream_key(dwords, level, kind), v->gen, v->nr_streams++,
 					     sh.iova };
 	v->walked += dwords;
 	*shadow_iova = sh.iova;
@@ -216,15 +217,13 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 		return r;
 	}
 	/* A stream already in the table passed the checks below with this submit's BOs. */
-	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
-	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
-		const struct pm4v_slot *s = &v->slots[h];
-		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
-			*shadow_iova = s->shadow_iova;
-			return 0;
-		}
+	uint32_t h;
+	const struct pm4v_slot *known = pm4v_slot_find(v, iova, pm4v_stream_key(dwords, level, kind), &h);
+	if (known) {
+		*shadow_iova = known->shadow_iova;
+		return 0;
 	}
-	int bo = pm4v_find_bo_hint(v, iova, bytes);
+	int bo = pm4v_find_bo_hint(v, &v->target_hint, iova, bytes);
 	if (bo < 0) {
 		int r = pm4v_fail(v, w, PM4V_ERR_TARGET, -1, "0x%" PRIx64 " + 0x%" PRIx64 " bytes",
 				  iova, bytes);
@@ -493,7 +492,7 @@ int pm4v_validate_step(struct pm4v_validator *v, const struct pm4v_submit *submi
 	v->in = submit;
 	v->alloc = alloc;
 	v->err = err;
-	v->bo_hint = UINT32_MAX;
+	v->bo_hint = v->target_hint = UINT32_MAX;
 	if (!v->resuming) {
 		v->walked = 0;
 		v->relocs_applied = 0;

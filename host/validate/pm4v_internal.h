@@ -28,12 +28,17 @@ struct pm4v_stream {
 	uint32_t top;         /* 1 + index of a top-level cmd stream, 0 for any other */
 };
 
-/* A slot of the stream table: the stream's key and shadow next to its index, so a lookup reads
- * one slot. Live iff gen == the validator's gen (no clearing per submit). */
+/* A stream's identity besides its address, in one word a lookup compares at once. */
+static inline uint64_t pm4v_stream_key(uint32_t dwords, unsigned level, unsigned kind)
+{
+	return dwords | (uint64_t)(level & 0xffu) << 32 | (uint64_t)(kind & 0xffu) << 40;
+}
+
+/* A slot of the stream table: the stream's address and key and its shadow next to its index,
+ * so a lookup reads one slot. Live iff gen == the validator's gen (no clearing per submit). */
 struct pm4v_slot {
 	uint64_t iova;
-	uint32_t dwords;
-	uint8_t level, kind;
+	uint64_t key; /* pm4v_stream_key */
 	uint32_t gen;
 	uint32_t idx;
 	uint64_t shadow_iova;
@@ -92,6 +97,17 @@ struct pm4v_interval {
 #define PM4V_SUMMARY_REGS (1u << 20)
 #define PM4V_SUMMARY_WORDS (PM4V_SUMMARY_REGS >> PM4V_REG_BLOCK_SHIFT >> 6)
 
+#define PM4V_MEMO_SHIFT 8u
+#define PM4V_MEMO_SLOTS (1u << PM4V_MEMO_SHIFT)
+struct pm4v_memo {
+	uint32_t header, stream_gen;
+};
+
+static inline uint32_t pm4v_memo_slot(uint32_t header)
+{
+	return (header * 0x9e3779b1u) >> (32u - PM4V_MEMO_SHIFT);
+}
+
 struct pm4v_validator {
 	struct pm4v_policy policy;
 	struct pm4v_interval *wprot, *rprot; /* write- / read-denied registers */
@@ -103,6 +119,13 @@ struct pm4v_validator {
 	uint64_t area_summary[PM4V_SUMMARY_WORDS];
 	/* wprot_summary | area_summary: a type-4 write clear in it needs neither search */
 	uint64_t type4_summary[PM4V_SUMMARY_WORDS];
+	/* type-7 opcodes the walk found to have no rule (pm4_stream.c's pkt7): learned, as the
+	 * policy is fixed for the validator's life */
+	uint32_t plain_ops[(PM4_TYPE7_OPCODE_MASK + 1) / 32];
+	/* Headers the walk of stream stream_gen met that need nothing again but their length:
+	 * parity good, no rule to apply, every register they write noted (direct-mapped by
+	 * pm4v_memo_slot; cleared when stream_gen wraps). */
+	struct pm4v_memo memo[PM4V_MEMO_SLOTS];
 	/* Per register, what read_regs checks a read against (no clearing per submit or stream):
 	 * the execution point of this submit's first write that certainly runs (top-level stream,
 	 * outside conditional ranges), valid iff gen == the validator's gen; and
@@ -144,7 +167,7 @@ struct pm4v_validator {
 	struct pm4v_error *err;
 	uint64_t walked;
 	uint32_t relocs_applied;
-	uint32_t bo_hint;       /* the BO the last pm4v_find_bo_hint found */
+	uint32_t bo_hint, target_hint; /* the BOs the last pm4v_find_bo_hint calls found */
 };
 
 /* Where a packet sits, for error reports. */
@@ -162,13 +185,23 @@ int pm4v_target(struct pm4v_validator *v, const struct pm4v_where *w, uint64_t i
 /* Index into submit->bos of the BO holding [addr, addr + len), or -1. len > 0. */
 int pm4v_find_bo(const struct pm4v_submit *in, uint64_t addr, uint64_t len);
 
-static inline uint32_t pm4v_stream_hash(uint64_t iova, uint32_t dwords, unsigned level, unsigned kind)
+/* One multiply, as the walk looks up two draw-state groups per draw: bits 32 and up of the
+ * product, which mix the address's bits below them with the key's dwords (rotated to bit 16). */
+static inline uint32_t pm4v_stream_hash(uint64_t iova, uint64_t key)
 {
-	uint64_t h = iova ^ (((uint64_t)dwords << 32 | level << 1 | kind) * 0x9e3779b97f4a7c15ull);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return (uint32_t)h;
+	return (uint32_t)(((iova ^ (key << 16 | key >> 48)) * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* The live slot of stream (iova, key), or NULL with *free_slot where it would go. */
+static inline const struct pm4v_slot *pm4v_slot_find(const struct pm4v_validator *v, uint64_t iova, uint64_t key,
+						     uint32_t *free_slot)
+{
+	uint32_t h = pm4v_stream_hash(iova, key) & v->slot_mask;
+	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask)
+		if (v->slots[h].iova == iova && v->slots[h].key == key)
+			return &v->slots[h];
+	*free_slot = h;
+	return NULL;
 }
 
 /* pm4v_target's answer for a stream already in this submit's table (then true), inline for the
@@ -176,30 +209,28 @@ static inline uint32_t pm4v_stream_hash(uint64_t iova, uint32_t dwords, unsigned
 static inline bool pm4v_target_known(const struct pm4v_validator *v, uint64_t iova, uint32_t dwords, unsigned level,
 				     enum pm4v_kind kind, uint64_t *shadow_iova)
 {
-	uint32_t h = pm4v_stream_hash(iova, dwords, level, kind) & v->slot_mask;
-	for (; v->slots[h].gen == v->gen; h = (h + 1) & v->slot_mask) {
-		const struct pm4v_slot *s = &v->slots[h];
-		if (s->iova == iova && s->dwords == dwords && s->level == level && s->kind == kind) {
-			*shadow_iova = s->shadow_iova;
-			return true;
-		}
-	}
-	return false;
+	uint32_t unused;
+	const struct pm4v_slot *s = pm4v_slot_find(v, iova, pm4v_stream_key(dwords, level, kind), &unused);
+	if (s)
+		*shadow_iova = s->shadow_iova;
+	return s != NULL;
 }
 
-/* pm4v_find_bo on v->in, trying the BO the previous lookup found first: BOs do not overlap, so
- * one holding the range is the one the search would find. */
-static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint64_t addr, uint64_t len)
+/* pm4v_find_bo on v->in, trying the BO the previous lookup through *hint found first: BOs do not
+ * overlap, so one holding the range is the one the search would find. Memory operands and stream
+ * targets keep a hint each (v->bo_hint, v->target_hint): a draw's index buffer and its new
+ * draw-state groups sit in different BOs. */
+static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint32_t *hint, uint64_t addr, uint64_t len)
 {
 	const struct pm4v_submit *in = v->in;
-	if (v->bo_hint < in->nr_bos && len) {
-		const struct pm4v_bo *bo = &in->bos[v->bo_hint];
+	if (*hint < in->nr_bos && len) {
+		const struct pm4v_bo *bo = &in->bos[*hint];
 		if (addr >= bo->iova && addr - bo->iova < bo->size && len <= bo->size - (addr - bo->iova))
-			return (int)v->bo_hint;
+			return (int)*hint;
 	}
 	int i = pm4v_find_bo(in, addr, len);
 	if (i >= 0)
-		v->bo_hint = (uint32_t)i;
+		*hint = (uint32_t)i;
 	return i;
 }
 

@@ -1,5 +1,6 @@
 /* libFuzzer target for the PM4 validator and the CP model: the input is one msm submit (cmds,
- * relocs, command bytes) in a small fixed BO set; what the validator accepts runs on the CP. */
+ * relocs, command bytes) in a small fixed BO set; what the validator accepts runs on the CP, and
+ * a fresh validator gives the same answer (and shadows) as the one that met every input. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +143,30 @@ static void run_on_cp(const struct pm4v_result *res)
 	}
 }
 
+/* The long-lived validators have learned from every earlier input which opcodes have no rule and
+ * memoize headers per stream (pm4_stream.c's walk): none of that may change an answer, so a
+ * validator that has learned nothing must give the same - rule, place and message, or the same
+ * result and shadow bytes (the pool is carved in the same order, so at the same places). */
+static void check_same(int learned, const struct pm4v_result *lres, const struct pm4v_error *lerr, int fresh,
+		       const struct pm4v_result *fres, const struct pm4v_error *ferr, const uint8_t *fresh_pool,
+		       uint32_t fresh_used)
+{
+	bool same = learned == fresh;
+	if (same && learned)
+		same = lerr->rule == ferr->rule && lerr->offset == ferr->offset && strcmp(lerr->msg, ferr->msg) == 0;
+	else if (same)
+		same = lres->nr_cmds == fres->nr_cmds && lres->nr_streams == fres->nr_streams &&
+		       lres->dwords == fres->dwords && lres->relocs_applied == fres->relocs_applied &&
+		       fx->pool_used == fresh_used && memcmp(fx->pool, fresh_pool, fresh_used) == 0;
+	if (!same) {
+		fprintf(stderr, "learned validator: %d \"%s\" (%u streams, %llu dwords); fresh one: %d \"%s\" (%u, %llu)\n",
+			learned, learned ? lerr->msg : "", learned ? 0 : lres->nr_streams,
+			learned ? 0ull : (unsigned long long)lres->dwords, fresh, fresh ? ferr->msg : "",
+			fresh ? 0 : fres->nr_streams, fresh ? 0ull : (unsigned long long)fres->dwords);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!fx)
@@ -166,8 +191,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pm4v_shadow_allocator a = { shadow_alloc, fx };
 	struct pm4v_result res;
 	struct pm4v_error err;
+	struct pm4v_policy p;
+	pm4v_policy_a6xx(&p, in.gpu_660 ? 660 : 630);
+	struct pm4v_validator *fresh = pm4v_create(&p);
+	static uint8_t fresh_pool[POOL_SIZE];
+	if (!fresh)
+		abort();
+	fx->pool_used = 0;
+	struct pm4v_result fres;
+	struct pm4v_error ferr;
+	int fr = pm4v_validate(fresh, &s, &a, &fres, &ferr);
+	pm4v_destroy(fresh);
+	uint32_t fresh_used = fx->pool_used;
+	memcpy(fresh_pool, fx->pool, fresh_used);
+	memset(fx->pool, 0, fresh_used);
 	fx->pool_used = 0;
 	int r = pm4v_validate(fx->v[in.gpu_660], &s, &a, &res, &err);
+	check_same(r, &res, &err, fr, &fres, &ferr, fresh_pool, fresh_used);
 	if (r != 0) {
 		/* A rejection always names its rule. */
 		if (r != -1 || err.rule == PM4V_OK || !err.msg[0])
