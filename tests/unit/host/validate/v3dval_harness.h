@@ -214,6 +214,8 @@ static inline int h_validate(struct harness *h, const struct h_job *j)
 }
 
 static inline bool h_contains(const char *msg, const char *text) { return !text || strstr(msg, text); }
+/* For a message: text may be a NULL literal (no substring asked for). */
+static inline const char *h_or_none(const char *text) { return text ? text : "(none)"; }
 
 /* Checks a rejection: the rule, and (when given) a substring of the message. */
 #define H_REJECT(h, job, rule_, text)                                                                  \
@@ -223,7 +225,7 @@ static inline bool h_contains(const char *msg, const char *text) { return !text 
 		if (_r != (int)(rule_))                                                               \
 			fprintf(stderr, "  ver %d: got \"%s\"\n", (h)->ver, (h)->err.msg);            \
 		else if (!h_contains((h)->err.msg, (text))) {                                         \
-			fprintf(stderr, "  ver %d: message \"%s\" lacks \"%s\"\n", (h)->ver, (h)->err.msg, (const char *)(text)); \
+			fprintf(stderr, "  ver %d: message \"%s\" lacks \"%s\"\n", (h)->ver, (h)->err.msg, h_or_none(text)); \
 			CHECK(0);                                                                     \
 		}                                                                                     \
 	} while (0)
