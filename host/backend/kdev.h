@@ -88,4 +88,21 @@ static inline int kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 	return kd->ops->ioctl(kd, request, arg);
 }
 
+/* A submit ioctl. alone: it is all the owner has in flight (submit_here, when the kdev has it);
+ * *done_here is then whether its work retired in the call, told by no poll fd wakeup (done_here:
+ * the caller checks its fences). The answer is asked after a failure too, so that it is cleared
+ * for the next call, and taken only on success. */
+static inline int kdev_submit_ioctl(struct kdev *kd, unsigned long request, void *arg, bool alone, bool *done_here)
+{
+	const struct kdev_ops *ops = kd->ops;
+	bool here = alone && ops->submit_here;
+	if (here)
+		ops->submit_here(kd);
+	int ret = kdev_ioctl(kd, request, arg);
+	bool done = here && ops->done_here && ops->done_here(kd);
+	if (done_here)
+		*done_here = done && ret == 0;
+	return ret;
+}
+
 #endif

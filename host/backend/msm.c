@@ -449,15 +449,7 @@ int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, boo
 		.fence_fd = -1,
 		.queueid = kernel_id,
 	};
-	const struct kdev_ops *ops = mc->kd->ops;
-	bool here = alone && ops->submit_here;
-	if (here)
-		ops->submit_here(mc->kd);
-	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req);
-	/* Asked after a failure too: the answer is cleared for the next call either way. */
-	if (here && ops->done_here && ops->done_here(mc->kd) && done_here && ret == 0)
-		*done_here = true;
-	return ret;
+	return kdev_submit_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req, alone, done_here);
 }
 
 int msm_read_fault(struct msm_ctx *mc, struct msm_fault *f, char *text, size_t text_len)

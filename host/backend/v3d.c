@@ -228,7 +228,6 @@ int v3d_sync_poll(struct v3d_ctx *vc, uint32_t sync)
 int v3d_submit_cl(struct v3d_ctx *vc, const struct v3d_cl_job *job, const uint32_t *handles, uint32_t nr,
 		  uint32_t *out_sync, bool alone, bool *done_here)
 {
-	*done_here = false;
 	uint32_t sync = 0;
 	int ret = sync_new(vc, &sync);
 	if (ret < 0)
@@ -241,14 +240,7 @@ int v3d_submit_cl(struct v3d_ctx *vc, const struct v3d_cl_job *job, const uint32
 		.bo_handles = (uint64_t)(uintptr_t)handles, .bo_handle_count = nr,
 		.flags = job->flush_cache ? DRM_V3D_SUBMIT_CL_FLUSH_CACHE : 0,
 	};
-	const struct kdev_ops *ops = vc->kd->ops;
-	bool here = alone && ops->submit_here;
-	if (here)
-		ops->submit_here(vc->kd);
-	ret = kdev_ioctl(vc->kd, DRM_IOCTL_V3D_SUBMIT_CL, &s);
-	/* Asked after a failure too: the answer is cleared for the next call either way. */
-	if (here && ops->done_here && ops->done_here(vc->kd) && ret == 0)
-		*done_here = true;
+	ret = kdev_submit_ioctl(vc->kd, DRM_IOCTL_V3D_SUBMIT_CL, &s, alone, done_here);
 	if (ret < 0) {
 		v3d_sync_free(vc, sync);
 		return ret;

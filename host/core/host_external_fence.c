@@ -43,9 +43,10 @@ bool external_fence_signaled(const struct host_queue *q, uint32_t seqno)
 static uint32_t external_entries(const struct host_ctx *ctx)
 {
 	uint32_t n = 0;
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
-		if (ctx->queues[id] && ctx->queues[id]->kind == FERRY_QUEUE_KIND_EXTERNAL)
-			n += ctx->queues[id]->tl.count;
+	const struct host_queue *q;
+	ctx_for_each_queue(ctx, q)
+		if (q->kind == FERRY_QUEUE_KIND_EXTERNAL)
+			n += q->tl.count;
 	return n;
 }
 

@@ -450,7 +450,7 @@ void ring_ctx_progress(struct host_ctx *ctx)
 		ring_queue(r);
 }
 
-unsigned ring_dispatch(struct ferry_host *h)
+void ring_dispatch(struct ferry_host *h)
 {
 	/* One pass over what is queued now, woken idle contexts first, for at most dispatch_pass_us:
 	 * rings with records left go to the back, rings not reached this time to the front. */
@@ -459,8 +459,7 @@ unsigned ring_dispatch(struct ferry_host *h)
 	list_splice_tail_init(&pass, &h->ring_work_idle);
 	list_splice_tail_init(&pass, &h->ring_work);
 	if (list_empty(&pass))
-		return 0;
-	uint64_t records = h->stats.ring_records;
+		return;
 	int64_t deadline = host_now_ns() + (int64_t)h->cfg.dispatch_pass_us * 1000;
 	while (!list_empty(&pass)) {
 		struct host_ring *r = list_entry(pass.next, struct host_ring, work_link);
@@ -493,7 +492,6 @@ unsigned ring_dispatch(struct ferry_host *h)
 			break;
 		}
 	}
-	return (unsigned)(h->stats.ring_records - records);
 }
 
 bool ring_work_pending(const struct ferry_host *h)

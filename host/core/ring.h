@@ -23,8 +23,7 @@ void ring_doorbell(struct ferry_host *h, void *tagged);
 /* The context's work moved: a ring not armed for a doorbell is looked at in the next dispatch. */
 void ring_ctx_progress(struct host_ctx *ctx);
 /* Takes records from the rings that have some, a bounded batch each. */
-/* Returns how many records it took. */
-unsigned ring_dispatch(struct ferry_host *h);
+void ring_dispatch(struct ferry_host *h);
 /* Before a socket frame: every record written before it (sock_seq <= c->sock_seq). 0, or
  * FERRY_HOST_IN_PROGRESS (a record stopped at the validation budget), or -EPIPE (client gone). */
 int ring_drain_client(struct ferry_host_client *c);

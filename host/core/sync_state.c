@@ -268,9 +268,9 @@ static void snap_queue(struct sync_snapshot *s, const struct host_queue *q, cons
 static uint64_t ctx_timeline_submits(const struct host_ctx *ctx)
 {
 	uint64_t n = 0;
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
-		if (ctx->queues[id])
-			n += ctx->queues[id]->tl.count;
+	const struct host_queue *q;
+	ctx_for_each_queue(ctx, q)
+		n += q->tl.count;
 	return n;
 }
 
@@ -293,9 +293,9 @@ void sync_snapshot_ctx(struct sync_snapshot *s, struct host_ctx *ctx, const stru
 		snap_queue(s, first, &ks, lim);
 		shown++;
 	}
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++) {
-		const struct host_queue *q = ctx->queues[id];
-		if (!q || q == first || !queue_pending(q))
+	const struct host_queue *q;
+	ctx_for_each_queue(ctx, q) {
+		if (q == first || !queue_pending(q))
 			continue;
 		if (shown >= lim->queues || !snap_room(s, 1, lim)) {
 			s->more_queues++;

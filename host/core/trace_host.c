@@ -21,9 +21,10 @@ void trace_note(struct ferry_host *h, uint32_t client, uint32_t ctx, uint32_t qu
 /* The host queue id of a kernel submitqueue (msm), or TRACE_NO_QUEUE. */
 static uint32_t host_queue_of(const struct host_ctx *ctx, uint32_t kernel_id)
 {
-	for (uint32_t id = 0; id < FERRY_FENCE_PAGE_QUEUES; id++)
-		if (ctx->queues[id] && ctx->queues[id]->kernel_id == kernel_id)
-			return id;
+	const struct host_queue *q;
+	ctx_for_each_queue(ctx, q)
+		if (q->kernel_id == kernel_id)
+			return q->id;
 	return TRACE_NO_QUEUE;
 }
 

@@ -107,7 +107,7 @@ struct sim_sync_dev {
 	pthread_cond_t *done_cond;   /* waiters (SYNCOBJ_WAIT, WAIT_BO, ...) */
 	pthread_cond_t *work_cond;   /* the GPU worker: jobs gated on a fence may be ready */
 	/* Under *lock: the lock's holder runs the GPU's steps itself until nothing is ready, or
-	 * wakes the worker when it stops short (sim_msm's submit_here), so a fence it signals need
+	 * wakes the worker when it stops short (the simulators' submit_here), so a fence it signals need
 	 * not wake the worker too. */
 	bool work_muted;
 	struct sim_sync_export *exports;

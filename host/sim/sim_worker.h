@@ -55,7 +55,7 @@ struct sim_worker {
 	bool running;
 	bool stop; /* under *lock */
 	/* Under *lock: asleep with nothing to do and no timer, so a thread holding the lock may run
-	 * a step itself instead of waking it (sim_msm's submits run here). */
+	 * a step itself instead of waking it (submit_here: both simulators). */
 	bool idle;
 };
 

@@ -65,8 +65,10 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
 	/* The dump may name another queue of this context (the job that hung beside the one the
 	 * fence timeline blames): still this guest's own work. */
 	bool own_queue = false;
-	for (size_t i = 0; f.have_submit && i < FERRY_FENCE_PAGE_QUEUES; i++)
-		own_queue |= ctx->queues[i] && ctx->queues[i]->kernel_id == f.queue_id;
+	const struct host_queue *oq;
+	if (f.have_submit)
+		ctx_for_each_queue(ctx, oq)
+			own_queue |= oq->kernel_id == f.queue_id;
 	if (f.have_submit && (f.queue_id != q->kernel_id || f.fence != seqno) && own_queue)
 		host_log(h, FERRY_LOG_DEBUG, "coredump names queue %u fence %u; attributing to seqno %u", f.queue_id,
 			 f.fence, seqno);
