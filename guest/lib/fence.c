@@ -1,6 +1,6 @@
 /* libferry fences: "signaled?" is a read of the shared fence page; waiting announces itself in
- * the page's waiters word (so the host writes the context eventfd) and sleeps in the message
- * pump, which also keeps handling events and ERRORs. */
+ * the page (the seqno it sleeps for, or any signal) so the host writes the context eventfd, and
+ * sleeps in the message pump, which also keeps handling events and ERRORs. */
 #include <errno.h>
 
 #include "internal.h"
@@ -77,6 +77,51 @@ static bool fence_done(void *arg)
 	return page_signaled(p->q, p->seqno) || rejected(p->q, p->seqno) || ctx_lost_locked(p->q->ctx);
 }
 
+/* The page's wake_at for q: the earliest seqno its waiters sleep for, or out of reach. */
+static void publish_wake_at(struct ferry_queue *q)
+{
+	struct ferry_fence_slot *slot = &q->ctx->page->slots[q->id];
+	const struct ferry_seqno_waiter *w = q->seqno_waiters;
+	uint32_t at = w ? w->seqno : ferry_fence_slot_never(slot);
+	for (; w; w = w->next)
+		if (!ferry_seqno_passed(w->seqno, at))
+			at = w->seqno;
+	atomic_store(&slot->wake_at, at);
+}
+
+/* A wait for one seqno sleeps until its queue reaches the earliest seqno any thread waits for
+ * there, not until any signal: a client throttling on an older submit is woken once per wait,
+ * not once per retire. The wake_at store, then the seq_cst increment, then the re-check inside
+ * the pump: the host stores the slot and then reads the words, so either we see the new slot
+ * or it sees us and writes the eventfd (dev->lock held). */
+static void seqno_waiter_add(struct ferry_queue *q, struct ferry_seqno_waiter *w)
+{
+	struct ferry_fence_page *page = q->ctx->page;
+	if (page->version < 2) { /* an older host: any signal wakes */
+		atomic_fetch_add(&page->waiters, 1);
+		return;
+	}
+	w->next = q->seqno_waiters;
+	q->seqno_waiters = w;
+	publish_wake_at(q);
+	atomic_fetch_add(&page->seqno_waiters, 1);
+}
+
+static void seqno_waiter_remove(struct ferry_queue *q, struct ferry_seqno_waiter *w)
+{
+	struct ferry_fence_page *page = q->ctx->page;
+	if (page->version < 2) {
+		atomic_fetch_sub(&page->waiters, 1);
+		return;
+	}
+	atomic_fetch_sub(&page->seqno_waiters, 1);
+	struct ferry_seqno_waiter **pw = &q->seqno_waiters;
+	while (*pw != w)
+		pw = &(*pw)->next;
+	*pw = w->next;
+	publish_wake_at(q);
+}
+
 int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 {
 	struct ferry_context *ctx = q->ctx;
@@ -93,11 +138,10 @@ int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 	if (timeout_ns != 0) /* a poll does not sleep */
 		ferry_ring_kick_untaken(ctx);
 	pthread_mutex_lock(&dev->lock);
-	/* seq_cst increment before the re-check inside the pump: the host bumps the slot and then
-	 * reads waiters, so either we see the new slot or it sees us and writes the eventfd. */
-	atomic_fetch_add(&ctx->page->waiters, 1);
+	struct ferry_seqno_waiter w = { .seqno = seqno };
+	seqno_waiter_add(q, &w);
 	int r = ferry_pump_wait(dev, fence_done, &arg, deadline);
-	atomic_fetch_sub(&ctx->page->waiters, 1);
+	seqno_waiter_remove(q, &w);
 	if (r == 0)
 		r = fence_error(q, seqno);
 	pthread_mutex_unlock(&dev->lock);

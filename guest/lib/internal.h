@@ -120,6 +120,12 @@ struct ferry_queue {
 	struct ferry_fence_error errors[FERRY_FENCE_ERRORS];
 	uint32_t nr_errors; /* total recorded; the ring keeps the last FERRY_FENCE_ERRORS */
 	uint32_t nr_refused; /* submits of this queue the host refused */
+	struct ferry_seqno_waiter *seqno_waiters; /* threads in ferry_fence_wait here (dev->lock) */
+};
+
+struct ferry_seqno_waiter {
+	uint32_t seqno;
+	struct ferry_seqno_waiter *next;
 };
 
 struct ferry_context {

@@ -347,8 +347,7 @@ static void adopt_context(struct remote_transport *rt, uint32_t id, struct ferry
 		free(c);
 		return; /* libferry sees a ContextCreated without fds and fails the create */
 	}
-	c->page->magic = FERRY_FENCE_PAGE_MAGIC;
-	c->page->version = 1;
+	ferry_fence_page_init(c->page);
 	c->next = rt->ctxs;
 	rt->ctxs = c;
 	out->fds[0] = a;
@@ -411,9 +410,17 @@ static void fence_update(struct remote_transport *rt, const struct ferry_fence_u
 		atomic_store(&s->error_seqno, u->slots[i].error_seqno);
 		atomic_store(&s->signaled, u->slots[i].signaled);
 	}
-	if (u->lost != atomic_load(&c->page->lost))
+	bool lost = u->lost != atomic_load(&c->page->lost);
+	if (lost)
 		atomic_store(&c->page->lost, u->lost);
-	if (atomic_load(&c->page->waiters) != 0) {
+	/* The host's rule (ctx_wake_guest), for this copy of the page. */
+	bool due = atomic_load(&c->page->waiters) != 0;
+	if (!due && atomic_load(&c->page->seqno_waiters) != 0) {
+		due = lost;
+		for (uint32_t i = 0; i < u->nr_slots && !due; i++)
+			due = ferry_fence_slot_wake_due(&c->page->slots[u->slots[i].queue_id]);
+	}
+	if (due) {
 		uint64_t one = 1;
 		ssize_t n = write(c->event_fd, &one, sizeof(one));
 		(void)n; /* EAGAIN: already readable */

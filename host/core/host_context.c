@@ -55,8 +55,7 @@ static int make_fence_page(struct host_ctx *ctx)
 	if (p == MAP_FAILED)
 		return -errno;
 	ctx->page = p;
-	ctx->page->magic = FERRY_FENCE_PAGE_MAGIC;
-	ctx->page->version = 1;
+	ferry_fence_page_init(ctx->page);
 	return 0;
 }
 
@@ -230,6 +229,25 @@ void ctx_publish_lost(struct host_ctx *ctx)
 	/* The guest takes every fence not signaled by now as failed: its waits end. */
 	atomic_fetch_add(&ctx->page->lost, 1);
 	ctx->wake = true;
+	ctx->wake_all = true;
+}
+
+/* Whether a guest thread sleeps for what this pass signaled: any waiter takes any signal; a
+ * seqno waiter only its queue reaching wake_at (or the loss). wake_at is the guest's word: a
+ * wrong one only wakes (or not) that guest's own threads. */
+static bool ctx_wake_due(struct host_ctx *ctx)
+{
+	if (atomic_load(&ctx->page->waiters) != 0)
+		return true;
+	if (atomic_load(&ctx->page->seqno_waiters) == 0)
+		return false;
+	if (ctx->wake_all)
+		return true;
+	struct host_queue *q;
+	ctx_for_each_queue(ctx, q)
+		if (ferry_fence_slot_wake_due(&ctx->page->slots[q->id]))
+			return true;
+	return false;
 }
 
 void ctx_done_here(struct host_ctx *ctx)
@@ -242,10 +260,12 @@ void ctx_wake_guest(struct host_ctx *ctx)
 {
 	if (!ctx->wake)
 		return;
+	/* The slots were stored seq_cst before these loads: a guest that raised a waiters word
+	 * (after its wake_at) later will see them, one that raised it before gets the eventfd. */
+	bool due = ctx_wake_due(ctx);
 	ctx->wake = false;
-	/* The slots were stored seq_cst before this load: a guest that raised waiters after it
-	 * will see them, one that raised it before gets the eventfd. */
-	if (atomic_load(&ctx->page->waiters) != 0) {
+	ctx->wake_all = false;
+	if (due) {
 		uint64_t one = 1;
 		if (write(ctx->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 			host_log(ctx->client->host, FERRY_LOG_WARN, "eventfd write: %s", strerror(errno));

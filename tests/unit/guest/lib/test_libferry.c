@@ -120,8 +120,7 @@ static void handle(const struct ferry_msg *req, int *fds, int nfds)
 		if (ftruncate(pfd, FERRY_FENCE_PAGE_SIZE) < 0)
 			break;
 		srv.page = mmap(NULL, FERRY_FENCE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
-		srv.page->magic = FERRY_FENCE_PAGE_MAGIC;
-		srv.page->version = 1;
+		ferry_fence_page_init(srv.page);
 		srv.event_fd = eventfd(0, EFD_CLOEXEC);
 		m.kind = FERRY_MSG_CONTEXT_CREATED;
 		m.u.context_created.ctx_id = req->u.context_create.ctx_id;
@@ -222,11 +221,15 @@ static void *server_thread(void *arg)
 	return NULL;
 }
 
-/* What the host does on retire: publish, then wake only if someone sleeps. */
+/* What the host does on retire: publish, then wake only if someone sleeps for it. */
+static _Atomic int eventfd_writes;
 static void retire(uint32_t queue, uint32_t seqno)
 {
 	atomic_store(&srv.page->slots[queue].signaled, seqno);
-	if (atomic_load(&srv.page->waiters) != 0) {
+	if (atomic_load(&srv.page->waiters) != 0 ||
+	    (atomic_load(&srv.page->seqno_waiters) != 0 &&
+	     ferry_fence_slot_wake_due(&srv.page->slots[queue]))) {
+		atomic_fetch_add(&eventfd_writes, 1);
 		uint64_t one = 1;
 		if (write(srv.event_fd, &one, sizeof(one)) != sizeof(one))
 			perror("eventfd");
@@ -418,25 +421,73 @@ static void *wait_thread(void *p)
 	return NULL;
 }
 
+/* Six threads on seqnos 2 and 3 (version 2 page): the page asks to be woken at the earliest,
+ * then at the later once the first three are gone; nothing is left asked for at the end. */
 static void test_many_waiters(void)
 {
 	enum { W = 6 };
 	struct waiter ws[W];
 	pthread_t th[W];
+	struct ferry_fence_slot *slot = &srv.page->slots[0];
 	for (int i = 0; i < W; i++) {
-		ws[i] = (struct waiter){ 2 + (uint32_t)(i % 2), 1 };
+		ws[i] = (struct waiter){ 3 - (uint32_t)(i % 2), 1 };
 		REQUIRE(pthread_create(&th[i], NULL, wait_thread, &ws[i]) == 0);
 	}
 	nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
-	CHECK(atomic_load(&srv.page->waiters) > 0);
+	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), (uint32_t)W);
+	CHECK_EQ(atomic_load(&srv.page->waiters), 0);
+	CHECK_EQ(atomic_load(&slot->wake_at), 2);
 	retire(0, 2);
-	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
-	retire(0, 3);
-	for (int i = 0; i < W; i++) {
+	for (int i = 1; i < W; i += 2) {
 		pthread_join(th[i], NULL);
 		CHECK_EQ(ws[i].result, 0);
 	}
+	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), (uint32_t)W / 2);
+	CHECK_EQ(atomic_load(&slot->wake_at), 3);
+	CHECK(!ferry_fence_slot_wake_due(slot));
+	retire(0, 3);
+	for (int i = 0; i < W; i += 2) {
+		pthread_join(th[i], NULL);
+		CHECK_EQ(ws[i].result, 0);
+	}
+	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), 0);
+	CHECK(!ferry_fence_slot_wake_due(slot));
+}
+
+/* A waiter for seqno 5 sleeps through the retires of 4 earlier ones (no eventfd write); on a
+ * version 1 page (an older host) it raises waiters instead, and any retire wakes it. */
+static void test_waiter_sleeps_through_earlier_retires(void)
+{
+	uint32_t base = atomic_load(&srv.page->slots[0].signaled);
+	struct waiter w = { base + 5, 1 };
+	pthread_t th;
+	atomic_store(&eventfd_writes, 0);
+	REQUIRE(pthread_create(&th, NULL, wait_thread, &w) == 0);
+	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	for (uint32_t i = 1; i <= 4; i++)
+		retire(0, base + i);
+	CHECK_EQ(atomic_load(&eventfd_writes), 0);
+	retire(0, base + 5);
+	pthread_join(th, NULL);
+	CHECK_EQ(w.result, 0);
+	CHECK_EQ(atomic_load(&eventfd_writes), 1);
+
+	srv.page->version = 1;
+	w = (struct waiter){ base + 7, 1 };
+	REQUIRE(pthread_create(&th, NULL, wait_thread, &w) == 0);
+	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	CHECK_EQ(atomic_load(&srv.page->waiters), 1);
+	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), 0);
+	retire(0, base + 6);
+	CHECK_EQ(atomic_load(&eventfd_writes), 2);
+	retire(0, base + 7);
+	pthread_join(th, NULL);
+	CHECK_EQ(w.result, 0);
 	CHECK_EQ(atomic_load(&srv.page->waiters), 0);
+	srv.page->version = FERRY_FENCE_PAGE_VERSION;
+	/* Those seqnos were never submitted: the next tests' submits start from base again. */
+	atomic_store(&srv.page->slots[0].signaled, base);
+	atomic_store(&srv.page->slots[0].wake_at, base + 0x80000000u);
 }
 
 static void test_async_error_and_fault(void)
@@ -532,6 +583,7 @@ int main(void)
 	RUN_TEST(test_bo_stash);
 	RUN_TEST(test_submit_and_fences);
 	RUN_TEST(test_many_waiters);
+	RUN_TEST(test_waiter_sleeps_through_earlier_retires);
 	RUN_TEST(test_async_error_and_fault);
 	RUN_TEST(test_hangup);
 

@@ -2,6 +2,8 @@
  * change nothing), execution and retire through dispatch (fence page, events, eventfd),
  * relocations, faults (report, -EIO, context lost), in-fences held host-side, wait deadlines,
  * and freeing a client with work in flight. */
+#include <fcntl.h>
+
 #include <ferry/submit_ring.h>
 
 #include "host_harness.h"
@@ -741,6 +743,54 @@ static void test_lone_submit_retires_in_next_dispatch(void)
 	fixture_close(&f);
 }
 
+/* A seqno waiter (fence page version 2) gets the eventfd when its queue reaches wake_at, not
+ * for the retires before it; the loss of the context wakes it whatever wake_at says. */
+static bool eventfd_written(int fd)
+{
+	uint64_t v;
+	return read(fd, &v, sizeof(v)) == sizeof(v);
+}
+
+static void test_seqno_waiter_woken_at_its_seqno(void)
+{
+	struct ctx_fixture f;
+	fixture_open_policy(&f, "t-wake-at", FERRY_POLICY_PASSTHROUGH);
+	REQUIRE(fcntl(f.eventfd, F_SETFL, fcntl(f.eventfd, F_GETFL) | O_NONBLOCK) == 0);
+	CHECK_EQ(f.page->version, FERRY_FENCE_PAGE_VERSION);
+	for (uint32_t i = 0; i < FERRY_FENCE_PAGE_QUEUES; i++)
+		CHECK(!ferry_fence_slot_wake_due(&f.page->slots[i])); /* nothing due before asked */
+
+	f.cmd[0] = pm4_type7_hdr(CP_NOP, 0);
+	atomic_store(&f.page->slots[0].wake_at, 3);
+	atomic_store(&f.page->seqno_waiters, 1);
+	for (uint32_t seqno = 1; seqno <= 3; seqno++) {
+		struct submit_args a = simple_submit(0, seqno, 0, 1);
+		req_submit(&f.hc, &a);
+		HARNESS_RUN_UNTIL(host, atomic_load(&f.page->slots[0].signaled) == seqno, 10000);
+		REQUIRE(atomic_load(&f.page->slots[0].signaled) == seqno);
+		ferry_host_dispatch(host);
+		CHECK_EQ(eventfd_written(f.eventfd), seqno == 3);
+	}
+	/* Now waiting for 100: a retire on queue 1, whose wake_at nobody set, wakes no one; the
+	 * loss does. */
+	atomic_store(&f.page->slots[0].wake_at, 100);
+	struct submit_args a = simple_submit(1, 1, 0, 1);
+	req_submit(&f.hc, &a);
+	HARNESS_RUN_UNTIL(host, atomic_load(&f.page->slots[1].signaled) == 1, 10000);
+	ferry_host_dispatch(host);
+	CHECK(!eventfd_written(f.eventfd));
+	const uint64_t unmapped = 0x1f0000000ull;
+	uint32_t at = emit_mem_write(f.cmd, 16, unmapped, 0xbad);
+	a = simple_submit(0, 4, 16 * 4, at - 16);
+	req_submit(&f.hc, &a);
+	HARNESS_RUN_UNTIL(host, atomic_load(&f.page->lost) != 0, 10000);
+	ferry_host_dispatch(host);
+	CHECK(atomic_load(&f.page->lost) != 0);
+	CHECK(eventfd_written(f.eventfd));
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	fixture_close(&f);
+}
+
 static void test_ring_pass_bounded_idle_first(void)
 {
 	struct ferry_host *shared = host;
@@ -821,6 +871,7 @@ int main(void)
 	RUN_TEST(test_hang);
 	RUN_TEST(test_ring_pass_bounded_idle_first);
 	RUN_TEST(test_lone_submit_retires_in_next_dispatch);
+	RUN_TEST(test_seqno_waiter_woken_at_its_seqno);
 	ferry_host_destroy(host);
 	return test_finish();
 }
