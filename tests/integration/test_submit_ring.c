@@ -509,6 +509,37 @@ static void test_guest_never_rings(void)
 	teardown(&f);
 }
 
+/* The host takes a doorbell as an edge and leaves its count alone (no read per doorbell). A
+ * guest that writes the count to its ceiling silences only its own doorbell: its records wait
+ * for its next socket frame, as a guest's that never rings. */
+static void test_doorbell_count_left_to_the_guest(void)
+{
+	struct fixture f;
+	setup(&f);
+	uint64_t v = 0;
+	for (int round = 0; round < 3; round++) {
+		uint32_t last = ring_submits(&f.r, &f.a, 5);
+		CHECK_EQ(raw_wait(&f.r, &f.a, last), 0);
+	}
+	CHECK(read(f.a.doorbell, &v, sizeof(v)) == sizeof(v) && v >= 3);
+	uint64_t ceiling = UINT64_MAX - 1;
+	CHECK(write(f.a.doorbell, &ceiling, sizeof(ceiling)) == sizeof(ceiling));
+	uint64_t one = 1;
+	CHECK(write(f.a.doorbell, &one, sizeof(one)) < 0 && errno == EAGAIN);
+	usleep(100 * 1000); /* the host has settled: asleep, asking for a doorbell */
+	uint32_t head0 = atomic_load(&f.a.ring.hdr->head);
+	for (int i = 0; i < 5; i++) {
+		struct ferry_msg m = submit_msg(&f.a, f.a.id, ++f.a.seqno, 1);
+		CHECK(ring_put(&f.r, &f.a, &m, 0, true));
+	}
+	usleep(100 * 1000);
+	CHECK_EQ(atomic_load(&f.a.ring.hdr->head), head0);
+	CHECK_EQ(raw_wait(&f.r, &f.a, f.a.seqno), 0);
+	CHECK(!atomic_load(&f.a.page->lost));
+	others_served(&f.r, &f.b, f.p.uri);
+	teardown(&f);
+}
+
 /* A record written after socket frames the host never got stalls its ring alone. */
 static void test_stalled_sock_seq(void)
 {
@@ -806,6 +837,7 @@ int main(void)
 	RUN_TEST(test_record_changed_while_read);
 	RUN_TEST(test_guest_never_rings);
 	RUN_TEST(test_stalled_sock_seq);
+	RUN_TEST(test_doorbell_count_left_to_the_guest);
 	RUN_TEST(test_guest_rings_forever);
 	RUN_TEST(test_frame_not_held_by_refilled_ring);
 	RUN_TEST(test_record_in_progress);
