@@ -45,6 +45,11 @@ static int adopt_fence_page(struct ferry_context *ctx, struct ferry_pending *p)
 		ferry_set_error(dev, "eventfd: %s", strerror(e));
 		return -e;
 	}
+	int r = ferry_pump_watch(dev, p->fds[1]);
+	if (r < 0) {
+		ferry_set_error(dev, "epoll: %s", strerror(-r));
+		return r;
+	}
 	ctx->event_fd = p->fds[1];
 	p->fds[1] = -1;
 	/* The mapping keeps the page alive; the memfd itself is not needed. */
@@ -92,8 +97,10 @@ int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t pol
 		pthread_mutex_unlock(&dev->lock);
 		if (ctx->page)
 			munmap(ctx->page, FERRY_FENCE_PAGE_SIZE);
-		if (ctx->event_fd >= 0)
+		if (ctx->event_fd >= 0) {
+			ferry_pump_unwatch(dev, ctx->event_fd);
 			close(ctx->event_fd);
+		}
 		/* The host may have created it even though we could not use it. */
 		if (host_has_it) {
 			struct ferry_msg d = { .kind = FERRY_MSG_CONTEXT_DESTROY, .seq = ferry_next_seq(dev) };
@@ -109,8 +116,6 @@ int ferry_context_create(struct ferry_device *dev, uint32_t family, uint32_t pol
 	ctx->next = dev->contexts;
 	dev->contexts = ctx;
 	pthread_mutex_unlock(&dev->lock);
-	/* The reader polls every context's eventfd: let it pick this one up. */
-	ferry_wake_reader(dev);
 	*out = ctx;
 	return 0;
 }
@@ -143,8 +148,10 @@ void ferry_context_destroy(struct ferry_context *ctx)
 		ctx->queues = q->next;
 		ferry_queue_free(q);
 	}
-	if (ctx->event_fd >= 0)
+	if (ctx->event_fd >= 0) {
+		ferry_pump_unwatch(dev, ctx->event_fd);
 		close(ctx->event_fd);
+	}
 	pthread_mutex_unlock(&dev->lock);
 	if (!dev->dead)
 		ferry_send(dev, &msg);

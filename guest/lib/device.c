@@ -195,6 +195,7 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 	ferry_buf_init(&dev->send_buf);
 	atomic_init(&dev->next_seq, 1);
 	dev->next_ctx_id = 1;
+	dev->epfd = -1;
 	dev->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (dev->wake_fd < 0) {
 		r = -errno;
@@ -215,6 +216,11 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 	}
 	dev->transport->send_blocked = ferry_pump_drain_if_idle;
 	dev->transport->send_blocked_arg = dev;
+	r = ferry_pump_setup(dev);
+	if (r < 0) {
+		fprintf(stderr, "ferry: epoll: %s\n", strerror(-r));
+		goto fail;
+	}
 	r = handshake(dev);
 	if (r < 0) {
 		/* Keep the reason: the caller has no device to ask. */
@@ -251,6 +257,8 @@ void ferry_device_close(struct ferry_device *dev)
 	ferry_transport_destroy(dev->transport);
 	if (dev->wake_fd >= 0)
 		close(dev->wake_fd);
+	if (dev->epfd >= 0)
+		close(dev->epfd);
 	ferry_buf_free(&dev->send_buf);
 	free(dev->name);
 	free(dev->params);

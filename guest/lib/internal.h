@@ -1,5 +1,5 @@
 /* libferry's private structures, shared by device/pump/context/bo/queue/submit/fence. One mutex
- * per device (dev->lock) guards all of them; one thread at a time (the "reader") reads the
+ * per device (dev->lock) guards all of them; one thread at a time (the "reader") waits on the
  * socket and the eventfds, others sleep on dev->cond until the reader broadcasts. */
 #ifndef FERRY_GUEST_INTERNAL_H
 #define FERRY_GUEST_INTERNAL_H
@@ -61,7 +61,8 @@ struct ferry_device {
 	 * sock_seq (docs/protocol.md "Submit rings"). */
 	uint32_t sock_frames;
 	bool reader_active;
-	int wake_fd; /* eventfd: pokes the reader when the set of fds it should poll changed */
+	int wake_fd; /* eventfd: pokes the reader */
+	int epfd;    /* the reader's epoll set (pump.c) */
 	int dead;    /* 0, or the negative errno that broke the connection */
 	_Atomic uint32_t next_seq;
 	uint32_t next_ctx_id;
@@ -255,8 +256,13 @@ int ferry_request(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_
 /* As ferry_request; *sock_at gets dev->sock_frames as the request went out. */
 int ferry_request_at(struct ferry_device *dev, struct ferry_msg *msg, struct ferry_pending **out,
 		     uint32_t *sock_at);
-/* Pokes the reader so it re-reads the set of fds to poll. */
+/* Pokes the reader: its waiters look at their conditions again. */
 void ferry_wake_reader(struct ferry_device *dev);
+/* The reader's epoll set: made once the transport is up; a context's eventfd joins it when the
+ * context is made and leaves it before its close. */
+int ferry_pump_setup(struct ferry_device *dev);
+int ferry_pump_watch(struct ferry_device *dev, int event_fd);
+void ferry_pump_unwatch(struct ferry_device *dev, int event_fd);
 
 /* ---- context.c / queue.c / bo.c ---- */
 struct ferry_context *ferry_find_context(struct ferry_device *dev, uint32_t ctx_id);

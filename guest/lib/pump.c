@@ -1,12 +1,13 @@
-/* libferry's message pump: one thread at a time (the reader) sleeps in ppoll() on the socket,
- * a wake eventfd and every context's fence eventfd; it routes replies to their waiters by seq,
+/* libferry's message pump: one thread at a time (the reader) sleeps in epoll on the socket, a
+ * wake eventfd and every context's fence eventfd; it routes replies to their waiters by seq,
  * handles events (fence errors, fault reports) and ERRORs of asynchronous requests, and
  * broadcasts so the other waiters re-check their condition. Nobody spins. */
 #include <errno.h>
-#include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,14 +237,6 @@ static int drain_socket(struct ferry_device *dev)
 	}
 }
 
-static void drain_eventfd(int fd)
-{
-	uint64_t v;
-	/* Non-blocking: the host may have written again since poll said readable, or not. */
-	ssize_t n = read(fd, &v, sizeof(v));
-	(void)n;
-}
-
 int ferry_device_poll_events(struct ferry_device *dev)
 {
 	int r = 0;
@@ -271,75 +264,78 @@ bool ferry_pump_drain_if_idle(void *arg)
 	return reader;
 }
 
-#define POLL_STACK 16
+/* The reader's epoll set (dev->epfd): the transport's fd level-triggered, the wake eventfd and
+ * every context's eventfd edge-triggered. An eventfd write is an edge even while its count is
+ * not zero, so those counts are never read back: a fence wakeup costs the reader one
+ * epoll_wait, where a poll over every fd also had to read the eventfd that fired. */
+enum { PUMP_TRANSPORT = 1, PUMP_EVENT = 2 };
 
-/* One turn as the reader: poll everything until something happens or the deadline. */
-static void read_once(struct ferry_device *dev, int64_t deadline_ns)
+int ferry_pump_setup(struct ferry_device *dev)
 {
-	struct pollfd stack_pfd[POLL_STACK];
-	uint32_t stack_ids[POLL_STACK];
-	struct pollfd *pfd = stack_pfd;
-	uint32_t *ids = stack_ids;
-	size_t n = 2;
-	for (struct ferry_context *c = dev->contexts; c; c = c->next)
-		n++;
-	if (n > POLL_STACK) {
-		pfd = calloc(n, sizeof(*pfd));
-		ids = calloc(n, sizeof(*ids));
-		if (!pfd || !ids) {
-			/* Fall back to the socket alone: fence waits still see the page on the
-			 * next wakeup, just later. */
-			free(pfd);
-			free(ids);
-			pfd = stack_pfd;
-			ids = stack_ids;
-			n = 2;
-		}
-	}
-	pfd[0] = (struct pollfd){ .fd = ferry_transport_poll_fd(dev->transport), .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = dev->wake_fd, .events = POLLIN };
-	size_t i = 2;
-	for (struct ferry_context *c = dev->contexts; c && i < n; c = c->next, i++) {
-		pfd[i] = (struct pollfd){ .fd = c->event_fd, .events = POLLIN };
-		ids[i] = c->id;
-	}
-	n = i;
+	dev->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (dev->epfd < 0)
+		return -errno;
+	struct epoll_event t = { .events = EPOLLIN, .data.u32 = PUMP_TRANSPORT };
+	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, ferry_transport_poll_fd(dev->transport), &t) < 0)
+		return -errno;
+	return ferry_pump_watch(dev, dev->wake_fd);
+}
 
-	struct timespec ts, *tsp = NULL;
+int ferry_pump_watch(struct ferry_device *dev, int event_fd)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET, .data.u32 = PUMP_EVENT };
+	return epoll_ctl(dev->epfd, EPOLL_CTL_ADD, event_fd, &e) < 0 ? -errno : 0;
+}
+
+void ferry_pump_unwatch(struct ferry_device *dev, int event_fd)
+{
+	/* Before the close: the host holds the same eventfd, so closing ours alone would leave
+	 * it in the set. */
+	epoll_ctl(dev->epfd, EPOLL_CTL_DEL, event_fd, NULL);
+}
+
+/* epoll_pwait2 for a deadline finer than a millisecond; where the kernel, qemu-user (7.2) or a
+ * seccomp filter does not have it, epoll_wait with the timeout rounded up. */
+static int pump_epoll_wait(int epfd, struct epoll_event *evs, int n, int64_t deadline_ns)
+{
+	static _Atomic int no_pwait2;
+	int64_t left = -1;
 	if (deadline_ns >= 0) {
-		int64_t left = deadline_ns - ferry_now_ns();
+		left = deadline_ns - ferry_now_ns();
 		if (left < 0)
 			left = 0;
-		ts.tv_sec = left / 1000000000;
-		ts.tv_nsec = left % 1000000000;
-		tsp = &ts;
 	}
+	if (!atomic_load_explicit(&no_pwait2, memory_order_relaxed)) {
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+		int r = epoll_pwait2(epfd, evs, n, left >= 0 ? &ts : NULL, NULL);
+		if (r >= 0 || (errno != ENOSYS && errno != EPERM))
+			return r;
+		atomic_store_explicit(&no_pwait2, 1, memory_order_relaxed);
+	}
+	int ms = left < 0 ? -1 : left > (int64_t)INT32_MAX * 1000000 ? INT32_MAX : (int)((left + 999999) / 1000000);
+	return epoll_wait(epfd, evs, n, ms);
+}
+
+/* One turn as the reader: waits until something happens or the deadline. A context's eventfd
+ * needs nothing more: its waiters look at their pages when woken. */
+static void read_once(struct ferry_device *dev, int64_t deadline_ns)
+{
+	struct epoll_event evs[8];
 	pthread_mutex_unlock(&dev->lock);
-	int r = ppoll(pfd, n, tsp, NULL);
+	int r = pump_epoll_wait(dev->epfd, evs, 8, deadline_ns);
 	int err = errno;
 	pthread_mutex_lock(&dev->lock);
 
 	if (r < 0 && err != EINTR) {
 		dev->dead = -err;
 		ferry_set_error(dev, "poll failed: %s", strerror(err));
-	} else if (r > 0) {
-		if (pfd[1].revents)
-			drain_eventfd(dev->wake_fd);
-		/* A context may have been destroyed (and its fd number reused) while we slept:
-		 * only drain fds that still belong to the context they were polled for. */
-		for (i = 2; i < n; i++) {
-			if (!pfd[i].revents)
-				continue;
-			struct ferry_context *c = ferry_find_context(dev, ids[i]);
-			if (c && c->event_fd == pfd[i].fd)
-				drain_eventfd(c->event_fd);
-		}
-		if (pfd[0].revents)
-			drain_socket(dev);
+		return;
 	}
-	if (pfd != stack_pfd) {
-		free(pfd);
-		free(ids);
+	for (int i = 0; i < r; i++) {
+		if (evs[i].data.u32 == PUMP_TRANSPORT) {
+			drain_socket(dev);
+			break;
+		}
 	}
 }
 
