@@ -196,6 +196,7 @@ int ferry_device_open(const char *uri, struct ferry_device **out)
 	atomic_init(&dev->next_seq, 1);
 	dev->next_ctx_id = 1;
 	dev->epfd = -1;
+	dev->wait_spin_ns = ferry_wait_spin_setting();
 	dev->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (dev->wake_fd < 0) {
 		r = -errno;

@@ -2,6 +2,11 @@
  * the page (the seqno it sleeps for, or any signal) so the host writes the context eventfd, and
  * sleeps in the message pump, which also keeps handling events and ERRORs. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ferry/cpu_relax.h"
 
 #include "internal.h"
 
@@ -122,6 +127,89 @@ static void seqno_waiter_remove(struct ferry_queue *q, struct ferry_seqno_waiter
 	publish_wake_at(q);
 }
 
+/* A fence wait first looks at the page for up to FERRY_WAIT_SPIN_US (default 10), as i915
+ * busy-waits on a request about to complete: an answer within it costs the waiter no sleep and
+ * the host no eventfd write. Only with a second CPU online (the host runs meanwhile) and a page
+ * the host writes itself; 0 turns it off. */
+#define WAIT_SPIN_US_DEFAULT 10
+#define WAIT_SPIN_US_MAX     1000
+/* After a spin in vain the next waits of the device sleep at once, 16 of them and twice as
+ * many after each further one, up to 1024: a client whose waits keep outlasting the spin
+ * (throttled behind other clients, long jobs, the host on this same CPU) stops paying for it. */
+#define WAIT_SPIN_SKIP_FIRST 16u
+#define WAIT_SPIN_SKIP_MAX   1024u
+
+int64_t ferry_wait_spin_setting(void)
+{
+	long us = WAIT_SPIN_US_DEFAULT;
+	const char *e = getenv("FERRY_WAIT_SPIN_US");
+	if (e && e[0]) {
+		char *end;
+		errno = 0;
+		long v = strtol(e, &end, 10);
+		if (errno || *end || v < 0 || v > WAIT_SPIN_US_MAX)
+			fprintf(stderr, "ferry: FERRY_WAIT_SPIN_US=%s is not a whole number of microseconds "
+				"in 0..%d; using %ld\n", e, WAIT_SPIN_US_MAX, us);
+		else
+			us = v;
+	}
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (int64_t)us * 1000 : 0;
+}
+
+static bool points_signaled(const struct ferry_fence_point *f, uint32_t count, bool wait_all)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		bool d = page_signaled(f[i].q, f[i].seqno);
+		if (d != wait_all)
+			return d;
+	}
+	return wait_all;
+}
+
+/* Looks at the pages until the fences are signaled (true) or the spin or deadline ends. Only
+ * the page: errors, rejections and losses are the sleeping wait's to notice. */
+static bool wait_spin(struct ferry_device *dev, const struct ferry_fence_point *f, uint32_t count,
+		      bool wait_all, int64_t deadline)
+{
+	if (dev->wait_spin_ns == 0 || dev->transport->no_shared_memory)
+		return false;
+	uint32_t skip = atomic_load_explicit(&dev->spin_skip, memory_order_relaxed);
+	if (skip) {
+		atomic_store_explicit(&dev->spin_skip, skip - 1, memory_order_relaxed);
+		return false;
+	}
+	int64_t until = ferry_now_ns() + dev->wait_spin_ns;
+	bool cut = deadline >= 0 && deadline < until;
+	if (cut)
+		until = deadline;
+	atomic_fetch_add_explicit(&dev->wait_spins, 1, memory_order_relaxed);
+	for (unsigned i = 1;; i++) {
+		if (points_signaled(f, count, wait_all)) {
+			atomic_fetch_add_explicit(&dev->wait_spin_hits, 1, memory_order_relaxed);
+			atomic_store_explicit(&dev->spin_backoff, 0, memory_order_relaxed);
+			return true;
+		}
+		if ((i & 31) == 0 && ferry_now_ns() >= until)
+			break;
+		ferry_cpu_relax();
+	}
+	if (cut) /* the caller's deadline ended it: says nothing of the next waits */
+		return false;
+	uint32_t b = atomic_load_explicit(&dev->spin_backoff, memory_order_relaxed);
+	b = b == 0 ? WAIT_SPIN_SKIP_FIRST : b < WAIT_SPIN_SKIP_MAX ? 2 * b : WAIT_SPIN_SKIP_MAX;
+	atomic_store_explicit(&dev->spin_backoff, b, memory_order_relaxed);
+	atomic_store_explicit(&dev->spin_skip, b, memory_order_relaxed);
+	return false;
+}
+
+void ferry_device_wait_stats(struct ferry_device *dev, struct ferry_wait_stats *out)
+{
+	*out = (struct ferry_wait_stats){
+		.spins = atomic_load_explicit(&dev->wait_spins, memory_order_relaxed),
+		.spin_hits = atomic_load_explicit(&dev->wait_spin_hits, memory_order_relaxed),
+	};
+}
+
 int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 {
 	struct ferry_context *ctx = q->ctx;
@@ -129,19 +217,19 @@ int ferry_fence_wait(struct ferry_queue *q, uint32_t seqno, int64_t timeout_ns)
 	int64_t deadline = ferry_deadline(timeout_ns);
 	struct ferry_fence_point arg = { q, seqno };
 
-	if (page_signaled(q, seqno)) {
-		pthread_mutex_lock(&dev->lock);
-		int err = fence_error(q, seqno);
-		pthread_mutex_unlock(&dev->lock);
-		return err;
-	}
-	if (timeout_ns != 0) /* a poll does not sleep */
+	bool signaled = page_signaled(q, seqno);
+	if (!signaled && timeout_ns != 0) { /* a poll does not sleep */
 		ferry_ring_kick_untaken(ctx);
+		signaled = wait_spin(dev, &arg, 1, true, deadline);
+	}
 	pthread_mutex_lock(&dev->lock);
-	struct ferry_seqno_waiter w = { .seqno = seqno };
-	seqno_waiter_add(q, &w);
-	int r = ferry_pump_wait(dev, fence_done, &arg, deadline);
-	seqno_waiter_remove(q, &w);
+	int r = 0;
+	if (!signaled) {
+		struct ferry_seqno_waiter w = { .seqno = seqno };
+		seqno_waiter_add(q, &w);
+		r = ferry_pump_wait(dev, fence_done, &arg, deadline);
+		seqno_waiter_remove(q, &w);
+	}
 	if (r == 0)
 		r = fence_error(q, seqno);
 	pthread_mutex_unlock(&dev->lock);
@@ -206,6 +294,8 @@ int ferry_fence_wait_many(const struct ferry_fence_point *fences, uint32_t count
 	for (uint32_t i = 0; i < count && timeout_ns != 0; i++)
 		if (first_of_ctx(fences, i))
 			ferry_ring_kick_untaken(fences[i].q->ctx);
+	if (timeout_ns != 0)
+		wait_spin(dev, fences, count, wait_all, deadline);
 
 	pthread_mutex_lock(&dev->lock);
 	int r = 0;

@@ -63,6 +63,10 @@ struct ferry_device {
 	bool reader_active;
 	int wake_fd; /* eventfd: pokes the reader */
 	int epfd;    /* the reader's epoll set (pump.c) */
+	int64_t wait_spin_ns;       /* fence waits look this long before sleeping (fence.c) */
+	_Atomic uint32_t spin_skip;    /* waits left that sleep at once, after a spin in vain */
+	_Atomic uint32_t spin_backoff; /* spin_skip after the next spin in vain, 0 after a hit */
+	_Atomic uint64_t wait_spins, wait_spin_hits; /* ferry_device_wait_stats */
 	int dead;    /* 0, or the negative errno that broke the connection */
 	_Atomic uint32_t next_seq;
 	uint32_t next_ctx_id;
@@ -233,6 +237,8 @@ void ferry_capture_submit(struct ferry_context *ctx, struct ferry_bo *const *bos
 
 /* ---- pump.c ---- (all called with dev->lock held unless said otherwise) */
 int64_t ferry_now_ns(void);
+/* FERRY_WAIT_SPIN_US as nanoseconds for dev->wait_spin_ns (fence.c). */
+int64_t ferry_wait_spin_setting(void);
 /* Deadline from a relative timeout (< 0 = forever -> -1). */
 int64_t ferry_deadline(int64_t timeout_ns);
 struct ferry_pending *ferry_pending_add(struct ferry_device *dev, uint32_t seq,

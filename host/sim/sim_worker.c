@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "ferry/cpu_relax.h"
+
 uint64_t sim_now_ns(void)
 {
 	struct timespec ts;
@@ -24,15 +26,6 @@ struct timespec sim_abs_timespec(uint64_t deadline_ns)
  * ioctl, each done within microseconds, while a sleep costs a futex wakeup on both sides (the
  * worker's handoff then a second one back). Only with another CPU to run the holder on. */
 #define LOCK_SPIN_NS 5000u
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#endif
-}
 
 static bool spin_allowed(void)
 {
@@ -61,7 +54,7 @@ static bool spin_until(bool (*done)(void *), void *arg)
 			else if (now >= until)
 				return false;
 		}
-		cpu_relax();
+		ferry_cpu_relax();
 	}
 }
 

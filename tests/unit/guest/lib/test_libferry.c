@@ -493,6 +493,92 @@ static void test_waiter_sleeps_through_earlier_retires(void)
 	atomic_store(&srv.page->slots[0].wake_at, base + 0x80000000u);
 }
 
+/* Waits that cannot spin (1 ns timeouts) until earlier tests' spins in vain are paid off: such
+ * a wait uses up one skip, or spins cut by its deadline, which sets no new skips. */
+static void spend_spin_skips(uint32_t seqno)
+{
+	for (int i = 0; i < 1100; i++)
+		CHECK_EQ(ferry_fence_wait(q, seqno, 1), -ETIMEDOUT);
+}
+
+struct late_retire {
+	uint32_t seqno;
+};
+
+static void *retire_later(void *p)
+{
+	nanosleep(&(struct timespec){ 0, 100 * 1000 }, NULL);
+	retire(0, ((struct late_retire *)p)->seqno);
+	return NULL;
+}
+
+/* A fence retired 100 us into a wait (FERRY_WAIT_SPIN_US=1000, set in main): whether the
+ * spin saw it, in one of 40 tries (a preempted waiter may not), and the eventfd writes then. A
+ * hit also clears the backoff of earlier spins in vain. */
+static bool one_spin_hit(int *writes)
+{
+	uint32_t base = atomic_load(&srv.page->slots[0].signaled);
+	bool hit = false;
+	for (int i = 0; i < 40 && !hit; i++) {
+		spend_spin_skips(base + 1);
+		struct ferry_wait_stats st0, st;
+		ferry_device_wait_stats(dev, &st0);
+		atomic_store(&eventfd_writes, 0);
+		struct late_retire lr = { base + 1 };
+		pthread_t th;
+		REQUIRE(pthread_create(&th, NULL, retire_later, &lr) == 0);
+		CHECK_EQ(ferry_fence_wait(q, base + 1, 5ll * 1000 * 1000 * 1000), 0);
+		pthread_join(th, NULL);
+		ferry_device_wait_stats(dev, &st);
+		hit = st.spin_hits > st0.spin_hits;
+		*writes = atomic_load(&eventfd_writes);
+		/* Never submitted: the next tests' seqnos start from base again. */
+		atomic_store(&srv.page->slots[0].signaled, base);
+	}
+	return hit;
+}
+
+/* The spin sees the fence: no sleep, no eventfd write. */
+static void test_wait_spin_hits(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("skip test_wait_spin_hits: one CPU, no spin\n");
+		return;
+	}
+	int writes = -1;
+	CHECK(one_spin_hit(&writes));
+	CHECK_EQ(writes, 0);
+}
+
+/* A spin in vain makes the next 16 waits sleep at once, the one after spins again, then 32 are
+ * skipped. */
+static void test_wait_spin_backs_off(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	int writes;
+	REQUIRE(one_spin_hit(&writes)); /* no backoff left */
+	uint32_t never = atomic_load(&srv.page->slots[0].signaled) + 100;
+	struct ferry_wait_stats st0, st;
+	ferry_device_wait_stats(dev, &st0);
+	const int64_t ms5 = 5 * 1000 * 1000; /* past the 1 ms spin: a full spin in vain */
+	CHECK_EQ(ferry_fence_wait(q, never, ms5), -ETIMEDOUT);
+	ferry_device_wait_stats(dev, &st);
+	CHECK_EQ(st.spins, st0.spins + 1);
+	CHECK_EQ(st.spin_hits, st0.spin_hits);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(ferry_fence_wait(q, never, ms5), -ETIMEDOUT);
+	ferry_device_wait_stats(dev, &st);
+	CHECK_EQ(st.spins, st0.spins + 1);
+	CHECK_EQ(ferry_fence_wait(q, never, ms5), -ETIMEDOUT);
+	ferry_device_wait_stats(dev, &st);
+	CHECK_EQ(st.spins, st0.spins + 2);
+	for (int i = 0; i < 32; i++)
+		CHECK_EQ(ferry_fence_wait(q, never, 1000), -ETIMEDOUT); /* skips, not spins */
+	ferry_device_wait_stats(dev, &st);
+	CHECK_EQ(st.spins, st0.spins + 2);
+}
+
 static void test_async_error_and_fault(void)
 {
 	struct ferry_cmd cmd = { ib, 0, FAIL_CMD_SIZE, 0 };
@@ -570,6 +656,8 @@ static void test_hangup(void)
 
 int main(void)
 {
+	/* Long enough for test_wait_spin_hits to retire within it from another thread. */
+	setenv("FERRY_WAIT_SPIN_US", "1000", 1);
 	snprintf(srv.dir, sizeof(srv.dir), "/tmp/ferry-ut-XXXXXX");
 	REQUIRE(mkdtemp(srv.dir));
 	snprintf(srv.path, sizeof(srv.path), "%s/s", srv.dir);
@@ -587,6 +675,8 @@ int main(void)
 	RUN_TEST(test_submit_and_fences);
 	RUN_TEST(test_many_waiters);
 	RUN_TEST(test_waiter_sleeps_through_earlier_retires);
+	RUN_TEST(test_wait_spin_hits);
+	RUN_TEST(test_wait_spin_backs_off);
 	RUN_TEST(test_async_error_and_fault);
 	RUN_TEST(test_hangup);
 
