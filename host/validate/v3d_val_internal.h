@@ -78,6 +78,7 @@ struct v3dval_where {
 
 #define V3DVAL_MAX_WORD_FIELDS 8u
 #define V3DVAL_MEMO_PACKETS 16u
+#define V3DVAL_BLOCK_WORDS (2u * V3DVAL_MAX_WORD_FIELDS + V3DVAL_MAX_ATTRIBUTES * V3DVAL_MAX_WORD_FIELDS)
 
 struct v3dval {
 	struct v3dval_policy policy;
@@ -140,6 +141,13 @@ struct v3dval {
 	 * field is so. */
 	struct v3dval_word_field { uint16_t at; uint8_t need; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
 	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	/* The same fields for a whole shader-state block, GL_SHADER_STATE (0) or _INCLUDING_GS (1),
+	 * in check order with `at` from the block's start: the GS record's, the GL record's, then
+	 * block_per_attr per attribute record for up to V3DVAL_MAX_ATTRIBUTES of them; a block of
+	 * n attribute records has block_base + n * block_per_attr. block_words_ok: all are words. */
+	struct v3dval_word_field block_words[2][V3DVAL_BLOCK_WORDS];
+	uint8_t block_base[2], block_per_attr;
+	bool block_words_ok[2];
 	/* Per list (bin 0, render 1) and top-level list or not, the opcodes whose
 	 * v3dval_check_packet is its list and level test alone and passed: set by the cases that
 	 * read neither payload nor job state (its default for packets without addresses, and the
