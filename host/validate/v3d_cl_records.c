@@ -189,12 +189,23 @@ static int check_block_words(struct v3dval *v, const uint8_t *block, bool gs, ui
 	return 0;
 }
 
-/* A block copied word by word rather than by memcpy: the checks read the copy's words right
- * after, and a word stored whole forwards to the load of it, where the wide, overlapping stores
- * of a small memcpy make those loads wait. (Blocks are whole words; a tail would be copied.) */
+/* A block copied in 16-byte pieces, then 8 and 4, rather than by memcpy: the checks read the
+ * copy's words right after, and a word inside one earlier store forwards from it, where the
+ * overlapping stores a small memcpy ends with (and its call) make those loads wait. Blocks are
+ * whole words; a tail would be copied. */
 static void copy_words(uint8_t *dst, const uint8_t *src, uint32_t bytes)
 {
 	uint32_t i = 0;
+	for (; i + 16 <= bytes; i += 16) {
+		uint8_t piece[16];
+		memcpy(piece, src + i, 16);
+		memcpy(dst + i, piece, 16);
+	}
+	for (; i + 8 <= bytes; i += 8) {
+		uint64_t pair;
+		memcpy(&pair, src + i, 8);
+		memcpy(dst + i, &pair, 8);
+	}
 	for (; i + 4 <= bytes; i += 4) {
 		uint32_t word;
 		memcpy(&word, src + i, 4);
@@ -283,8 +294,14 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 	struct v3dval_seg *s = &v->segs[seg];
 	s->opcode = op;
 	s->nr_attrs = (uint8_t)nr_attrs;
-	if (at > v->block_used) /* not an earlier job's bytes; no libc call when there is no gap */
-		memset(v->block_bytes + v->block_used, 0, at - v->block_used);
+	/* The gap up to at gets zeroes, not an earlier job's bytes. It is under 32 bytes and a block
+	 * is longer (reserved above), so 32 zeroes from block_used - stores the compiler makes inline,
+	 * no libc call per block - cover it, and the copy then overwrites those from at. */
+	uint8_t *gap = v->block_bytes + v->block_used;
+	if (at - v->block_used <= 32u && total >= 32u)
+		memset(gap, 0, 32);
+	else
+		memset(gap, 0, at - v->block_used);
 	s->at = at;
 	v->block_used = at + total;
 	copy_words(v3dval_seg_bytes(v, s), (const uint8_t *)v->bos[bo].map + (addr - v->bos[bo].addr), total);

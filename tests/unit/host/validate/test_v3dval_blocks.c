@@ -190,8 +190,68 @@ static void test_fields_across_bos(void)
 	}
 }
 
+/* Between the blocks in their shared shadow only zeroes, for every gap length a block's size
+ * leaves (1..16 attribute records), after a job whose blocks filled the validator's copy with
+ * nonzero bytes there. */
+static void test_gaps_between_blocks_are_zero(void)
+{
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
+		uint8_t *block = h_ptr(&h, REC);
+		struct rec recs[2 + 16];
+		uint32_t n = block_records(ver, false, 16, recs);
+		memset(block, 0xa5, 0x200);
+		fill_block(ver, block, recs, n, CODE, VBO); /* the other bytes stay 0xa5 */
+		for (uint32_t first = 1; first <= 16; first++) {
+			uint8_t raw[10]; /* first a job of one 16-record block: the copy holds 0xa5 there */
+			for (int p = 0; p < 2; p++) {
+				raw[5 * p] = V3D_CL_GL_SHADER_STATE;
+				v3d_cl_set_address(raw + 5 * p + 1, V3D_CL_GL_SHADER_ADDRESS, REC);
+				v3d_cl_set(raw + 5 * p + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES, 16);
+			}
+			struct v3d_clb b, r;
+			h_clb(&h, &b, BCL, 0x4000);
+			v3d_clb_raw(&b, raw, 5);
+			v3d_clb_op(&b, V3D_CL_FLUSH);
+			h_clb(&h, &r, RCL, 0x4000);
+			h_rcl_begin(&h, &r, 16, 16);
+			h_rcl_end(&r);
+			REQUIRE(v3d_clb_ok(&b) && v3d_clb_ok(&r));
+			struct h_job j = { .bcl_start = BCL, .bcl_end = v3d_clb_gpu_addr(&b), .rcl_start = RCL,
+					   .rcl_end = v3d_clb_gpu_addr(&r) };
+			H_ACCEPT(&h, &j);
+			/* now `first` records, then 16 at another address: the gap after the first block */
+			v3d_cl_set(raw + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES, first);
+			v3d_cl_set_address(raw + 6, V3D_CL_GL_SHADER_ADDRESS, REC + 0x200);
+			memcpy(block + 0x200, block, 0x200);
+			h_clb(&h, &b, BCL, 0x4000);
+			v3d_clb_raw(&b, raw, 10);
+			v3d_clb_op(&b, V3D_CL_FLUSH);
+			REQUIRE(v3d_clb_ok(&b));
+			j.bcl_end = v3d_clb_gpu_addr(&b);
+			H_ACCEPT(&h, &j);
+			CHECK_EQ(h.res.nr_blocks, 2);
+			uint8_t *pkt = h_shadow_ptr(&h, h.res.bcl_start);
+			uint32_t a = v3d_cl_get_address(pkt + 1, V3D_CL_GL_SHADER_ADDRESS);
+			uint32_t c = v3d_cl_get_address(pkt + 6, V3D_CL_GL_SHADER_ADDRESS);
+			uint32_t size = gl + 16u * first;
+			REQUIRE(c - a >= size && c - a - size < 32);
+			CHECK(memcmp(h_shadow_ptr(&h, a), block, size) == 0);
+			CHECK(memcmp(h_shadow_ptr(&h, c), block, gl + 16u * 16u) == 0);
+			unsigned nonzero = 0;
+			for (uint32_t i = size; i < c - a; i++)
+				nonzero += h_shadow_ptr(&h, a)[i] != 0;
+			CHECK_EQ(nonzero, 0);
+		}
+		h_fini(&h);
+	}
+}
+
 int main(void)
 {
+	RUN_TEST(test_gaps_between_blocks_are_zero);
 	RUN_TEST(test_every_field_of_every_record);
 	RUN_TEST(test_field_reach_at_a_bo_end);
 	RUN_TEST(test_fields_across_bos);
