@@ -189,6 +189,23 @@ static int check_block_words(struct v3dval *v, const uint8_t *block, bool gs, ui
 	return 0;
 }
 
+/* The block's structures one by one, each field's failure reported by name: blocks the one pass
+ * (check_block_words) did not take, or refused. Out of line, as blocks normally pass that one. */
+static __attribute__((noinline)) int check_block_structs(struct v3dval *v, uint32_t seg, uint32_t prefix,
+							 uint32_t gl, uint32_t nr_attrs)
+{
+	if (prefix && check_structs(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD, 1))
+		return -1;
+	if (check_structs(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, 1) ||
+	    check_structs(v, seg, prefix + gl, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, nr_attrs))
+		return -1;
+	/* the same fields passed here: had the one pass refused the block, refuse it still */
+	const struct v3dval_seg *s = &v->segs[seg];
+	if (v->block_words_ok[prefix != 0])
+		return v3dval_fail_at(v, seg, 0, s->opcode, V3DVAL_ERR_ADDRESS, s->start, "shader state block checks disagree");
+	return 0;
+}
+
 /* A block copied in 16-byte pieces, then 8 and 4, rather than by memcpy: the checks read the
  * copy's words right after, and a word inside one earlier store forwards from it, where the
  * overlapping stores a small memcpy ends with (and its call) make those loads wait. Blocks are
@@ -313,17 +330,10 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 
 	if (relocate_block(v, seg, prefix, gl))
 		return -1;
-	*seg_out = seg;
 	bool gs = prefix != 0;
-	if (v->block_words_ok[gs] && check_block_words(v, v3dval_seg_bytes(v, s), gs, nr_attrs) == 0)
-		return 0;
-	if (prefix && check_structs(v, seg, 0, V3D_CL_STRUCT_GEOMETRY_SHADER_RECORD, 1))
-		return -1;
-	if (check_structs(v, seg, prefix, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD, 1) ||
-	    check_structs(v, seg, prefix + gl, V3D_CL_STRUCT_GL_SHADER_ATTRIBUTE_RECORD, nr_attrs))
-		return -1;
-	/* the same fields passed here: had the one pass refused the block, refuse it still */
-	if (v->block_words_ok[gs])
-		return v3dval_fail_at(v, seg, 0, op, V3DVAL_ERR_ADDRESS, addr, "shader state block checks disagree");
+	if (!v->block_words_ok[gs] || check_block_words(v, v3dval_seg_bytes(v, s), gs, nr_attrs))
+		if (check_block_structs(v, seg, prefix, gl, nr_attrs))
+			return -1;
+	*seg_out = seg;
 	return 0;
 }
