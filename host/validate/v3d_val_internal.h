@@ -256,7 +256,7 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 int v3dval_check_job(struct v3dval *v);
 /* Copies and checks the shader-state block a GL_SHADER_STATE* packet names; *seg_out = its
  * segment (an existing one when the same block was already validated). 0 or -1. */
-/* Fills v->struct_words / words_ok from struct_fields (at create). */
+/* Fills v->struct_words / words_ok and the whole-block block_words from struct_fields (at create). */
 void v3dval_struct_words(struct v3dval *v);
 int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t opcode, uint32_t addr,
 			uint32_t nr_attrs, uint32_t *seg_out);
