@@ -2,7 +2,9 @@
  * every field of every record of a block, for each attribute count, is refused outside the
  * context with the field's name, whatever the validator's own tables say (the expected fields come
  * from protocol/hw/v3d_cl.c); the records past the count are not read; the byte a field must reach
- * is bounded by its BO's end; and a field the BO of the one before it does not hold is looked up. */
+ * is bounded by its BO's end; a field the BO of the one before it does not hold is looked up; the
+ * gaps between blocks in their shadow are zeroes; and a block named again is found as the block
+ * table grows. */
 #include "test.h"
 #include "v3dval_harness.h"
 
@@ -249,8 +251,56 @@ static void test_gaps_between_blocks_are_zero(void)
 	}
 }
 
+/* Blocks named again are found, across the block table's growth (it doubles as the job passes
+ * 128, 256 blocks): 300 distinct blocks, each named twice, make 300 blocks, and each packet names
+ * its own block's shadow. */
+static void test_blocks_found_across_table_growth(void)
+{
+	enum { N = 300 };
+	for (int ver = 42; ver <= 71; ver += 29) {
+		struct harness h;
+		setup(&h, ver);
+		struct rec recs[2];
+		uint32_t n = block_records(ver, false, 1, recs);
+		for (uint32_t i = 0; i < N; i++) {
+			uint8_t *block = h_ptr(&h, DATA + 0x4000 + 64u * i);
+			fill_block(ver, block, recs, n, CODE, VBO + 4u * i); /* each its own bytes */
+		}
+		struct v3d_clb b, r;
+		h_clb(&h, &b, BCL, 0x4000);
+		for (uint32_t k = 0; k < 2 * N; k++) { /* 0, 1, 0, 2, 1, 3, 2, ...: each twice */
+			uint32_t i = k % 2 ? (k / 2 + 1) % N : k / 2;
+			uint8_t raw[5] = { V3D_CL_GL_SHADER_STATE };
+			v3d_cl_set_address(raw + 1, V3D_CL_GL_SHADER_ADDRESS, DATA + 0x4000 + 64u * i);
+			v3d_cl_set(raw + 1, V3D_CL_GL_SHADER_NUM_ATTRIBUTES, 1);
+			v3d_clb_raw(&b, raw, sizeof(raw));
+		}
+		v3d_clb_op(&b, V3D_CL_FLUSH);
+		h_clb(&h, &r, RCL, 0x4000);
+		h_rcl_begin(&h, &r, 16, 16);
+		h_rcl_end(&r);
+		REQUIRE(v3d_clb_ok(&b) && v3d_clb_ok(&r));
+		struct h_job j = { .bcl_start = BCL, .bcl_end = v3d_clb_gpu_addr(&b), .rcl_start = RCL,
+				   .rcl_end = v3d_clb_gpu_addr(&r) };
+		H_ACCEPT(&h, &j);
+		CHECK_EQ(h.res.nr_blocks, N);
+		const uint8_t *pkt = h_shadow_ptr(&h, h.res.bcl_start);
+		uint32_t gl = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD);
+		unsigned wrong = 0;
+		for (uint32_t k = 0; k < 2 * N; k++) {
+			uint32_t i = k % 2 ? (k / 2 + 1) % N : k / 2;
+			uint32_t at = v3d_cl_get_address(pkt + 5u * k + 1u, V3D_CL_GL_SHADER_ADDRESS);
+			const uint8_t *shadow = h_shadow_ptr(&h, at);
+			wrong += !shadow || memcmp(shadow, h_ptr(&h, DATA + 0x4000 + 64u * i), gl + 16u) != 0;
+		}
+		CHECK_EQ(wrong, 0);
+		h_fini(&h);
+	}
+}
+
 int main(void)
 {
+	RUN_TEST(test_blocks_found_across_table_growth);
 	RUN_TEST(test_gaps_between_blocks_are_zero);
 	RUN_TEST(test_every_field_of_every_record);
 	RUN_TEST(test_field_reach_at_a_bo_end);
