@@ -77,26 +77,12 @@ static bool in_walked_list(const struct v3dval *v, uint32_t addr)
 	return false;
 }
 
-static uint32_t add_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
-			enum v3dval_level level, const struct v3dval_where *w)
+int v3dval_grow_segs(struct v3dval *v, const struct v3dval_where *w)
 {
 	/* New slots come zeroed (they own no copy yet); existing ones keep theirs across jobs. */
-	if (v->nr_segs >= v->cap_segs && FERRY_ARRAY_RESERVE(v->segs, v->cap_segs, v->nr_segs + 1, 16)) {
-		v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
-		return V3DVAL_NO_SEG;
-	}
-	struct v3dval_seg *s = &v->segs[v->nr_segs];
-	uint8_t *buf = s->buf;
-	uint32_t cap = s->cap;
-	memset(s, 0, sizeof(*s));
-	s->buf = buf;
-	s->cap = cap;
-	s->start = s->end = addr;
-	s->bo = bo;
-	s->list = (uint8_t)list;
-	s->level = (uint8_t)level;
-	s->end_seg = V3DVAL_NO_SEG;
-	return v->nr_segs++;
+	if (FERRY_ARRAY_RESERVE(v->segs, v->cap_segs, v->nr_segs + 1, 16))
+		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
+	return 0;
 }
 
 uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
@@ -111,19 +97,9 @@ uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dva
 		v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
 		return V3DVAL_NO_SEG;
 	}
-	uint32_t seg = add_seg(v, bo, addr, list, level, w);
+	uint32_t seg = v3dval_add_seg(v, bo, addr, list, level, w);
 	if (seg != V3DVAL_NO_SEG)
 		v->lists[nr_lists] = seg;
-	return seg;
-}
-
-uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const struct v3dval_where *w)
-{
-	uint32_t seg = add_seg(v, bo, addr, (enum v3dval_list)v->segs[w->seg].list, V3DVAL_LEVEL_RECORD, w);
-	if (seg != V3DVAL_NO_SEG) {
-		v->segs[seg].block = true;
-		v->nr_blocks++;
-	}
 	return seg;
 }
 
@@ -137,12 +113,10 @@ int v3dval_seg_reserve(struct v3dval *v, uint32_t seg, uint32_t len, const struc
 	return 0;
 }
 
-int v3dval_add_fixup(struct v3dval *v, const struct v3dval_where *w, uint16_t start, uint8_t size,
-		     uint32_t target_seg, uint32_t target_off)
+int v3dval_grow_fixups(struct v3dval *v, const struct v3dval_where *w)
 {
-	if (v->nr_fixups >= v->cap_fixups && FERRY_ARRAY_RESERVE(v->fixups, v->cap_fixups, v->nr_fixups + 1, 16))
+	if (FERRY_ARRAY_RESERVE(v->fixups, v->cap_fixups, v->nr_fixups + 1, 16))
 		return v3dval_fail(v, w, V3DVAL_ERR_NOMEM, 0, NULL);
-	v->fixups[v->nr_fixups++] = (struct v3dval_fixup){ w->seg, w->pos + 1u, start, size, target_seg, target_off };
 	return 0;
 }
 

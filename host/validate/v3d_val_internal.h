@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "v3d_validate.h"
 
@@ -78,6 +79,7 @@ struct v3dval_where {
 
 #define V3DVAL_MAX_WORD_FIELDS 8u
 #define V3DVAL_MEMO_PACKETS 16u
+#define V3DVAL_BLOCK_WORDS (2u * V3DVAL_MAX_WORD_FIELDS + V3DVAL_MAX_ATTRIBUTES * V3DVAL_MAX_WORD_FIELDS)
 
 struct v3dval {
 	struct v3dval_policy policy;
@@ -140,6 +142,13 @@ struct v3dval {
 	 * field is so. */
 	struct v3dval_word_field { uint16_t at; uint8_t need; uint32_t mask; } struct_words[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1][V3DVAL_MAX_WORD_FIELDS];
 	bool words_ok[V3D_CL_STRUCT_TEXTURE_SHADER_STATE + 1];
+	/* The same fields for a whole shader-state block, GL_SHADER_STATE (0) or _INCLUDING_GS (1),
+	 * in check order with `at` from the block's start: the GS record's, the GL record's, then
+	 * block_per_attr per attribute record for up to V3DVAL_MAX_ATTRIBUTES of them; a block of
+	 * n attribute records has block_base + n * block_per_attr. block_words_ok: all are words. */
+	struct v3dval_word_field block_words[2][V3DVAL_BLOCK_WORDS];
+	uint8_t block_base[2], block_per_attr;
+	bool block_words_ok[2];
 	/* Per list (bin 0, render 1) and top-level list or not, the opcodes whose
 	 * v3dval_check_packet is its list and level test alone and passed: set by the cases that
 	 * read neither payload nor job state (its default for packets without addresses, and the
@@ -247,7 +256,7 @@ int v3dval_check_packet(struct v3dval *v, const struct v3dval_where *w, const ui
 int v3dval_check_job(struct v3dval *v);
 /* Copies and checks the shader-state block a GL_SHADER_STATE* packet names; *seg_out = its
  * segment (an existing one when the same block was already validated). 0 or -1. */
-/* Fills v->struct_words / words_ok from struct_fields (at create). */
+/* Fills v->struct_words / words_ok and the whole-block block_words from struct_fields (at create). */
 void v3dval_struct_words(struct v3dval *v);
 int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t opcode, uint32_t addr,
 			uint32_t nr_attrs, uint32_t *seg_out);
@@ -257,12 +266,51 @@ int v3dval_shader_block(struct v3dval *v, const struct v3dval_where *w, uint8_t 
 /* A new segment (zero bytes) at addr in bos[bo]; V3DVAL_NO_SEG after failing with err set. */
 uint32_t v3dval_new_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
 			enum v3dval_level level, const struct v3dval_where *w);
+/* Room for one more segment. 0 or -1 (NOMEM, err set). */
+int v3dval_grow_segs(struct v3dval *v, const struct v3dval_where *w);
+/* A segment (zero bytes) at addr in bos[bo], not counted as a list or block yet. Inline, as the
+ * next one: a v3dv job has a block per draw. */
+static inline uint32_t v3dval_add_seg(struct v3dval *v, uint32_t bo, uint32_t addr, enum v3dval_list list,
+				      enum v3dval_level level, const struct v3dval_where *w)
+{
+	if (v->nr_segs >= v->cap_segs && v3dval_grow_segs(v, w))
+		return V3DVAL_NO_SEG;
+	struct v3dval_seg *s = &v->segs[v->nr_segs];
+	uint8_t *buf = s->buf; /* a slot keeps its copy's buffer across jobs */
+	uint32_t cap = s->cap;
+	memset(s, 0, sizeof(*s));
+	s->buf = buf;
+	s->cap = cap;
+	s->start = s->end = addr;
+	s->bo = bo;
+	s->list = (uint8_t)list;
+	s->level = (uint8_t)level;
+	s->end_seg = V3DVAL_NO_SEG;
+	return v->nr_segs++;
+}
 /* A new shader-state block segment (zero bytes) at addr, in w's list. */
-uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const struct v3dval_where *w);
+static inline uint32_t v3dval_new_block(struct v3dval *v, uint32_t bo, uint32_t addr, const struct v3dval_where *w)
+{
+	uint32_t seg = v3dval_add_seg(v, bo, addr, (enum v3dval_list)v->segs[w->seg].list, V3DVAL_LEVEL_RECORD, w);
+	if (seg != V3DVAL_NO_SEG) {
+		v->segs[seg].block = true;
+		v->nr_blocks++;
+	}
+	return seg;
+}
 /* Grows seg's copy to hold len bytes. 0 or -1 (NOMEM, err set). */
 int v3dval_seg_reserve(struct v3dval *v, uint32_t seg, uint32_t len, const struct v3dval_where *w);
-int v3dval_add_fixup(struct v3dval *v, const struct v3dval_where *w, uint16_t start, uint8_t size,
-		     uint32_t target_seg, uint32_t target_off);
+/* Room for one more fixup. 0 or -1 (NOMEM, err set). */
+int v3dval_grow_fixups(struct v3dval *v, const struct v3dval_where *w);
+/* Inline: a v3dv job has one per draw (its shader-state block), the array rarely grows. */
+static inline int v3dval_add_fixup(struct v3dval *v, const struct v3dval_where *w, uint16_t start, uint8_t size,
+				   uint32_t target_seg, uint32_t target_off)
+{
+	if (v->nr_fixups >= v->cap_fixups && v3dval_grow_fixups(v, w))
+		return -1;
+	v->fixups[v->nr_fixups++] = (struct v3dval_fixup){ w->seg, w->pos + 1u, start, size, target_seg, target_off };
+	return 0;
+}
 /* The sorted relocs of kind whose cl_offset lies in [off, off + len) of bos[bo]: *first = index
  * into v->keys, returns how many. */
 uint32_t v3dval_relocs_in(struct v3dval *v, enum v3dval_reloc_kind kind, uint32_t bo, uint32_t off,
