@@ -308,6 +308,7 @@ void msms_gpu_cancel_open(struct msms_open *o)
 		while (q->head) {
 			struct msms_submit *s = q->head;
 			q->head = s->next;
+			msms_dispatch_drop_unissued(dev, s);
 			msms_dispatch_unlink(dev, s);
 			msms_submit_free(s);
 		}

@@ -517,6 +517,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	else
 		q->head = s;
 	q->tail = s;
+	msms_dispatch_queued(o->dev, s);
 	a->fence = s->fence;
 	q->last_fence = s->fence;
 	/* Queued: in-syncobjs flagged RESET lose their fence, out-syncobjs get the submit's. */
