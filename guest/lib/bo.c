@@ -338,6 +338,12 @@ void ferry_bo_close(struct ferry_bo *bo)
 		ferry_async_note(dev, msg.seq, msg.kind, ctx->id, 0, 0);
 	ferry_bo_free(bo);
 	pthread_mutex_unlock(&dev->lock);
-	if (exists_on_host && !dev->dead)
-		ferry_send(dev, &msg);
+	if (exists_on_host && !dev->dead) {
+		/* Into the context's ring when it has one: no reply and no fds, so a close costs no
+		 * socket frame, and the ring's order against the socket means the host has freed the
+		 * BO (and its quota) before it reads any request sent after this. */
+		pthread_mutex_lock(&dev->send_lock);
+		ferry_send_ctx_locked(ctx, &msg);
+		pthread_mutex_unlock(&dev->send_lock);
+	}
 }

@@ -191,8 +191,9 @@ struct host_bo {
 			* check is O(1) instead of a walk over every held submit's BOs */
 	uint64_t size, iova;
 	uint64_t submit_mark; /* duplicate detection within one submit's bos[] */
-	void *host_map;       /* validated contexts: the validator's read-only host mapping, for the
-			       * BO's lifetime (the family's bo_added / bo_unmap_host) */
+	void *host_map;       /* validated contexts: the validator's read-only host mapping, or NULL
+			       * (msm: until the context's next submit) until the family's
+			       * bo_unmap_host */
 	dev_t pages_dev;      /* the file of the BO's pages as exported (fstat): what BO_IMPORT */
 	ino_t pages_ino;      /* recognises an fd by (bo_share.c) */
 	struct host_bo *pages_next; /* chain of ferry_host.pages, while in a context's table */

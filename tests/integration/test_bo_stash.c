@@ -1,6 +1,7 @@
 /* libferry's BO stash through ferryd: BOs of a repeated size come from BoCreateBatch ahead of
  * need, each zeroed and the GPU's as usual; the stash counts against the client's quota but
- * gives way (a client still gets exactly --max-client-bos BOs), and goes with its context. */
+ * gives way (a client still gets exactly --max-client-bos BOs), and goes with its context. And
+ * BoClose, which libferry puts in the context's submit ring. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +23,20 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The BO count of ferryd p (`ferry status`), or -1. */
+static long host_bos_of(const struct ferryd_proc *p)
+{
+	char *out = itest_ferry_status(p, "", NULL);
+	const char *at = out ? strstr(out, "\nbos: ") : NULL;
+	long n = at ? strtol(at + 6, NULL, 10) : -1;
+	free(out);
+	return n;
+}
+
 /* ferryd's BO count (`ferry status`), or -1. */
 static long host_bos(void)
 {
-	char *out = itest_ferry_status(&ferryd, "", NULL);
-	const char *p = out ? strstr(out, "\nbos: ") : NULL;
-	long n = p ? strtol(p + 6, NULL, 10) : -1;
-	free(out);
-	return n;
+	return host_bos_of(&ferryd);
 }
 
 static bool all_zero(const uint32_t *p, uint64_t size)
@@ -128,6 +135,53 @@ static void test_stash_gives_way_to_quota(const char *ferryd_path)
 	CHECK(ferryd_stop(&capped, 20000) == 0);
 }
 
+/* libferry puts a BoClose in the context's ring (no socket frame), and ferryd still frees the
+ * BO without any later frame to push it, and before any request sent after the close: with
+ * --max-client-bos 1 every create after a close succeeds. */
+static void test_closes_go_in_the_ring(const char *path)
+{
+	static struct ferryd_proc p;
+	const char *const extra[] = { "--max-client-bos", "1", NULL };
+	REQUIRE(ferryd_spawn(path, "a630", extra, true, 30000, &p) == 0);
+	struct ferry_device *dev;
+	struct ferry_context *ctx;
+	REQUIRE(ferry_device_open(p.uri, &dev) == 0);
+	REQUIRE(ferry_context_create(dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &ctx) == 0);
+	const char *env = getenv("FERRY_RING");
+	bool ring = !(env && strcmp(env, "0") == 0);
+	/* Above the BO stash's sizes: each create is one BoCreate, each close one BoClose. */
+	const uint64_t size = 320u << 10;
+	struct itest_bo b;
+	REQUIRE(itest_bo_new(ctx, size, &b) == 0);
+	struct ferry_ring_stats s0, s1;
+	ferry_context_ring_stats(ctx, &s0);
+	ferry_bo_close(b.bo);
+	ferry_context_ring_stats(ctx, &s1);
+	uint64_t want = ring ? s0.records + 1 : 0;
+	CHECK_EQ(s1.records, want);
+	long left = -1;
+	for (int tries = 0; tries < 200 && left != 0; tries++) {
+		left = host_bos_of(&p);
+		if (left != 0)
+			usleep(10000);
+	}
+	CHECK_EQ(left, 0);
+	for (int i = 0; i < 50; i++) {
+		int r = itest_bo_new(ctx, size, &b);
+		CHECK_EQ(r, 0);
+		if (r < 0) {
+			fprintf(stderr, "create %d: %s\n", i, ferry_device_last_error(dev));
+			break;
+		}
+		ferry_bo_close(b.bo);
+	}
+	ferry_context_destroy(ctx);
+	ferry_device_close(dev);
+	if (test_failures)
+		ferryd_dump_log(&p, 20);
+	CHECK(ferryd_stop(&p, 20000) == 0);
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
@@ -138,6 +192,7 @@ int main(void)
 	itest_start_ferryd(&ferryd);
 	RUN_TEST(test_stashed_bos_are_fresh);
 	test_stash_gives_way_to_quota(path);
+	test_closes_go_in_the_ring(path);
 	if (test_failures)
 		ferryd_dump_log(&ferryd, 30);
 	CHECK(itest_stop_ferryd(&ferryd));

@@ -1,5 +1,6 @@
-/* The `validated` context policy: each context's BOs kept sorted by iova with read-only host
- * mappings (the validator's BO table, maintained on BO create/close), and the submit step that
+/* The `validated` context policy: each context's BOs kept sorted by iova (the validator's BO
+ * table, maintained on BO create/close) with read-only host mappings made at the first submit
+ * after a BO came, and the submit step that
  * runs the PM4 validator into the context's shadow pool. Validation happens when the submit
  * message is handled, before it may be held for in-fences: the guest learns of a rejection at
  * once, and what runs later is the shadow made now, whatever the guest writes afterwards. With a
@@ -24,6 +25,7 @@ struct ctx_validation {
 	struct pm4v_bo *bos;      /* every BO of the context, sorted by iova */
 	struct host_bo **owners;  /* owners[i] is bos[i]'s BO */
 	uint32_t nr, cap;
+	uint32_t unmapped;        /* how many of bos[] have no host mapping yet (validation_map_all) */
 	uint32_t *submit_bos;     /* per-submit scratch: submit bo i -> index into bos[] */
 	uint32_t cap_submit_bos;
 	struct shadow_pool *pool;
@@ -122,21 +124,20 @@ int validation_bo_added(struct host_ctx *ctx, struct host_bo *bo)
 	if (FERRY_ARRAY_RESERVE(v->owners, cap, v->nr + 1, 64))
 		return -ENOMEM;
 	v->cap = cap;
-	void *map;
-	/* Read-only: the host only ever reads guest memory, and reads it once per stream. */
-	int ret = msm_bo_map(msm_hctx(ctx)->msm, bo->handle, bo->size, false, &map);
-	if (ret < 0)
-		return ret;
-	bo->host_map = map;
+	/* Unmapped until a submit of the context: many BOs are made and closed (or only ever
+	 * written by the guest) between submits, and an mmap + munmap of each is most of what
+	 * ferryd spends on such a BO beyond the kernel's own work. */
+	bo->host_map = NULL;
 	uint32_t at = lower_bound(v, bo->iova);
 	memmove(&v->bos[at + 1], &v->bos[at], (size_t)(v->nr - at) * sizeof(*v->bos));
 	memmove(&v->owners[at + 1], &v->owners[at], (size_t)(v->nr - at) * sizeof(*v->owners));
 	v->bos[at] = (struct pm4v_bo){
-		.iova = bo->iova, .size = bo->size, .map = map, .id = bo->id,
+		.iova = bo->iova, .size = bo->size, .map = NULL, .id = bo->id,
 		.flags = (bo->flags & MSM_BO_GPU_READONLY) ? PM4V_BO_GPU_READONLY : 0,
 	};
 	v->owners[at] = bo;
 	v->nr++;
+	v->unmapped++;
 	return 0;
 }
 
@@ -148,6 +149,8 @@ void validation_bo_removed(struct host_ctx *ctx, struct host_bo *bo)
 	uint32_t at = lower_bound(v, bo->iova);
 	if (at >= v->nr || v->owners[at] != bo)
 		return;
+	if (!v->bos[at].map)
+		v->unmapped--;
 	memmove(&v->bos[at], &v->bos[at + 1], (size_t)(v->nr - at - 1) * sizeof(*v->bos));
 	memmove(&v->owners[at], &v->owners[at + 1], (size_t)(v->nr - at - 1) * sizeof(*v->owners));
 	v->nr--;
@@ -158,6 +161,28 @@ void validation_bo_unmap(struct host_bo *bo)
 	if (bo->host_map)
 		msm_bo_unmap(msm_hctx(bo->ctx)->msm, bo->host_map, bo->size);
 	bo->host_map = NULL;
+}
+
+/* Gives every BO of the context its read-only host mapping (the host only ever reads guest
+ * memory, once per stream), from the first submit after the BO came. */
+static int map_all(struct host_ctx *ctx, struct ctx_validation *v, char *why, size_t n)
+{
+	for (uint32_t i = 0; i < v->nr && v->unmapped; i++) {
+		if (v->bos[i].map)
+			continue;
+		struct host_bo *bo = v->owners[i];
+		void *map;
+		int ret = msm_bo_map(msm_hctx(ctx)->msm, bo->handle, bo->size, false, &map);
+		if (ret < 0) {
+			char e[80];
+			HOST_FAIL(ret, "bo %u: host mapping (mmap) for validation: %s", bo->id,
+				  ferry_errno_text(ret, e, sizeof(e)));
+		}
+		bo->host_map = map;
+		v->bos[i].map = map;
+		v->unmapped--;
+	}
+	return 0;
 }
 
 /* The errno a rejection is reported with: privilege violations are -EPERM, the rest -EINVAL.
@@ -199,6 +224,13 @@ int validation_submit(struct host_ctx *ctx, const struct ferry_msm_submit *s, st
 			HOST_FAIL(-ENOMEM, "out of memory (validator)");
 	}
 	struct pm4v_validator *val = resuming ? c->submit_pending : msm_host(h)->validator;
+	/* The validator may follow an IB to any BO of the context, not only the submit's. */
+	int mret = map_all(ctx, v, why, n);
+	if (mret < 0) {
+		if (resuming)
+			validation_cancel(c);
+		return mret;
+	}
 	if (FERRY_ARRAY_RESERVE(v->submit_bos, v->cap_submit_bos, s->nr_bos ? s->nr_bos : 1, 64))
 		HOST_FAIL(-ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < s->nr_bos; i++) {

@@ -297,6 +297,60 @@ static void test_submit_executes_and_signals(void)
 	fixture_close(&f);
 }
 
+/* The read-only mappings of the simulated kernel's BO pages in this process: the validator's
+ * (the kernel's, the shadow pool's and the harness's are writable). */
+static int validator_mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	REQUIRE(f);
+	char line[512];
+	int n = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " r--s ") && strstr(line, "memfd:ferry-msm-bo@"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* The validator's host mapping of a BO is made at the first submit after it came, not with the
+ * BO: made and closed between submits, a BO costs ferryd no mmap. Every BO a submit could reach
+ * (any of the context's, not only the listed ones) is mapped before it is validated. */
+static void test_validation_maps_bos_at_submit(void)
+{
+	struct ctx_fixture f;
+	fixture_open(&f, "t-lazy-map");
+	for (uint32_t id = 10; id < 18; id++)
+		harness_reply(&f.hc, req_bo_create(&f.hc, 1, id, 8192, MSM_BO_WC_FLAG));
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	harness_clear(&f.hc);
+	CHECK_EQ(validator_mappings(), 0);
+
+	uint32_t at = emit_mem_write(f.cmd, 0, f.data_iova, 0x1a200001u);
+	struct submit_args a = simple_submit(0, 1, 0, at);
+	req_submit(&f.hc, &a);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	HARNESS_RUN_UNTIL(host, atomic_load(&f.page->slots[0].signaled) == 1, 10000);
+	CHECK_EQ(f.data[0], 0x1a200001u);
+	/* The 8, and the fixture's two, which no submit had reached before. */
+	CHECK_EQ(validator_mappings(), 10);
+
+	/* A BO that came after that submit, holding the next one's commands. */
+	struct rx_msg *r = harness_reply(&f.hc, req_bo_create(&f.hc, 1, 20, 4096, MSM_BO_WC_FLAG));
+	uint32_t *cs = harness_bo_map(r);
+	at = emit_mem_write(cs, 0, f.data_iova + 4, 0x1a200002u);
+	harness_clear(&f.hc);
+	a = simple_submit(0, 2, 0, at);
+	a.bos[0].bo_id = 20;
+	req_submit(&f.hc, &a);
+	CHECK_EQ(harness_count(&f.hc, FERRY_MSG_ERROR), 0);
+	HARNESS_RUN_UNTIL(host, atomic_load(&f.page->slots[0].signaled) == 2, 10000);
+	CHECK_EQ(f.data[1], 0x1a200002u);
+	CHECK_EQ(validator_mappings(), 11);
+	munmap(cs, 4096);
+	fixture_close(&f);
+	CHECK_EQ(validator_mappings(), 0);
+}
+
 static void test_fault_reports_and_loses_context(void)
 {
 	struct ctx_fixture f;
@@ -860,6 +914,7 @@ int main(void)
 	RUN_TEST(test_queue_checks);
 	RUN_TEST(test_submit_checks);
 	RUN_TEST(test_submit_executes_and_signals);
+	RUN_TEST(test_validation_maps_bos_at_submit);
 	RUN_TEST(test_fault_reports_and_loses_context);
 	RUN_TEST(test_in_fences_and_wait_deadlines);
 	RUN_TEST(test_empty_submits);
