@@ -277,7 +277,10 @@ static int entry_kv(struct parser *ps, struct slice k, struct slice v, size_t ke
 	} else if (eq(k, "name")) {
 		copy_str(e->name, sizeof(e->name), v);
 	} else if (eq(k, "id") && !e->name[0]) {
-		snprintf(e->name, sizeof(e->name), "%s %.*s", ps->section, (int)(v.n < 16 ? v.n : 16), v.p);
+		/* A label: a long section name is cut (the return value says so; nothing depends on it). */
+		if (snprintf(e->name, sizeof(e->name), "%s %.*s", ps->section, (int)(v.n < 16 ? v.n : 16), v.p) >=
+		    (int)sizeof(e->name))
+			e->name[sizeof(e->name) - 1] = '\0';
 	} else if (eq(k, "data") || eq(k, "dwords")) {
 		e->data_indent = key_indent;
 		if (starts(v, "!!ascii85")) {

@@ -231,7 +231,7 @@ static void test_capture_and_replay(void)
 			snprintf(want, sizeof(want), "-0x%llx.bin", (unsigned long long)w.data.iova);
 			size_t l = strlen(e->d_name);
 			if (l > strlen(want) && !strcmp(e->d_name + l - strlen(want), want)) {
-				snprintf(path, sizeof(path), "%s/%s", dump, e->d_name);
+				REQUIRE(snprintf(path, sizeof(path), "%s/%s", dump, e->d_name) < (int)sizeof(path));
 				CHECK_EQ(read_u32_at(path, 8), 0x22222222u);
 				CHECK_EQ(read_u32_at(path, 12), 0u);
 				nb++;
@@ -289,7 +289,7 @@ static void test_capture_imported_bo(void)
 	while (d && (e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 		if (l > strlen(want) && !strcmp(e->d_name + l - strlen(want), want)) {
-			snprintf(path, sizeof(path), "%s/%s", dump, e->d_name);
+			REQUIRE(snprintf(path, sizeof(path), "%s/%s", dump, e->d_name) < (int)sizeof(path));
 			CHECK_EQ(read_u32_at(path, 16), v);
 			nb++;
 		}
