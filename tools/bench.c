@@ -861,7 +861,8 @@ int cmd_bench(int argc, char **argv)
 		printf("      %7u bytes %7.0f MB/s (%.1f us), memcpy %7.0f MB/s, validation = %.2fx memcpy\n",
 		       rates[i]->stream_bytes, rates[i]->mb_per_s, rates[i]->us_per_submit, rates[i]->copy_mb_per_s,
 		       rates[i]->mb_per_s / rates[i]->copy_mb_per_s);
-	printf("      memcpy = the same bytes from the same BO into the same shadow memory, unchecked\n");
+	printf("      memcpy = the same bytes from the same BO into the same shadow memory, unchecked;\n"
+	       "      both per second of the thread's CPU time (time given to other processes not counted)\n");
 	printf("  (e) through ferryd, %u-byte stream      %12s %12s %9s\n", rate64.stream_bytes,
 	       "validated", "passthrough", "ratio");
 	if (sp.ok) {

@@ -233,7 +233,7 @@ static void print_rates(const char *gpu)
 	}
 	printf("  bytes = list bytes walked + shader state blocks copied; ratio = validation MB/s / memcpy\n"
 	       "  MB/s of the same bytes into the same shadow memory (validation = 0.01x memcpy: 100 times\n"
-	       "  slower; higher = less checking cost)\n");
+	       "  slower; higher = less checking cost); both per second of the thread's CPU time\n");
 }
 
 int bench_v3d(const char *gpu, const char *server, const char *ferryd_path, int iters)
