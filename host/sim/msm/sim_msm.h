@@ -60,7 +60,7 @@ struct sim_msm_cp_stats {
 	/* The most GPU worker steps (slices) that ran while another thread waited for the device
 	 * lock: how long an ioctl can be kept out, counted instead of timed. */
 	uint64_t lock_wait_steps_max;
-	/* The dispatcher's walks over the contexts to issue submits onto the rings: one per change
+	/* The dispatcher's looks for submits to issue onto the rings: one per change
 	 * (a submit queued or retired, a context come or gone), not one per slice. */
 	uint64_t issue_passes;
 };

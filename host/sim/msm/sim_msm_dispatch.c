@@ -40,78 +40,89 @@ void msms_dispatch_eop(struct msms_submit *s)
 	msms_trace_record(s, KDEV_TRACE_END);
 }
 
-/* The context of priority prio after q in round-robin order (wrapping), or NULL. dev->queues is
- * in seq order (msms_queue_create appends), so this walks forward from q, not the whole list:
- * a pass over every context stays O(contexts), not O(contexts^2). */
-static struct msms_queue *context_after(struct sim_msm_device *dev, uint32_t prio, struct msms_queue *q)
+/* The issuable list of a priority: contexts with a submit not issued yet and fewer than
+ * MSMS_CONTEXT_INFLIGHT on the ring, in round-robin order (a context that issues goes to the
+ * back). The dispatcher takes from it without walking the contexts that have nothing to issue:
+ * with 64 busy contexts that walk, after every retire, was a fifth of ferryd's time. */
+static bool issuable(const struct msms_queue *q)
 {
-	for (struct msms_queue *n = q->dev_next; n; n = n->dev_next)
-		if (n->prio == prio)
-			return n;
-	for (struct msms_queue *n = dev->queues; n && n != q; n = n->dev_next)
-		if (n->prio == prio)
-			return n;
-	return q;
+	return q->next_unissued && q->inflight < MSMS_CONTEXT_INFLIGHT;
 }
 
-/* The context of priority prio after the one that issued last (wrapping), or NULL. */
-static struct msms_queue *next_context(struct sim_msm_device *dev, uint32_t prio, const struct msms_ring *ring)
+static void issue_list_add(struct sim_msm_device *dev, struct msms_queue *q)
 {
-	if (!dev->nr_queues_prio[prio])
-		return NULL;
-	if (ring->issue_last)
-		return context_after(dev, prio, ring->issue_last);
-	for (struct msms_queue *q = dev->queues; q; q = q->dev_next)
-		if (q->prio == prio)
-			return q;
-	return NULL;
+	struct msms_issue_list *l = &dev->issuable[q->prio];
+	q->issue_next = NULL;
+	q->issue_prev = l->tail;
+	if (l->tail)
+		l->tail->issue_next = q;
+	else
+		l->head = q;
+	l->tail = q;
+	l->count++;
+	q->on_issue_list = true;
+}
+
+static void issue_list_del(struct sim_msm_device *dev, struct msms_queue *q)
+{
+	struct msms_issue_list *l = &dev->issuable[q->prio];
+	if (q->issue_prev)
+		q->issue_prev->issue_next = q->issue_next;
+	else
+		l->head = q->issue_next;
+	if (q->issue_next)
+		q->issue_next->issue_prev = q->issue_prev;
+	else
+		l->tail = q->issue_prev;
+	q->issue_next = q->issue_prev = NULL;
+	l->count--;
+	q->on_issue_list = false;
+}
+
+/* On the list exactly when issuable, after anything that may have changed that. */
+static void issue_list_update(struct sim_msm_device *dev, struct msms_queue *q)
+{
+	if (issuable(q) && !q->on_issue_list)
+		issue_list_add(dev, q);
+	else if (!issuable(q) && q->on_issue_list)
+		issue_list_del(dev, q);
+	dev->issue_dirty = true;
+}
+
+void msms_dispatch_queued(struct sim_msm_device *dev, struct msms_submit *s)
+{
+	struct msms_queue *q = s->queue;
+	if (!q->next_unissued)
+		q->next_unissued = s;
+	issue_list_update(dev, q);
 }
 
 void msms_dispatch_add_queue(struct sim_msm_device *dev, struct msms_queue *q)
 {
 	dev->nr_queues_prio[q->prio]++;
-	dev->issue_dirty = true;
 }
 
 void msms_dispatch_forget_queue(struct sim_msm_device *dev, struct msms_queue *q)
 {
-	struct msms_ring *ring = &dev->rings[q->prio];
 	dev->nr_queues_prio[q->prio]--;
-	dev->issue_dirty = true;
-	if (ring->issue_last != q)
-		return;
-	/* The one before it, so that the next pass starts where it would have: after q. */
-	ring->issue_last = NULL;
-	for (struct msms_queue *n = dev->queues; n && n != q; n = n->dev_next)
-		if (n->prio == q->prio)
-			ring->issue_last = n;
+	if (q->on_issue_list)
+		issue_list_del(dev, q);
 }
 
-/* The context's next submit for the ring: in order, so one still waiting for its in-fences
- * (drm_sched dependencies) holds back the rest. */
-static struct msms_submit *first_unissued(struct sim_msm_device *dev, const struct msms_queue *q)
-{
-	struct msms_submit *s = q->next_unissued;
-	if (!s || msms_submit_deps_ready(s))
-		return s;
-	dev->issue_deps_blocked = true; /* no event here says when: look again each time */
-	return NULL;
-}
-
-/* s (not issued) leaves its drawqueue without being issued: the counts follow. */
+/* s (not issued) leaves its drawqueue without being issued. */
 void msms_dispatch_drop_unissued(struct sim_msm_device *dev, struct msms_submit *s)
 {
 	if (s->issued)
 		return;
-	if (s->queue->next_unissued == s)
-		s->queue->next_unissued = s->next;
-	dev->nr_unissued[s->queue->prio]--;
+	struct msms_queue *q = s->queue;
+	if (q->next_unissued == s)
+		q->next_unissued = s->next;
+	issue_list_update(dev, q);
 }
 
 void msms_dispatch_issue(struct sim_msm_device *dev)
 {
-	/* Nothing queued, retired or waited for since the last walk: it would issue nothing. With
-	 * 64 busy contexts the walk before every slice was a quarter of ferryd's time. */
+	/* Nothing queued, retired or waited for since the last look: it would issue nothing. */
 	if (!dev->issue_dirty && !dev->issue_deps_blocked)
 		return;
 	dev->issue_dirty = false;
@@ -119,35 +130,34 @@ void msms_dispatch_issue(struct sim_msm_device *dev)
 	dev->issue_passes++;
 	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++) {
 		struct msms_ring *ring = &dev->rings[prio];
-		/* One submit per context per pass, contexts in round-robin order, until the ring is
-		 * full or no context has anything to issue. */
-		bool issued = true;
-		/* Stops when nothing is left to issue, not after a pass that found nothing. */
-		while (issued && ring->count < MSMS_RING_SIZE && dev->nr_unissued[prio]) {
-			issued = false;
-			struct msms_queue *start = next_context(dev, prio, ring), *q = start;
-			while (q && ring->count < MSMS_RING_SIZE && dev->nr_unissued[prio]) {
-				struct msms_submit *s = q->inflight < MSMS_CONTEXT_INFLIGHT ? first_unissued(dev, q) : NULL;
-				if (s) {
-					s->issued = true;
-					q->next_unissued = s->next;
-					dev->nr_unissued[prio]--;
-					s->ring_next = NULL;
-					s->ring_prev = ring->tail;
-					if (ring->tail)
-						ring->tail->ring_next = s;
-					else
-						ring->head = s;
-					ring->tail = s;
-					ring->count++;
-					q->inflight++;
-					ring->issue_last = q;
-					issued = true;
-				}
-				q = context_after(dev, prio, q);
-				if (q == start)
-					break;
+		struct msms_issue_list *l = &dev->issuable[prio];
+		/* One submit per context per turn, until the ring is full or every context left on
+		 * the list waits for in-fences (drm_sched dependencies: its later submits wait too). */
+		uint32_t blocked = 0;
+		while (ring->count < MSMS_RING_SIZE && l->head && blocked < l->count) {
+			struct msms_queue *q = l->head;
+			struct msms_submit *s = q->next_unissued;
+			issue_list_del(dev, q);
+			if (!msms_submit_deps_ready(s)) {
+				dev->issue_deps_blocked = true; /* no event here says when: look each time */
+				issue_list_add(dev, q);
+				blocked++;
+				continue;
 			}
+			blocked = 0;
+			s->issued = true;
+			q->next_unissued = s->next;
+			s->ring_next = NULL;
+			s->ring_prev = ring->tail;
+			if (ring->tail)
+				ring->tail->ring_next = s;
+			else
+				ring->head = s;
+			ring->tail = s;
+			ring->count++;
+			q->inflight++;
+			if (issuable(q))
+				issue_list_add(dev, q);
 		}
 	}
 }
@@ -217,7 +227,7 @@ void msms_dispatch_unlink(struct sim_msm_device *dev, struct msms_submit *s)
 	ring->count--;
 	s->queue->inflight--;
 	s->issued = false;
-	dev->issue_dirty = true; /* room on the ring and under the context's limit */
+	issue_list_update(dev, s->queue); /* under the context's limit again; room on the ring */
 }
 
 void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q)

@@ -138,6 +138,9 @@ struct msms_queue {
 	struct msms_submit *head, *tail; /* the drawqueue: every submit not yet retired */
 	/* The first submit not issued yet: issued ones are a prefix of the drawqueue (in order). */
 	struct msms_submit *next_unissued;
+	/* On dev->issuable[prio] while it has one to issue and room under MSMS_CONTEXT_INFLIGHT. */
+	struct msms_queue *issue_next, *issue_prev;
+	bool on_issue_list;
 	/* The drawqueue's submits by fence (the kernel's idr): a fence lookup per submit and per
 	 * WAIT_FENCE, not a walk of every queued submit. Last: the dispatcher's walks over every
 	 * queue read only the fields above, a cache line or two, not past 8 KiB of buckets. */
@@ -149,9 +152,6 @@ struct msms_ring {
 	struct msms_submit *head, *tail;
 	uint32_t count;
 	uint64_t rr_last;         /* context seq that ran last: round-robin cursor */
-	/* The context that issued last (round-robin cursor), or NULL: before the first. A context
-	 * that goes hands it to the one of its priority before it (msms_dispatch_forget_queue). */
-	struct msms_queue *issue_last;
 	uint64_t vclock;          /* the largest vrun picked: where a context that idled resumes */
 };
 
@@ -195,12 +195,15 @@ struct sim_msm_device {
 	uint64_t wake_gen;         /* msms_dispatch_wake_stalled's: stalls before it are due */
 	uint64_t queue_seq;
 	struct msms_ring rings[MSMS_NR_PRIORITIES];
-	/* msms_dispatch_issue walks the contexts only when its answer may have changed: a submit
-	 * queued or taken off a ring, a context come or gone (issue_dirty), or a submit found
-	 * waiting for in-fences another device or an ioctl may signal at any time. */
+	/* msms_dispatch_issue looks only when its answer may have changed: a submit queued or
+	 * taken off a ring (issue_dirty), or a submit found waiting for in-fences another device
+	 * or an ioctl may signal at any time. */
 	bool issue_dirty;
 	bool issue_deps_blocked;
-	uint32_t nr_unissued[MSMS_NR_PRIORITIES]; /* queued submits not on a ring yet */
+	struct msms_issue_list {
+		struct msms_queue *head, *tail;
+		uint32_t count;
+	} issuable[MSMS_NR_PRIORITIES]; /* sim_msm_dispatch.c */
 	uint64_t issue_passes;     /* walks done (sim_msm_cp_stats) */
 	bool paused;               /* sim_msm_set_paused: the worker runs nothing */
 	struct cp_device cp;
@@ -270,14 +273,7 @@ void msms_gpu_cancel_open(struct msms_open *o);
 void msms_dispatch_issue(struct sim_msm_device *dev);
 void msms_dispatch_drop_unissued(struct sim_msm_device *dev, struct msms_submit *s);
 /* s was appended to its queue's drawqueue: the next msms_dispatch_issue looks. */
-static inline void msms_dispatch_queued(struct sim_msm_device *dev, struct msms_submit *s)
-{
-	struct msms_queue *q = s->queue;
-	if (!q->next_unissued)
-		q->next_unissued = s;
-	dev->nr_unissued[q->prio]++;
-	dev->issue_dirty = true;
-}
+void msms_dispatch_queued(struct sim_msm_device *dev, struct msms_submit *s);
 /* The submit the CP runs next: the highest priority ring with a ready submit, round-robin among
  * contexts within it; NULL if none (*next_wake lowered to the next stalled poll). */
 struct msms_submit *msms_dispatch_pick(struct sim_msm_device *dev, uint64_t now,
