@@ -61,7 +61,7 @@ struct sim_msm_cp_stats {
 	 * lock: how long an ioctl can be kept out, counted instead of timed. */
 	uint64_t lock_wait_steps_max;
 	/* The dispatcher's looks for submits to issue onto the rings: one per change
-	 * (a submit queued or retired, a context come or gone), not one per slice. */
+	 * (a submit queued or retired), not one per slice. */
 	uint64_t issue_passes;
 };
 void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out);
