@@ -129,8 +129,8 @@ static void seqno_waiter_remove(struct ferry_queue *q, struct ferry_seqno_waiter
 
 /* A fence wait first looks at the page for up to FERRY_WAIT_SPIN_US (default 10), as i915
  * busy-waits on a request about to complete: an answer within it costs the waiter no sleep and
- * the host no eventfd write. Only with a second CPU online (the host runs meanwhile) and a page
- * the host writes itself; 0 turns it off. */
+ * the host no eventfd write. Only with a second CPU to run on (the host runs meanwhile) and a
+ * page the host writes itself; 0 turns it off. */
 #define WAIT_SPIN_US_DEFAULT 10
 #define WAIT_SPIN_US_MAX     1000
 /* After a spin in vain the next waits of the device sleep at once, 16 of them and twice as
@@ -153,7 +153,7 @@ int64_t ferry_wait_spin_setting(void)
 		else
 			us = v;
 	}
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (int64_t)us * 1000 : 0;
+	return ferry_cpus_usable() > 1 ? (int64_t)us * 1000 : 0;
 }
 
 static bool points_signaled(const struct ferry_fence_point *f, uint32_t count, bool wait_all)

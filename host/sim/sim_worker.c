@@ -32,7 +32,7 @@ static bool spin_allowed(void)
 	static atomic_int cpus; /* 0: not asked yet (every thread that asks gets the same answer) */
 	int n = atomic_load_explicit(&cpus, memory_order_relaxed);
 	if (!n) {
-		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		n = ferry_cpus_usable();
 		atomic_store_explicit(&cpus, n, memory_order_relaxed);
 	}
 	return n > 1;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ferry/cpu_relax.h"
 #include "ferry/fence_page.h"
 #include "ferry/ferry.h"
 #include "test.h"
@@ -541,7 +542,7 @@ static bool one_spin_hit(int *writes)
 /* The spin sees the fence: no sleep, no eventfd write. */
 static void test_wait_spin_hits(void)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+	if (ferry_cpus_usable() < 2) {
 		printf("skip test_wait_spin_hits: one CPU, no spin\n");
 		return;
 	}
@@ -554,7 +555,7 @@ static void test_wait_spin_hits(void)
  * skipped. */
 static void test_wait_spin_backs_off(void)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (ferry_cpus_usable() < 2)
 		return;
 	int writes;
 	REQUIRE(one_spin_hit(&writes)); /* no backoff left */
