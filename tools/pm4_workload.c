@@ -1,5 +1,6 @@
 /* The benchmark command stream: see pm4_workload.h. Index buffers are left zero (index 0 is
  * valid for any draw); the simulator checks their bounds, nothing reads vertices. */
+#include "bench_clock.h"
 #include "pm4_workload.h"
 
 #include <errno.h>
@@ -83,15 +84,6 @@ static int rate_pool_alloc(void *ctx, uint32_t size, struct pm4v_shadow *out)
 	return 0;
 }
 
-/* This thread's CPU time: a rate per CPU-second of validating (and of copying, for the
- * baseline), so that time the shared machine gives other processes does not count. */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4_workload_rate *out)
 {
 	if (stream_bytes < 1024 || stream_bytes > RATE_CMD_BYTES)
@@ -121,28 +113,33 @@ int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4
 	const struct pm4v_shadow_allocator a = { rate_pool_alloc, &pool };
 	struct pm4v_result res;
 	struct pm4v_error err;
-	unsigned iters = 0;
-	double t0 = now_s(), t1;
+	unsigned iters = 0, batch = 1;
+	double t0 = bench_thread_cpu_s(), t1;
 	do {
-		pool.used = 0;
-		if (pm4v_validate(v, &s, &a, &res, &err)) {
-			fprintf(stderr, "pm4 workload rejected: %s\n", err.msg);
-			ret = -EINVAL;
-			goto out;
+		for (unsigned b = 0; b < batch; b++, iters++) {
+			pool.used = 0;
+			if (pm4v_validate(v, &s, &a, &res, &err)) {
+				fprintf(stderr, "pm4 workload rejected: %s\n", err.msg);
+				ret = -EINVAL;
+				goto out;
+			}
 		}
-		iters++;
-		t1 = now_s();
+		t1 = bench_thread_cpu_s();
+		batch = bench_next_batch(batch, t1 - t0, seconds);
 	} while (t1 - t0 < seconds);
 	double per = (t1 - t0) / iters;
 	/* The baseline in the same conditions: the same bytes from the same BO into the same (warm)
 	 * shadow memory, nothing checked. */
 	unsigned copies = 0;
-	double c0 = now_s(), c1;
+	batch = 1;
+	double c0 = bench_thread_cpu_s(), c1;
 	do {
-		memcpy(pool.mem, cmd, bytes);
-		__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
-		copies++;
-		c1 = now_s();
+		for (unsigned b = 0; b < batch; b++, copies++) {
+			memcpy(pool.mem, cmd, bytes);
+			__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
+		}
+		c1 = bench_thread_cpu_s();
+		batch = bench_next_batch(batch, c1 - c0, seconds / 4);
 	} while (c1 - c0 < seconds / 4);
 	double copy_per = (c1 - c0) / copies;
 	*out = (struct pm4_workload_rate){

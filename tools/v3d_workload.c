@@ -1,5 +1,6 @@
 /* The benchmark V3D job (v3d_workload.h): N draws the way v3dv bins them, a fill-and-store render
  * list, and its in-process validation rate against a plain copy. */
+#include "bench_clock.h"
 #include "v3d_workload.h"
 
 #include <errno.h>
@@ -146,15 +147,6 @@ static int rate_alloc(void *ctx, uint32_t size, struct v3dval_shadow *out)
 	return 0;
 }
 
-/* This thread's CPU time: a rate per CPU-second of validating (and of copying, for the
- * baseline), so that time the shared machine gives other processes does not count. */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int v3d_workload_validate_rate(int ver, uint32_t draws, double seconds, struct v3d_workload_rate *out)
 {
 	if (draws == 0 || draws > 100000)
@@ -198,17 +190,19 @@ int v3d_workload_validate_rate(int ver, uint32_t draws, double seconds, struct v
 	const struct v3dval_shadow_allocator a = { rate_alloc, &pool };
 	struct v3dval_cl_result res;
 	struct v3dval_error err;
-	unsigned iters = 0;
-	double t0 = now_s(), t1;
+	unsigned iters = 0, batch = 1;
+	double t0 = bench_thread_cpu_s(), t1;
 	do {
-		pool.used = 0;
-		if (v3dval_validate_cl(v, &s, &a, &res, &err)) {
-			fprintf(stderr, "v3d workload rejected: %s\n", err.msg);
-			ret = -EINVAL;
-			goto out;
+		for (unsigned b = 0; b < batch; b++, iters++) {
+			pool.used = 0;
+			if (v3dval_validate_cl(v, &s, &a, &res, &err)) {
+				fprintf(stderr, "v3d workload rejected: %s\n", err.msg);
+				ret = -EINVAL;
+				goto out;
+			}
 		}
-		iters++;
-		t1 = now_s();
+		t1 = bench_thread_cpu_s();
+		batch = bench_next_batch(batch, t1 - t0, seconds);
 	} while (t1 - t0 < seconds);
 	double per = (t1 - t0) / iters;
 	uint32_t block_bytes = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD) + 16u * ATTRS;
@@ -217,13 +211,16 @@ int v3d_workload_validate_rate(int ver, uint32_t draws, double seconds, struct v
 	uint64_t bytes = list_bytes + blocks;
 	/* The baseline: the same bytes copied into the same (warm) shadow memory, nothing checked. */
 	unsigned copies = 0;
-	double c0 = now_s(), c1;
+	batch = 1;
+	double c0 = bench_thread_cpu_s(), c1;
 	do {
-		memcpy(pool.mem, w.cl, list_bytes);
-		memcpy(pool.mem + list_bytes, w.data, blocks);
-		__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
-		copies++;
-		c1 = now_s();
+		for (unsigned b = 0; b < batch; b++, copies++) {
+			memcpy(pool.mem, w.cl, list_bytes);
+			memcpy(pool.mem + list_bytes, w.data, blocks);
+			__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
+		}
+		c1 = bench_thread_cpu_s();
+		batch = bench_next_batch(batch, c1 - c0, seconds / 4);
 	} while (c1 - c0 < seconds / 4);
 	double copy_per = (c1 - c0) / copies;
 	*out = (struct v3d_workload_rate){
