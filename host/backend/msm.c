@@ -244,19 +244,16 @@ static void shadow_bo_destroy(void *dev, uint32_t handle, void *map, uint32_t si
 
 const struct shadow_bo_ops msm_shadow_bo_ops = { .create = shadow_bo_create, .destroy = shadow_bo_destroy };
 
-static struct drm_msm_timespec now_timespec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (struct drm_msm_timespec){ .tv_sec = ts.tv_sec, .tv_nsec = ts.tv_nsec };
-}
+/* An absolute CLOCK_MONOTONIC timeout already past: the wait ioctls poll (msm's
+ * timeout_to_jiffies gives 0 for any time not after now), without a clock read per retire. */
+static const struct drm_msm_timespec poll_timespec = { 0, 0 };
 
 int msm_bo_cpu_prep_poll(struct msm_ctx *mc, uint32_t handle, uint32_t op)
 {
 	struct drm_msm_gem_cpu_prep req = {
 		.handle = handle,
 		.op = (op & (MSM_PREP_READ | MSM_PREP_WRITE)) | MSM_PREP_NOSYNC,
-		.timeout = now_timespec(),
+		.timeout = poll_timespec,
 	};
 	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_CPU_PREP, &req);
 	return ret == -ETIMEDOUT ? -EBUSY : ret;
@@ -294,7 +291,7 @@ int msm_queue_faults(struct msm_ctx *mc, uint32_t kernel_id, uint32_t *faults)
 
 int msm_fence_poll(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno)
 {
-	struct drm_msm_wait_fence req = { .fence = seqno, .timeout = now_timespec(), .queueid = kernel_id };
+	struct drm_msm_wait_fence req = { .fence = seqno, .timeout = poll_timespec, .queueid = kernel_id };
 	int ret = kdev_ioctl(mc->kd, DRM_IOCTL_MSM_WAIT_FENCE, &req);
 	if (ret == -ETIMEDOUT || ret == -EBUSY)
 		return -EBUSY;

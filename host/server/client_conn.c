@@ -859,6 +859,8 @@ static void conn_free(struct conn *c)
 
 void conn_reap_dead(struct server *srv)
 {
+	if (!srv->watch)
+		return; /* nothing to look at: no clock read on every pass of the loop */
 	int64_t now = now_ns();
 	struct conn *c = srv->watch;
 	while (c) {
@@ -897,6 +899,8 @@ void conn_trim(struct server *srv)
 
 int conn_timeout_ms(const struct server *srv, int timeout_ms)
 {
+	if (!srv->trim_at_ns && !srv->watch)
+		return timeout_ms;
 	int64_t now = now_ns();
 	if (srv->trim_at_ns) {
 		int64_t left = srv->trim_at_ns - now;

@@ -544,7 +544,7 @@ int control_timeout_ms(const struct server *srv, int timeout_ms)
 void control_expire(struct server *srv)
 {
 	struct control *ctl = srv->control;
-	if (!ctl)
+	if (!ctl || !ctl->conns)
 		return;
 	int64_t now = now_ms();
 	struct control_conn *c = ctl->conns;

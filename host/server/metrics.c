@@ -414,7 +414,7 @@ int metrics_timeout_ms(const struct server *srv, int timeout_ms)
 void metrics_expire(struct server *srv)
 {
 	struct metrics *m = srv->metrics;
-	if (!m)
+	if (!m || !m->conns)
 		return;
 	int64_t now = now_ms();
 	struct metrics_conn *c = m->conns;
