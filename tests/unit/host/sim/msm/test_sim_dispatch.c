@@ -308,19 +308,17 @@ static void test_lock_handed_to_waiters(void)
 /* The dispatcher serves the context that ran least first: a context with one short submit does
  * not wait for every one of 8 spinning contexts' slices, only for the slice in progress. Counted
  * in CP packets run between its submit and its completion. */
-static void test_light_context_not_behind_every_busy_one(void)
+/* n contexts each running an IB that chains to itself for ever (8000 NOPs a lap): busy until
+ * the hangcheck, which the caller sets long, then short to end them (end_looping). */
+static void start_looping(struct sim_msm_device *dev, struct fixture *f, uint32_t *fence, int n)
 {
-	enum { N = 8, LOOP_NOPS = 8000, ROUNDS = 20 };
-	struct sim_msm_device *dev;
-	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
+	enum { LOOP_NOPS = 8000 };
 	sim_msm_set_hangcheck_ms(dev, 60000);
-	struct fixture f[N], light;
-	uint32_t fence[N];
-	for (int i = 0; i < N; i++) {
+	for (int i = 0; i < n; i++) {
 		fx_init(dev, &f[i]);
 		struct pm4_builder a;
 		pm4_builder_init(&a, f[i].ib2.cpu, LOOP_NOPS + 8);
-		for (int n = 0; n < LOOP_NOPS; n++)
+		for (int k = 0; k < LOOP_NOPS; k++)
 			pm4_nop(&a, 0);
 		pm4_ib_chain(&a, f[i].ib2.iova, LOOP_NOPS + 4);
 		REQUIRE(pm4_builder_ok(&a));
@@ -328,6 +326,25 @@ static void test_light_context_not_behind_every_busy_one(void)
 		const struct tbo *extra[2] = { &f[i].ib2, &f[i].data };
 		REQUIRE(submit_ib_bos(f[i].k, 0, &f[i].cmd, f[i].b.len, extra, 2, &fence[i]) == 0);
 	}
+}
+
+static void end_looping(struct sim_msm_device *dev, struct fixture *f, const uint32_t *fence, int n)
+{
+	sim_msm_set_hangcheck_ms(dev, 50);
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(wait_fence_ms(f[i].k, 0, fence[i], 20000), 0);
+		fx_fini(&f[i]);
+	}
+}
+
+static void test_light_context_not_behind_every_busy_one(void)
+{
+	enum { N = 8, ROUNDS = 20 };
+	struct sim_msm_device *dev;
+	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
+	struct fixture f[N], light;
+	uint32_t fence[N];
+	start_looping(dev, f, fence, N);
 	fx_init(dev, &light);
 	uint64_t worst = 0;
 	for (uint32_t r = 0; r < ROUNDS; r++) {
@@ -355,11 +372,7 @@ static void test_light_context_not_behind_every_busy_one(void)
 		fprintf(stderr, "  %llu packets ran between a light submit and its completion\n",
 			(unsigned long long)worst);
 	CHECK(worst < 3 * 65536u);
-	sim_msm_set_hangcheck_ms(dev, 50);
-	for (int i = 0; i < N; i++) {
-		CHECK_EQ(wait_fence_ms(f[i].k, 0, fence[i], 20000), 0);
-		fx_fini(&f[i]);
-	}
+	end_looping(dev, f, fence, N);
 	fx_fini(&light);
 	sim_msm_device_destroy(dev);
 }
@@ -368,24 +381,12 @@ static void test_light_context_not_behind_every_busy_one(void)
  * dispatcher does not walk the contexts again; a new submit makes it walk once more. */
 static void test_issue_walks_only_on_change(void)
 {
-	enum { N = 4, LOOP_NOPS = 8000 };
+	enum { N = 4 };
 	struct sim_msm_device *dev;
 	REQUIRE(sim_msm_device_create("a630", &dev) == 0);
-	sim_msm_set_hangcheck_ms(dev, 60000);
 	struct fixture f[N], light;
 	uint32_t fence[N];
-	for (int i = 0; i < N; i++) {
-		fx_init(dev, &f[i]);
-		struct pm4_builder a;
-		pm4_builder_init(&a, f[i].ib2.cpu, LOOP_NOPS + 8);
-		for (int n = 0; n < LOOP_NOPS; n++)
-			pm4_nop(&a, 0);
-		pm4_ib_chain(&a, f[i].ib2.iova, LOOP_NOPS + 4);
-		REQUIRE(pm4_builder_ok(&a));
-		pm4_ib(&f[i].b, f[i].ib2.iova, a.len);
-		const struct tbo *extra[2] = { &f[i].ib2, &f[i].data };
-		REQUIRE(submit_ib_bos(f[i].k, 0, &f[i].cmd, f[i].b.len, extra, 2, &fence[i]) == 0);
-	}
+	start_looping(dev, f, fence, N);
 	fx_init(dev, &light);
 	usleep(5000);
 	struct sim_msm_cp_stats a, b;
@@ -403,11 +404,7 @@ static void test_issue_walks_only_on_change(void)
 	CHECK_EQ(light.data.cpu[0], 7u);
 	sim_msm_get_cp_stats(dev, &a);
 	CHECK(a.issue_passes > b.issue_passes);
-	sim_msm_set_hangcheck_ms(dev, 50);
-	for (int i = 0; i < N; i++) {
-		CHECK_EQ(wait_fence_ms(f[i].k, 0, fence[i], 20000), 0);
-		fx_fini(&f[i]);
-	}
+	end_looping(dev, f, fence, N);
 	fx_fini(&light);
 	sim_msm_device_destroy(dev);
 }
