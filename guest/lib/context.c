@@ -37,6 +37,7 @@ static int adopt_fence_page(struct ferry_context *ctx, struct ferry_pending *p)
 		ferry_set_error(dev, "fence page has bad magic 0x%08x", ctx->page->magic);
 		return -EPROTO;
 	}
+	ctx->seqno_wake = ctx->page->version >= 2;
 	/* The eventfd's file description is shared with the host, which only writes it, so
 	 * making it non-blocking here cannot disturb the host. */
 	int fl = fcntl(p->fds[1], F_GETFL);

@@ -102,7 +102,7 @@ static void publish_wake_at(struct ferry_queue *q)
 static void seqno_waiter_add(struct ferry_queue *q, struct ferry_seqno_waiter *w)
 {
 	struct ferry_fence_page *page = q->ctx->page;
-	if (page->version < 2) { /* an older host: any signal wakes */
+	if (!q->ctx->seqno_wake) { /* an older host: any signal wakes */
 		atomic_fetch_add(&page->waiters, 1);
 		return;
 	}
@@ -115,7 +115,7 @@ static void seqno_waiter_add(struct ferry_queue *q, struct ferry_seqno_waiter *w
 static void seqno_waiter_remove(struct ferry_queue *q, struct ferry_seqno_waiter *w)
 {
 	struct ferry_fence_page *page = q->ctx->page;
-	if (page->version < 2) {
+	if (!q->ctx->seqno_wake) {
 		atomic_fetch_sub(&page->waiters, 1);
 		return;
 	}

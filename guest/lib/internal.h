@@ -140,6 +140,9 @@ struct ferry_context {
 	uint32_t family;
 	struct ferry_fence_page *page;
 	int event_fd;
+	/* The host honors seqno waiters (fence page version 2), read once at create: the page is
+	 * shared memory, and add / remove must agree on which words they moved. */
+	bool seqno_wake;
 	bool lost;
 	uint32_t next_bo_id;
 	uint8_t queue_used[FERRY_FENCE_PAGE_QUEUES];

@@ -34,6 +34,7 @@ static struct {
 	int listen_fd, conn;
 	pthread_t thread;
 	struct ferry_fence_page *page; /* the server's own mapping */
+	uint32_t page_version;         /* the next context's page says this version */
 	int event_fd;
 	atomic_int device_queries;
 	atomic_int submits;
@@ -122,6 +123,7 @@ static void handle(const struct ferry_msg *req, int *fds, int nfds)
 			break;
 		srv.page = mmap(NULL, FERRY_FENCE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
 		ferry_fence_page_init(srv.page);
+		srv.page->version = srv.page_version;
 		srv.event_fd = eventfd(0, EFD_CLOEXEC);
 		m.kind = FERRY_MSG_CONTEXT_CREATED;
 		m.u.context_created.ctx_id = req->u.context_create.ctx_id;
@@ -455,8 +457,7 @@ static void test_many_waiters(void)
 	CHECK(!ferry_fence_slot_wake_due(slot));
 }
 
-/* A waiter for seqno 5 sleeps through the retires of 4 earlier ones (no eventfd write); on a
- * version 1 page (an older host) it raises waiters instead, and any retire wakes it. */
+/* A waiter for seqno 5 sleeps through the retires of 4 earlier ones (no eventfd write). */
 static void test_waiter_sleeps_through_earlier_retires(void)
 {
 	uint32_t base = atomic_load(&srv.page->slots[0].signaled);
@@ -475,20 +476,6 @@ static void test_waiter_sleeps_through_earlier_retires(void)
 	/* libferry's epoll took the write as an edge and left the count (one read less). */
 	uint64_t count = 0;
 	CHECK(read(srv.event_fd, &count, sizeof(count)) == sizeof(count) && count >= 1);
-
-	srv.page->version = 1;
-	w = (struct waiter){ base + 7, 1 };
-	REQUIRE(pthread_create(&th, NULL, wait_thread, &w) == 0);
-	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
-	CHECK_EQ(atomic_load(&srv.page->waiters), 1);
-	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), 0);
-	retire(0, base + 6);
-	CHECK_EQ(atomic_load(&eventfd_writes), 2);
-	retire(0, base + 7);
-	pthread_join(th, NULL);
-	CHECK_EQ(w.result, 0);
-	CHECK_EQ(atomic_load(&srv.page->waiters), 0);
-	srv.page->version = FERRY_FENCE_PAGE_VERSION;
 	/* Those seqnos were never submitted: the next tests' submits start from base again. */
 	atomic_store(&srv.page->slots[0].signaled, base);
 	atomic_store(&srv.page->slots[0].wake_at, base + 0x80000000u);
@@ -630,6 +617,47 @@ static void test_async_error_and_fault(void)
 	ferry_queue_close(q2);
 }
 
+struct waiter_on {
+	struct ferry_queue *q;
+	uint32_t seqno;
+	int result;
+};
+
+static void *wait_on_thread(void *p)
+{
+	struct waiter_on *w = p;
+	w->result = ferry_fence_wait(w->q, w->seqno, 20ll * 1000 * 1000 * 1000);
+	return NULL;
+}
+
+/* A context whose page says version 1 (an older host): its waiters raise waiters, and any
+ * retire wakes them. (Its page becomes the one the server drives.) */
+static void test_older_host_any_signal_wakes(void)
+{
+	srv.page_version = 1;
+	struct ferry_context *c1;
+	struct ferry_queue *q1;
+	REQUIRE(ferry_context_create(dev, FERRY_FAMILY_MSM, FERRY_POLICY_VALIDATED, &c1) == 0);
+	REQUIRE(ferry_queue_create(c1, 0, &q1) == 0);
+	REQUIRE(ferry_queue_id(q1) == 0);
+	atomic_store(&eventfd_writes, 0);
+	struct waiter_on w = { q1, 2, 1 };
+	pthread_t th;
+	REQUIRE(pthread_create(&th, NULL, wait_on_thread, &w) == 0);
+	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	CHECK_EQ(atomic_load(&srv.page->waiters), 1);
+	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), 0);
+	retire(0, 1);
+	CHECK_EQ(atomic_load(&eventfd_writes), 1);
+	retire(0, 2);
+	pthread_join(th, NULL);
+	CHECK_EQ(w.result, 0);
+	CHECK_EQ(atomic_load(&srv.page->waiters), 0);
+	ferry_queue_close(q1);
+	ferry_context_destroy(c1);
+	srv.page_version = FERRY_FENCE_PAGE_VERSION;
+}
+
 static void *hangup_later(void *arg)
 {
 	nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
@@ -659,6 +687,7 @@ int main(void)
 {
 	/* Long enough for test_wait_spin_hits to retire within it from another thread. */
 	setenv("FERRY_WAIT_SPIN_US", "1000", 1);
+	srv.page_version = FERRY_FENCE_PAGE_VERSION;
 	snprintf(srv.dir, sizeof(srv.dir), "/tmp/ferry-ut-XXXXXX");
 	REQUIRE(mkdtemp(srv.dir));
 	snprintf(srv.path, sizeof(srv.path), "%s/s", srv.dir);
@@ -679,6 +708,7 @@ int main(void)
 	RUN_TEST(test_wait_spin_hits);
 	RUN_TEST(test_wait_spin_backs_off);
 	RUN_TEST(test_async_error_and_fault);
+	RUN_TEST(test_older_host_any_signal_wakes);
 	RUN_TEST(test_hangup);
 
 	pthread_join(srv.thread, NULL);
