@@ -97,14 +97,8 @@ void msms_dispatch_queued(struct sim_msm_device *dev, struct msms_submit *s)
 	issue_list_update(dev, q);
 }
 
-void msms_dispatch_add_queue(struct sim_msm_device *dev, struct msms_queue *q)
-{
-	dev->nr_queues_prio[q->prio]++;
-}
-
 void msms_dispatch_forget_queue(struct sim_msm_device *dev, struct msms_queue *q)
 {
-	dev->nr_queues_prio[q->prio]--;
 	if (q->on_issue_list)
 		issue_list_del(dev, q);
 }

@@ -191,7 +191,6 @@ struct sim_msm_device {
 	uint32_t serial;           /* sim_drm_device_serial: tags BO memfds */
 	struct msms_open *opens;
 	struct msms_queue *queues;  /* every queue with an open or pending work */
-	uint32_t nr_queues_prio[MSMS_NR_PRIORITIES]; /* of queues, by priority */
 	uint64_t wake_gen;         /* msms_dispatch_wake_stalled's: stalls before it are due */
 	uint64_t queue_seq;
 	struct msms_ring rings[MSMS_NR_PRIORITIES];
@@ -227,8 +226,7 @@ void msms_bo_put(struct msms_bo *bo);
 int msms_bo_get_iova(struct msms_bo *bo, uint64_t *iova);
 struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id);
 struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio);
-/* q joins / leaves dev->queues: the dispatcher counts it, and its cursors stop pointing at it. */
-void msms_dispatch_add_queue(struct sim_msm_device *dev, struct msms_queue *q);
+/* q leaves dev->queues: off the dispatcher's issuable list. */
 void msms_dispatch_forget_queue(struct sim_msm_device *dev, struct msms_queue *q);
 /* Frees q if it is closed (or orphaned) and has no pending work. Returns true if freed. */
 bool msms_queue_maybe_free(struct msms_queue *q);

@@ -36,7 +36,6 @@ struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 	q->seq = ++dev->queue_seq;
 	q->open_next = o->queues;
 	o->queues = q;
-	msms_dispatch_add_queue(dev, q);
 	/* Append, so round-robin order is creation order. */
 	struct msms_queue **pq = &dev->queues;
 	while (*pq)
