@@ -189,11 +189,15 @@ static inline void v3d_cl_set(uint8_t *payload, unsigned start, unsigned size, u
 	w = (w & ~(fmask << shift)) | ((value & fmask) << shift);
 	/* GCC 12 at -O3 inlines this into callers with a 4-byte buffer and an address field and
 	 * warns for this loop, which nbytes == 4 never reaches there (the branch above). */
+#if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 	for (unsigned i = 0; i < nbytes; i++)
 		p[i] = (uint8_t)(w >> (8u * i));
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 }
 
 /* An address field of `size` bits holds address >> (32 - size). */
