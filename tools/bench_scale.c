@@ -110,7 +110,7 @@ static void client_main(const char *uri, enum scale_mode mode, int index, int du
 		int nlat = 0;
 		double t0 = bench_now_us(), end = t0 + duration_ms * 1000.0;
 		while (r == 0 && bench_now_us() < end) {
-			uint32_t seqno;
+			uint32_t seqno = 0;
 			double s0 = bench_now_us();
 			/* Sliding window: before the next submit, the one SCALE_WINDOW back is done. */
 			if (mode == MODE_PIPELINE && n >= SCALE_WINDOW)

@@ -93,11 +93,13 @@ static bool config(struct vg_config *cfg)
 	cfg->host.gpu = cfg->gpu;
 	uint32_t level;
 	/* At most 10 s of linger: longer would only keep the worker looking at idle rings. */
-	bool ok = env_pick("FERRY_VG_SIM_STRICT", "0", "1", &cfg->host.sim_strict) &
-		  env_pick("FERRY_VG_V3D_TENANCY", "exclusive", "shared", &cfg->host.v3d_shared_tenancy) &
-		  env_pick("FERRY_VG_ALLOW_PASSTHROUGH", "0", "1", &cfg->host.allow_passthrough) &
-		  env_uint("FERRY_VG_LOG_LEVEL", FERRY_LOG_WARN, FERRY_LOG_DEBUG, &level) &
-		  env_uint("FERRY_VG_RING_LINGER_US", VG_RING_LINGER_DEFAULT_US, 10000000, &cfg->ring_linger_us);
+	/* Every setting looked at, so that each malformed one is said, not only the first. */
+	int bad = !env_pick("FERRY_VG_SIM_STRICT", "0", "1", &cfg->host.sim_strict);
+	bad += !env_pick("FERRY_VG_V3D_TENANCY", "exclusive", "shared", &cfg->host.v3d_shared_tenancy);
+	bad += !env_pick("FERRY_VG_ALLOW_PASSTHROUGH", "0", "1", &cfg->host.allow_passthrough);
+	bad += !env_uint("FERRY_VG_LOG_LEVEL", FERRY_LOG_WARN, FERRY_LOG_DEBUG, &level);
+	bad += !env_uint("FERRY_VG_RING_LINGER_US", VG_RING_LINGER_DEFAULT_US, 10000000, &cfg->ring_linger_us);
+	bool ok = bad == 0;
 	cfg->host.log_level = (int)level;
 	return ok;
 }

@@ -417,7 +417,7 @@ static int abuse_ring(const char *node)
 	if (fd < 0)
 		return 1;
 	const uint32_t reply = 2u << 20, data = FERRY_RING_MIN_DATA;
-	uint32_t rgem, rres, pgem, pres, sgem, sres;
+	uint32_t rgem = 0, rres = 0, pgem = 0, pres = 0, sgem = 0, sres = 0;
 	int bad = ferry_virtio_resource_new(fd, FERRY_VIRTIO_RING_HEADER + reply, &rgem, &rres) < 0 ||
 		  ferry_virtio_resource_new(fd, FERRY_FENCE_PAGE_SIZE, &pgem, &pres) < 0 ||
 		  ferry_virtio_resource_new(fd, FERRY_RING_HDR_SIZE + data, &sgem, &sres) < 0;
