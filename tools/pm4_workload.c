@@ -84,6 +84,36 @@ static int rate_pool_alloc(void *ctx, uint32_t size, struct pm4v_shadow *out)
 	return 0;
 }
 
+/* One validation of the stream, or one plain copy of it (the baseline), as rate steps. */
+struct rate_run {
+	struct pm4v_validator *v;
+	const struct pm4v_submit *s;
+	const struct pm4v_shadow_allocator *a;
+	struct rate_pool *pool;
+	struct pm4v_result res;
+	const void *src;
+	uint32_t bytes;
+};
+
+static bool validate_once(void *arg)
+{
+	struct rate_run *r = arg;
+	struct pm4v_error err;
+	r->pool->used = 0;
+	if (pm4v_validate(r->v, r->s, r->a, &r->res, &err) == 0)
+		return true;
+	fprintf(stderr, "pm4 workload rejected: %s\n", err.msg);
+	return false;
+}
+
+static bool copy_once(void *arg)
+{
+	struct rate_run *r = arg;
+	memcpy(r->pool->mem, r->src, r->bytes);
+	__asm__ volatile("" : : "r"(r->pool->mem) : "memory"); /* keep the copies */
+	return true;
+}
+
 int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4_workload_rate *out)
 {
 	if (stream_bytes < 1024 || stream_bytes > RATE_CMD_BYTES)
@@ -111,37 +141,16 @@ int pm4_workload_validate_rate(uint32_t stream_bytes, double seconds, struct pm4
 	const struct ferry_msm_submit_cmd c = { MSM_SUBMIT_CMD_BUF, 0, 0, bytes };
 	const struct pm4v_submit s = { bos, 3, submit_bos, 3, &c, 1, NULL, 0 };
 	const struct pm4v_shadow_allocator a = { rate_pool_alloc, &pool };
-	struct pm4v_result res;
-	struct pm4v_error err;
-	unsigned iters = 0, batch = 1;
-	double t0 = bench_thread_cpu_s(), t1;
-	do {
-		for (unsigned b = 0; b < batch; b++, iters++) {
-			pool.used = 0;
-			if (pm4v_validate(v, &s, &a, &res, &err)) {
-				fprintf(stderr, "pm4 workload rejected: %s\n", err.msg);
-				ret = -EINVAL;
-				goto out;
-			}
-		}
-		t1 = bench_thread_cpu_s();
-		batch = bench_next_batch(batch, t1 - t0, seconds);
-	} while (t1 - t0 < seconds);
-	double per = (t1 - t0) / iters;
+	struct rate_run run = { .v = v, .s = &s, .a = &a, .pool = &pool, .src = cmd, .bytes = bytes };
+	double per = bench_cpu_per_step(seconds, validate_once, &run);
+	if (per < 0) {
+		ret = -EINVAL;
+		goto out;
+	}
 	/* The baseline in the same conditions: the same bytes from the same BO into the same (warm)
 	 * shadow memory, nothing checked. */
-	unsigned copies = 0;
-	batch = 1;
-	double c0 = bench_thread_cpu_s(), c1;
-	do {
-		for (unsigned b = 0; b < batch; b++, copies++) {
-			memcpy(pool.mem, cmd, bytes);
-			__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
-		}
-		c1 = bench_thread_cpu_s();
-		batch = bench_next_batch(batch, c1 - c0, seconds / 4);
-	} while (c1 - c0 < seconds / 4);
-	double copy_per = (c1 - c0) / copies;
+	double copy_per = bench_cpu_per_step(seconds / 4, copy_once, &run);
+	const struct pm4v_result res = run.res;
 	*out = (struct pm4_workload_rate){
 		.stream_bytes = bytes,
 		.us_per_submit = per * 1e6,

@@ -147,6 +147,37 @@ static int rate_alloc(void *ctx, uint32_t size, struct v3dval_shadow *out)
 	return 0;
 }
 
+/* One validation of the job, or one plain copy of its bytes (the baseline), as rate steps. */
+struct rate_run {
+	struct v3dval *v;
+	const struct v3dval_cl_submit *s;
+	const struct v3dval_shadow_allocator *a;
+	struct rate_pool *pool;
+	struct v3dval_cl_result res;
+	const void *list, *blocks;
+	uint64_t list_bytes, block_bytes;
+};
+
+static bool validate_once(void *arg)
+{
+	struct rate_run *r = arg;
+	struct v3dval_error err;
+	r->pool->used = 0;
+	if (v3dval_validate_cl(r->v, r->s, r->a, &r->res, &err) == 0)
+		return true;
+	fprintf(stderr, "v3d workload rejected: %s\n", err.msg);
+	return false;
+}
+
+static bool copy_once(void *arg)
+{
+	struct rate_run *r = arg;
+	memcpy(r->pool->mem, r->list, r->list_bytes);
+	memcpy(r->pool->mem + r->list_bytes, r->blocks, r->block_bytes);
+	__asm__ volatile("" : : "r"(r->pool->mem) : "memory"); /* keep the copies */
+	return true;
+}
+
 int v3d_workload_validate_rate(int ver, uint32_t draws, double seconds, struct v3d_workload_rate *out)
 {
 	if (draws == 0 || draws > 100000)
@@ -188,41 +219,21 @@ int v3d_workload_validate_rate(int ver, uint32_t draws, double seconds, struct v
 		.rcl_start = job.rcl_start, .rcl_end = job.rcl_end, .qma = job.qma, .qms = job.qms, .qts = job.qts,
 	};
 	const struct v3dval_shadow_allocator a = { rate_alloc, &pool };
-	struct v3dval_cl_result res;
-	struct v3dval_error err;
-	unsigned iters = 0, batch = 1;
-	double t0 = bench_thread_cpu_s(), t1;
-	do {
-		for (unsigned b = 0; b < batch; b++, iters++) {
-			pool.used = 0;
-			if (v3dval_validate_cl(v, &s, &a, &res, &err)) {
-				fprintf(stderr, "v3d workload rejected: %s\n", err.msg);
-				ret = -EINVAL;
-				goto out;
-			}
-		}
-		t1 = bench_thread_cpu_s();
-		batch = bench_next_batch(batch, t1 - t0, seconds);
-	} while (t1 - t0 < seconds);
-	double per = (t1 - t0) / iters;
+	struct rate_run run = { .v = v, .s = &s, .a = &a, .pool = &pool, .list = w.cl, .blocks = w.data };
+	double per = bench_cpu_per_step(seconds, validate_once, &run);
+	if (per < 0) {
+		ret = -EINVAL;
+		goto out;
+	}
+	const struct v3dval_cl_result res = run.res;
 	uint32_t block_bytes = v3d_cl_struct_size(ver, V3D_CL_STRUCT_GL_SHADER_STATE_RECORD) + 16u * ATTRS;
 	uint64_t list_bytes = res.bytes < sz.cl_bytes ? res.bytes : sz.cl_bytes;
 	uint64_t blocks = (uint64_t)res.nr_blocks * block_bytes;
 	uint64_t bytes = list_bytes + blocks;
 	/* The baseline: the same bytes copied into the same (warm) shadow memory, nothing checked. */
-	unsigned copies = 0;
-	batch = 1;
-	double c0 = bench_thread_cpu_s(), c1;
-	do {
-		for (unsigned b = 0; b < batch; b++, copies++) {
-			memcpy(pool.mem, w.cl, list_bytes);
-			memcpy(pool.mem + list_bytes, w.data, blocks);
-			__asm__ volatile("" : : "r"(pool.mem) : "memory"); /* keep the copies */
-		}
-		c1 = bench_thread_cpu_s();
-		batch = bench_next_batch(batch, c1 - c0, seconds / 4);
-	} while (c1 - c0 < seconds / 4);
-	double copy_per = (c1 - c0) / copies;
+	run.list_bytes = list_bytes;
+	run.block_bytes = blocks;
+	double copy_per = bench_cpu_per_step(seconds / 4, copy_once, &run);
 	*out = (struct v3d_workload_rate){
 		.bytes = bytes, .segments = res.nr_segments, .blocks = res.nr_blocks, .packets = res.packets,
 		.us_per_job = per * 1e6, .mb_per_s = (double)bytes / per / 1e6,

@@ -35,8 +35,8 @@ struct ferry_wire_stats {
 /* -ENOTSUP on a connection that shares memory (unix:, virtio:): nothing is copied there. */
 int ferry_device_wire_stats(struct ferry_device *dev, struct ferry_wire_stats *out);
 /* Fence waits that looked at the fence page before sleeping (FERRY_WAIT_SPIN_US, 10 by default;
- * only with a second CPU in the thread's affinity and shared memory), and of them the ones whose fences signaled
- * meanwhile (no sleep, no wakeup). */
+ * only with a second CPU in the thread's affinity and shared memory), and of them the ones whose
+ * fences signaled meanwhile (no sleep, no wakeup). */
 struct ferry_wait_stats {
 	uint64_t spins, spin_hits;
 };
