@@ -126,7 +126,7 @@ void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *o
 	out->cond_skips = dev->cp.cond_skips;
 	out->ib_chains = dev->cp.ib_chains;
 	out->lock_wait_steps_max = dev->lock.wait_steps_max;
-	out->issue_passes = dev->issue_passes;
+	out->issue_looks = dev->issue_looks;
 	sim_dev_unlock(&dev->lock);
 }
 

@@ -60,9 +60,9 @@ struct sim_msm_cp_stats {
 	/* The most GPU worker steps (slices) that ran while another thread waited for the device
 	 * lock: how long an ioctl can be kept out, counted instead of timed. */
 	uint64_t lock_wait_steps_max;
-	/* The dispatcher's looks for submits to issue onto the rings: one per change
-	 * (a submit queued or retired), not one per slice. */
-	uint64_t issue_passes;
+	/* Contexts the dispatcher looked at for a submit to issue onto the rings: only those with
+	 * one (and room under their in-flight limit), not every context before every slice. */
+	uint64_t issue_looks;
 };
 void sim_msm_get_cp_stats(struct sim_msm_device *dev, struct sim_msm_cp_stats *out);
 /* A register as the CP sees it (CP_ALWAYS_ON_COUNTER is live). */

@@ -86,7 +86,6 @@ static void issue_list_update(struct sim_msm_device *dev, struct msms_queue *q)
 		issue_list_add(dev, q);
 	else if (!issuable(q) && q->on_issue_list)
 		issue_list_del(dev, q);
-	dev->issue_dirty = true;
 }
 
 void msms_dispatch_queued(struct sim_msm_device *dev, struct msms_submit *s)
@@ -116,12 +115,6 @@ void msms_dispatch_drop_unissued(struct sim_msm_device *dev, struct msms_submit 
 
 void msms_dispatch_issue(struct sim_msm_device *dev)
 {
-	/* Nothing queued, retired or waited for since the last look: it would issue nothing. */
-	if (!dev->issue_dirty && !dev->issue_deps_blocked)
-		return;
-	dev->issue_dirty = false;
-	dev->issue_deps_blocked = false;
-	dev->issue_passes++;
 	for (uint32_t prio = 0; prio < MSMS_NR_PRIORITIES; prio++) {
 		struct msms_ring *ring = &dev->rings[prio];
 		struct msms_issue_list *l = &dev->issuable[prio];
@@ -132,8 +125,9 @@ void msms_dispatch_issue(struct sim_msm_device *dev)
 			struct msms_queue *q = l->head;
 			struct msms_submit *s = q->next_unissued;
 			issue_list_del(dev, q);
+			dev->issue_looks++;
 			if (!msms_submit_deps_ready(s)) {
-				dev->issue_deps_blocked = true; /* no event here says when: look each time */
+				/* Nothing here says when its in-fences signal: looked at again each call. */
 				issue_list_add(dev, q);
 				blocked++;
 				continue;

@@ -194,16 +194,11 @@ struct sim_msm_device {
 	uint64_t wake_gen;         /* msms_dispatch_wake_stalled's: stalls before it are due */
 	uint64_t queue_seq;
 	struct msms_ring rings[MSMS_NR_PRIORITIES];
-	/* msms_dispatch_issue looks only when its answer may have changed: a submit queued or
-	 * taken off a ring (issue_dirty), or a submit found waiting for in-fences another device
-	 * or an ioctl may signal at any time. */
-	bool issue_dirty;
-	bool issue_deps_blocked;
 	struct msms_issue_list {
 		struct msms_queue *head, *tail;
 		uint32_t count;
 	} issuable[MSMS_NR_PRIORITIES]; /* sim_msm_dispatch.c */
-	uint64_t issue_passes;     /* walks done (sim_msm_cp_stats) */
+	uint64_t issue_looks;      /* contexts msms_dispatch_issue took off a list (sim_msm_cp_stats) */
 	bool paused;               /* sim_msm_set_paused: the worker runs nothing */
 	struct cp_device cp;
 	uint32_t global_faults;
