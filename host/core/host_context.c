@@ -229,7 +229,6 @@ void ctx_publish_lost(struct host_ctx *ctx)
 	/* The guest takes every fence not signaled by now as failed: its waits end. */
 	atomic_fetch_add(&ctx->page->lost, 1);
 	ctx->wake = true;
-	ctx->wake_all = true;
 }
 
 /* Whether a guest thread sleeps for what this pass signaled: any waiter takes any signal; a
@@ -241,7 +240,7 @@ static bool ctx_wake_due(struct host_ctx *ctx)
 		return true;
 	if (atomic_load(&ctx->page->seqno_waiters) == 0)
 		return false;
-	if (ctx->wake_all)
+	if (ctx->lost_published) /* every wait ends */
 		return true;
 	struct host_queue *q;
 	ctx_for_each_queue(ctx, q)
@@ -264,7 +263,6 @@ void ctx_wake_guest(struct host_ctx *ctx)
 	 * (after its wake_at) later will see them, one that raised it before gets the eventfd. */
 	bool due = ctx_wake_due(ctx);
 	ctx->wake = false;
-	ctx->wake_all = false;
 	if (due) {
 		uint64_t one = 1;
 		if (write(ctx->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)

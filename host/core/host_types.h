@@ -233,7 +233,6 @@ struct host_ctx {
 	int64_t refusal_log_sec; /* refusal warnings: the second of the last one, how many not logged */
 	uint32_t refusals_unlogged;
 	bool wake; /* a fence signaled since the eventfd was last considered */
-	bool wake_all; /* ...or the context was lost: every waiter's wait ends */
 	bool fds_counted; /* its HOST_FDS_PER_CTX are in client->nr_fds */
 	uint64_t submit_mark;
 	/* Per-context submit scratch (a submit's host BOs), reused so steady-state submits do not
