@@ -388,12 +388,23 @@ static void test_issue_walks_only_on_change(void)
 	uint32_t fence[N];
 	start_looping(dev, f, fence, N);
 	fx_init(dev, &light);
-	usleep(5000);
+	/* Until each looping submit was issued (one look each): a loaded machine may take a while. */
 	struct sim_msm_cp_stats a, b;
-	sim_msm_get_cp_stats(dev, &a);
-	usleep(30000);
-	sim_msm_get_cp_stats(dev, &b);
-	CHECK(b.packets - a.packets >= 4 * 65536u); /* a few slices at least */
+	for (int i = 0; i < 2000; i++) {
+		sim_msm_get_cp_stats(dev, &a);
+		if (a.issue_looks >= N)
+			break;
+		usleep(1000);
+	}
+	REQUIRE(a.issue_looks >= N);
+	/* A few slices at least: 30 ms, or longer where the machine is busy. */
+	for (int i = 0; i < 200; i++) {
+		usleep(30000);
+		sim_msm_get_cp_stats(dev, &b);
+		if (b.packets - a.packets >= 4 * 65536u)
+			break;
+	}
+	CHECK(b.packets - a.packets >= 4 * 65536u);
 	CHECK(b.issue_looks - a.issue_looks <= 1);
 	struct pm4_builder lb;
 	pm4_builder_init(&lb, light.cmd.cpu, 16);
