@@ -67,9 +67,10 @@ else
 fi
 
 python3 - "$build_failures" "${logs[@]}" <<'PY'
-import json, sys
+import json, os, sys
 passed = skipped = 0
 failed = int(sys.argv[1])  # a build that failed counts as one failure
+failures = []
 for path in sys.argv[2:]:
     try:
         with open(path) as f:
@@ -77,15 +78,29 @@ for path in sys.argv[2:]:
                 line = line.strip()
                 if not line:
                     continue
-                r = json.loads(line).get("result", "")
+                t = json.loads(line)
+                r = t.get("result", "")
                 if r in ("OK", "EXPECTEDFAIL"):
                     passed += 1
                 elif r == "SKIP":
                     skipped += 1
                 else:
                     failed += 1
+                    failures.append((path, t))
     except OSError:
         failed += 1
+        failures.append((path, None))
+# A CI viewer may keep only the end of the log: name each failure there, with its last lines.
+for path, t in failures:
+    where = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    if t is None:
+        print(f"== FAILED: no test log {path}")
+        continue
+    print(f"== FAILED in {where}: {t.get('name')} ({t.get('result')}, rc {t.get('returncode')}, "
+          f"{t.get('duration', 0):.1f} s)")
+    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).rstrip().splitlines()
+    for l in out[-15:]:
+        print("   | " + l[:300])
 print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
 PY
