@@ -247,6 +247,14 @@ static double cpu_ms(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
+/* Until a waiter thread has reached its sleep (a loaded machine may take long to run it), at
+ * most 10 s; then the test's checks say what is wrong. */
+static void await_count(_Atomic uint32_t *v, uint32_t want)
+{
+	for (int i = 0; i < 10000 && atomic_load(v) != want; i++)
+		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+}
+
 static struct ferry_device *dev;
 static struct ferry_context *ctx;
 static struct ferry_queue *q;
@@ -436,7 +444,7 @@ static void test_many_waiters(void)
 		ws[i] = (struct waiter){ 3 - (uint32_t)(i % 2), 1 };
 		REQUIRE(pthread_create(&th[i], NULL, wait_thread, &ws[i]) == 0);
 	}
-	nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+	await_count(&srv.page->seqno_waiters, W);
 	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), (uint32_t)W);
 	CHECK_EQ(atomic_load(&srv.page->waiters), 0);
 	CHECK_EQ(atomic_load(&slot->wake_at), 2);
@@ -465,7 +473,7 @@ static void test_waiter_sleeps_through_earlier_retires(void)
 	pthread_t th;
 	atomic_store(&eventfd_writes, 0);
 	REQUIRE(pthread_create(&th, NULL, wait_thread, &w) == 0);
-	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	await_count(&srv.page->seqno_waiters, 1);
 	for (uint32_t i = 1; i <= 4; i++)
 		retire(0, base + i);
 	CHECK_EQ(atomic_load(&eventfd_writes), 0);
@@ -644,7 +652,7 @@ static void test_older_host_any_signal_wakes(void)
 	struct waiter_on w = { q1, 2, 1 };
 	pthread_t th;
 	REQUIRE(pthread_create(&th, NULL, wait_on_thread, &w) == 0);
-	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	await_count(&srv.page->waiters, 1);
 	CHECK_EQ(atomic_load(&srv.page->waiters), 1);
 	CHECK_EQ(atomic_load(&srv.page->seqno_waiters), 0);
 	retire(0, 1);
