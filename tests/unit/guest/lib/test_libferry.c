@@ -499,28 +499,43 @@ static void spend_spin_skips(uint32_t seqno)
 
 struct late_retire {
 	uint32_t seqno;
+	uint64_t spins0;
 };
 
+/* Retires once the wait has begun its spin (a fixed delay lost the race to other tests' load). */
 static void *retire_later(void *p)
 {
-	nanosleep(&(struct timespec){ 0, 100 * 1000 }, NULL);
-	retire(0, ((struct late_retire *)p)->seqno);
+	struct late_retire *lr = p;
+	struct ferry_wait_stats st;
+	for (int i = 0; i < 5 * 1000 * 1000; i++) {
+		ferry_device_wait_stats(dev, &st);
+		if (st.spins > lr->spins0)
+			break;
+		ferry_cpu_relax();
+	}
+	retire(0, lr->seqno);
 	return NULL;
 }
 
-/* A fence retired 100 us into a wait (FERRY_WAIT_SPIN_US=1000, set in main): whether the
- * spin saw it, in one of 40 tries (a preempted waiter may not), and the eventfd writes then. A
- * hit also clears the backoff of earlier spins in vain. */
+/* A fence retired while a wait spins (FERRY_WAIT_SPIN_US=1000, set in main): whether the spin
+ * saw it (a waiter preempted past its spin may not: tried again, for up to 10 s), and the
+ * eventfd writes then. A hit also clears the backoff of earlier spins in vain. */
 static bool one_spin_hit(int *writes)
 {
 	uint32_t base = atomic_load(&srv.page->slots[0].signaled);
 	bool hit = false;
-	for (int i = 0; i < 40 && !hit; i++) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; !hit; i++) {
+		/* 40 tries, and on for up to 10 s while a loaded machine keeps preempting the waiter. */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (i >= 40 && t.tv_sec - t0.tv_sec >= 10)
+			break;
 		spend_spin_skips(base + 1);
 		struct ferry_wait_stats st0, st;
 		ferry_device_wait_stats(dev, &st0);
 		atomic_store(&eventfd_writes, 0);
-		struct late_retire lr = { base + 1 };
+		struct late_retire lr = { base + 1, st0.spins };
 		pthread_t th;
 		REQUIRE(pthread_create(&th, NULL, retire_later, &lr) == 0);
 		CHECK_EQ(ferry_fence_wait(q, base + 1, 5ll * 1000 * 1000 * 1000), 0);
