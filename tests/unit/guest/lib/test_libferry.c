@@ -500,13 +500,16 @@ static void spend_spin_skips(uint32_t seqno)
 struct late_retire {
 	uint32_t seqno;
 	uint64_t spins0;
+	atomic_bool running;
 };
 
-/* Retires once the wait has begun its spin (a fixed delay lost the race to other tests' load). */
+/* Retires once the wait has begun its spin. Already running when the wait starts: a thread
+ * started or woken then (a fixed 100 us sleep) could come after the spin in a loaded VM. */
 static void *retire_later(void *p)
 {
 	struct late_retire *lr = p;
 	struct ferry_wait_stats st;
+	atomic_store(&lr->running, true);
 	for (int i = 0; i < 5 * 1000 * 1000; i++) {
 		ferry_device_wait_stats(dev, &st);
 		if (st.spins > lr->spins0)
@@ -535,9 +538,11 @@ static bool one_spin_hit(int *writes)
 		struct ferry_wait_stats st0, st;
 		ferry_device_wait_stats(dev, &st0);
 		atomic_store(&eventfd_writes, 0);
-		struct late_retire lr = { base + 1, st0.spins };
+		struct late_retire lr = { base + 1, st0.spins, false };
 		pthread_t th;
 		REQUIRE(pthread_create(&th, NULL, retire_later, &lr) == 0);
+		while (!atomic_load(&lr.running))
+			ferry_cpu_relax();
 		CHECK_EQ(ferry_fence_wait(q, base + 1, 5ll * 1000 * 1000 * 1000), 0);
 		pthread_join(th, NULL);
 		ferry_device_wait_stats(dev, &st);
