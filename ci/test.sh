@@ -98,8 +98,11 @@ for path, t in failures:
         continue
     print(f"== FAILED in {where}: {t.get('name')} ({t.get('result')}, rc {t.get('returncode')}, "
           f"{t.get('duration', 0):.1f} s)")
-    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).rstrip().splitlines()
-    for l in out[-15:]:
+    out = (t.get("stdout") or "").rstrip().splitlines()
+    err = (t.get("stderr") or "").rstrip().splitlines()
+    # The lines that say what failed first (a test's CHECK or FAIL lines), then the ends.
+    said = [l for l in out + err if "FAIL" in l or "failed" in l][:10]
+    for l in said + ["   ..."] + out[-8:] + err[-5:]:
         print("   | " + l[:300])
 print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
