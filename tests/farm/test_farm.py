@@ -189,6 +189,10 @@ class Farm:
         text = re.sub(r"^(    default-server .*\n)", lambda m: m.group(1) + servers, text, flags=re.M)
         text = text.replace("bind :7000", "bind 127.0.0.1:7000")
         text = text.replace("inter 2s", "inter 300ms")  # the test's pace, not a farm's
+        # Without "timeout check" a probe is cut at its interval: 300 ms, which a TLS handshake
+        # with a sanitized ferryd on a loaded machine can outlast (logged as a failed handshake).
+        assert "    timeout connect 2s\n" in text
+        text = text.replace("    timeout connect 2s\n", "    timeout connect 2s\n    timeout check 5s\n", 1)
         self.stats = os.path.join(self.tmp, "stats.sock")
         text = text.replace("    maxconn 4096\n", "    maxconn 4096\n    stats socket %s\n" % self.stats)
         cfg = os.path.join(self.tmp, "haproxy.cfg")
