@@ -135,8 +135,16 @@ static void chunk_destroy(struct shadow_pool *p, struct shadow_chunk *c)
 	free(c);
 }
 
+/* *now, read from the clock the first time a caller needs it (0: not yet). */
+static int64_t lazy_now(int64_t *now)
+{
+	if (!*now)
+		*now = now_ns();
+	return *now;
+}
+
 /* Drops one hold on c: the last one recycles it. */
-static void chunk_put(struct shadow_pool *p, struct shadow_chunk *c, int64_t now)
+static void chunk_put(struct shadow_pool *p, struct shadow_chunk *c, int64_t *now)
 {
 	if (--c->refs) {
 		/* Only open now: nothing in flight lives in it, so it starts over. */
@@ -149,17 +157,18 @@ static void chunk_put(struct shadow_pool *p, struct shadow_chunk *c, int64_t now
 		return;
 	}
 	c->used = 0;
-	c->freed_ns = now;
+	c->freed_ns = lazy_now(now);
 	c->next_free = p->free_chunks[c->cls];
 	p->free_chunks[c->cls] = c;
 	p->free_bytes += c->size;
 }
 
 /* More recycled than the reserve: a trim is due once the newest of them sat idle long enough. */
-static void schedule_trim(struct shadow_pool *p, int64_t now)
+static void schedule_trim(struct shadow_pool *p, int64_t *nowp)
 {
 	if (!p->cfg.idle_ns || p->free_bytes <= p->cfg.reserve_bytes || p->trim_due_ns != INT64_MAX)
 		return;
+	int64_t now = lazy_now(nowp);
 	p->trim_due_ns = now > INT64_MAX - p->cfg.idle_ns ? INT64_MAX - 1 : now + p->cfg.idle_ns;
 	if (p->cfg.trim_due_ns && p->trim_due_ns < *p->cfg.trim_due_ns)
 		*p->cfg.trim_due_ns = p->trim_due_ns;
@@ -168,12 +177,13 @@ static void schedule_trim(struct shadow_pool *p, int64_t now)
 /* Returns the set's chunks to the free lists and the set to its free list. */
 static void set_recycle(struct shadow_pool *p, struct shadow_set *s)
 {
-	/* One clock read per set, and none at all for a set without chunks. */
-	int64_t now = s->nr_chunks ? now_ns() : 0;
+	/* The clock only when a chunk is recycled or a trim scheduled: most sets share a chunk that
+	 * others still hold. */
+	int64_t now = 0;
 	for (uint32_t i = 0; i < s->nr_chunks; i++)
-		chunk_put(p, s->chunks[i], now);
+		chunk_put(p, s->chunks[i], &now);
 	if (s->nr_chunks)
-		schedule_trim(p, now);
+		schedule_trim(p, &now);
 	s->nr_chunks = 0;
 	s->nr_cmds = 0;
 	s->nr_streams = 0;
@@ -197,9 +207,9 @@ static void close_open(struct shadow_pool *p)
 	if (!c)
 		return;
 	p->open = NULL;
-	int64_t now = now_ns();
-	chunk_put(p, c, now);
-	schedule_trim(p, now);
+	int64_t now = 0;
+	chunk_put(p, c, &now);
+	schedule_trim(p, &now);
 }
 
 void shadow_pool_destroy(struct shadow_pool *p)

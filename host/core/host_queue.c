@@ -159,7 +159,7 @@ bool queue_pending(const struct host_queue *q)
 }
 
 /* The most fences one clean-prefix search vouches for (a stack array); more take another. */
-#define RETIRE_BATCH 64
+#define RETIRE_BATCH 256
 
 /* Whether the first n in-kernel fences of the leading run (none external) are done: the i-th of
  * them lies at pos[i]. */
@@ -170,11 +170,11 @@ static int polled_done(struct host_queue *q, const uint32_t *pos, uint32_t n)
 
 /* How many of the oldest in-kernel fences retired without a fault, in O(log done) kernel calls
  * instead of a fence poll and a fault query per fence: the kernel retires a queue in order, so
- * the done ones are a prefix (found by galloping, then bisecting), and one fault query after the
- * polls vouches for all of them. A fault (or any error) answers 0: the caller then goes fence by
- * fence, reporting the fault against the fence it always did. *busy: the in-kernel fence after
- * the ones counted was polled not done (the caller stops there; its completion wakes the poll fd
- * again). */
+ * the done ones are a prefix (the newest is polled first, then the prefix is found by galloping
+ * and bisecting), and one fault query after the polls vouches for all of them. A fault (or any
+ * error) answers 0: the caller then goes fence by fence, reporting the fault against the fence it
+ * always did. *busy: the in-kernel fence after the ones counted was polled not done (the caller
+ * stops there; its completion wakes the poll fd again). */
 static uint32_t retire_clean_prefix(struct host_queue *q, bool *busy)
 {
 	*busy = false;
@@ -192,22 +192,28 @@ static uint32_t retire_clean_prefix(struct host_queue *q, bool *busy)
 	if (m < 2)
 		return 0; /* one poll and one query either way */
 	uint32_t done = 0, bad = m + 1; /* a prefix length polled not done, the least known */
-	for (uint32_t step = 1;; step *= 2) {
-		uint32_t n = step < m ? step : m;
-		int ret = polled_done(q, pos, n);
+	/* The newest first: a host that looks less often than the GPU retires (a busy one) finds the
+	 * whole batch done, in one poll instead of a gallop through it. */
+	int ret = polled_done(q, pos, m);
+	if (ret < 0 && ret != -EBUSY)
+		return 0;
+	if (ret == -EBUSY)
+		bad = m;
+	else
+		done = m;
+	for (uint32_t step = 1; step < bad && done < m; step *= 2) {
+		ret = polled_done(q, pos, step);
 		if (ret == -EBUSY) {
-			bad = n;
+			bad = step;
 			break;
 		}
 		if (ret < 0)
 			return 0;
-		done = n;
-		if (n == m)
-			break;
+		done = step;
 	}
 	while (bad <= m && bad - done > 1) {
 		uint32_t mid = done + (bad - done) / 2;
-		int ret = polled_done(q, pos, mid);
+		ret = polled_done(q, pos, mid);
 		if (ret == -EBUSY)
 			bad = mid;
 		else if (ret < 0)
@@ -232,6 +238,7 @@ bool queue_retire(struct host_queue *q)
 	bool progressed = false;
 	uint32_t clean = 0;
 	bool search = true, busy = false;
+	int64_t now = 0; /* one clock read for the fences retired together */
 	struct pending_fence *head;
 	while ((head = timeline_head(&q->tl))) {
 		/* Copy: reporting a fault may cancel held submits, which pushes onto this ring. */
@@ -270,8 +277,11 @@ bool queue_retire(struct host_queue *q)
 			struct ferry_host *h = ctx->client->host;
 			ctx->nr_inflight--;
 			h->stats.fences_signaled++;
-			if (done.in_kernel)
-				latency_observe(&h->latency[FERRY_HOST_LATENCY_SUBMIT], host_now_ns() - done.submitted_ns);
+			if (done.in_kernel) {
+				if (!now)
+					now = host_now_ns();
+				latency_observe(&h->latency[FERRY_HOST_LATENCY_SUBMIT], now - done.submitted_ns);
+			}
 		}
 		timeline_retire(&q->tl, done.seqno, done.flags, done.status);
 		progressed = true;
