@@ -52,6 +52,16 @@ struct pending_fence *timeline_at(struct fence_timeline *tl, uint32_t i)
 	return &tl->ring[(tl->head + i) % tl->cap];
 }
 
+struct pending_fence *timeline_find(struct fence_timeline *tl, uint32_t seqno)
+{
+	for (uint32_t i = 0; i < tl->count; i++) {
+		struct pending_fence *f = timeline_at(tl, i);
+		if (f->seqno == seqno)
+			return f;
+	}
+	return NULL;
+}
+
 void timeline_pop(struct fence_timeline *tl)
 {
 	tl->head = (tl->head + 1) % tl->cap;

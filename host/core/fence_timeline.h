@@ -43,6 +43,8 @@ struct pending_fence *timeline_head(struct fence_timeline *tl);
 void timeline_pop(struct fence_timeline *tl);
 /* The i-th unretired entry from the oldest (i < count). */
 struct pending_fence *timeline_at(struct fence_timeline *tl, uint32_t i);
+/* The unretired entry of seqno, or NULL (a walk: for the rare paths, such as a fault). */
+struct pending_fence *timeline_find(struct fence_timeline *tl, uint32_t seqno);
 /* seqno retired with status (0, or its error, which the timeline records): told to the owner. */
 void timeline_retire(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status);
 bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);

@@ -157,6 +157,89 @@ static void test_fault_isolation(void)
 	ferry_bo_close(adata.bo);
 }
 
+/* One queue, 300 submits in flight, the one at index bad faulting. The host retires fences in
+ * batches (the newest polled first, one fault query for the batch) and learns of a fault only
+ * from the queue's fault count, read after several fences may have retired together: the fault
+ * must still land on the submit the kernel's dump names, the earlier ones reading done. */
+static void fault_mid_pipeline(uint32_t bad_at)
+{
+	struct itest_client b;
+	open_passthrough(&b);
+	enum { N = 300, SLOT = 16, GATE = 1000 };
+	struct itest_bo ib, data;
+	REQUIRE(itest_bo_new(b.ctx, (N + 1) * SLOT * 4, &ib) == 0);
+	REQUIRE(itest_bo_new(b.ctx, 4096, &data) == 0);
+	memset(data.cpu, 0, 4096);
+	uint64_t va_start = 0x100000000ull, va_size = 0xfff00000ull;
+	ferry_device_param(b.dev, MSM_PARAM_VA_START, &va_start);
+	ferry_device_param(b.dev, MSM_PARAM_VA_SIZE, &va_size);
+	uint64_t bad = va_start + va_size - 0x10000;
+
+	/* The first submit waits for a gate that a submit on a second queue opens: the rest queue
+	 * behind it and then run in one go, so the host tends to find many of them done at once.
+	 * (The GPU opens it, not the CPU: a tcp client's CPU writes reach the host with a submit.) */
+	uint32_t seqno[N];
+	for (uint32_t i = 0; i < N; i++) {
+		struct pm4_builder pb;
+		pm4_builder_init(&pb, ib.cpu + i * SLOT, SLOT);
+		if (i == 0)
+			pm4_wait_mem_gte(&pb, data.iova + GATE * 4, 1);
+		uint32_t v = 0xB000u + i;
+		pm4_mem_write(&pb, i == bad_at ? bad : data.iova + i * 4, &v, 1);
+		REQUIRE(pm4_builder_ok(&pb));
+		CHECK_EQ(itest_submit(&b, ib.bo, i * SLOT * 4, pm4_builder_bytes(&pb), &data.bo, 1,
+				      &seqno[i]), 0);
+	}
+	struct ferry_queue *opener;
+	REQUIRE(ferry_queue_create(b.ctx, 0, &opener) == 0);
+	struct pm4_builder pg;
+	pm4_builder_init(&pg, ib.cpu + N * SLOT, SLOT);
+	pm4_mem_write(&pg, data.iova + GATE * 4, (const uint32_t[]){ 1 }, 1);
+	REQUIRE(pm4_builder_ok(&pg));
+	struct ferry_submit_bo gate_bo = { data.bo, MSM_SUBMIT_BO_WRITE };
+	struct ferry_cmd gate_cmd = { .bo = ib.bo, .offset = N * SLOT * 4, .size = pm4_builder_bytes(&pg) };
+	struct ferry_submit gate = { .cmds = &gate_cmd, .nr_cmds = 1, .bos = &gate_bo, .nr_bos = 1 };
+	uint32_t gate_seqno;
+	CHECK_EQ(ferry_submit(opener, &gate, &gate_seqno), 0);
+	/* Its fence may be told after the fault below lost the context: then with the error. */
+	int gr = ferry_fence_wait(opener, gate_seqno, ITEST_WAIT_NS);
+	CHECK(gr == 0 || gr == -EIO);
+	for (uint32_t i = 0; i < bad_at; i++) {
+		CHECK_EQ(ferry_fence_wait(b.q, seqno[i], ITEST_WAIT_NS), 0);
+		CHECK_EQ(data.cpu[i], 0xB000u + i);
+	}
+	CHECK_EQ(ferry_fence_wait(b.q, seqno[bad_at], ITEST_WAIT_NS), -EIO);
+	CHECK(ferry_context_lost(b.ctx));
+	const struct ferry_fault_info *f = NULL;
+	for (int i = 0; i < 400 && !(f = ferry_context_fault(b.ctx, 0)); i++) {
+		ferry_device_poll_events(b.dev);
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(f->seqno, seqno[bad_at]);
+		CHECK_EQ(f->iova, bad);
+		CHECK_EQ(f->ib_iova, ib.iova + bad_at * SLOT * 4);
+	}
+	/* Later ones ran too, and end: done, or the lost context's error once it was published. */
+	for (uint32_t i = bad_at + 1; i < N; i++) {
+		int r = ferry_fence_wait(b.q, seqno[i], ITEST_WAIT_NS);
+		CHECK(r == 0 || r == -EIO);
+	}
+	ferry_queue_close(opener);
+	ferry_bo_close(ib.bo);
+	ferry_bo_close(data.bo);
+	itest_client_close(&b);
+}
+
+/* Where the host happens to look is timing: several positions, each in its own context. */
+static void test_fault_mid_pipeline(void)
+{
+	static const uint32_t at[] = { 200, 37, 257, 131 };
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		fault_mid_pipeline(at[i]);
+}
+
 static void test_device_info(void)
 {
 	uint32_t family = 0;
@@ -241,6 +324,7 @@ int main(void)
 	RUN_TEST(test_device_info);
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fault_isolation);
+	RUN_TEST(test_fault_mid_pipeline);
 	itest_client_close(&a);
 	CHECK(itest_proc_alive(ferryd.pid));
 	/* The connection was what the mode says: ferryd names how each tcp client got in. */

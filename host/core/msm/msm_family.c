@@ -217,7 +217,12 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 	uint32_t faults;
 	if (msm_queue_faults(msm_hctx(ctx)->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
 		q->faults = faults;
-		*status = msm_fault_report(q, pf->seqno);
+		uint32_t blamed = pf->seqno;
+		int32_t st = msm_fault_report(q, &blamed);
+		if (blamed == pf->seqno)
+			*status = st;
+		else /* a later fence, pending: its status waits in the timeline until it retires */
+			timeline_find(&q->tl, blamed)->status = st;
 	}
 	return 0;
 }

@@ -50,7 +50,7 @@ static const char *kind_name(const struct msm_fault *f)
 	}
 }
 
-int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
+int32_t msm_fault_report(struct host_queue *q, uint32_t *blamed)
 {
 	struct host_ctx *ctx = q->ctx;
 	struct ferry_host *h = ctx->client->host;
@@ -61,6 +61,12 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t seqno)
 	struct msm_fault f;
 	if (msm_read_fault(msm_hctx(ctx)->msm, &f, kernel_text, ctx->fault_text ? HOST_FAULT_TEXT_MAX : 1) < 0)
 		kernel_text[0] = '\0';
+	/* The fault count is read after the fences a retire pass found done: the faulting submit
+	 * may be any of them, and the dump says which. */
+	if (f.have_submit && f.queue_id == q->kernel_id && f.fence != *blamed &&
+	    timeline_find(&q->tl, f.fence))
+		*blamed = f.fence;
+	uint32_t seqno = *blamed;
 	uint64_t number = fault_log_next_number(h);
 	/* The dump may name another queue of this context (the job that hung beside the one the
 	 * fence timeline blames): still this guest's own work. */

@@ -4,8 +4,10 @@
 
 #include "core/host_types.h"
 
-/* A fault of seqno on q (the queue's fault count went up): reported, the context lost. Returns
- * the fence status. */
-int32_t msm_fault_report(struct host_queue *q, uint32_t seqno);
+/* A fault on q, whose fault count was seen to go up as the fence *blamed retired: reported, the
+ * context lost. Returns the fence status. *blamed comes back as the fence to carry it: the one the
+ * kernel's dump names when that one is still pending on q (several fences retired before the
+ * host looked, and the fault is a later one's), else unchanged. */
+int32_t msm_fault_report(struct host_queue *q, uint32_t *blamed);
 
 #endif
