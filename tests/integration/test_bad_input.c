@@ -474,11 +474,15 @@ int main(void)
 	int fds_after = -1;
 	for (int t = 0; t < 200; t++) {
 		fds_after = itest_proc_fd_count(ferryd.pid);
-		if (fds_after == fds_before)
+		if (fds_after <= fds_before)
 			break;
 		nanosleep(&(struct timespec){ 0, 25 * 1000 * 1000 }, NULL);
 	}
-	CHECK_EQ(fds_after, fds_before);
+	/* More is a leak. Fewer is the baseline's doing: a BO the kernel still held for a submit
+	 * that had signaled but was not freed yet (its worker preempted on a loaded machine). */
+	CHECK(fds_after <= fds_before);
+	if (fds_after != fds_before)
+		fprintf(stderr, "note: ferryd has %d fds now, %d at the baseline\n", fds_after, fds_before);
 	CHECK(itest_proc_alive(ferryd.pid));
 	for (int i = 0; i < 3; i++)
 		ferry_bo_close(keep[i]);
