@@ -339,6 +339,9 @@ void v3d_parse_report(const char *text, struct v3d_fault *f)
 	uint64_t op;
 	if (find_u64(text, "  opcode: ", &op))
 		f->opcode = (uint32_t)op;
+	uint64_t sync;
+	if (find_u64(text, "  out-sync: ", &sync) && sync <= UINT32_MAX)
+		f->out_sync = (uint32_t)sync;
 }
 
 int v3d_read_fault(struct v3d_ctx *vc, struct v3d_fault *f, char *text, size_t text_len)

@@ -98,6 +98,7 @@ struct v3d_fault {
 	bool have_packet;
 	uint64_t packet;
 	uint32_t opcode;
+	uint32_t out_sync; /* the job's submit's out_sync handle, 0 when the report does not say */
 };
 
 /* Reads the open's pending report into text (NUL-terminated) and parses it. Returns 0, or

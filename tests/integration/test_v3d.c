@@ -523,6 +523,54 @@ static void test_v71(void)
 	test_tfu_and_chain("v3d-7.1");
 }
 
+/* A passthrough client pipelines 40 copies, the 26th storing to an unmapped address: the host
+ * may find several jobs done when it reads the report, which must still land on the faulting
+ * job's seqno (named by its out-syncobj), the jobs before it reading done. */
+static void test_fault_mid_pipeline(const char *gpu)
+{
+	struct ferryd_proc p;
+	start(&p, gpu, true);
+	struct vclient a;
+	REQUIRE(vclient_open_policy(p.uri, FERRY_POLICY_PASSTHROUGH, &a) == 0);
+	struct copy_job good, badj;
+	copy_job_build(&a, &good, 16, 16, 0);
+	copy_job_build(&a, &badj, 16, 16, 0xf0000000u);
+	enum { N = 40, BAD = 25 };
+	uint32_t seqno[N];
+	for (int i = 0; i < N; i++)
+		CHECK_EQ(copy_job_submit(&a, i == BAD ? &badj : &good, &seqno[i]), 0);
+	if (!itest_sim_only("V3D MMU fault report, lost context",
+			    "the v3d kernel reports no MMU faults: the job's fence does not fail")) {
+		for (int i = 0; i < BAD; i++)
+			CHECK_EQ(ferry_fence_wait(a.cl, seqno[i], WAIT_NS), 0);
+		CHECK_EQ(ferry_fence_wait(a.cl, seqno[BAD], WAIT_NS), -EIO);
+		const struct ferry_fault_info *fi = NULL;
+		for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
+			ferry_device_poll_events(a.dev);
+			fi = ferry_context_fault(a.ctx, 0);
+			if (!fi)
+				usleep(2000);
+		}
+		REQUIRE(fi);
+		CHECK_EQ(fi->seqno, seqno[BAD]);
+		CHECK(fi->iova >= 0xf0000000u && fi->iova < 0xf0000000u + 16 * 64);
+	}
+	copy_job_free(&good);
+	copy_job_free(&badj);
+	vclient_close(&a);
+	stop(&p);
+}
+
+static void test_fault_mid_pipeline_v42(void)
+{
+	test_fault_mid_pipeline("v3d-4.2");
+}
+
+static void test_fault_mid_pipeline_v71(void)
+{
+	test_fault_mid_pipeline("v3d-7.1");
+}
+
 static void test_fault_v42(void)
 {
 	test_shared_fault("v3d-4.2");
@@ -544,6 +592,8 @@ int main(void)
 	RUN_TEST(test_exclusive_tenancy);
 	RUN_TEST(test_shared_import);
 	RUN_TEST(test_fault_v42);
+	RUN_TEST(test_fault_mid_pipeline_v42);
+	RUN_TEST(test_fault_mid_pipeline_v71);
 	RUN_TEST(test_fault_v71);
 	return test_finish();
 }

@@ -293,7 +293,7 @@ static uint32_t fault_source(const struct v3d_fault *f)
 }
 
 /* The kernel's report is about a job of this open that has completed by now; the submit retiring
- * when it is read gets it (the context is lost either way). */
+ * when it is read gets it unless the report names another (the context is lost either way). */
 static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v3d_fault *f, const char *kernel_text)
 {
 	struct host_fault hf = {
@@ -318,6 +318,22 @@ static int32_t fault_report(struct host_queue *q, uint32_t seqno, const struct v
 	return fault_log_report(q, seqno, number, &hf);
 }
 
+/* The queue of ctx whose unretired in-kernel job signals syncobj (its seqno in *seqno), or NULL. */
+static struct host_queue *pending_job(struct host_ctx *ctx, uint32_t syncobj, uint32_t *seqno)
+{
+	struct host_queue *oq;
+	ctx_for_each_queue(ctx, oq) {
+		for (uint32_t i = 0; i < oq->tl.count; i++) {
+			const struct pending_fence *pf = timeline_at(&oq->tl, i);
+			if (pf->in_kernel && pf->syncobj == syncobj) {
+				*seqno = pf->seqno;
+				return oq;
+			}
+		}
+	}
+	return NULL;
+}
+
 int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
 {
 	struct host_ctx *ctx = q->ctx;
@@ -334,7 +350,22 @@ int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32
 	if (!ctx->fault_text)
 		return 0;
 	struct v3d_fault f;
-	if (v3d_read_fault(v3d_hctx(ctx)->v3d, &f, ctx->fault_text, HOST_FAULT_TEXT_MAX) == 0)
+	if (v3d_read_fault(v3d_hctx(ctx)->v3d, &f, ctx->fault_text, HOST_FAULT_TEXT_MAX) < 0)
+		return 0;
+	/* Several jobs may have ended before the host looked: the one the report names by its
+	 * out-syncobj carries it when it is still pending, on whichever of the context's queues. */
+	struct host_queue *fq = NULL;
+	uint32_t fseqno = 0;
+	if (f.out_sync && f.out_sync != pf->syncobj)
+		fq = pending_job(ctx, f.out_sync, &fseqno);
+	if (!fq) {
 		*status = fault_report(q, pf->seqno, &f, ctx->fault_text);
+		return 0;
+	}
+	int32_t st = fault_report(fq, fseqno, &f, ctx->fault_text);
+	/* Looked up again: reporting may cancel held submits, which pushes onto timelines. */
+	struct pending_fence *later = timeline_find(&fq->tl, fseqno);
+	if (later)
+		later->status = st;
 	return 0;
 }

@@ -60,6 +60,7 @@ struct v3ds_job {
 	struct v3ds_open *open;
 	uint32_t client;
 	uint64_t submit_serial;      /* which ioctl made it (reports) */
+	uint32_t out_sync;           /* that ioctl's out_sync handle, 0 for none (reports) */
 	struct sim_fence *done;      /* signaled with 0, or -ECANCELED after a hang */
 	struct sim_fence **deps;
 	uint32_t nr_deps;

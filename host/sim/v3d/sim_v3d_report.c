@@ -21,6 +21,7 @@
  *     queue: bin|render|tfu|csd
  *     seqno: <the queue's fence seqno>
  *     submit: <ioctl serial of the device>
+ *     out-sync: <that ioctl's out_sync handle>   (when it named one: which job, for the owner)
  *     cl: 0x<start>..0x<end>            bin/render
  *     tile-alloc: qma=0x.. qms=0x.. qts=0x..    bin
  *     tfu: icfg=0x.. iia=0x.. iis=<n> ioa=0x.. ios=0x.. ioc=0x..
@@ -138,6 +139,8 @@ void v3ds_report_fault(struct sim_v3d_device *dev, const struct v3ds_job *job, c
 		ferry_text_put(&t, "  - mode=strict (work the simulator does not execute fails its job)\n");
 	ferry_text_put(&t, "job:\n  queue: %s\n  seqno: %u\n  submit: %llu\n", queue_names[job->queue], job->seqno,
 	    (unsigned long long)job->submit_serial);
+	if (job->out_sync)
+		ferry_text_put(&t, "  out-sync: %u\n", job->out_sync);
 	switch (job->queue) {
 	case V3D_BIN:
 		ferry_text_put(&t, "  cl: 0x%08x..0x%08x\n", job->u.cl.start, job->u.cl.end);

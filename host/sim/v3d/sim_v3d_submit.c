@@ -145,7 +145,7 @@ static int add_syncobj_dep(struct v3ds_open *o, struct v3ds_job *job, uint32_t h
 /* v3d_job_init: the job with its in-fences (the single in_sync, or the multisync in_syncs when
  * its wait_stage is this queue). */
 static int job_init(struct v3ds_open *o, enum v3d_queue queue, uint32_t in_sync, const struct multisync *ms,
-		    uint64_t serial, struct v3ds_job **out)
+		    uint64_t serial, uint32_t out_sync, struct v3ds_job **out)
 {
 	struct v3ds_job *job = calloc(1, sizeof(*job));
 	if (!job)
@@ -154,6 +154,7 @@ static int job_init(struct v3ds_open *o, enum v3d_queue queue, uint32_t in_sync,
 	job->open = o;
 	job->client = o->client;
 	job->submit_serial = serial;
+	job->out_sync = out_sync;
 	job->done = sim_fence_new();
 	if (!job->done) {
 		free(job);
@@ -260,7 +261,7 @@ int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = job_init(o, V3D_RENDER, a->in_sync_rcl, &ms, serial, &render);
+	ret = job_init(o, V3D_RENDER, a->in_sync_rcl, &ms, serial, a->out_sync, &render);
 	if (ret)
 		goto out;
 	render->u.cl.start = a->rcl_start;
@@ -269,7 +270,7 @@ int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a)
 	shared->refs = 1;
 	shared = NULL;
 	if (a->bcl_start != a->bcl_end) {
-		ret = job_init(o, V3D_BIN, a->in_sync_bcl, &ms, serial, &bin);
+		ret = job_init(o, V3D_BIN, a->in_sync_bcl, &ms, serial, a->out_sync, &bin);
 		if (ret)
 			goto out;
 		bin->u.cl.start = a->bcl_start;
@@ -281,7 +282,7 @@ int v3ds_ioctl_submit_cl(struct v3ds_open *o, struct drm_v3d_submit_cl *a)
 		bin->u.cl.shared->refs++;
 	}
 	if (a->flags & DRM_V3D_SUBMIT_CL_FLUSH_CACHE) {
-		ret = job_init(o, V3D_CACHE_CLEAN, 0, NULL, serial, &clean);
+		ret = job_init(o, V3D_CACHE_CLEAN, 0, NULL, serial, a->out_sync, &clean);
 		if (ret)
 			goto out;
 	}
@@ -341,7 +342,7 @@ int v3ds_ioctl_submit_tfu(struct v3ds_open *o, struct drm_v3d_submit_tfu *a)
 		if (ret)
 			goto out;
 	}
-	ret = job_init(o, V3D_TFU, a->in_sync, &ms, serial, &job);
+	ret = job_init(o, V3D_TFU, a->in_sync, &ms, serial, a->out_sync, &job);
 	if (ret)
 		goto out;
 	job->u.tfu = *a;
@@ -393,11 +394,11 @@ int v3ds_ioctl_submit_csd(struct v3ds_open *o, struct drm_v3d_submit_csd *a)
 		if (ret)
 			goto out;
 	}
-	ret = job_init(o, V3D_CSD, a->in_sync, &ms, serial, &job);
+	ret = job_init(o, V3D_CSD, a->in_sync, &ms, serial, a->out_sync, &job);
 	if (ret)
 		goto out;
 	memcpy(job->u.csd.cfg, a->cfg, sizeof(job->u.csd.cfg));
-	ret = job_init(o, V3D_CACHE_CLEAN, 0, NULL, serial, &clean);
+	ret = job_init(o, V3D_CACHE_CLEAN, 0, NULL, serial, a->out_sync, &clean);
 	if (ret)
 		goto out;
 	ret = lookup_bos(o, clean, a->bo_handles, a->bo_handle_count);
