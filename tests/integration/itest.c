@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -21,6 +22,20 @@ bool itest_render_node(void)
 {
 	const char *fk = getenv("FERRYD_FAKEKERNEL");
 	return fk && fk[0];
+}
+
+const struct ferry_fault_info *itest_await_fault(struct ferry_device *dev, struct ferry_context *ctx)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ferry_device_poll_events(dev);
+		const struct ferry_fault_info *fi = ferry_context_fault(ctx, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (fi || t.tv_sec - t0.tv_sec > 20)
+			return fi;
+		usleep(2000);
+	}
 }
 
 bool itest_sim_only(const char *what, const char *why)

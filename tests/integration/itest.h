@@ -21,6 +21,8 @@ bool itest_render_node(void);
 bool itest_sim_only(const char *what, const char *why);
 /* main's exit status: 77 (skipped) when every test of the program was skipped that way. */
 int itest_finish(int status, int nr_tests);
+/* The context's first fault report, reading events until it comes (at most 20 s), or NULL. */
+const struct ferry_fault_info *itest_await_fault(struct ferry_device *dev, struct ferry_context *ctx);
 
 
 /* Starts ferryd (REQUIREs success). */

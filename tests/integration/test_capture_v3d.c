@@ -236,13 +236,7 @@ static void fault_case(uint32_t dst_mode)
 	uint32_t seqno;
 	CHECK_EQ(copy_submit(&c, &seqno), 0);
 	CHECK_EQ(ferry_fence_wait(c.q, seqno, WAIT_NS), -EIO);
-	const struct ferry_fault_info *fi = NULL;
-	for (int i = 0; i < 4000 && !fi; i++) {
-		ferry_device_poll_events(c.dev);
-		fi = ferry_context_fault(c.ctx, 0);
-		if (!fi)
-			usleep(5000);
-	}
+	const struct ferry_fault_info *fi = itest_await_fault(c.dev, c.ctx);
 	REQUIRE(fi);
 	char ses[256];
 	REQUIRE(find_file(cap_dir, ".ferrycap", ses, sizeof(ses)) == 1);

@@ -132,11 +132,7 @@ static void test_fault_isolation(void)
 	CHECK(ferry_context_lost(b.ctx));
 	CHECK(!ferry_context_lost(a.ctx));
 
-	const struct ferry_fault_info *f = NULL;
-	for (int i = 0; i < 400 && !(f = ferry_context_fault(b.ctx, 0)); i++) {
-		ferry_device_poll_events(b.dev);
-		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-	}
+	const struct ferry_fault_info *f = itest_await_fault(b.dev, b.ctx);
 	CHECK(f != NULL);
 	if (f) {
 		CHECK_EQ(f->iova, bad);
@@ -210,11 +206,7 @@ static void fault_mid_pipeline(uint32_t bad_at)
 	}
 	CHECK_EQ(ferry_fence_wait(b.q, seqno[bad_at], ITEST_WAIT_NS), -EIO);
 	CHECK(ferry_context_lost(b.ctx));
-	const struct ferry_fault_info *f = NULL;
-	for (int i = 0; i < 400 && !(f = ferry_context_fault(b.ctx, 0)); i++) {
-		ferry_device_poll_events(b.dev);
-		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-	}
+	const struct ferry_fault_info *f = itest_await_fault(b.dev, b.ctx);
 	CHECK(f != NULL);
 	if (f) {
 		CHECK_EQ(f->seqno, seqno[bad_at]);

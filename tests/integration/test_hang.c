@@ -127,13 +127,7 @@ static void test_hang_beside_neighbour(void)
 	CHECK_EQ(ferry_fence_wait(a.q, hang_seqno, ITEST_WAIT_NS), -ETIMEDOUT);
 	CHECK(ferry_fence_signaled(a.q, hang_seqno)); /* completed with the error, not timed out */
 	CHECK(now_ms() - t0 >= 190);
-	const struct ferry_fault_info *fi = NULL;
-	for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
-		ferry_device_poll_events(a.dev);
-		fi = ferry_context_fault(a.ctx, 0);
-		if (!fi)
-			usleep(2000);
-	}
+	const struct ferry_fault_info *fi = itest_await_fault(a.dev, a.ctx);
 	REQUIRE(fi);
 	CHECK(fi->flags & FERRY_FAULT_HANG);
 	CHECK_EQ(fi->seqno, hang_seqno);
@@ -216,13 +210,7 @@ static void test_validated_hang(void)
 	if (r2 != -EIO)
 		CHECK_EQ(r2, -ETIMEDOUT);
 	ferry_queue_close(q2);
-	const struct ferry_fault_info *fi = NULL;
-	for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
-		ferry_device_poll_events(c.dev);
-		fi = ferry_context_fault(c.ctx, 0);
-		if (!fi)
-			usleep(2000);
-	}
+	const struct ferry_fault_info *fi = itest_await_fault(c.dev, c.ctx);
 	REQUIRE(fi);
 	uint64_t guest_ib = ib.iova + offset;
 	CHECK(fi->flags & FERRY_FAULT_HANG);

@@ -435,13 +435,7 @@ static void test_shared_fault(const char *gpu)
 		return;
 	}
 	CHECK_EQ(ferry_fence_wait(a.cl, fault_seqno, WAIT_NS), -EIO);
-	const struct ferry_fault_info *fi = NULL;
-	for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
-		ferry_device_poll_events(a.dev);
-		fi = ferry_context_fault(a.ctx, 0);
-		if (!fi)
-			usleep(2000);
-	}
+	const struct ferry_fault_info *fi = itest_await_fault(a.dev, a.ctx);
 	REQUIRE(fi);
 	CHECK_EQ(fi->seqno, fault_seqno);
 	CHECK_EQ(fi->queue_id, ferry_queue_id(a.cl));
@@ -544,13 +538,7 @@ static void test_fault_mid_pipeline(const char *gpu)
 		for (int i = 0; i < BAD; i++)
 			CHECK_EQ(ferry_fence_wait(a.cl, seqno[i], WAIT_NS), 0);
 		CHECK_EQ(ferry_fence_wait(a.cl, seqno[BAD], WAIT_NS), -EIO);
-		const struct ferry_fault_info *fi = NULL;
-		for (int64_t end = now_ms() + 20000; !fi && now_ms() < end;) {
-			ferry_device_poll_events(a.dev);
-			fi = ferry_context_fault(a.ctx, 0);
-			if (!fi)
-				usleep(2000);
-		}
+		const struct ferry_fault_info *fi = itest_await_fault(a.dev, a.ctx);
 		REQUIRE(fi);
 		CHECK_EQ(fi->seqno, seqno[BAD]);
 		CHECK(fi->iova >= 0xf0000000u && fi->iova < 0xf0000000u + 16 * 64);
