@@ -78,6 +78,15 @@ static void open_passthrough(struct itest_client *c)
 	REQUIRE(ferry_queue_create(c->ctx, 0, &c->q) == 0);
 }
 
+/* An address near the end of the device's GPU VA space, where no BO lies: a write there faults. */
+static uint64_t outside_va(struct ferry_device *dev)
+{
+	uint64_t va_start = 0x100000000ull, va_size = 0xfff00000ull;
+	ferry_device_param(dev, MSM_PARAM_VA_START, &va_start);
+	ferry_device_param(dev, MSM_PARAM_VA_SIZE, &va_size);
+	return va_start + va_size - 0x10000;
+}
+
 static void test_fault_isolation(void)
 {
 	struct itest_client b;
@@ -88,10 +97,7 @@ static void test_fault_isolation(void)
 	REQUIRE(itest_bo_new(a.ctx, 4096, &adata) == 0);
 	memset(adata.cpu, 0, 4096);
 
-	uint64_t va_start = 0x100000000ull, va_size = 0xfff00000ull;
-	ferry_device_param(b.dev, MSM_PARAM_VA_START, &va_start);
-	ferry_device_param(b.dev, MSM_PARAM_VA_SIZE, &va_size);
-	uint64_t bad = va_start + va_size - 0x10000;
+	uint64_t bad = outside_va(b.dev);
 
 	struct pm4_builder bb;
 	pm4_builder_init(&bb, bib.cpu, 1024);
@@ -166,10 +172,7 @@ static void fault_mid_pipeline(uint32_t bad_at)
 	REQUIRE(itest_bo_new(b.ctx, (N + 1) * SLOT * 4, &ib) == 0);
 	REQUIRE(itest_bo_new(b.ctx, 4096, &data) == 0);
 	memset(data.cpu, 0, 4096);
-	uint64_t va_start = 0x100000000ull, va_size = 0xfff00000ull;
-	ferry_device_param(b.dev, MSM_PARAM_VA_START, &va_start);
-	ferry_device_param(b.dev, MSM_PARAM_VA_SIZE, &va_size);
-	uint64_t bad = va_start + va_size - 0x10000;
+	uint64_t bad = outside_va(b.dev);
 
 	/* The first submit waits for a gate that a submit on a second queue opens: the rest queue
 	 * behind it and then run in one go, so the host tends to find many of them done at once.
