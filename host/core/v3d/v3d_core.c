@@ -367,5 +367,7 @@ int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32
 	struct pending_fence *later = timeline_find(&fq->tl, fseqno);
 	if (later)
 		later->status = st;
+	else
+		*status = st; /* never dropped */
 	return 0;
 }
