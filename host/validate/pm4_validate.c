@@ -341,8 +341,8 @@ static int prepare_relocs(struct pm4v_validator *v)
 
 /* Patches the relocs that land in dwords [from, to) of stream s, copied to d from its dword
  * base on. */
-static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t base,
-			 uint32_t from, uint32_t to)
+static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d,
+			 uint32_t base, uint32_t from, uint32_t to)
 {
 	uint64_t start = s->bo_offset + (uint64_t)from * 4u, end = s->bo_offset + (uint64_t)to * 4u;
 	if (!v->nr_relocs || start >= UINT32_MAX)
@@ -417,7 +417,9 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				v->next_stream = i;
 				return 1;
 			}
-			if (!v->scratch && !(v->scratch = malloc(WINDOW_DWORDS * sizeof(*v->scratch))))
+			if (!v->scratch)
+				v->scratch = malloc(WINDOW_DWORDS * sizeof(*v->scratch));
+			if (!v->scratch)
 				return pm4v_fail(v, NULL, PM4V_ERR_NOMEM, -1, NULL);
 			/* skips[] past nr_skips is never read: not cleared per stream (a draw-state
 			 * group is a few dozen dwords; the whole struct would be more to write) */
@@ -429,25 +431,28 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 			v->win_base = 0;
 			v->stream_open = true;
 		}
-		/* The window moves along the stream: copy in a chunk (once per dword: the snapshot)
-		 * and relocate it when the walk ran out of copied dwords, walk, copy out what the walk
-		 * finished. With a budget, the call ends where the walk stopped for it; the window
-		 * keeps the rest for the next call. */
+		/* The window moves along the stream: copy in a chunk (once per dword: the
+		 * snapshot) and relocate it when the walk ran out of copied dwords, walk, copy out
+		 * what the walk finished. With a budget, the call ends where the walk stopped for
+		 * it; the window keeps the rest for the next call. */
 		bool more = v->copied == v->walk_at.pos;
 		int r;
 		do {
 			if (more) {
 				/* Only a packet the walk could not finish is left: to the front. */
 				uint32_t keep = v->copied - v->published;
-				if (keep >= MAX_PACKET_DWORDS) /* cannot be: the window would overflow */
-					return pm4v_fail(v, NULL, PM4V_ERR_LIMIT, -1, "%u dwords left in the window",
-							 keep);
-				memmove(v->scratch, v->scratch + (v->published - v->win_base), keep * 4u);
+				/* cannot be (see WINDOW_DWORDS): the window would overflow */
+				if (keep >= MAX_PACKET_DWORDS)
+					return pm4v_fail(v, NULL, PM4V_ERR_LIMIT, -1,
+							 "%u dwords left in the window", keep);
+				memmove(v->scratch, v->scratch + (v->published - v->win_base),
+					keep * 4u);
 				v->win_base = v->published;
-				uint32_t want = s.dwords - v->copied > COPY_CHUNK_DWORDS ? v->copied + COPY_CHUNK_DWORDS
-											 : s.dwords;
-				memcpy(v->scratch + keep,
-				       (const uint8_t *)in->bos[s.bo].map + s.bo_offset + (uint64_t)v->copied * 4u,
+				uint32_t want = s.dwords - v->copied > COPY_CHUNK_DWORDS
+					? v->copied + COPY_CHUNK_DWORDS : s.dwords;
+				const uint8_t *src = in->bos[s.bo].map;
+				src += s.bo_offset + (uint64_t)v->copied * 4u;
+				memcpy(v->scratch + keep, src,
 				       ((size_t)want - v->copied) * 4u);
 				apply_relocs(v, &s, v->scratch, v->win_base, v->copied, want);
 				if (budget) {
@@ -456,11 +461,13 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				}
 				v->copied = want;
 			}
-			r = pm4v_walk(v, &s, v->scratch, v->win_base, v->copied, &v->walk_at, budget);
+			r = pm4v_walk(v, &s, v->scratch, v->win_base, v->copied, &v->walk_at,
+				      budget);
 			if (r < 0)
 				return -1;
 			uint32_t done = r > 0 ? v->walk_at.pos : s.dwords;
-			memcpy(s.shadow_map + v->published, v->scratch + (v->published - v->win_base),
+			memcpy(s.shadow_map + v->published,
+			       v->scratch + (v->published - v->win_base),
 			       ((size_t)done - v->published) * 4u);
 			v->published = done;
 			/* stopped with budget left: for want of copied dwords */
