@@ -441,8 +441,9 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 			if (more) {
 				/* Only a packet the walk could not finish is left: to the front. */
 				uint32_t keep = v->copied - v->published;
-				/* cannot be (see WINDOW_DWORDS): the window would overflow */
-				if (keep >= MAX_PACKET_DWORDS)
+				/* cannot be: the window would overflow (see WINDOW_DWORDS), or the
+				 * walk stopped with the whole stream copied and budget left */
+				if (keep >= MAX_PACKET_DWORDS || v->copied == s.dwords)
 					return pm4v_fail(v, NULL, PM4V_ERR_LIMIT, -1,
 							 "%u dwords left in the window", keep);
 				memmove(v->scratch, v->scratch + (v->published - v->win_base),
