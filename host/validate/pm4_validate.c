@@ -374,8 +374,13 @@ static void apply_relocs(struct pm4v_validator *v, const struct pm4v_stream *s, 
 
 /* Dwords copied in at a time, whenever the walk has run out of copied dwords: small enough that
  * the walk and the copy out read them from the L1 cache right after the copy in wrote them (8 KiB:
- * measured faster than 4 KiB or 16 KiB in `ferry bench` (d) on a 48 KiB L1). */
+ * measured faster than 4 KiB or 16 KiB in `ferry bench` (d) on a 48 KiB L1). The fuzz build sets
+ * a few dwords, so that its short streams move the window too. */
+#ifdef PM4V_COPY_CHUNK_DWORDS
+#define COPY_CHUNK_DWORDS PM4V_COPY_CHUNK_DWORDS
+#else
 #define COPY_CHUNK_DWORDS 2048u
+#endif
 
 /* The window (v->scratch): a chunk after what is left of the last one when the walk ran out,
  * which is no more than a packet that did not lie whole in it. */
