@@ -156,7 +156,7 @@ struct pm4v_validator {
 
 	/* a submit stopped at its budget (pm4v_validate_step): what the next call continues */
 	bool resuming;
-	bool stream_open;       /* streams[next_stream] is in scratch, walked up to walk_at */
+	bool stream_open;       /* streams[next_stream] is open, walked up to walk_at */
 	uint32_t copied;        /* dwords of it copied in from the guest (and relocated) */
 	uint32_t published;     /* dwords of it copied out to its shadow */
 	uint32_t win_base;      /* dword of it in scratch[0] */
