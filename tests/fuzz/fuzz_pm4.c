@@ -160,7 +160,8 @@ static void check_same(const char *what, int learned, const struct pm4v_result *
 		       lres->dwords == fres->dwords && lres->relocs_applied == fres->relocs_applied &&
 		       fx->pool_used == fresh_used && memcmp(fx->pool, fresh_pool, fresh_used) == 0;
 	if (!same) {
-		fprintf(stderr, "%s validator: %d \"%s\" (%u streams, %llu dwords); fresh one: %d \"%s\" (%u, %llu)\n",
+		fprintf(stderr, "%s validator: %d \"%s\" (%u streams, %llu dwords); "
+			"fresh one: %d \"%s\" (%u, %llu)\n",
 			what, learned, learned ? lerr->msg : "", learned ? 0 : lres->nr_streams,
 			learned ? 0ull : (unsigned long long)lres->dwords, fresh, fresh ? ferr->msg : "",
 			fresh ? 0 : fres->nr_streams, fresh ? 0ull : (unsigned long long)fres->dwords);
