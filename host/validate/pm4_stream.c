@@ -15,7 +15,6 @@
 struct walk {
 	struct pm4v_validator *v;
 	const struct pm4v_stream *s;
-	uint32_t *d;
 	uint32_t n;
 	struct pm4v_where w; /* the packet being checked */
 	struct pm4v_open_skip skips[MAX_OPEN_SKIPS];
@@ -679,13 +678,12 @@ static uint32_t skip_limit(const struct walk *k, uint32_t lim)
 	return lim;
 }
 
-int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t avail,
-	      struct pm4v_walk_pos *at, uint64_t *budget)
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t base,
+	      uint32_t avail, struct pm4v_walk_pos *at, uint64_t *budget)
 {
 	struct walk k; /* skips[] beyond nr_skips is never read: not cleared per stream */
 	k.v = v;
 	k.s = s;
-	k.d = d;
 	k.n = s->dwords;
 	k.w = (struct pm4v_where){ .stream = s };
 	if (!at->begun) { /* a new stream: nothing written in it yet (a resumed one keeps its own) */
@@ -706,6 +704,9 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	if (k.nr_skips) /* a draw-state group has none: no call for nothing */
 		memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
 	const uint32_t fit = avail < k.n ? avail : k.n; /* a packet must end by here */
+	/* Indexed by the stream's dword: d moved back by base, through an integer as the pointer
+	 * may lie before the window (only dwords in it are read). */
+	uint32_t *const sd = (uint32_t *)((uintptr_t)d - (uintptr_t)base * sizeof(*d));
 
 	while (pos < k.n) {
 		if ((budget && !*budget) || pos >= avail)
@@ -723,7 +724,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			lim = pos + (uint32_t)*budget;
 		lim = skip_limit(&k, lim);
 		do {
-			uint32_t h = d[pos], cnt;
+			uint32_t h = sd[pos], cnt;
 			struct pm4v_memo *m = &memo[pm4v_memo_slot(h)];
 			if (m->header == h && m->stream_gen == sgen) {
 				/* type 4 or 7, bit 29 tells them apart: a select, as the next header's
@@ -759,7 +760,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 					if (!summary_clear(v->wprot_summary, reg, last) && check_regs(&k, reg, cnt, true))
 						return -1;
 					if (cnt >= 2 && !summary_clear(v->area_summary, reg, reg + cnt - 2u) &&
-					    write_areas(&k, reg, cnt, d + pos + 1))
+					    write_areas(&k, reg, cnt, sd + pos + 1))
 						return -1;
 					note_writes(&k, reg, cnt);
 				}
@@ -780,7 +781,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 					if (deny[op >> 5] & (1u << (op & 31)))
 						return pm4v_fail(v, &k.w, PM4V_ERR_PRIVILEGED, -1, NULL);
 					uint32_t nr_skips = k.nr_skips;
-					if (pkt7(&k, op, d + pos + 1, cnt, pos + 1 + cnt))
+					if (pkt7(&k, op, sd + pos + 1, cnt, pos + 1 + cnt))
 						return -1;
 					if (k.nr_skips != nr_skips) /* it opened a skip: lim may come sooner */
 						lim = skip_limit(&k, lim);

@@ -27,12 +27,13 @@
  *  - a policy (struct pm4v_policy; pm4v_policy_a6xx() fills the defaults for a GPU).
  *
  * Work: starting from each BUF / CTX_RESTORE_BUF cmd (level IB1), every stream is copied once
- * from the guest BO into scratch, relocated, validated there, and written to its shadow. The
- * guest memory is read once per stream (a snapshot): nothing the guest writes afterwards can
- * change what was validated. Streams followed: CP_INDIRECT_BUFFER and _PFD (one level deeper),
- * CP_INDIRECT_BUFFER_CHAIN (same level), CP_SET_DRAW_STATE groups (always IB2 level; no IB,
- * chain or draw state inside them), CP_SET_AMBLE pre/postambles (IB1 level). The same
- * {iova, size, level, kind} is copied once and every reference is rewritten to the copy.
+ * from the guest BO, a few KiB at a time, into a small scratch window, relocated, validated
+ * there, and written to its shadow. The guest memory is read once per stream (a snapshot):
+ * nothing the guest writes afterwards can change what was validated. Streams followed:
+ * CP_INDIRECT_BUFFER and _PFD (one level deeper), CP_INDIRECT_BUFFER_CHAIN (same level),
+ * CP_SET_DRAW_STATE groups (always IB2 level; no IB, chain or draw state inside them),
+ * CP_SET_AMBLE pre/postambles (IB1 level). The same {iova, size, level, kind} is copied once
+ * and every reference is rewritten to the copy.
  * Rules:
  *  - header type 4 or 7 with correct parity, count inside the stream (a type-4 count of 0 writes
  *    nothing, but its register must not be protected);

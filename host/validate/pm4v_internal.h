@@ -140,8 +140,10 @@ struct pm4v_validator {
 	uint32_t slot_mask;
 	uint32_t gen;
 
-	uint32_t *scratch;   /* one stream being validated, in cached host memory */
-	uint32_t cap_scratch;
+	/* A window on the stream being validated, in cached host memory: dwords [win_base,
+	 * copied) of it. Small, so the walk and the copy out read what the copy in just wrote
+	 * while it is still in the L1 cache; it holds at most a partial packet and a chunk. */
+	uint32_t *scratch;
 
 	struct pm4v_reloc_ref *relocs;
 	uint32_t nr_relocs, cap_relocs;
@@ -154,9 +156,10 @@ struct pm4v_validator {
 
 	/* a submit stopped at its budget (pm4v_validate_step): what the next call continues */
 	bool resuming;
-	bool stream_open;       /* streams[next_stream] is in scratch, walked up to walk_at */
-	uint32_t copied;        /* dwords of it copied into scratch (and relocated) */
+	bool stream_open;       /* streams[next_stream] is open, walked up to walk_at */
+	uint32_t copied;        /* dwords of it copied in from the guest (and relocated) */
 	uint32_t published;     /* dwords of it copied out to its shadow */
+	uint32_t win_base;      /* dword of it in scratch[0] */
 	uint32_t next_stream;
 	uint32_t nr_out;
 	struct pm4v_walk_pos walk_at;
@@ -235,12 +238,13 @@ static inline int pm4v_find_bo_hint(struct pm4v_validator *v, uint32_t *hint, ui
 }
 
 /* pm4_stream.c: validates stream s held in scratch (relocs applied), rewriting targets, from
- * *at (zeroed for a new stream). Only d[0, avail) holds the copy yet: the walk also stops
- * before a packet that does not lie whole in it. With budget, stops at the first packet boundary
- * after *budget dwords were walked (counting them down). Stopped, it saves where in *at and
- * returns 1; else 0 at the end of the stream, -1 on a rejection. */
-int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t avail,
-	      struct pm4v_walk_pos *at, uint64_t *budget);
+ * *at (zeroed for a new stream). d holds the copy of dwords [base, avail) of the stream (d[0] is
+ * dword base; *at's position is not below base): the walk stops before a packet that does not
+ * lie whole in it. With budget, stops at the first packet boundary after *budget dwords were
+ * walked (counting them down). Stopped, it saves where in *at and returns 1; else 0 at the end
+ * of the stream, -1 on a rejection. */
+int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d, uint32_t base,
+	      uint32_t avail, struct pm4v_walk_pos *at, uint64_t *budget);
 
 /* pm4v_error.c: fills v->err for a packet at w (w may be NULL for errors about cmds or relocs,
  * then bo_index names the BO or is -1); detail is printf-style, may be NULL. Returns -1. */

@@ -146,10 +146,11 @@ static void run_on_cp(const struct pm4v_result *res)
 /* The long-lived validators have learned from every earlier input which opcodes have no rule and
  * memoize headers per stream (pm4_stream.c's walk): none of that may change an answer, so a
  * validator that has learned nothing must give the same - rule, place and message, or the same
- * result and shadow bytes (the pool is carved in the same order, so at the same places). */
-static void check_same(int learned, const struct pm4v_result *lres, const struct pm4v_error *lerr, int fresh,
-		       const struct pm4v_result *fres, const struct pm4v_error *ferr, const uint8_t *fresh_pool,
-		       uint32_t fresh_used)
+ * result and shadow bytes (the pool is carved in the same order, so at the same places). So must
+ * the fresh one stepped under a budget (pm4v_validate_step). */
+static void check_same(const char *what, int learned, const struct pm4v_result *lres,
+		       const struct pm4v_error *lerr, int fresh, const struct pm4v_result *fres,
+		       const struct pm4v_error *ferr, const uint8_t *fresh_pool, uint32_t fresh_used)
 {
 	bool same = learned == fresh;
 	if (same && learned)
@@ -159,8 +160,9 @@ static void check_same(int learned, const struct pm4v_result *lres, const struct
 		       lres->dwords == fres->dwords && lres->relocs_applied == fres->relocs_applied &&
 		       fx->pool_used == fresh_used && memcmp(fx->pool, fresh_pool, fresh_used) == 0;
 	if (!same) {
-		fprintf(stderr, "learned validator: %d \"%s\" (%u streams, %llu dwords); fresh one: %d \"%s\" (%u, %llu)\n",
-			learned, learned ? lerr->msg : "", learned ? 0 : lres->nr_streams,
+		fprintf(stderr, "%s validator: %d \"%s\" (%u streams, %llu dwords); "
+			"fresh one: %d \"%s\" (%u, %llu)\n",
+			what, learned, learned ? lerr->msg : "", learned ? 0 : lres->nr_streams,
 			learned ? 0ull : (unsigned long long)lres->dwords, fresh, fresh ? ferr->msg : "",
 			fresh ? 0 : fres->nr_streams, fresh ? 0ull : (unsigned long long)fres->dwords);
 		abort();
@@ -201,13 +203,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pm4v_result fres;
 	struct pm4v_error ferr;
 	int fr = pm4v_validate(fresh, &s, &a, &fres, &ferr);
-	pm4v_destroy(fresh);
 	uint32_t fresh_used = fx->pool_used;
 	memcpy(fresh_pool, fx->pool, fresh_used);
 	memset(fx->pool, 0, fresh_used);
 	fx->pool_used = 0;
+	/* Stepped under a budget (from the input's size, so mutations vary it), the same answer. */
+	struct pm4v_result sres;
+	struct pm4v_error serr;
+	uint64_t budget = 1u + size % 61u;
+	int sr;
+	while ((sr = pm4v_validate_step(fresh, &s, &a, budget, &sres, &serr)) == 1)
+		;
+	check_same("stepped", sr, &sres, &serr, fr, &fres, &ferr, fresh_pool, fresh_used);
+	pm4v_destroy(fresh);
+	memset(fx->pool, 0, fx->pool_used);
+	fx->pool_used = 0;
 	int r = pm4v_validate(fx->v[in.gpu_660], &s, &a, &res, &err);
-	check_same(r, &res, &err, fr, &fres, &ferr, fresh_pool, fresh_used);
+	check_same("learned", r, &res, &err, fr, &fres, &ferr, fresh_pool, fresh_used);
 	if (r != 0) {
 		/* A rejection always names its rule. */
 		if (r != -1 || err.rule == PM4V_OK || !err.msg[0])

@@ -1,5 +1,5 @@
 /* The walk's runs of plain packets (pm4_stream.c) against the rules they skip: a packet that needs
- * a rule, put among hundreds that need none, across the 4 KiB copy chunks, under budgets and
+ * a rule, put among hundreds that need none, across the 8 KiB copy chunks, under budgets and
  * inside open conditional ranges, is refused at its place with the same report by a fresh
  * validator and by one that has learned its opcodes; accepted streams are copied unchanged. */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include "ferry/hw/adreno_pm4_payload.h"
 #include "pm4v_harness.h"
 
-#define RUN_PACKETS 800 /* about 2500 dwords: past the first two copy chunks */
+#define RUN_PACKETS 800 /* about 2500 dwords: past the first copy chunk */
 
 /* Packet i of a run: register writes no rule looks at (1 to 8 values), CP_NOPs of any length,
  * CP_WAIT_FOR_IDLE. */
@@ -108,7 +108,8 @@ static void test_bad_packet_in_run(void)
 		EXPECT_OK(&warm);
 	}
 	const int befores[] = { 0, 1, 2, 3, 5, 255, 256, 257, RUN_PACKETS - 1 };
-	/* Headers on both sides of a copy chunk's end (1024 dwords) and payloads across it. */
+	/* Headers on both sides of a copy chunk's end (2048 dwords, 1024 before) and payloads
+	 * across it. */
 	const uint32_t ats[] = { 1020, 1022, 1023, 1024, 1025, 2047, 2048 };
 	for (enum bad what = 0; what < NR_BAD; what++) {
 		for (size_t j = 0; j < sizeof(befores) / sizeof(befores[0]) + sizeof(ats) / sizeof(ats[0]); j++) {
