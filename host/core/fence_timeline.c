@@ -62,6 +62,14 @@ struct pending_fence *timeline_find(struct fence_timeline *tl, uint32_t seqno)
 	return NULL;
 }
 
+bool timeline_set_status(struct fence_timeline *tl, uint32_t seqno, int32_t status)
+{
+	struct pending_fence *f = timeline_find(tl, seqno);
+	if (f)
+		f->status = status;
+	return f != NULL;
+}
+
 void timeline_pop(struct fence_timeline *tl)
 {
 	tl->head = (tl->head + 1) % tl->cap;

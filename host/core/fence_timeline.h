@@ -45,6 +45,9 @@ void timeline_pop(struct fence_timeline *tl);
 struct pending_fence *timeline_at(struct fence_timeline *tl, uint32_t i);
 /* The unretired entry of seqno, or NULL (a walk: for the rare paths, such as a fault). */
 struct pending_fence *timeline_find(struct fence_timeline *tl, uint32_t seqno);
+/* A fault found while an earlier fence retired: unretired seqno completes with status when it
+ * retires. False (nothing set) when seqno is not pending. */
+bool timeline_set_status(struct fence_timeline *tl, uint32_t seqno, int32_t status);
 /* seqno retired with status (0, or its error, which the timeline records): told to the owner. */
 void timeline_retire(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status);
 bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);

@@ -384,6 +384,9 @@ static void test_exclusive_tenancy(void)
 	stop(&p);
 }
 
+/* Far above anything the 4 GiB space hands out to these small BOs: a store there faults. */
+#define UNMAPPED 0xf0000000u
+
 /* Shared tenancy: both clients are admitted. In a validated context a store to an unmapped
  * address is refused before it runs; in a passthrough one it runs and faults a's job (report
  * delivered, context lost) while b keeps completing copies. */
@@ -401,10 +404,8 @@ static void test_shared_fault(const char *gpu)
 	CHECK_EQ(copy_job_submit(&b, &bj, &seqno), 0);
 	CHECK_EQ(ferry_fence_wait(b.cl, seqno, WAIT_NS), 0);
 
-	/* 0xf0000000: far above anything the 4 GiB space hands out to these small BOs. */
-	const uint32_t unmapped = 0xf0000000u;
 	struct copy_job vj;
-	copy_job_build(&b, &vj, 16, 16, unmapped);
+	copy_job_build(&b, &vj, 16, 16, UNMAPPED);
 	CHECK_EQ(copy_job_submit(&b, &vj, &seqno), 0);
 	CHECK_EQ(ferry_fence_wait(b.cl, seqno, WAIT_NS), -EINVAL);
 	CHECK(strstr(ferry_device_last_error(b.dev), "V3D validation") != NULL);
@@ -412,7 +413,7 @@ static void test_shared_fault(const char *gpu)
 	copy_job_free(&vj);
 
 	struct copy_job aj;
-	copy_job_build(&a, &aj, 16, 16, unmapped);
+	copy_job_build(&a, &aj, 16, 16, UNMAPPED);
 	uint32_t fault_seqno = 0;
 	CHECK_EQ(copy_job_submit(&a, &aj, &fault_seqno), 0);
 
@@ -440,7 +441,7 @@ static void test_shared_fault(const char *gpu)
 	CHECK_EQ(fi->seqno, fault_seqno);
 	CHECK_EQ(fi->queue_id, ferry_queue_id(a.cl));
 	CHECK(fi->flags & FERRY_FAULT_WRITE);
-	CHECK(fi->iova >= unmapped && fi->iova < unmapped + 16 * 64);
+	CHECK(fi->iova >= UNMAPPED && fi->iova < UNMAPPED + 16 * 64);
 	CHECK(fi->text && strstr(fi->text, "mmu-fault") && strstr(fi->text, "ESTIMATED CRASH LOCATION"));
 	CHECK(ferry_context_lost(a.ctx));
 	/* Later submits of a fail at once; b is unaffected. */
@@ -528,7 +529,7 @@ static void test_fault_mid_pipeline(const char *gpu)
 	REQUIRE(vclient_open_policy(p.uri, FERRY_POLICY_PASSTHROUGH, &a) == 0);
 	struct copy_job good, badj;
 	copy_job_build(&a, &good, 16, 16, 0);
-	copy_job_build(&a, &badj, 16, 16, 0xf0000000u);
+	copy_job_build(&a, &badj, 16, 16, UNMAPPED);
 	enum { N = 40, BAD = 25 };
 	uint32_t seqno[N];
 	for (int i = 0; i < N; i++)
@@ -541,7 +542,7 @@ static void test_fault_mid_pipeline(const char *gpu)
 		const struct ferry_fault_info *fi = itest_await_fault(a.dev, a.ctx);
 		REQUIRE(fi);
 		CHECK_EQ(fi->seqno, seqno[BAD]);
-		CHECK(fi->iova >= 0xf0000000u && fi->iova < 0xf0000000u + 16 * 64);
+		CHECK(fi->iova >= UNMAPPED && fi->iova < UNMAPPED + 16 * 64);
 	}
 	copy_job_free(&good);
 	copy_job_free(&badj);

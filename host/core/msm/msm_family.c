@@ -219,12 +219,9 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 		q->faults = faults;
 		uint32_t blamed = pf->seqno;
 		int32_t st = msm_fault_report(q, &blamed);
-		/* A later fence, pending: its status waits in the timeline until it retires. Looked
-		 * up after the report, which may cancel held submits (pushes onto the timeline). */
-		struct pending_fence *later = blamed != pf->seqno ? timeline_find(&q->tl, blamed) : NULL;
-		if (later)
-			later->status = st;
-		else
+		/* A later fence keeps it in the timeline until it retires (looked up after the report,
+		 * which may cancel held submits: pushes onto the timeline). */
+		if (blamed == pf->seqno || !timeline_set_status(&q->tl, blamed, st))
 			*status = st;
 	}
 	return 0;

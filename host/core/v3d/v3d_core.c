@@ -362,12 +362,9 @@ int v3d_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32
 		*status = fault_report(q, pf->seqno, &f, ctx->fault_text);
 		return 0;
 	}
-	int32_t st = fault_report(fq, fseqno, &f, ctx->fault_text);
 	/* Looked up again: reporting may cancel held submits, which pushes onto timelines. */
-	struct pending_fence *later = timeline_find(&fq->tl, fseqno);
-	if (later)
-		later->status = st;
-	else
+	int32_t st = fault_report(fq, fseqno, &f, ctx->fault_text);
+	if (!timeline_set_status(&fq->tl, fseqno, st))
 		*status = st; /* never dropped */
 	return 0;
 }
