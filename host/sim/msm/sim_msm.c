@@ -80,7 +80,7 @@ void sim_msm_device_destroy(struct sim_msm_device *dev)
 			q->head = s->next;
 			msms_submit_free(s);
 		}
-		free(q);
+		msms_queue_free(q);
 	}
 	free(dev->cp_spare);
 	sim_sync_dev_fini(&dev->sync);
@@ -306,7 +306,7 @@ static void sim_kdev_close(struct kdev *kd)
 		if (q->open == o) {
 			msms_dispatch_forget_queue(dev, q);
 			*pq = q->dev_next;
-			free(q);
+			msms_queue_free(q);
 		} else {
 			pq = &q->dev_next;
 		}

@@ -88,8 +88,8 @@ struct msms_submit {
 	uint32_t timestamp;       /* the context's timestamp for this submit (memstore sop/eop) */
 	bool issued;              /* on its ring */
 	bool sop_written;
-	bool fence_hashed;        /* on its queue's fence hash (queued, not yet freed) */
-	struct msms_submit *hash_next;
+	bool fence_hashed;        /* in its queue's fence idr (queued, not yet freed) */
+	struct msms_submit *hash_next, **hash_pprev;
 	struct sim_sync_dev *sync;
 	struct sim_fence *done;   /* signaled at retire; what out-syncobjs get */
 	int lost_error;           /* a lose_on_fault open: this submit faulted (-EIO) or hung (-ETIMEDOUT) */
@@ -116,7 +116,21 @@ struct msms_memstore_slot {
 	uint32_t queued;          /* the newest timestamp handed out (kernel bookkeeping) */
 };
 
-#define MSMS_FENCE_HASH 1024 /* buckets; fences are mostly consecutive, so they spread evenly */
+/* The kernel's fence_idr: a queue's submits by fence (sim_msm_fence_idr.c). A drawqueue can
+ * hold many thousands of submits, and its fences are looked up per submit, per WAIT_FENCE and per
+ * retire, all under the device lock: the buckets keep up with the count. */
+#define MSMS_FENCE_IDR_MIN_BITS 6
+struct msms_fence_idr {
+	struct msms_submit **buckets; /* small, or 2^(32 - shift) allocated */
+	uint32_t shift;
+	uint32_t count;
+	struct msms_submit *small[1u << MSMS_FENCE_IDR_MIN_BITS];
+};
+void msms_fence_idr_init(struct msms_fence_idr *t);
+void msms_fence_idr_fini(struct msms_fence_idr *t);
+struct msms_submit *msms_fence_idr_find(const struct msms_fence_idr *t, uint32_t fence);
+void msms_fence_idr_insert(struct msms_fence_idr *t, struct msms_submit *s);
+void msms_fence_idr_remove(struct msms_fence_idr *t, struct msms_submit *s);
 
 struct msms_queue {
 	struct msms_open *open;    /* NULL once the open is gone */
@@ -141,10 +155,9 @@ struct msms_queue {
 	/* On dev->issuable[prio] while it has one to issue and room under MSMS_CONTEXT_INFLIGHT. */
 	struct msms_queue *issue_next, *issue_prev;
 	bool on_issue_list;
-	/* The drawqueue's submits by fence (the kernel's idr): a fence lookup per submit and per
-	 * WAIT_FENCE, not a walk of every queued submit. Last: the dispatcher's walks over every
-	 * queue read only the fields above, a cache line or two, not past 8 KiB of buckets. */
-	struct msms_submit *fence_hash[MSMS_FENCE_HASH];
+	/* The drawqueue's submits by fence. Last: the dispatcher's walks over every queue read
+	 * only the fields above, a cache line or two, not past the inline buckets. */
+	struct msms_fence_idr fences;
 };
 
 /* One ringbuffer per priority: the submits the dispatcher issued, oldest first. */
@@ -221,6 +234,8 @@ void msms_bo_put(struct msms_bo *bo);
 int msms_bo_get_iova(struct msms_bo *bo, uint64_t *iova);
 struct msms_queue *msms_queue_lookup(struct msms_open *o, uint32_t id);
 struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio);
+/* Frees a queue unlinked from every list (its submits freed first). */
+void msms_queue_free(struct msms_queue *q);
 /* q leaves dev->queues: off the dispatcher's issuable list. */
 void msms_dispatch_forget_queue(struct sim_msm_device *dev, struct msms_queue *q);
 /* Frees q if it is closed (or orphaned) and has no pending work. Returns true if freed. */

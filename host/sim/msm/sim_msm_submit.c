@@ -33,6 +33,7 @@ struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 	q->id = o->next_queue_id++;
 	q->prio = prio;
 	q->cyclic_next = 1;
+	msms_fence_idr_init(&q->fences);
 	q->seq = ++dev->queue_seq;
 	q->open_next = o->queues;
 	o->queues = q;
@@ -42,6 +43,12 @@ struct msms_queue *msms_queue_create(struct msms_open *o, uint32_t prio)
 		pq = &(*pq)->dev_next;
 	*pq = q;
 	return q;
+}
+
+void msms_queue_free(struct msms_queue *q)
+{
+	msms_fence_idr_fini(&q->fences);
+	free(q);
 }
 
 bool msms_queue_maybe_free(struct msms_queue *q)
@@ -62,19 +69,14 @@ bool msms_queue_maybe_free(struct msms_queue *q)
 			break;
 		}
 	}
-	free(q);
+	msms_queue_free(q);
 	return true;
 }
 
 void msms_submit_free(struct msms_submit *s)
 {
-	if (s->fence_hashed) {
-		struct msms_submit **p = &s->queue->fence_hash[s->fence % MSMS_FENCE_HASH];
-		while (*p && *p != s)
-			p = &(*p)->hash_next;
-		if (*p)
-			*p = s->hash_next;
-	}
+	if (s->fence_hashed)
+		msms_fence_idr_remove(&s->queue->fences, s);
 	if (s->done) {
 		/* Not retired: cancelled with its open. Waiters elsewhere must not hang. */
 		sim_fence_signal(s->sync, s->done, -ECANCELED);
@@ -147,10 +149,7 @@ int msms_ioctl_submitqueue_query(struct msms_open *o, struct drm_msm_submitqueue
 
 static struct msms_submit *find_fence(const struct msms_queue *q, uint32_t fence)
 {
-	for (struct msms_submit *s = q->fence_hash[fence % MSMS_FENCE_HASH]; s; s = s->hash_next)
-		if (s->fence == fence)
-			return s;
-	return NULL;
+	return msms_fence_idr_find(&q->fences, fence);
 }
 
 /* idr_alloc_cyclic(1, INT_MAX): the next free id from the cursor, wrapping. */
@@ -508,8 +507,7 @@ int msms_ioctl_gem_submit(struct msms_open *o, struct drm_msm_gem_submit *a)
 	/* Into the context's drawqueue with its next timestamp; the dispatcher issues it. */
 	s->timestamp = ++q->ts_queued;
 	q->memstore.queued = s->timestamp;
-	s->hash_next = q->fence_hash[s->fence % MSMS_FENCE_HASH];
-	q->fence_hash[s->fence % MSMS_FENCE_HASH] = s;
+	msms_fence_idr_insert(&q->fences, s);
 	s->fence_hashed = true;
 	if (q->tail)
 		q->tail->next = s;
