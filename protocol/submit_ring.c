@@ -160,7 +160,12 @@ bool ferry_ring_consume(struct ferry_ring_consumer *c)
 	atomic_store_explicit(&c->hdr->head, c->head, memory_order_release);
 	atomic_store_explicit(&c->hdr->consumed, c->records, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load_explicit(&c->hdr->producer_waiting, memory_order_relaxed) != 0;
+	if (!atomic_load_explicit(&c->hdr->producer_waiting, memory_order_relaxed))
+		return false;
+	/* The guest's tail only decides whether to wake it: a wrong one costs the guest its own
+	 * wakeup (it looks again every millisecond), nothing here. */
+	uint32_t tail = atomic_load_explicit(&c->hdr->tail, memory_order_relaxed);
+	return ferry_ring_room_enough(tail - c->head, c->size);
 }
 
 bool ferry_ring_arm(struct ferry_ring_consumer *c)

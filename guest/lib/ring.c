@@ -157,7 +157,7 @@ static int ring_wait_room(struct ferry_context *ctx)
 			r = -EIO;
 			break;
 		}
-		if (used <= p->size / 2)
+		if (ferry_ring_room_enough(used, p->size))
 			break;
 		if ((r = ring_broken(ctx)) < 0)
 			break;

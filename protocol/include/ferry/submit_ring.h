@@ -68,6 +68,15 @@ static inline uint32_t ferry_ring_max_payload(uint32_t data_size)
 	return data_size / 4u - (uint32_t)sizeof(struct ferry_ring_record);
 }
 
+/* Whether a guest waiting for room (producer_waiting) may go on with used bytes not yet taken:
+ * half the ring free, so that the largest record fits and a guest faster than the host wakes
+ * once per half ring. The guest waits for it and the host wakes the guest only then, as an
+ * eventfd write per record or per drain pass would cost both sides syscalls for no room. */
+static inline bool ferry_ring_room_enough(uint32_t used, uint32_t data_size)
+{
+	return used <= data_size / 2u;
+}
+
 /* ---- guest: the producer ---- */
 
 struct ferry_ring_producer {
@@ -112,7 +121,7 @@ int ferry_ring_consumer_init(struct ferry_ring_consumer *c, void *mem, size_t le
 int ferry_ring_next(struct ferry_ring_consumer *c, void *buf, uint32_t cap, uint32_t *len,
 		    uint32_t *sock_seq);
 /* Takes the record ferry_ring_next returned: publishes the new head. Returns true when the guest
- * waits for room (the caller wakes it). */
+ * waits for room and now has enough (ferry_ring_room_enough; the caller wakes it). */
 bool ferry_ring_consume(struct ferry_ring_consumer *c);
 /* Before sleeping: asks the guest for a doorbell. Returns false when records arrived meanwhile
  * (the flag is taken back; drain instead of sleeping). */
