@@ -272,15 +272,15 @@ void ctx_wake_guest(struct host_ctx *ctx)
 
 void ctx_progress(struct host_ctx *ctx)
 {
-	bool progressed;
 	do {
-		progressed = false;
 		struct host_queue *q;
 		ctx_for_each_queue(ctx, q)
-			if (q->tl.count && queue_retire(q))
-				progressed = true;
-		/* Retired fences may free held submits; released ones that failed retire at once. */
-	} while (sched_release(ctx) || progressed);
+			if (q->tl.count)
+				queue_retire(q);
+		/* Retired fences may free held submits; released ones that failed retire at once.
+		 * Nothing else makes a queue retire more now than it just did: the kernel's next
+		 * completion wakes the poll fd, and polling again at once only costs kernel calls. */
+	} while (sched_release(ctx));
 	ctx_publish_lost(ctx);
 	if (ctx->client->host->trace.on)
 		trace_pull_kernel(ctx);
