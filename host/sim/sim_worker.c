@@ -58,8 +58,16 @@ static bool spin_until(bool (*done)(void *), void *arg)
 	}
 }
 
+/* Test, then test-and-set: a trylock is a locked compare-and-exchange, which takes the mutex's
+ * cache line from the holder at every try, so a spinning waiter slows the holder's own work and
+ * unlock. glibc's lock word (public in its pthread_mutex_t, 0 when free) is read instead until
+ * the mutex looks free. */
 static bool took_mutex(void *m)
 {
+#ifdef __GLIBC__
+	if (__atomic_load_n(&((pthread_mutex_t *)m)->__data.__lock, __ATOMIC_RELAXED) != 0)
+		return false;
+#endif
 	return pthread_mutex_trylock(m) == 0;
 }
 
