@@ -25,19 +25,19 @@ static struct msms_memstore_slot *slot_of(const struct msms_submit *s)
 	return &s->queue->memstore;
 }
 
-void msms_dispatch_sop(struct msms_submit *s)
+void msms_dispatch_sop(struct msms_submit *s, uint64_t now_ns)
 {
 	if (!s->sop_written) {
 		__atomic_store_n(&slot_of(s)->soptimestamp, s->timestamp, __ATOMIC_RELEASE);
-		msms_trace_record(s, KDEV_TRACE_BEGIN);
+		msms_trace_record(s, KDEV_TRACE_BEGIN, now_ns);
 	}
 	s->sop_written = true;
 }
 
-void msms_dispatch_eop(struct msms_submit *s)
+void msms_dispatch_eop(struct msms_submit *s, uint64_t now_ns)
 {
 	__atomic_store_n(&slot_of(s)->eoptimestamp, s->timestamp, __ATOMIC_RELEASE);
-	msms_trace_record(s, KDEV_TRACE_END);
+	msms_trace_record(s, KDEV_TRACE_END, now_ns);
 }
 
 /* The issuable list of a priority: contexts with a submit not issued yet and fewer than

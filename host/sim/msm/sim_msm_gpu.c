@@ -48,8 +48,8 @@ static void *translate(void *ctx, uint64_t iova, uint64_t len, bool write, uint6
 	return bo->map + off;
 }
 
-/* The submit's work is over (done, faulted or hung): end of pipe, then retire. */
-static void complete(struct sim_msm_device *dev, struct msms_submit *s)
+/* The submit's work is over (done, faulted or hung) at now_ns: end of pipe, then retire. */
+static void complete(struct sim_msm_device *dev, struct msms_submit *s, uint64_t now_ns)
 {
 	dev->last_ctx = s->queue->open;
 	if (s->cp) {
@@ -63,8 +63,8 @@ static void complete(struct sim_msm_device *dev, struct msms_submit *s)
 		s->cp = NULL;
 		s->running = false;
 	}
-	msms_dispatch_sop(s); /* a submit that faulted on its first fetch still began */
-	msms_dispatch_eop(s);
+	msms_dispatch_sop(s, now_ns); /* a submit that faulted on its first fetch still began */
+	msms_dispatch_eop(s, now_ns);
 	msms_dispatch_retire(dev, s->queue);
 }
 
@@ -80,7 +80,7 @@ static void fault(struct sim_msm_device *dev, struct msms_submit *s, struct cp_f
 	s->lost_error = f->kind == CP_FAULT_HANG ? -ETIMEDOUT : -EIO;
 	sim_syncobj_faulted(&dev->sync, &q->open->syncobjs);
 	msms_coredump_capture(dev, q->open, s, f);
-	complete(dev, s);
+	complete(dev, s, sim_now_ns());
 }
 
 /* A hang located at the packet the CP is on, as crashdec's ESTIMATED CRASH LOCATION would. */
@@ -167,15 +167,18 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 	/* The slice's, over all the command buffers it gets to: many small ones do not make it
 	 * longer (a submit_here slice runs in the submitting thread). */
 	uint32_t left = budget;
-	msms_dispatch_sop(s);
+	/* The wall clock as last read: the step's now, then each command buffer's end (a first
+	 * slice's timing and the trace events share these reads, three fewer per submit). */
+	uint64_t clock_ns = now;
+	msms_dispatch_sop(s, now);
 	for (;;) {
 		if (!s->running && !start_next_cmd(dev, s)) {
-			complete(dev, s);
+			complete(dev, s, wall ? clock_ns : sim_now_ns());
 			return true;
 		}
 		if (!left)
 			return true; /* the next slice goes on with this command buffer */
-		uint64_t t0 = wall ? sim_now_ns() : thread_cpu_ns();
+		uint64_t t0 = wall ? clock_ns : thread_cpu_ns();
 		/* In pieces, so that an ioctl arriving mid-slice waits for one piece, not the slice. */
 		enum cp_result r;
 		uint64_t ran = x->packets;
@@ -187,7 +190,12 @@ static bool run_slice(struct sim_msm_device *dev, struct msms_submit *s, uint64_
 			left -= x->spent < piece ? x->spent : piece;
 		} while (r == CP_RESULT_BUDGET && left && !sim_dev_lock_contended(&dev->lock));
 		s->queue->vrun += x->packets - ran + 1; /* the dispatcher's fairness key */
-		s->run_ns += (wall ? sim_now_ns() : thread_cpu_ns()) - t0;
+		if (wall) {
+			clock_ns = sim_now_ns();
+			s->run_ns += clock_ns - t0;
+		} else {
+			s->run_ns += thread_cpu_ns() - t0;
+		}
 		dev->last_ctx = o;
 		if (r == CP_RESULT_DONE) {
 			s->running = false;

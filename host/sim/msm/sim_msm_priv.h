@@ -289,10 +289,10 @@ struct msms_submit *msms_dispatch_pick(struct sim_msm_device *dev, uint64_t now,
 /* Memstore writes of the ring around each submit: start of pipe, end of pipe. */
 /* sim_msm_trace.c (dev->lock held for record): phase is enum kdev_trace_phase. */
 #define SIM_MSM_TRACE_RING 1024u
-void msms_trace_record(struct msms_submit *s, uint32_t phase);
+void msms_trace_record(struct msms_submit *s, uint32_t phase, uint64_t now_ns);
 ssize_t msms_kdev_trace_read(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
-void msms_dispatch_sop(struct msms_submit *s);
-void msms_dispatch_eop(struct msms_submit *s);
+void msms_dispatch_sop(struct msms_submit *s, uint64_t now_ns);
+void msms_dispatch_eop(struct msms_submit *s, uint64_t now_ns);
 /* Retires the submits of q whose eoptimestamp was reached (only q's end of pipe moved). */
 void msms_dispatch_retire(struct sim_msm_device *dev, struct msms_queue *q);
 /* Unlinks s from its ring (cancel). */

@@ -6,7 +6,7 @@
 
 #include "sim_msm_priv.h"
 
-void msms_trace_record(struct msms_submit *s, uint32_t phase)
+void msms_trace_record(struct msms_submit *s, uint32_t phase, uint64_t now_ns)
 {
 	struct msms_open *o = s->queue->open;
 	if (!o)
@@ -17,10 +17,8 @@ void msms_trace_record(struct msms_submit *s, uint32_t phase)
 		if (!o->trace)
 			return;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	o->trace[o->trace_next % SIM_MSM_TRACE_RING] = (struct kdev_trace_event){
-		.ts_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+		.ts_ns = now_ns,
 		.phase = phase, .queue = s->queue->id, .seqno = s->fence, .name = "cp",
 	};
 	o->trace_next++;
