@@ -88,9 +88,15 @@ void msms_fence_idr_remove(struct msms_fence_idr *t, struct msms_submit *s)
 	s->hash_next = NULL;
 	s->hash_pprev = NULL;
 	t->count--;
-	/* Down to a quarter full: half the buckets, so a burst's table does not outlive it (and
-	 * growing again takes another doubling of the count, not one submit). */
+	/* A drawqueue swings by a factor of several between the host's batches and the GPU's, and
+	 * each rehash is an allocation and a pass: the table shrinks only once the queue drained,
+	 * or fell below a sixteenth of it (to twice the count then). It holds at most 8 bytes per
+	 * submit the queue held at once, against the submits' own hundreds. */
 	uint32_t bits = 32u - t->shift;
-	if (bits > MSMS_FENCE_IDR_MIN_BITS && t->count < (1u << bits) / 4)
-		rehash(t, bits - 1);
+	if (bits == MSMS_FENCE_IDR_MIN_BITS || t->count >= (1u << bits) / 16)
+		return;
+	uint32_t want = MSMS_FENCE_IDR_MIN_BITS;
+	while (want < bits && (1u << want) < 2 * t->count)
+		want++;
+	rehash(t, want);
 }

@@ -529,6 +529,57 @@ static void test_cyclic_fence_skips_sn_in(void)
 	k->ops->close(k);
 }
 
+/* Thousands of fences in use on one queue (a host pipelining far ahead of the GPU), spaced by
+ * 4096 so that a table indexed by the fence's low bits would put them all in one chain: each
+ * is found in use while queued, none after it retired, through the table's growth and its
+ * shrinking once the queue drained. */
+static void test_many_fences_in_use(void)
+{
+	struct kdev *k = sim_msm_open(dev);
+	uint32_t q = new_queue(k, 1);
+	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, cmd.cpu, 1024);
+	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff);
+	REQUIRE(pm4_builder_ok(&b));
+	struct drm_msm_gem_submit_bo bos[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle },
+						{ .flags = MSM_SUBMIT_BO_READ, .handle = flag.handle } };
+	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .size = b.len * 4 };
+	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_SN_IN,
+					.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos,
+					.cmds = (uintptr_t)&c, .queueid = q };
+	enum { N = 5000, STRIDE = 4096 };
+	for (int round = 0; round < 2; round++) {
+		__atomic_store_n(&flag.cpu[0], 0, __ATOMIC_RELEASE);
+		/* Every submit waits for the flag, so all N stay queued until it is set. */
+		for (uint32_t i = 1; i <= N; i++) {
+			s.fence = i * STRIDE + (uint32_t)round;
+			CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+		}
+		for (uint32_t i = 1; i <= N; i += 97) {
+			s.fence = i * STRIDE + (uint32_t)round;
+			CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL); /* in use */
+			struct drm_msm_wait_fence w = { .fence = s.fence, .timeout = abs_timeout_ms(0), .queueid = q };
+			CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_WAIT_FENCE, &w), -ETIMEDOUT);
+			w.fence = s.fence + 1; /* between two in use, never used itself */
+			CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_WAIT_FENCE, &w), 0);
+		}
+		__atomic_store_n(&flag.cpu[0], 1, __ATOMIC_RELEASE);
+		CHECK_EQ(wait_fence_ms(k, q, N * STRIDE + (uint32_t)round, 30000), 0);
+		for (uint32_t i = 1; i <= N; i += 97)
+			CHECK_EQ(wait_fence_ms(k, q, i * STRIDE + (uint32_t)round, 0), 0);
+	}
+	/* Retired fences are free again: the table forgot them as it shrank. */
+	for (uint32_t i = 1; i <= N; i += 499) {
+		s.fence = i * STRIDE;
+		CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
+	}
+	CHECK_EQ(wait_fence_ms(k, q, s.fence, 30000), 0);
+	tbo_free(k, &cmd);
+	tbo_free(k, &flag);
+	k->ops->close(k);
+}
+
 /* A submit without cmds (Turnip's vkQueueSubmit without command buffers) is the kernel's too:
  * it gets the queue's next fence, which signals only once the submit before it retired, with
  * or without a BO list and a cmds pointer. */
@@ -782,6 +833,7 @@ int main(void)
 	RUN_TEST(test_relocs_applied);
 	RUN_TEST(test_fence_sn_in_and_wait_fence);
 	RUN_TEST(test_cyclic_fence_skips_sn_in);
+	RUN_TEST(test_many_fences_in_use);
 	RUN_TEST(test_empty_submit);
 	RUN_TEST(test_separate_address_spaces);
 	RUN_TEST(test_poll_fd);
