@@ -33,7 +33,7 @@ run_suite() { # name builddir [meson setup options...]
 # The guest side for arm64: only what the e2e suite runs.
 e2e_opt=()
 echo "== aarch64 guest side: build (build-ci-a64)"
-if FERRY_NINJA_TARGETS="guest/shim/libferry-shim.so guest/shim/libferry-fakekernel.so tests/e2e/vk_buffer_ops tests/e2e/vk_image_ops tests/e2e/vk_device_lost tests/e2e/vk_share tests/e2e/egl_surfaceless tests/e2e/vk_image_traffic tests/e2e/gl_draw_traffic" \
+if FERRY_NINJA_TARGETS="guest/shim/libferry-shim.so guest/shim/libferry-fakekernel.so tests/e2e/vk_buffer_ops tests/e2e/vk_image_ops tests/e2e/vk_device_lost tests/e2e/vk_fault_pipeline tests/e2e/vk_share tests/e2e/egl_surfaceless tests/e2e/vk_image_traffic tests/e2e/gl_draw_traffic" \
 	"$top/ci/build.sh" build-ci-a64 --cross-file "$top/ci/cross/aarch64-linux-gnu.ini"; then
 	e2e_opt=(-De2e_cross_build="$top/build-ci-a64")
 else
