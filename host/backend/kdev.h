@@ -64,11 +64,13 @@ struct kdev_ops {
 	 * (-ENOTSUP: a render node without writable tracefs, where the drivers' tracepoints live;
 	 * render_node_trace.c). Events older than the kernel's ring are lost. */
 	ssize_t (*trace_read)(struct kdev *kd, uint64_t *cursor, struct kdev_trace_event *ev, size_t max);
-	/* Optional (NULL = nothing to do): the next GEM_SUBMIT (msm) or SUBMIT_CL (v3d) of this
-	 * open is all its owner has in flight and will be waited for at once. A simulated GPU that
-	 * is idle then runs its first slice in the calling thread before the ioctl returns, instead
-	 * of waking its worker: a submit+wait costs two thread wakeups (the guest's and ferryd's),
-	 * not four. Owner's thread only, as the ioctl. */
+	/* Optional (NULL = nothing to do): the owner would rather run the next GEM_SUBMIT (msm)
+	 * or SUBMIT_CL (v3d) of this open itself than wake the GPU for it (msm: any submit; v3d:
+	 * one that is all the context has in flight). A simulated GPU that is idle (nothing to run,
+	 * no timer) then runs its first slice in the calling thread before the ioctl returns,
+	 * instead of waking its worker: a submit+wait costs two thread wakeups (the guest's and
+	 * ferryd's), not four, and a guest that keeps a few submits in flight none per submit.
+	 * Owner's thread only, as the ioctl. */
 	void (*submit_here)(struct kdev *kd);
 	/* Optional, with submit_here: after the submit ioctl that followed it, whether work of this
 	 * open retired in the calling thread during that ioctl. Its poll_fd was not written for
@@ -88,14 +90,14 @@ static inline int kdev_ioctl(struct kdev *kd, unsigned long request, void *arg)
 	return kd->ops->ioctl(kd, request, arg);
 }
 
-/* A submit ioctl. alone: it is all the owner has in flight (submit_here, when the kdev has it);
- * *done_here is then whether its work retired in the call, told by no poll fd wakeup (done_here:
+/* A submit ioctl. here: ask for submit_here, when the kdev has it; *done_here is then whether
+ * work of the open retired in the call, told by no poll fd wakeup (done_here:
  * the caller checks its fences). The answer is asked after a failure too, so that it is cleared
  * for the next call, and taken only on success. */
-static inline int kdev_submit_ioctl(struct kdev *kd, unsigned long request, void *arg, bool alone, bool *done_here)
+static inline int kdev_submit_ioctl(struct kdev *kd, unsigned long request, void *arg, bool want_here, bool *done_here)
 {
 	const struct kdev_ops *ops = kd->ops;
-	bool here = alone && ops->submit_here;
+	bool here = want_here && ops->submit_here;
 	if (here)
 		ops->submit_here(kd);
 	int ret = kdev_ioctl(kd, request, arg);

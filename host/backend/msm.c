@@ -428,7 +428,7 @@ int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t
 	return 0;
 }
 
-int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool alone, bool *done_here)
+int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool here, bool *done_here)
 {
 	if (done_here)
 		*done_here = false;
@@ -446,7 +446,7 @@ int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, boo
 		.fence_fd = -1,
 		.queueid = kernel_id,
 	};
-	return kdev_submit_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req, alone, done_here);
+	return kdev_submit_ioctl(mc->kd, DRM_IOCTL_MSM_GEM_SUBMIT, &req, here, done_here);
 }
 
 int msm_read_fault(struct msm_ctx *mc, struct msm_fault *f, char *text, size_t text_len)

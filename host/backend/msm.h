@@ -98,10 +98,10 @@ struct msm_shadow_cmd {
 int msm_submit_use_shadows(struct msm_ctx *mc, const uint32_t *handles, uint32_t nr_handles,
 			   const struct msm_shadow_cmd *cmds, uint32_t nr_cmds);
 /* Issues the submit prepared last on kernel queue kernel_id with fence seqno (FENCE_SN_IN).
- * alone: it is all the context has in flight (kdev submit_here); *done_here (if not NULL) is then
- * set when work retired during the call without a poll fd wakeup (kdev done_here: the caller
- * checks its fences). Returns 0 or the kernel's -errno. */
-int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool alone, bool *done_here);
+ * here: an idle simulated GPU may run it in this thread (kdev submit_here); *done_here (if not
+ * NULL) is then set when work retired during the call without a poll fd wakeup (kdev done_here:
+ * the caller checks its fences). Returns 0 or the kernel's -errno. */
+int msm_submit_flush(struct msm_ctx *mc, uint32_t kernel_id, uint32_t seqno, bool here, bool *done_here);
 
 enum msm_fault_kind {
 	MSM_FAULT_UNKNOWN = 0, /* FAULTS went up but the dump said nothing we know */

@@ -117,8 +117,12 @@ int msm_handle_submit(struct ferry_host_client *c, const struct ferry_msg *m, ch
 		}
 		/* Noted before the call: the GPU may start it before the call returns. */
 		trace_queue_event(q, TRACE_KERNEL_SUBMIT, s->seqno, 0);
+		/* Here whatever else the context has in flight: an idle GPU (every submit before it
+		 * retired or held off) then runs it in this thread instead of sleeping through a
+		 * wakeup, which cost a guest that keeps a few submits in flight 2 us of CPU and the
+		 * wakeup's latency per submit (`ferry bench --clients`). */
 		bool done_here;
-		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, s->seqno, ctx->nr_inflight == 0, &done_here);
+		ret = msm_submit_flush(msm_hctx(ctx)->msm, q->kernel_id, s->seqno, true, &done_here);
 		if (done_here)
 			ctx_done_here(ctx);
 		if (ret < 0) {
