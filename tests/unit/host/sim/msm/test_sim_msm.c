@@ -419,22 +419,51 @@ static void test_relocs_applied(void)
 	k->ops->close(k);
 }
 
+/* A queue whose submits wait on the GPU until the CPU writes 1 to flag[0] (an SN_IN submit
+ * template in s, fence to be set): work that stays queued as long as a test wants. */
+struct gated {
+	struct kdev *k;
+	uint32_t q;
+	struct tbo cmd, flag;
+	struct drm_msm_gem_submit_bo bos[2];
+	struct drm_msm_gem_submit_cmd c;
+	struct drm_msm_gem_submit s;
+};
+
+static void gated_init(struct gated *g)
+{
+	g->k = sim_msm_open(dev);
+	g->q = new_queue(g->k, 1);
+	g->cmd = tbo_new(g->k, 4096);
+	g->flag = tbo_new(g->k, 4096);
+	struct pm4_builder b;
+	pm4_builder_init(&b, g->cmd.cpu, 1024);
+	pm4_wait_mem(&b, WRITE_EQ, g->flag.iova, 1, 0xffffffff);
+	REQUIRE(pm4_builder_ok(&b));
+	g->bos[0] = (struct drm_msm_gem_submit_bo){ .flags = MSM_SUBMIT_BO_READ, .handle = g->cmd.handle };
+	g->bos[1] = (struct drm_msm_gem_submit_bo){ .flags = MSM_SUBMIT_BO_READ, .handle = g->flag.handle };
+	g->c = (struct drm_msm_gem_submit_cmd){ .type = MSM_SUBMIT_CMD_BUF, .size = b.len * 4 };
+	g->s = (struct drm_msm_gem_submit){ .flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_SN_IN, .nr_bos = 2,
+					    .nr_cmds = 1, .bos = (uintptr_t)g->bos, .cmds = (uintptr_t)&g->c,
+					    .queueid = g->q };
+}
+
+static void gated_fini(struct gated *g)
+{
+	tbo_free(g->k, &g->cmd);
+	tbo_free(g->k, &g->flag);
+	g->k->ops->close(g->k);
+}
+
 static void test_fence_sn_in_and_wait_fence(void)
 {
-	struct kdev *k = sim_msm_open(dev);
-	uint32_t q = new_queue(k, 1);
-	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
-	/* A submit that blocks until the CPU writes 1 to flag[0]. */
-	struct pm4_builder b;
-	pm4_builder_init(&b, cmd.cpu, 1024);
-	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff);
-	REQUIRE(pm4_builder_ok(&b));
-	struct drm_msm_gem_submit_bo bos[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle },
-						{ .flags = MSM_SUBMIT_BO_READ, .handle = flag.handle } };
-	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .size = b.len * 4 };
-	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_SN_IN, .fence = 0,
-					.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos,
-					.cmds = (uintptr_t)&c, .queueid = q };
+	struct gated g;
+	gated_init(&g);
+	struct kdev *k = g.k;
+	uint32_t q = g.q;
+	struct tbo flag = g.flag;
+	struct drm_msm_gem_submit s = g.s;
+	s.fence = 0;
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), -EINVAL); /* fence 0 */
 	s.fence = 100;
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
@@ -489,28 +518,20 @@ static void test_fence_sn_in_and_wait_fence(void)
 	CHECK_EQ(s.fence, 1);
 	CHECK_EQ(wait_fence_ms(k, q, 1, 5000), 0);
 	CHECK_EQ(get_param(k, MSM_PARAM_FAULTS), 0);
-	tbo_free(k, &cmd);
-	tbo_free(k, &flag);
-	k->ops->close(k);
+	gated_fini(&g);
 }
 
 /* The cyclic allocator steps over a fence userspace chose that is still queued, and keeps
  * counting once it retired (its fast path walks no queue then). */
 static void test_cyclic_fence_skips_sn_in(void)
 {
-	struct kdev *k = sim_msm_open(dev);
-	uint32_t q = new_queue(k, 1);
-	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
-	struct pm4_builder b;
-	pm4_builder_init(&b, cmd.cpu, 1024);
-	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff);
-	REQUIRE(pm4_builder_ok(&b));
-	struct drm_msm_gem_submit_bo bos[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle },
-						{ .flags = MSM_SUBMIT_BO_READ, .handle = flag.handle } };
-	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .size = b.len * 4 };
-	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_SN_IN, .fence = 2,
-					.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos,
-					.cmds = (uintptr_t)&c, .queueid = q };
+	struct gated g;
+	gated_init(&g);
+	struct kdev *k = g.k;
+	uint32_t q = g.q;
+	struct tbo flag = g.flag;
+	struct drm_msm_gem_submit s = g.s;
+	s.fence = 2;
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
 	s.flags = MSM_PIPE_3D0;
 	CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
@@ -524,9 +545,7 @@ static void test_cyclic_fence_skips_sn_in(void)
 		CHECK_EQ(s.fence, want);
 	}
 	CHECK_EQ(wait_fence_ms(k, q, 7, 5000), 0);
-	tbo_free(k, &cmd);
-	tbo_free(k, &flag);
-	k->ops->close(k);
+	gated_fini(&g);
 }
 
 /* Thousands of fences in use on one queue (a host pipelining far ahead of the GPU), spaced by
@@ -535,19 +554,12 @@ static void test_cyclic_fence_skips_sn_in(void)
  * shrinking once the queue drained. */
 static void test_many_fences_in_use(void)
 {
-	struct kdev *k = sim_msm_open(dev);
-	uint32_t q = new_queue(k, 1);
-	struct tbo cmd = tbo_new(k, 4096), flag = tbo_new(k, 4096);
-	struct pm4_builder b;
-	pm4_builder_init(&b, cmd.cpu, 1024);
-	pm4_wait_mem(&b, WRITE_EQ, flag.iova, 1, 0xffffffff);
-	REQUIRE(pm4_builder_ok(&b));
-	struct drm_msm_gem_submit_bo bos[2] = { { .flags = MSM_SUBMIT_BO_READ, .handle = cmd.handle },
-						{ .flags = MSM_SUBMIT_BO_READ, .handle = flag.handle } };
-	struct drm_msm_gem_submit_cmd c = { .type = MSM_SUBMIT_CMD_BUF, .size = b.len * 4 };
-	struct drm_msm_gem_submit s = { .flags = MSM_PIPE_3D0 | MSM_SUBMIT_FENCE_SN_IN,
-					.nr_bos = 2, .nr_cmds = 1, .bos = (uintptr_t)bos,
-					.cmds = (uintptr_t)&c, .queueid = q };
+	struct gated g;
+	gated_init(&g);
+	struct kdev *k = g.k;
+	uint32_t q = g.q;
+	struct tbo flag = g.flag;
+	struct drm_msm_gem_submit s = g.s;
 	enum { N = 5000, STRIDE = 4096 };
 	for (int round = 0; round < 2; round++) {
 		__atomic_store_n(&flag.cpu[0], 0, __ATOMIC_RELEASE);
@@ -575,9 +587,7 @@ static void test_many_fences_in_use(void)
 		CHECK_EQ(kdev_ioctl(k, DRM_IOCTL_MSM_GEM_SUBMIT, &s), 0);
 	}
 	CHECK_EQ(wait_fence_ms(k, q, s.fence, 30000), 0);
-	tbo_free(k, &cmd);
-	tbo_free(k, &flag);
-	k->ops->close(k);
+	gated_fini(&g);
 }
 
 /* A submit without cmds (Turnip's vkQueueSubmit without command buffers) is the kernel's too:
