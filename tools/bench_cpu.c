@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int read_small(const char *path, char *buf, size_t cap)
@@ -37,6 +39,11 @@ int bench_cpu_sample(pid_t pid, struct bench_cpu *out)
 		/* A thread gone since readdir: it no longer counts. */
 		if (read_small(path, buf, sizeof(buf)) < 0 || sscanf(buf, "%llu", &ns) != 1)
 			continue;
+		/* The calling thread is running: its schedstat is as of its last tick or switch, up to
+		 * a tick behind (a burst of inline submits read 0). Its CPU clock is current. */
+		struct timespec ts;
+		if (atoi(e->d_name) == (int)gettid() && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+			ns = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 		snprintf(path, sizeof(path), "%s/%s/comm", dir, e->d_name);
 		if (read_small(path, comm, sizeof(comm)) < 0)
 			continue;
