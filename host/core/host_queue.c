@@ -232,10 +232,9 @@ static uint32_t retire_clean_prefix(struct host_queue *q, bool *busy)
 	return done;
 }
 
-bool queue_retire(struct host_queue *q)
+void queue_retire(struct host_queue *q)
 {
 	struct host_ctx *ctx = q->ctx;
-	bool progressed = false;
 	uint32_t clean = 0;
 	bool search = true, busy = false;
 	int64_t now = 0; /* one clock read for the fences retired together */
@@ -284,7 +283,5 @@ bool queue_retire(struct host_queue *q)
 			}
 		}
 		timeline_retire(&q->tl, done.seqno, done.flags, done.status);
-		progressed = true;
 	}
-	return progressed;
 }

@@ -11,8 +11,8 @@ struct host_queue *queue_find(struct host_ctx *ctx, uint32_t id);
 /* closing_ok: a queue the guest closed whose work is still in flight counts as existing. */
 struct host_queue *client_lookup_queue(struct ferry_host_client *c, uint32_t ctx_id, uint32_t queue_id,
 				       bool closing_ok, struct host_ctx **ctx_out, char *why, size_t n);
-/* Polls the kernel for the queue's finished seqnos, in order. Returns true if any retired. */
-bool queue_retire(struct host_queue *q);
+/* Polls the kernel for the queue's finished seqnos and retires them, in order. */
+void queue_retire(struct host_queue *q);
 /* q has work the host has not retired: on its timeline, or held for in-fences. */
 bool queue_pending(const struct host_queue *q);
 /* Frees a queue whose work has drained (or whose context is going away). */
