@@ -223,11 +223,33 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, 
 		snprintf(ctx->lost_why, sizeof(ctx->lost_why), "context %u lost after a GPU %s%s at %s (queue %u seqno %u)",
 			 ctx->id, f->kind, f->at, f->where, q->id, seqno);
 	fault_log_keep_text(h, number, text);
+	/* Lost: nothing after the fault is promised, and a fence page holds one error per queue, so
+	 * later fences fail as one tail (a second fault among them does not hide this one's error). */
+	timeline_fail_after(&q->tl, seqno, f->status);
 	h->stats.faults++;
 	if (f->wire.flags & FERRY_FAULT_HANG)
 		h->stats.hangs++;
 	ctx_mark_lost(ctx);
 	return f->status;
+}
+
+void fault_log_unplaced(struct host_queue *q, uint32_t seqno, uint32_t more)
+{
+	struct host_ctx *ctx = q->ctx;
+	struct ferry_host *h = ctx->client->host;
+	/* A queue runs in order, so the fault is not before seqno; where after it, nobody can say.
+	 * The failing tail the report began keeps it from reading as success. */
+	if (more)
+		host_log(h, FERRY_LOG_WARN,
+			 "%s: context %u queue %u: %u more fault%s since the host last looked, which the kernel "
+			 "kept no crash state for (it keeps one until read): every fence after seqno %u fails",
+			 ctx->client->peer, ctx->id, q->id, more, more == 1 ? "" : "s", seqno);
+	else
+		host_log(h, FERRY_LOG_WARN,
+			 "%s: context %u queue %u: the kernel's crash state does not name the faulting submit, "
+			 "so it may be after seqno %u: every later fence of the queue fails too",
+			 ctx->client->peer, ctx->id, q->id, seqno);
+	h->stats.faults += more;
 }
 
 uint64_t fault_log_next_number(struct ferry_host *h)

@@ -19,9 +19,13 @@ struct host_fault {
 };
 /* A fault or hang of seqno on q, report number (fault_log_next_number): composed (header, the
  * family's lines, the submit's capture lines, the kernel's text), sent to the guest as
- * FAULT_REPORT, logged, written to the crash dir, kept for operators; the context is lost.
- * Returns f->status. */
+ * FAULT_REPORT, logged, written to the crash dir, kept for operators; the context is lost, and
+ * every fence of q after seqno fails with f->status too. Returns f->status. */
 int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, struct host_fault *f);
+/* After the report of seqno on q: the kernel counted a fault it did not say the submit of (no
+ * crash state names it, or 'more' faults beyond the reported one). It is seqno's or a later
+ * one's, and the report already fails every later fence: logged, the extra faults counted. */
+void fault_log_unplaced(struct host_queue *q, uint32_t seqno, uint32_t more);
 /* The message for requests on a lost context ("context N lost after a GPU hang at ..."). */
 const char *ctx_lost_reason(const struct host_ctx *ctx);
 void fault_log_free(struct ferry_host *h);

@@ -113,11 +113,33 @@ void timeline_init(struct fence_timeline *tl, timeline_retired_fn retired, void 
 void timeline_retire(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status)
 {
 	tl->signaled = seqno;
-	if (status) {
+	if (timeline_in_fail_tail(tl, seqno)) {
+		status = tl->fail_status;
+	} else if (status) {
 		tl->error_seqno = seqno;
 		tl->error = status;
 	}
 	tl->retired(tl->retired_arg, seqno, flags, status);
+}
+
+void timeline_fail_after(struct fence_timeline *tl, uint32_t seqno, int32_t status)
+{
+	if (!status || (tl->fail_status && ferry_seqno_passed(seqno, tl->fail_after)))
+		return;
+	tl->fail_after = seqno;
+	tl->fail_status = status;
+}
+
+bool timeline_in_fail_tail(const struct fence_timeline *tl, uint32_t seqno)
+{
+	return tl->fail_status && !ferry_seqno_passed(tl->fail_after, seqno);
+}
+
+int32_t timeline_status(const struct fence_timeline *tl, uint32_t seqno)
+{
+	if (timeline_in_fail_tail(tl, seqno))
+		return tl->fail_status;
+	return tl->error_seqno == seqno ? tl->error : 0;
 }
 
 void timeline_set_last_syncobj(struct fence_timeline *tl, uint32_t syncobj)

@@ -32,6 +32,10 @@ struct fence_timeline {
 	uint32_t signaled;
 	uint32_t error_seqno;
 	int32_t error;
+	/* A failing tail (timeline_fail_after): every seqno after fail_after fails with fail_status
+	 * (0: none). */
+	uint32_t fail_after;
+	int32_t fail_status;
 	timeline_retired_fn retired;
 	void *retired_arg;
 };
@@ -48,8 +52,16 @@ struct pending_fence *timeline_find(struct fence_timeline *tl, uint32_t seqno);
 /* A fault found while an earlier fence retired: unretired seqno completes with status when it
  * retires. False (nothing set) when seqno is not pending. */
 bool timeline_set_status(struct fence_timeline *tl, uint32_t seqno, int32_t status);
-/* seqno retired with status (0, or its error, which the timeline records): told to the owner. */
+/* seqno retired with status (0, or its error, which the timeline records; in the failing tail,
+ * the tail's status and no record): told to the owner. */
 void timeline_retire(struct fence_timeline *tl, uint32_t seqno, uint32_t flags, int32_t status);
+/* Every seqno after seqno fails with status when it retires: a fault whose submit nobody knows,
+ * except that it is not before seqno. The record of the error at seqno (one per timeline) is
+ * kept for seqno, so its waiters still read its own error. The earliest seqno wins. */
+void timeline_fail_after(struct fence_timeline *tl, uint32_t seqno, int32_t status);
+bool timeline_in_fail_tail(const struct fence_timeline *tl, uint32_t seqno);
+/* The status a retired seqno ended with: its recorded error, the failing tail's, else 0. */
+int32_t timeline_status(const struct fence_timeline *tl, uint32_t seqno);
 bool timeline_passed(const struct fence_timeline *tl, uint32_t seqno);
 /* seqno was submitted on this timeline (wrap-aware, judged like timeline_passed: a seqno
  * 2^31 ahead counts as not submitted, so it is refused rather than waited on forever). */

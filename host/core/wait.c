@@ -27,7 +27,7 @@ static int wait_ready(struct host_wait *w, int32_t *status)
 {
 	if (w->kind == FERRY_MSG_FENCE_WAIT) {
 		if (!w->queue || timeline_passed(&w->queue->tl, w->seqno)) {
-			*status = (w->queue && w->queue->tl.error_seqno == w->seqno) ? w->queue->tl.error : 0;
+			*status = w->queue ? timeline_status(&w->queue->tl, w->seqno) : 0;
 			return 1;
 		}
 		return 0;
@@ -279,7 +279,7 @@ void wait_queue_gone(struct host_queue *q)
 	list_for_each_safe(l, tmp, &q->ctx->waits) {
 		struct host_wait *w = list_entry(l, struct host_wait, link);
 		if (w->queue == q) {
-			int32_t status = q->tl.error_seqno == w->seqno ? q->tl.error : 0;
+			int32_t status = timeline_status(&q->tl, w->seqno);
 			wait_end(w, true, status);
 		}
 	}

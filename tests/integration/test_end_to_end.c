@@ -159,11 +159,13 @@ static void test_fault_isolation(void)
 	ferry_bo_close(adata.bo);
 }
 
-/* One queue, 300 submits in flight, the one at index bad faulting. The host retires fences in
- * batches (the newest polled first, one fault query for the batch) and learns of a fault only
- * from the queue's fault count, read after several fences may have retired together: the fault
- * must still land on the submit the kernel's dump names, the earlier ones reading done. */
-static void fault_mid_pipeline(uint32_t bad_at)
+/* One queue, 300 submits in flight, the one at index bad_at faulting (and the one at bad2 too,
+ * when not 0). The host retires fences in batches (the newest polled first, one fault query for
+ * the batch) and learns of a fault only from the queue's fault count, read after several fences
+ * may have retired together: the fault must still land on the submit the kernel's dump names,
+ * the earlier ones reading done. msm keeps one crash state until it is read, so a second fault
+ * before the host looked has none: it must still not read as success. */
+static void fault_mid_pipeline(uint32_t bad_at, uint32_t bad2)
 {
 	struct itest_client b;
 	open_passthrough(&b);
@@ -184,7 +186,7 @@ static void fault_mid_pipeline(uint32_t bad_at)
 		if (i == 0)
 			pm4_wait_mem_gte(&pb, data.iova + GATE * 4, 1);
 		uint32_t v = 0xB000u + i;
-		pm4_mem_write(&pb, i == bad_at ? bad : data.iova + i * 4, &v, 1);
+		pm4_mem_write(&pb, i == bad_at || (bad2 && i == bad2) ? bad : data.iova + i * 4, &v, 1);
 		REQUIRE(pm4_builder_ok(&pb));
 		CHECK_EQ(itest_submit(&b, ib.bo, i * SLOT * 4, pm4_builder_bytes(&pb), &data.bo, 1,
 				      &seqno[i]), 0);
@@ -219,7 +221,10 @@ static void fault_mid_pipeline(uint32_t bad_at)
 	/* Later ones ran too, and end: done, or the lost context's error once it was published. */
 	for (uint32_t i = bad_at + 1; i < N; i++) {
 		int r = ferry_fence_wait(b.q, seqno[i], ITEST_WAIT_NS);
-		CHECK(r == 0 || r == -EIO);
+		if (bad2 && i == bad2)
+			CHECK_EQ(r, -EIO);
+		else
+			CHECK(r == 0 || r == -EIO);
 	}
 	ferry_queue_close(opener);
 	ferry_bo_close(ib.bo);
@@ -232,7 +237,15 @@ static void test_fault_mid_pipeline(void)
 {
 	static const uint32_t at[] = { 200, 37, 257, 131 };
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
-		fault_mid_pipeline(at[i]);
+		fault_mid_pipeline(at[i], 0);
+}
+
+/* Two faults the host tends to find in one look, the second right after the first or further. */
+static void test_two_faults_mid_pipeline(void)
+{
+	static const uint32_t at[][2] = { { 150, 151 }, { 40, 230 }, { 0, 1 }, { 120, 299 } };
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		fault_mid_pipeline(at[i][0], at[i][1]);
 }
 
 static void test_device_info(void)
@@ -320,6 +333,7 @@ int main(void)
 	RUN_TEST(test_chain);
 	RUN_TEST(test_fault_isolation);
 	RUN_TEST(test_fault_mid_pipeline);
+	RUN_TEST(test_two_faults_mid_pipeline);
 	itest_client_close(&a);
 	CHECK(itest_proc_alive(ferryd.pid));
 	/* The connection was what the mode says: ferryd names how each tcp client got in. */

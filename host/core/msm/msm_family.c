@@ -207,7 +207,8 @@ static void msm_queue_close_op(struct host_queue *q)
 }
 
 /* A fault shows as the queue's fault count going up (SUBMITQUEUE_QUERY FAULTS): msm_fault.c
- * reports it against the seqno retiring. */
+ * reports it against the seqno its dump names, or the one retiring. msm keeps one crash state
+ * until it is read, so a count that moved by more than one has faults no dump places. */
 static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf, int32_t *status)
 {
 	struct host_ctx *ctx = q->ctx;
@@ -216,13 +217,22 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 		return ret;
 	uint32_t faults;
 	if (msm_queue_faults(msm_hctx(ctx)->msm, q->kernel_id, &faults) == 0 && faults != q->faults) {
+		uint32_t moved = faults - q->faults;
 		q->faults = faults;
 		uint32_t blamed = pf->seqno;
-		int32_t st = msm_fault_report(q, &blamed);
+		bool placed;
+		int32_t st = msm_fault_report(q, &blamed, &placed);
 		/* A later fence keeps it in the timeline until it retires (looked up after the report,
 		 * which may cancel held submits: pushes onto the timeline). */
-		if (blamed == pf->seqno || !timeline_set_status(&q->tl, blamed, st))
+		if (blamed != pf->seqno && !timeline_set_status(&q->tl, blamed, st)) {
+			blamed = pf->seqno;
+			placed = false;
+			timeline_fail_after(&q->tl, blamed, st);
+		}
+		if (blamed == pf->seqno)
 			*status = st;
+		if (!placed || moved > 1)
+			fault_log_unplaced(q, blamed, moved - 1);
 	}
 	return 0;
 }

@@ -50,7 +50,7 @@ static const char *kind_name(const struct msm_fault *f)
 	}
 }
 
-int32_t msm_fault_report(struct host_queue *q, uint32_t *blamed)
+int32_t msm_fault_report(struct host_queue *q, uint32_t *blamed, bool *placed)
 {
 	struct host_ctx *ctx = q->ctx;
 	struct ferry_host *h = ctx->client->host;
@@ -63,8 +63,9 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t *blamed)
 		kernel_text[0] = '\0';
 	/* The fault count is read after the fences a retire pass found done: the faulting submit
 	 * may be any of them, and the dump says which. */
-	if (f.have_submit && f.queue_id == q->kernel_id && f.fence != *blamed &&
-	    timeline_find(&q->tl, f.fence))
+	*placed = f.have_submit && f.queue_id == q->kernel_id &&
+		  (f.fence == *blamed || timeline_find(&q->tl, f.fence));
+	if (*placed)
 		*blamed = f.fence;
 	uint32_t seqno = *blamed;
 	uint64_t number = fault_log_next_number(h);

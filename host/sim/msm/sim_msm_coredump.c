@@ -119,6 +119,11 @@ static void put_cp_state(struct ferry_text *t, const struct cp_exec *x)
 void msms_coredump_capture(struct sim_msm_device *dev, struct msms_open *o, const struct msms_submit *s,
 			   const struct cp_fault *f)
 {
+	/* msm keeps one crash state until it is read (msm_gpu_crashstate_capture: a second fault
+	 * finds gpu->crashstate set and captures nothing): the host learns of the later fault only
+	 * from the fault counts. Under the device lock, as the reader's take is. */
+	if (o->coredump)
+		return;
 	const struct sim_msm_model *m = dev->model;
 	struct ferry_text t = { 0 };
 	sim_text_put_header(&t, "msm");

@@ -304,7 +304,8 @@ void msms_dispatch_wake_stalled(struct sim_msm_device *dev);
  * poll, in kdev.h's line format. Takes dev->lock. */
 ssize_t msms_debug_state(struct msms_open *o, char *buf, size_t len);
 
-/* Devcoredump text (sim_msm_coredump.c): stores it as the open's pending coredump. */
+/* Devcoredump text (sim_msm_coredump.c): stores it as the open's pending coredump, unless one
+ * is unread (msm keeps the first). */
 void msms_coredump_capture(struct sim_msm_device *dev, struct msms_open *o, const struct msms_submit *s,
 			   const struct cp_fault *f);
 
