@@ -15,10 +15,9 @@ void sim_text_put_header(struct ferry_text *t, const char *module)
 
 void sim_text_publish(struct ferry_text *t, char **slot)
 {
-	if (t->failed) {
+	if (t->failed || *slot) {
 		free(t->buf);
 	} else {
-		free(*slot);
 		/* Atomic: sim_coredump_take looks without the device lock. */
 		__atomic_store_n(slot, t->buf, __ATOMIC_RELEASE);
 	}

@@ -7,9 +7,10 @@
 
 /* "---", the kernel and module lines and the CLOCK_MONOTONIC time of capture. */
 void sim_text_put_header(struct ferry_text *t, const char *module);
-/* Hands the text to *slot, replacing an unread one (msm's capture keeps the first instead, and
- * does not get here while one is unread); a failed text is dropped and *slot left alone. t is
- * empty afterwards. */
+/* Hands the text to *slot unless an unread one is there: as msm keeps one crash state until it
+ * is read, the first fault's report stays (it is the one that lost the context; later faults
+ * show only in the fault counts). A failed text is dropped. t is empty afterwards. Under the
+ * device lock. */
 void sim_text_publish(struct ferry_text *t, char **slot);
 
 #endif

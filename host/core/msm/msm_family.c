@@ -222,6 +222,10 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 		uint32_t blamed = pf->seqno;
 		bool placed;
 		int32_t st = msm_fault_report(q, &blamed, &placed);
+		if (!st) {
+			fault_log_unplaced(q, blamed, moved);
+			return 0;
+		}
 		/* A later fence keeps it in the timeline until it retires (looked up after the report,
 		 * which may cancel held submits: pushes onto the timeline). */
 		if (blamed != pf->seqno && !timeline_set_status(&q->tl, blamed, st)) {

@@ -67,6 +67,19 @@ int32_t msm_fault_report(struct host_queue *q, uint32_t *blamed, bool *placed)
 		  (f.fence == *blamed || timeline_find(&q->tl, f.fence));
 	if (*placed)
 		*blamed = f.fence;
+	if (!*placed && q->tl.fail_status && !timeline_in_fail_tail(&q->tl, *blamed)) {
+		/* An earlier fault of this queue already fails every fence after it, and this one, being
+		 * later (a queue faults in order), is among those: the fence retiring now ran before the
+		 * first fault and must not carry it. A dump read here is someone else's. */
+		if (kernel_text[0]) {
+			uint64_t number = fault_log_next_number(h);
+			host_log(h, FERRY_LOG_WARN, "report %llu: a coredump read for queue %u names no pending fence "
+				 "of it: logged below, not sent", (unsigned long long)number, q->kernel_id);
+			fault_log_full(h, number, kernel_text);
+		}
+		*blamed = q->tl.fail_after;
+		return 0;
+	}
 	uint32_t seqno = *blamed;
 	uint64_t number = fault_log_next_number(h);
 	/* The dump may name another queue of this context (the job that hung beside the one the
