@@ -109,6 +109,7 @@ int ferry_ring_consumer_init(struct ferry_ring_consumer *c, void *mem, size_t le
 			return -EINVAL;
 		c->next = c->head;
 	}
+	c->published = c->tail_seen = c->head;
 	return 0;
 }
 
@@ -116,10 +117,15 @@ int ferry_ring_next(struct ferry_ring_consumer *c, void *buf, uint32_t cap, uint
 		    uint32_t *sock_seq)
 {
 	for (;;) {
-		uint32_t tail = atomic_load_explicit(&c->hdr->tail, memory_order_acquire);
-		uint32_t avail = tail - c->head;
-		if (avail == 0)
-			return 0;
+		/* The tail is read again only once the records it covered were taken: the guest writes
+		 * its line with every record, and one read per record would fetch it every time. */
+		uint32_t avail = c->tail_seen - c->head;
+		if (avail == 0) {
+			c->tail_seen = atomic_load_explicit(&c->hdr->tail, memory_order_acquire);
+			avail = c->tail_seen - c->head;
+			if (avail == 0)
+				return 0;
+		}
 		if (avail > c->size || avail % FERRY_RING_ALIGN)
 			return -EPROTO;
 		uint32_t off = c->head & (c->size - 1);
@@ -137,6 +143,7 @@ int ferry_ring_next(struct ferry_ring_consumer *c, void *buf, uint32_t cap, uint
 				return -EPROTO;
 			c->head += r.size;
 			c->next = c->head;
+			c->published = c->head;
 			atomic_store_explicit(&c->hdr->head, c->head, memory_order_release);
 			continue;
 		}
@@ -157,6 +164,23 @@ bool ferry_ring_consume(struct ferry_ring_consumer *c)
 {
 	c->head = c->next;
 	c->records++;
+	return ferry_ring_tell_head(c);
+}
+
+bool ferry_ring_consume_deferred(struct ferry_ring_consumer *c)
+{
+	c->head = c->next;
+	c->records++;
+	if (c->head - c->published < c->size / 8u)
+		return false;
+	return ferry_ring_tell_head(c);
+}
+
+bool ferry_ring_tell_head(struct ferry_ring_consumer *c)
+{
+	if (c->head == c->published)
+		return false;
+	c->published = c->head;
 	atomic_store_explicit(&c->hdr->head, c->head, memory_order_release);
 	atomic_store_explicit(&c->hdr->consumed, c->records, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);

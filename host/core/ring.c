@@ -298,6 +298,10 @@ static enum drain_end ring_drain(struct host_ring *r, unsigned budget, int64_t d
 		if (deadline && end == DRAIN_BUDGET && (i & 7) == 0 && host_now_ns() >= deadline)
 			break;
 	}
+	/* Records are taken with the head told to the guest once per pass (or eighth of the ring),
+	 * not per record: each telling pulls the header line from the guest and fences. */
+	if (end != DRAIN_GONE && end != DRAIN_BROKEN && ferry_ring_tell_head(&r->cons))
+		wake_producer = true;
 	if (wake_producer) {
 		/* Once per pass, not per record: the guest waits for room on the context's eventfd. */
 		uint64_t one = 1;
@@ -353,7 +357,7 @@ static enum drain_end ring_take_one(struct host_ring *r, bool *wake_producer)
 		ring_break(r, -EPROTO, what);
 		return DRAIN_BROKEN;
 	}
-	if (ferry_ring_consume(&r->cons))
+	if (ferry_ring_consume_deferred(&r->cons))
 		*wake_producer = true;
 	r->stats.records++;
 	h->stats.ring_records++;

@@ -109,6 +109,8 @@ struct ferry_ring_consumer {
 	uint32_t head;    /* private */
 	uint32_t next;    /* head after the record ferry_ring_next returned */
 	uint32_t records; /* taken */
+	uint32_t published; /* the head the guest was last told */
+	uint32_t tail_seen; /* the guest's tail when last read (checked then) */
 };
 
 /* mem/len as for the producer; init writes magic, version and size (the host made it). */
@@ -123,6 +125,11 @@ int ferry_ring_next(struct ferry_ring_consumer *c, void *buf, uint32_t cap, uint
 /* Takes the record ferry_ring_next returned: publishes the new head. Returns true when the guest
  * waits for room and now has enough (ferry_ring_room_enough; the caller wakes it). */
 bool ferry_ring_consume(struct ferry_ring_consumer *c);
+/* The same, telling the guest only once an eighth of the ring was taken since it was last told:
+ * the caller calls ferry_ring_tell_head when it stops taking (before it arms or sleeps). */
+bool ferry_ring_consume_deferred(struct ferry_ring_consumer *c);
+/* Tells the guest the head, when it moved since it was last told; returns as ferry_ring_consume. */
+bool ferry_ring_tell_head(struct ferry_ring_consumer *c);
 /* Before sleeping: asks the guest for a doorbell. Returns false when records arrived meanwhile
  * (the flag is taken back; drain instead of sleeping). */
 bool ferry_ring_arm(struct ferry_ring_consumer *c);

@@ -139,6 +139,44 @@ static void test_doorbell(void)
 
 /* Each way a guest can write the indices or a record header wrongly is refused, and the
  * consumer's own head does not move. */
+/* The host tells the guest its head once an eighth of the ring was taken, or when it stops
+ * (ferry_ring_tell_head): never later, so a guest waiting for room is still woken at half. */
+static void test_deferred_head(void)
+{
+	struct ferry_ring_producer p;
+	struct ferry_ring_consumer c;
+	setup(&p, &c);
+	int n = 0;
+	while (put(&p, 1000, 1, 0) == 0)
+		n++;
+	atomic_store(&p.hdr->producer_waiting, 1);
+	uint8_t buf[2048];
+	uint32_t len, s;
+	int woken_at = -1;
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(ferry_ring_next(&c, buf, sizeof(buf), &len, &s), 1);
+		bool wake = ferry_ring_consume_deferred(&c);
+		uint32_t told = atomic_load(&c.hdr->head);
+		CHECK(c.head - told < c.size / 8u);
+		CHECK(told == c.published);
+		CHECK(!wake || ferry_ring_room_enough(ferry_ring_used(&p), p.size));
+		if (wake && woken_at < 0)
+			woken_at = i + 1;
+	}
+	/* At half, or at most an eighth of the ring later. */
+	CHECK(woken_at >= n / 2 && woken_at <= n / 2 + n / 8);
+	CHECK(ferry_ring_tell_head(&c) || atomic_load(&c.hdr->head) == c.head);
+	CHECK_EQ(atomic_load(&c.hdr->head), c.head);
+	CHECK_EQ(ferry_ring_used(&p), 0u);
+	CHECK(!ferry_ring_tell_head(&c)); /* nothing new to tell */
+	/* Records the host had seen the tail for come without another look at it; new ones after a
+	 * look. */
+	CHECK_EQ(ferry_ring_next(&c, buf, sizeof(buf), &len, &s), 0);
+	CHECK_EQ(put(&p, 100, 2, 0), 0);
+	CHECK_EQ(ferry_ring_next(&c, buf, sizeof(buf), &len, &s), 1);
+	CHECK_EQ(len, 100u);
+}
+
 static void test_hostile(void)
 {
 	struct ferry_ring_producer p;
@@ -181,7 +219,7 @@ static void test_hostile(void)
 	/* A record that claims to run past the end of the data area. */
 	setup(&p, &c);
 	atomic_store(&c.hdr->head, FERRY_RING_MIN_DATA - 32);
-	c.head = c.next = FERRY_RING_MIN_DATA - 32;
+	c.head = c.next = c.published = c.tail_seen = FERRY_RING_MIN_DATA - 32;
 	struct ferry_ring_record *last =
 		(struct ferry_ring_record *)(mem + FERRY_RING_HDR_SIZE + FERRY_RING_MIN_DATA - 32);
 	*last = (struct ferry_ring_record){ 64, FERRY_RING_REC_FRAME, 0, 48 };
@@ -253,6 +291,7 @@ int main(void)
 	RUN_TEST(test_order_and_wrap);
 	RUN_TEST(test_full_and_too_big);
 	RUN_TEST(test_doorbell);
+	RUN_TEST(test_deferred_head);
 	RUN_TEST(test_hostile);
 	RUN_TEST(test_two_threads);
 	return test_finish();
