@@ -13,9 +13,20 @@ int ferry_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t m
 /* The same for a uint32_t capacity, which never passes UINT32_MAX. */
 int ferry_array_grow_u32(void **arr, uint32_t *cap, size_t need, size_t elem, size_t min_cap);
 
+/* Room already: no call (hot paths reserve per submit and almost never grow). */
+static inline int ferry_array_reserve(void **arr, size_t *cap, size_t need, size_t elem, size_t min_cap)
+{
+	return need <= *cap ? 0 : ferry_array_grow(arr, cap, need, elem, min_cap);
+}
+
+static inline int ferry_array_reserve_u32(void **arr, uint32_t *cap, size_t need, size_t elem, size_t min_cap)
+{
+	return need <= *cap ? 0 : ferry_array_grow_u32(arr, cap, need, elem, min_cap);
+}
+
 /* FERRY_ARRAY_RESERVE(v, cap, need, min_cap) for `T *v` and a size_t or uint32_t cap. */
 #define FERRY_ARRAY_RESERVE(arr, cap, need, min_cap)                                          \
-	_Generic((cap), uint32_t: ferry_array_grow_u32, default: ferry_array_grow)(              \
+	_Generic((cap), uint32_t: ferry_array_reserve_u32, default: ferry_array_reserve)(        \
 		(void **)&(arr), &(cap), (need), sizeof(*(arr)), (min_cap))
 
 #endif
