@@ -224,8 +224,9 @@ int32_t fault_log_report(struct host_queue *q, uint32_t seqno, uint64_t number, 
 			 ctx->id, f->kind, f->at, f->where, q->id, seqno);
 	fault_log_keep_text(h, number, text);
 	/* Lost: nothing after the fault is promised, and a fence page holds one error per queue, so
-	 * later fences fail as one tail (a second fault among them does not hide this one's error). */
-	timeline_fail_after(&q->tl, seqno, f->status);
+	 * later fences fail as one tail (a second fault among them does not hide this one's error),
+	 * with -EIO: what the guest reads for a lost context's unsignaled fence, where they stay. */
+	timeline_fail_after(&q->tl, seqno, -EIO);
 	h->stats.faults++;
 	if (f->wire.flags & FERRY_FAULT_HANG)
 		h->stats.hangs++;

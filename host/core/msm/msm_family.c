@@ -231,7 +231,7 @@ static int msm_fence_retire(struct host_queue *q, const struct pending_fence *pf
 		if (blamed != pf->seqno && !timeline_set_status(&q->tl, blamed, st)) {
 			blamed = pf->seqno;
 			placed = false;
-			timeline_fail_after(&q->tl, blamed, st);
+			timeline_fail_after(&q->tl, blamed, -EIO);
 		}
 		if (blamed == pf->seqno)
 			*status = st;

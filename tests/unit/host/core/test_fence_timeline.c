@@ -73,8 +73,8 @@ static void test_fail_tail(void)
 	timeline_init(&tl, retired, &seen);
 	push_range(&tl, 1, 7);
 	CHECK(timeline_set_status(&tl, 3, -ETIMEDOUT));
-	timeline_fail_after(&tl, 3, -ETIMEDOUT);
-	timeline_fail_after(&tl, 5, -EIO); /* a later fault: the earlier tail stands */
+	timeline_fail_after(&tl, 3, -EIO); /* a hang at 3; the lost context's later fences: -EIO */
+	timeline_fail_after(&tl, 5, -EPIPE); /* a later fault: the earlier tail stands */
 	CHECK(!timeline_in_fail_tail(&tl, 3));
 	CHECK(timeline_in_fail_tail(&tl, 4));
 	retire_head(&tl, 0);       /* 1 */
@@ -84,7 +84,7 @@ static void test_fail_tail(void)
 	retire_head(&tl, -EIO);    /* 5: its own fault, told as the tail's */
 	retire_head(&tl, -ECANCELED); /* 6 */
 	CHECK_EQ(seen.n, 6u);
-	static const int32_t want[] = { 0, 0, -ETIMEDOUT, -ETIMEDOUT, -ETIMEDOUT, -ETIMEDOUT };
+	static const int32_t want[] = { 0, 0, -ETIMEDOUT, -EIO, -EIO, -EIO };
 	for (uint32_t i = 0; i < 6; i++) {
 		CHECK_EQ(seen.seqno[i], i + 1);
 		CHECK_EQ(seen.status[i], want[i]);
@@ -93,8 +93,8 @@ static void test_fail_tail(void)
 	/* The one record is still 3's: a page built from it says 3 failed. */
 	CHECK_EQ(tl.error_seqno, 3u);
 	/* An earlier fault moves the tail back. */
-	timeline_fail_after(&tl, 1, -EIO);
-	CHECK_EQ(timeline_status(&tl, 2), -EIO);
+	timeline_fail_after(&tl, 1, -ECANCELED);
+	CHECK_EQ(timeline_status(&tl, 2), -ECANCELED);
 	timeline_fini(&tl);
 }
 
