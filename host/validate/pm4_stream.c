@@ -11,6 +11,7 @@
 #include "pm4v_internal.h"
 
 #define MAX_OPEN_SKIPS PM4V_MAX_OPEN_SKIPS
+#define PENDING_WRITES 16u
 
 struct walk {
 	struct pm4v_validator *v;
@@ -19,6 +20,12 @@ struct walk {
 	struct pm4v_where w; /* the packet being checked */
 	struct pm4v_open_skip skips[MAX_OPEN_SKIPS];
 	uint32_t nr_skips;
+	/* A stream that is not top-level notes its register writes only for its own later reads
+	 * (written_before): they wait here, in order, until a read or a stop of the walk needs them
+	 * in v->regs, and are dropped unread when the stream ends - most draw-state groups write
+	 * registers and read none. */
+	struct { uint32_t first, count, pos; } pending[PENDING_WRITES];
+	uint32_t nr_pending;
 };
 
 static int need(struct walk *k, uint32_t cnt, uint32_t min)
@@ -129,25 +136,47 @@ static void note_slot(struct walk *k, uint32_t slot)
 	}
 }
 
+/* The local half of note_slot for registers [first, first + count) written at pos (first <
+ * PM4V_NR_TRACKED_REGS; no overflow: first < 2^18, count <= 0x1000). */
+static void note_local(struct pm4v_validator *v, uint32_t first, uint32_t count, uint32_t pos)
+{
+	uint32_t end = count < PM4V_NR_TRACKED_REGS - first ? first + count : PM4V_NR_TRACKED_REGS;
+	uint32_t sgen = v->stream_gen;
+	for (uint32_t r = first; r < end; r++) {
+		struct pm4v_reg_write *w = &v->regs[r];
+		if (w->local_gen != sgen) {
+			w->local_gen = sgen;
+			w->local_pos = pos;
+		}
+	}
+}
+
+/* The pending writes into v->regs, in the order they were made (the first one counts). */
+static void flush_pending(struct walk *k)
+{
+	for (uint32_t i = 0; i < k->nr_pending; i++)
+		note_local(k->v, k->pending[i].first, k->pending[i].count, k->pending[i].pos);
+	k->nr_pending = 0;
+}
+
 static inline void note_writes(struct walk *k, uint32_t first, uint32_t count)
 {
 	if (k->nr_skips || first >= PM4V_NR_TRACKED_REGS)
 		return;
+	if (!k->s->top) {
+		if (k->nr_pending == PENDING_WRITES)
+			flush_pending(k);
+		k->pending[k->nr_pending].first = first;
+		k->pending[k->nr_pending].count = count;
+		k->pending[k->nr_pending].pos = k->w.pos;
+		k->nr_pending++;
+		return;
+	}
 	/* note_slot for each register, its invariants hoisted (no overflow: first < 2^18,
 	 * count <= 0x1000) */
 	struct pm4v_validator *v = k->v;
 	uint32_t end = count < PM4V_NR_TRACKED_REGS - first ? first + count : PM4V_NR_TRACKED_REGS;
 	uint32_t sgen = v->stream_gen, pos = k->w.pos;
-	if (!k->s->top) {
-		for (uint32_t r = first; r < end; r++) {
-			struct pm4v_reg_write *w = &v->regs[r];
-			if (w->local_gen != sgen) {
-				w->local_gen = sgen;
-				w->local_pos = pos;
-			}
-		}
-		return;
-	}
 	uint32_t gen = v->gen;
 	uint64_t point = pm4v_exec_point(k->s->top, pos);
 	for (uint32_t r = first; r < end; r++) {
@@ -186,6 +215,8 @@ static int read_regs(struct walk *k, uint32_t first, uint32_t count)
 {
 	if (check_regs(k, first, count, false))
 		return -1;
+	if (k->nr_pending)
+		flush_pending(k);
 	const struct pm4v_validator *v = k->v;
 	const struct pm4v_policy *p = &v->policy;
 	uint32_t last = first + (count ? count - 1 : 0), reg;
@@ -701,6 +732,7 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 	const uint32_t sgen = v->stream_gen;
 	uint32_t pos = at->pos;
 	k.nr_skips = at->nr_skips < MAX_OPEN_SKIPS ? at->nr_skips : MAX_OPEN_SKIPS;
+	k.nr_pending = 0;
 	if (k.nr_skips) /* a draw-state group has none: no call for nothing */
 		memcpy(k.skips, at->skips, k.nr_skips * sizeof(k.skips[0]));
 	const uint32_t fit = avail < k.n ? avail : k.n; /* a packet must end by here */
@@ -727,12 +759,22 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			uint32_t h = sd[pos], cnt;
 			struct pm4v_memo *m = &memo[pm4v_memo_slot(h)];
 			if (m->header == h && m->stream_gen == sgen) {
-				/* type 4 or 7, bit 29 tells them apart: a select, as the next header's
-				 * address waits for this count */
-				cnt = h & (h & (1u << 29) ? PM4_TYPE7_MAX_COUNT : PM4_TYPE4_MAX_COUNT);
-				if (cnt < fit - pos) {
-					pos += 1 + cnt;
-					continue;
+				/* type 4 or 7, bit 29 tells them apart. The next header's address waits
+				 * for this count, so it is one AND after the load: a branch, which the
+				 * CPU predicts as drivers repeat a packet pattern draw after draw (a
+				 * select, even a conditional move, measured slower). */
+				if (__builtin_expect(h & (1u << 29), 0)) {
+					cnt = h & PM4_TYPE7_MAX_COUNT;
+					if (cnt < fit - pos) {
+						pos += 1 + cnt;
+						continue;
+					}
+				} else {
+					cnt = h & PM4_TYPE4_MAX_COUNT;
+					if (cnt < fit - pos) {
+						pos += 1 + cnt;
+						continue;
+					}
 				}
 			}
 			k.w.pos = pos;
@@ -799,8 +841,10 @@ int pm4v_walk(struct pm4v_validator *v, const struct pm4v_stream *s, uint32_t *d
 			*budget -= *budget > pos - start ? pos - start : *budget;
 		goto stop;
 	}
+	/* the stream's pending writes are dropped: nothing in it reads any more */
 	return k.nr_skips ? close_skips(&k, pos) : 0;
 stop: /* at a packet boundary: close_skips runs again there when the walk continues */
+	flush_pending(&k); /* the rest of the stream may read them */
 	at->pos = pos;
 	at->nr_skips = k.nr_skips;
 	memcpy(at->skips, k.skips, k.nr_skips * sizeof(k.skips[0]));

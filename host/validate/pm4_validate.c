@@ -451,8 +451,9 @@ static int run(struct pm4v_validator *v, struct pm4v_result *result, uint64_t *b
 				if (keep >= MAX_PACKET_DWORDS || v->copied == s.dwords)
 					return pm4v_fail(v, NULL, PM4V_ERR_LIMIT, -1,
 							 "%u dwords left in the window", keep);
-				memmove(v->scratch, v->scratch + (v->published - v->win_base),
-					keep * 4u);
+				if (keep) /* none at a stream's start: no call for nothing */
+					memmove(v->scratch, v->scratch + (v->published - v->win_base),
+						keep * 4u);
 				v->win_base = v->published;
 				uint32_t want = s.dwords - v->copied > COPY_CHUNK_DWORDS
 					? v->copied + COPY_CHUNK_DWORDS : s.dwords;

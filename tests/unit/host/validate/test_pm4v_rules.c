@@ -512,6 +512,30 @@ static void test_register_reads(void)
 	EXPECT_OK(&h);
 	pm4_reg_to_mem(&h.b, 0xa900, 1, DATA_IOVA, false);
 	EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+	/* More writes before the reads than an IB2 keeps pending (pm4_stream.c): the first and the
+	 * last still count, a register written only after the read does not. */
+	for (int late = 0; late < 2; late++) {
+		uint32_t ib2w[2 * 40 + 12];
+		n = 0;
+		for (uint32_t i = 0; i < 40; i++) {
+			ib2w[n++] = pm4_type4_hdr(0xa900 + i, 1);
+			ib2w[n++] = i;
+		}
+		uint32_t regs[3] = { 0xa900, 0xa900 + 39, late ? 0xa900 + 40 : 0xa900 + 20 };
+		for (int i = 0; i < 3; i++) {
+			ib2w[n++] = pm4_type7_hdr(CP_REG_TO_MEM, 3);
+			ib2w[n++] = CP_REG_TO_MEM_0_REG(regs[i]) | CP_REG_TO_MEM_0_CNT(1);
+			ib2w[n++] = LO(DATA_IOVA);
+			ib2w[n++] = HI(DATA_IOVA);
+		}
+		put_cmd2(&h, ib2w, n);
+		harness_reset(&h);
+		pm4_ib(&h.b, CMD2_IOVA, n);
+		if (late)
+			EXPECT_RULE(&h, PM4V_ERR_UNWRITTEN_REG);
+		else
+			EXPECT_OK(&h);
+	}
 
 	/* Across top-level cmds: cmd 1 may read what cmd 0 wrote, not the other way round. */
 	harness_reset(&h);
