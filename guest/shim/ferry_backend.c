@@ -163,12 +163,20 @@ uint32_t shim_fault_count(struct shim_dev *dev, uint32_t queue_id, bool only_que
 	 * driver's next fault check after a wait declares the device lost, as for a GPU fault. */
 	uint32_t n = ferry_device_poll_events(g_dev) < 0 ? 1 : 0;
 	const struct ferry_fault_info *f;
-	for (unsigned i = 0; (f = ferry_context_fault(dev->ctx, i)) != NULL; i++)
+	unsigned reports = 0;
+	for (; (f = ferry_context_fault(dev->ctx, reports)) != NULL; reports++)
 		if (!only_queue || f->queue_id == queue_id)
 			n++;
 	/* A submit ferryd refused ends like one that faulted: the driver's fault query is how it
 	 * learns its device is lost (Turnip compares MSM_PARAM_FAULTS after every wait). */
-	return n + ferry_context_refusals(dev->ctx, queue_id, only_queue);
+	n += ferry_context_refusals(dev->ctx, queue_id, only_queue);
+	/* Lost with no report here yet: over tcp ferryd sends the fence page's state (the loss)
+	 * ahead of frames it held behind BO data, its FAULT_REPORT among them, so a wait can end
+	 * on the loss first. msm counts a fault before it signals the fences (recover_worker), so
+	 * the count moves now; the report, once read, takes this one's place. */
+	if (n == 0 && reports == 0 && !only_queue && ferry_context_lost(dev->ctx))
+		n = 1;
+	return n;
 }
 
 int shim_slot_alloc(void ***slots, uint32_t *nr, void *item, uint32_t *index)
