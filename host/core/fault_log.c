@@ -245,8 +245,8 @@ void fault_log_unplaced(struct host_queue *q, uint32_t seqno, uint32_t more)
 			 "%s: context %u queue %u: %u more fault%s since the host last looked, which the kernel "
 			 "kept no crash state for (it keeps one until read): every fence after seqno %u fails",
 			 ctx->client->peer, ctx->id, q->id, more, more == 1 ? "" : "s", seqno);
-	else
-		host_log(h, FERRY_LOG_WARN,
+	else /* the fault's own report is the warning: this says what it means for the rest */
+		host_log(h, FERRY_LOG_INFO,
 			 "%s: context %u queue %u: the kernel's crash state does not name the faulting submit, "
 			 "so it may be after seqno %u: every later fence of the queue fails too",
 			 ctx->client->peer, ctx->id, q->id, seqno);

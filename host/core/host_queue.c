@@ -46,10 +46,9 @@ static void queue_fence_retired(void *arg, uint32_t seqno, uint32_t flags, int32
 	trace_queue_event(q, TRACE_RETIRE, seqno, status);
 	/* The kernel is done with this submit's shadow copies: back to the pool. */
 	ctx->client->host->fam->shadows_retired(ctx, q->id, seqno);
-	if (timeline_in_fail_tail(&q->tl, seqno)) {
-		/* The slot holds one error: the tail's seqnos stay unsignaled in it, and the lost
-		 * context (published at the end of this pass) fails every one of those. */
-	} else {
+	/* The slot holds one error: a failing tail's seqnos stay unsignaled in it, and the lost
+	 * context (published at the end of this pass) fails every one of those. */
+	if (!timeline_in_fail_tail(&q->tl, seqno)) {
 		if (status) {
 			/* Error first, so a guest that sees the new signaled value also sees its error. */
 			atomic_store(&slot->error, status);
